@@ -1,0 +1,308 @@
+//! Instance types and offerings: the embedded AWS catalog or a user-supplied one.
+//!
+//! A catalog request is either the string `aws-us-east-1`, or a mapping (FORMAT.md §2):
+//! `{source: aws-us-east-1, zones, capacityTypes, spotPriceFactor, unavailable, prices}` or an
+//! inline `{instanceTypes: [...], zones, ...}`. The same JSON schema serves users and the
+//! conformance scenarios.
+
+pub mod aws;
+
+use crate::error::InputError;
+use crate::labels::{self, Interner, KeyId, ValueId};
+use crate::manifest::reader::{At, Sink};
+use crate::model::LabelSet;
+use crate::resources::{ResourceNames, Resources, PODS};
+use serde_json::Value;
+use smallvec::SmallVec;
+
+/// One way to buy an instance type: zone × capacity type, with a price.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Offering {
+    pub zone: ValueId,
+    pub capacity_type: ValueId,
+    pub price: f64,
+    pub available: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct InstanceType {
+    pub name: String,
+    pub name_id: ValueId,
+    /// Single-valued labels (without zone and capacity type, which come from offerings).
+    pub labels: LabelSet,
+    pub allocatable: Resources,
+    /// Used only for NodePool limits.
+    pub capacity: Resources,
+    pub on_demand_price: f64,
+    pub spot_price: Option<f64>,
+    pub offerings: SmallVec<[Offering; 6]>,
+    /// Metal or accelerator type, dropped at launch when ordinary options exist (FORMAT §2.1).
+    pub exotic: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    /// `aws-us-east-1` or `inline`.
+    pub source: String,
+    pub types: Vec<InstanceType>,
+    /// Instance-type label keys (FORMAT §2.3), sorted.
+    label_keys: Vec<KeyId>,
+    pub zones: Vec<ValueId>,
+    pub spot_price_factor: f64,
+}
+
+impl Catalog {
+    pub fn is_label_key(&self, key: KeyId) -> bool {
+        self.label_keys.binary_search(&key).is_ok()
+    }
+
+    pub fn is_aws(&self) -> bool {
+        self.source == aws::SOURCE
+    }
+
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.types.iter().position(|t| t.name == name)
+    }
+}
+
+/// Interning state a catalog is built into.
+pub struct Tables {
+    pub interner: Interner,
+    pub resources: ResourceNames,
+}
+
+/// Build the catalog of a request. `spec` is `None` for the default (embedded AWS).
+pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>> {
+    let mut errors = Vec::new();
+    let default = Value::String(aws::SOURCE.to_string());
+    let spec = spec.unwrap_or(&default);
+    let root = At::root(spec, "catalog");
+    let mut sink = Sink { document: 0, object: "Catalog".into(), errors: &mut errors };
+    let result = match spec {
+        Value::String(s) if s == aws::SOURCE => Some(aws_catalog(&root, &mut sink, false)),
+        Value::String(s) => {
+            sink.error(&root, "unknown-catalog", format!("unknown catalog {s:?}"), format!("{:?} or an inline catalog mapping", aws::SOURCE));
+            None
+        }
+        Value::Object(_) => {
+            let source = root.get("source").and_then(|a| a.v.as_str().map(str::to_string));
+            match (source.as_deref(), root.get("instanceTypes")) {
+                (Some(aws::SOURCE), None) => Some(aws_catalog(&root, &mut sink, true)),
+                (Some(other), _) if other != aws::SOURCE && other != "inline" => {
+                    sink.error(&root, "unknown-catalog", format!("unknown catalog source {other:?}"), format!("{:?}, or instanceTypes for an inline catalog", aws::SOURCE));
+                    None
+                }
+                (_, Some(_)) => Some(inline_catalog(&root, &mut sink)),
+                (_, None) => {
+                    sink.error(&root, "required", "a catalog mapping needs `source` or `instanceTypes`", format!("source: {} or instanceTypes: [...]", aws::SOURCE));
+                    None
+                }
+            }
+        }
+        _ => {
+            sink.wrong_type(&root, "a catalog name or mapping");
+            None
+        }
+    };
+    match result {
+        Some(r) if errors.is_empty() => Ok(r),
+        _ => Err(errors),
+    }
+}
+
+struct Common {
+    zones: Vec<String>,
+    capacity_types: Vec<String>,
+    spot_factor: f64,
+    unavailable: Vec<(Option<String>, Option<String>, Option<String>)>,
+    prices: Vec<(String, Option<f64>, Option<f64>)>,
+}
+
+fn common(root: &At, sink: &mut Sink, default_zones: &[&str]) -> Common {
+    let mut c = Common {
+        zones: default_zones.iter().map(|s| s.to_string()).collect(),
+        capacity_types: vec![labels::ON_DEMAND.into(), labels::SPOT.into()],
+        spot_factor: 0.3,
+        unavailable: Vec::new(),
+        prices: Vec::new(),
+    };
+    if let Some(z) = root.get("zones") {
+        c.zones = sink.string_list(&z);
+    }
+    if let Some(z) = root.get("capacityTypes") {
+        c.capacity_types = sink.string_list(&z);
+    }
+    if let Some(f) = root.get("spotPriceFactor") {
+        if let Some(x) = sink.f64(&f, "a finite spot price factor ≥ 0") {
+            if x < 0.0 {
+                sink.error(&f, "invalid-number", format!("spotPriceFactor {x} is negative"), "a factor ≥ 0, e.g. 0.3");
+            } else {
+                c.spot_factor = x;
+            }
+        }
+    }
+    if let Some(u) = root.get("unavailable") {
+        for item in sink.list(&u) {
+            let it = sink.opt_scalar(&item, "instanceType");
+            let z = sink.opt_scalar(&item, "zone");
+            let ct = sink.opt_scalar(&item, "capacityType");
+            c.unavailable.push((it, z, ct));
+        }
+    }
+    // `prices: {m5.large: {onDemand: 0.1, spot: 0.03}}` — user price overrides.
+    if let Some(p) = root.get("prices") {
+        for (name, entry) in sink.map(&p) {
+            let od = entry.get("onDemand").and_then(|a| sink.f64(&a, "a finite price ≥ 0"));
+            let spot = entry.get("spot").and_then(|a| sink.f64(&a, "a finite price ≥ 0"));
+            c.prices.push((name.to_string(), od, spot));
+        }
+    }
+    c
+}
+
+fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool) -> (Catalog, Tables) {
+    let base = aws::base();
+    let mut interner = base.interner.clone();
+    let resources = base.resources.clone();
+    let opts = if with_options { common(root, sink, &aws::DEFAULT_ZONES) } else { common(&At::root(&Value::Null, ""), sink, &aws::DEFAULT_ZONES) };
+    let mut types = base.types.clone();
+    for (name, od, spot) in &opts.prices {
+        match types.iter_mut().find(|t| &t.name == name) {
+            Some(t) => {
+                if let Some(p) = od {
+                    t.on_demand_price = *p;
+                }
+                t.spot_price = *spot;
+            }
+            None => sink.errors.push(
+                InputError::new("unknown-instance-type", format!("price override for unknown instance type {name:?}"))
+                    .object("Catalog")
+                    .path(format!("catalog.prices.{name}")),
+            ),
+        }
+    }
+    let mut keys: Vec<KeyId> = labels::CORE_WELL_KNOWN
+        .iter()
+        .chain(labels::AWS_WELL_KNOWN)
+        .filter(|k| **k != labels::NODEPOOL)
+        .map(|k| interner.intern(k))
+        .collect();
+    for t in &types {
+        keys.extend(t.labels.iter().map(|(k, _)| k));
+    }
+    let catalog = finish(aws::SOURCE, types, keys, &opts, &mut interner);
+    (catalog, Tables { interner, resources })
+}
+
+fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
+    let mut interner = Interner::new();
+    let mut resources = ResourceNames::default();
+    let opts = common(root, sink, &["test-zone-a", "test-zone-b", "test-zone-c"]);
+    let name_key = interner.intern(labels::INSTANCE_TYPE);
+    let arch_key = interner.intern(labels::ARCH);
+    let os_key = interner.intern(labels::OS);
+    let mut types = Vec::new();
+    let mut keys = vec![name_key, arch_key, os_key];
+    if let Some(list) = root.get("instanceTypes") {
+        for item in sink.list(&list) {
+            let Some(name) = item.get("name").and_then(|a| sink.scalar(&a)) else {
+                sink.error(&item, "required", "instance type without `name`", "name: <instance type name>");
+                continue;
+            };
+            let name_id = interner.intern(&name);
+            let mut pairs = vec![(name_key, name_id), (arch_key, interner.intern("amd64")), (os_key, interner.intern("linux"))];
+            if let Some(l) = item.get("labels") {
+                for (k, v) in sink.string_map(&l) {
+                    let k = interner.intern(labels::normalize_key(&k));
+                    keys.push(k);
+                    pairs.push((k, interner.intern(&v)));
+                }
+            }
+            let mut allocatable = Resources::new();
+            allocatable.set(PODS, 110_000);
+            match item.get("allocatable") {
+                Some(a) => read_resources(&a, sink, &mut resources, &mut allocatable),
+                None => sink.error(&item, "required", format!("instance type {name:?} has no `allocatable`"), "allocatable: {cpu: ..., memory: ...}"),
+            }
+            let mut capacity = allocatable.clone();
+            if let Some(c) = item.get("capacity") {
+                capacity = Resources::new();
+                read_resources(&c, sink, &mut resources, &mut capacity);
+            }
+            let price = |key: &str, sink: &mut Sink| item.get(key).and_then(|a| sink.f64(&a, "a finite price ≥ 0"));
+            let on_demand_price = price("onDemandPrice", sink).unwrap_or(0.0);
+            let spot_price = price("spotPrice", sink);
+            let mut offerings = SmallVec::new();
+            let explicit = item.get("offerings");
+            if let Some(offs) = &explicit {
+                for o in sink.list(offs) {
+                    let zone = sink.opt_scalar(&o, "zone").unwrap_or_default();
+                    let ct = sink.opt_scalar(&o, "capacityType").unwrap_or_else(|| labels::ON_DEMAND.into());
+                    let p = o.get("price").and_then(|a| sink.f64(&a, "a finite price ≥ 0")).unwrap_or(on_demand_price);
+                    let available = o.get("available").and_then(|a| sink.bool(&a)).unwrap_or(true);
+                    offerings.push(Offering { zone: interner.intern(&zone), capacity_type: interner.intern(&ct), price: p, available });
+                }
+            }
+            types.push(InstanceType {
+                name,
+                name_id,
+                labels: LabelSet::from_pairs(pairs),
+                allocatable,
+                capacity,
+                on_demand_price,
+                spot_price,
+                offerings,
+                // Inline catalogs state exactly what exists; the AWS launch filter does not apply.
+                exotic: false,
+            });
+        }
+    }
+    // Types with explicit offerings keep them; `finish` generates the rest.
+    let catalog = finish("inline", types, keys, &opts, &mut interner);
+    (catalog, Tables { interner, resources })
+}
+
+fn read_resources(at: &At, sink: &mut Sink, names: &mut ResourceNames, out: &mut Resources) {
+    for (k, v) in sink.map(at) {
+        if let Some(q) = sink.quantity(&v) {
+            out.set(names.intern(k), q);
+        }
+    }
+}
+
+/// Generate offerings (zones × capacity types) for types without explicit ones, apply the
+/// unavailable selectors, and collect the label keys.
+fn finish(source: &str, mut types: Vec<InstanceType>, mut keys: Vec<KeyId>, opts: &Common, interner: &mut Interner) -> Catalog {
+    let zones: Vec<ValueId> = opts.zones.iter().map(|z| interner.intern(z)).collect();
+    let cts: Vec<ValueId> = opts.capacity_types.iter().map(|c| interner.intern(c)).collect();
+    let spot = interner.intern(labels::SPOT);
+    for t in types.iter_mut() {
+        if t.offerings.is_empty() {
+            for &ct in &cts {
+                let price = if ct == spot { t.spot_price.unwrap_or(t.on_demand_price * opts.spot_factor) } else { t.on_demand_price };
+                for &z in &zones {
+                    t.offerings.push(Offering { zone: z, capacity_type: ct, price, available: true });
+                }
+            }
+        }
+        for o in t.offerings.iter_mut() {
+            let hit = opts.unavailable.iter().any(|(it, z, ct)| {
+                it.as_deref().is_none_or(|n| n == t.name)
+                    && z.as_deref().is_none_or(|z| z == interner.str(o.zone))
+                    && ct.as_deref().is_none_or(|c| c == interner.str(o.capacity_type))
+            });
+            if hit {
+                o.available = false;
+            }
+        }
+    }
+    for k in [labels::ZONE, labels::CAPACITY_TYPE, labels::INSTANCE_TYPE, labels::ARCH, labels::OS] {
+        keys.push(interner.intern(k));
+    }
+    if source == aws::SOURCE {
+        keys.push(interner.intern(labels::REGION));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    Catalog { source: source.to_string(), types, label_keys: keys, zones, spot_price_factor: opts.spot_factor }
+}

@@ -1,0 +1,196 @@
+//! The front door: YAML/JSON text (many documents, `kind: List` wrappers) into located documents.
+//!
+//! Design note: instead of a layer of serde structs mirroring every Kubernetes type, documents
+//! are decoded to a JSON tree once and lowered by a path-tracking reader (`reader`). That gives
+//! every error its exact field path and lets lowering accept what the API server accepts
+//! (numbers where strings are expected, `null` for absent) without a second validation pass.
+
+pub mod reader;
+
+use crate::error::InputError;
+use serde_json::Value;
+
+/// Largest input accepted, in bytes. Bigger inputs are refused up front instead of exhausting
+/// memory (a 1,000,000-pod cluster dump is ~300 MB of YAML, beyond what this tool is for).
+pub const MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
+
+/// One object of the input and where it came from.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Name of the input it came from (file name, `<stdin>`), if given.
+    pub source: Option<String>,
+    /// 0-based index of the document within its source.
+    pub index: usize,
+    /// Path prefix inside the document: empty, or `items[3]` for members of a `kind: List`.
+    pub prefix: String,
+    pub value: Value,
+}
+
+impl Document {
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+
+    pub fn api_version(&self) -> &str {
+        self.value.get("apiVersion").and_then(Value::as_str).unwrap_or("")
+    }
+
+    pub fn name(&self) -> &str {
+        self.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+    }
+
+    pub fn namespace(&self) -> Option<&str> {
+        self.value.pointer("/metadata/namespace").and_then(Value::as_str)
+    }
+
+    /// `Kind/name` or `Kind/namespace/name` for messages.
+    pub fn object(&self) -> String {
+        match self.namespace() {
+            Some(ns) => format!("{}/{}/{}", self.kind(), ns, self.name()),
+            None => format!("{}/{}", self.kind(), self.name()),
+        }
+    }
+}
+
+/// Decode one text (YAML or JSON, one or many documents) into documents; `kind: List` items
+/// become documents of their own. Empty documents are skipped.
+pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document>, Vec<InputError>> {
+    let located = |e: InputError| match source {
+        Some(s) => InputError { source: Some(s.to_string()), ..e },
+        None => e,
+    };
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(vec![located(
+            InputError::new("input-too-large", format!("input is {} bytes; the limit is {MAX_INPUT_BYTES}", text.len()))
+                .help("split the input or remove objects nodecast does not need"),
+        )]);
+    }
+    let trimmed = text.trim_start();
+    let values: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        decode_json(text).map_err(|e| vec![located(e)])?
+    } else {
+        decode_yaml(text).map_err(|e| vec![located(e)])?
+    };
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    for (index, value) in values.into_iter().enumerate() {
+        match value {
+            Value::Null => {}
+            Value::Object(_) if value.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && value.get("items").is_some() => {
+                match value.get("items") {
+                    Some(Value::Array(items)) => {
+                        for (i, item) in items.iter().enumerate() {
+                            docs.push(Document { source: source.map(str::to_string), index, prefix: format!("items[{i}]"), value: item.clone() });
+                        }
+                    }
+                    Some(Value::Null) => {}
+                    _ => errors.push(located(
+                        InputError::new("wrong-type", "`items` of a List must be a list").at_document(index).path("items"),
+                    )),
+                }
+            }
+            Value::Object(_) => docs.push(Document { source: source.map(str::to_string), index, prefix: String::new(), value }),
+            Value::Array(items) => {
+                // A bare JSON/YAML array of objects: treat like a List.
+                for (i, item) in items.into_iter().enumerate() {
+                    docs.push(Document { source: source.map(str::to_string), index, prefix: format!("[{i}]"), value: item });
+                }
+            }
+            other => errors.push(located(
+                InputError::new("wrong-type", format!("a document must be a mapping (a Kubernetes object), got {}", reader::render_short(&other)))
+                    .at_document(index),
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(docs)
+    } else {
+        Err(errors)
+    }
+}
+
+fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
+    let mut out = Vec::new();
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    for (i, item) in stream.enumerate() {
+        match item {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                let mut err = InputError::new("json-syntax", format!("invalid JSON: {e}")).at_document(i);
+                err.line = Some(e.line());
+                err.column = Some(e.column());
+                return Err(err);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn decode_yaml(text: &str) -> Result<Vec<Value>, InputError> {
+    // serde-saphyr enforces budgets (anchors, aliases, depth, nodes), so alias bombs and
+    // pathological nesting end in an error, never in unbounded memory or a stack overflow.
+    let options = serde_saphyr::Options::default();
+    match serde_saphyr::from_multiple_with_options::<Value>(text, options) {
+        Ok(values) => Ok(values),
+        Err(e) => {
+            let mut message = e.to_string();
+            if let Some(first) = message.lines().next() {
+                message = first.to_string();
+            }
+            let mut err = InputError::new("yaml-syntax", format!("invalid YAML: {message}"))
+                .help("well-formed YAML or JSON; documents separated by ---");
+            if let Some(loc) = e.location() {
+                err.line = Some(loc.line() as usize);
+                err.column = Some(loc.column() as usize);
+            }
+            Err(err)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_document_and_lists() {
+        let text = "kind: A\nmetadata: {name: a}\n---\nkind: List\nitems:\n- kind: B\n- kind: C\n---\n";
+        let docs = decode(text, Some("f.yaml")).unwrap();
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[0].kind(), "A");
+        assert_eq!(docs[2].prefix, "items[1]");
+        assert_eq!(docs[2].index, 1);
+    }
+
+    #[test]
+    fn json_input() {
+        let docs = decode(r#"{"kind":"Pod","metadata":{"name":"p"}}"#, None).unwrap();
+        assert_eq!(docs[0].object(), "Pod/p");
+    }
+
+    #[test]
+    fn syntax_errors_are_located() {
+        let err = decode("kind: A\n  bad: [\n", Some("x.yaml")).unwrap_err();
+        assert_eq!(err[0].code, "yaml-syntax");
+        assert_eq!(err[0].source.as_deref(), Some("x.yaml"));
+        assert!(err[0].line.is_some());
+        let err = decode("{\"kind\": }", None).unwrap_err();
+        assert_eq!(err[0].code, "json-syntax");
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..30 {
+            let p = i - 1;
+            text.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+        }
+        assert!(decode(&text, None).is_err());
+    }
+
+    #[test]
+    fn scalar_document_is_an_error() {
+        let err = decode("just a string\n", None).unwrap_err();
+        assert_eq!(err[0].code, "wrong-type");
+    }
+}

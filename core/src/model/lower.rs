@@ -1,0 +1,696 @@
+//! Lowering: decoded documents + catalog → `Model`.
+
+use super::lower_pod::{self, has_true_annotation, read_meta, Ctx, Meta};
+use super::*;
+use crate::catalog::Tables;
+use crate::error::InputError;
+use crate::labels::{self, Interner};
+use crate::manifest::reader::{At, Sink};
+use crate::manifest::Document;
+use crate::requirements::Requirement;
+use crate::resources::{PODS, NODES_KEY};
+use crate::taints::{Effect, Taint};
+
+/// Go-style duration (`30m`, `1h30m5s`, `0s`) in seconds; `Never` → Ok(None).
+pub fn parse_duration(s: &str, allow_never: bool) -> Result<Option<i64>, String> {
+    if allow_never && s == "Never" {
+        return Ok(None);
+    }
+    if s.is_empty() {
+        return Err("empty duration".into());
+    }
+    let mut total: i64 = 0;
+    let mut num = String::new();
+    let mut chars = s.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            'h' => 3600,
+            'm' if chars.peek() == Some(&'s') => return Err(format!("{s:?}: sub-second units are not supported")),
+            'm' => 60,
+            's' => 1,
+            _ => return Err(format!("{s:?} is not a duration")),
+        };
+        let n: i64 = num.parse().map_err(|_| format!("{s:?} is not a duration"))?;
+        total = n.checked_mul(unit).and_then(|v| total.checked_add(v)).ok_or_else(|| format!("{s:?} is too long"))?;
+        num.clear();
+        any = true;
+    }
+    if !num.is_empty() || !any {
+        return Err(format!("{s:?} is not a duration (e.g. 30s, 5m, 720h{})", if allow_never { ", Never" } else { "" }));
+    }
+    Ok(Some(total))
+}
+
+pub const DURATION_HELP: &str = "a duration such as 30s, 5m, 1h30m or 720h";
+
+struct Lowering<'a> {
+    interner: Interner,
+    resources: crate::resources::ResourceNames,
+    errors: Vec<InputError>,
+    skipped: Vec<Skipped>,
+    node_pools: Vec<NodePool>,
+    node_classes: Vec<NodeClass>,
+    pods: Vec<Pod>,
+    daemonsets: Vec<DaemonSet>,
+    nodes: Vec<ExistingNode>,
+    claims: Vec<ExistingNode>,
+    pdbs: Vec<Pdb>,
+    aws: bool,
+    _p: std::marker::PhantomData<&'a ()>,
+}
+
+/// Lower every document. Unknown kinds are reported in `skipped`; errors are collected.
+pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables, settings: Settings) -> Result<Model, Vec<InputError>> {
+    let mut l = Lowering {
+        interner: tables.interner,
+        resources: tables.resources,
+        errors: Vec::new(),
+        skipped: Vec::new(),
+        node_pools: Vec::new(),
+        node_classes: Vec::new(),
+        pods: Vec::new(),
+        daemonsets: Vec::new(),
+        nodes: Vec::new(),
+        claims: Vec::new(),
+        pdbs: Vec::new(),
+        aws: catalog.is_aws(),
+        _p: std::marker::PhantomData,
+    };
+    for doc in docs {
+        l.document(doc);
+    }
+    let keys = Keys {
+        zone: l.interner.intern(labels::ZONE),
+        capacity_type: l.interner.intern(labels::CAPACITY_TYPE),
+        instance_type: l.interner.intern(labels::INSTANCE_TYPE),
+        hostname: l.interner.intern(labels::HOSTNAME),
+        nodepool: l.interner.intern(labels::NODEPOOL),
+        arch: l.interner.intern(labels::ARCH),
+        os: l.interner.intern(labels::OS),
+        region: l.interner.intern(labels::REGION),
+        registered: l.interner.intern("karpenter.sh/registered"),
+        initialized: l.interner.intern("karpenter.sh/initialized"),
+        on_demand: l.interner.intern(labels::ON_DEMAND),
+        spot: l.interner.intern(labels::SPOT),
+        reserved: l.interner.intern(labels::RESERVED),
+        true_value: l.interner.intern("true"),
+    };
+    l.merge_claims();
+    l.check_duplicates();
+    for np in l.node_pools.iter_mut() {
+        np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
+    }
+    if !l.errors.is_empty() {
+        return Err(l.errors);
+    }
+    Ok(Model {
+        interner: l.interner,
+        resources: l.resources,
+        keys,
+        catalog,
+        settings,
+        node_pools: l.node_pools,
+        node_classes: l.node_classes,
+        pods: l.pods,
+        daemonsets: l.daemonsets,
+        nodes: l.nodes,
+        pdbs: l.pdbs,
+        skipped: l.skipped,
+    })
+}
+
+impl Lowering<'_> {
+    fn document(&mut self, doc: &Document) {
+        let kind = doc.kind().to_string();
+        let api = doc.api_version().to_string();
+        let group = api.split_once('/').map(|(g, _)| g).unwrap_or("");
+        let root = At::root(&doc.value, &doc.prefix);
+        let mut errors = std::mem::take(&mut self.errors);
+        let mut sink = Sink { document: doc.index, object: doc.object(), errors: &mut errors };
+        let before = sink.errors.len();
+        match (group, kind.as_str()) {
+            ("karpenter.sh", "NodePool") => self.node_pool(&root, &mut sink),
+            ("karpenter.k8s.aws", "EC2NodeClass") => self.node_class(&root, &mut sink),
+            ("", "Pod") => self.pod(&root, &mut sink),
+            ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") | ("batch", "Job" | "CronJob") => self.workload(&root, &kind, &mut sink),
+            ("apps", "DaemonSet") => self.daemonset(&root, &mut sink),
+            ("policy", "PodDisruptionBudget") => self.pdb(&root, &mut sink),
+            ("", "Node") => self.node(&root, &mut sink),
+            ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
+            ("", "") => {
+                let at = root;
+                sink.error(&at, "required", "object without `kind`/`apiVersion`", "a Kubernetes object with apiVersion and kind");
+            }
+            _ => self.skipped.push(Skipped {
+                source: doc.source.clone(),
+                document: doc.index,
+                kind: kind.clone(),
+                name: doc.name().to_string(),
+                reason: format!("{api} {kind} does not influence provisioning or disruption"),
+            }),
+        }
+        if let Some(src) = &doc.source {
+            for e in sink.errors[before..].iter_mut() {
+                e.source.get_or_insert_with(|| src.clone());
+            }
+        }
+        self.errors = errors;
+    }
+
+    fn ctx(&mut self) -> Ctx<'_> {
+        Ctx { interner: &mut self.interner, resources: &mut self.resources }
+    }
+
+    fn node_pool(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let interner = &mut self.interner;
+        let spec = root.get("spec");
+        let tmpl = spec.as_ref().and_then(|s| s.get("template"));
+        let tmpl_meta = tmpl.as_ref().and_then(|t| t.get("metadata"));
+        let tspec = tmpl.as_ref().and_then(|t| t.get("spec"));
+        let mut pairs = Vec::new();
+        if let Some(l) = tmpl_meta.as_ref().and_then(|m| m.get("labels")) {
+            for (k, v) in sink.string_map(&l) {
+                pairs.push((interner.intern(labels::normalize_key(&k)), interner.intern(&v)));
+            }
+        }
+        pairs.push((interner.intern(labels::NODEPOOL), interner.intern(&meta.name)));
+        let mut node_class = None;
+        if let Some(ncr) = tspec.as_ref().and_then(|s| s.get("nodeClassRef")) {
+            let group = sink.opt_scalar(&ncr, "group").unwrap_or_default();
+            let kind = sink.opt_scalar(&ncr, "kind").unwrap_or_default();
+            let name = sink.opt_scalar(&ncr, "name").unwrap_or_default();
+            if !group.is_empty() && !kind.is_empty() {
+                pairs.push((interner.intern(&format!("{group}/{}", kind.to_ascii_lowercase())), interner.intern(&name)));
+            }
+            node_class = Some(name);
+        }
+        let labels_set = LabelSet::from_pairs(pairs);
+        let mut reqs = crate::requirements::Requirements::new();
+        if let Some(rs) = tspec.as_ref().and_then(|s| s.get("requirements")) {
+            for r in sink.list(&rs) {
+                let Some(key) = sink.opt_scalar(&r, "key") else {
+                    sink.error(&r, "required", "requirement without `key`", "key: <label key>");
+                    continue;
+                };
+                let key = labels::normalize_key(&key).to_string();
+                let op_text = sink.opt_scalar(&r, "operator").unwrap_or_default();
+                let Some(op) = crate::requirements::Operator::parse(&op_text) else {
+                    let at = r.get("operator").unwrap_or(r);
+                    sink.error(&at, "invalid-operator", format!("unknown operator {op_text:?} for key {key:?}"), "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte");
+                    continue;
+                };
+                let values = r.get("values").map(|v| sink.string_list(&v)).unwrap_or_default();
+                let min_values = r.get("minValues").and_then(|m| sink.int(&m, "an integer 1..50")).map(|m| m.clamp(0, u32::MAX as i64) as u32);
+                let ids: Vec<u32> = values.iter().map(|v| interner.intern(v)).collect();
+                let kid = interner.intern(&key);
+                reqs.add(kid, Requirement::from_operator(op, &ids, interner).with_min_values(min_values), interner);
+            }
+        }
+        for (k, v) in labels_set.iter() {
+            reqs.add(k, Requirement::in_values([v]), interner);
+        }
+        let t = interner.intern("true");
+        reqs.add(interner.intern("karpenter.sh/registered"), Requirement::in_values([t]), interner);
+        reqs.add(interner.intern("karpenter.sh/initialized"), Requirement::in_values([t]), interner);
+        let taints = tspec.as_ref().and_then(|s| s.get("taints")).map(|ts| read_taints(&ts, sink)).unwrap_or_default();
+        let startup_taints = tspec.as_ref().and_then(|s| s.get("startupTaints")).map(|ts| read_taints(&ts, sink)).unwrap_or_default();
+        let expire_after = match tspec.as_ref().and_then(|s| s.get("expireAfter")) {
+            None => Some(720 * 3600),
+            Some(at) => duration(&at, true, sink).unwrap_or(Some(720 * 3600)),
+        };
+        let mut limits = Vec::new();
+        if let Some(l) = spec.as_ref().and_then(|s| s.get("limits")) {
+            for (k, v) in sink.map(&l) {
+                if let Some(q) = sink.quantity(&v) {
+                    let key = if k == NODES_KEY { LimitKey::Nodes } else { LimitKey::Resource(self.resources.intern(k)) };
+                    limits.push((key, q));
+                }
+            }
+        }
+        let weight = spec.as_ref().and_then(|s| sink.opt_int(s, "weight", "an integer 1..100")).unwrap_or(0) as i32;
+        let is_static = spec.as_ref().is_some_and(|s| s.get("replicas").is_some());
+        let disruption = spec.as_ref().and_then(|s| s.get("disruption")).map(|d| disruption(&d, sink)).unwrap_or(Disruption {
+            policy: ConsolidationPolicy::WhenEmptyOrUnderutilized,
+            consolidate_after: Some(0),
+            budgets: vec![Budget { nodes: BudgetNodes::Percent(10), reasons: vec![], schedule: None, duration: None }],
+        });
+        self.node_pools.push(NodePool {
+            name: meta.name,
+            weight,
+            labels: labels_set,
+            requirements: reqs,
+            taints,
+            startup_taints,
+            limits,
+            node_class,
+            node_class_index: None,
+            expire_after,
+            disruption,
+            is_static,
+            document: sink.document,
+        });
+    }
+
+    fn node_class(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let mut nc = NodeClass { name: meta.name, ..Default::default() };
+        let Some(spec) = root.get("spec") else {
+            self.node_classes.push(nc);
+            return;
+        };
+        nc.ami_family = sink.opt_scalar(&spec, "amiFamily").unwrap_or_default();
+        if nc.ami_family.is_empty() {
+            if let Some(terms) = spec.get("amiSelectorTerms") {
+                for t in sink.list(&terms) {
+                    if let Some(alias) = sink.opt_scalar(&t, "alias") {
+                        nc.ami_family = alias.split('@').next().unwrap_or("").to_string();
+                    }
+                }
+            }
+        }
+        nc.raid0 = sink.opt_scalar(&spec, "instanceStorePolicy").as_deref() == Some("RAID0");
+        if let Some(bdms) = spec.get("blockDeviceMappings") {
+            let list = sink.list(&bdms);
+            let root_dev = match nc.ami_family.to_ascii_lowercase().as_str() {
+                "bottlerocket" => "/dev/xvdb",
+                f if f.starts_with("windows") => "/dev/sda1",
+                _ => "/dev/xvda",
+            };
+            let mut chosen = None;
+            for b in &list {
+                let is_root = b.get("rootVolume").and_then(|r| sink.bool(&r)).unwrap_or(false);
+                let dev = sink.opt_scalar(b, "deviceName").unwrap_or_default();
+                let ebs = b.get("ebs");
+                let size = ebs.as_ref().and_then(|e| e.get("volumeSize")).and_then(|s| sink.quantity(&s));
+                if is_root {
+                    chosen = size.or(chosen);
+                    break;
+                }
+                if dev == root_dev || nc.ami_family.eq_ignore_ascii_case("custom") {
+                    chosen = size;
+                }
+            }
+            nc.root_volume_bytes = chosen.map(|m| m / 1000);
+        }
+        if let Some(k) = spec.get("kubelet") {
+            nc.max_pods = sink.opt_int(&k, "maxPods", "an integer ≥ 0");
+            nc.pods_per_core = sink.opt_int(&k, "podsPerCore", "an integer ≥ 0");
+            for (field, out) in [("kubeReserved", &mut nc.kube_reserved), ("systemReserved", &mut nc.system_reserved)] {
+                if let Some(m) = k.get(field) {
+                    for (r, v) in sink.map(&m) {
+                        if let Some(q) = sink.quantity(&v) {
+                            out.push((self.resources.intern(r), q));
+                        }
+                    }
+                }
+            }
+            let eviction = k.get("evictionHard");
+            if let Some(ev) = eviction.as_ref().and_then(|e| e.get("memory.available")) {
+                if let Some(s) = sink.scalar(&ev) {
+                    if !s.ends_with('%') {
+                        nc.eviction_hard_memory = sink.quantity(&ev);
+                    }
+                }
+            }
+        }
+        let _ = self.aws;
+        self.node_classes.push(nc);
+    }
+
+    fn pod(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let spec = root.get("spec");
+        let mut pod = lower_pod::lower_pod(&meta, spec.as_ref(), &mut self.ctx(), sink);
+        let phase = root.get("status").and_then(|s| sink.opt_scalar(&s, "phase")).unwrap_or_default();
+        pod.terminal = phase == "Succeeded" || phase == "Failed";
+        if meta.deleting {
+            pod.terminal = true;
+        }
+        self.pods.push(pod);
+    }
+
+    /// Deployments, StatefulSets, ReplicaSets, Jobs and CronJobs expand into pending pods
+    /// named `<name>-<i>` (FORMAT §3.4).
+    fn workload(&mut self, root: &At, kind: &str, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let Some(spec) = root.get("spec") else {
+            sink.error(root, "required", format!("{kind} without spec"), "spec.template");
+            return;
+        };
+        let job_spec_holder;
+        let job_template = spec.get("jobTemplate");
+        let job_spec = if kind == "CronJob" {
+            match job_template.as_ref().and_then(|j| j.get("spec")) {
+                Some(js) => {
+                    job_spec_holder = js;
+                    &job_spec_holder
+                }
+                None => {
+                    sink.error(&spec, "required", "CronJob without jobTemplate.spec", "spec.jobTemplate.spec.template");
+                    return;
+                }
+            }
+        } else {
+            &spec
+        };
+        let count = if kind == "Job" || kind == "CronJob" {
+            let parallelism = sink.opt_int(job_spec, "parallelism", "an integer ≥ 0").unwrap_or(1);
+            let completions = sink.opt_int(job_spec, "completions", "an integer ≥ 0");
+            completions.map_or(parallelism, |c| parallelism.min(c))
+        } else {
+            sink.opt_int(job_spec, "replicas", "an integer ≥ 0").unwrap_or(1)
+        };
+        if count < 0 {
+            sink.error(job_spec, "out-of-range", format!("{kind} asks for {count} pods"), "a count ≥ 0");
+            return;
+        }
+        const MAX_PODS: i64 = 2_000_000;
+        if count > MAX_PODS {
+            sink.error(job_spec, "too-many-pods", format!("{kind} expands to {count} pods; the limit is {MAX_PODS}"), "fewer replicas");
+            return;
+        }
+        let Some(template) = job_spec.get("template") else {
+            sink.error(job_spec, "required", format!("{kind} without a pod template"), "spec.template");
+            return;
+        };
+        let mut tmeta = read_meta(&template, sink);
+        tmeta.namespace = meta.namespace.clone();
+        tmeta.created = meta.created;
+        tmeta.owner = Some((kind.to_string(), meta.name.clone()));
+        let tspec = template.get("spec");
+        let base = lower_pod::lower_pod(&tmeta, tspec.as_ref(), &mut self.ctx(), sink);
+        for i in 0..count {
+            let mut p = base.clone();
+            p.name = format!("{}-{i}", meta.name);
+            p.uid = format!("{}/{}", meta.namespace, p.name);
+            p.workload = Some(format!("{kind}/{}", meta.name));
+            self.pods.push(p);
+        }
+    }
+
+    fn daemonset(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let spec = root.get("spec");
+        let Some(template) = spec.as_ref().and_then(|s| s.get("template")) else {
+            sink.error(root, "required", "DaemonSet without spec.template", "spec.template");
+            return;
+        };
+        let mut tmeta: Meta = read_meta(&template, sink);
+        tmeta.namespace = meta.namespace.clone();
+        tmeta.name = meta.name.clone();
+        tmeta.owner = Some(("DaemonSet".into(), meta.name.clone()));
+        let tspec = template.get("spec");
+        let pod = lower_pod::lower_pod(&tmeta, tspec.as_ref(), &mut self.ctx(), sink);
+        self.daemonsets.push(DaemonSet { name: meta.name, namespace: meta.namespace, pod });
+    }
+
+    fn pdb(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let spec = root.get("spec");
+        let selector = spec
+            .as_ref()
+            .and_then(|s| s.get("selector"))
+            .map(|s| lower_pod::label_selector(&s, &mut self.interner, sink))
+            .unwrap_or_else(Selector::nothing);
+        let iop = |name: &str, sink: &mut Sink| {
+            let at = spec.as_ref()?.get(name)?;
+            let s = sink.scalar(&at)?;
+            match s.strip_suffix('%') {
+                Some(p) => p.parse().ok().map(IntOrPercent::Percent),
+                None => s.parse().ok().map(IntOrPercent::Int),
+            }
+            .or_else(|| {
+                sink.error(&at, "invalid-value", format!("{s:?} is neither an integer nor a percentage"), "e.g. 1 or 50%");
+                None
+            })
+        };
+        let min_available = iop("minAvailable", sink);
+        let max_unavailable = iop("maxUnavailable", sink);
+        let disruptions_allowed = root.get("status").and_then(|s| sink.opt_int(&s, "disruptionsAllowed", "an integer"));
+        self.pdbs.push(Pdb { name: meta.name, namespace: meta.namespace, selector, min_available, max_unavailable, disruptions_allowed });
+    }
+
+    fn node(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let mut n = self.existing(&meta, sink);
+        if let Some(spec) = root.get("spec") {
+            if let Some(ts) = spec.get("taints") {
+                n.taints = read_taints(&ts, sink);
+            }
+        }
+        if let Some(status) = root.get("status") {
+            if let Some(a) = status.get("allocatable") {
+                n.allocatable = self.resource_map(&a, sink);
+            }
+            n.capacity = match status.get("capacity") {
+                Some(c) => self.resource_map(&c, sink),
+                None => n.allocatable.clone(),
+            };
+            if let Some(conds) = status.get("conditions") {
+                for c in sink.list(&conds) {
+                    if sink.opt_scalar(&c, "type").as_deref() == Some("Ready") {
+                        n.ready = sink.opt_scalar(&c, "status").as_deref() == Some("True");
+                    }
+                }
+            }
+        } else {
+            sink.error(root, "required", "Node without status.allocatable", "status.allocatable: {cpu: ..., memory: ..., pods: ...}");
+        }
+        let init_label = self.interner.get("karpenter.sh/initialized").and_then(|k| n.labels.get(k)).map(|v| self.interner.str(v) == "true");
+        n.initialized = init_label.unwrap_or(true);
+        n.initialized_at = n.created;
+        self.nodes.push(n);
+    }
+
+    fn existing(&mut self, meta: &Meta, sink: &Sink) -> ExistingNode {
+        let interner = &mut self.interner;
+        let mut pairs: Vec<(u32, u32)> = meta.labels.iter().map(|(k, v)| (interner.intern(labels::normalize_key(k)), interner.intern(v))).collect();
+        let hostname = interner.intern(labels::HOSTNAME);
+        if !pairs.iter().any(|(k, _)| *k == hostname) {
+            pairs.push((hostname, interner.intern(&meta.name)));
+        }
+        let labels_set = LabelSet::from_pairs(pairs);
+        let label = |k: &str| meta.labels.iter().find(|(lk, _)| labels::normalize_key(lk) == k).map(|(_, v)| v.clone());
+        ExistingNode {
+            name: meta.name.clone(),
+            labels: labels_set,
+            taints: Vec::new(),
+            allocatable: Resources::new(),
+            capacity: Resources::new(),
+            nodepool: label(labels::NODEPOOL),
+            instance_type: label(labels::INSTANCE_TYPE),
+            zone: label(labels::ZONE),
+            capacity_type: label(labels::CAPACITY_TYPE),
+            created: meta.created,
+            initialized: true,
+            ready: true,
+            managed: label(labels::NODEPOOL).is_some(),
+            in_flight: false,
+            do_not_disrupt: has_true_annotation(&meta.annotations, labels::DO_NOT_DISRUPT),
+            marked_for_deletion: meta.deleting,
+            nodeclaim_name: None,
+            expire_after: None,
+            last_pod_event: None,
+            initialized_at: None,
+            startup_taints: Vec::new(),
+            document: sink.document,
+        }
+    }
+
+    fn node_claim(&mut self, root: &At, sink: &mut Sink) {
+        let meta = read_meta(root, sink);
+        let mut n = self.existing(&meta, sink);
+        n.nodeclaim_name = Some(meta.name.clone());
+        n.in_flight = true;
+        n.initialized = false;
+        if let Some(spec) = root.get("spec") {
+            if let Some(ts) = spec.get("taints") {
+                n.taints = read_taints(&ts, sink);
+            }
+            if let Some(ts) = spec.get("startupTaints") {
+                n.startup_taints = read_taints(&ts, sink);
+            }
+            if let Some(e) = spec.get("expireAfter") {
+                n.expire_after = duration(&e, true, sink);
+            }
+        }
+        let mut node_name = None;
+        if let Some(status) = root.get("status") {
+            node_name = sink.opt_scalar(&status, "nodeName");
+            if let Some(a) = status.get("allocatable") {
+                n.allocatable = self.resource_map(&a, sink);
+            }
+            n.capacity = match status.get("capacity") {
+                Some(c) => self.resource_map(&c, sink),
+                None => n.allocatable.clone(),
+            };
+            if let Some(t) = status.get("lastPodEventTime") {
+                n.last_pod_event = lower_pod::timestamp(&t, sink);
+            }
+            if let Some(conds) = status.get("conditions") {
+                for c in sink.list(&conds) {
+                    if sink.opt_scalar(&c, "type").as_deref() == Some("Initialized") {
+                        n.initialized = sink.opt_scalar(&c, "status").as_deref() == Some("True");
+                        n.initialized_at = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink));
+                    }
+                }
+            }
+        }
+        // The Node name links the claim to its Node; merge_claims joins them.
+        n.name = node_name.unwrap_or_else(|| meta.name.clone());
+        self.claims.push(n);
+    }
+
+    /// Join NodeClaims with their Nodes (R1.6): the Node supplies labels, taints and
+    /// allocatable; the claim supplies lifecycle facts. A claim without a Node is in flight.
+    fn merge_claims(&mut self) {
+        for claim in std::mem::take(&mut self.claims) {
+            match self.nodes.iter_mut().find(|n| n.name == claim.name) {
+                Some(node) => {
+                    node.nodeclaim_name = claim.nodeclaim_name;
+                    node.created = claim.created.or(node.created);
+                    node.expire_after = claim.expire_after;
+                    node.last_pod_event = claim.last_pod_event;
+                    if claim.initialized_at.is_some() {
+                        node.initialized_at = claim.initialized_at;
+                    }
+                    node.do_not_disrupt |= claim.do_not_disrupt;
+                    node.startup_taints = claim.startup_taints;
+                    node.managed = true;
+                    if node.allocatable.is_zero() {
+                        node.allocatable = claim.allocatable;
+                        node.capacity = claim.capacity;
+                    }
+                }
+                None => self.nodes.push(claim),
+            }
+        }
+    }
+
+    fn check_duplicates(&mut self) {
+        let mut seen = std::collections::HashSet::new();
+        for p in &self.pods {
+            if !seen.insert((p.namespace.as_str(), p.name.as_str())) {
+                self.errors.push(
+                    InputError::new("duplicate-name", format!("two pods are named {}/{}", p.namespace, p.name))
+                        .at_document(p.document)
+                        .object(format!("Pod/{}/{}", p.namespace, p.name))
+                        .help("pod names (after workload expansion, <workload>-<i>) must be unique per namespace"),
+                );
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for np in &self.node_pools {
+            if !seen.insert(np.name.as_str()) {
+                self.errors.push(InputError::new("duplicate-name", format!("two NodePools are named {}", np.name)).at_document(np.document).object(format!("NodePool/{}", np.name)));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for n in &self.nodes {
+            if !seen.insert(n.name.as_str()) {
+                self.errors.push(InputError::new("duplicate-name", format!("two nodes are named {}", n.name)).at_document(n.document).object(format!("Node/{}", n.name)));
+            }
+        }
+    }
+
+    fn resource_map(&mut self, at: &At, sink: &mut Sink) -> Resources {
+        let mut r = Resources::new();
+        for (k, v) in sink.map(at) {
+            if let Some(q) = sink.quantity(&v) {
+                r.set(self.resources.intern(k), q);
+            }
+        }
+        if r.get(PODS) == 0 {
+            r.set(PODS, 110_000);
+        }
+        r
+    }
+}
+
+fn read_taints(ts: &At, sink: &mut Sink) -> Vec<Taint> {
+    let mut out = Vec::new();
+    for t in sink.list(ts) {
+        let key = sink.opt_scalar(&t, "key").unwrap_or_default();
+        let value = sink.opt_scalar(&t, "value").unwrap_or_default();
+        let effect_text = sink.opt_scalar(&t, "effect").unwrap_or_default();
+        match Effect::parse(&effect_text) {
+            Some(effect) => out.push(Taint { key, value, effect }),
+            None => {
+                let at = t.get("effect").unwrap_or(t);
+                sink.error(&at, "invalid-effect", format!("unknown taint effect {effect_text:?}"), "NoSchedule, PreferNoSchedule or NoExecute");
+            }
+        }
+    }
+    out
+}
+
+fn duration(at: &At, allow_never: bool, sink: &mut Sink) -> Option<Option<i64>> {
+    let s = sink.scalar(at)?;
+    match parse_duration(&s, allow_never) {
+        Ok(d) => Some(d),
+        Err(msg) => {
+            sink.error(at, "invalid-duration", msg, if allow_never { "a duration such as 30s, 5m, 720h, or Never" } else { DURATION_HELP });
+            None
+        }
+    }
+}
+
+fn disruption(d: &At, sink: &mut Sink) -> Disruption {
+    let policy = match sink.opt_scalar(d, "consolidationPolicy").as_deref() {
+        Some("WhenEmpty") => ConsolidationPolicy::WhenEmpty,
+        None | Some("WhenEmptyOrUnderutilized") | Some("Balanced") => ConsolidationPolicy::WhenEmptyOrUnderutilized,
+        Some(other) => {
+            let at = d.get("consolidationPolicy").unwrap_or(*d);
+            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty or WhenEmptyOrUnderutilized");
+            ConsolidationPolicy::WhenEmptyOrUnderutilized
+        }
+    };
+    let consolidate_after = d.get("consolidateAfter").and_then(|a| duration(&a, true, sink)).unwrap_or(Some(0));
+    let budgets = match d.get("budgets") {
+        None => vec![Budget { nodes: BudgetNodes::Percent(10), reasons: vec![], schedule: None, duration: None }],
+        Some(bs) => {
+            let mut out = Vec::new();
+            for b in sink.list(&bs) {
+                let nodes_text = sink.opt_scalar(&b, "nodes").unwrap_or_else(|| "10%".into());
+                let nodes = match nodes_text.strip_suffix('%') {
+                    Some(p) => p.parse::<u32>().ok().filter(|p| *p <= 100).map(BudgetNodes::Percent),
+                    None => nodes_text.parse::<u32>().ok().map(BudgetNodes::Count),
+                };
+                let Some(nodes) = nodes else {
+                    let at = b.get("nodes").unwrap_or(b);
+                    sink.error(&at, "invalid-budget", format!("budget nodes {nodes_text:?} is not a count or a percentage ≤ 100%"), "e.g. 1, 10 or 20%");
+                    continue;
+                };
+                let reasons = b.get("reasons").map(|r| sink.string_list(&r)).unwrap_or_default();
+                let schedule = sink.opt_scalar(&b, "schedule");
+                let dur = b.get("duration").and_then(|a| duration(&a, false, sink)).flatten();
+                out.push(Budget { nodes, reasons, schedule, duration: dur });
+            }
+            out
+        }
+    };
+    Disruption { policy, consolidate_after, budgets }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30m", true), Ok(Some(1800)));
+        assert_eq!(parse_duration("1h30m5s", true), Ok(Some(5405)));
+        assert_eq!(parse_duration("Never", true), Ok(None));
+        assert!(parse_duration("Never", false).is_err());
+        assert!(parse_duration("1d", true).is_err());
+        assert!(parse_duration("500ms", true).is_err());
+        assert!(parse_duration("5", true).is_err());
+        assert!(parse_duration("99999999999999999999h", true).is_err());
+    }
+}

@@ -1,0 +1,243 @@
+//! The normalised domain: what the scheduler and disruption logic work on, lowered from manifests
+//! once per request. Labels are interned, requirements are algebra values, resources are vectors.
+
+pub mod lower;
+pub mod lower_pod;
+pub mod pod;
+
+use crate::catalog::Catalog;
+use crate::labels::{Interner, KeyId, ValueId};
+use crate::requirements::Requirements;
+use crate::resources::{ResourceId, ResourceNames, Resources};
+use crate::taints::Taint;
+pub use pod::{AffinityTerm, HostPort, LabelSet, Pod, Selector, SpreadConstraint, Unsatisfiable};
+use serde::{Deserialize, Serialize};
+
+/// Global Karpenter settings that change decisions (spec §1.7, FORMAT §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub min_values_policy: MinValuesPolicy,
+    pub preference_policy: PreferencePolicy,
+    pub spot_to_spot_consolidation: bool,
+    /// Core NodeClaim instance-type truncation (R5.20.3).
+    pub max_instance_types: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            min_values_policy: MinValuesPolicy::Strict,
+            preference_policy: PreferencePolicy::Respect,
+            spot_to_spot_consolidation: false,
+            max_instance_types: 600,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum MinValuesPolicy {
+    #[default]
+    Strict,
+    BestEffort,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum PreferencePolicy {
+    #[default]
+    Respect,
+    Ignore,
+}
+
+/// A NodePool limit key: a resource or the special `nodes` count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKey {
+    Resource(ResourceId),
+    Nodes,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsolidationPolicy {
+    WhenEmpty,
+    WhenEmptyOrUnderutilized,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BudgetNodes {
+    Count(u32),
+    Percent(u32),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    pub nodes: BudgetNodes,
+    /// Empty = every reason.
+    pub reasons: Vec<String>,
+    pub schedule: Option<String>,
+    /// Seconds.
+    pub duration: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disruption {
+    pub policy: ConsolidationPolicy,
+    /// None = Never.
+    pub consolidate_after: Option<i64>,
+    pub budgets: Vec<Budget>,
+}
+
+/// A NodePool with its template already combined (R1.2).
+#[derive(Debug, Clone)]
+pub struct NodePool {
+    pub name: String,
+    pub weight: i32,
+    /// Template labels, plus `karpenter.sh/nodepool` and the node class label (R1.2.1).
+    pub labels: LabelSet,
+    /// Template requirements: NodePool requirements ∩ one `In` per label (R1.2.2).
+    pub requirements: Requirements,
+    pub taints: Vec<Taint>,
+    pub startup_taints: Vec<Taint>,
+    pub limits: Vec<(LimitKey, i64)>,
+    pub node_class: Option<String>,
+    /// Index into `Model::node_classes`, when the NodePool's class was supplied.
+    pub node_class_index: Option<usize>,
+    /// Seconds; None = Never.
+    pub expire_after: Option<i64>,
+    pub disruption: Disruption,
+    /// Static NodePools (`spec.replicas`) are ignored by dynamic provisioning (R5.3.1).
+    pub is_static: bool,
+    /// Index of the document that defined it, for diagnostics.
+    pub document: usize,
+}
+
+/// What an EC2NodeClass changes about the instances launched with it (AWS catalog only).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeClass {
+    pub name: String,
+    pub ami_family: String,
+    /// Root volume size in bytes (from blockDeviceMappings), if set.
+    pub root_volume_bytes: Option<i64>,
+    pub raid0: bool,
+    pub max_pods: Option<i64>,
+    pub pods_per_core: Option<i64>,
+    /// kubelet kubeReserved / systemReserved / evictionHard memory overrides, in milli-bytes.
+    pub kube_reserved: Vec<(ResourceId, i64)>,
+    pub system_reserved: Vec<(ResourceId, i64)>,
+    pub eviction_hard_memory: Option<i64>,
+}
+
+/// An existing node (a Node, a NodeClaim, or both), as the scheduler and disruption see it.
+#[derive(Debug, Clone)]
+pub struct ExistingNode {
+    pub name: String,
+    /// Labels including `kubernetes.io/hostname` (defaulted to the name).
+    pub labels: LabelSet,
+    pub taints: Vec<Taint>,
+    pub allocatable: Resources,
+    pub capacity: Resources,
+    pub nodepool: Option<String>,
+    pub instance_type: Option<String>,
+    pub zone: Option<String>,
+    pub capacity_type: Option<String>,
+    /// Unix seconds.
+    pub created: Option<i64>,
+    pub initialized: bool,
+    pub ready: bool,
+    pub managed: bool,
+    /// A NodeClaim without a registered Node yet.
+    pub in_flight: bool,
+    pub do_not_disrupt: bool,
+    pub marked_for_deletion: bool,
+    pub nodeclaim_name: Option<String>,
+    pub expire_after: Option<Option<i64>>,
+    pub last_pod_event: Option<i64>,
+    pub initialized_at: Option<i64>,
+    pub startup_taints: Vec<Taint>,
+    pub document: usize,
+}
+
+/// A DaemonSet's representative pod (R1.5.1).
+#[derive(Debug, Clone)]
+pub struct DaemonSet {
+    pub name: String,
+    pub namespace: String,
+    pub pod: Pod,
+}
+
+/// A PodDisruptionBudget.
+#[derive(Debug, Clone)]
+pub struct Pdb {
+    pub name: String,
+    pub namespace: String,
+    pub selector: Selector,
+    pub min_available: Option<IntOrPercent>,
+    pub max_unavailable: Option<IntOrPercent>,
+    pub disruptions_allowed: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntOrPercent {
+    Int(i64),
+    Percent(i64),
+}
+
+/// An object nodecast read but does not model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    pub document: usize,
+    pub kind: String,
+    pub name: String,
+    pub reason: String,
+}
+
+/// Well-known key ids, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub struct Keys {
+    pub zone: KeyId,
+    pub capacity_type: KeyId,
+    pub instance_type: KeyId,
+    pub hostname: KeyId,
+    pub nodepool: KeyId,
+    pub arch: KeyId,
+    pub os: KeyId,
+    pub region: KeyId,
+    pub registered: KeyId,
+    pub initialized: KeyId,
+    pub on_demand: ValueId,
+    pub spot: ValueId,
+    pub reserved: ValueId,
+    pub true_value: ValueId,
+}
+
+/// Everything one request is about, lowered.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub interner: Interner,
+    pub resources: ResourceNames,
+    pub keys: Keys,
+    pub catalog: Catalog,
+    pub settings: Settings,
+    pub node_pools: Vec<NodePool>,
+    pub node_classes: Vec<NodeClass>,
+    /// Every pod: pending ones and ones bound to existing nodes.
+    pub pods: Vec<Pod>,
+    pub daemonsets: Vec<DaemonSet>,
+    pub nodes: Vec<ExistingNode>,
+    pub pdbs: Vec<Pdb>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl Model {
+    /// May a pod leave `key` undefined on the NodeClaim side (R2.7.3)? Yes for well-known keys:
+    /// the catalog's instance-type label keys and `karpenter.sh/nodepool` (FORMAT §2.3).
+    pub fn is_well_known(&self, key: KeyId) -> bool {
+        key == self.keys.nodepool || self.catalog.is_label_key(key)
+    }
+
+    pub fn key_name(&self, key: KeyId) -> &str {
+        self.interner.str(key)
+    }
+}

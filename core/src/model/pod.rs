@@ -1,0 +1,177 @@
+//! Pods and the pieces of a pod spec the scheduler uses.
+
+use crate::labels::{KeyId, ValueId};
+use crate::requirements::Requirements;
+use crate::resources::Resources;
+use crate::taints::Toleration;
+use smallvec::SmallVec;
+
+/// Sorted (key, value) pairs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct LabelSet(pub SmallVec<[(KeyId, ValueId); 8]>);
+
+impl LabelSet {
+    pub fn from_pairs(mut pairs: Vec<(KeyId, ValueId)>) -> Self {
+        pairs.sort_unstable();
+        // Later duplicates of a key win, like a YAML mapping would.
+        let mut out: SmallVec<[(KeyId, ValueId); 8]> = SmallVec::new();
+        for (k, v) in pairs {
+            match out.last_mut() {
+                Some(last) if last.0 == k => last.1 = v,
+                _ => out.push((k, v)),
+            }
+        }
+        LabelSet(out)
+    }
+
+    pub fn get(&self, key: KeyId) -> Option<ValueId> {
+        self.0.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| self.0[i].1)
+    }
+
+    pub fn set(&mut self, key: KeyId, value: ValueId) {
+        match self.0.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (key, value)),
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (KeyId, ValueId)> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+/// A label-selector expression operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SelectorOp {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+}
+
+/// A Kubernetes label selector. `matches_nothing` models a nil or unparsable selector (R5.15.4).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Selector {
+    pub exprs: Vec<(KeyId, SelectorOp, SmallVec<[ValueId; 2]>)>,
+    pub matches_nothing: bool,
+}
+
+impl Selector {
+    pub fn nothing() -> Self {
+        Selector { exprs: Vec::new(), matches_nothing: true }
+    }
+
+    pub fn matches(&self, labels: &LabelSet) -> bool {
+        if self.matches_nothing {
+            return false;
+        }
+        self.exprs.iter().all(|(k, op, vals)| {
+            let v = labels.get(*k);
+            match op {
+                SelectorOp::In => v.is_some_and(|v| vals.contains(&v)),
+                SelectorOp::NotIn => v.is_none_or(|v| !vals.contains(&v)),
+                SelectorOp::Exists => v.is_some(),
+                SelectorOp::DoesNotExist => v.is_none(),
+            }
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Unsatisfiable {
+    DoNotSchedule,
+    ScheduleAnyway,
+}
+
+/// A topology spread constraint, with `matchLabelKeys` already folded into the selector.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SpreadConstraint {
+    pub max_skew: i32,
+    pub key: KeyId,
+    pub when_unsatisfiable: Unsatisfiable,
+    pub selector: Selector,
+    pub min_domains: Option<i32>,
+    /// nodeAffinityPolicy Honor (default) vs Ignore.
+    pub honor_node_affinity: bool,
+    /// nodeTaintsPolicy Honor vs Ignore (default).
+    pub honor_node_taints: bool,
+}
+
+/// A pod (anti-)affinity term.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AffinityTerm {
+    pub key: KeyId,
+    pub selector: Selector,
+    /// None = every namespace.
+    pub namespaces: Option<SmallVec<[ValueId; 2]>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HostPort {
+    pub port: i32,
+    pub protocol: ValueId,
+    /// None = 0.0.0.0 / unspecified.
+    pub ip: Option<ValueId>,
+}
+
+impl HostPort {
+    /// R5.22.1.
+    pub fn conflicts(&self, other: &HostPort) -> bool {
+        self.port == other.port
+            && self.protocol == other.protocol
+            && (self.ip.is_none() || other.ip.is_none() || self.ip == other.ip)
+    }
+}
+
+/// A pod, pending or bound.
+#[derive(Debug, Clone)]
+pub struct Pod {
+    pub namespace: String,
+    pub name: String,
+    pub namespace_id: ValueId,
+    pub uid: String,
+    pub labels: LabelSet,
+    pub do_not_disrupt: bool,
+    pub node_name: Option<String>,
+    /// (kind, name) of the first owner reference.
+    pub owner: Option<(String, String)>,
+    /// Name of the workload it was expanded from (Deployment, Job, ...), if any.
+    pub workload: Option<String>,
+    /// Effective requests (R4.1) including `pods: 1`.
+    pub requests: Resources,
+    pub node_selector: Requirements,
+    /// Required node affinity terms (OR), in order.
+    pub required_terms: Vec<Requirements>,
+    /// Preferred node affinity terms, sorted by weight descending (stable).
+    pub preferred_terms: Vec<(i32, Requirements)>,
+    pub tolerations: Vec<Toleration>,
+    pub spread: Vec<SpreadConstraint>,
+    pub affinity: Vec<AffinityTerm>,
+    pub anti_affinity: Vec<AffinityTerm>,
+    pub preferred_affinity: Vec<(i32, AffinityTerm)>,
+    pub preferred_anti_affinity: Vec<(i32, AffinityTerm)>,
+    pub host_ports: Vec<HostPort>,
+    /// creationTimestamp, unix seconds (0 when absent).
+    pub created: i64,
+    pub terminal: bool,
+    pub owned_by_daemonset: bool,
+    pub mirror: bool,
+    /// Why Karpenter would ignore this pod entirely (R5.2.3), if it would.
+    pub ignored: Option<String>,
+    pub document: usize,
+}
+
+impl Pod {
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+
+    pub fn is_pending(&self) -> bool {
+        self.node_name.is_none() && !self.owned_by_daemonset && !self.mirror && !self.terminal
+    }
+
+    /// Does an affinity term / selector with these namespaces select this pod?
+    pub fn in_namespaces(&self, namespaces: &Option<SmallVec<[ValueId; 2]>>) -> bool {
+        namespaces.as_ref().is_none_or(|ns| ns.contains(&self.namespace_id))
+    }
+}

@@ -1,0 +1,257 @@
+//! Kubernetes resource quantities, exact.
+//!
+//! A quantity is held as a signed number of *milli-units* in an `i64`: `1500m` CPU is 1500,
+//! `1Gi` memory is 1 073 741 824 000. That covers up to ~9.2 PB of memory exactly, far beyond any
+//! instance, and lets every resource share one integer type. Like Kubernetes' `MilliValue`,
+//! anything finer than a milli-unit is rounded *up* (a request of `1u` CPU still needs 1m).
+//! Values that do not fit are an error, never a silent wrap.
+
+use std::fmt;
+
+/// Why a quantity string was rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QuantityError {
+    Empty,
+    Syntax(String),
+    TooLarge(String),
+}
+
+impl fmt::Display for QuantityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QuantityError::Empty => write!(f, "empty quantity"),
+            QuantityError::Syntax(s) => write!(f, "{s:?} is not a Kubernetes quantity"),
+            QuantityError::TooLarge(s) => write!(f, "quantity {s:?} is too large"),
+        }
+    }
+}
+
+/// The accepted grammar, for help texts.
+pub const QUANTITY_HELP: &str =
+    "a Kubernetes quantity such as 500m, 2, 1.5, 4Gi, 512Mi, 1G or 1e3";
+
+const MAX_DIGITS: usize = 36;
+
+/// Parse a quantity into milli-units (rounded up). Accepts the Kubernetes grammar:
+/// optional sign, decimal number, then a binary suffix (Ki..Ei), a decimal suffix
+/// (n, u, m, k, M, G, T, P, E) or a decimal exponent (e3, E-2).
+pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
+    let text = s.trim();
+    if text.is_empty() {
+        return Err(QuantityError::Empty);
+    }
+    let syntax = || QuantityError::Syntax(s.to_string());
+    let too_large = || QuantityError::TooLarge(s.to_string());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let negative = match bytes[0] {
+        b'-' => {
+            i = 1;
+            true
+        }
+        b'+' => {
+            i = 1;
+            false
+        }
+        _ => false,
+    };
+    // Mantissa: digits [. digits] or . digits
+    let int_start = i;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int_digits = &text[int_start..i];
+    let mut frac_digits = "";
+    if i < bytes.len() && bytes[i] == b'.' {
+        i += 1;
+        let fs = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        frac_digits = &text[fs..i];
+    }
+    if int_digits.is_empty() && frac_digits.is_empty() {
+        return Err(syntax());
+    }
+    let suffix = &text[i..];
+    // Scale: value = mantissa * 2^bin * 10^dec
+    let (bin, dec): (u32, i32) = match suffix {
+        "" => (0, 0),
+        "Ki" => (10, 0),
+        "Mi" => (20, 0),
+        "Gi" => (30, 0),
+        "Ti" => (40, 0),
+        "Pi" => (50, 0),
+        "Ei" => (60, 0),
+        "n" => (0, -9),
+        "u" => (0, -6),
+        "m" => (0, -3),
+        "k" => (0, 3),
+        "M" => (0, 6),
+        "G" => (0, 9),
+        "T" => (0, 12),
+        "P" => (0, 15),
+        "E" => (0, 18),
+        _ if suffix.starts_with(['e', 'E']) => {
+            let exp = &suffix[1..];
+            let (eneg, edigits) = match exp.as_bytes().first() {
+                Some(b'-') => (true, &exp[1..]),
+                Some(b'+') => (false, &exp[1..]),
+                _ => (false, exp),
+            };
+            if edigits.is_empty() || !edigits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(syntax());
+            }
+            let trimmed = edigits.trim_start_matches('0');
+            if trimmed.len() > 4 {
+                // 1e400 and friends: far outside any representable quantity.
+                if eneg {
+                    (0, -10_000)
+                } else {
+                    return Err(too_large());
+                }
+            } else {
+                let e: i32 = trimmed.parse().unwrap_or(0);
+                (0, if eneg { -e } else { e })
+            }
+        }
+        _ => return Err(syntax()),
+    };
+    // Mantissa as an integer N with f fractional digits: value = N * 10^-f.
+    let int_trim = int_digits.trim_start_matches('0');
+    let frac_trim = frac_digits.trim_end_matches('0');
+    if int_trim.len() > MAX_DIGITS {
+        return Err(too_large());
+    }
+    // Keep at most MAX_DIGITS significant fractional digits; anything beyond only forces a round-up.
+    let (frac_kept, frac_rest_nonzero) = if int_trim.len() + frac_trim.len() > MAX_DIGITS {
+        let keep = MAX_DIGITS.saturating_sub(int_trim.len());
+        (&frac_trim[..keep], frac_trim[keep..].bytes().any(|b| b != b'0'))
+    } else {
+        (frac_trim, false)
+    };
+    let mut n: i128 = 0;
+    for b in int_trim.bytes().chain(frac_kept.bytes()) {
+        n = n * 10 + i128::from(b - b'0');
+    }
+    // milli-units: multiply by 1000 → exponent + 3.
+    let exp10 = dec + 3 - frac_kept.len() as i32;
+    let mut round_up = frac_rest_nonzero;
+    let mut v = n;
+    if bin > 0 {
+        v = v.checked_mul(1i128 << bin).ok_or_else(too_large)?;
+    }
+    if exp10 >= 0 {
+        for _ in 0..exp10 {
+            v = v.checked_mul(10).ok_or_else(too_large)?;
+            if v > i128::from(i64::MAX) {
+                return Err(too_large());
+            }
+        }
+    } else {
+        let mut d = -exp10;
+        while d > 0 && v > 0 {
+            if v % 10 != 0 {
+                round_up = true;
+            }
+            v /= 10;
+            d -= 1;
+        }
+        if d > 0 && n > 0 {
+            round_up = true;
+        }
+    }
+    if round_up && n != 0 {
+        // Round toward +infinity like Kubernetes' MilliValue (for negatives: toward zero).
+        if !negative {
+            v += 1;
+        }
+    }
+    if v > i128::from(i64::MAX) {
+        return Err(too_large());
+    }
+    let v = v as i64;
+    Ok(if negative { -v } else { v })
+}
+
+/// How a resource's amounts are best printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// cpu and other plain counts: `1500m`, `2`, `96`.
+    Decimal,
+    /// memory, storage: `512Mi`, `64Gi`, else bytes.
+    Bytes,
+}
+
+/// Format milli-units canonically: `1500m`, `4`, `64Gi`, `1536Mi`.
+pub fn format_milli(milli: i64, unit: Unit) -> String {
+    if milli % 1000 != 0 {
+        return format!("{milli}m");
+    }
+    let v = milli / 1000;
+    if unit == Unit::Bytes && v != 0 {
+        for (shift, suffix) in [(50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")] {
+            let m = 1i64 << shift;
+            if v % m == 0 {
+                return format!("{}{suffix}", v / m);
+            }
+        }
+    }
+    v.to_string()
+}
+
+/// Milli-units as a float of whole units (for ratios and display only).
+pub fn as_units(milli: i64) -> f64 {
+    milli as f64 / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_common_forms() {
+        assert_eq!(parse_milli("1500m"), Ok(1500));
+        assert_eq!(parse_milli("2"), Ok(2000));
+        assert_eq!(parse_milli("1.5"), Ok(1500));
+        assert_eq!(parse_milli(".5"), Ok(500));
+        assert_eq!(parse_milli("1Gi"), Ok(1_073_741_824_000));
+        assert_eq!(parse_milli("1.8G"), Ok(1_800_000_000_000));
+        assert_eq!(parse_milli("6903Mi"), Ok(6903 * 1024 * 1024 * 1000));
+        assert_eq!(parse_milli("1e3"), Ok(1_000_000));
+        assert_eq!(parse_milli("1E-3"), Ok(1));
+        assert_eq!(parse_milli("+4"), Ok(4000));
+        assert_eq!(parse_milli("-1"), Ok(-1000));
+        assert_eq!(parse_milli("0"), Ok(0));
+    }
+
+    #[test]
+    fn rounds_sub_milli_up() {
+        assert_eq!(parse_milli("1u"), Ok(1));
+        assert_eq!(parse_milli("1n"), Ok(1));
+        assert_eq!(parse_milli("0.0001"), Ok(1));
+        assert_eq!(parse_milli("1.0001m"), Ok(2));
+        assert_eq!(parse_milli("1e-400"), Ok(1));
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        for bad in ["", "1.5.0", "abc", "1Gb", "1 Gi", "--1", "1e", "1e+", "e3", ".", "1ki", "0x10"] {
+            assert!(parse_milli(bad).is_err(), "{bad:?} should be rejected");
+        }
+        assert!(matches!(parse_milli("1e400"), Err(QuantityError::TooLarge(_))));
+        assert!(matches!(parse_milli("99999999999999999999"), Err(QuantityError::TooLarge(_))));
+        assert!(matches!(parse_milli("16Ei"), Err(QuantityError::TooLarge(_))));
+        assert!(parse_milli("9223372036854775807m").is_ok());
+        assert!(parse_milli("9223372036854775808m").is_err());
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_milli(1500, Unit::Decimal), "1500m");
+        assert_eq!(format_milli(4000, Unit::Decimal), "4");
+        assert_eq!(format_milli(64 * (1 << 30) * 1000, Unit::Bytes), "64Gi");
+        assert_eq!(format_milli(1536 * (1 << 20) * 1000, Unit::Bytes), "1536Mi");
+        assert_eq!(format_milli(1000 * 1000, Unit::Bytes), "1000");
+    }
+}
