@@ -137,12 +137,14 @@ impl Interner {
         self.ids.get(s).copied()
     }
 
+    /// The string of `id`; ids outside the table (the scheduler's private placeholder
+    /// hostnames) read as the empty string rather than panicking.
     pub fn str(&self, id: u32) -> &str {
-        &self.strings[id as usize]
+        self.strings.get(id as usize).map(|s| &**s).unwrap_or("")
     }
 
     pub fn int(&self, id: u32) -> Option<i64> {
-        self.ints[id as usize]
+        self.ints.get(id as usize).copied().flatten()
     }
 
     pub fn len(&self) -> usize {

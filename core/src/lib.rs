@@ -1,12 +1,73 @@
 //! nodecast: predict what Karpenter v1 would provision and consolidate, offline and
 //! deterministically. No I/O: no files, network, clock or environment; time is an input.
+//!
+//! One facade serves every front end: build a [`api::Request`], call [`plan`], [`validate`],
+//! [`explain`] or [`catalog`], and serialise the [`api::Answer`] it returns.
+//!
+//! ```
+//! let req = nodecast::api::Request {
+//!     inputs: vec![nodecast::api::Input { name: None, text: r#"
+//! apiVersion: karpenter.sh/v1
+//! kind: NodePool
+//! metadata: {name: default}
+//! spec:
+//!   template:
+//!     spec:
+//!       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+//!       requirements:
+//!       - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+//!       - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}
+//! ---
+//! apiVersion: v1
+//! kind: Pod
+//! metadata: {name: web}
+//! spec:
+//!   containers:
+//!   - {name: web, image: nginx, resources: {requests: {cpu: "1", memory: 2Gi}}}
+//! "#.into() }],
+//!     ..Default::default()
+//! };
+//! let answer = nodecast::plan(&req);
+//! let json: serde_json::Value = serde_json::from_str(&answer.to_json()).unwrap();
+//! assert_eq!(json["status"], "success");
+//! assert_eq!(json["nodeClaims"][0]["instanceType"], "m5.large");
+//! ```
 
+pub mod api;
 pub mod catalog;
+pub mod diagnostics;
 pub mod error;
+pub mod explain;
 pub mod labels;
 pub mod manifest;
 pub mod model;
+pub mod plan;
 pub mod quantity;
+pub mod query;
 pub mod requirements;
 pub mod resources;
+pub mod scheduling;
 pub mod taints;
+pub mod validate;
+
+pub use api::{Answer, Input, Request};
+
+/// What one Karpenter provisioning pass would do with the pending pods.
+pub fn plan(req: &Request) -> Answer<api::Plan> {
+    plan::plan(req)
+}
+
+/// Every validation rule (admission and runtime) plus every decoding/lowering error.
+pub fn validate(req: &Request) -> Answer<explain::ValidationReport> {
+    explain::validate(req)
+}
+
+/// Why a pod goes where it goes (and why not elsewhere), or why an instance type was not chosen.
+pub fn explain(req: &Request) -> Answer<explain::Explanation> {
+    explain::explain(req)
+}
+
+/// Query the instance-type catalog.
+pub fn catalog(req: &Request) -> Answer<query::CatalogAnswer> {
+    query::catalog(req)
+}

@@ -253,6 +253,7 @@ impl Lowering<'_> {
             expire_after,
             disruption,
             is_static,
+            ready: true,
             document: sink.document,
         });
     }

@@ -106,6 +106,9 @@ pub struct NodePool {
     pub disruption: Disruption,
     /// Static NodePools (`spec.replicas`) are ignored by dynamic provisioning (R5.3.1).
     pub is_static: bool,
+    /// False when the NodePool (or its EC2NodeClass) fails runtime validation: not Ready, so
+    /// provisioning skips it (R1.1.2); disruption still sees it.
+    pub ready: bool,
     /// Index of the document that defined it, for diagnostics.
     pub document: usize,
 }
@@ -235,6 +238,12 @@ impl Model {
     /// the catalog's instance-type label keys and `karpenter.sh/nodepool` (FORMAT §2.3).
     pub fn is_well_known(&self, key: KeyId) -> bool {
         key == self.keys.nodepool || self.catalog.is_label_key(key)
+    }
+
+    /// NodePools dynamic provisioning may use (R5.3.1).
+    pub fn provisionable(&self, pool: usize) -> bool {
+        let np = &self.node_pools[pool];
+        !np.is_static && np.ready
     }
 
     pub fn key_name(&self, key: KeyId) -> &str {

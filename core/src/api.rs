@@ -1,0 +1,181 @@
+//! The public, versioned request/answer schema (`apiVersion: nodecast/v1`).
+//!
+//! Every front end (CLI, Python, wasm) builds a `Request`, calls a facade function and prints or
+//! converts the `Answer` unchanged. Answers are tagged unions on `status`:
+//! `{"status": "success", ...}` or `{"status": "failure", "errors": [...]}`.
+
+use crate::error::InputError;
+use crate::model::{Settings, Skipped};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const API_VERSION: &str = "nodecast/v1";
+
+/// One text input (a file's contents, stdin, a string from a notebook).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    /// Shown in error locations (`cluster.yaml`, `<stdin>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// YAML or JSON, one or many documents.
+    pub text: String,
+}
+
+/// What every facade function takes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Request {
+    /// YAML/JSON texts.
+    pub inputs: Vec<Input>,
+    /// Already-decoded Kubernetes objects (what `yaml.safe_load_all` or a JS object gives).
+    pub objects: Vec<Value>,
+    /// `"aws-us-east-1"` (default) or a catalog mapping (README, "Catalogs").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<Value>,
+    pub settings: Settings,
+    /// The clock for disruption decisions (RFC 3339); the core never reads a clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+    /// `explain`: the pod to explain (`name` or `namespace/name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
+    /// `explain`: the node to explain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// `explain`: also say why this instance type was or was not chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+    /// `catalog` queries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<crate::query::CatalogQuery>,
+}
+
+/// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answer<T> {
+    #[serde(rename = "apiVersion")]
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub outcome: Outcome<T>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Outcome<T> {
+    Success(T),
+    Failure { errors: Vec<InputError> },
+}
+
+impl<T: Serialize> Answer<T> {
+    pub fn success(kind: &'static str, body: T) -> Self {
+        Answer { api_version: API_VERSION, kind, outcome: Outcome::Success(body) }
+    }
+
+    pub fn failure(kind: &'static str, errors: Vec<InputError>) -> Self {
+        Answer { api_version: API_VERSION, kind, outcome: Outcome::Failure { errors } }
+    }
+
+    pub fn is_success(&self) -> bool {
+        matches!(self.outcome, Outcome::Success(_))
+    }
+
+    /// Pretty JSON; the same bytes from every front end.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
+    }
+}
+
+/// A provisioning plan.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub node_claims: Vec<NodeClaimOut>,
+    pub existing_nodes: Vec<ExistingNodeOut>,
+    pub unschedulable: Vec<UnschedulableOut>,
+    pub node_pools: Vec<NodePoolOut>,
+    pub total_price_per_hour: f64,
+    pub skipped: Vec<Skipped>,
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeClaimOut {
+    /// `<nodepool>-<n>`, numbered per NodePool in creation order.
+    pub name: String,
+    pub node_pool: String,
+    pub instance_type: Option<String>,
+    pub capacity_type: Option<String>,
+    pub zone: Option<String>,
+    pub price_per_hour: Option<f64>,
+    /// Cheapest first, as Karpenter writes them on the NodeClaim (at most 600).
+    pub instance_type_options: Vec<String>,
+    pub pods: Vec<String>,
+    pub daemon_sets: Vec<String>,
+    /// Pods + daemons on the launched type.
+    pub requests: IndexMap<String, String>,
+    pub allocatable: IndexMap<String, String>,
+    /// requests / allocatable per resource, 0..1.
+    pub utilization: IndexMap<String, f64>,
+    /// Labels the node will carry (template labels, custom requirement values, launch labels).
+    pub labels: IndexMap<String, String>,
+    /// Requirements written on the NodeClaim (without the instance-type list).
+    pub requirements: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExistingNodeOut {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_pool: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+    pub pods: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnschedulableOut {
+    pub pod: String,
+    /// The most telling reason code over all NodePools (FORMAT §7.1).
+    pub code: String,
+    pub reasons: Vec<Reason>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reason {
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_pool: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodePoolOut {
+    pub name: String,
+    pub weight: i32,
+    pub new_node_claims: usize,
+    /// Per limited resource: limit, used (existing nodes + launched NodeClaims), remaining.
+    pub limits: IndexMap<String, LimitOut>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LimitOut {
+    pub limit: String,
+    pub used: String,
+    pub remaining: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Warning {
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+}

@@ -1,0 +1,188 @@
+//! Reason codes and messages for pods that stay pending (FORMAT §7.1), shared by `plan` and
+//! `explain`. The solver records *which* check failed per NodePool; the words and the "closest
+//! instance type" are worked out here, once, only for pods that need them.
+
+use crate::api::{Reason, UnschedulableOut};
+use crate::model::{Model, Pod};
+use crate::quantity::format_milli;
+use crate::requirements::{Incompatible, Requirements};
+use crate::resources::Resources;
+use crate::scheduling::claim::Template;
+use crate::scheduling::topology::GroupKind;
+use crate::scheduling::{it_labels_compatible, offering_compatible, Fail, PodFailure, Solution};
+
+pub const NO_INSTANCE_TYPE_FITS: &str = "no-instance-type-fits";
+pub const REQUIREMENT_CONFLICT: &str = "requirement-conflict";
+pub const TAINT_NOT_TOLERATED: &str = "taint-not-tolerated";
+pub const LIMIT_EXCEEDED: &str = "limit-exceeded";
+pub const TOPOLOGY_UNSATISFIABLE: &str = "topology-unsatisfiable";
+pub const MIN_VALUES_NOT_MET: &str = "min-values-not-met";
+pub const HOST_PORT_CONFLICT: &str = "host-port-conflict";
+pub const POD_IGNORED: &str = "pod-ignored";
+pub const NO_NODEPOOLS: &str = "no-nodepools";
+
+/// The requirements a pod brings to a new NodeClaim of `t` (most relaxed form: node selector
+/// and the last required term).
+pub fn pod_requirements(pod: &Pod, t: &Template, m: &Model) -> Requirements {
+    let mut r = t.requirements.clone();
+    r.add_all(&pod.node_selector, &m.interner);
+    if let Some(term) = pod.required_terms.last() {
+        r.add_all(term, &m.interner);
+    }
+    r
+}
+
+/// Instance types of `t` compatible with `r` (labels and an available offering).
+pub fn compatible_types(t: &Template, r: &Requirements, m: &Model) -> Vec<u32> {
+    t.its
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let it = &m.catalog.types[i as usize];
+            it_labels_compatible(it, r, m) && it.offerings.iter().any(|o| o.available && offering_compatible(o, r, m))
+        })
+        .collect()
+}
+
+/// Explain a resource misfit: the binding resource and the largest type, or the closest type.
+pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> String {
+    let names = &m.resources;
+    let show = |id, v| format!("{} {}", names.name(id), format_milli(v, names.unit(id)));
+    // Extended resources first: a GPU shortfall is what users look for.
+    let mut ids: Vec<(u16, i64)> = pod.requests.iter_nonzero().collect();
+    ids.sort_by_key(|(id, _)| (*id < 4, *id));
+    for (id, need) in &ids {
+        let best = its
+            .iter()
+            .map(|&i| (i, t.alloc(i, m).get(*id) - t.overhead(i).get(*id)))
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| m.catalog.types[b.0 as usize].name.cmp(&m.catalog.types[a.0 as usize].name)));
+        match best {
+            Some((i, have)) if have < *need => {
+                let daemons = if t.overhead(i).get(*id) > 0 { " after DaemonSet overhead" } else { "" };
+                return format!(
+                    "needs {}; largest allowed type {} has {}{daemons}",
+                    show(*id, *need),
+                    m.catalog.types[i as usize].name,
+                    format_milli(have.max(0), names.unit(*id))
+                );
+            }
+            _ => {}
+        }
+    }
+    // Every resource fits some type, but no type holds them all.
+    let closest = its.iter().copied().min_by_key(|&i| {
+        let need = pod.requests.plus(t.overhead(i));
+        (need.shortfalls(t.alloc(i, m)).len(), (crate::scheduling::launch::min_price(i, &t.requirements, m) * 1e6) as i64)
+    });
+    let wanted: Vec<String> = ids.iter().filter(|(id, _)| *id != crate::resources::PODS).map(|(id, v)| show(*id, *v)).collect();
+    match closest {
+        Some(i) => {
+            let need = pod.requests.plus(t.overhead(i));
+            let short: Vec<String> = need.shortfalls(t.alloc(i, m)).iter().map(|(id, n, h)| format!("{} {} > {}", names.name(*id), format_milli(*n, names.unit(*id)), format_milli(*h, names.unit(*id)))).collect();
+            format!("no allowed type holds {} together (with DaemonSet overhead); closest is {} ({})", wanted.join(", "), m.catalog.types[i as usize].name, short.join(", "))
+        }
+        None => format!("no allowed type holds {}", wanted.join(", ")),
+    }
+}
+
+fn group_name(kind: GroupKind) -> &'static str {
+    match kind {
+        GroupKind::Spread => "topology spread",
+        GroupKind::Affinity => "pod affinity",
+        GroupKind::AntiAffinity => "pod anti-affinity",
+    }
+}
+
+/// Code and message for one NodePool's failure.
+pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> (String, String) {
+    let pod = &m.pods[p];
+    let t = sol.templates.iter().find(|t| t.pool == pool);
+    let key = |k| m.interner.str(k).to_string();
+    match fail {
+        Fail::Taint(taint) => (TAINT_NOT_TOLERATED.into(), format!("did not tolerate taint {taint}")),
+        Fail::Requirements(Incompatible::Undefined(k)) => (
+            REQUIREMENT_CONFLICT.into(),
+            format!("label {:?} is not defined by the NodePool (a custom label must come from its labels or requirements)", key(*k)),
+        ),
+        Fail::Requirements(Incompatible::Conflict(k)) => {
+            let np = m.node_pools[pool].requirements.get(*k).map(|r| r.render(&m.interner)).unwrap_or_else(|| "nothing".into());
+            (REQUIREMENT_CONFLICT.into(), format!("incompatible requirements: key {}, the NodePool allows {np}", key(*k)))
+        }
+        Fail::Topology { kind, key: k } => (TOPOLOGY_UNSATISFIABLE.into(), format!("unsatisfiable {} constraint on {}", group_name(*kind), key(*k))),
+        Fail::HostPort => (HOST_PORT_CONFLICT.into(), "a host port conflicts with a DaemonSet or another pod of the same node".into()),
+        Fail::MinValues { key: k, min, found } => (MIN_VALUES_NOT_MET.into(), format!("minValues {min} for {} cannot be met: {found} values remain", key(*k))),
+        Fail::Limits => (LIMIT_EXCEEDED.into(), "all available instance types exceed the NodePool's remaining limits".into()),
+        Fail::NodesLimit => (LIMIT_EXCEEDED.into(), "the NodePool's node limit is exhausted".into()),
+        Fail::Resources => (NO_INSTANCE_TYPE_FITS.into(), "not enough room".into()),
+        Fail::NoType(fit) => {
+            let Some(t) = t else { return (NO_INSTANCE_TYPE_FITS.into(), "no instance type fits".into()) };
+            let r = pod_requirements(pod, t, m);
+            let its = compatible_types(t, &r, m);
+            if !fit.any_requirements || its.is_empty() {
+                let shown = r.render(&m.interner, |k| k == m.keys.hostname || k == m.keys.registered || k == m.keys.initialized);
+                (REQUIREMENT_CONFLICT.into(), format!("no instance type of the NodePool meets the requirements {shown}"))
+            } else {
+                (NO_INSTANCE_TYPE_FITS.into(), resource_message(pod, t, &its, m))
+            }
+        }
+    }
+}
+
+/// Would the pod fit a fresh NodeClaim of `pool` if taints did not exist?
+fn fits_ignoring_taints(m: &Model, sol: &Solution, p: usize, pool: usize) -> bool {
+    let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else { return false };
+    let pod = &m.pods[p];
+    let r = pod_requirements(pod, t, m);
+    if t.requirements.compatible(&r, |k| m.is_well_known(k), &m.interner).is_err() {
+        return false;
+    }
+    compatible_types(t, &r, m).iter().any(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m)))
+}
+
+fn priority(code: &str, taint_binding: bool) -> u8 {
+    match code {
+        TAINT_NOT_TOLERATED if taint_binding => 10,
+        LIMIT_EXCEEDED => 9,
+        MIN_VALUES_NOT_MET => 8,
+        TOPOLOGY_UNSATISFIABLE => 7,
+        NO_INSTANCE_TYPE_FITS => 6,
+        HOST_PORT_CONFLICT => 5,
+        TAINT_NOT_TOLERATED => 3,
+        _ => 2,
+    }
+}
+
+pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) -> UnschedulableOut {
+    let pod = m.pods[p].key();
+    match failure {
+        PodFailure::Ignored(why) => UnschedulableOut {
+            pod,
+            code: POD_IGNORED.into(),
+            reasons: vec![Reason { code: POD_IGNORED.into(), node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
+        },
+        PodFailure::NoNodePools => UnschedulableOut {
+            pod,
+            code: NO_NODEPOOLS.into(),
+            reasons: vec![Reason { code: NO_NODEPOOLS.into(), node_pool: None, message: "no NodePool can launch any instance type of the catalog".into() }],
+        },
+        PodFailure::PerPool(errs) => {
+            let mut best: Option<(u8, String)> = None;
+            let mut reasons = Vec::new();
+            for (pool, fail) in errs {
+                let (code, message) = describe(m, sol, p, *pool, fail);
+                let binding = code == TAINT_NOT_TOLERATED && fits_ignoring_taints(m, sol, p, *pool);
+                let pr = priority(&code, binding);
+                if best.as_ref().is_none_or(|(b, _)| pr > *b) {
+                    best = Some((pr, code.clone()));
+                }
+                reasons.push(Reason { code, node_pool: Some(m.node_pools[*pool].name.clone()), message });
+            }
+            UnschedulableOut { pod, code: best.map(|b| b.1).unwrap_or_else(|| NO_INSTANCE_TYPE_FITS.into()), reasons }
+        }
+    }
+}
+
+/// Resources as `cpu 1, memory 2Gi` for messages.
+pub fn render_resources(m: &Model, r: &Resources) -> String {
+    r.iter_nonzero().map(|(id, v)| format!("{} {}", m.resources.name(id), format_milli(v, m.resources.unit(id)))).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,310 @@
+//! `validate` and `explain`: the answers that say *why*.
+
+use crate::api::*;
+use crate::diagnostics::{self, compatible_types, pod_requirements};
+use crate::error::InputError;
+use crate::model::Model;
+use crate::plan;
+use crate::requirements::Incompatible;
+use crate::scheduling::{self, existing, it_labels_compatible, launch, offering_compatible, Placement};
+use crate::taints::first_untolerated;
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidationReport {
+    pub objects: usize,
+    pub node_pools: Vec<String>,
+    pub pods: usize,
+    pub skipped: Vec<crate::model::Skipped>,
+}
+
+/// Run every validation rule (both layers) and every decoding/lowering check.
+pub fn validate(req: &Request) -> Answer<ValidationReport> {
+    let docs = match plan::documents(req) {
+        Ok(d) => d,
+        Err(e) => return Answer::failure("Validation", e),
+    };
+    let (mut errors, runtime) = plan::validation(&docs);
+    errors.extend(runtime);
+    match crate::catalog::build(req.catalog.as_ref()) {
+        Err(e) => errors.extend(e),
+        Ok((cat, tables)) => match crate::model::lower::lower(&docs, cat, tables, req.settings.clone()) {
+            Err(e) => errors.extend(e),
+            Ok(m) if errors.is_empty() => {
+                return Answer::success(
+                    "Validation",
+                    ValidationReport { objects: docs.len(), node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(), pods: m.pods.len(), skipped: m.skipped },
+                )
+            }
+            Ok(_) => {}
+        },
+    }
+    Answer::failure("Validation", errors)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<PodExplanation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<TypeExplanation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodExplanation {
+    pub pod: String,
+    /// `existing-node`, `new-node-claim` or `unschedulable`.
+    pub outcome: String,
+    pub summary: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_claim: Option<NodeClaimOut>,
+    /// Preference relaxation steps that were needed.
+    pub relaxations: Vec<String>,
+    /// Why each existing node did not take the pod (checked against the nodes as they were
+    /// before this pass).
+    pub existing_nodes: Vec<Verdict>,
+    /// Each NodePool in the order Karpenter tries them.
+    pub node_pools: Vec<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unschedulable: Option<UnschedulableOut>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub name: String,
+    pub ok: bool,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeExplanation {
+    pub instance_type: String,
+    /// `launched`, `option` (allowed but not the cheapest) or `rejected`.
+    pub verdict: String,
+    pub reasons: Vec<String>,
+}
+
+fn find_pod(m: &Model, name: &str) -> Option<usize> {
+    m.pods.iter().position(|p| p.key() == name).or_else(|| m.pods.iter().position(|p| p.name == name))
+}
+
+pub fn explain(req: &Request) -> Answer<Explanation> {
+    let (m, warnings) = match plan::model(req) {
+        Ok(x) => x,
+        Err(e) => return Answer::failure("Explanation", e),
+    };
+    let Some(pod_name) = req.pod.as_deref() else {
+        return Answer::failure("Explanation", vec![InputError::new("required", "explain needs a pod").help("--pod NAME (or namespace/name)")]);
+    };
+    let Some(p) = find_pod(&m, pod_name) else {
+        let known: Vec<String> = m.pods.iter().filter(|p| p.is_pending()).take(10).map(|p| p.key()).collect();
+        return Answer::failure("Explanation", vec![InputError::new("unknown-pod", format!("no pod named {pod_name:?}")).help(format!("one of: {}", known.join(", ")))]);
+    };
+    let sol = scheduling::solve(&m);
+    let rendered = plan::render(&m, &sol, warnings);
+    let pod = &m.pods[p];
+    let key = pod.key();
+    let mut ex = PodExplanation {
+        pod: key.clone(),
+        outcome: String::new(),
+        summary: String::new(),
+        node: None,
+        node_claim: None,
+        relaxations: sol.relaxed.get(&p).cloned().unwrap_or_default(),
+        existing_nodes: existing_verdicts(&m, p),
+        node_pools: Vec::new(),
+        unschedulable: None,
+    };
+    if let Some(node) = &pod.node_name {
+        ex.outcome = "bound".into();
+        ex.summary = format!("{key} already runs on {node}");
+    } else {
+        match sol.placements.get(&p) {
+            Some(Placement::Existing(e)) => {
+                let n = &m.nodes[sol.existing[*e].node];
+                ex.outcome = "existing-node".into();
+                ex.node = Some(n.name.clone());
+                ex.summary = format!("{key} fits on existing node {} (existing capacity is used before new nodes)", n.name);
+            }
+            Some(Placement::Claim(_)) => {
+                let claim = rendered.node_claims.iter().find(|c| c.pods.contains(&key)).cloned();
+                ex.outcome = "new-node-claim".into();
+                if let Some(c) = &claim {
+                    let opts = c.instance_type_options.len();
+                    ex.summary = format!(
+                        "{key} goes to a new {} NodeClaim {} launched as {} {} in {} at ${}/h: the cheapest {} of {opts} instance types that hold its pods{}",
+                        c.node_pool,
+                        c.name,
+                        c.capacity_type.as_deref().unwrap_or("?"),
+                        c.instance_type.as_deref().unwrap_or("?"),
+                        c.zone.as_deref().unwrap_or("?"),
+                        c.price_per_hour.unwrap_or(0.0),
+                        c.capacity_type.as_deref().unwrap_or("?"),
+                        if c.pods.len() > 1 { format!(" together with {} other pod(s)", c.pods.len() - 1) } else { String::new() }
+                    );
+                }
+                ex.node_claim = claim;
+            }
+            None => {
+                ex.outcome = "unschedulable".into();
+                ex.unschedulable = rendered.unschedulable.iter().find(|u| u.pod == key).cloned();
+                ex.summary = match &ex.unschedulable {
+                    Some(u) => format!("{key} stays pending ({}): {}", u.code, u.reasons.first().map(|r| r.message.as_str()).unwrap_or("")),
+                    None => format!("{key} stays pending"),
+                };
+            }
+        }
+    }
+    ex.node_pools = pool_verdicts(&m, &sol, p, ex.node_claim.as_ref().map(|c| c.node_pool.as_str()));
+    let instance_type = req.instance_type.as_deref().map(|it| type_verdict(&m, &sol, p, it, ex.node_claim.as_ref()));
+    Answer::success("Explanation", Explanation { pod: Some(ex), instance_type })
+}
+
+fn existing_verdicts(m: &Model, p: usize) -> Vec<Verdict> {
+    let pod = &m.pods[p];
+    existing::build(m, &[])
+        .iter()
+        .map(|e| {
+            let n = &m.nodes[e.node];
+            let reason = if let Some(t) = first_untolerated(&e.taints, &pod.tolerations) {
+                format!("taint {t} is not tolerated")
+            } else if !pod.requests.fits_in(&e.remaining) {
+                let short: Vec<String> = pod.requests.shortfalls(&e.remaining).iter().map(|(id, need, have)| {
+                    let u = m.resources.unit(*id);
+                    format!("{} needs {} but {} is free", m.resources.name(*id), crate::quantity::format_milli(*need, u), crate::quantity::format_milli((*have).max(0), u))
+                }).collect();
+                format!("not enough room: {}", short.join("; "))
+            } else {
+                let mut full = pod.node_selector.clone();
+                if let Some(t) = pod.required_terms.first() {
+                    full.add_all(t, &m.interner);
+                }
+                match e.requirements.compatible(&full, |_| false, &m.interner) {
+                    Err(Incompatible::Undefined(k)) => format!("the node has no label {}", m.interner.str(k)),
+                    Err(Incompatible::Conflict(k)) => format!("label {} does not match the pod's requirement", m.interner.str(k)),
+                    Ok(()) => String::from("compatible (taints, resources and labels); topology constraints decide"),
+                }
+            };
+            Verdict { name: n.name.clone(), ok: reason.starts_with("compatible"), reason }
+        })
+        .collect()
+}
+
+fn pool_verdicts(m: &Model, sol: &scheduling::Solution, p: usize, chosen: Option<&str>) -> Vec<Verdict> {
+    let pod = &m.pods[p];
+    let failure = sol.failures.iter().find(|(q, _)| *q == p).map(|(_, f)| f);
+    let mut out = Vec::new();
+    let mut order: Vec<usize> = (0..m.node_pools.len()).collect();
+    order.sort_by(|&a, &b| m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name)));
+    for pool in order {
+        let np = &m.node_pools[pool];
+        let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else {
+            out.push(Verdict { name: np.name.clone(), ok: false, reason: "not usable: its requirements leave no launchable instance type (or it is static / not Ready)".into() });
+            continue;
+        };
+        if chosen == Some(np.name.as_str()) {
+            out.push(Verdict { name: np.name.clone(), ok: true, reason: format!("chosen (weight {}, the first NodePool in weight order that can take the pod)", np.weight) });
+            continue;
+        }
+        if let Some(scheduling::PodFailure::PerPool(errs)) = failure {
+            if let Some((_, f)) = errs.iter().find(|(q, _)| *q == pool) {
+                let (code, msg) = diagnostics::describe(m, sol, p, pool, f);
+                out.push(Verdict { name: np.name.clone(), ok: false, reason: format!("{code}: {msg}") });
+                continue;
+            }
+        }
+        let reason = if let Some(taint) = first_untolerated(&np.taints, &pod.tolerations) {
+            format!("taint {taint} is not tolerated")
+        } else {
+            let r = pod_requirements(pod, t, m);
+            match np.requirements.compatible(&r, |k| m.is_well_known(k), &m.interner) {
+                Err(_) => "the pod's node selector / affinity conflicts with the NodePool".into(),
+                Ok(()) => {
+                    let its = compatible_types(t, &r, m);
+                    if its.is_empty() {
+                        "no instance type of the NodePool meets the pod's requirements".into()
+                    } else if !its.iter().any(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m))) {
+                        diagnostics::resource_message(pod, t, &its, m)
+                    } else {
+                        format!("could take the pod ({} compatible types), but a NodePool earlier in weight order or existing capacity did", its.len())
+                    }
+                }
+            }
+        };
+        out.push(Verdict { name: np.name.clone(), ok: false, reason });
+    }
+    out
+}
+
+/// "Why not X?": check instance type `name` against the pod and every NodePool.
+fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, claim: Option<&NodeClaimOut>) -> TypeExplanation {
+    let Some(i) = m.catalog.find(name) else {
+        return TypeExplanation { instance_type: name.into(), verdict: "rejected".into(), reasons: vec![format!("{name} is not in the {} catalog", m.catalog.source)] };
+    };
+    if let Some(c) = claim {
+        if c.instance_type.as_deref() == Some(name) {
+            return TypeExplanation { instance_type: name.into(), verdict: "launched".into(), reasons: vec![format!("{name} is the cheapest available {} option", c.capacity_type.as_deref().unwrap_or(""))] };
+        }
+        if c.instance_type_options.iter().any(|o| o == name) {
+            let chosen = c.instance_type.clone().unwrap_or_default();
+            let pc = sol.claims.iter().find(|pc| pc.pods.contains(&p));
+            let price = pc.map(|pc| launch::min_price(i as u32, &pc.requirements, m)).unwrap_or(0.0);
+            return TypeExplanation {
+                instance_type: name.into(),
+                verdict: "option".into(),
+                reasons: vec![format!("{name} can hold the pods (it is one of the NodeClaim's {} options) but costs ${} vs ${} for {chosen}", c.instance_type_options.len(), plan::round_price(price), c.price_per_hour.unwrap_or(0.0))],
+            };
+        }
+    }
+    let it = &m.catalog.types[i];
+    let pod = &m.pods[p];
+    let mut reasons = Vec::new();
+    for t in &sol.templates {
+        let np = &m.node_pools[t.pool];
+        let prefix = format!("NodePool {}: ", np.name);
+        if !it_labels_compatible(it, &np.requirements, m) {
+            let bad: Vec<String> = np
+                .requirements
+                .iter()
+                .filter(|(k, r)| m.catalog.is_label_key(*k) && *k != m.keys.zone && *k != m.keys.capacity_type && match it.labels.get(*k) { Some(v) => !r.has(v, &m.interner), None => !r.allows_absent() })
+                .map(|(k, r)| format!("{} {} (type has {})", m.interner.str(k), r.render(&m.interner), it.labels.get(k).map(|v| m.interner.str(v)).unwrap_or("no such label")))
+                .collect();
+            reasons.push(format!("{prefix}excluded by its requirements: {}", bad.join("; ")));
+            continue;
+        }
+        if !t.its.contains(&(i as u32)) {
+            reasons.push(format!("{prefix}no available offering matches its zones / capacity types"));
+            continue;
+        }
+        let r = pod_requirements(pod, t, m);
+        if !it_labels_compatible(it, &r, m) || !it.offerings.iter().any(|o| o.available && offering_compatible(o, &r, m)) {
+            reasons.push(format!("{prefix}does not meet the pod's node selector / affinity"));
+            continue;
+        }
+        let need = pod.requests.plus(t.overhead(i as u32));
+        let short = need.shortfalls(t.alloc(i as u32, m));
+        if !short.is_empty() {
+            let s: Vec<String> = short.iter().map(|(id, n, h)| {
+                let u = m.resources.unit(*id);
+                format!("needs {} {} (with DaemonSet overhead), has {}", m.resources.name(*id), crate::quantity::format_milli(*n, u), crate::quantity::format_milli(*h, u))
+            }).collect();
+            reasons.push(format!("{prefix}too small: {}", s.join("; ")));
+            continue;
+        }
+        if first_untolerated(&np.taints, &pod.tolerations).is_some() {
+            reasons.push(format!("{prefix}the pod does not tolerate the NodePool's taints"));
+            continue;
+        }
+        reasons.push(format!("{prefix}fits the pod alone, but the NodeClaim it joined (co-placed pods, limits or topology) ruled it out"));
+    }
+    if reasons.is_empty() {
+        reasons.push("no usable NodePool".into());
+    }
+    TypeExplanation { instance_type: name.into(), verdict: "rejected".into(), reasons }
+}

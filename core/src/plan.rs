@@ -1,0 +1,308 @@
+//! The provisioning facade: request → model → one pass → plan.
+
+use crate::api::*;
+use crate::catalog;
+use crate::diagnostics;
+use crate::error::InputError;
+use crate::manifest::{self, Document};
+use crate::model::{lower, LimitKey, Model};
+use crate::quantity::format_milli;
+use crate::resources::{ResourceNames, Resources};
+use crate::scheduling::{self, launch, Solution};
+use crate::validate;
+use indexmap::IndexMap;
+
+/// Decode every input and object of a request.
+pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    for input in &req.inputs {
+        match manifest::decode(&input.text, input.name.as_deref()) {
+            Ok(d) => docs.extend(d),
+            Err(e) => errors.extend(e),
+        }
+    }
+    for (i, obj) in req.objects.iter().enumerate() {
+        let source = Some("objects".to_string());
+        match obj {
+            serde_json::Value::Object(_) => docs.push(Document { source, index: i, prefix: String::new(), value: obj.clone() }),
+            _ => errors.push(InputError { source, ..InputError::new("wrong-type", "each object must be a mapping (a Kubernetes object)").at_document(i) }),
+        }
+    }
+    if errors.is_empty() {
+        Ok(docs)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Validation findings split by layer: admission errors make the input unusable; runtime
+/// errors make Karpenter mark the NodePool not Ready, so it is skipped (R1.1.2).
+pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
+    let mut admission = Vec::new();
+    let mut runtime = Vec::new();
+    for d in docs {
+        for mut e in validate::validate_document(d.index, &d.value, validate::Provider::Aws) {
+            e.source = e.source.or_else(|| d.source.clone());
+            if !d.prefix.is_empty() {
+                e.path = Some(match e.path.take() {
+                    Some(p) => format!("{}.{p}", d.prefix),
+                    None => d.prefix.clone(),
+                });
+            }
+            if is_runtime(&e) {
+                runtime.push(e);
+            } else {
+                admission.push(e);
+            }
+        }
+    }
+    (admission, runtime)
+}
+
+/// Runtime-layer findings are marked in their help text by the validator.
+fn is_runtime(e: &InputError) -> bool {
+    e.help.as_deref().is_some_and(|h| h.starts_with("fails at runtime"))
+}
+
+/// Build the model of a request: decode, validate, lower.
+pub fn model(req: &Request) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
+    let docs = documents(req)?;
+    let (admission, runtime) = validation(&docs);
+    if !admission.is_empty() {
+        return Err(admission);
+    }
+    let (cat, tables) = catalog::build(req.catalog.as_ref())?;
+    let mut model = lower::lower(&docs, cat, tables, req.settings.clone())?;
+    let mut warnings = Vec::new();
+    for e in runtime {
+        let object = e.object.clone().unwrap_or_default();
+        let help = e.help.as_deref().unwrap_or("");
+        // A NodePool (or the EC2NodeClass it uses) that fails runtime validation is not Ready,
+        // so provisioning ignores it (R1.1.2). An unparsable budget schedule keeps the NodePool
+        // Ready; it only blocks disruption.
+        let not_ready = if help.starts_with("fails at runtime (NodePool not Ready)") {
+            object.strip_prefix("NodePool/").map(|n| (n.to_string(), false))
+        } else if help.starts_with("fails at runtime (EC2NodeClass not Ready)") {
+            object.strip_prefix("EC2NodeClass/").map(|n| (n.to_string(), true))
+        } else {
+            None
+        };
+        let mut consequence = "";
+        if let Some((name, is_class)) = not_ready {
+            for np in model.node_pools.iter_mut() {
+                if (!is_class && np.name == name) || (is_class && np.node_class.as_deref() == Some(name.as_str())) {
+                    np.ready = false;
+                    consequence = "; Karpenter would not provision from the affected NodePool";
+                }
+            }
+        }
+        let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
+        warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
+    }
+    check_bound_pods(&model)?;
+    Ok((model, warnings))
+}
+
+fn check_bound_pods(m: &Model) -> Result<(), Vec<InputError>> {
+    let errors: Vec<InputError> = m
+        .pods
+        .iter()
+        .filter_map(|p| {
+            let node = p.node_name.as_deref()?;
+            (!m.nodes.iter().any(|n| n.name == node)).then(|| {
+                InputError::new("unknown-node", format!("pod {} is bound to node {node:?}, which is not in the input", p.key()))
+                    .at_document(p.document)
+                    .object(format!("Pod/{}/{}", p.namespace, p.name))
+                    .path("spec.nodeName")
+                    .help("include the Node (kubectl get nodes -o yaml) or remove spec.nodeName to treat the pod as pending")
+            })
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// `plan`: what one provisioning pass would do.
+pub fn plan(req: &Request) -> Answer<Plan> {
+    match model(req) {
+        Err(errors) => Answer::failure("Plan", errors),
+        Ok((m, warnings)) => {
+            let sol = scheduling::solve(&m);
+            Answer::success("Plan", render(&m, &sol, warnings))
+        }
+    }
+}
+
+/// Launch decisions for every claim; claims whose truncation breaks minValues fail their pods.
+pub fn finalize(m: &Model, sol: &Solution) -> (Vec<launch::FinalClaim>, Vec<(usize, Reason)>) {
+    let mut out = Vec::new();
+    let mut failed = Vec::new();
+    for (c, pc) in sol.claims.iter().enumerate() {
+        let t = &sol.templates[pc.template];
+        match launch::finalize(c, pc, t, m) {
+            Ok(f) => out.push(f),
+            Err((key, min, found)) => {
+                for &p in &pc.pods {
+                    failed.push((p, Reason {
+                        code: "min-values-not-met".into(),
+                        node_pool: Some(m.node_pools[t.pool].name.clone()),
+                        message: format!("the cheapest {} instance types offer {found} values of {} but minValues is {min}", m.settings.max_instance_types, m.interner.str(key)),
+                    }));
+                }
+            }
+        }
+    }
+    (out, failed)
+}
+
+pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
+    let (finals, truncation_failures) = finalize(m, sol);
+    let mut plan = Plan { skipped: m.skipped.clone(), warnings, ..Default::default() };
+    let mut per_pool: IndexMap<usize, usize> = IndexMap::new();
+    for f in &finals {
+        let pc = &sol.claims[f.claim];
+        let pool = sol.templates[pc.template].pool;
+        let n = per_pool.entry(pool).or_insert(0);
+        *n += 1;
+        plan.node_claims.push(claim_out(m, sol, f, format!("{}-{}", m.node_pools[pool].name, n)));
+    }
+    plan.total_price_per_hour = round_price(plan.node_claims.iter().filter_map(|c| c.price_per_hour).sum());
+    for e in &sol.existing {
+        if e.pods.is_empty() {
+            continue;
+        }
+        let n = &m.nodes[e.node];
+        let mut pods: Vec<String> = e.pods.iter().map(|&p| m.pods[p].key()).collect();
+        pods.sort();
+        plan.existing_nodes.push(ExistingNodeOut { name: n.name.clone(), node_pool: n.nodepool.clone(), instance_type: n.instance_type.clone(), pods });
+    }
+    plan.existing_nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    for (p, failure) in &sol.failures {
+        plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
+    }
+    for (p, reason) in truncation_failures {
+        plan.unschedulable.push(UnschedulableOut { pod: m.pods[p].key(), code: reason.code.clone(), reasons: vec![reason] });
+    }
+    plan.unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
+    plan.node_pools = pools_out(m, sol, &finals);
+    plan
+}
+
+/// Prices are rounded to 1e-9 $/h so that sums print the same everywhere.
+pub fn round_price(p: f64) -> f64 {
+    (p * 1e9).round() / 1e9
+}
+
+fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String) -> NodeClaimOut {
+    let pc = &sol.claims[f.claim];
+    let t = &sol.templates[pc.template];
+    let np = &m.node_pools[t.pool];
+    let names = &m.resources;
+    let mut pods: Vec<String> = pc.pods.iter().map(|&p| m.pods[p].key()).collect();
+    pods.sort();
+    let mut labels: IndexMap<String, String> = IndexMap::new();
+    for (k, v) in np.labels.iter() {
+        labels.insert(m.interner.str(k).to_string(), m.interner.str(v).to_string());
+    }
+    // Custom requirement keys get a concrete value (R5.20.5).
+    for (k, r) in pc.requirements.iter() {
+        let key = m.interner.str(k);
+        if k == m.keys.hostname || m.is_well_known(k) || crate::labels::is_restricted(key) || key.starts_with("karpenter.sh/") || labels.contains_key(key) {
+            continue;
+        }
+        if let Some(v) = r.any_value(&m.interner) {
+            labels.insert(key.to_string(), v);
+        }
+    }
+    let mut allocatable = Resources::new();
+    let (mut instance_type, mut capacity_type, mut zone, mut price) = (None, None, None, None);
+    if let Some(l) = &f.launch {
+        let it = &m.catalog.types[l.it as usize];
+        instance_type = Some(it.name.clone());
+        capacity_type = Some(m.interner.str(l.capacity_type).to_string());
+        zone = Some(m.interner.str(l.zone).to_string());
+        price = Some(round_price(l.price));
+        allocatable = t.alloc(l.it, m).clone();
+        for (k, v) in it.labels.iter() {
+            labels.insert(m.interner.str(k).to_string(), m.interner.str(v).to_string());
+        }
+        labels.insert(crate::labels::ZONE.into(), zone.clone().unwrap_or_default());
+        labels.insert(crate::labels::CAPACITY_TYPE.into(), capacity_type.clone().unwrap_or_default());
+    }
+    labels.sort_keys();
+    let utilization = utilization(names, &f.requests, &allocatable);
+    let requirements = pc
+        .requirements
+        .iter()
+        .filter(|(k, _)| *k != m.keys.hostname && *k != m.keys.registered && *k != m.keys.initialized && *k != m.keys.instance_type)
+        .map(|(k, r)| format!("{} {}", m.interner.str(k), r.render(&m.interner)))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    NodeClaimOut {
+        name,
+        node_pool: np.name.clone(),
+        instance_type,
+        capacity_type,
+        zone,
+        price_per_hour: price,
+        instance_type_options: f.options.iter().map(|&i| m.catalog.types[i as usize].name.clone()).collect(),
+        pods,
+        daemon_sets: f.daemons.iter().map(|&d| format!("{}/{}", m.daemonsets[d].namespace, m.daemonsets[d].name)).collect(),
+        requests: names.render(&f.requests),
+        allocatable: names.render(&allocatable),
+        utilization,
+        labels,
+        requirements,
+    }
+}
+
+fn utilization(names: &ResourceNames, req: &Resources, alloc: &Resources) -> IndexMap<String, f64> {
+    alloc
+        .iter_nonzero()
+        .filter(|(id, _)| req.get(*id) > 0)
+        .map(|(id, a)| (names.name(id).to_string(), ((req.get(id) as f64 / a as f64) * 1e4).round() / 1e4))
+        .collect()
+}
+
+fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<NodePoolOut> {
+    let mut out = Vec::new();
+    let mut pools: Vec<usize> = (0..m.node_pools.len()).collect();
+    pools.sort_by(|&a, &b| m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name)));
+    for p in pools {
+        let np = &m.node_pools[p];
+        let mine: Vec<&launch::FinalClaim> = finals.iter().filter(|f| sol.templates[sol.claims[f.claim].template].pool == p).collect();
+        let mut limits = IndexMap::new();
+        for (k, limit) in &np.limits {
+            let (name, unit) = match k {
+                LimitKey::Nodes => ("nodes".to_string(), crate::quantity::Unit::Decimal),
+                LimitKey::Resource(r) => (m.resources.name(*r).to_string(), m.resources.unit(*r)),
+            };
+            let existing: i64 = m
+                .nodes
+                .iter()
+                .filter(|n| n.nodepool.as_deref() == Some(np.name.as_str()) && !n.marked_for_deletion)
+                .map(|n| match k {
+                    LimitKey::Nodes => 1000,
+                    LimitKey::Resource(r) => n.capacity.get(*r),
+                })
+                .sum();
+            let launched: i64 = mine
+                .iter()
+                .filter_map(|f| f.launch.as_ref())
+                .map(|l| match k {
+                    LimitKey::Nodes => 1000,
+                    LimitKey::Resource(r) => m.catalog.types[l.it as usize].capacity.get(*r),
+                })
+                .sum();
+            let used = existing + launched;
+            limits.insert(name, LimitOut { limit: format_milli(*limit, unit), used: format_milli(used, unit), remaining: format_milli(*limit - used, unit) });
+        }
+        out.push(NodePoolOut { name: np.name.clone(), weight: np.weight, new_node_claims: mine.len(), limits });
+    }
+    out
+}

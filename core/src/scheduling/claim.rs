@@ -1,0 +1,255 @@
+//! Templates (one per usable NodePool) and planned NodeClaims: candidate narrowing, daemon
+//! overhead, instance-type filtering and minValues (spec §4.7, §5.3.4, §5.8–§5.10).
+
+use super::{it_labels_compatible, offering_compatible, Fail, NoTypeFit};
+use crate::catalog::InstanceType;
+use crate::labels::{KeyId, ValueId};
+use crate::model::{HostPort, Model, MinValuesPolicy, NodePool};
+use crate::requirements::{Requirement, Requirements};
+use crate::resources::Resources;
+use crate::taints::{first_untolerated, Toleration};
+use std::collections::HashMap;
+
+/// A NodePool ready for scheduling.
+#[derive(Debug, Clone)]
+pub struct Template {
+    pub pool: usize,
+    pub requirements: Requirements,
+    /// Instance types this pool can ever launch (R5.3.4), catalog indices.
+    pub its: Vec<u32>,
+    /// Per catalog index: daemon-group index (usize::MAX when not in `its`).
+    pub group_of: Vec<usize>,
+    pub groups: Vec<DaemonGroup>,
+    /// Allocatable per catalog index when the pool's node class changes it (AWS only).
+    pub allocatable: Option<Vec<Resources>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct DaemonGroup {
+    pub overhead: Resources,
+    pub host_ports: Vec<HostPort>,
+    pub daemons: Vec<usize>,
+}
+
+impl Template {
+    pub fn alloc<'a>(&'a self, it: u32, m: &'a Model) -> &'a Resources {
+        match &self.allocatable {
+            Some(a) => &a[it as usize],
+            None => &m.catalog.types[it as usize].allocatable,
+        }
+    }
+
+    pub fn overhead(&self, it: u32) -> &Resources {
+        &self.groups[self.group_of[it as usize]].overhead
+    }
+}
+
+/// Build the template of NodePool `pool`, or None when it can launch nothing (R5.3.4).
+pub fn build_template(pool: usize, m: &Model) -> Option<Template> {
+    let np = &m.node_pools[pool];
+    let reqs = np.requirements.clone();
+    let allocatable = match (m.catalog.is_aws(), np.node_class_index) {
+        (true, Some(ci)) => {
+            let class = &m.node_classes[ci];
+            Some(m.catalog.types.iter().map(|it| crate::catalog::aws::adjust_allocatable(it, class, &m.interner)).collect::<Vec<_>>())
+        }
+        _ => None,
+    };
+    let mut its = Vec::new();
+    for (i, it) in m.catalog.types.iter().enumerate() {
+        let alloc = allocatable.as_ref().map_or(&it.allocatable, |a| &a[i]);
+        if it_labels_compatible(it, &reqs, m)
+            && it.offerings.iter().any(|o| o.available && offering_compatible(o, &reqs, m))
+            && Resources::new().fits_in(alloc)
+        {
+            its.push(i as u32);
+        }
+    }
+    if its.is_empty() {
+        return None;
+    }
+    if has_min_values(&reqs) && m.settings.min_values_policy == MinValuesPolicy::Strict && min_values_shortfall(&its, &reqs, m).is_some() {
+        return None;
+    }
+    // Daemon groups (R4.7): per instance type, the set of compatible daemons.
+    let mut group_index: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut groups = Vec::new();
+    let mut group_of = vec![usize::MAX; m.catalog.types.len()];
+    let mut tols_cache: Vec<Vec<Toleration>> = Vec::new();
+    for ds in &m.daemonsets {
+        let mut t = ds.pod.tolerations.clone();
+        t.push(Toleration::prefer_no_schedule());
+        tols_cache.push(t);
+    }
+    let tolerated: Vec<bool> = tols_cache.iter().map(|t| first_untolerated(&np.taints, t).is_none()).collect();
+    for &i in &its {
+        let it = &m.catalog.types[i as usize];
+        let daemons: Vec<usize> = m
+            .daemonsets
+            .iter()
+            .enumerate()
+            .filter(|(d, ds)| tolerated[*d] && daemon_fits_template(&ds.pod, &reqs, it, m))
+            .map(|(d, _)| d)
+            .collect();
+        let next = groups.len();
+        let g = *group_index.entry(daemons.clone()).or_insert_with(|| {
+            let mut overhead = Resources::new();
+            let mut host_ports = Vec::new();
+            for &d in &daemons {
+                overhead.add(&m.daemonsets[d].pod.requests);
+                host_ports.extend(m.daemonsets[d].pod.host_ports.iter().copied());
+            }
+            groups.push(DaemonGroup { overhead, host_ports, daemons: daemons.clone() });
+            next
+        });
+        group_of[i as usize] = g;
+    }
+    Some(Template { pool, requirements: reqs, its, group_of, groups, allocatable })
+}
+
+/// R4.7.1: some required term (with the node selector) is compatible with the template and
+/// intersects the instance type.
+fn daemon_fits_template(pod: &crate::model::Pod, reqs: &Requirements, it: &InstanceType, m: &Model) -> bool {
+    let allow = |k: KeyId| m.is_well_known(k);
+    let check = |term: Option<&Requirements>| {
+        let mut strict = pod.node_selector.clone();
+        if let Some(t) = term {
+            strict.add_all(t, &m.interner);
+        }
+        reqs.compatible(&strict, allow, &m.interner).is_ok() && it_labels_compatible(it, &strict, m)
+    };
+    if pod.required_terms.is_empty() {
+        check(None)
+    } else {
+        pod.required_terms.iter().any(|t| check(Some(t)))
+    }
+}
+
+pub fn has_min_values(reqs: &Requirements) -> bool {
+    reqs.iter().any(|(_, r)| r.min_values.is_some())
+}
+
+/// Distinct values of `key` over instance types `its` (zone / capacity type from offerings).
+fn distinct_values(its: &[u32], key: KeyId, reqs: &Requirements, m: &Model) -> usize {
+    let mut vals: Vec<ValueId> = Vec::new();
+    for &i in its {
+        let it = &m.catalog.types[i as usize];
+        if key == m.keys.zone || key == m.keys.capacity_type {
+            for o in it.offerings.iter().filter(|o| o.available && offering_compatible(o, reqs, m)) {
+                vals.push(if key == m.keys.zone { o.zone } else { o.capacity_type });
+            }
+        } else if let Some(v) = it.labels.get(key) {
+            vals.push(v);
+        }
+    }
+    vals.sort_unstable();
+    vals.dedup();
+    vals.len()
+}
+
+/// The first key whose minValues is not met by `its`, with the number of values found.
+pub fn min_values_shortfall(its: &[u32], reqs: &Requirements, m: &Model) -> Option<(KeyId, u32, usize)> {
+    reqs.iter().filter_map(|(k, r)| r.min_values.map(|mv| (k, mv))).find_map(|(k, mv)| {
+        let n = distinct_values(its, k, reqs, m);
+        ((n as u32) < mv).then_some((k, mv, n))
+    })
+}
+
+/// A NodeClaim planned in this run.
+#[derive(Debug, Clone)]
+pub struct PlannedClaim {
+    pub template: usize,
+    pub requirements: Requirements,
+    pub its: Vec<u32>,
+    pub pods: Vec<usize>,
+    pub requests: Resources,
+    pub hostname: ValueId,
+    pub host_ports: Vec<HostPort>,
+    pub min_values_relaxed: bool,
+}
+
+/// Cache of "instance types compatible with these requirements and with an available
+/// compatible offering", keyed by the requirement entries that instance types can see.
+#[derive(Default)]
+pub struct CompatCache {
+    map: HashMap<Requirements, Vec<bool>>,
+}
+
+impl CompatCache {
+    pub fn get(&mut self, reqs: &Requirements, m: &Model) -> &Vec<bool> {
+        let mut key = Requirements::new();
+        for (k, r) in reqs.iter() {
+            if k == m.keys.zone || k == m.keys.capacity_type || m.catalog.is_label_key(k) {
+                key.set(k, Requirement { min_values: None, ..r.clone() });
+            }
+        }
+        self.map.entry(key).or_insert_with_key(|key| {
+            m.catalog
+                .types
+                .iter()
+                .map(|it| it_labels_compatible(it, key, m) && it.offerings.iter().any(|o| o.available && offering_compatible(o, key, m)))
+                .collect()
+        })
+    }
+}
+
+/// Instance-type filtering for a claim with total pod requests `total` under requirements `r`
+/// (R5.9). Returns survivors, or why none survived.
+pub fn filter_its(
+    t: &Template,
+    candidates: &[u32],
+    r: &Requirements,
+    total: &Resources,
+    pod_ports: &[HostPort],
+    cache: &mut CompatCache,
+    m: &Model,
+) -> Result<Vec<u32>, Fail> {
+    let compat = cache.get(r, m);
+    let mut out = Vec::new();
+    let (mut any_req, mut any_fit) = (false, false);
+    for &i in candidates {
+        let g = &t.groups[t.group_of[i as usize]];
+        if !pod_ports.is_empty() && g.host_ports.iter().any(|a| pod_ports.iter().any(|b| a.conflicts(b))) {
+            continue;
+        }
+        let ok_req = compat[i as usize];
+        let fits = total.fits_with(&g.overhead, t.alloc(i, m));
+        any_req |= ok_req;
+        any_fit |= fits;
+        if ok_req && fits {
+            out.push(i);
+        }
+    }
+    if out.is_empty() {
+        return Err(Fail::NoType(NoTypeFit { any_requirements: any_req, any_resources: any_fit }));
+    }
+    Ok(out)
+}
+
+/// Remaining-limit filter before a new NodeClaim (R5.10.1a).
+pub fn limit_filter(np: &NodePool, remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m: &Model) -> Result<Vec<u32>, Fail> {
+    use crate::model::LimitKey;
+    if remaining.is_empty() {
+        return Ok(its.to_vec());
+    }
+    if remaining.iter().any(|(k, v)| *k == LimitKey::Nodes && *v <= 0) {
+        return Err(Fail::NodesLimit);
+    }
+    let _ = np;
+    let out: Vec<u32> = its
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let cap = &m.catalog.types[i as usize].capacity;
+            remaining.iter().all(|(k, v)| match k {
+                LimitKey::Nodes => true,
+                LimitKey::Resource(r) => cap.get(*r) <= *v,
+            })
+        })
+        .collect();
+    if out.is_empty() {
+        Err(Fail::Limits)
+    } else {
+        Ok(out)
+    }
+}

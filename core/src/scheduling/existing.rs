@@ -1,0 +1,135 @@
+//! Existing nodes (real and in-flight) as placement targets (spec §1.6, §4.8, §5.7).
+
+use super::{topology, Fail, View};
+use crate::model::{ExistingNode, HostPort, Model, Pod};
+use crate::requirements::{Requirement, Requirements};
+use crate::resources::Resources;
+use crate::taints::{first_untolerated, Taint, Toleration};
+
+#[derive(Debug, Clone)]
+pub struct ExistingState {
+    pub node: usize,
+    /// Allocatable − bound pods − remaining daemon need (R4.8.2), minus pods nominated here.
+    pub remaining: Resources,
+    pub requirements: Requirements,
+    /// Effective taints (R1.6.4).
+    pub taints: Vec<Taint>,
+    pub host_ports: Vec<HostPort>,
+    /// Pods nominated to this node in this pass.
+    pub pods: Vec<usize>,
+}
+
+const EPHEMERAL_TAINTS: [&str; 4] = [
+    "node.kubernetes.io/not-ready",
+    "node.kubernetes.io/unreachable",
+    "node.cloudprovider.kubernetes.io/uninitialized",
+    "karpenter.sh/unregistered",
+];
+
+/// Taints that count for scheduling: an uninitialized managed node drops the known ephemeral
+/// taints and its startup taints (R1.6.4).
+pub fn effective_taints(n: &ExistingNode) -> Vec<Taint> {
+    if !n.managed || n.initialized {
+        return n.taints.clone();
+    }
+    n.taints
+        .iter()
+        .filter(|t| !EPHEMERAL_TAINTS.contains(&t.key.as_str()) && !t.key.starts_with("readiness.k8s.io/"))
+        .filter(|t| !n.startup_taints.iter().any(|s| s.key == t.key && s.effect == t.effect && s.value == t.value))
+        .cloned()
+        .collect()
+}
+
+/// Existing nodes in scheduling order: initialized first, then by name (R5.3.6).
+pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
+    let mut idx: Vec<usize> = (0..m.nodes.len()).filter(|i| !exclude.contains(i) && !m.nodes[*i].marked_for_deletion).collect();
+    idx.sort_by(|&a, &b| {
+        let (x, y) = (&m.nodes[a], &m.nodes[b]);
+        y.initialized.cmp(&x.initialized).then_with(|| x.name.cmp(&y.name))
+    });
+    idx.into_iter()
+        .map(|i| {
+            let n = &m.nodes[i];
+            let mut remaining = n.allocatable.clone();
+            let mut host_ports = Vec::new();
+            let mut daemon_pods: Vec<&str> = Vec::new();
+            for p in m.pods.iter().filter(|p| !p.terminal && p.node_name.as_deref() == Some(n.name.as_str())) {
+                remaining.sub(&p.requests);
+                host_ports.extend(p.host_ports.iter().copied());
+                if let Some((kind, name)) = &p.owner {
+                    if kind == "DaemonSet" {
+                        daemon_pods.push(name);
+                    }
+                }
+            }
+            let taints = effective_taints(n);
+            let requirements = topology::label_requirements(&n.labels, &m.interner);
+            // Daemons that would run here but have no pod yet still reserve room (R4.8.1).
+            for ds in &m.daemonsets {
+                if daemon_pods.contains(&ds.name.as_str()) {
+                    continue;
+                }
+                if daemon_compatible(&ds.pod, &requirements, &taints, m) {
+                    remaining.sub(&ds.pod.requests);
+                }
+            }
+            ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new() }
+        })
+        .collect()
+}
+
+fn daemon_compatible(pod: &Pod, node: &Requirements, taints: &[Taint], m: &Model) -> bool {
+    let mut tols = pod.tolerations.clone();
+    tols.push(Toleration::prefer_no_schedule());
+    if first_untolerated(taints, &tols).is_some() {
+        return false;
+    }
+    let check = |term: Option<&Requirements>| {
+        let mut strict = pod.node_selector.clone();
+        if let Some(t) = term {
+            strict.add_all(t, &m.interner);
+        }
+        node.compatible(&strict, |_| false, &m.interner).is_ok()
+    };
+    if pod.required_terms.is_empty() {
+        check(None)
+    } else {
+        pod.required_terms.iter().any(|t| check(Some(t)))
+    }
+}
+
+impl ExistingState {
+    /// §5.7: taints, host ports, resources, strict label compatibility, topology. Returns the
+    /// node's requirements for recording.
+    pub fn accepts(&self, pod: &Pod, view: &View, topo: &topology::Topology, m: &Model) -> Result<Requirements, Fail> {
+        if let Some(t) = first_untolerated(&self.taints, &view.tolerations) {
+            return Err(Fail::Taint(t.clone()));
+        }
+        if pod.host_ports.iter().any(|a| self.host_ports.iter().any(|b| a.conflicts(b))) {
+            return Err(Fail::HostPort);
+        }
+        if !pod.requests.fits_in(&self.remaining) {
+            return Err(Fail::Resources);
+        }
+        self.requirements.compatible(&view.full, |_| false, &m.interner).map_err(Fail::Requirements)?;
+        for &(g, selects) in &view.groups {
+            let group = &topo.groups[g];
+            let key = group.def.key;
+            let exists = Requirement::exists();
+            let pod_domains = view.strict.get(key).unwrap_or(&exists);
+            let node_domains = self.requirements.get(key).unwrap_or(&exists);
+            let req = topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner)
+                .ok_or(Fail::Topology { kind: group.def.kind, key })?;
+            let mut extra = Requirements::new();
+            extra.set(key, req);
+            self.requirements.compatible(&extra, |_| false, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
+        }
+        Ok(self.requirements.clone())
+    }
+
+    pub fn add(&mut self, p: usize, pod: &Pod) {
+        self.remaining.sub(&pod.requests);
+        self.host_ports.extend(pod.host_ports.iter().copied());
+        self.pods.push(p);
+    }
+}

@@ -1,0 +1,133 @@
+//! Finalising planned NodeClaims and choosing what is launched (spec §5.20, §6.3–§6.6,
+//! FORMAT §2.4).
+
+use super::claim::{self, PlannedClaim, Template};
+use super::offering_compatible;
+use crate::catalog::Offering;
+use crate::labels::ValueId;
+use crate::model::{MinValuesPolicy, Model};
+use crate::requirements::Requirements;
+use crate::resources::Resources;
+
+/// AWS launch-time truncation (R6.3 step 7).
+pub const AWS_MAX_INSTANCE_TYPES: usize = 60;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub it: u32,
+    pub capacity_type: ValueId,
+    pub zone: ValueId,
+    pub price: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct FinalClaim {
+    pub claim: usize,
+    /// Instance-type options, cheapest first, truncated to MaxInstanceTypes (R5.20.3).
+    pub options: Vec<u32>,
+    pub launch: Option<Launch>,
+    /// Requests of the pods plus the daemons that will run on the launched type.
+    pub requests: Resources,
+    pub daemons: Vec<usize>,
+}
+
+/// Cheapest available offering of `it` compatible with `r` (R5.20.6 price key).
+pub fn min_price(it: u32, r: &Requirements, m: &Model) -> f64 {
+    m.catalog.types[it as usize]
+        .offerings
+        .iter()
+        .filter(|o| o.available && offering_compatible(o, r, m))
+        .map(|o| o.price)
+        .fold(f64::MAX, f64::min)
+}
+
+/// Sort by price, then name (determinism recommendation).
+pub fn sort_by_price(its: &mut [u32], r: &Requirements, m: &Model) {
+    its.sort_by(|&a, &b| {
+        min_price(a, r, m)
+            .total_cmp(&min_price(b, r, m))
+            .then_with(|| m.catalog.types[a as usize].name.cmp(&m.catalog.types[b as usize].name))
+    });
+}
+
+/// Finalise one claim. `Err` carries the minValues shortfall when truncation violates it.
+pub fn finalize(c: usize, pc: &PlannedClaim, t: &Template, m: &Model) -> Result<FinalClaim, (crate::labels::KeyId, u32, usize)> {
+    let r = &pc.requirements;
+    let mut options = pc.its.clone();
+    sort_by_price(&mut options, r, m);
+    options.truncate(m.settings.max_instance_types);
+    if claim::has_min_values(r) && m.settings.min_values_policy == MinValuesPolicy::Strict {
+        if let Some(short) = claim::min_values_shortfall(&options, r, m) {
+            return Err(short);
+        }
+    }
+    let launch = choose_launch(&options, r, m);
+    let (requests, daemons) = match &launch {
+        Some(l) => {
+            let g = &t.groups[t.group_of[l.it as usize]];
+            (pc.requests.plus(&g.overhead), g.daemons.clone())
+        }
+        None => (pc.requests.clone(), Vec::new()),
+    };
+    Ok(FinalClaim { claim: c, options, launch, requests, daemons })
+}
+
+/// The launch decision: AWS launch filters, then capacity type (spot preferred when allowed and
+/// available), then the cheapest (type, zone) offering; ties by type name then zone name.
+pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Launch> {
+    let spot = m.keys.spot;
+    let od = m.keys.on_demand;
+    // (type, offerings still eligible)
+    let mut cands: Vec<(u32, Vec<Offering>)> = options
+        .iter()
+        .map(|&i| {
+            let offs = m.catalog.types[i as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).copied().collect();
+            (i, offs)
+        })
+        .filter(|(_, o): &(u32, Vec<Offering>)| !o.is_empty())
+        .collect();
+    let min_values = claim::has_min_values(r);
+    if m.catalog.is_aws() && !min_values {
+        // Exotic filter (R6.3 step 5): metal and accelerator types only when nothing else fits.
+        if cands.iter().any(|(i, _)| !m.catalog.types[*i as usize].exotic) {
+            cands.retain(|(i, _)| !m.catalog.types[*i as usize].exotic);
+        }
+        // Spot-vs-on-demand price filter (R6.3 step 6).
+        let cheapest_od = cands.iter().flat_map(|(_, o)| o.iter()).filter(|o| o.capacity_type == od).map(|o| o.price).fold(f64::MAX, f64::min);
+        let any_spot = cands.iter().any(|(_, o)| o.iter().any(|x| x.capacity_type == spot));
+        if cheapest_od < f64::MAX && any_spot {
+            for (_, offs) in cands.iter_mut() {
+                offs.retain(|o| o.capacity_type != spot || o.price <= cheapest_od);
+            }
+            cands.retain(|(_, o)| !o.is_empty());
+        }
+        cands.sort_by(|a, b| {
+            let pa = a.1.iter().map(|o| o.price).fold(f64::MAX, f64::min);
+            let pb = b.1.iter().map(|o| o.price).fold(f64::MAX, f64::min);
+            pa.total_cmp(&pb).then_with(|| m.catalog.types[a.0 as usize].name.cmp(&m.catalog.types[b.0 as usize].name))
+        });
+        cands.truncate(AWS_MAX_INSTANCE_TYPES);
+    }
+    let spot_allowed = r.get(m.keys.capacity_type).is_none_or(|c| c.has(spot, &m.interner));
+    let ct = if spot_allowed && cands.iter().any(|(_, o)| o.iter().any(|x| x.capacity_type == spot)) { spot } else { od };
+    let mut best: Option<Launch> = None;
+    for (i, offs) in &cands {
+        for o in offs.iter().filter(|o| o.capacity_type == ct) {
+            let better = match &best {
+                None => true,
+                Some(b) => {
+                    let name = |x: u32| m.catalog.types[x as usize].name.as_str();
+                    o.price
+                        .total_cmp(&b.price)
+                        .then_with(|| name(*i).cmp(name(b.it)))
+                        .then_with(|| m.interner.str(o.zone).cmp(m.interner.str(b.zone)))
+                        .is_lt()
+                }
+            };
+            if better {
+                best = Some(Launch { it: *i, capacity_type: ct, zone: o.zone, price: o.price });
+            }
+        }
+    }
+    best
+}

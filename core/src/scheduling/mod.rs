@@ -1,0 +1,557 @@
+//! One provisioning pass (spec §5): existing nodes first, then NodeClaims planned in this
+//! pass, then a new NodeClaim from the best NodePool, relaxing preferences one step at a time.
+
+pub mod claim;
+pub mod existing;
+pub mod launch;
+pub mod topology;
+
+use crate::catalog::{InstanceType, Offering};
+use crate::labels::KeyId;
+use crate::model::{LimitKey, MinValuesPolicy, Model, Pod, PreferencePolicy, Unsatisfiable};
+use crate::requirements::{Incompatible, Requirement, Requirements};
+use crate::taints::{first_untolerated, Taint, Toleration};
+use claim::{CompatCache, PlannedClaim, Template};
+use existing::ExistingState;
+use std::collections::{HashMap, VecDeque};
+use topology::{GroupKind, Topology};
+
+/// Instance type labels vs requirements (R2.6 with the type's single-valued labels; zone and
+/// capacity type are checked through offerings).
+pub fn it_labels_compatible(it: &InstanceType, r: &Requirements, m: &Model) -> bool {
+    r.iter().all(|(k, req)| {
+        if k == m.keys.zone || k == m.keys.capacity_type || !m.catalog.is_label_key(k) {
+            return true;
+        }
+        match it.labels.get(k) {
+            Some(v) => req.has(v, &m.interner),
+            None => req.allows_absent(),
+        }
+    })
+}
+
+/// Used by the topology universe: labels only.
+pub fn it_matches(it: &InstanceType, r: &Requirements, m: &Model) -> bool {
+    it_labels_compatible(it, r, m)
+}
+
+pub fn offering_compatible(o: &Offering, r: &Requirements, m: &Model) -> bool {
+    r.get(m.keys.zone).is_none_or(|z| z.has(o.zone, &m.interner))
+        && r.get(m.keys.capacity_type).is_none_or(|c| c.has(o.capacity_type, &m.interner))
+}
+
+/// Why no instance type survived filtering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoTypeFit {
+    pub any_requirements: bool,
+    pub any_resources: bool,
+}
+
+/// Why one placement attempt failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fail {
+    Taint(Taint),
+    Requirements(Incompatible),
+    Topology { kind: GroupKind, key: KeyId },
+    HostPort,
+    NoType(NoTypeFit),
+    MinValues { key: KeyId, min: u32, found: usize },
+    Limits,
+    NodesLimit,
+    Resources,
+}
+
+/// Final outcome for a pod that stays pending.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PodFailure {
+    /// Karpenter ignores the pod (R5.2.3).
+    Ignored(String),
+    /// No NodePool can be used at all.
+    NoNodePools,
+    /// Per usable NodePool (pool index), the error of the most relaxed attempt.
+    PerPool(Vec<(usize, Fail)>),
+}
+
+/// Where a pod went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    Existing(usize),
+    Claim(usize),
+}
+
+/// The pass's result before launch decisions.
+pub struct Solution {
+    pub templates: Vec<Template>,
+    pub claims: Vec<PlannedClaim>,
+    pub existing: Vec<ExistingState>,
+    pub placements: HashMap<usize, Placement>,
+    pub failures: Vec<(usize, PodFailure)>,
+    /// Pod index → the view requirements it was finally placed with (for explanations).
+    pub relaxed: HashMap<usize, Vec<String>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Relax {
+    term: usize,
+    pref_node: usize,
+    pref_aff: usize,
+    pref_anti: usize,
+    removed_spread: Vec<usize>,
+    pns: bool,
+    steps: Vec<String>,
+}
+
+/// A pod as seen by one attempt (after relaxation).
+pub struct View {
+    pub strict: Requirements,
+    pub full: Requirements,
+    pub tolerations: Vec<Toleration>,
+    /// (group, the group selects this pod)
+    pub groups: Vec<(usize, bool)>,
+}
+
+pub struct Solver<'m> {
+    pub m: &'m Model,
+    pub templates: Vec<Template>,
+    pub existing: Vec<ExistingState>,
+    pub claims: Vec<PlannedClaim>,
+    remaining: HashMap<usize, Vec<(LimitKey, i64)>>,
+    pub topo: Topology,
+    inverse_groups: Vec<usize>,
+    owned_inverse: HashMap<usize, Vec<usize>>,
+    cache: std::cell::RefCell<CompatCache>,
+    any_pns: bool,
+    next_host: u32,
+}
+
+/// Run one provisioning pass over every pending pod of the model.
+pub fn solve(m: &Model) -> Solution {
+    solve_pods(m, None, &[])
+}
+
+/// Run a pass over `pods` (default: every pending pod), treating nodes in `exclude` as gone.
+/// Disruption reuses this to re-schedule a candidate's pods (no second scheduler).
+pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize]) -> Solution {
+    let mut order: Vec<usize> = (0..m.node_pools.len()).filter(|&i| m.provisionable(i)).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&m.node_pools[a], &m.node_pools[b]);
+        y.weight.cmp(&x.weight).then_with(|| y.name.cmp(&x.name))
+    });
+    let templates: Vec<Template> = order.iter().filter_map(|&p| claim::build_template(p, m)).collect();
+    let any_pns = templates.iter().any(|t| m.node_pools[t.pool].taints.iter().any(|t| t.effect == crate::taints::Effect::PreferNoSchedule));
+    let existing = existing::build(m, exclude);
+    let mut remaining = HashMap::new();
+    for t in &templates {
+        let np = &m.node_pools[t.pool];
+        let mut rem = np.limits.clone();
+        for e in &existing {
+            let node = &m.nodes[e.node];
+            if node.nodepool.as_deref() == Some(np.name.as_str()) && !node.marked_for_deletion {
+                for (k, v) in rem.iter_mut() {
+                    *v -= match k {
+                        LimitKey::Nodes => 1000,
+                        LimitKey::Resource(r) => node.capacity.get(*r),
+                    };
+                }
+            }
+        }
+        remaining.insert(t.pool, rem);
+    }
+    let mut s = Solver {
+        m,
+        templates,
+        existing,
+        claims: Vec::new(),
+        remaining,
+        topo: Topology::new(m.keys.hostname),
+        inverse_groups: Vec::new(),
+        owned_inverse: HashMap::new(),
+        cache: Default::default(),
+        any_pns,
+        next_host: 0,
+    };
+    let pending: Vec<usize> = match pods {
+        Some(p) => p.to_vec(),
+        None => (0..m.pods.len()).filter(|&i| m.pods[i].is_pending()).collect(),
+    };
+    let mut failures = Vec::new();
+    let mut queue: Vec<usize> = Vec::new();
+    for &p in &pending {
+        match &m.pods[p].ignored {
+            Some(why) => failures.push((p, PodFailure::Ignored(why.clone()))),
+            None => queue.push(p),
+        }
+    }
+    s.build_groups(&queue, exclude);
+    // R5.4.1: CPU desc, memory desc, creation asc, uid asc.
+    queue.sort_by(|&a, &b| {
+        let (x, y) = (&m.pods[a], &m.pods[b]);
+        let cpu = crate::resources::CPU;
+        let mem = crate::resources::MEMORY;
+        y.requests.get(cpu).cmp(&x.requests.get(cpu))
+            .then(y.requests.get(mem).cmp(&x.requests.get(mem)))
+            .then(x.created.cmp(&y.created))
+            .then_with(|| x.uid.cmp(&y.uid))
+            .then_with(|| x.key().cmp(&y.key()))
+    });
+    let mut placements = HashMap::new();
+    let mut relaxed = HashMap::new();
+    let mut errors: HashMap<usize, PodFailure> = HashMap::new();
+    let mut queue: VecDeque<usize> = queue.into();
+    let mut pushed_at: HashMap<usize, usize> = HashMap::new();
+    while let Some(p) = queue.pop_front() {
+        if pushed_at.get(&p) == Some(&(queue.len() + 1)) {
+            queue.push_front(p);
+            break;
+        }
+        match s.try_schedule(p) {
+            Ok((placement, steps)) => {
+                placements.insert(p, placement);
+                if !steps.is_empty() {
+                    relaxed.insert(p, steps);
+                }
+                errors.remove(&p);
+            }
+            Err(e) => {
+                errors.insert(p, e);
+                queue.push_back(p);
+                pushed_at.insert(p, queue.len());
+            }
+        }
+    }
+    let mut rest: Vec<usize> = queue.into_iter().collect();
+    rest.sort_unstable();
+    for p in rest {
+        if let Some(e) = errors.remove(&p) {
+            failures.push((p, e));
+        }
+    }
+    failures.sort_by_key(|(p, _)| *p);
+    Solution { templates: s.templates, claims: s.claims, existing: s.existing, placements, failures, relaxed }
+}
+
+impl Solver<'_> {
+    /// Create every topology group the batch can need, with initial counts from bound pods.
+    fn build_groups(&mut self, batch: &[usize], exclude: &[usize]) {
+        let m = self.m;
+        let respect = m.settings.preference_policy == PreferencePolicy::Respect;
+        for &p in batch {
+            let pod = &m.pods[p];
+            for sc in &pod.spread {
+                if respect || sc.when_unsatisfiable == Unsatisfiable::DoNotSchedule {
+                    self.topo.group(topology::spread_key(sc, pod), pod, m);
+                }
+            }
+            for t in &pod.affinity {
+                self.topo.group(topology::affinity_key(t, false, false), pod, m);
+            }
+            for t in &pod.anti_affinity {
+                self.topo.group(topology::affinity_key(t, true, false), pod, m);
+                let g = self.topo.group(topology::affinity_key(t, true, true), pod, m);
+                self.owned_inverse.entry(p).or_default().push(g);
+            }
+            if respect {
+                for (_, t) in &pod.preferred_affinity {
+                    self.topo.group(topology::affinity_key(t, false, false), pod, m);
+                }
+                for (_, t) in &pod.preferred_anti_affinity {
+                    self.topo.group(topology::affinity_key(t, true, false), pod, m);
+                }
+            }
+        }
+        // Bound pods with required anti-affinity repel pods they select (R5.15.6).
+        let node_index: HashMap<&str, usize> = m.nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+        let bound: Vec<(usize, usize)> = m
+            .pods
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.terminal)
+            .filter_map(|(i, p)| p.node_name.as_deref().and_then(|n| node_index.get(n)).map(|&n| (i, n)))
+            .filter(|(_, n)| !exclude.contains(n) && !m.nodes[*n].marked_for_deletion)
+            .collect();
+        for &(p, n) in &bound {
+            let pod = &m.pods[p];
+            for t in &pod.anti_affinity {
+                let g = self.topo.group(topology::affinity_key(t, true, true), pod, m);
+                if let Some(v) = m.nodes[n].labels.get(t.key) {
+                    *self.topo.groups[g].counts.entry(v).or_insert(0) += 1;
+                }
+            }
+        }
+        self.inverse_groups = (0..self.topo.groups.len()).filter(|&g| self.topo.groups[g].def.inverse).collect();
+        for e in &self.existing {
+            if let Some(h) = m.nodes[e.node].labels.get(m.keys.hostname) {
+                self.topo.register_hostname(h);
+            }
+        }
+        // Initial counts (R5.15.5).
+        for g in self.topo.groups.iter_mut().filter(|g| !g.def.inverse) {
+            for &(p, n) in &bound {
+                let node = &m.nodes[n];
+                if !topology::selects(&g.def, &m.pods[p]) {
+                    continue;
+                }
+                let Some(v) = node.labels.get(g.def.key) else { continue };
+                let reqs = topology::label_requirements(&node.labels, &m.interner);
+                if topology::filter_passes(&g.def, &reqs, &node.taints, m) {
+                    *g.counts.entry(v).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+
+    fn view(&mut self, p: usize, relax: &Relax) -> View {
+        let m = self.m;
+        let pod = &m.pods[p];
+        let respect = m.settings.preference_policy == PreferencePolicy::Respect;
+        let mut strict = pod.node_selector.clone();
+        if let Some(t) = pod.required_terms.get(relax.term) {
+            strict.add_all(t, &m.interner);
+        }
+        let mut full = strict.clone();
+        if respect {
+            if let Some((_, t)) = pod.preferred_terms.get(relax.pref_node) {
+                full.add_all(t, &m.interner);
+            }
+        }
+        let mut tolerations = pod.tolerations.clone();
+        if relax.pns {
+            tolerations.push(Toleration::prefer_no_schedule());
+        }
+        let mut groups = Vec::new();
+        let mut push = |s: &mut Self, def: topology::GroupKey| {
+            let selects = topology::selects(&def, pod);
+            let g = s.topo.group(def, pod, m);
+            groups.push((g, selects));
+        };
+        for (i, sc) in pod.spread.iter().enumerate() {
+            let active = sc.when_unsatisfiable == Unsatisfiable::DoNotSchedule || (respect && !relax.removed_spread.contains(&i));
+            if active {
+                push(self, topology::spread_key(sc, pod));
+            }
+        }
+        for t in &pod.affinity {
+            push(self, topology::affinity_key(t, false, false));
+        }
+        for t in &pod.anti_affinity {
+            push(self, topology::affinity_key(t, true, false));
+        }
+        if respect {
+            for (_, t) in pod.preferred_affinity.iter().skip(relax.pref_aff) {
+                push(self, topology::affinity_key(t, false, false));
+            }
+            for (_, t) in pod.preferred_anti_affinity.iter().skip(relax.pref_anti) {
+                push(self, topology::affinity_key(t, true, false));
+            }
+        }
+        for &g in &self.inverse_groups {
+            if topology::selects(&self.topo.groups[g].def, pod) && !groups.iter().any(|(x, _)| *x == g) {
+                groups.push((g, false));
+            }
+        }
+        View { strict, full, tolerations, groups }
+    }
+
+    /// One relaxation step (R5.13.1); false when nothing is left to relax.
+    fn relax(&self, p: usize, r: &mut Relax) -> bool {
+        let pod = &self.m.pods[p];
+        let respect = self.m.settings.preference_policy == PreferencePolicy::Respect;
+        if pod.required_terms.len() > r.term + 1 {
+            r.term += 1;
+            r.steps.push(format!("dropped required node affinity term {}", r.term));
+            return true;
+        }
+        if respect && r.pref_aff < pod.preferred_affinity.len() {
+            r.pref_aff += 1;
+            r.steps.push("dropped a preferred pod affinity term".into());
+            return true;
+        }
+        if respect && r.pref_anti < pod.preferred_anti_affinity.len() {
+            r.pref_anti += 1;
+            r.steps.push("dropped a preferred pod anti-affinity term".into());
+            return true;
+        }
+        if respect && r.pref_node < pod.preferred_terms.len() {
+            r.pref_node += 1;
+            r.steps.push(format!("dropped preferred node affinity (weight {})", pod.preferred_terms[r.pref_node - 1].0));
+            return true;
+        }
+        if respect {
+            if let Some(i) = (0..pod.spread.len()).find(|i| pod.spread[*i].when_unsatisfiable == Unsatisfiable::ScheduleAnyway && !r.removed_spread.contains(i)) {
+                r.removed_spread.push(i);
+                r.steps.push("dropped a ScheduleAnyway topology spread constraint".into());
+                return true;
+            }
+        }
+        if self.any_pns && !r.pns && !pod.tolerations.contains(&Toleration::prefer_no_schedule()) {
+            r.pns = true;
+            r.steps.push("tolerated PreferNoSchedule taints".into());
+            return true;
+        }
+        false
+    }
+
+    fn try_schedule(&mut self, p: usize) -> Result<(Placement, Vec<String>), PodFailure> {
+        let mut relax = Relax::default();
+        loop {
+            let view = self.view(p, &relax);
+            match self.add(p, &view) {
+                Ok(pl) => return Ok((pl, relax.steps)),
+                Err(e) => {
+                    if !self.relax(p, &mut relax) {
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, p: usize, view: &View) -> Result<Placement, PodFailure> {
+        let m = self.m;
+        let pod = &m.pods[p];
+        for i in 0..self.existing.len() {
+            if let Ok(reqs) = self.existing[i].accepts(pod, view, &self.topo, m) {
+                self.existing[i].add(p, pod);
+                let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
+                let taints = self.existing[i].taints.clone();
+                topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
+                return Ok(Placement::Existing(i));
+            }
+        }
+        let mut order: Vec<usize> = (0..self.claims.len()).collect();
+        order.sort_by_key(|&c| self.claims[c].pods.len());
+        for c in order {
+            let claim = &self.claims[c];
+            if let Ok((r, its)) = self.can_add(claim, pod, view, false) {
+                self.commit(c, p, r, its);
+                return Ok(Placement::Claim(c));
+            }
+        }
+        if self.templates.is_empty() {
+            return Err(PodFailure::NoNodePools);
+        }
+        let mut errs = Vec::new();
+        for ti in 0..self.templates.len() {
+            let t = &self.templates[ti];
+            let np = &m.node_pools[t.pool];
+            let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
+            let its = match claim::limit_filter(np, rem, &t.its, m) {
+                Ok(its) => its,
+                Err(e) => {
+                    errs.push((t.pool, e));
+                    continue;
+                }
+            };
+            let h = placeholder(self.next_host);
+            let mut reqs = t.requirements.clone();
+            reqs.set(m.keys.hostname, Requirement::in_values([h]));
+            let fresh = PlannedClaim { template: ti, requirements: reqs, its, pods: Vec::new(), requests: crate::resources::Resources::new(), hostname: h, host_ports: Vec::new(), min_values_relaxed: false };
+            match self.can_add(&fresh, pod, view, true) {
+                Ok((r, its)) => {
+                    self.next_host += 1;
+                    let relaxed = its_relaxed(&fresh.requirements, &r);
+                    let c = self.claims.len();
+                    self.claims.push(PlannedClaim { min_values_relaxed: relaxed, ..fresh });
+                    self.topo.register_hostname(h);
+                    // R5.11.1: book the largest candidate's capacity; `nodes` counts one per
+                    // claim (the R5.11.2 recommendation, so a nodes limit holds within a pass).
+                    if let Some(rem) = self.remaining.get_mut(&t.pool) {
+                        for (k, v) in rem.iter_mut() {
+                            *v -= match k {
+                                LimitKey::Nodes => 1000,
+                                LimitKey::Resource(res) => its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(*res)).max().unwrap_or(0),
+                            };
+                        }
+                    }
+                    self.commit(c, p, r, its);
+                    return Ok(Placement::Claim(c));
+                }
+                Err(e) => errs.push((t.pool, e)),
+            }
+        }
+        Err(PodFailure::PerPool(errs))
+    }
+
+    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>) {
+        let m = self.m;
+        let pod = &m.pods[p];
+        let claim = &mut self.claims[c];
+        claim.requirements = r;
+        claim.its = its;
+        claim.pods.push(p);
+        claim.requests.add(&pod.requests);
+        claim.host_ports.extend(pod.host_ports.iter().copied());
+        let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
+        let reqs = claim.requirements.clone();
+        let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
+        topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
+    }
+
+    /// CanAdd (R5.8).
+    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
+        let m = self.m;
+        let t = &self.templates[claim.template];
+        let np = &m.node_pools[t.pool];
+        if let Some(taint) = first_untolerated(&np.taints, &view.tolerations) {
+            return Err(Fail::Taint(taint.clone()));
+        }
+        let allow = |k: KeyId| m.is_well_known(k);
+        claim.requirements.compatible(&view.full, allow, &m.interner).map_err(Fail::Requirements)?;
+        let mut r = claim.requirements.clone();
+        r.add_all(&view.full, &m.interner);
+        for &(g, selects) in &view.groups {
+            let group = &self.topo.groups[g];
+            let key = group.def.key;
+            let exists = Requirement::exists();
+            let pod_domains = view.strict.get(key).unwrap_or(&exists);
+            let node_domains = r.get(key).unwrap_or(&exists);
+            let Some(req) = topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner) else {
+                return Err(Fail::Topology { kind: group.def.kind, key });
+            };
+            let mut extra = Requirements::new();
+            extra.set(key, req);
+            r.compatible(&extra, allow, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
+            r.add_all(&extra, &m.interner);
+        }
+        if pod.host_ports.iter().any(|a| claim.host_ports.iter().any(|b| a.conflicts(b))) {
+            return Err(Fail::HostPort);
+        }
+        let total = claim.requests.plus(&pod.requests);
+        let its = claim::filter_its(t, &claim.its, &r, &total, &pod.host_ports, &mut self.cache.borrow_mut(), m)?;
+        if claim::has_min_values(&r) {
+            if let Some((key, min, found)) = claim::min_values_shortfall(&its, &r, m) {
+                if new_claim && m.settings.min_values_policy == MinValuesPolicy::BestEffort {
+                    // Lower every failing key's minValues to what is available (R2.11.3).
+                    let mut guard = 0;
+                    while let Some((k, _, n)) = claim::min_values_shortfall(&its, &r, m) {
+                        if let Some(req) = r.get(k) {
+                            let mut lowered = req.clone();
+                            lowered.min_values = Some(n as u32);
+                            r.set(k, lowered);
+                        }
+                        guard += 1;
+                        if guard > 64 {
+                            break;
+                        }
+                    }
+                } else {
+                    return Err(Fail::MinValues { key, min, found });
+                }
+            }
+        }
+        Ok((r, its))
+    }
+}
+
+/// Placeholder hostnames (R5.8.1) exist only within a pass: they take ids from the top of the
+/// id space, far above anything the model interned, so the model stays shared and immutable.
+pub fn placeholder(n: u32) -> crate::labels::ValueId {
+    u32::MAX - 1 - n
+}
+
+fn its_relaxed(before: &Requirements, after: &Requirements) -> bool {
+    after.iter().any(|(k, r)| match (r.min_values, before.get(k).and_then(|b| b.min_values)) {
+        (Some(a), Some(b)) => a < b,
+        _ => false,
+    })
+}

@@ -1,0 +1,328 @@
+//! Topology spread, pod affinity and pod anti-affinity (spec §5.14–§5.19).
+//!
+//! A *group* is one distinct constraint (kind, key, namespaces, selector, skew, node filter);
+//! it counts, per domain of its key, the placed pods it selects. A pod being placed is checked
+//! against the groups it owns (its own constraints) and against the *inverse* anti-affinity
+//! groups of other pods that select it.
+
+use crate::labels::{Interner, KeyId, ValueId};
+use crate::model::{AffinityTerm, LabelSet, Model, Pod, Selector, SpreadConstraint};
+use crate::requirements::{Requirement, Requirements};
+use crate::taints::{first_untolerated, Taint, Toleration};
+use smallvec::SmallVec;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GroupKind {
+    Spread,
+    Affinity,
+    AntiAffinity,
+}
+
+/// The node filter of a spread group (R5.15.3): which nodes' pods count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct NodeFilter {
+    /// Honor node affinity: node selector + required terms of the owner (OR of terms).
+    pub affinity: Option<(Requirements, Vec<Requirements>)>,
+    /// Honor taints: the owner's tolerations.
+    pub tolerations: Option<Vec<Toleration>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GroupKey {
+    pub kind: GroupKind,
+    pub key: KeyId,
+    pub namespaces: Option<SmallVec<[ValueId; 2]>>,
+    pub selector: Selector,
+    pub max_skew: i32,
+    pub min_domains: Option<i32>,
+    pub filter: NodeFilter,
+    pub inverse: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub def: GroupKey,
+    /// Domain → count of selected pods; every known domain is present (possibly 0).
+    pub counts: BTreeMap<ValueId, i32>,
+}
+
+/// Per key, the domains Karpenter knows and the taint lists they come with (R5.14).
+#[derive(Debug, Clone, Default)]
+struct Domain {
+    untainted: bool,
+    taint_lists: Vec<Vec<Taint>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Topology {
+    pub groups: Vec<Group>,
+    index: HashMap<GroupKey, usize>,
+    universe: HashMap<KeyId, BTreeMap<ValueId, Domain>>,
+    hostname: KeyId,
+}
+
+impl Topology {
+    pub fn new(hostname: KeyId) -> Self {
+        Topology { hostname, ..Default::default() }
+    }
+
+    /// Domains of `key` from NodePools × instance types and existing nodes (R5.14.1–3).
+    fn universe_for(&mut self, key: KeyId, m: &Model) -> &BTreeMap<ValueId, Domain> {
+        if !self.universe.contains_key(&key) {
+            let mut doms: BTreeMap<ValueId, Domain> = BTreeMap::new();
+            let mut add = |v: ValueId, taints: &[Taint]| {
+                let d = doms.entry(v).or_default();
+                if taints.is_empty() {
+                    d.untainted = true;
+                } else if !d.taint_lists.iter().any(|t| t == taints) {
+                    d.taint_lists.push(taints.to_vec());
+                }
+            };
+            let (zone, ct) = (m.keys.zone, m.keys.capacity_type);
+            for np in m.node_pools.iter().filter(|n| !n.is_static) {
+                let req = np.requirements.get(key);
+                if let Some(r) = req {
+                    if !r.complement {
+                        for v in &r.values {
+                            add(*v, &np.taints);
+                        }
+                    }
+                }
+                if key != zone && key != ct && !m.catalog.is_label_key(key) {
+                    continue;
+                }
+                for it in &m.catalog.types {
+                    if !super::it_matches(it, &np.requirements, m) {
+                        continue;
+                    }
+                    if key == zone || key == ct {
+                        for o in &it.offerings {
+                            let v = if key == zone { o.zone } else { o.capacity_type };
+                            let ok_z = np.requirements.get(zone).is_none_or(|r| r.has(o.zone, &m.interner));
+                            let ok_c = np.requirements.get(ct).is_none_or(|r| r.has(o.capacity_type, &m.interner));
+                            if ok_z && ok_c {
+                                add(v, &np.taints);
+                            }
+                        }
+                    } else if let Some(v) = it.labels.get(key) {
+                        if req.is_none_or(|r| r.has(v, &m.interner)) {
+                            add(v, &np.taints);
+                        }
+                    }
+                }
+            }
+            for n in m.nodes.iter().filter(|n| !n.marked_for_deletion && !n.in_flight) {
+                if let Some(v) = n.labels.get(key) {
+                    add(v, &[]);
+                }
+            }
+            self.universe.insert(key, doms);
+        }
+        &self.universe[&key]
+    }
+
+    /// Find or create the group for a definition; returns its index.
+    pub fn group(&mut self, def: GroupKey, owner: &Pod, m: &Model) -> usize {
+        if let Some(&i) = self.index.get(&def) {
+            return i;
+        }
+        let honor_taints = def.kind != GroupKind::Spread || def.filter.tolerations.is_some();
+        let mut counts = BTreeMap::new();
+        if def.key != self.hostname {
+            for (v, d) in self.universe_for(def.key, m).iter() {
+                let eligible = !honor_taints
+                    || d.untainted
+                    || d.taint_lists.iter().any(|t| first_untolerated(t, &owner.tolerations).is_none());
+                if eligible {
+                    counts.insert(*v, 0);
+                }
+            }
+        }
+        let i = self.groups.len();
+        self.groups.push(Group { def: def.clone(), counts });
+        self.index.insert(def, i);
+        i
+    }
+
+    /// Register a hostname domain (existing node or new NodeClaim) in every hostname group.
+    pub fn register_hostname(&mut self, h: ValueId) {
+        for g in self.groups.iter_mut().filter(|g| g.def.key == self.hostname) {
+            g.counts.entry(h).or_insert(0);
+        }
+    }
+}
+
+/// Does `g` select `pod` (namespace + label selector)?
+pub fn selects(g: &GroupKey, pod: &Pod) -> bool {
+    pod.in_namespaces(&g.namespaces) && g.selector.matches(&pod.labels)
+}
+
+/// Does a node with labels/requirements `node` and `taints` pass the group's node filter?
+pub fn filter_passes(g: &GroupKey, node: &Requirements, taints: &[Taint], m: &Model) -> bool {
+    if let Some((selector, terms)) = &g.filter.affinity {
+        let allow = |k: KeyId| m.is_well_known(k);
+        if node.compatible(selector, allow, &m.interner).is_err() {
+            return false;
+        }
+        if !terms.is_empty() && !terms.iter().any(|t| node.compatible(t, allow, &m.interner).is_ok()) {
+            return false;
+        }
+    }
+    if let Some(tols) = &g.filter.tolerations {
+        if first_untolerated(taints, tols).is_some() {
+            return false;
+        }
+    }
+    true
+}
+
+pub fn spread_key(sc: &SpreadConstraint, pod: &Pod) -> GroupKey {
+    let filter = NodeFilter {
+        affinity: sc.honor_node_affinity.then(|| (pod.node_selector.clone(), pod.required_terms.clone())),
+        tolerations: sc.honor_node_taints.then(|| pod.tolerations.clone()),
+    };
+    GroupKey {
+        kind: GroupKind::Spread,
+        key: sc.key,
+        namespaces: Some(SmallVec::from_elem(pod.namespace_id, 1)),
+        selector: sc.selector.clone(),
+        max_skew: sc.max_skew,
+        min_domains: sc.min_domains,
+        filter,
+        inverse: false,
+    }
+}
+
+pub fn affinity_key(t: &AffinityTerm, anti: bool, inverse: bool) -> GroupKey {
+    GroupKey {
+        kind: if anti { GroupKind::AntiAffinity } else { GroupKind::Affinity },
+        key: t.key,
+        namespaces: t.namespaces.clone(),
+        selector: t.selector.clone(),
+        max_skew: 0,
+        min_domains: None,
+        filter: NodeFilter::default(),
+        inverse,
+    }
+}
+
+fn single(r: &Requirement) -> Option<ValueId> {
+    (!r.complement && r.values.len() == 1).then(|| r.values[0])
+}
+
+/// The requirement a group imposes on a placement (R5.16–R5.18). `None` = unsatisfiable.
+pub fn next_domain(
+    g: &Group,
+    hostname: KeyId,
+    pod_domains: &Requirement,
+    node_domains: &Requirement,
+    selects_self: bool,
+    interner: &Interner,
+) -> Option<Requirement> {
+    let count = |d: ValueId| g.counts.get(&d).copied().unwrap_or(0);
+    let is_host = g.def.key == hostname;
+    match g.def.kind {
+        GroupKind::Spread => {
+            let me = i32::from(selects_self);
+            if is_host {
+                if let Some(h) = single(node_domains) {
+                    return (count(h) + me <= g.def.max_skew).then(|| Requirement::in_values([h]));
+                }
+            }
+            let pod_doms: Vec<(ValueId, i32)> = g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)).map(|(d, c)| (*d, *c)).collect();
+            let mut min = pod_doms.iter().map(|(_, c)| *c).min().unwrap_or(0);
+            if g.def.min_domains.is_some_and(|md| (pod_doms.len() as i32) < md) {
+                min = 0;
+            }
+            let best = g
+                .counts
+                .iter()
+                .filter(|(d, _)| node_domains.has(**d, interner))
+                .filter(|(_, c)| **c + me - min <= g.def.max_skew)
+                .min_by(|a, b| (a.1, interner.str(*a.0)).cmp(&(b.1, interner.str(*b.0))))
+                .map(|(d, _)| *d);
+            best.map(|d| Requirement::in_values([d]))
+        }
+        GroupKind::Affinity => {
+            let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
+            let all_empty = g.counts.values().all(|c| *c == 0);
+            let bootstrap = selects_self && (all_empty || !populated_for_pod);
+            if is_host {
+                if let Some(h) = single(node_domains) {
+                    let ok = pod_domains.has(h, interner) && (count(h) > 0 || bootstrap);
+                    return ok.then(|| Requirement::in_values([h]));
+                }
+            }
+            let allowed: Vec<ValueId> = g
+                .counts
+                .iter()
+                .filter(|(d, c)| **c > 0 && pod_domains.has(**d, interner) && node_domains.has(**d, interner))
+                .map(|(d, _)| *d)
+                .collect();
+            if !allowed.is_empty() {
+                return Some(Requirement::in_values(allowed));
+            }
+            if bootstrap {
+                let first = g
+                    .counts
+                    .keys()
+                    .filter(|d| pod_domains.has(**d, interner) && node_domains.has(**d, interner))
+                    .min_by_key(|d| interner.str(**d));
+                return first.map(|d| Requirement::in_values([*d]));
+            }
+            None
+        }
+        GroupKind::AntiAffinity => {
+            if is_host {
+                if let Some(h) = single(node_domains) {
+                    return (count(h) == 0).then(|| Requirement::in_values([h]));
+                }
+            }
+            let allowed: Vec<ValueId> = g
+                .counts
+                .iter()
+                .filter(|(d, c)| **c == 0 && pod_domains.has(**d, interner) && node_domains.has(**d, interner))
+                .map(|(d, _)| *d)
+                .collect();
+            (!allowed.is_empty()).then(|| Requirement::in_values(allowed))
+        }
+    }
+}
+
+/// Record a placement with final requirements `placed` (R5.19).
+pub fn record(topo: &mut Topology, pod: &Pod, placed: &Requirements, taints: &[Taint], owned_inverse: &[usize], m: &Model) {
+    for (i, g) in topo.groups.iter_mut().enumerate() {
+        let Some(r) = placed.get(g.def.key) else { continue };
+        let increment_all = if g.def.inverse {
+            if !owned_inverse.contains(&i) {
+                continue;
+            }
+            true
+        } else {
+            if !selects(&g.def, pod) || !filter_passes(&g.def, placed, taints, m) {
+                continue;
+            }
+            g.def.kind == GroupKind::AntiAffinity
+        };
+        if r.complement {
+            continue;
+        }
+        if increment_all {
+            for v in &r.values {
+                *g.counts.entry(*v).or_insert(0) += 1;
+            }
+        } else if r.values.len() == 1 {
+            *g.counts.entry(r.values[0]).or_insert(0) += 1;
+        }
+    }
+}
+
+/// Node labels as requirements (`In [v]` per label).
+pub fn label_requirements(labels: &LabelSet, interner: &Interner) -> Requirements {
+    let mut r = Requirements::new();
+    for (k, v) in labels.iter() {
+        r.add(k, Requirement::in_values([v]), interner);
+    }
+    r
+}

@@ -1,0 +1,348 @@
+//! Conformance runner: `nodecast-conformance PATH...` runs every scenario file (or folder of
+//! them, in file-name order) through nodecast and compares the decision with `expect`
+//! (FORMAT.md §8). Prints one line per scenario and ends with `N passed, N failed`.
+//!
+//! Reason codes are compared: nodecast reports them (FORMAT.md §7).
+
+use nodecast::api::{Input, Plan, Request};
+use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+enum Outcome {
+    Pass,
+    Fail(String),
+    Unsupported(String),
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() {
+        eprintln!("usage: nodecast-conformance PATH... (scenario files or folders)");
+        return ExitCode::from(2);
+    }
+    let mut files: Vec<PathBuf> = Vec::new();
+    for a in &args {
+        let p = Path::new(a);
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = match std::fs::read_dir(p) {
+                Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml")).collect(),
+                Err(e) => {
+                    eprintln!("{a}: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            v.sort();
+            files.extend(v);
+        } else {
+            files.push(p.to_path_buf());
+        }
+    }
+    let (mut passed, mut failed, mut unsupported) = (0, 0, 0);
+    for f in &files {
+        let name = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        match run_file(f) {
+            Outcome::Pass => {
+                passed += 1;
+                println!("PASS {name}");
+            }
+            Outcome::Fail(why) => {
+                failed += 1;
+                println!("FAIL {name}: {why}");
+            }
+            Outcome::Unsupported(why) => {
+                unsupported += 1;
+                println!("UNSUPPORTED {name}: {why}");
+            }
+        }
+    }
+    if unsupported > 0 {
+        println!("{unsupported} unsupported (not counted as passed)");
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run_file(path: &Path) -> Outcome {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Outcome::Fail(format!("cannot read: {e}")),
+    };
+    let scenario: Value = match serde_saphyr::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return Outcome::Fail(format!("invalid scenario YAML: {e}")),
+    };
+    run_scenario(&scenario)
+}
+
+fn request(s: &Value) -> Request {
+    let mut settings = Settings::default();
+    if let Some(st) = s.get("settings") {
+        if st.get("minValuesPolicy").and_then(Value::as_str) == Some("BestEffort") {
+            settings.min_values_policy = MinValuesPolicy::BestEffort;
+        }
+        if st.get("preferencePolicy").and_then(Value::as_str) == Some("Ignore") {
+            settings.preference_policy = PreferencePolicy::Ignore;
+        }
+        settings.spot_to_spot_consolidation = st.get("spotToSpotConsolidation").and_then(Value::as_bool).unwrap_or(false);
+    }
+    Request {
+        inputs: vec![Input { name: Some("objects".into()), text: s.get("objects").and_then(Value::as_str).unwrap_or("").to_string() }],
+        catalog: s.get("catalog").cloned(),
+        settings,
+        now: s.get("clock").and_then(|c| c.get("now")).and_then(Value::as_str).map(str::to_string),
+        ..Default::default()
+    }
+}
+
+fn run_scenario(s: &Value) -> Outcome {
+    let kind = s.get("kind").and_then(Value::as_str).unwrap_or("");
+    let req = request(s);
+    match kind {
+        "provision" => {
+            let answer = nodecast::plan(&req);
+            let plan = match answer.outcome {
+                nodecast::api::Outcome::Success(p) => p,
+                nodecast::api::Outcome::Failure { errors } => {
+                    return Outcome::Fail(format!("plan failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
+                }
+            };
+            let model = match nodecast::plan::model(&req) {
+                Ok((m, _)) => m,
+                Err(e) => return Outcome::Fail(format!("model failed: {e:?}")),
+            };
+            match check_provision(s.get("expect").unwrap_or(&Value::Null), &plan, &model) {
+                Ok(()) => Outcome::Pass,
+                Err(e) => Outcome::Fail(e),
+            }
+        }
+        "disrupt" => Outcome::Unsupported("disruption decisions are issue #3, not landed yet".into()),
+        other => Outcome::Fail(format!("unknown scenario kind {other:?}")),
+    }
+}
+
+/// Where a pod ended up.
+struct Spot {
+    scheduled: bool,
+    node: String,
+    existing: bool,
+    instance_type: Option<String>,
+    capacity_type: Option<String>,
+    zone: Option<String>,
+    node_pool: Option<String>,
+    labels: BTreeMap<String, String>,
+    reason: Option<String>,
+}
+
+fn short(pod: &str) -> &str {
+    pod.rsplit('/').next().unwrap_or(pod)
+}
+
+fn spots(plan: &Plan, m: &Model) -> HashMap<String, Spot> {
+    let mut out = HashMap::new();
+    let node_labels = |name: &str| -> BTreeMap<String, String> {
+        m.nodes.iter().find(|n| n.name == name).map(|n| n.labels.iter().map(|(k, v)| (m.interner.str(k).to_string(), m.interner.str(v).to_string())).collect()).unwrap_or_default()
+    };
+    for c in &plan.node_claims {
+        for p in &c.pods {
+            out.insert(short(p).to_string(), Spot {
+                scheduled: true,
+                node: c.name.clone(),
+                existing: false,
+                instance_type: c.instance_type.clone(),
+                capacity_type: c.capacity_type.clone(),
+                zone: c.zone.clone(),
+                node_pool: Some(c.node_pool.clone()),
+                labels: c.labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                reason: None,
+            });
+        }
+    }
+    let mut existing_pods: Vec<(String, String)> = plan.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |p| (p.clone(), n.name.clone()))).collect();
+    for p in &m.pods {
+        if let Some(node) = &p.node_name {
+            existing_pods.push((p.key(), node.clone()));
+        }
+    }
+    for (p, node) in existing_pods {
+        let labels = node_labels(&node);
+        out.insert(short(&p).to_string(), Spot {
+            scheduled: true,
+            existing: true,
+            instance_type: labels.get("node.kubernetes.io/instance-type").cloned(),
+            capacity_type: labels.get("karpenter.sh/capacity-type").cloned(),
+            zone: labels.get("topology.kubernetes.io/zone").cloned(),
+            node_pool: labels.get("karpenter.sh/nodepool").cloned(),
+            node,
+            labels,
+            reason: None,
+        });
+    }
+    for u in &plan.unschedulable {
+        out.insert(short(&u.pod).to_string(), Spot { scheduled: false, node: String::new(), existing: false, instance_type: None, capacity_type: None, zone: None, node_pool: None, labels: BTreeMap::new(), reason: Some(u.code.clone()) });
+    }
+    out
+}
+
+fn check_count(v: &Value, actual: usize, what: &str) -> Result<(), String> {
+    if let Some(n) = v.as_u64() {
+        if actual as u64 != n {
+            return Err(format!("expected {what} {n}, got {actual}"));
+        }
+    } else {
+        let min = v.get("min").and_then(Value::as_u64).unwrap_or(0);
+        let max = v.get("max").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        if (actual as u64) < min || actual as u64 > max {
+            return Err(format!("expected {what} in [{min}, {max}], got {actual}"));
+        }
+    }
+    Ok(())
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+fn member(v: &Value, actual: &Option<String>, what: &str, pod: &str) -> Result<(), String> {
+    let allowed = strs(v);
+    match actual {
+        Some(a) if allowed.contains(a) => Ok(()),
+        _ => Err(format!("{pod}: expected {what} in {allowed:?}, got {actual:?}")),
+    }
+}
+
+fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
+    let spots = spots(plan, m);
+    if let Some(n) = e.get("newNodeClaims") {
+        check_count(n, plan.node_claims.len(), "newNodeClaims")?;
+    }
+    if let Some(by) = e.get("newNodeClaimsByInstanceType").and_then(Value::as_object) {
+        for (it, n) in by {
+            let actual = plan.node_claims.iter().filter(|c| c.instance_type.as_deref() == Some(it.as_str())).count();
+            check_count(n, actual, &format!("NodeClaims of {it}"))?;
+        }
+    }
+    if let Some(pods) = e.get("pods").and_then(Value::as_object) {
+        for (name, x) in pods {
+            let spot = spots.get(name).ok_or_else(|| format!("{name}: pod not found in the answer"))?;
+            let want = x.get("scheduled").and_then(Value::as_bool).unwrap_or(true);
+            if spot.scheduled != want {
+                return Err(format!("{name}: expected scheduled {want}, got {} ({})", spot.scheduled, spot.reason.clone().unwrap_or_default()));
+            }
+            if let Some(n) = x.get("existingNode").and_then(Value::as_str) {
+                if !(spot.existing && spot.node == n) {
+                    return Err(format!("{name}: expected existing node {n}, got {}", spot.node));
+                }
+            }
+            if let Some(b) = x.get("onExistingNode").and_then(Value::as_bool) {
+                if spot.existing != b {
+                    return Err(format!("{name}: expected onExistingNode {b}, got {}", spot.existing));
+                }
+            }
+            if let Some(v) = x.get("instanceTypes") {
+                member(v, &spot.instance_type, "instance type", name)?;
+            }
+            if let Some(v) = x.get("zones") {
+                member(v, &spot.zone, "zone", name)?;
+            }
+            if let Some(ct) = x.get("capacityType").and_then(Value::as_str) {
+                if spot.capacity_type.as_deref() != Some(ct) {
+                    return Err(format!("{name}: expected capacity type {ct}, got {:?}", spot.capacity_type));
+                }
+            }
+            if let Some(np) = x.get("nodePool").and_then(Value::as_str) {
+                if spot.node_pool.as_deref() != Some(np) {
+                    return Err(format!("{name}: expected NodePool {np}, got {:?}", spot.node_pool));
+                }
+            }
+            if let Some(l) = x.get("nodeLabels").and_then(Value::as_object) {
+                for (k, v) in l {
+                    let want = v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+                    if spot.labels.get(k) != Some(&want) {
+                        return Err(format!("{name}: expected node label {k}={want}, got {:?}", spot.labels.get(k)));
+                    }
+                }
+            }
+            if let Some(r) = x.get("reason").and_then(Value::as_str) {
+                if spot.reason.as_deref() != Some(r) {
+                    return Err(format!("{name}: expected reason {r}, got {:?}", spot.reason));
+                }
+            }
+        }
+    }
+    let node_of = |p: &str| -> Result<String, String> {
+        let s = spots.get(p).ok_or_else(|| format!("{p}: pod not found"))?;
+        if !s.scheduled {
+            return Err(format!("{p}: not scheduled"));
+        }
+        Ok(s.node.clone())
+    };
+    if let Some(groups) = e.get("sameNode").and_then(Value::as_array) {
+        for g in groups {
+            let pods = strs(g);
+            let nodes: Result<Vec<String>, String> = pods.iter().map(|p| node_of(p)).collect();
+            let nodes = nodes?;
+            if nodes.windows(2).any(|w| w[0] != w[1]) {
+                return Err(format!("expected {pods:?} on one node, got {nodes:?}"));
+            }
+        }
+    }
+    if let Some(groups) = e.get("differentNodes").and_then(Value::as_array) {
+        for g in groups {
+            let pods = strs(g);
+            let nodes: Result<Vec<String>, String> = pods.iter().map(|p| node_of(p)).collect();
+            let mut nodes = nodes?;
+            let n = nodes.len();
+            nodes.sort();
+            nodes.dedup();
+            if nodes.len() != n {
+                return Err(format!("expected {pods:?} on different nodes"));
+            }
+        }
+    }
+    if let Some(groups) = e.get("groups").and_then(Value::as_array) {
+        for g in groups {
+            let pods = strs(g.get("pods").unwrap_or(&Value::Null));
+            let sched = pods.iter().filter(|p| spots.get(p.as_str()).is_some_and(|s| s.scheduled)).count();
+            if let Some(n) = g.get("scheduled") {
+                check_count(n, sched, &format!("scheduled of {pods:?}"))?;
+            }
+            if let Some(n) = g.get("unscheduled") {
+                check_count(n, pods.len() - sched, &format!("unscheduled of {pods:?}"))?;
+            }
+        }
+    }
+    if let Some(tops) = e.get("topology").and_then(Value::as_array) {
+        for t in tops {
+            let key = t.get("key").and_then(Value::as_str).unwrap_or("");
+            let sel: Vec<(String, String)> = t.get("selector").and_then(Value::as_object).map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect()).unwrap_or_default();
+            let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+            for p in &m.pods {
+                let labels: BTreeMap<&str, &str> = p.labels.iter().map(|(k, v)| (m.interner.str(k), m.interner.str(v))).collect();
+                if !sel.iter().all(|(k, v)| labels.get(k.as_str()) == Some(&v.as_str())) {
+                    continue;
+                }
+                if let Some(s) = spots.get(&p.name) {
+                    if s.scheduled {
+                        let domain = if key == "kubernetes.io/hostname" { s.labels.get(key).cloned().unwrap_or_else(|| s.node.clone()) } else { s.labels.get(key).cloned().unwrap_or_default() };
+                        *counts.entry(domain).or_default() += 1;
+                    }
+                }
+            }
+            let mut actual: Vec<u64> = counts.values().copied().collect();
+            actual.sort_unstable();
+            let mut want: Vec<u64> = t.get("counts").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default();
+            want.sort_unstable();
+            if actual != want {
+                return Err(format!("topology {key}: expected counts {want:?}, got {actual:?}"));
+            }
+        }
+    }
+    Ok(())
+}
