@@ -248,14 +248,16 @@ def load_objects(paths):
                 elif kind == "Deployment":
                     tmpl = doc["spec"]["template"]
                     for i in range(doc["spec"].get("replicas", 1)):
-                        pods.append(Pod(f"{meta['name']}-{i}", ns, tmpl["metadata"], tmpl["spec"]))
-                elif kind == "Job":
-                    tmpl = doc["spec"]["template"]
-                    n = doc["spec"].get("parallelism", 1)
-                    if "completions" in doc["spec"]:
-                        n = min(n, doc["spec"]["completions"])
+                        pods.append(Pod(f"{meta['name']}-{i}", ns, tmpl.get("metadata", {}), tmpl["spec"]))
+                elif kind in ("Job", "CronJob"):
+                    # A CronJob is planned as if its schedule fired now (its jobTemplate's Job).
+                    job = doc["spec"]["jobTemplate"]["spec"] if kind == "CronJob" else doc["spec"]
+                    tmpl = job["template"]
+                    n = job.get("parallelism", 1)
+                    if "completions" in job:
+                        n = min(n, job["completions"])
                     for i in range(n):
-                        pods.append(Pod(f"{meta['name']}-{i}", ns, tmpl["metadata"], tmpl["spec"]))
+                        pods.append(Pod(f"{meta['name']}-{i}", ns, tmpl.get("metadata", {}), tmpl["spec"]))
                 elif kind == "DaemonSet":
                     tmpl = doc["spec"]["template"]
                     daemons.append(Pod(meta["name"], ns, tmpl["metadata"], tmpl["spec"]))

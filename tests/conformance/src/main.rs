@@ -42,19 +42,20 @@ fn main() -> ExitCode {
     }
     let (mut passed, mut failed, mut unsupported) = (0, 0, 0);
     for f in &files {
-        let name = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        match run_file(f) {
-            Outcome::Pass => {
-                passed += 1;
-                println!("PASS {name}");
-            }
-            Outcome::Fail(why) => {
-                failed += 1;
-                println!("FAIL {name}: {why}");
-            }
-            Outcome::Unsupported(why) => {
-                unsupported += 1;
-                println!("UNSUPPORTED {name}: {why}");
+        for (name, outcome) in run_file(f) {
+            match outcome {
+                Outcome::Pass => {
+                    passed += 1;
+                    println!("PASS {name}");
+                }
+                Outcome::Fail(why) => {
+                    failed += 1;
+                    println!("FAIL {name}: {why}");
+                }
+                Outcome::Unsupported(why) => {
+                    unsupported += 1;
+                    println!("UNSUPPORTED {name}: {why}");
+                }
             }
         }
     }
@@ -69,19 +70,28 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_file(path: &Path) -> Outcome {
+/// A file holds one scenario, or (like examples/expectations.yaml) a list of them.
+fn run_file(path: &Path) -> Vec<(String, Outcome)> {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => return Outcome::Fail(format!("cannot read: {e}")),
+        Err(e) => return vec![(stem, Outcome::Fail(format!("cannot read: {e}")))],
     };
-    let scenario: Value = match serde_saphyr::from_str(&text) {
+    let doc: Value = match serde_saphyr::from_str(&text) {
         Ok(v) => v,
-        Err(e) => return Outcome::Fail(format!("invalid scenario YAML: {e}")),
+        Err(e) => return vec![(stem, Outcome::Fail(format!("invalid scenario YAML: {e}")))],
     };
-    run_scenario(&scenario)
+    let dir = path.parent().unwrap_or(Path::new("."));
+    match doc {
+        Value::Array(list) => list
+            .iter()
+            .map(|s| (s.get("name").and_then(Value::as_str).unwrap_or(&stem).to_string(), run_scenario(s, dir)))
+            .collect(),
+        s => vec![(stem, run_scenario(&s, dir))],
+    }
 }
 
-fn request(s: &Value) -> Request {
+fn request(s: &Value, dir: &Path) -> Result<Request, String> {
     let mut settings = Settings::default();
     if let Some(st) = s.get("settings") {
         if st.get("minValuesPolicy").and_then(Value::as_str) == Some("BestEffort") {
@@ -92,18 +102,31 @@ fn request(s: &Value) -> Request {
         }
         settings.spot_to_spot_consolidation = st.get("spotToSpotConsolidation").and_then(Value::as_bool).unwrap_or(false);
     }
-    Request {
-        inputs: vec![Input { name: Some("objects".into()), text: s.get("objects").and_then(Value::as_str).unwrap_or("").to_string() }],
+    // `objects` (FORMAT.md) or `files` (examples/expectations.yaml: paths next to the file).
+    let mut inputs = Vec::new();
+    if let Some(text) = s.get("objects").and_then(Value::as_str) {
+        inputs.push(Input { name: Some("objects".into()), text: text.to_string() });
+    }
+    for f in strs(s.get("files").unwrap_or(&Value::Null)) {
+        let path = dir.join(&f);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        inputs.push(Input { name: Some(f), text });
+    }
+    Ok(Request {
+        inputs,
         catalog: s.get("catalog").cloned(),
         settings,
         now: s.get("clock").and_then(|c| c.get("now")).and_then(Value::as_str).map(str::to_string),
         ..Default::default()
-    }
+    })
 }
 
-fn run_scenario(s: &Value) -> Outcome {
+fn run_scenario(s: &Value, dir: &Path) -> Outcome {
     let kind = s.get("kind").and_then(Value::as_str).unwrap_or("");
-    let req = request(s);
+    let req = match request(s, dir) {
+        Ok(r) => r,
+        Err(e) => return Outcome::Fail(e),
+    };
     match kind {
         "provision" => {
             let answer = nodecast::plan(&req);

@@ -1,0 +1,61 @@
+# nodecast — one Makefile for everything. `make demo` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+CARGO ?= cargo
+SHARED ?= ../shared
+CASES := $(SHARED)/conformance/cases
+NODECAST := target/release/nodecast
+CONFORMANCE := target/release/nodecast-conformance
+TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
+
+.PHONY: all deps build demo test test-rust conformance catalog catalog-check bench lint clean
+
+all: build
+
+# Installs what is missing: a Rust toolchain (via rustup) when cargo is absent.
+deps:
+	@command -v $(CARGO) >/dev/null 2>&1 || { \
+	  echo "cargo not found: installing Rust with rustup"; \
+	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; }
+	@command -v $(CARGO) >/dev/null 2>&1 || { echo "add ~/.cargo/bin to PATH and re-run"; exit 1; }
+
+build: deps
+	$(CARGO) build --release -p nodecast-cli -p nodecast-conformance
+
+# Plan the GPU training example on the embedded AWS catalog, then explain the training pod.
+demo: build
+	@echo "== nodecast plan $(TRAINING)"
+	@$(NODECAST) plan $(TRAINING)
+	@echo
+	@echo "== nodecast explain ... --pod ml/train-llm-0 --instance-type p4d.24xlarge"
+	@$(NODECAST) explain $(TRAINING) --pod ml/train-llm-0 --instance-type p4d.24xlarge
+
+# Everything: unit, doc, property and CLI tests; conformance scenarios; example expectations;
+# the embedded catalog is what the generator makes from ../shared/data (when present).
+test: build test-rust conformance catalog-check lint
+
+test-rust:
+	$(CARGO) test --release --workspace --exclude nodecast-benches
+
+conformance: build
+	@if [ -d "$(CASES)" ]; then \
+	  echo "== conformance: $(CASES)"; $(CONFORMANCE) $(CASES); \
+	else echo "== conformance: $(CASES) not present, skipped"; fi
+	@echo "== examples/expectations.yaml (hand-computed GPU guide examples)"
+	@$(CONFORMANCE) examples/expectations.yaml
+
+catalog:
+	python3 tools/gen_catalog.py $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs
+
+catalog-check:
+	@if [ -f "$(SHARED)/data/aws/instance-types.json" ]; then \
+	  python3 tools/gen_catalog.py --check $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs; \
+	else echo "catalog source data not present, freshness check skipped"; fi
+
+lint:
+	$(CARGO) clippy --release --workspace --exclude nodecast-benches -- -D warnings
+
+bench:
+	$(CARGO) bench -p nodecast-benches
+
+clean:
+	$(CARGO) clean
