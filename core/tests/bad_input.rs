@@ -1,0 +1,147 @@
+//! Bad input gets a clear, located error — never a panic — and bounded time and memory.
+
+use nodecast::api::{Input, Request};
+use serde_json::Value;
+
+fn plan(text: &str) -> Value {
+    let req = Request { inputs: vec![Input { name: Some("in.yaml".into()), text: text.into() }], ..Default::default() };
+    serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap()
+}
+
+fn first_error(v: &Value) -> &Value {
+    assert_eq!(v["status"], "failure", "{v}");
+    &v["errors"][0]
+}
+
+const POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n";
+
+fn pod(requests: &str) -> String {
+    format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n  - {{name: c, resources: {{requests: {requests}}}}}\n")
+}
+
+#[test]
+fn malformed_yaml_is_located() {
+    let v = plan("apiVersion: v1\nkind: Pod\nmetadata: {name: [unclosed\n");
+    let e = first_error(&v);
+    assert_eq!(e["code"], "yaml-syntax");
+    assert_eq!(e["source"], "in.yaml");
+    assert!(e["line"].as_u64().is_some());
+}
+
+#[test]
+fn malformed_json_is_located() {
+    let v = plan("{\"apiVersion\": \"v1\", \"kind\": }");
+    assert_eq!(first_error(&v)["code"], "json-syntax");
+}
+
+#[test]
+fn bad_quantities() {
+    for (q, code) in [("\"1.5.0\"", "invalid-quantity"), ("\"-1\"", "invalid-quantity"), ("\"1e400\"", "quantity-too-large"), ("\"12XB\"", "invalid-quantity")] {
+        let v = plan(&format!("{POOL}{}", pod(&format!("{{cpu: {q}}}"))));
+        let e = first_error(&v);
+        assert_eq!(e["code"], code, "{q}: {e}");
+        assert_eq!(e["object"], "Pod/p");
+        assert_eq!(e["path"], "spec.containers[0].resources.requests.cpu");
+        assert_eq!(e["document"], 1);
+    }
+}
+
+#[test]
+fn wrong_types_are_located() {
+    let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: notalist\n"));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "wrong-type");
+    assert_eq!(e["path"], "spec.containers");
+    let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  tolerations: [{{key: a, operator: Sometimes}}]\n  containers: []\n"));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "invalid-operator");
+    assert_eq!(e["path"], "spec.tolerations[0].operator");
+}
+
+#[test]
+fn unknown_operator_in_nodepool_is_a_validation_error() {
+    let text = POOL.replace("requirements: []", "requirements:\n      - {key: kubernetes.io/arch, operator: Within, values: [amd64]}");
+    let v = plan(&text);
+    let e = first_error(&v);
+    assert_eq!(e["object"], "NodePool/default");
+    assert_eq!(e["path"], "spec.template.spec.requirements[0].operator");
+}
+
+#[test]
+fn unknown_operator_in_pod_affinity() {
+    let text = format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: a, operator: Like, values: [b]}}]\n  containers: []\n");
+    let e = first_error(&plan(&text)).clone();
+    assert_eq!(e["code"], "invalid-operator");
+    assert_eq!(e["path"], "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator");
+}
+
+#[test]
+fn contradictory_requirements_are_an_answer_not_a_crash() {
+    let text = format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeSelector: {{kubernetes.io/arch: arm64}}\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: kubernetes.io/arch, operator: In, values: [amd64]}}]\n  containers: []\n");
+    let v = plan(&text);
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["unschedulable"][0]["code"], "requirement-conflict");
+}
+
+#[test]
+fn alias_bomb_is_refused_quickly() {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..40 {
+        let p = i - 1;
+        text.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+    }
+    let start = std::time::Instant::now();
+    let v = plan(&text);
+    assert_eq!(first_error(&v)["code"], "yaml-syntax");
+    assert!(start.elapsed().as_secs() < 10);
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    let depth = 100_000;
+    let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let v = plan(&text);
+    assert_eq!(v["status"], "failure");
+}
+
+#[test]
+fn huge_replica_counts_are_refused() {
+    let text = format!("{POOL}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec:\n  replicas: 9223372036854775807\n  template:\n    spec:\n      containers: []\n");
+    let e = first_error(&plan(&text)).clone();
+    assert_eq!(e["code"], "too-many-pods");
+    assert_eq!(e["object"], "Deployment/d");
+}
+
+#[test]
+fn unknown_kinds_are_skipped_not_errors() {
+    let text = format!("{POOL}---\napiVersion: v1\nkind: Service\nmetadata: {{name: web}}\n");
+    let v = plan(&text);
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["skipped"][0]["kind"], "Service");
+    assert_eq!(v["skipped"][0]["name"], "web");
+}
+
+#[test]
+fn duplicate_names_are_errors() {
+    let text = format!("{POOL}{}{}", pod("{cpu: 1}"), pod("{cpu: 1}"));
+    assert_eq!(first_error(&plan(&text))["code"], "duplicate-name");
+}
+
+#[test]
+fn pods_bound_to_unknown_nodes_are_errors() {
+    let text = format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeName: ghost\n  containers: []\n");
+    let e = first_error(&plan(&text)).clone();
+    assert_eq!(e["code"], "unknown-node");
+    assert_eq!(e["path"], "spec.nodeName");
+}
+
+#[test]
+fn bad_catalogs_are_located() {
+    let req = Request { catalog: Some(serde_json::json!({"instanceTypes": [{"name": "x", "allocatable": {"cpu": "lots"}}]})), ..Default::default() };
+    let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
+    let e = first_error(&v);
+    assert_eq!(e["path"], "catalog.instanceTypes[0].allocatable.cpu");
+    let req = Request { catalog: Some(serde_json::json!({"source": "aws-us-east-1", "spotPriceFactor": "NaN"})), ..Default::default() };
+    let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
+    assert_eq!(first_error(&v)["path"], "catalog.spotPriceFactor");
+}
