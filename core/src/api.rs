@@ -179,3 +179,74 @@ pub struct Warning {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<String>,
 }
+
+/// A disruption decision: what Karpenter's disruption controller would do now, and why every
+/// other node stays.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// The clock the decision was made at (RFC 3339).
+    pub now: String,
+    /// `none`, `delete` or `replace`.
+    pub decision: String,
+    /// `expired`, `empty` or `underutilized` (absent for `none`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
+    /// `replace 1 node (a) with 1 spot node from [g4dn.xlarge, ...]`.
+    pub command: String,
+    pub disrupted_nodes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<Replacement>,
+    /// $/h of the managed nodes before and after the command.
+    pub price_per_hour_before: f64,
+    pub price_per_hour_after: f64,
+    pub nodes: Vec<NodeVerdict>,
+    pub node_pools: Vec<PoolBudgetOut>,
+    pub skipped: Vec<Skipped>,
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replacement {
+    pub node_pool: String,
+    pub instance_type: Option<String>,
+    pub capacity_type: Option<String>,
+    pub zone: Option<String>,
+    pub price_per_hour: Option<f64>,
+    /// Options that survive the price filter, cheapest first.
+    pub instance_type_options: Vec<String>,
+    pub pods: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeVerdict {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_pool: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_per_hour: Option<f64>,
+    pub pods: usize,
+    pub disrupted: bool,
+    /// Why the node stays (FORMAT §7.2 codes), first the one that decided.
+    pub reasons: Vec<Reason>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolBudgetOut {
+    pub name: String,
+    pub nodes: usize,
+    /// Disruptions allowed now per reason (after subtracting nodes already disrupting); absent
+    /// = unlimited.
+    pub allowed: IndexMap<String, Option<i64>>,
+}

@@ -1,8 +1,8 @@
 //! nodecast: predict what Karpenter v1 would provision and consolidate, offline and
 //! deterministically. No I/O: no files, network, clock or environment; time is an input.
 //!
-//! One facade serves every front end: build a [`api::Request`], call [`plan`], [`validate`],
-//! [`explain`] or [`catalog`], and serialise the [`api::Answer`] it returns.
+//! One facade serves every front end: build a [`api::Request`], call [`plan`], [`consolidate`],
+//! [`validate`], [`explain`] or [`catalog`], and serialise the [`api::Answer`] it returns.
 //!
 //! ```
 //! let req = nodecast::api::Request {
@@ -36,6 +36,7 @@
 pub mod api;
 pub mod catalog;
 pub mod diagnostics;
+pub mod disruption;
 pub mod error;
 pub mod explain;
 pub mod labels;
@@ -65,6 +66,12 @@ pub fn validate(req: &Request) -> Answer<explain::ValidationReport> {
 /// Why a pod goes where it goes (and why not elsewhere), or why an instance type was not chosen.
 pub fn explain(req: &Request) -> Answer<explain::Explanation> {
     explain::explain(req)
+}
+
+/// What Karpenter's disruption controller would do at `request.now`, and why every other node
+/// stays.
+pub fn consolidate(req: &Request) -> Answer<api::Decision> {
+    disruption::consolidate(req)
 }
 
 /// Query the instance-type catalog.

@@ -17,6 +17,9 @@ pub struct ExistingState {
     pub host_ports: Vec<HostPort>,
     /// Pods nominated to this node in this pass.
     pub pods: Vec<usize>,
+    /// Inside its own pool's consolidateAfter window: pods moved off disruption candidates may
+    /// not land here (D-5.9); pending pods may.
+    pub gated: bool,
 }
 
 const EPHEMERAL_TAINTS: [&str; 4] = [
@@ -42,6 +45,12 @@ pub fn effective_taints(n: &ExistingNode) -> Vec<Taint> {
 
 /// Existing nodes in scheduling order: initialized first, then by name (R5.3.6).
 pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
+    let mut by_node: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, p) in m.pods.iter().enumerate() {
+        if let (Some(n), false) = (p.node_name.as_deref(), p.terminal) {
+            by_node.entry(n).or_default().push(i);
+        }
+    }
     let mut idx: Vec<usize> = (0..m.nodes.len()).filter(|i| !exclude.contains(i) && !m.nodes[*i].marked_for_deletion).collect();
     idx.sort_by(|&a, &b| {
         let (x, y) = (&m.nodes[a], &m.nodes[b]);
@@ -53,7 +62,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
             let mut remaining = n.allocatable.clone();
             let mut host_ports = Vec::new();
             let mut daemon_pods: Vec<&str> = Vec::new();
-            for p in m.pods.iter().filter(|p| !p.terminal && p.node_name.as_deref() == Some(n.name.as_str())) {
+            for p in by_node.get(n.name.as_str()).into_iter().flatten().map(|&i| &m.pods[i]) {
                 remaining.sub(&p.requests);
                 host_ports.extend(p.host_ports.iter().copied());
                 if let Some((kind, name)) = &p.owner {
@@ -73,7 +82,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                     remaining.sub(&ds.pod.requests);
                 }
             }
-            ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new() }
+            ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new(), gated: false }
         })
         .collect()
 }
@@ -102,6 +111,9 @@ impl ExistingState {
     /// §5.7: taints, host ports, resources, strict label compatibility, topology. Returns the
     /// node's requirements for recording.
     pub fn accepts(&self, pod: &Pod, view: &View, topo: &topology::Topology, m: &Model) -> Result<Requirements, Fail> {
+        if self.gated && pod.node_name.is_some() {
+            return Err(Fail::Resources);
+        }
         if let Some(t) = first_untolerated(&self.taints, &view.tolerations) {
             return Err(Fail::Taint(t.clone()));
         }

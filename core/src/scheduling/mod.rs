@@ -126,12 +126,13 @@ pub struct Solver<'m> {
 
 /// Run one provisioning pass over every pending pod of the model.
 pub fn solve(m: &Model) -> Solution {
-    solve_pods(m, None, &[])
+    solve_pods(m, None, &[], &[])
 }
 
-/// Run a pass over `pods` (default: every pending pod), treating nodes in `exclude` as gone.
+/// Run a pass over `pods` (default: every pending pod), treating nodes in `exclude` as gone
+/// and nodes in `gated` as closed to pods that already run somewhere (D-5.9).
 /// Disruption reuses this to re-schedule a candidate's pods (no second scheduler).
-pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize]) -> Solution {
+pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &[usize]) -> Solution {
     let mut order: Vec<usize> = (0..m.node_pools.len()).filter(|&i| m.provisionable(i)).collect();
     order.sort_by(|&a, &b| {
         let (x, y) = (&m.node_pools[a], &m.node_pools[b]);
@@ -139,7 +140,10 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize]) -> Solut
     });
     let templates: Vec<Template> = order.iter().filter_map(|&p| claim::build_template(p, m)).collect();
     let any_pns = templates.iter().any(|t| m.node_pools[t.pool].taints.iter().any(|t| t.effect == crate::taints::Effect::PreferNoSchedule));
-    let existing = existing::build(m, exclude);
+    let mut existing = existing::build(m, exclude);
+    for e in existing.iter_mut() {
+        e.gated = gated.contains(&e.node);
+    }
     let mut remaining = HashMap::new();
     for t in &templates {
         let np = &m.node_pools[t.pool];

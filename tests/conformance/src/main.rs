@@ -4,7 +4,7 @@
 //!
 //! Reason codes are compared: nodecast reports them (FORMAT.md §7).
 
-use nodecast::api::{Input, Plan, Request};
+use nodecast::api::{Decision, Input, Plan, Request};
 use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -14,7 +14,6 @@ use std::process::ExitCode;
 enum Outcome {
     Pass,
     Fail(String),
-    Unsupported(String),
 }
 
 fn main() -> ExitCode {
@@ -40,7 +39,7 @@ fn main() -> ExitCode {
             files.push(p.to_path_buf());
         }
     }
-    let (mut passed, mut failed, mut unsupported) = (0, 0, 0);
+    let (mut passed, mut failed) = (0, 0);
     for f in &files {
         for (name, outcome) in run_file(f) {
             match outcome {
@@ -52,15 +51,8 @@ fn main() -> ExitCode {
                     failed += 1;
                     println!("FAIL {name}: {why}");
                 }
-                Outcome::Unsupported(why) => {
-                    unsupported += 1;
-                    println!("UNSUPPORTED {name}: {why}");
-                }
             }
         }
-    }
-    if unsupported > 0 {
-        println!("{unsupported} unsupported (not counted as passed)");
     }
     println!("{passed} passed, {failed} failed");
     if failed > 0 {
@@ -145,7 +137,18 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
                 Err(e) => Outcome::Fail(e),
             }
         }
-        "disrupt" => Outcome::Unsupported("disruption decisions are issue #3, not landed yet".into()),
+        "disrupt" => {
+            let answer = nodecast::consolidate(&req);
+            match answer.outcome {
+                nodecast::api::Outcome::Success(d) => match check_disrupt(s.get("expect").unwrap_or(&Value::Null), &d) {
+                    Ok(()) => Outcome::Pass,
+                    Err(e) => Outcome::Fail(e),
+                },
+                nodecast::api::Outcome::Failure { errors } => {
+                    Outcome::Fail(format!("consolidate failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
+                }
+            }
+        }
         other => Outcome::Fail(format!("unknown scenario kind {other:?}")),
     }
 }
@@ -364,6 +367,80 @@ fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
             want.sort_unstable();
             if actual != want {
                 return Err(format!("topology {key}: expected counts {want:?}, got {actual:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_disrupt(e: &Value, d: &Decision) -> Result<(), String> {
+    if let Some(want) = e.get("decision").and_then(Value::as_str) {
+        if d.decision != want {
+            return Err(format!("expected decision {want}, got {} ({})", d.decision, d.command));
+        }
+    }
+    if let Some(want) = e.get("reason").and_then(Value::as_str) {
+        if d.reason.as_deref() != Some(want) {
+            return Err(format!("expected reason {want}, got {:?}", d.reason));
+        }
+    }
+    let mut actual = d.disrupted_nodes.clone();
+    actual.sort();
+    if let Some(v) = e.get("disruptedNodes") {
+        let mut want = strs(v);
+        want.sort();
+        if want != actual {
+            return Err(format!("expected disrupted nodes {want:?}, got {actual:?}"));
+        }
+    }
+    if let Some(n) = e.get("disruptedCount") {
+        check_count(n, actual.len(), "disruptedCount")?;
+    }
+    if let Some(v) = e.get("disruptedFrom") {
+        let from = strs(v);
+        if let Some(x) = actual.iter().find(|x| !from.contains(x)) {
+            return Err(format!("disrupted {x}, which is not in {from:?}"));
+        }
+    }
+    if let Some(r) = e.get("replacement") {
+        let rep = d.replacement.as_ref().ok_or("expected a replacement, got none")?;
+        if let Some(n) = r.get("count") {
+            check_count(n, 1, "replacement count")?;
+        }
+        if let Some(v) = r.get("instanceTypes") {
+            member(v, &rep.instance_type, "replacement instance type", "replacement")?;
+        }
+        if let Some(v) = r.get("instanceTypeOptions") {
+            let mut want = strs(v);
+            want.sort();
+            let mut got = rep.instance_type_options.clone();
+            got.sort();
+            if want != got {
+                return Err(format!("expected replacement options {want:?}, got {got:?}"));
+            }
+        }
+        if let Some(ct) = r.get("capacityType").and_then(Value::as_str) {
+            if rep.capacity_type.as_deref() != Some(ct) {
+                return Err(format!("expected replacement capacity type {ct}, got {:?}", rep.capacity_type));
+            }
+        }
+    }
+    if let Some(b) = e.get("blocked").and_then(Value::as_object) {
+        for (node, code) in b {
+            let v = d.nodes.iter().find(|n| &n.name == node).ok_or_else(|| format!("{node}: node not in the answer"))?;
+            if v.disrupted {
+                return Err(format!("{node}: expected blocked, but it is disrupted"));
+            }
+            let code = code.as_str().unwrap_or("");
+            if v.reasons.first().map(|r| r.code.as_str()) != Some(code) {
+                return Err(format!("{node}: expected reason {code}, got {:?}", v.reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>()));
+            }
+        }
+    }
+    if let Some(r) = e.get("retained") {
+        for node in strs(r) {
+            if actual.contains(&node) {
+                return Err(format!("{node}: expected retained, but it is disrupted"));
             }
         }
     }

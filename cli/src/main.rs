@@ -1,0 +1,335 @@
+//! `nodecast`: the command-line front end of the nodecast core.
+//!
+//! Every subcommand builds one `nodecast::api::Request`, calls the matching facade function and
+//! prints the answer: `-o json` prints `answer.to_json()` unchanged (the same bytes as the other
+//! front ends), the default table output renders it for people.
+//!
+//! Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors
+//! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
+
+mod render;
+mod table;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use nodecast::api::{Answer, Input, Outcome, Request};
+use nodecast::error::InputError;
+use nodecast::model::{MinValuesPolicy, PreferencePolicy};
+use nodecast::query::CatalogQuery;
+use serde_json::{Map, Value};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+/// Exit code: answered.
+const OK: u8 = 0;
+/// Exit code: the input has validation errors (`validate`).
+const INVALID: u8 = 1;
+/// Exit code: the input cannot be used.
+const UNUSABLE: u8 = 2;
+
+/// Predict what Karpenter v1 provisions, offline and deterministically.
+#[derive(Parser, Debug)]
+#[command(
+    name = "nodecast",
+    version,
+    propagate_version = true,
+    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors, 2 unusable input.\nFILE `-` reads stdin."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// What one provisioning pass would do with the pending pods: NodeClaims, placements on
+    /// existing nodes, unschedulable pods, NodePool limits and cost.
+    Plan(PlanArgs),
+    /// Why a pod goes where it goes, and why not elsewhere.
+    Explain(ExplainArgs),
+    /// Check the input against every validation rule; errors are located (exit 1).
+    Validate(ValidateArgs),
+    /// Query the instance-type catalog (like ec2-instance-selector).
+    Catalog(CatalogArgs),
+}
+
+/// Options shared by every subcommand.
+#[derive(Args, Debug, Clone)]
+struct Common {
+    /// A JSON/YAML file holding a catalog mapping, or a catalog name (`aws-us-east-1`, the default).
+    #[arg(long, value_name = "FILE_OR_NAME")]
+    catalog: Option<String>,
+    /// Zones offered by the catalog, comma-separated (e.g. us-east-1a,us-east-1b).
+    #[arg(long, value_name = "ZONES", value_delimiter = ',')]
+    zones: Option<Vec<String>>,
+    /// Spot price as a fraction of the on-demand price (default 0.3).
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    spot_price_factor: Option<f64>,
+    /// Karpenter's MIN_VALUES_POLICY.
+    #[arg(long, value_enum, ignore_case = true, value_name = "POLICY")]
+    min_values_policy: Option<MinValues>,
+    /// Karpenter's preference policy (preferred affinities and ScheduleAnyway spreads).
+    #[arg(long, value_enum, ignore_case = true, value_name = "POLICY")]
+    preference_policy: Option<Preference>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    output: Output,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Output {
+    Table,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum MinValues {
+    #[value(name = "Strict")]
+    Strict,
+    #[value(name = "BestEffort")]
+    BestEffort,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Preference {
+    #[value(name = "Respect")]
+    Respect,
+    #[value(name = "Ignore")]
+    Ignore,
+}
+
+#[derive(Args, Debug)]
+struct PlanArgs {
+    /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct ExplainArgs {
+    /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
+    #[arg(required_unless_present = "node", value_name = "FILE")]
+    files: Vec<String>,
+    /// The pod to explain (`name` or `namespace/name`; a pending pod of a Deployment or Job is
+    /// `<name>-<n>`).
+    #[arg(long, value_name = "NAME", required_unless_present = "node")]
+    pod: Option<String>,
+    /// Also say why this instance type was or was not chosen.
+    #[arg(long, value_name = "TYPE")]
+    instance_type: Option<String>,
+    /// Explain a node (disruption): needs `nodecast consolidate`, not available yet.
+    #[arg(long, value_name = "NAME")]
+    node: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct ValidateArgs {
+    /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct CatalogArgs {
+    /// Only instance types with a GPU or another accelerator.
+    #[arg(long)]
+    gpu: bool,
+    /// `key Op values`, repeatable, e.g. 'karpenter.k8s.aws/instance-gpu-name In a100,h100',
+    /// 'kubernetes.io/arch In arm64', 'karpenter.k8s.aws/instance-cpu Gt 8'.
+    #[arg(long = "requirement", short = 'r', value_name = "'KEY OP VALUES'")]
+    requirements: Vec<String>,
+    /// At most N rows, cheapest first (0 = all).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    limit: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// A problem the CLI itself found (unreadable file, bad option): printed on stderr, exit 2.
+struct Fatal(String);
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(Fatal(msg)) => {
+            eprintln!("nodecast: {msg}");
+            UNUSABLE
+        }
+    };
+    ExitCode::from(code)
+}
+
+fn run(cli: Cli) -> Result<u8, Fatal> {
+    match cli.command {
+        Command::Plan(a) => {
+            let req = request(&a.common, &a.files)?;
+            let answer = nodecast::plan(&req);
+            Ok(finish(&answer, a.common.output, UNUSABLE, render::plan))
+        }
+        Command::Explain(a) => {
+            if let Some(node) = &a.node {
+                return Err(Fatal(format!(
+                    "explaining nodes (--node {node}) needs `nodecast consolidate` (not available yet); use --pod NAME to explain a pending pod"
+                )));
+            }
+            let mut req = request(&a.common, &a.files)?;
+            req.pod = a.pod.clone();
+            req.instance_type = a.instance_type.clone();
+            let answer = nodecast::explain(&req);
+            Ok(finish(&answer, a.common.output, UNUSABLE, render::explain))
+        }
+        Command::Validate(a) => {
+            let req = request(&a.common, &a.files)?;
+            let answer = nodecast::validate(&req);
+            let failure_code = if answer.is_success() || input_unusable(&req) { UNUSABLE } else { INVALID };
+            Ok(finish(&answer, a.common.output, failure_code, render::validation))
+        }
+        Command::Catalog(a) => {
+            let mut req = request(&a.common, &[])?;
+            req.query = Some(CatalogQuery { gpu: a.gpu, requirements: a.requirements.clone(), limit: a.limit });
+            let answer = nodecast::catalog(&req);
+            Ok(finish(&answer, a.common.output, UNUSABLE, render::catalog))
+        }
+    }
+}
+
+/// Print an answer and return the exit code: `-o json` prints the facade's JSON unchanged (also
+/// for failures); failures are also printed on stderr, one located error per line.
+fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, failure_code: u8, table: fn(&T) -> String) -> u8 {
+    let mut stdout = std::io::stdout().lock();
+    let text = match (&answer.outcome, output) {
+        (_, Output::Json) => Some(answer.to_json() + "\n"),
+        (Outcome::Success(body), Output::Table) => Some(table(body)),
+        (Outcome::Failure { .. }, Output::Table) => None,
+    };
+    if let Some(text) = text {
+        // A closed pipe (`nodecast plan ... | head`) is not an error worth a panic.
+        let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
+    }
+    match &answer.outcome {
+        Outcome::Success(_) => OK,
+        Outcome::Failure { errors } => {
+            print_errors(errors);
+            failure_code
+        }
+    }
+}
+
+fn print_errors(errors: &[InputError]) {
+    let mut stderr = std::io::stderr().lock();
+    for e in errors {
+        let _ = writeln!(stderr, "error: {e}");
+    }
+    let n = errors.len();
+    let _ = writeln!(stderr, "{n} error{}", if n == 1 { "" } else { "s" });
+}
+
+/// `validate` failed: is that because the input cannot be read at all (syntax errors, a bad
+/// catalog) rather than because of validation errors?
+fn input_unusable(req: &Request) -> bool {
+    let undecodable = req.inputs.iter().any(|i| nodecast::manifest::decode(&i.text, i.name.as_deref()).is_err());
+    let catalog_only = Request { catalog: req.catalog.clone(), settings: req.settings.clone(), ..Default::default() };
+    undecodable || !nodecast::catalog(&catalog_only).is_success()
+}
+
+/// The request every subcommand starts from: inputs, catalog and settings.
+fn request(common: &Common, files: &[String]) -> Result<Request, Fatal> {
+    let mut req = Request { inputs: read_inputs(files)?, catalog: catalog(common)?, ..Default::default() };
+    if let Some(p) = common.min_values_policy {
+        req.settings.min_values_policy = match p {
+            MinValues::Strict => MinValuesPolicy::Strict,
+            MinValues::BestEffort => MinValuesPolicy::BestEffort,
+        };
+    }
+    if let Some(p) = common.preference_policy {
+        req.settings.preference_policy = match p {
+            Preference::Respect => PreferencePolicy::Respect,
+            Preference::Ignore => PreferencePolicy::Ignore,
+        };
+    }
+    Ok(req)
+}
+
+/// Each FILE becomes one input named after its path; `-` reads stdin (once).
+fn read_inputs(files: &[String]) -> Result<Vec<Input>, Fatal> {
+    let mut inputs = Vec::with_capacity(files.len());
+    let mut stdin_read = false;
+    for f in files {
+        if f == "-" {
+            if stdin_read {
+                return Err(Fatal("`-` (stdin) given more than once".into()));
+            }
+            stdin_read = true;
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|e| Fatal(format!("<stdin>: cannot read: {e}")))?;
+            inputs.push(Input { name: Some("<stdin>".into()), text });
+        } else {
+            let text = std::fs::read_to_string(f).map_err(|e| Fatal(format!("{f}: cannot read: {e}")))?;
+            inputs.push(Input { name: Some(f.clone()), text });
+        }
+    }
+    Ok(inputs)
+}
+
+/// The catalog of the request: `--catalog` (a file with a mapping, or a name) with `--zones` and
+/// `--spot-price-factor` merged in. `None` leaves the core's default (`aws-us-east-1`).
+fn catalog(common: &Common) -> Result<Option<Value>, Fatal> {
+    let mut overrides = Map::new();
+    if let Some(zones) = &common.zones {
+        let zones: Vec<Value> = zones.iter().map(|z| z.trim()).filter(|z| !z.is_empty()).map(|z| Value::String(z.to_string())).collect();
+        if zones.is_empty() {
+            return Err(Fatal("--zones: give at least one zone, e.g. --zones us-east-1a,us-east-1b".into()));
+        }
+        overrides.insert("zones".into(), Value::Array(zones));
+    }
+    if let Some(f) = common.spot_price_factor {
+        let n = serde_json::Number::from_f64(f).ok_or_else(|| Fatal(format!("--spot-price-factor: {f} is not a finite number")))?;
+        overrides.insert("spotPriceFactor".into(), Value::Number(n));
+    }
+    let base = match common.catalog.as_deref() {
+        None => None,
+        Some(spec) => Some(catalog_spec(spec)?),
+    };
+    if overrides.is_empty() {
+        return Ok(base);
+    }
+    let mut mapping = match base {
+        None => Map::from_iter([("source".to_string(), Value::String(nodecast::catalog::aws::SOURCE.to_string()))]),
+        Some(Value::String(name)) => Map::from_iter([("source".to_string(), Value::String(name))]),
+        Some(Value::Object(m)) => m,
+        Some(other) => return Ok(Some(other)),
+    };
+    mapping.extend(overrides);
+    Ok(Some(Value::Object(mapping)))
+}
+
+/// `--catalog X`: an existing file is read and decoded (YAML or JSON, one mapping); anything
+/// else is a catalog name for the core to resolve.
+fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
+    let path = std::path::Path::new(spec);
+    let looks_like_file = spec.contains(std::path::MAIN_SEPARATOR) || [".yaml", ".yml", ".json"].iter().any(|e| spec.ends_with(e));
+    if !path.is_file() {
+        if looks_like_file {
+            return Err(Fatal(format!("--catalog {spec}: no such file")));
+        }
+        return Ok(Value::String(spec.to_string()));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Fatal(format!("{spec}: cannot read: {e}")))?;
+    let docs = match nodecast::manifest::decode(&text, Some(spec)) {
+        Ok(d) => d,
+        Err(errors) => {
+            let lines: Vec<String> = errors.iter().map(|e| format!("error: {e}")).collect();
+            return Err(Fatal(format!("--catalog {spec}: cannot decode\n{}", lines.join("\n"))));
+        }
+    };
+    match docs.as_slice() {
+        [one] if one.prefix.is_empty() => Ok(one.value.clone()),
+        _ => Err(Fatal(format!("--catalog {spec}: expected one catalog mapping (source / zones / instanceTypes ...), found {} documents", docs.len()))),
+    }
+}

@@ -1,0 +1,372 @@
+//! Human-readable renderings of the facade's answers (the default `-o table` output).
+
+use crate::table::Table;
+use nodecast::api::{NodeClaimOut, Plan, UnschedulableOut};
+use nodecast::explain::{Explanation, PodExplanation, TypeExplanation, ValidationReport, Verdict};
+use nodecast::model::Skipped;
+use nodecast::query::{CatalogAnswer, CatalogRow};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Hours in a month, as cloud price sheets count them.
+const HOURS_PER_MONTH: f64 = 730.0;
+/// Pod names shown per NodeClaim row before "+N more".
+const PODS_SHOWN: usize = 3;
+/// Instance-type options shown by `explain` before "and N more".
+const OPTIONS_SHOWN: usize = 10;
+
+/// `$5.672`, `$0.29328`: up to 5 decimals, trailing zeros dropped.
+fn dollars(p: f64) -> String {
+    let s = format!("{p:.5}");
+    let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let frac = frac.trim_end_matches('0');
+    format!("${int}.{frac:0<2}")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Short names for utilisation figures.
+fn resource_short(name: &str) -> Option<&str> {
+    Some(match name {
+        "pods" => return None,
+        "cpu" => "cpu",
+        "memory" => "mem",
+        "ephemeral-storage" => "disk",
+        "nvidia.com/gpu" | "amd.com/gpu" | "habana.ai/gaudi" => "gpu",
+        other => other.rsplit('/').next().unwrap_or(other),
+    })
+}
+
+/// `cpu 62% mem 40% gpu 100%`.
+fn utilization(c: &NodeClaimOut) -> String {
+    c.utilization
+        .iter()
+        .filter_map(|(k, v)| resource_short(k).map(|s| format!("{s} {:.0}%", v * 100.0)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn pod_list(pods: &[String]) -> String {
+    if pods.len() <= PODS_SHOWN + 1 {
+        return pods.join(", ");
+    }
+    format!("{}, +{} more", pods[..PODS_SHOWN].join(", "), pods.len() - PODS_SHOWN)
+}
+
+fn opt(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or("-")
+}
+
+fn section(out: &mut String, title: &str) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(title);
+    out.push('\n');
+}
+
+pub fn plan(p: &Plan) -> String {
+    let mut out = String::new();
+    // `+ 0.0` turns an empty sum's -0.0 into 0.0.
+    let total = p.total_price_per_hour + 0.0;
+    let placed_existing: usize = p.existing_nodes.iter().map(|n| n.pods.len()).sum();
+    let placed_new: usize = p.node_claims.iter().map(|c| c.pods.len()).sum();
+    let _ = writeln!(
+        out,
+        "{}: {} for {}; {} on existing nodes; {} unschedulable",
+        plural(p.node_claims.len(), "new NodeClaim", "new NodeClaims"),
+        format_args!("{}/h", dollars(total)),
+        plural(placed_new, "pod", "pods"),
+        plural(placed_existing, "pod", "pods"),
+        plural(p.unschedulable.len(), "pod", "pods"),
+    );
+
+    if !p.node_claims.is_empty() {
+        section(&mut out, "NodeClaims");
+        let same_daemons = p.node_claims.iter().all(|c| c.daemon_sets == p.node_claims[0].daemon_sets);
+        let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "ZONE", "$/H", "OPTIONS", "UTILISATION", "PODS"]).right(&[5, 6]);
+        for c in &p.node_claims {
+            t.row(vec![
+                c.name.clone(),
+                c.node_pool.clone(),
+                opt(&c.instance_type).to_string(),
+                opt(&c.capacity_type).to_string(),
+                opt(&c.zone).to_string(),
+                c.price_per_hour.map(dollars).unwrap_or_else(|| "-".into()),
+                c.instance_type_options.len().to_string(),
+                utilization(c),
+                pod_list(&c.pods),
+            ]);
+            if !same_daemons {
+                t.note(format!("DaemonSets: {}", if c.daemon_sets.is_empty() { "none".into() } else { c.daemon_sets.join(", ") }));
+            }
+        }
+        out.push_str(&t.render("  "));
+        if same_daemons && !p.node_claims[0].daemon_sets.is_empty() {
+            let _ = writeln!(out, "  DaemonSets on every NodeClaim: {}", p.node_claims[0].daemon_sets.join(", "));
+        }
+    }
+
+    if !p.existing_nodes.is_empty() {
+        section(&mut out, "Pods on existing nodes");
+        let mut t = Table::new(&["NODE", "NODEPOOL", "INSTANCE TYPE", "PODS"]);
+        for n in &p.existing_nodes {
+            t.row(vec![n.name.clone(), opt(&n.node_pool).to_string(), opt(&n.instance_type).to_string(), n.pods.join(", ")]);
+        }
+        out.push_str(&t.render("  "));
+    }
+
+    if !p.unschedulable.is_empty() {
+        section(&mut out, "Unschedulable pods");
+        for u in &p.unschedulable {
+            unschedulable(&mut out, u, "  ");
+        }
+    }
+
+    if !p.node_pools.is_empty() {
+        section(&mut out, "NodePools");
+        let mut t = Table::new(&["NAME", "WEIGHT", "NEW", "RESOURCE", "LIMIT", "USED", "REMAINING"]).right(&[1, 2, 4, 5, 6]);
+        for np in &p.node_pools {
+            let base = vec![np.name.clone(), np.weight.to_string(), np.new_node_claims.to_string()];
+            if np.limits.is_empty() {
+                t.row(base.iter().cloned().chain(["no limits".into()]).collect());
+            }
+            for (i, (res, l)) in np.limits.iter().enumerate() {
+                let head = if i == 0 { base.clone() } else { vec![String::new(); 3] };
+                t.row(head.into_iter().chain([res.clone(), l.limit.clone(), l.used.clone(), l.remaining.clone()]).collect());
+            }
+        }
+        out.push_str(&t.render("  "));
+    }
+
+    section(&mut out, "Cost");
+    let _ = writeln!(out, "  {}/h, {}/month ({} h)", dollars(total), dollars_2(total * HOURS_PER_MONTH), HOURS_PER_MONTH);
+
+    skipped(&mut out, &p.skipped);
+    if !p.warnings.is_empty() {
+        section(&mut out, "Warnings");
+        for w in &p.warnings {
+            match &w.object {
+                Some(o) if !o.is_empty() => {
+                    let _ = writeln!(out, "  {o}: {} [{}]", w.message, w.code);
+                }
+                _ => {
+                    let _ = writeln!(out, "  {} [{}]", w.message, w.code);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `$4140.56`: a month is not priced to the 1e-5.
+fn dollars_2(p: f64) -> String {
+    format!("${p:.2}")
+}
+
+fn unschedulable(out: &mut String, u: &UnschedulableOut, indent: &str) {
+    let _ = writeln!(out, "{indent}{} [{}]", u.pod, u.code);
+    for r in &u.reasons {
+        match &r.node_pool {
+            Some(np) => {
+                let _ = writeln!(out, "{indent}  {np}: {} [{}]", r.message, r.code);
+            }
+            None => {
+                let _ = writeln!(out, "{indent}  {} [{}]", r.message, r.code);
+            }
+        }
+    }
+}
+
+fn skipped(out: &mut String, skipped: &[Skipped]) {
+    if skipped.is_empty() {
+        return;
+    }
+    section(out, "Skipped objects");
+    let mut t = Table::new(&["OBJECT", "WHERE", "REASON"]);
+    for s in skipped {
+        let place = match &s.source {
+            Some(src) => format!("{src} #{}", s.document),
+            None => format!("document {}", s.document),
+        };
+        t.row(vec![format!("{}/{}", s.kind, s.name), place, s.reason.clone()]);
+    }
+    out.push_str(&t.render("  "));
+}
+
+pub fn explain(e: &Explanation) -> String {
+    let mut out = String::new();
+    if let Some(p) = &e.pod {
+        pod_explanation(&mut out, p);
+    }
+    if let Some(t) = &e.instance_type {
+        type_explanation(&mut out, t);
+    }
+    out
+}
+
+fn verdicts(out: &mut String, vs: &[Verdict]) {
+    let width = vs.iter().map(|v| v.name.chars().count()).max().unwrap_or(0);
+    for v in vs {
+        let mark = if v.ok { "ok" } else { "no" };
+        let _ = writeln!(out, "  {mark}  {:width$}  {}", v.name, v.reason);
+    }
+}
+
+fn pod_explanation(out: &mut String, p: &PodExplanation) {
+    let _ = writeln!(out, "Pod {}: {}", p.pod, p.outcome);
+    let _ = writeln!(out, "  {}", p.summary);
+
+    section(out, "Preference relaxation");
+    if p.relaxations.is_empty() {
+        out.push_str("  none needed\n");
+    }
+    for (i, r) in p.relaxations.iter().enumerate() {
+        let _ = writeln!(out, "  {}. {r}", i + 1);
+    }
+
+    section(out, "Existing nodes");
+    if p.existing_nodes.is_empty() {
+        out.push_str("  none in the input\n");
+    }
+    verdicts(out, &p.existing_nodes);
+
+    section(out, "NodePools (in the order Karpenter tries them)");
+    if p.node_pools.is_empty() {
+        out.push_str("  none in the input\n");
+    }
+    verdicts(out, &p.node_pools);
+
+    if let Some(c) = &p.node_claim {
+        section(out, &format!("NodeClaim {}", c.name));
+        let _ = writeln!(
+            out,
+            "  {} {} in {} at {}/h, NodePool {}",
+            opt(&c.instance_type),
+            opt(&c.capacity_type),
+            opt(&c.zone),
+            c.price_per_hour.map(dollars).unwrap_or_else(|| "-".into()),
+            c.node_pool
+        );
+        let util = utilization(c);
+        if !util.is_empty() {
+            let _ = writeln!(out, "  utilisation: {util}");
+        }
+        let _ = writeln!(out, "  pods: {}", c.pods.join(", "));
+        let n = c.instance_type_options.len();
+        let shown = c.instance_type_options.iter().take(OPTIONS_SHOWN).cloned().collect::<Vec<_>>().join(", ");
+        let more = if n > OPTIONS_SHOWN { format!(" and {} more", n - OPTIONS_SHOWN) } else { String::new() };
+        let _ = writeln!(out, "  {} (cheapest first): {shown}{more}", plural(n, "instance-type option", "instance-type options"));
+    }
+    if let Some(u) = &p.unschedulable {
+        // The per-NodePool reasons are the NodePool verdicts above; show the others.
+        section(out, &format!("Unschedulable [{}]", u.code));
+        let shown_above = |np: &Option<String>| np.as_ref().is_some_and(|np| p.node_pools.iter().any(|v| &v.name == np));
+        for r in u.reasons.iter().filter(|r| !shown_above(&r.node_pool)) {
+            let _ = writeln!(out, "  {} [{}]", r.message, r.code);
+        }
+    }
+}
+
+fn type_explanation(out: &mut String, t: &TypeExplanation) {
+    section(out, &format!("Instance type {}: {}", t.instance_type, t.verdict));
+    for r in &t.reasons {
+        let _ = writeln!(out, "  - {r}");
+    }
+}
+
+pub fn validation(v: &ValidationReport) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "valid: {}, {}", plural(v.objects, "object", "objects"), plural(v.node_pools.len(), "NodePool", "NodePools"));
+    if !v.node_pools.is_empty() {
+        let _ = write!(out, " ({})", v.node_pools.join(", "));
+    }
+    let _ = write!(out, ", {}", plural(v.pods, "pod", "pods"));
+    if !v.skipped.is_empty() {
+        let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+        for s in &v.skipped {
+            *kinds.entry(s.kind.as_str()).or_default() += 1;
+        }
+        let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let _ = write!(out, "; skipped {}", kinds.join(", "));
+    }
+    out.push('\n');
+    out
+}
+
+/// `81920` MiB → `80Gi`, `24576` → `24Gi`, `15360` → `15Gi`, `1536` → `1.5Gi`.
+fn mib(text: &str) -> String {
+    let digits = text.trim_end_matches("Mi");
+    match digits.parse::<u64>() {
+        Ok(m) if m >= 1024 && m % 1024 == 0 => format!("{}Gi", m / 1024),
+        Ok(m) if m >= 1024 => format!("{:.1}Gi", m as f64 / 1024.0),
+        Ok(m) => format!("{m}Mi"),
+        Err(_) => text.to_string(),
+    }
+}
+
+fn gpu_cell(r: &CatalogRow) -> String {
+    match (&r.gpu_name, &r.gpu_count) {
+        (Some(name), count) => {
+            // A fractional GPU (g6f: 1/8 of an L4) is labelled with a count of 0.
+            let mut s = match count.as_deref() {
+                Some("0") => format!("{name} fraction"),
+                c => format!("{name} x{}", c.unwrap_or("?")),
+            };
+            if let Some(m) = &r.gpu_memory_mib {
+                let each = if count.as_deref() == Some("0") { "" } else { " each" };
+                let _ = write!(s, " ({}{each})", mib(m));
+            }
+            s
+        }
+        (None, _) => "-".into(),
+    }
+}
+
+pub fn catalog(c: &CatalogAnswer) -> String {
+    let mut t = Table::new(&["NAME", "VCPU", "MEMORY", "ARCH", "GPU", "ACCELERATOR", "ON-DEMAND $/H", "SPOT $/H"]).right(&[1, 2, 6, 7]);
+    for r in &c.instance_types {
+        let accel = match &r.accelerator_name {
+            Some(a) => format!("{a} x{}", r.accelerator_count.as_deref().unwrap_or("?")),
+            None => "-".into(),
+        };
+        t.row(vec![
+            r.name.clone(),
+            r.vcpu.clone(),
+            mib(&r.memory),
+            r.arch.clone(),
+            gpu_cell(r),
+            accel,
+            dollars(r.on_demand_price_per_hour),
+            r.spot_price_per_hour.map(dollars).unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let mut out = if t.is_empty() { String::new() } else { t.render("") };
+    let _ = writeln!(out, "{} ({})", plural(c.count, "instance type", "instance types"), c.source);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money() {
+        assert_eq!(dollars(5.672), "$5.672");
+        assert_eq!(dollars(0.29328), "$0.29328");
+        assert_eq!(dollars(0.1), "$0.10");
+        assert_eq!(dollars(2.0), "$2.00");
+        assert_eq!(dollars(0.0), "$0.00");
+        assert_eq!(dollars_2(4140.56), "$4140.56");
+    }
+
+    #[test]
+    fn memory() {
+        assert_eq!(mib("81920"), "80Gi");
+        assert_eq!(mib("1536Mi"), "1.5Gi");
+        assert_eq!(mib("512"), "512Mi");
+        assert_eq!(mib("8Gi"), "8Gi");
+    }
+}

@@ -1,0 +1,300 @@
+//! Runs the built `nodecast` binary on the example manifests.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_nodecast");
+const GPU_GENERAL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/nodepools/gpu-general.yaml");
+const GPU_TRAINING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/nodepools/gpu-training.yaml");
+const GPU_INFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/nodepools/gpu-inference.yaml");
+const SPOT_TIERS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/nodepools/spot-tiers.yaml");
+const TRAINING_4GPU: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/workloads/training-job-4gpu.yaml");
+const TRAINING_16GPU: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/workloads/training-job-16gpu.yaml");
+const VLLM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/workloads/vllm-inference.yaml");
+const BATCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/workloads/batch-workers.yaml");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run nodecast")
+}
+
+fn run_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn nodecast");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().expect("wait nodecast")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
+
+/// A temporary file under the target directory, removed on drop.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, text: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("nodecast-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        TempFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn version() {
+    let o = run(&["--version"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).starts_with("nodecast "), "{}", stdout(&o));
+}
+
+#[test]
+fn plan_training_json() {
+    let o = run(&["plan", GPU_GENERAL, GPU_TRAINING, TRAINING_4GPU, "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["apiVersion"], "nodecast/v1");
+    assert_eq!(v["kind"], "Plan");
+    assert_eq!(v["status"], "success");
+    let claims = v["nodeClaims"].as_array().unwrap();
+    assert_eq!(claims.len(), 1);
+    assert_eq!(claims[0]["instanceType"], "g5.12xlarge");
+    assert_eq!(claims[0]["capacityType"], "on-demand");
+    assert_eq!(claims[0]["nodePool"], "gpu-training");
+    assert!(stdout(&o).ends_with("}\n"));
+}
+
+#[test]
+fn plan_training_table() {
+    let o = run(&["plan", GPU_GENERAL, GPU_TRAINING, TRAINING_4GPU]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("g5.12xlarge"), "{out}");
+    assert!(out.contains("gpu-training-1"), "{out}");
+    assert!(out.contains("on-demand"), "{out}");
+    assert!(out.contains("gpu 100%"), "{out}");
+    assert!(out.contains("ml/train-llm-0"), "{out}");
+    assert!(out.contains("$5.672/h"), "{out}");
+    assert!(out.contains("$4140.56/month"), "{out}");
+    // NodePool limits: 16 GPUs, 4 used.
+    assert!(out.lines().any(|l| l.contains("nvidia.com/gpu") && l.contains("16") && l.contains("12")), "{out}");
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn json_is_the_facade_answer_byte_for_byte() {
+    let files = [GPU_GENERAL, GPU_INFERENCE, GPU_TRAINING, TRAINING_4GPU, VLLM];
+    let texts: Vec<nodecast::Input> = files.iter().map(|f| nodecast::Input { name: Some(f.to_string()), text: std::fs::read_to_string(f).unwrap() }).collect();
+    let req = nodecast::Request { inputs: texts, ..Default::default() };
+    let expected = nodecast::plan(&req).to_json() + "\n";
+    let mut args = vec!["plan", "-o", "json"];
+    args.extend(files);
+    let a = run(&args);
+    let b = run(&args);
+    assert_eq!(code(&a), 0, "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout, "two runs differ");
+    assert_eq!(stdout(&a), expected);
+}
+
+#[test]
+fn unschedulable_is_an_answer() {
+    let o = run(&["plan", GPU_TRAINING, TRAINING_16GPU]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ml/train-70b-0"), "{out}");
+    assert!(out.contains("no-instance-type-fits"), "{out}");
+    assert!(out.contains("gpu-training:"), "per-NodePool reason: {out}");
+    assert!(out.contains("$0.00/h"), "{out}");
+    let j = json(&run(&["plan", GPU_TRAINING, TRAINING_16GPU, "-o", "json"]));
+    assert_eq!(j["unschedulable"][0]["code"], "no-instance-type-fits");
+}
+
+#[test]
+fn stdin_dash() {
+    let workload = std::fs::read_to_string(TRAINING_4GPU).unwrap();
+    let o = run_stdin(&["plan", GPU_TRAINING, "-", "-o", "json"], &workload);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["nodeClaims"][0]["instanceType"], "g5.12xlarge");
+    // Errors in stdin are located as <stdin>.
+    let o = run_stdin(&["plan", "-"], "kind: Pod\nmetadata:\n  name: [x\n");
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("<stdin>"), "{}", stderr(&o));
+}
+
+#[test]
+fn malformed_yaml_is_unusable_input() {
+    let bad = TempFile::new("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [x\n");
+    for cmd in ["plan", "validate"] {
+        let o = run(&[cmd, bad.path()]);
+        assert_eq!(code(&o), 2, "{cmd}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(bad.path()), "{cmd}: {err}");
+        assert!(err.contains("line "), "{cmd}: {err}");
+        assert!(err.contains("[yaml-syntax]"), "{cmd}: {err}");
+        assert!(stdout(&o).is_empty(), "{cmd}: {}", stdout(&o));
+    }
+    // -o json prints the failure answer unchanged.
+    let o = run(&["plan", bad.path(), "-o", "json"]);
+    assert_eq!(code(&o), 2);
+    let v = json(&o);
+    assert_eq!(v["status"], "failure");
+    assert_eq!(v["errors"][0]["code"], "yaml-syntax");
+}
+
+#[test]
+fn unreadable_file_is_unusable_input() {
+    let o = run(&["plan", "/nonexistent/nodecast/input.yaml"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("/nonexistent/nodecast/input.yaml"), "{}", stderr(&o));
+}
+
+#[test]
+fn validate_invalid_operator_exits_1() {
+    let text = std::fs::read_to_string(GPU_TRAINING).unwrap().replacen("operator: In", "operator: Inn", 1);
+    let bad = TempFile::new("bad-operator.yaml", &text);
+    let o = run(&["validate", bad.path()]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("[invalid-operator]"), "{err}");
+    assert!(err.contains("NodePool/gpu-training"), "{err}");
+    assert!(err.contains("spec.template.spec.requirements[0].operator"), "{err}");
+    let o = run(&["validate", bad.path(), "-o", "json"]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(json(&o)["status"], "failure");
+    // plan cannot use it.
+    assert_eq!(code(&run(&["plan", bad.path()])), 2);
+}
+
+#[test]
+fn validate_success_summary() {
+    let o = run(&["validate", GPU_GENERAL, GPU_INFERENCE, VLLM]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("valid: "), "{out}");
+    assert!(out.contains("2 NodePools (general, gpu-inference)"), "{out}");
+    assert!(out.contains("2 pods"), "{out}");
+    assert!(out.contains("skipped 1 Service"), "{out}");
+}
+
+#[test]
+fn explain_pod() {
+    let o = run(&["explain", GPU_GENERAL, GPU_TRAINING, TRAINING_4GPU, "--pod", "train-llm-0", "--instance-type", "g5.48xlarge"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Pod ml/train-llm-0: new-node-claim"), "{out}");
+    assert!(out.contains("ok  gpu-training"), "{out}");
+    assert!(out.contains("no  general"), "{out}");
+    assert!(out.contains("g5.12xlarge"), "{out}");
+    assert!(out.contains("Instance type g5.48xlarge: option"), "{out}");
+    let j = json(&run(&["explain", GPU_GENERAL, GPU_TRAINING, TRAINING_4GPU, "--pod", "ml/train-llm-0", "-o", "json"]));
+    assert_eq!(j["pod"]["outcome"], "new-node-claim");
+}
+
+#[test]
+fn explain_options_are_cut_at_ten() {
+    let o = run(&["explain", SPOT_TIERS, BATCH, "--pod", "render-batch-0"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("12 instance-type options"), "{out}");
+    assert!(out.contains("and 2 more"), "{out}");
+}
+
+#[test]
+fn explain_unknown_pod_and_node() {
+    let o = run(&["explain", GPU_TRAINING, TRAINING_4GPU, "--pod", "nope"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("[unknown-pod]"), "{}", stderr(&o));
+    let o = run(&["explain", GPU_TRAINING, TRAINING_4GPU, "--node", "ip-10-0-0-1"]);
+    assert_eq!(code(&o), 2);
+    assert!(stdout(&o).is_empty());
+    assert!(stderr(&o).contains("nodecast consolidate"), "{}", stderr(&o));
+}
+
+#[test]
+fn catalog_gpu_h100_json() {
+    let o = run(&["catalog", "--gpu", "--requirement", "karpenter.k8s.aws/instance-gpu-name In h100", "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["kind"], "CatalogQuery");
+    let rows = v["instanceTypes"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r["gpuName"] == "h100"), "{v}");
+    assert!(rows.iter().any(|r| r["name"] == "p5.48xlarge"), "{v}");
+    assert_eq!(v["count"], rows.len());
+}
+
+#[test]
+fn catalog_table_and_limit() {
+    let o = run(&["catalog", "--gpu", "-r", "karpenter.k8s.aws/instance-gpu-name In h100"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("p5.48xlarge"), "{out}");
+    assert!(out.contains("h100 x8 (80Gi each)"), "{out}");
+    let o = run(&["catalog", "-r", "kubernetes.io/arch In arm64", "--limit", "3", "-o", "json"]);
+    let v = json(&o);
+    assert_eq!(v["count"], 3);
+    assert!(v["instanceTypes"].as_array().unwrap().iter().all(|r| r["arch"] == "arm64"));
+}
+
+#[test]
+fn catalog_bad_requirement_exits_2() {
+    let o = run(&["catalog", "--requirement", "kubernetes.io/arch Bogus arm64"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("[invalid-requirement]"), "{}", stderr(&o));
+}
+
+#[test]
+fn catalog_options_compose() {
+    // No file: --zones and --spot-price-factor build {"source": "aws-us-east-1", ...}.
+    let o = run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--zones", "us-east-1c", "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["nodeClaims"][0]["zone"], "us-east-1c");
+    let o = run(&["catalog", "-r", "node.kubernetes.io/instance-type In m5.large", "--spot-price-factor", "0.5", "-o", "json"]);
+    let v = json(&o);
+    let row = &v["instanceTypes"][0];
+    let (spot, od) = (row["spotPricePerHour"].as_f64().unwrap(), row["onDemandPricePerHour"].as_f64().unwrap());
+    assert!((spot - od * 0.5).abs() < 1e-6, "{row}");
+    // A file: the flags are merged into its mapping.
+    let cat = TempFile::new("catalog.yaml", "source: aws-us-east-1\ncapacityTypes: [on-demand]\n");
+    let o = run(&["plan", SPOT_TIERS, BATCH, "--catalog", cat.path(), "--zones", "us-east-1b", "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    for c in v["nodeClaims"].as_array().unwrap() {
+        assert_eq!(c["capacityType"], "on-demand");
+        assert_eq!(c["zone"], "us-east-1b");
+    }
+    // A name.
+    assert_eq!(code(&run(&["catalog", "--catalog", "aws-us-east-1", "--limit", "1"])), 0);
+    let o = run(&["catalog", "--catalog", "no-such-catalog"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("[unknown-catalog]"), "{}", stderr(&o));
+    assert_eq!(code(&run(&["catalog", "--catalog", "/nonexistent/catalog.yaml"])), 2);
+}
+
+#[test]
+fn settings_flags() {
+    let o = run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--min-values-policy", "BestEffort", "--preference-policy", "Ignore"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(code(&run(&["plan", GPU_TRAINING, "--min-values-policy", "Sometimes"])), 2);
+}

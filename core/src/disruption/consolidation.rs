@@ -1,0 +1,250 @@
+//! Emptiness, multi-node and single-node consolidation (spec §9, §11–§13).
+
+use super::*;
+use crate::requirements::Requirement;
+use crate::scheduling::{self, launch, offering_compatible};
+
+/// A consolidation command.
+pub(crate) struct Command {
+    pub method: &'static str,
+    pub nodes: Vec<usize>,
+    pub replacement: Option<Replacement>,
+}
+
+/// Why a consolidation attempt produced nothing.
+struct Rejection(&'static str, String);
+
+/// Savings ratio ordering (D-6.5): price ÷ (1 + reschedulable pods), descending; ties by name.
+fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) -> Vec<usize> {
+    let ratio = |i: usize| infos[i].price.unwrap_or(0.0) / (1.0 + infos[i].reschedulable.len() as f64);
+    list.sort_by(|&a, &b| ratio(b).total_cmp(&ratio(a)).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name)));
+    list
+}
+
+fn budget_reason(m: &Model, pool: usize, reason: &str) -> Reason {
+    Reason {
+        code: BUDGET.into(),
+        node_pool: Some(m.node_pools[pool].name.clone()),
+        message: format!("NodePool {:?} allows no more disruptions for reason {reason} now", m.node_pools[pool].name),
+    }
+}
+
+/// Emptiness (§9): every empty consolidatable candidate its pool's `Empty` budget allows,
+/// most expensive first, in one delete command.
+pub(crate) fn emptiness(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Vec<usize>> {
+    let list: Vec<usize> = (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && infos[i].empty).collect();
+    let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
+    let mut taken = Vec::new();
+    for i in by_savings(m, infos, list) {
+        let pool = infos[i].pool?;
+        let b = budgets.entry(pool).or_insert_with(|| pool_budget(m, pool, "Empty", now));
+        match b {
+            Some(0) => verdicts.entry(infos[i].node).or_default().push(budget_reason(m, pool, "Empty")),
+            Some(n) => {
+                *n -= 1;
+                taken.push(infos[i].node);
+            }
+            None => taken.push(infos[i].node),
+        }
+    }
+    (!taken.is_empty()).then_some(taken)
+}
+
+/// Non-empty consolidation candidates (§4.2).
+fn consolidation_candidates(infos: &[NodeInfo]) -> Vec<usize> {
+    (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && !infos[i].empty && infos[i].pool.is_some()).collect()
+}
+
+/// Existing nodes that may not receive moved pods: inside their own pool's consolidateAfter
+/// window (D-5.9). `Never` and `0s` pools never gate.
+fn gated_nodes(m: &Model, now: i64) -> Vec<usize> {
+    (0..m.nodes.len())
+        .filter(|&i| {
+            let n = &m.nodes[i];
+            let Some(pool) = n.nodepool.as_deref().and_then(|np| m.node_pools.iter().find(|p| p.name == np)) else { return false };
+            match pool.disruption.consolidate_after {
+                Some(after) if after > 0 && n.managed => {
+                    let t0 = n.last_pod_event.or(n.initialized_at).or(n.created).unwrap_or(i64::MIN / 2);
+                    now - t0 < after
+                }
+                _ => false,
+            }
+        })
+        .collect()
+}
+
+/// Worst launch price of an option (D-11.1.1): the most expensive compatible available offering
+/// of the first capacity type (reserved, spot, on-demand) that has one.
+fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64 {
+    let offs: Vec<&crate::catalog::Offering> = m.catalog.types[it as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).collect();
+    for ct in [m.keys.reserved, m.keys.spot, m.keys.on_demand] {
+        let prices: Vec<f64> = offs.iter().filter(|o| o.capacity_type == ct).map(|o| o.price).collect();
+        if !prices.is_empty() {
+            return prices.into_iter().fold(f64::MIN, f64::max);
+        }
+    }
+    f64::INFINITY
+}
+
+/// Simulate removing `cands` (indices into infos) and compute the command (§11).
+fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool) -> Result<Command, Rejection> {
+    let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
+    let mut pods: Vec<usize> = cands.iter().flat_map(|&i| infos[i].reschedulable.iter().copied()).collect();
+    let pending: Vec<usize> = (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect();
+    pods.extend(pending.iter().copied());
+    let gated = gated_nodes(m, now);
+    let sol = scheduling::solve_pods(m, Some(&pods), &nodes, &gated);
+    let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !pending.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+    if !failed.is_empty() {
+        return Err(Rejection(PODS_DO_NOT_FIT, format!("not all pods would schedule: {}", failed.join(", "))));
+    }
+    // Claims that only hold pending pods are not the candidates' concern.
+    let claims: Vec<usize> = (0..sol.claims.len()).filter(|&c| sol.claims[c].pods.iter().any(|p| !pending.contains(p))).collect();
+    let method = if multi { "multi-node-consolidation" } else { "single-node-consolidation" };
+    if claims.is_empty() {
+        return Ok(Command { method, nodes, replacement: None });
+    }
+    if claims.len() > 1 {
+        return Err(Rejection(PODS_DO_NOT_FIT, format!("can't remove without creating {} nodes", claims.len())));
+    }
+    let pc = &sol.claims[claims[0]];
+    let t = &sol.templates[pc.template];
+    let fin = launch::finalize(claims[0], pc, t, m).map_err(|_| Rejection(PODS_DO_NOT_FIT, "the replacement cannot meet minValues".into()))?;
+    let mut r = pc.requirements.clone();
+    let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
+    let all_spot = cands.iter().all(|&i| m.nodes[infos[i].node].capacity_type.as_deref() == Some(crate::labels::SPOT));
+    let admits = |r: &crate::requirements::Requirements, ct| r.get(m.keys.capacity_type).is_none_or(|c| c.has(ct, &m.interner));
+    let mut options = fin.options.clone();
+    if all_spot && admits(&r, m.keys.spot) {
+        if !m.settings.spot_to_spot_consolidation {
+            return Err(Rejection(SPOT_TO_SPOT_DISABLED, "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node".into()));
+        }
+        r.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
+        options.retain(|&i| m.catalog.types[i as usize].offerings.iter().any(|o| o.available && offering_compatible(o, &r, m)));
+    }
+    options.retain(|&i| worst_price(m, i, &r) < candidate_price);
+    if options.is_empty() {
+        return Err(Rejection(NOT_CHEAPER, format!("can't replace with a cheaper node: every option's worst launch price is at least ${}", plan::round_price(candidate_price))));
+    }
+    if multi {
+        // Same-type guard (D-12.6): never replace several nodes with one of a type being
+        // deleted unless strictly cheaper than the cheapest such node.
+        let max_price = options
+            .iter()
+            .filter_map(|&o| {
+                let name = &m.catalog.types[o as usize].name;
+                cands.iter().filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name)).map(|&c| infos[c].price.unwrap_or(0.0)).reduce(f64::min)
+            })
+            .fold(f64::INFINITY, f64::min);
+        options.retain(|&i| worst_price(m, i, &r) < max_price);
+        if options.is_empty() {
+            return Err(Rejection(NOT_CHEAPER, "the only cheaper replacement is a type being deleted".into()));
+        }
+    }
+    if crate::scheduling::claim::has_min_values(&r) && crate::scheduling::claim::min_values_shortfall(&options, &r, m).is_some() {
+        return Err(Rejection(NOT_CHEAPER, "filtering by price breaks minValues".into()));
+    }
+    if all_spot && admits(&r, m.keys.spot) && !multi {
+        if options.len() < 15 {
+            return Err(Rejection(NOT_CHEAPER, format!("SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got {}", options.len())));
+        }
+        options.truncate(15);
+    }
+    // D-11.1.4: the price check assumed spot; a replacement that may be spot must be spot.
+    if admits(&r, m.keys.spot) && admits(&r, m.keys.on_demand) {
+        let any_spot = options.iter().any(|&i| m.catalog.types[i as usize].offerings.iter().any(|o| o.available && o.capacity_type == m.keys.spot && offering_compatible(o, &r, m)));
+        if any_spot {
+            r.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
+        }
+    }
+    let chosen = launch::choose_launch(&options, &r, m);
+    let name = |i: u32| m.catalog.types[i as usize].name.clone();
+    let mut pods: Vec<String> = pc.pods.iter().map(|&p| m.pods[p].key()).collect();
+    pods.sort();
+    Ok(Command {
+        method,
+        nodes,
+        replacement: Some(Replacement {
+            node_pool: m.node_pools[t.pool].name.clone(),
+            instance_type: chosen.as_ref().map(|l| name(l.it)),
+            capacity_type: chosen.as_ref().map(|l| m.interner.str(l.capacity_type).to_string()),
+            zone: chosen.as_ref().map(|l| m.interner.str(l.zone).to_string()),
+            price_per_hour: chosen.as_ref().map(|l| plan::round_price(l.price)),
+            instance_type_options: options.iter().map(|&i| name(i)).collect(),
+            pods,
+        }),
+    })
+}
+
+/// Multi-node consolidation (§12): binary search over prefixes of ≥ 2 candidates.
+pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+    let sorted = by_savings(m, infos, consolidation_candidates(infos));
+    let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
+    let mut list = Vec::new();
+    for i in sorted {
+        let pool = infos[i].pool?;
+        let b = budgets.entry(pool).or_insert_with(|| pool_budget(m, pool, "Underutilized", now));
+        match b {
+            Some(0) => {
+                let v = verdicts.entry(infos[i].node).or_default();
+                if !v.iter().any(|r| r.code == BUDGET) {
+                    v.push(budget_reason(m, pool, "Underutilized"));
+                }
+            }
+            Some(n) => {
+                *n -= 1;
+                list.push(i);
+            }
+            None => list.push(i),
+        }
+    }
+    if list.len() < 2 {
+        return None;
+    }
+    let max = list.len().min(100);
+    let (mut lo, mut hi) = (1usize, if list.len() <= max { list.len() - 1 } else { max });
+    let mut best = None;
+    while lo <= hi {
+        let mid = (lo + hi) / 2;
+        match compute(m, infos, &list[..=mid], now, true) {
+            Ok(cmd) => {
+                best = Some(cmd);
+                lo = mid + 1;
+            }
+            Err(_) => {
+                if mid == 0 {
+                    break;
+                }
+                hi = mid - 1;
+            }
+        }
+    }
+    best
+}
+
+/// Single-node consolidation (§13): candidates by savings, interleaved across pools; the first
+/// that yields a command wins. Every candidate tried before records why it stayed.
+pub(crate) fn single_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+    let sorted = by_savings(m, infos, consolidation_candidates(infos));
+    let mut groups: IndexMap<usize, Vec<usize>> = IndexMap::new();
+    for i in sorted {
+        groups.entry(infos[i].pool.unwrap_or(0)).or_default().push(i);
+    }
+    let longest = groups.values().map(Vec::len).max().unwrap_or(0);
+    let order: Vec<usize> = (0..longest).flat_map(|k| groups.values().filter_map(move |g| g.get(k).copied())).collect();
+    for i in order {
+        let pool = infos[i].pool?;
+        if pool_budget(m, pool, "Underutilized", now) == Some(0) {
+            let v = verdicts.entry(infos[i].node).or_default();
+            if !v.iter().any(|r| r.code == BUDGET) {
+                v.push(budget_reason(m, pool, "Underutilized"));
+            }
+            continue;
+        }
+        match compute(m, infos, &[i], now, false) {
+            Ok(cmd) => return Some(cmd),
+            Err(Rejection(code, msg)) => verdicts.entry(infos[i].node).or_default().push(Reason { code: code.into(), node_pool: Some(m.node_pools[pool].name.clone()), message: msg }),
+        }
+    }
+    None
+}

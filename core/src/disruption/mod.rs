@@ -1,0 +1,308 @@
+//! Disruption decisions (spec disruption.md, FORMAT §6): expiration, emptiness, multi-node and
+//! single-node consolidation, budgets, and why every other node stays. Re-scheduling reuses the
+//! provisioning engine (`scheduling::solve_pods`): there is no second scheduler.
+
+pub mod budget;
+mod consolidation;
+
+use crate::api::*;
+use crate::error::InputError;
+use crate::model::{ConsolidationPolicy, ExistingNode, IntOrPercent, Model, Pod};
+use crate::plan;
+use indexmap::IndexMap;
+
+pub const DO_NOT_DISRUPT_POD: &str = "do-not-disrupt-pod";
+pub const DO_NOT_DISRUPT_NODE: &str = "do-not-disrupt-node";
+pub const PDB: &str = "pdb";
+pub const BUDGET: &str = "budget";
+pub const NOT_CONSOLIDATABLE_YET: &str = "not-consolidatable-yet";
+pub const CONSOLIDATION_DISABLED: &str = "consolidation-disabled";
+pub const POLICY_WHEN_EMPTY: &str = "policy-when-empty";
+pub const NOT_CHEAPER: &str = "not-cheaper";
+pub const PODS_DO_NOT_FIT: &str = "pods-do-not-fit";
+pub const SPOT_TO_SPOT_DISABLED: &str = "spot-to-spot-disabled";
+pub const NOT_INITIALIZED: &str = "not-initialized";
+pub const UNMANAGED: &str = "unmanaged";
+pub const DELETING: &str = "deleting";
+pub const NODEPOOL_NOT_FOUND: &str = "nodepool-not-found";
+pub const UNKNOWN_INSTANCE_TYPE: &str = "unknown-instance-type";
+pub const NOT_EVALUATED: &str = "not-evaluated";
+
+/// Everything disruption knows about one node.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeInfo {
+    pub node: usize,
+    pub pool: Option<usize>,
+    pub price: Option<f64>,
+    /// Pods that must find a new home (D-3.3.4).
+    pub reschedulable: Vec<usize>,
+    /// First universal or filter blocker, if any: (code, message).
+    pub blocker: Option<(String, String)>,
+    pub empty: bool,
+}
+
+fn reason(code: &str, message: impl Into<String>) -> Reason {
+    Reason { code: code.into(), node_pool: None, message: message.into() }
+}
+
+/// The pool a node belongs to, by its `karpenter.sh/nodepool` label.
+fn pool_of(m: &Model, n: &ExistingNode) -> Option<usize> {
+    n.nodepool.as_deref().and_then(|np| m.node_pools.iter().position(|p| p.name == np))
+}
+
+/// Price of the node's own offering (D-3.4.1): type × zone × capacity type, availability ignored.
+pub(crate) fn node_price(m: &Model, n: &ExistingNode) -> Option<f64> {
+    let it = m.catalog.types.iter().find(|t| Some(&t.name) == n.instance_type.as_ref())?;
+    let zone = n.zone.as_deref()?;
+    let ct = n.capacity_type.as_deref()?;
+    it.offerings
+        .iter()
+        .find(|o| m.interner.str(o.zone) == zone && m.interner.str(o.capacity_type) == ct)
+        .map(|o| o.price)
+        .filter(|p| p.is_finite())
+}
+
+fn bound_pods(m: &Model, n: &ExistingNode) -> Vec<usize> {
+    (0..m.pods.len()).filter(|&i| m.pods[i].node_name.as_deref() == Some(n.name.as_str()) && !m.pods[i].terminal).collect()
+}
+
+fn is_reschedulable(p: &Pod) -> bool {
+    !p.terminal && !p.owned_by_daemonset && !p.mirror
+}
+
+/// Evictions a PDB allows now (FORMAT §3.5).
+fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
+    if let Some(a) = pdb.disruptions_allowed {
+        return a.max(0);
+    }
+    let healthy = m.pods.iter().filter(|p| p.namespace == pdb.namespace && p.node_name.is_some() && !p.terminal && pdb.selector.matches(&p.labels)).count() as i64;
+    let pct = |p: i64| (p * healthy + 99) / 100;
+    let v = match (pdb.min_available, pdb.max_unavailable) {
+        (Some(IntOrPercent::Int(n)), _) => healthy - n,
+        (Some(IntOrPercent::Percent(p)), _) => healthy - pct(p),
+        (None, Some(IntOrPercent::Int(n))) => n,
+        (None, Some(IntOrPercent::Percent(p))) => pct(p),
+        (None, None) => healthy,
+    };
+    v.max(0)
+}
+
+fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
+    for &i in pods {
+        let p = &m.pods[i];
+        if p.do_not_disrupt {
+            return Some((DO_NOT_DISRUPT_POD.into(), format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())));
+        }
+    }
+    for &i in pods {
+        let p = &m.pods[i];
+        if p.mirror {
+            continue;
+        }
+        let matching: Vec<&crate::model::Pdb> = m.pdbs.iter().filter(|b| b.namespace == p.namespace && b.selector.matches(&p.labels)).collect();
+        if matching.len() > 1 {
+            let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
+            return Some((PDB.into(), format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())));
+        }
+        if let Some(b) = matching.first() {
+            if pdb_allows(m, b) == 0 {
+                return Some((PDB.into(), format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key())));
+            }
+        }
+    }
+    None
+}
+
+/// Consolidatable (§5): consolidateAfter elapsed since the last pod event / initialization.
+fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64) -> Result<(), (String, String)> {
+    let np = &m.node_pools[pool];
+    let Some(after) = np.disruption.consolidate_after else {
+        return Err((CONSOLIDATION_DISABLED.into(), format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name)));
+    };
+    let t0 = n.last_pod_event.or(n.initialized_at).or(n.created).unwrap_or(i64::MIN / 2);
+    if after > 0 && now - t0 < after {
+        return Err((NOT_CONSOLIDATABLE_YET.into(), format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0)));
+    }
+    Ok(())
+}
+
+pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
+    m.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let pool = pool_of(m, n);
+            let pods = bound_pods(m, n);
+            let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| is_reschedulable(&m.pods[p])).collect();
+            let empty = reschedulable.is_empty();
+            let blocker = if !n.managed {
+                Some((UNMANAGED.into(), "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()))
+            } else if n.in_flight || !n.initialized {
+                Some((NOT_INITIALIZED.into(), "node isn't initialized".into()))
+            } else if n.marked_for_deletion {
+                Some((DELETING.into(), "node is deleting or marked for deletion".into()))
+            } else if n.do_not_disrupt {
+                Some((DO_NOT_DISRUPT_NODE.into(), "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into()))
+            } else if pool.is_none() {
+                Some((NODEPOOL_NOT_FOUND.into(), format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())))
+            } else if let Some(b) = pod_blocker(m, &pods) {
+                Some(b)
+            } else {
+                let pool = pool.unwrap_or(0);
+                let np = &m.node_pools[pool];
+                if np.is_static {
+                    Some((CONSOLIDATION_DISABLED.into(), format!("NodePool {:?} is static", np.name)))
+                } else if let Err(e) = consolidatable(m, n, pool, now) {
+                    Some(e)
+                } else if !empty && np.disruption.policy == ConsolidationPolicy::WhenEmpty {
+                    Some((POLICY_WHEN_EMPTY.into(), format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name)))
+                } else if !empty && node_price(m, n).is_none() {
+                    Some((UNKNOWN_INSTANCE_TYPE.into(), "instance type, zone or capacity type of the node is not in the catalog".into()))
+                } else {
+                    None
+                }
+            };
+            NodeInfo { node: i, pool, price: node_price(m, n), reschedulable, blocker, empty }
+        })
+        .collect()
+}
+
+/// Per pool and reason, disruptions allowed now (D-7.4): allowed − disrupting, floored at 0.
+pub(crate) fn pool_budget(m: &Model, pool: usize, reason: &str, now: i64) -> Option<i64> {
+    let np = &m.node_pools[pool];
+    let counted: Vec<&ExistingNode> = m.nodes.iter().filter(|n| n.managed && n.initialized && !n.in_flight && n.nodepool.as_deref() == Some(np.name.as_str())).collect();
+    let disrupting = counted.iter().filter(|n| !n.ready || n.marked_for_deletion).count() as i64;
+    budget::allowed(&np.disruption.budgets, reason, counted.len(), now).map(|a| (a - disrupting).max(0))
+}
+
+/// Expiration (§10.4): NodeClaim creation + expireAfter ≤ now. Forceful: ignores everything.
+fn expired(m: &Model, now: i64) -> Vec<usize> {
+    (0..m.nodes.len())
+        .filter(|&i| {
+            let n = &m.nodes[i];
+            if !n.managed || n.marked_for_deletion {
+                return false;
+            }
+            let expire = match n.expire_after {
+                Some(e) => e,
+                None => pool_of(m, n).and_then(|p| m.node_pools[p].expire_after),
+            };
+            matches!((expire, n.created), (Some(e), Some(c)) if c.saturating_add(e) <= now)
+        })
+        .collect()
+}
+
+pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
+    let Some(s) = now else {
+        return Err(vec![InputError::new("required", "disruption decisions need the clock: `now`").path("now").help("an RFC 3339 time, e.g. 2025-03-05T12:00:00Z (--now on the CLI)")]);
+    };
+    s.parse::<jiff::Timestamp>()
+        .map(|t| t.as_second())
+        .map_err(|e| vec![InputError::new("invalid-timestamp", format!("now {s:?} is not an RFC 3339 time: {e}")).path("now").help("e.g. 2025-03-05T12:00:00Z")])
+}
+
+/// The `consolidate` facade.
+pub fn consolidate(req: &Request) -> Answer<Decision> {
+    let now = match parse_now(req.now.as_deref()) {
+        Ok(n) => n,
+        Err(e) => return Answer::failure("Decision", e),
+    };
+    match plan::model(req) {
+        Err(e) => Answer::failure("Decision", e),
+        Ok((m, warnings)) => {
+            let mut d = decide(&m, now);
+            d.now = req.now.clone().unwrap_or_default();
+            d.warnings = warnings;
+            Answer::success("Decision", d)
+        }
+    }
+}
+
+/// One pass of the disruption controller at `now`.
+pub fn decide(m: &Model, now: i64) -> Decision {
+    let infos = node_infos(m, now);
+    let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
+    let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
+    for info in &infos {
+        if let Some((code, msg)) = &info.blocker {
+            verdicts.entry(info.node).or_default().push(reason(code, msg.clone()));
+        }
+    }
+    let expired = expired(m, now);
+    if !expired.is_empty() {
+        d.decision = "delete".into();
+        d.reason = Some("expired".into());
+        d.method = Some("expiration".into());
+        d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
+    } else if let Some(nodes) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
+        d.decision = "delete".into();
+        d.reason = Some("empty".into());
+        d.method = Some("emptiness".into());
+        d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
+    } else if let Some(cmd) = consolidation::multi_node(m, &infos, now, &mut verdicts).or_else(|| consolidation::single_node(m, &infos, now, &mut verdicts)) {
+        d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
+        d.reason = Some("underutilized".into());
+        d.method = Some(cmd.method.into());
+        d.disrupted_nodes = cmd.nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
+        d.replacement = cmd.replacement;
+    } else {
+        d.decision = "none".into();
+    }
+    d.disrupted_nodes.sort();
+    let before: f64 = infos.iter().filter(|i| m.nodes[i.node].managed).filter_map(|i| i.price).sum();
+    let removed: f64 = infos.iter().filter(|i| d.disrupted_nodes.contains(&m.nodes[i.node].name)).filter_map(|i| i.price).sum();
+    let added = d.replacement.as_ref().and_then(|r| r.price_per_hour).unwrap_or(0.0);
+    d.price_per_hour_before = plan::round_price(before);
+    d.price_per_hour_after = plan::round_price(before - removed + added);
+    d.command = command_text(&d);
+    for info in &infos {
+        let n = &m.nodes[info.node];
+        let disrupted = d.disrupted_nodes.contains(&n.name);
+        let mut reasons = if disrupted { Vec::new() } else { verdicts.get(&info.node).cloned().unwrap_or_default() };
+        if !disrupted && reasons.is_empty() {
+            let why = match d.method.as_deref() {
+                Some(method) => format!("the pass ended with {method} on other nodes before this node was considered"),
+                None => "no disruption method found an action for this node".into(),
+            };
+            reasons.push(reason(NOT_EVALUATED, why));
+        }
+        d.nodes.push(NodeVerdict {
+            name: n.name.clone(),
+            node_pool: n.nodepool.clone(),
+            instance_type: n.instance_type.clone(),
+            capacity_type: n.capacity_type.clone(),
+            price_per_hour: info.price.map(plan::round_price),
+            pods: info.reschedulable.len(),
+            disrupted,
+            reasons,
+        });
+    }
+    d.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    for (i, np) in m.node_pools.iter().enumerate() {
+        let nodes = m.nodes.iter().filter(|n| n.managed && n.nodepool.as_deref() == Some(np.name.as_str())).count();
+        let allowed = ["Empty", "Underutilized", "Drifted"].iter().map(|r| (r.to_string(), pool_budget(m, i, r, now))).collect();
+        d.node_pools.push(PoolBudgetOut { name: np.name.clone(), nodes, allowed });
+    }
+    d
+}
+
+fn command_text(d: &Decision) -> String {
+    let list = d.disrupted_nodes.join(", ");
+    let n = d.disrupted_nodes.len();
+    let s = if n == 1 { "" } else { "s" };
+    match (d.decision.as_str(), &d.replacement) {
+        ("delete", _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.clone().unwrap_or_default()),
+        ("replace", Some(r)) => {
+            let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
+            let more = r.instance_type_options.len().saturating_sub(5);
+            format!(
+                "replace {n} node{s} ({list}) with 1 {} node from [{}{}], reason {}",
+                r.capacity_type.clone().unwrap_or_default(),
+                opts.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() },
+                d.reason.clone().unwrap_or_default()
+            )
+        }
+        _ => "no action".into(),
+    }
+}
