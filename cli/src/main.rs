@@ -44,7 +44,10 @@ enum Command {
     /// What one provisioning pass would do with the pending pods: NodeClaims, placements on
     /// existing nodes, unschedulable pods, NodePool limits and cost.
     Plan(PlanArgs),
-    /// Why a pod goes where it goes, and why not elsewhere.
+    /// What Karpenter's disruption controller would do now (delete / replace nodes) and why
+    /// every other node stays.
+    Consolidate(ConsolidateArgs),
+    /// Why a pod goes where it goes (and why not elsewhere), or why a node is not disrupted.
     Explain(ExplainArgs),
     /// Check the input against every validation rule; errors are located (exit 1).
     Validate(ValidateArgs),
@@ -118,9 +121,25 @@ struct ExplainArgs {
     /// Also say why this instance type was or was not chosen.
     #[arg(long, value_name = "TYPE")]
     instance_type: Option<String>,
-    /// Explain a node (disruption): needs `nodecast consolidate`, not available yet.
-    #[arg(long, value_name = "NAME")]
+    /// Explain why a node is or is not disrupted at --now.
+    #[arg(long, value_name = "NAME", conflicts_with = "pod")]
     node: Option<String>,
+    /// The clock for --node (RFC 3339, e.g. 2025-03-05T12:00:00Z).
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct ConsolidateArgs {
+    /// Kubernetes manifests: NodePools, Nodes/NodeClaims, the pods bound to them, PDBs, ...
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// The clock (RFC 3339, e.g. 2025-03-05T12:00:00Z): consolidateAfter, budgets and expiry
+    /// are evaluated at this time. nodecast never reads the system clock.
+    #[arg(long, value_name = "RFC3339", required = true)]
+    now: String,
     #[command(flatten)]
     common: Common,
 }
@@ -172,13 +191,19 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, UNUSABLE, render::plan))
         }
+        Command::Consolidate(a) => {
+            let mut req = request(&a.common, &a.files)?;
+            req.now = Some(a.now.clone());
+            let answer = nodecast::consolidate(&req);
+            Ok(finish(&answer, a.common.output, UNUSABLE, render::decision))
+        }
         Command::Explain(a) => {
-            if let Some(node) = &a.node {
-                return Err(Fatal(format!(
-                    "explaining nodes (--node {node}) needs `nodecast consolidate` (not available yet); use --pod NAME to explain a pending pod"
-                )));
+            if a.node.is_some() && a.now.is_none() {
+                return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()));
             }
             let mut req = request(&a.common, &a.files)?;
+            req.node = a.node.clone();
+            req.now = a.now.clone();
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
             let answer = nodecast::explain(&req);

@@ -1,7 +1,7 @@
 //! Human-readable renderings of the facade's answers (the default `-o table` output).
 
 use crate::table::Table;
-use nodecast::api::{NodeClaimOut, Plan, UnschedulableOut};
+use nodecast::api::{Decision, NodeClaimOut, Plan, UnschedulableOut};
 use nodecast::explain::{Explanation, PodExplanation, TypeExplanation, ValidationReport, Verdict};
 use nodecast::model::Skipped;
 use nodecast::query::{CatalogAnswer, CatalogRow};
@@ -204,6 +204,74 @@ pub fn explain(e: &Explanation) -> String {
     if let Some(t) = &e.instance_type {
         type_explanation(&mut out, t);
     }
+    if let Some(n) = &e.node {
+        let _ = writeln!(out, "Node {}: {}", n.node.name, if n.node.disrupted { "disrupted" } else { "stays" });
+        let _ = writeln!(out, "  {}", n.summary);
+        section(&mut out, "Reasons");
+        if n.node.reasons.is_empty() {
+            out.push_str("  none: it is part of the command\n");
+        }
+        for r in &n.node.reasons {
+            let _ = writeln!(out, "  {:24} {}", r.code, r.message);
+        }
+        section(&mut out, "Command now");
+        let _ = writeln!(out, "  {}", n.command);
+    }
+    out
+}
+
+/// `consolidate` as a table: the command, cost before/after, every node's verdict, budgets.
+pub fn decision(d: &Decision) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "At {}: {}", d.now, d.command);
+    let _ = writeln!(
+        out,
+        "Managed nodes cost {}/h before and {}/h after ({}/month saved)",
+        dollars(d.price_per_hour_before),
+        dollars(d.price_per_hour_after),
+        dollars_2((d.price_per_hour_before - d.price_per_hour_after) * 730.0)
+    );
+    if let Some(r) = &d.replacement {
+        section(&mut out, "Replacement");
+        let _ = writeln!(
+            out,
+            "  {} {} {} in {} at {}/h ({} options: {})",
+            r.node_pool,
+            opt(&r.capacity_type),
+            opt(&r.instance_type),
+            opt(&r.zone),
+            r.price_per_hour.map(dollars).unwrap_or_else(|| "?".into()),
+            r.instance_type_options.len(),
+            r.instance_type_options.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    section(&mut out, "Nodes");
+    let mut t = Table::new(&["NODE", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "$/H", "PODS", "VERDICT", "WHY"]).right(&[4, 5]);
+    for n in &d.nodes {
+        let (verdict, why) = if n.disrupted {
+            ("disrupted".to_string(), d.reason.clone().unwrap_or_default())
+        } else {
+            let r = n.reasons.first();
+            (r.map(|r| r.code.clone()).unwrap_or_default(), r.map(|r| r.message.clone()).unwrap_or_default())
+        };
+        t.row(vec![
+            n.name.clone(),
+            opt(&n.node_pool).to_string(),
+            opt(&n.instance_type).to_string(),
+            opt(&n.capacity_type).to_string(),
+            n.price_per_hour.map(dollars).unwrap_or_default(),
+            n.pods.to_string(),
+            verdict,
+            why,
+        ]);
+    }
+    out.push_str(&t.render("  "));
+    section(&mut out, "Disruption budgets now (allowed disruptions per reason)");
+    for p in &d.node_pools {
+        let allowed: Vec<String> = p.allowed.iter().map(|(r, a)| format!("{r} {}", a.map(|a| a.to_string()).unwrap_or_else(|| "unlimited".into()))).collect();
+        let _ = writeln!(out, "  {} ({} nodes): {}", p.name, p.nodes, allowed.join(", "));
+    }
+    skipped(&mut out, &d.skipped);
     out
 }
 

@@ -50,6 +50,18 @@ pub struct Explanation {
     pub pod: Option<PodExplanation>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<TypeExplanation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<NodeExplanation>,
+}
+
+/// Why a node is (or is not) disrupted at `now`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeExplanation {
+    pub node: NodeVerdict,
+    /// The command Karpenter would execute now, for context.
+    pub command: String,
+    pub summary: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -99,8 +111,11 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
         Ok(x) => x,
         Err(e) => return Answer::failure("Explanation", e),
     };
+    if let Some(node) = req.node.as_deref() {
+        return explain_node(req, &m, node);
+    }
     let Some(pod_name) = req.pod.as_deref() else {
-        return Answer::failure("Explanation", vec![InputError::new("required", "explain needs a pod").help("--pod NAME (or namespace/name)")]);
+        return Answer::failure("Explanation", vec![InputError::new("required", "explain needs a pod or a node").help("--pod NAME (or namespace/name), or --node NAME with --now")]);
     };
     let Some(p) = find_pod(&m, pod_name) else {
         let known: Vec<String> = m.pods.iter().filter(|p| p.is_pending()).take(10).map(|p| p.key()).collect();
@@ -163,7 +178,28 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
     }
     ex.node_pools = pool_verdicts(&m, &sol, p, ex.node_claim.as_ref().map(|c| c.node_pool.as_str()));
     let instance_type = req.instance_type.as_deref().map(|it| type_verdict(&m, &sol, p, it, ex.node_claim.as_ref()));
-    Answer::success("Explanation", Explanation { pod: Some(ex), instance_type })
+    Answer::success("Explanation", Explanation { pod: Some(ex), instance_type, node: None })
+}
+
+fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
+    let now = match crate::disruption::parse_now(req.now.as_deref()) {
+        Ok(n) => n,
+        Err(e) => return Answer::failure("Explanation", e),
+    };
+    let d = crate::disruption::decide(m, now);
+    let Some(v) = d.nodes.iter().find(|n| n.name == name).cloned() else {
+        let known: Vec<&str> = d.nodes.iter().take(10).map(|n| n.name.as_str()).collect();
+        return Answer::failure("Explanation", vec![InputError::new("unknown-node", format!("no node named {name:?}")).help(format!("one of: {}", known.join(", ")))]);
+    };
+    let summary = if v.disrupted {
+        format!("{name} is disrupted now: {}", d.command)
+    } else {
+        match v.reasons.first() {
+            Some(r) => format!("{name} stays ({}): {}", r.code, r.message),
+            None => format!("{name} stays"),
+        }
+    };
+    Answer::success("Explanation", Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary }) })
 }
 
 fn existing_verdicts(m: &Model, p: usize) -> Vec<Verdict> {
