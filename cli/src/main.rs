@@ -355,6 +355,9 @@ fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
     };
     match docs.as_slice() {
         [one] if one.prefix.is_empty() => Ok(one.value.clone()),
-        _ => Err(Fatal(format!("--catalog {spec}: expected one catalog mapping (source / zones / instanceTypes ...), found {} documents", docs.len()))),
+        _ => Err(Fatal(format!(
+            "--catalog {spec}: expected one catalog mapping (source / zones / instanceTypes ...), found {} documents",
+            docs.len()
+        ))),
     }
 }

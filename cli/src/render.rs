@@ -41,11 +41,7 @@ fn resource_short(name: &str) -> Option<&str> {
 
 /// `cpu 62% mem 40% gpu 100%`.
 fn utilization(c: &NodeClaimOut) -> String {
-    c.utilization
-        .iter()
-        .filter_map(|(k, v)| resource_short(k).map(|s| format!("{s} {:.0}%", v * 100.0)))
-        .collect::<Vec<_>>()
-        .join(" ")
+    c.utilization.iter().filter_map(|(k, v)| resource_short(k).map(|s| format!("{s} {:.0}%", v * 100.0))).collect::<Vec<_>>().join(" ")
 }
 
 fn pod_list(pods: &[String]) -> String {
@@ -86,7 +82,8 @@ pub fn plan(p: &Plan) -> String {
     if !p.node_claims.is_empty() {
         section(&mut out, "NodeClaims");
         let same_daemons = p.node_claims.iter().all(|c| c.daemon_sets == p.node_claims[0].daemon_sets);
-        let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "ZONE", "$/H", "OPTIONS", "UTILISATION", "PODS"]).right(&[5, 6]);
+        let mut t =
+            Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "ZONE", "$/H", "OPTIONS", "UTILISATION", "PODS"]).right(&[5, 6]);
         for c in &p.node_claims {
             t.row(vec![
                 c.name.clone(),
@@ -268,7 +265,8 @@ pub fn decision(d: &Decision) -> String {
     out.push_str(&t.render("  "));
     section(&mut out, "Disruption budgets now (allowed disruptions per reason)");
     for p in &d.node_pools {
-        let allowed: Vec<String> = p.allowed.iter().map(|(r, a)| format!("{r} {}", a.map(|a| a.to_string()).unwrap_or_else(|| "unlimited".into()))).collect();
+        let allowed: Vec<String> =
+            p.allowed.iter().map(|(r, a)| format!("{r} {}", a.map(|a| a.to_string()).unwrap_or_else(|| "unlimited".into()))).collect();
         let _ = writeln!(out, "  {} ({} nodes): {}", p.name, p.nodes, allowed.join(", "));
     }
     skipped(&mut out, &d.skipped);

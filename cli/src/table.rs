@@ -12,7 +12,12 @@ pub struct Table {
 
 impl Table {
     pub fn new(header: &[&str]) -> Self {
-        Table { header: header.iter().map(|s| s.to_string()).collect(), rows: Vec::new(), right: vec![false; header.len()], notes: Vec::new() }
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+            right: vec![false; header.len()],
+            notes: Vec::new(),
+        }
     }
 
     /// Right-align column `i`.

@@ -18,7 +18,8 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn run_stdin(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(BIN).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn nodecast");
+    let mut child =
+        Command::new(BIN).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn nodecast");
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     child.wait_with_output().expect("wait nodecast")
 }
@@ -105,7 +106,8 @@ fn plan_training_table() {
 #[test]
 fn json_is_the_facade_answer_byte_for_byte() {
     let files = [GPU_GENERAL, GPU_INFERENCE, GPU_TRAINING, TRAINING_4GPU, VLLM];
-    let texts: Vec<nodecast::Input> = files.iter().map(|f| nodecast::Input { name: Some(f.to_string()), text: std::fs::read_to_string(f).unwrap() }).collect();
+    let texts: Vec<nodecast::Input> =
+        files.iter().map(|f| nodecast::Input { name: Some(f.to_string()), text: std::fs::read_to_string(f).unwrap() }).collect();
     let req = nodecast::Request { inputs: texts, ..Default::default() };
     let expected = nodecast::plan(&req).to_json() + "\n";
     let mut args = vec!["plan", "-o", "json"];
@@ -228,7 +230,50 @@ fn explain_unknown_pod_and_node() {
     let o = run(&["explain", GPU_TRAINING, TRAINING_4GPU, "--node", "ip-10-0-0-1"]);
     assert_eq!(code(&o), 2);
     assert!(stdout(&o).is_empty());
-    assert!(stderr(&o).contains("nodecast consolidate"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--now"), "{}", stderr(&o));
+    let o = run(&["explain", POOL_UNDERUTILIZED, CLUSTER_STATE, "--node", "ip-10-0-0-1", "--now", NOW]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("[unknown-node]"), "{}", stderr(&o));
+}
+
+const CLUSTER_STATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/cluster-state.yaml");
+const POOL_UNDERUTILIZED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/pool-underutilized.yaml");
+const POOL_WHEN_EMPTY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/pool-when-empty.yaml");
+const NOW: &str = "2025-03-05T12:00:00Z";
+const GPU_NODE: &str = "ip-10-0-3-41.ec2.internal";
+
+#[test]
+fn consolidate_replaces_the_half_used_gpu_node() {
+    let o = run(&["consolidate", POOL_UNDERUTILIZED, CLUSTER_STATE, "--now", NOW, "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["kind"], "Decision");
+    assert_eq!(v["decision"], "replace");
+    assert_eq!(v["disruptedNodes"][0], GPU_NODE);
+    assert_eq!(v["replacement"]["instanceType"], "g5.2xlarge");
+    let o = run(&["consolidate", POOL_UNDERUTILIZED, CLUSTER_STATE, "--now", NOW]);
+    assert!(stdout(&o).contains("replace 1 node"), "{}", stdout(&o));
+    assert_eq!(run(&["consolidate", POOL_UNDERUTILIZED, CLUSTER_STATE, "--now", NOW, "-o", "json"]).stdout, o_json_again());
+}
+
+fn o_json_again() -> Vec<u8> {
+    run(&["consolidate", POOL_UNDERUTILIZED, CLUSTER_STATE, "--now", NOW, "-o", "json"]).stdout
+}
+
+#[test]
+fn consolidate_needs_a_valid_clock() {
+    let o = run(&["consolidate", POOL_UNDERUTILIZED, CLUSTER_STATE, "--now", "yesterday"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("[invalid-timestamp]"), "{}", stderr(&o));
+}
+
+#[test]
+fn explain_node_says_why_it_stays() {
+    let o = run(&["explain", POOL_WHEN_EMPTY, CLUSTER_STATE, "--node", GPU_NODE, "--now", NOW]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("policy-when-empty"), "{out}");
+    assert!(out.contains("stays"), "{out}");
 }
 
 #[test]

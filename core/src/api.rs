@@ -83,7 +83,8 @@ impl<T: Serialize> Answer<T> {
 
     /// Pretty JSON; the same bytes from every front end.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
     }
 }
 

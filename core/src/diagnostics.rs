@@ -78,8 +78,19 @@ pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> Stri
     match closest {
         Some(i) => {
             let need = pod.requests.plus(t.overhead(i));
-            let short: Vec<String> = need.shortfalls(t.alloc(i, m)).iter().map(|(id, n, h)| format!("{} {} > {}", names.name(*id), format_milli(*n, names.unit(*id)), format_milli(*h, names.unit(*id)))).collect();
-            format!("no allowed type holds {} together (with DaemonSet overhead); closest is {} ({})", wanted.join(", "), m.catalog.types[i as usize].name, short.join(", "))
+            let short: Vec<String> = need
+                .shortfalls(t.alloc(i, m))
+                .iter()
+                .map(|(id, n, h)| {
+                    format!("{} {} > {}", names.name(*id), format_milli(*n, names.unit(*id)), format_milli(*h, names.unit(*id)))
+                })
+                .collect();
+            format!(
+                "no allowed type holds {} together (with DaemonSet overhead); closest is {} ({})",
+                wanted.join(", "),
+                m.catalog.types[i as usize].name,
+                short.join(", ")
+            )
         }
         None => format!("no allowed type holds {}", wanted.join(", ")),
     }
@@ -108,9 +119,13 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
             let np = m.node_pools[pool].requirements.get(*k).map(|r| r.render(&m.interner)).unwrap_or_else(|| "nothing".into());
             (REQUIREMENT_CONFLICT.into(), format!("incompatible requirements: key {}, the NodePool allows {np}", key(*k)))
         }
-        Fail::Topology { kind, key: k } => (TOPOLOGY_UNSATISFIABLE.into(), format!("unsatisfiable {} constraint on {}", group_name(*kind), key(*k))),
+        Fail::Topology { kind, key: k } => {
+            (TOPOLOGY_UNSATISFIABLE.into(), format!("unsatisfiable {} constraint on {}", group_name(*kind), key(*k)))
+        }
         Fail::HostPort => (HOST_PORT_CONFLICT.into(), "a host port conflicts with a DaemonSet or another pod of the same node".into()),
-        Fail::MinValues { key: k, min, found } => (MIN_VALUES_NOT_MET.into(), format!("minValues {min} for {} cannot be met: {found} values remain", key(*k))),
+        Fail::MinValues { key: k, min, found } => {
+            (MIN_VALUES_NOT_MET.into(), format!("minValues {min} for {} cannot be met: {found} values remain", key(*k)))
+        }
         Fail::Limits => (LIMIT_EXCEEDED.into(), "all available instance types exceed the NodePool's remaining limits".into()),
         Fail::NodesLimit => (LIMIT_EXCEEDED.into(), "the NodePool's node limit is exhausted".into()),
         Fail::Resources => (NO_INSTANCE_TYPE_FITS.into(), "not enough room".into()),
@@ -163,7 +178,11 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
         PodFailure::NoNodePools => UnschedulableOut {
             pod,
             code: NO_NODEPOOLS.into(),
-            reasons: vec![Reason { code: NO_NODEPOOLS.into(), node_pool: None, message: "no NodePool can launch any instance type of the catalog".into() }],
+            reasons: vec![Reason {
+                code: NO_NODEPOOLS.into(),
+                node_pool: None,
+                message: "no NodePool can launch any instance type of the catalog".into(),
+            }],
         },
         PodFailure::PerPool(errs) => {
             let mut best: Option<(u8, String)> = None;
@@ -184,5 +203,8 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
 
 /// Resources as `cpu 1, memory 2Gi` for messages.
 pub fn render_resources(m: &Model, r: &Resources) -> String {
-    r.iter_nonzero().map(|(id, v)| format!("{} {}", m.resources.name(id), format_milli(v, m.resources.unit(id)))).collect::<Vec<_>>().join(", ")
+    r.iter_nonzero()
+        .map(|(id, v)| format!("{} {}", m.resources.name(id), format_milli(v, m.resources.unit(id))))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

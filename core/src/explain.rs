@@ -30,11 +30,22 @@ pub fn validate(req: &Request) -> Answer<ValidationReport> {
     match crate::catalog::build(req.catalog.as_ref()) {
         Err(e) => errors.extend(e),
         Ok((cat, tables)) => match crate::model::lower::lower(&docs, cat, tables, req.settings.clone()) {
-            Err(e) => errors.extend(e),
+            Err(e) => {
+                // A fact both the validator and lowering reject (an unknown operator, ...) is
+                // reported once, by the validator.
+                let seen: Vec<(Option<String>, Option<usize>, Option<String>)> =
+                    errors.iter().map(|x| (x.source.clone(), x.document, x.path.clone())).collect();
+                errors.extend(e.into_iter().filter(|x| !seen.contains(&(x.source.clone(), x.document, x.path.clone()))));
+            }
             Ok(m) if errors.is_empty() => {
                 return Answer::success(
                     "Validation",
-                    ValidationReport { objects: docs.len(), node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(), pods: m.pods.len(), skipped: m.skipped },
+                    ValidationReport {
+                        objects: docs.len(),
+                        node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
+                        pods: m.pods.len(),
+                        skipped: m.skipped,
+                    },
                 )
             }
             Ok(_) => {}
@@ -115,11 +126,18 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
         return explain_node(req, &m, node);
     }
     let Some(pod_name) = req.pod.as_deref() else {
-        return Answer::failure("Explanation", vec![InputError::new("required", "explain needs a pod or a node").help("--pod NAME (or namespace/name), or --node NAME with --now")]);
+        return Answer::failure(
+            "Explanation",
+            vec![InputError::new("required", "explain needs a pod or a node")
+                .help("--pod NAME (or namespace/name), or --node NAME with --now")],
+        );
     };
     let Some(p) = find_pod(&m, pod_name) else {
         let known: Vec<String> = m.pods.iter().filter(|p| p.is_pending()).take(10).map(|p| p.key()).collect();
-        return Answer::failure("Explanation", vec![InputError::new("unknown-pod", format!("no pod named {pod_name:?}")).help(format!("one of: {}", known.join(", ")))]);
+        return Answer::failure(
+            "Explanation",
+            vec![InputError::new("unknown-pod", format!("no pod named {pod_name:?}")).help(format!("one of: {}", known.join(", ")))],
+        );
     };
     let sol = scheduling::solve(&m);
     let rendered = plan::render(&m, &sol, warnings);
@@ -189,7 +207,10 @@ fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
     let d = crate::disruption::decide(m, now);
     let Some(v) = d.nodes.iter().find(|n| n.name == name).cloned() else {
         let known: Vec<&str> = d.nodes.iter().take(10).map(|n| n.name.as_str()).collect();
-        return Answer::failure("Explanation", vec![InputError::new("unknown-node", format!("no node named {name:?}")).help(format!("one of: {}", known.join(", ")))]);
+        return Answer::failure(
+            "Explanation",
+            vec![InputError::new("unknown-node", format!("no node named {name:?}")).help(format!("one of: {}", known.join(", ")))],
+        );
     };
     let summary = if v.disrupted {
         format!("{name} is disrupted now: {}", d.command)
@@ -199,7 +220,10 @@ fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
             None => format!("{name} stays"),
         }
     };
-    Answer::success("Explanation", Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary }) })
+    Answer::success(
+        "Explanation",
+        Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary }) },
+    )
 }
 
 fn existing_verdicts(m: &Model, p: usize) -> Vec<Verdict> {
@@ -211,10 +235,20 @@ fn existing_verdicts(m: &Model, p: usize) -> Vec<Verdict> {
             let reason = if let Some(t) = first_untolerated(&e.taints, &pod.tolerations) {
                 format!("taint {t} is not tolerated")
             } else if !pod.requests.fits_in(&e.remaining) {
-                let short: Vec<String> = pod.requests.shortfalls(&e.remaining).iter().map(|(id, need, have)| {
-                    let u = m.resources.unit(*id);
-                    format!("{} needs {} but {} is free", m.resources.name(*id), crate::quantity::format_milli(*need, u), crate::quantity::format_milli((*have).max(0), u))
-                }).collect();
+                let short: Vec<String> = pod
+                    .requests
+                    .shortfalls(&e.remaining)
+                    .iter()
+                    .map(|(id, need, have)| {
+                        let u = m.resources.unit(*id);
+                        format!(
+                            "{} needs {} but {} is free",
+                            m.resources.name(*id),
+                            crate::quantity::format_milli(*need, u),
+                            crate::quantity::format_milli((*have).max(0), u)
+                        )
+                    })
+                    .collect();
                 format!("not enough room: {}", short.join("; "))
             } else {
                 let mut full = pod.node_selector.clone();
@@ -237,15 +271,25 @@ fn pool_verdicts(m: &Model, sol: &scheduling::Solution, p: usize, chosen: Option
     let failure = sol.failures.iter().find(|(q, _)| *q == p).map(|(_, f)| f);
     let mut out = Vec::new();
     let mut order: Vec<usize> = (0..m.node_pools.len()).collect();
-    order.sort_by(|&a, &b| m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name)));
+    order.sort_by(|&a, &b| {
+        m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name))
+    });
     for pool in order {
         let np = &m.node_pools[pool];
         let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else {
-            out.push(Verdict { name: np.name.clone(), ok: false, reason: "not usable: its requirements leave no launchable instance type (or it is static / not Ready)".into() });
+            out.push(Verdict {
+                name: np.name.clone(),
+                ok: false,
+                reason: "not usable: its requirements leave no launchable instance type (or it is static / not Ready)".into(),
+            });
             continue;
         };
         if chosen == Some(np.name.as_str()) {
-            out.push(Verdict { name: np.name.clone(), ok: true, reason: format!("chosen (weight {}, the first NodePool in weight order that can take the pod)", np.weight) });
+            out.push(Verdict {
+                name: np.name.clone(),
+                ok: true,
+                reason: format!("chosen (weight {}, the first NodePool in weight order that can take the pod)", np.weight),
+            });
             continue;
         }
         if let Some(scheduling::PodFailure::PerPool(errs)) = failure {
@@ -268,7 +312,10 @@ fn pool_verdicts(m: &Model, sol: &scheduling::Solution, p: usize, chosen: Option
                     } else if !its.iter().any(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m))) {
                         diagnostics::resource_message(pod, t, &its, m)
                     } else {
-                        format!("could take the pod ({} compatible types), but a NodePool earlier in weight order or existing capacity did", its.len())
+                        format!(
+                            "could take the pod ({} compatible types), but a NodePool earlier in weight order or existing capacity did",
+                            its.len()
+                        )
                     }
                 }
             }
@@ -281,11 +328,19 @@ fn pool_verdicts(m: &Model, sol: &scheduling::Solution, p: usize, chosen: Option
 /// "Why not X?": check instance type `name` against the pod and every NodePool.
 fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, claim: Option<&NodeClaimOut>) -> TypeExplanation {
     let Some(i) = m.catalog.find(name) else {
-        return TypeExplanation { instance_type: name.into(), verdict: "rejected".into(), reasons: vec![format!("{name} is not in the {} catalog", m.catalog.source)] };
+        return TypeExplanation {
+            instance_type: name.into(),
+            verdict: "rejected".into(),
+            reasons: vec![format!("{name} is not in the {} catalog", m.catalog.source)],
+        };
     };
     if let Some(c) = claim {
         if c.instance_type.as_deref() == Some(name) {
-            return TypeExplanation { instance_type: name.into(), verdict: "launched".into(), reasons: vec![format!("{name} is the cheapest available {} option", c.capacity_type.as_deref().unwrap_or(""))] };
+            return TypeExplanation {
+                instance_type: name.into(),
+                verdict: "launched".into(),
+                reasons: vec![format!("{name} is the cheapest available {} option", c.capacity_type.as_deref().unwrap_or(""))],
+            };
         }
         if c.instance_type_options.iter().any(|o| o == name) {
             let chosen = c.instance_type.clone().unwrap_or_default();
@@ -294,7 +349,12 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
             return TypeExplanation {
                 instance_type: name.into(),
                 verdict: "option".into(),
-                reasons: vec![format!("{name} can hold the pods (it is one of the NodeClaim's {} options) but costs ${} vs ${} for {chosen}", c.instance_type_options.len(), plan::round_price(price), c.price_per_hour.unwrap_or(0.0))],
+                reasons: vec![format!(
+                    "{name} can hold the pods (it is one of the NodeClaim's {} options) but costs ${} vs ${} for {chosen}",
+                    c.instance_type_options.len(),
+                    plan::round_price(price),
+                    c.price_per_hour.unwrap_or(0.0)
+                )],
             };
         }
     }
@@ -308,8 +368,23 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
             let bad: Vec<String> = np
                 .requirements
                 .iter()
-                .filter(|(k, r)| m.catalog.is_label_key(*k) && *k != m.keys.zone && *k != m.keys.capacity_type && match it.labels.get(*k) { Some(v) => !r.has(v, &m.interner), None => !r.allows_absent() })
-                .map(|(k, r)| format!("{} {} (type has {})", m.interner.str(k), r.render(&m.interner), it.labels.get(k).map(|v| m.interner.str(v)).unwrap_or("no such label")))
+                .filter(|(k, r)| {
+                    m.catalog.is_label_key(*k)
+                        && *k != m.keys.zone
+                        && *k != m.keys.capacity_type
+                        && match it.labels.get(*k) {
+                            Some(v) => !r.has(v, &m.interner),
+                            None => !r.allows_absent(),
+                        }
+                })
+                .map(|(k, r)| {
+                    format!(
+                        "{} {} (type has {})",
+                        m.interner.str(k),
+                        r.render(&m.interner),
+                        it.labels.get(k).map(|v| m.interner.str(v)).unwrap_or("no such label")
+                    )
+                })
                 .collect();
             reasons.push(format!("{prefix}excluded by its requirements: {}", bad.join("; ")));
             continue;
@@ -326,10 +401,18 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
         let need = pod.requests.plus(t.overhead(i as u32));
         let short = need.shortfalls(t.alloc(i as u32, m));
         if !short.is_empty() {
-            let s: Vec<String> = short.iter().map(|(id, n, h)| {
-                let u = m.resources.unit(*id);
-                format!("needs {} {} (with DaemonSet overhead), has {}", m.resources.name(*id), crate::quantity::format_milli(*n, u), crate::quantity::format_milli(*h, u))
-            }).collect();
+            let s: Vec<String> = short
+                .iter()
+                .map(|(id, n, h)| {
+                    let u = m.resources.unit(*id);
+                    format!(
+                        "needs {} {} (with DaemonSet overhead), has {}",
+                        m.resources.name(*id),
+                        crate::quantity::format_milli(*n, u),
+                        crate::quantity::format_milli(*h, u)
+                    )
+                })
+                .collect();
             reasons.push(format!("{prefix}too small: {}", s.join("; ")));
             continue;
         }

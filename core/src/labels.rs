@@ -26,8 +26,7 @@ pub const SPOT: &str = "spot";
 pub const RESERVED: &str = "reserved";
 
 /// Core well-known labels (R2.10.1).
-pub const CORE_WELL_KNOWN: &[&str] =
-    &[NODEPOOL, ZONE, REGION, INSTANCE_TYPE, ARCH, OS, CAPACITY_TYPE, WINDOWS_BUILD];
+pub const CORE_WELL_KNOWN: &[&str] = &[NODEPOOL, ZONE, REGION, INSTANCE_TYPE, ARCH, OS, CAPACITY_TYPE, WINDOWS_BUILD];
 
 /// AWS well-known labels (R2.10.2).
 pub const AWS_WELL_KNOWN: &[&str] = &[
@@ -91,9 +90,7 @@ pub fn is_restricted(key: &str) -> bool {
         return true;
     }
     let domain = key.split_once('/').map(|(d, _)| d).unwrap_or("");
-    RESTRICTED_DOMAINS
-        .iter()
-        .any(|r| domain == *r || domain.strip_suffix(r).is_some_and(|p| p.ends_with('.')))
+    RESTRICTED_DOMAINS.iter().any(|r| domain == *r || domain.strip_suffix(r).is_some_and(|p| p.ends_with('.')))
 }
 
 /// Go `strconv.Atoi` semantics: optional sign and decimal digits, within i64.

@@ -26,7 +26,10 @@ pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
         let source = Some("objects".to_string());
         match obj {
             serde_json::Value::Object(_) => docs.push(Document { source, index: i, prefix: String::new(), value: obj.clone() }),
-            _ => errors.push(InputError { source, ..InputError::new("wrong-type", "each object must be a mapping (a Kubernetes object)").at_document(i) }),
+            _ => errors.push(InputError {
+                source,
+                ..InputError::new("wrong-type", "each object must be a mapping (a Kubernetes object)").at_document(i)
+            }),
         }
     }
     if errors.is_empty() {
@@ -147,11 +150,18 @@ pub fn finalize(m: &Model, sol: &Solution) -> (Vec<launch::FinalClaim>, Vec<(usi
             Ok(f) => out.push(f),
             Err((key, min, found)) => {
                 for &p in &pc.pods {
-                    failed.push((p, Reason {
-                        code: "min-values-not-met".into(),
-                        node_pool: Some(m.node_pools[t.pool].name.clone()),
-                        message: format!("the cheapest {} instance types offer {found} values of {} but minValues is {min}", m.settings.max_instance_types, m.interner.str(key)),
-                    }));
+                    failed.push((
+                        p,
+                        Reason {
+                            code: "min-values-not-met".into(),
+                            node_pool: Some(m.node_pools[t.pool].name.clone()),
+                            message: format!(
+                                "the cheapest {} instance types offer {found} values of {} but minValues is {min}",
+                                m.settings.max_instance_types,
+                                m.interner.str(key)
+                            ),
+                        },
+                    ));
                 }
             }
         }
@@ -178,7 +188,12 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
         let n = &m.nodes[e.node];
         let mut pods: Vec<String> = e.pods.iter().map(|&p| m.pods[p].key()).collect();
         pods.sort();
-        plan.existing_nodes.push(ExistingNodeOut { name: n.name.clone(), node_pool: n.nodepool.clone(), instance_type: n.instance_type.clone(), pods });
+        plan.existing_nodes.push(ExistingNodeOut {
+            name: n.name.clone(),
+            node_pool: n.nodepool.clone(),
+            instance_type: n.instance_type.clone(),
+            pods,
+        });
     }
     plan.existing_nodes.sort_by(|a, b| a.name.cmp(&b.name));
     for (p, failure) in &sol.failures {
@@ -194,7 +209,8 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
 
 /// Prices are rounded to 1e-9 $/h so that sums print the same everywhere.
 pub fn round_price(p: f64) -> f64 {
-    (p * 1e9).round() / 1e9
+    // `+ 0.0` turns the -0.0 of an empty f64 sum into 0.0, so JSON never shows "-0.0".
+    (p * 1e9).round() / 1e9 + 0.0
 }
 
 fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String) -> NodeClaimOut {
@@ -211,7 +227,12 @@ fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String) ->
     // Custom requirement keys get a concrete value (R5.20.5).
     for (k, r) in pc.requirements.iter() {
         let key = m.interner.str(k);
-        if k == m.keys.hostname || m.is_well_known(k) || crate::labels::is_restricted(key) || key.starts_with("karpenter.sh/") || labels.contains_key(key) {
+        if k == m.keys.hostname
+            || m.is_well_known(k)
+            || crate::labels::is_restricted(key)
+            || key.starts_with("karpenter.sh/")
+            || labels.contains_key(key)
+        {
             continue;
         }
         if let Some(v) = r.any_value(&m.interner) {
@@ -272,7 +293,9 @@ fn utilization(names: &ResourceNames, req: &Resources, alloc: &Resources) -> Ind
 fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<NodePoolOut> {
     let mut out = Vec::new();
     let mut pools: Vec<usize> = (0..m.node_pools.len()).collect();
-    pools.sort_by(|&a, &b| m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name)));
+    pools.sort_by(|&a, &b| {
+        m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name))
+    });
     for p in pools {
         let np = &m.node_pools[p];
         let mine: Vec<&launch::FinalClaim> = finals.iter().filter(|f| sol.templates[sol.claims[f.claim].template].pool == p).collect();
@@ -300,7 +323,14 @@ fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<No
                 })
                 .sum();
             let used = existing + launched;
-            limits.insert(name, LimitOut { limit: format_milli(*limit, unit), used: format_milli(used, unit), remaining: format_milli(*limit - used, unit) });
+            limits.insert(
+                name,
+                LimitOut {
+                    limit: format_milli(*limit, unit),
+                    used: format_milli(used, unit),
+                    remaining: format_milli(*limit - used, unit),
+                },
+            );
         }
         out.push(NodePoolOut { name: np.name.clone(), weight: np.weight, new_node_claims: mine.len(), limits });
     }

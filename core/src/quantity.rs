@@ -27,8 +27,7 @@ impl fmt::Display for QuantityError {
 }
 
 /// The accepted grammar, for help texts.
-pub const QUANTITY_HELP: &str =
-    "a Kubernetes quantity such as 500m, 2, 1.5, 4Gi, 512Mi, 1G or 1e3";
+pub const QUANTITY_HELP: &str = "a Kubernetes quantity such as 500m, 2, 1.5, 4Gi, 512Mi, 1G or 1e3";
 
 const MAX_DIGITS: usize = 36;
 

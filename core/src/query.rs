@@ -61,11 +61,8 @@ pub fn parse_requirement(s: &str) -> Result<(String, Operator, Vec<String>), Str
     let key = parts.next().ok_or("empty requirement")?.to_string();
     let op_text = parts.next().ok_or_else(|| format!("{s:?}: missing operator"))?;
     let op = Operator::parse(op_text).ok_or_else(|| format!("{s:?}: unknown operator {op_text:?}"))?;
-    let values: Vec<String> = parts
-        .flat_map(|p| p.split(','))
-        .map(|v| v.trim_matches(|c| c == '[' || c == ']').to_string())
-        .filter(|v| !v.is_empty())
-        .collect();
+    let values: Vec<String> =
+        parts.flat_map(|p| p.split(',')).map(|v| v.trim_matches(|c| c == '[' || c == ']').to_string()).filter(|v| !v.is_empty()).collect();
     match op {
         Operator::In | Operator::NotIn if values.is_empty() => Err(format!("{s:?}: {op_text} needs values")),
         Operator::Gt | Operator::Lt | Operator::Gte | Operator::Lte if values.len() != 1 || parse_int(&values[0]).is_none() => {
@@ -95,7 +92,11 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
                 let r = Requirement::from_operator(op, &ids, &m.interner);
                 reqs.add(k, r, &m.interner);
             }
-            Err(e) => errors.push(InputError::new("invalid-requirement", e).path(format!("query.requirements[{i}]")).help("key Op values, e.g. kubernetes.io/arch In arm64")),
+            Err(e) => errors.push(
+                InputError::new("invalid-requirement", e)
+                    .path(format!("query.requirements[{i}]"))
+                    .help("key Op values, e.g. kubernetes.io/arch In arm64"),
+            ),
         }
     }
     if !errors.is_empty() {
@@ -117,7 +118,11 @@ fn rows(m: &Model, reqs: &Requirements, gpu: bool) -> Vec<CatalogRow> {
         .types
         .iter()
         .filter(|it| it_labels_compatible(it, reqs, m) && it.offerings.iter().any(|o| offering_compatible(o, reqs, m)))
-        .filter(|it| !gpu || label(it, "karpenter.k8s.aws/instance-gpu-name").is_some() || label(it, "karpenter.k8s.aws/instance-accelerator-name").is_some() || m.resources.get("nvidia.com/gpu").is_some_and(|g| it.allocatable.get(g) > 0))
+        .filter(|it| {
+            !gpu || label(it, "karpenter.k8s.aws/instance-gpu-name").is_some()
+                || label(it, "karpenter.k8s.aws/instance-accelerator-name").is_some()
+                || m.resources.get("nvidia.com/gpu").is_some_and(|g| it.allocatable.get(g) > 0)
+        })
         .map(|it| {
             let spot = it.offerings.iter().filter(|o| o.capacity_type == m.keys.spot).map(|o| o.price).fold(f64::MAX, f64::min);
             (
@@ -125,7 +130,9 @@ fn rows(m: &Model, reqs: &Requirements, gpu: bool) -> Vec<CatalogRow> {
                 CatalogRow {
                     name: it.name.clone(),
                     vcpu: format_milli(it.capacity.get(CPU), crate::quantity::Unit::Decimal),
-                    memory: label(it, "karpenter.k8s.aws/instance-memory").map(|v| format!("{v}Mi")).unwrap_or_else(|| format_milli(it.capacity.get(MEMORY), crate::quantity::Unit::Bytes)),
+                    memory: label(it, "karpenter.k8s.aws/instance-memory")
+                        .map(|v| format!("{v}Mi"))
+                        .unwrap_or_else(|| format_milli(it.capacity.get(MEMORY), crate::quantity::Unit::Bytes)),
                     arch: label(it, labels::ARCH).unwrap_or_default(),
                     gpu_name: label(it, "karpenter.k8s.aws/instance-gpu-name"),
                     gpu_count: label(it, "karpenter.k8s.aws/instance-gpu-count"),

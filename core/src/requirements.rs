@@ -181,17 +181,13 @@ impl Requirement {
         }
         let in_bounds = |v: ValueId| match (gte, lte) {
             (None, None) => true,
-            _ => interner
-                .int(v)
-                .is_some_and(|n| gte.is_none_or(|g| n >= g) && lte.is_none_or(|l| n <= l)),
+            _ => interner.int(v).is_some_and(|n| gte.is_none_or(|g| n >= g) && lte.is_none_or(|l| n <= l)),
         };
         match (self.complement, other.complement) {
             (true, true) => true,
             (true, false) => other.values.iter().any(|v| !self.values.contains(v) && in_bounds(*v)),
             (false, true) => self.values.iter().any(|v| !other.values.contains(v) && in_bounds(*v)),
-            (false, false) => {
-                intersection(&self.values, &other.values).iter().any(|v| in_bounds(*v))
-            }
+            (false, false) => intersection(&self.values, &other.values).iter().any(|v| in_bounds(*v)),
         }
     }
 
@@ -204,12 +200,7 @@ impl Requirement {
     /// recommendation): smallest listed value for In, else the smallest allowed integer ≥ 0.
     pub fn any_value(&self, interner: &Interner) -> Option<String> {
         if !self.complement {
-            return self
-                .values
-                .iter()
-                .map(|v| interner.str(*v))
-                .min()
-                .map(str::to_string);
+            return self.values.iter().map(|v| interner.str(*v)).min().map(str::to_string);
         }
         let mut n = self.gte.unwrap_or(0).max(0);
         let excluded: Vec<i64> = self.values.iter().filter_map(|v| interner.int(*v)).collect();
@@ -313,10 +304,7 @@ impl Requirements {
     }
 
     pub fn get(&self, key: KeyId) -> Option<&Requirement> {
-        self.entries
-            .binary_search_by_key(&key, |(k, _)| *k)
-            .ok()
-            .map(|i| &self.entries[i].1)
+        self.entries.binary_search_by_key(&key, |(k, _)| *k).ok().map(|i| &self.entries[i].1)
     }
 
     pub fn has_key(&self, key: KeyId) -> bool {
@@ -376,7 +364,7 @@ impl Requirements {
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
                     let (ra, rb) = (&a[i].1, &b[j].1);
-                    if !ra.has_intersection(rb, interner) && !(ra.allows_absent() && rb.allows_absent()) {
+                    if !(ra.has_intersection(rb, interner) || ra.allows_absent() && rb.allows_absent()) {
                         return Err(Incompatible::Conflict(a[i].0));
                     }
                     i += 1;
@@ -406,11 +394,8 @@ impl Requirements {
 
     /// Render as sorted `key Op [values]` entries, for messages.
     pub fn render(&self, interner: &Interner, skip: impl Fn(KeyId) -> bool) -> String {
-        let mut parts: Vec<String> = self
-            .iter()
-            .filter(|(k, _)| !skip(*k))
-            .map(|(k, r)| format!("{} {}", interner.str(k), r.render(interner)))
-            .collect();
+        let mut parts: Vec<String> =
+            self.iter().filter(|(k, _)| !skip(*k)).map(|(k, r)| format!("{} {}", interner.str(k), r.render(interner))).collect();
         parts.sort();
         parts.join(", ")
     }
@@ -431,25 +416,21 @@ mod tests {
         let ab = v(&mut i, &["a", "b"]);
         let b = v(&mut i, &["b"]);
         let a = v(&mut i, &["a"]);
-        let r = Requirement::from_operator(Operator::In, &ab, &i)
-            .intersect(&Requirement::from_operator(Operator::NotIn, &b, &i), &i);
+        let r = Requirement::from_operator(Operator::In, &ab, &i).intersect(&Requirement::from_operator(Operator::NotIn, &b, &i), &i);
         assert_eq!(r, Requirement::in_values(a.clone()));
 
         let nums = v(&mut i, &["1", "5", "10"]);
         let four = v(&mut i, &["4"]);
-        let r = Requirement::from_operator(Operator::In, &nums, &i)
-            .intersect(&Requirement::from_operator(Operator::Gt, &four, &i), &i);
+        let r = Requirement::from_operator(Operator::In, &nums, &i).intersect(&Requirement::from_operator(Operator::Gt, &four, &i), &i);
         let expect = v(&mut i, &["5", "10"]);
         assert_eq!(r, Requirement::in_values(expect));
 
         let five = v(&mut i, &["5"]);
         let three = v(&mut i, &["3"]);
-        let r = Requirement::from_operator(Operator::Gt, &five, &i)
-            .intersect(&Requirement::from_operator(Operator::Lt, &three, &i), &i);
+        let r = Requirement::from_operator(Operator::Gt, &five, &i).intersect(&Requirement::from_operator(Operator::Lt, &three, &i), &i);
         assert_eq!(r.derived_op(), Operator::DoesNotExist);
 
-        let r = Requirement::from_operator(Operator::NotIn, &a, &i)
-            .intersect(&Requirement::from_operator(Operator::NotIn, &b, &i), &i);
+        let r = Requirement::from_operator(Operator::NotIn, &a, &i).intersect(&Requirement::from_operator(Operator::NotIn, &b, &i), &i);
         assert_eq!(r.derived_op(), Operator::NotIn);
         assert_eq!(r.values.len(), 2);
 

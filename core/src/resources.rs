@@ -25,9 +25,7 @@ pub struct ResourceNames {
 
 impl Default for ResourceNames {
     fn default() -> Self {
-        ResourceNames {
-            names: vec!["cpu".into(), "memory".into(), "pods".into(), "ephemeral-storage".into()],
-        }
+        ResourceNames { names: vec!["cpu".into(), "memory".into(), "pods".into(), "ephemeral-storage".into()] }
     }
 }
 
@@ -67,9 +65,7 @@ impl ResourceNames {
 
     /// Render a vector as `{name: quantity}`, omitting zeros, in id order.
     pub fn render(&self, v: &Resources) -> IndexMap<String, String> {
-        v.iter_nonzero()
-            .map(|(id, q)| (self.name(id).to_string(), format_milli(q, self.unit(id))))
-            .collect()
+        v.iter_nonzero().map(|(id, q)| (self.name(id).to_string(), format_milli(q, self.unit(id)))).collect()
     }
 }
 

@@ -67,12 +67,7 @@ pub struct Toleration {
 impl Toleration {
     /// The toleration the last relaxation step adds (R3.4, R5.13.1 step 6).
     pub fn prefer_no_schedule() -> Self {
-        Toleration {
-            key: String::new(),
-            operator: TolerationOp::Exists,
-            value: String::new(),
-            effect: Some(Effect::PreferNoSchedule),
-        }
+        Toleration { key: String::new(), operator: TolerationOp::Exists, value: String::new(), effect: Some(Effect::PreferNoSchedule) }
     }
 
     /// R3.1.
@@ -86,18 +81,16 @@ impl Toleration {
         match self.operator {
             TolerationOp::Exists => true,
             TolerationOp::Equal => self.value == taint.value,
-            TolerationOp::Lt | TolerationOp::Gt => {
-                match (taint.value.parse::<i64>(), self.value.parse::<i64>()) {
-                    (Ok(t), Ok(v)) => {
-                        if self.operator == TolerationOp::Lt {
-                            t < v
-                        } else {
-                            t > v
-                        }
+            TolerationOp::Lt | TolerationOp::Gt => match (taint.value.parse::<i64>(), self.value.parse::<i64>()) {
+                (Ok(t), Ok(v)) => {
+                    if self.operator == TolerationOp::Lt {
+                        t < v
+                    } else {
+                        t > v
                     }
-                    _ => false,
                 }
-            }
+                _ => false,
+            },
         }
     }
 }
@@ -124,8 +117,18 @@ mod tests {
     fn spec_example_8_29() {
         let t = [taint("nvidia.com/gpu", "true", Effect::NoSchedule)];
         let tols = [
-            Toleration { key: "nvidia.com/gpu".into(), operator: TolerationOp::Equal, value: "true".into(), effect: Some(Effect::NoSchedule) },
-            Toleration { key: "nvidia.com/gpu".into(), operator: TolerationOp::Exists, value: String::new(), effect: Some(Effect::NoSchedule) },
+            Toleration {
+                key: "nvidia.com/gpu".into(),
+                operator: TolerationOp::Equal,
+                value: "true".into(),
+                effect: Some(Effect::NoSchedule),
+            },
+            Toleration {
+                key: "nvidia.com/gpu".into(),
+                operator: TolerationOp::Exists,
+                value: String::new(),
+                effect: Some(Effect::NoSchedule),
+            },
             Toleration { key: "nvidia.com/gpu".into(), operator: TolerationOp::Exists, value: String::new(), effect: None },
             Toleration { key: String::new(), operator: TolerationOp::Exists, value: String::new(), effect: None },
         ];

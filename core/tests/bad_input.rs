@@ -36,7 +36,12 @@ fn malformed_json_is_located() {
 
 #[test]
 fn bad_quantities() {
-    for (q, code) in [("\"1.5.0\"", "invalid-quantity"), ("\"-1\"", "invalid-quantity"), ("\"1e400\"", "quantity-too-large"), ("\"12XB\"", "invalid-quantity")] {
+    for (q, code) in [
+        ("\"1.5.0\"", "invalid-quantity"),
+        ("\"-1\"", "invalid-quantity"),
+        ("\"1e400\"", "quantity-too-large"),
+        ("\"12XB\"", "invalid-quantity"),
+    ] {
         let v = plan(&format!("{POOL}{}", pod(&format!("{{cpu: {q}}}"))));
         let e = first_error(&v);
         assert_eq!(e["code"], code, "{q}: {e}");
@@ -72,7 +77,10 @@ fn unknown_operator_in_pod_affinity() {
     let text = format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n        - matchExpressions: [{{key: a, operator: Like, values: [b]}}]\n  containers: []\n");
     let e = first_error(&plan(&text)).clone();
     assert_eq!(e["code"], "invalid-operator");
-    assert_eq!(e["path"], "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator");
+    assert_eq!(
+        e["path"],
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator"
+    );
 }
 
 #[test]
@@ -137,7 +145,10 @@ fn pods_bound_to_unknown_nodes_are_errors() {
 
 #[test]
 fn bad_catalogs_are_located() {
-    let req = Request { catalog: Some(serde_json::json!({"instanceTypes": [{"name": "x", "allocatable": {"cpu": "lots"}}]})), ..Default::default() };
+    let req = Request {
+        catalog: Some(serde_json::json!({"instanceTypes": [{"name": "x", "allocatable": {"cpu": "lots"}}]})),
+        ..Default::default()
+    };
     let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
     let e = first_error(&v);
     assert_eq!(e["path"], "catalog.instanceTypes[0].allocatable.cpu");

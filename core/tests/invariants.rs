@@ -47,7 +47,14 @@ struct PodSpec {
 }
 
 fn pod_strategy() -> impl Strategy<Value = PodSpec> {
-    (100u32..6000, 64u32..20000, prop_oneof![4 => Just(0u32), 1 => 1u32..5], prop_oneof![Just(None), Just(Some("amd64")), Just(Some("arm64"))], any::<bool>(), 1u32..6)
+    (
+        100u32..6000,
+        64u32..20000,
+        prop_oneof![4 => Just(0u32), 1 => 1u32..5],
+        prop_oneof![Just(None), Just(Some("amd64")), Just(Some("arm64"))],
+        any::<bool>(),
+        1u32..6,
+    )
         .prop_map(|(cpu_m, mem_mi, gpu, arch, tolerate_gpu, replicas)| PodSpec { cpu_m, mem_mi, gpu, arch, tolerate_gpu, replicas })
 }
 

@@ -26,8 +26,7 @@ pub const DEFAULT_ZONES: [&str; 3] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 pub const REGION: &str = "us-east-1";
 
 /// Resources whose presence makes a type "exotic" for the launch filter (FORMAT §2.1).
-const ACCELERATORS: [&str; 5] =
-    ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"];
+const ACCELERATORS: [&str; 5] = ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"];
 
 /// The interned base: string table, resource names, and the types without offerings.
 pub struct Base {
@@ -148,7 +147,13 @@ pub fn default_kube_cpu(cpu_milli: i64) -> i64 {
     tiers
         .iter()
         .map(|(start, end, pct)| {
-            let len = if cpu_milli >= *end { end - start } else if cpu_milli > *start { cpu_milli - start } else { 0 };
+            let len = if cpu_milli >= *end {
+                end - start
+            } else if cpu_milli > *start {
+                cpu_milli - start
+            } else {
+                0
+            };
             (len as f64 * pct) as i64
         })
         .sum::<i64>()

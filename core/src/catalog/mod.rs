@@ -81,7 +81,12 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
     let result = match spec {
         Value::String(s) if s == aws::SOURCE => Some(aws_catalog(&root, &mut sink, false)),
         Value::String(s) => {
-            sink.error(&root, "unknown-catalog", format!("unknown catalog {s:?}"), format!("{:?} or an inline catalog mapping", aws::SOURCE));
+            sink.error(
+                &root,
+                "unknown-catalog",
+                format!("unknown catalog {s:?}"),
+                format!("{:?} or an inline catalog mapping", aws::SOURCE),
+            );
             None
         }
         Value::Object(_) => {
@@ -89,12 +94,22 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
             match (source.as_deref(), root.get("instanceTypes")) {
                 (Some(aws::SOURCE), None) => Some(aws_catalog(&root, &mut sink, true)),
                 (Some(other), _) if other != aws::SOURCE && other != "inline" => {
-                    sink.error(&root, "unknown-catalog", format!("unknown catalog source {other:?}"), format!("{:?}, or instanceTypes for an inline catalog", aws::SOURCE));
+                    sink.error(
+                        &root,
+                        "unknown-catalog",
+                        format!("unknown catalog source {other:?}"),
+                        format!("{:?}, or instanceTypes for an inline catalog", aws::SOURCE),
+                    );
                     None
                 }
                 (_, Some(_)) => Some(inline_catalog(&root, &mut sink)),
                 (_, None) => {
-                    sink.error(&root, "required", "a catalog mapping needs `source` or `instanceTypes`", format!("source: {} or instanceTypes: [...]", aws::SOURCE));
+                    sink.error(
+                        &root,
+                        "required",
+                        "a catalog mapping needs `source` or `instanceTypes`",
+                        format!("source: {} or instanceTypes: [...]", aws::SOURCE),
+                    );
                     None
                 }
             }
@@ -164,7 +179,8 @@ fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool) -> (Catalog, Tabl
     let base = aws::base();
     let mut interner = base.interner.clone();
     let resources = base.resources.clone();
-    let opts = if with_options { common(root, sink, &aws::DEFAULT_ZONES) } else { common(&At::root(&Value::Null, ""), sink, &aws::DEFAULT_ZONES) };
+    let opts =
+        if with_options { common(root, sink, &aws::DEFAULT_ZONES) } else { common(&At::root(&Value::Null, ""), sink, &aws::DEFAULT_ZONES) };
     let mut types = base.types.clone();
     for (name, od, spot) in &opts.prices {
         match types.iter_mut().find(|t| &t.name == name) {
@@ -222,7 +238,12 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
             allocatable.set(PODS, 110_000);
             match item.get("allocatable") {
                 Some(a) => read_resources(&a, sink, &mut resources, &mut allocatable),
-                None => sink.error(&item, "required", format!("instance type {name:?} has no `allocatable`"), "allocatable: {cpu: ..., memory: ...}"),
+                None => sink.error(
+                    &item,
+                    "required",
+                    format!("instance type {name:?} has no `allocatable`"),
+                    "allocatable: {cpu: ..., memory: ...}",
+                ),
             }
             let mut capacity = allocatable.clone();
             if let Some(c) = item.get("capacity") {

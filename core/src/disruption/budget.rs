@@ -194,15 +194,30 @@ mod tests {
 
     #[test]
     fn budgets_combine_per_reason() {
-        let b = |nodes, reasons: &[&str]| Budget { nodes, reasons: reasons.iter().map(|s| s.to_string()).collect(), schedule: None, duration: None };
-        let budgets = vec![b(BudgetNodes::Count(10), &[]), b(BudgetNodes::Percent(100), &[]), b(BudgetNodes::Count(5), &["Drifted"]), b(BudgetNodes::Count(4), &["Empty"])];
+        let b = |nodes, reasons: &[&str]| Budget {
+            nodes,
+            reasons: reasons.iter().map(|s| s.to_string()).collect(),
+            schedule: None,
+            duration: None,
+        };
+        let budgets = vec![
+            b(BudgetNodes::Count(10), &[]),
+            b(BudgetNodes::Percent(100), &[]),
+            b(BudgetNodes::Count(5), &["Drifted"]),
+            b(BudgetNodes::Count(4), &["Empty"]),
+        ];
         assert_eq!(allowed(&budgets, "Empty", 100, 0), Some(4));
         assert_eq!(allowed(&budgets, "Drifted", 100, 0), Some(5));
         assert_eq!(allowed(&budgets, "Underutilized", 100, 0), Some(10));
         assert_eq!(allowed(&[b(BudgetNodes::Percent(50), &[])], "Empty", 3, 0), Some(2));
         assert_eq!(allowed(&[b(BudgetNodes::Percent(10), &[])], "Empty", 0, 0), Some(0));
         assert_eq!(allowed(&[], "Empty", 3, 0), None);
-        let bad = Budget { nodes: BudgetNodes::Count(5), reasons: vec!["Drifted".into()], schedule: Some("0 0 * * tue-mon".into()), duration: Some(3600) };
+        let bad = Budget {
+            nodes: BudgetNodes::Count(5),
+            reasons: vec!["Drifted".into()],
+            schedule: Some("0 0 * * tue-mon".into()),
+            duration: Some(3600),
+        };
         assert_eq!(allowed(&[bad], "Empty", 3, 0), Some(0));
     }
 }

@@ -76,7 +76,8 @@ fn gated_nodes(m: &Model, now: i64) -> Vec<usize> {
 /// Worst launch price of an option (D-11.1.1): the most expensive compatible available offering
 /// of the first capacity type (reserved, spot, on-demand) that has one.
 fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64 {
-    let offs: Vec<&crate::catalog::Offering> = m.catalog.types[it as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).collect();
+    let offs: Vec<&crate::catalog::Offering> =
+        m.catalog.types[it as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).collect();
     for ct in [m.keys.reserved, m.keys.spot, m.keys.on_demand] {
         let prices: Vec<f64> = offs.iter().filter(|o| o.capacity_type == ct).map(|o| o.price).collect();
         if !prices.is_empty() {
@@ -109,7 +110,8 @@ fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool
     }
     let pc = &sol.claims[claims[0]];
     let t = &sol.templates[pc.template];
-    let fin = launch::finalize(claims[0], pc, t, m).map_err(|_| Rejection(PODS_DO_NOT_FIT, "the replacement cannot meet minValues".into()))?;
+    let fin =
+        launch::finalize(claims[0], pc, t, m).map_err(|_| Rejection(PODS_DO_NOT_FIT, "the replacement cannot meet minValues".into()))?;
     let mut r = pc.requirements.clone();
     let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     let all_spot = cands.iter().all(|&i| m.nodes[infos[i].node].capacity_type.as_deref() == Some(crate::labels::SPOT));
@@ -117,14 +119,23 @@ fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool
     let mut options = fin.options.clone();
     if all_spot && admits(&r, m.keys.spot) {
         if !m.settings.spot_to_spot_consolidation {
-            return Err(Rejection(SPOT_TO_SPOT_DISABLED, "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node".into()));
+            return Err(Rejection(
+                SPOT_TO_SPOT_DISABLED,
+                "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node".into(),
+            ));
         }
         r.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
         options.retain(|&i| m.catalog.types[i as usize].offerings.iter().any(|o| o.available && offering_compatible(o, &r, m)));
     }
     options.retain(|&i| worst_price(m, i, &r) < candidate_price);
     if options.is_empty() {
-        return Err(Rejection(NOT_CHEAPER, format!("can't replace with a cheaper node: every option's worst launch price is at least ${}", plan::round_price(candidate_price))));
+        return Err(Rejection(
+            NOT_CHEAPER,
+            format!(
+                "can't replace with a cheaper node: every option's worst launch price is at least ${}",
+                plan::round_price(candidate_price)
+            ),
+        ));
     }
     if multi {
         // Same-type guard (D-12.6): never replace several nodes with one of a type being
@@ -133,7 +144,11 @@ fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool
             .iter()
             .filter_map(|&o| {
                 let name = &m.catalog.types[o as usize].name;
-                cands.iter().filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name)).map(|&c| infos[c].price.unwrap_or(0.0)).reduce(f64::min)
+                cands
+                    .iter()
+                    .filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name))
+                    .map(|&c| infos[c].price.unwrap_or(0.0))
+                    .reduce(f64::min)
             })
             .fold(f64::INFINITY, f64::min);
         options.retain(|&i| worst_price(m, i, &r) < max_price);
@@ -146,13 +161,24 @@ fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool
     }
     if all_spot && admits(&r, m.keys.spot) && !multi {
         if options.len() < 15 {
-            return Err(Rejection(NOT_CHEAPER, format!("SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got {}", options.len())));
+            return Err(Rejection(
+                NOT_CHEAPER,
+                format!(
+                    "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got {}",
+                    options.len()
+                ),
+            ));
         }
         options.truncate(15);
     }
     // D-11.1.4: the price check assumed spot; a replacement that may be spot must be spot.
     if admits(&r, m.keys.spot) && admits(&r, m.keys.on_demand) {
-        let any_spot = options.iter().any(|&i| m.catalog.types[i as usize].offerings.iter().any(|o| o.available && o.capacity_type == m.keys.spot && offering_compatible(o, &r, m)));
+        let any_spot = options.iter().any(|&i| {
+            m.catalog.types[i as usize]
+                .offerings
+                .iter()
+                .any(|o| o.available && o.capacity_type == m.keys.spot && offering_compatible(o, &r, m))
+        });
         if any_spot {
             r.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
         }
@@ -243,7 +269,11 @@ pub(crate) fn single_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mu
         }
         match compute(m, infos, &[i], now, false) {
             Ok(cmd) => return Some(cmd),
-            Err(Rejection(code, msg)) => verdicts.entry(infos[i].node).or_default().push(Reason { code: code.into(), node_pool: Some(m.node_pools[pool].name.clone()), message: msg }),
+            Err(Rejection(code, msg)) => verdicts.entry(infos[i].node).or_default().push(Reason {
+                code: code.into(),
+                node_pool: Some(m.node_pools[pool].name.clone()),
+                message: msg,
+            }),
         }
     }
     None

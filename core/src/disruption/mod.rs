@@ -75,7 +75,11 @@ fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
     if let Some(a) = pdb.disruptions_allowed {
         return a.max(0);
     }
-    let healthy = m.pods.iter().filter(|p| p.namespace == pdb.namespace && p.node_name.is_some() && !p.terminal && pdb.selector.matches(&p.labels)).count() as i64;
+    let healthy = m
+        .pods
+        .iter()
+        .filter(|p| p.namespace == pdb.namespace && p.node_name.is_some() && !p.terminal && pdb.selector.matches(&p.labels))
+        .count() as i64;
     let pct = |p: i64| (p * healthy + 99) / 100;
     let v = match (pdb.min_available, pdb.max_unavailable) {
         (Some(IntOrPercent::Int(n)), _) => healthy - n,
@@ -99,7 +103,8 @@ fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
         if p.mirror {
             continue;
         }
-        let matching: Vec<&crate::model::Pdb> = m.pdbs.iter().filter(|b| b.namespace == p.namespace && b.selector.matches(&p.labels)).collect();
+        let matching: Vec<&crate::model::Pdb> =
+            m.pdbs.iter().filter(|b| b.namespace == p.namespace && b.selector.matches(&p.labels)).collect();
         if matching.len() > 1 {
             let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
             return Some((PDB.into(), format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())));
@@ -117,11 +122,17 @@ fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
 fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64) -> Result<(), (String, String)> {
     let np = &m.node_pools[pool];
     let Some(after) = np.disruption.consolidate_after else {
-        return Err((CONSOLIDATION_DISABLED.into(), format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name)));
+        return Err((
+            CONSOLIDATION_DISABLED.into(),
+            format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name),
+        ));
     };
     let t0 = n.last_pod_event.or(n.initialized_at).or(n.created).unwrap_or(i64::MIN / 2);
     if after > 0 && now - t0 < after {
-        return Err((NOT_CONSOLIDATABLE_YET.into(), format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0)));
+        return Err((
+            NOT_CONSOLIDATABLE_YET.into(),
+            format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0),
+        ));
     }
     Ok(())
 }
@@ -155,7 +166,10 @@ pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
                 } else if let Err(e) = consolidatable(m, n, pool, now) {
                     Some(e)
                 } else if !empty && np.disruption.policy == ConsolidationPolicy::WhenEmpty {
-                    Some((POLICY_WHEN_EMPTY.into(), format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name)))
+                    Some((
+                        POLICY_WHEN_EMPTY.into(),
+                        format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name),
+                    ))
                 } else if !empty && node_price(m, n).is_none() {
                     Some((UNKNOWN_INSTANCE_TYPE.into(), "instance type, zone or capacity type of the node is not in the catalog".into()))
                 } else {
@@ -170,7 +184,8 @@ pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
 /// Per pool and reason, disruptions allowed now (D-7.4): allowed − disrupting, floored at 0.
 pub(crate) fn pool_budget(m: &Model, pool: usize, reason: &str, now: i64) -> Option<i64> {
     let np = &m.node_pools[pool];
-    let counted: Vec<&ExistingNode> = m.nodes.iter().filter(|n| n.managed && n.initialized && !n.in_flight && n.nodepool.as_deref() == Some(np.name.as_str())).collect();
+    let counted: Vec<&ExistingNode> =
+        m.nodes.iter().filter(|n| n.managed && n.initialized && !n.in_flight && n.nodepool.as_deref() == Some(np.name.as_str())).collect();
     let disrupting = counted.iter().filter(|n| !n.ready || n.marked_for_deletion).count() as i64;
     budget::allowed(&np.disruption.budgets, reason, counted.len(), now).map(|a| (a - disrupting).max(0))
 }
@@ -194,11 +209,15 @@ fn expired(m: &Model, now: i64) -> Vec<usize> {
 
 pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
     let Some(s) = now else {
-        return Err(vec![InputError::new("required", "disruption decisions need the clock: `now`").path("now").help("an RFC 3339 time, e.g. 2025-03-05T12:00:00Z (--now on the CLI)")]);
+        return Err(vec![InputError::new("required", "disruption decisions need the clock: `now`")
+            .path("now")
+            .help("an RFC 3339 time, e.g. 2025-03-05T12:00:00Z (--now on the CLI)")]);
     };
-    s.parse::<jiff::Timestamp>()
-        .map(|t| t.as_second())
-        .map_err(|e| vec![InputError::new("invalid-timestamp", format!("now {s:?} is not an RFC 3339 time: {e}")).path("now").help("e.g. 2025-03-05T12:00:00Z")])
+    s.parse::<jiff::Timestamp>().map(|t| t.as_second()).map_err(|e| {
+        vec![InputError::new("invalid-timestamp", format!("now {s:?} is not an RFC 3339 time: {e}"))
+            .path("now")
+            .help("e.g. 2025-03-05T12:00:00Z")]
+    })
 }
 
 /// The `consolidate` facade.
@@ -239,7 +258,9 @@ pub fn decide(m: &Model, now: i64) -> Decision {
         d.reason = Some("empty".into());
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
-    } else if let Some(cmd) = consolidation::multi_node(m, &infos, now, &mut verdicts).or_else(|| consolidation::single_node(m, &infos, now, &mut verdicts)) {
+    } else if let Some(cmd) =
+        consolidation::multi_node(m, &infos, now, &mut verdicts).or_else(|| consolidation::single_node(m, &infos, now, &mut verdicts))
+    {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
         d.reason = Some("underutilized".into());
         d.method = Some(cmd.method.into());

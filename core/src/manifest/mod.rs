@@ -76,17 +76,23 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document>, Vec<Inp
     for (index, value) in values.into_iter().enumerate() {
         match value {
             Value::Null => {}
-            Value::Object(_) if value.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && value.get("items").is_some() => {
+            Value::Object(_)
+                if value.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && value.get("items").is_some() =>
+            {
                 match value.get("items") {
                     Some(Value::Array(items)) => {
                         for (i, item) in items.iter().enumerate() {
-                            docs.push(Document { source: source.map(str::to_string), index, prefix: format!("items[{i}]"), value: item.clone() });
+                            docs.push(Document {
+                                source: source.map(str::to_string),
+                                index,
+                                prefix: format!("items[{i}]"),
+                                value: item.clone(),
+                            });
                         }
                     }
                     Some(Value::Null) => {}
-                    _ => errors.push(located(
-                        InputError::new("wrong-type", "`items` of a List must be a list").at_document(index).path("items"),
-                    )),
+                    _ => errors
+                        .push(located(InputError::new("wrong-type", "`items` of a List must be a list").at_document(index).path("items"))),
                 }
             }
             Value::Object(_) => docs.push(Document { source: source.map(str::to_string), index, prefix: String::new(), value }),
@@ -97,8 +103,11 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document>, Vec<Inp
                 }
             }
             other => errors.push(located(
-                InputError::new("wrong-type", format!("a document must be a mapping (a Kubernetes object), got {}", reader::render_short(&other)))
-                    .at_document(index),
+                InputError::new(
+                    "wrong-type",
+                    format!("a document must be a mapping (a Kubernetes object), got {}", reader::render_short(&other)),
+                )
+                .at_document(index),
             )),
         }
     }
@@ -109,6 +118,8 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document>, Vec<Inp
     }
 }
 
+// One error, returned once per input: its size does not matter.
+#[allow(clippy::result_large_err)]
 fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     let mut out = Vec::new();
     let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
@@ -126,6 +137,7 @@ fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     Ok(out)
 }
 
+#[allow(clippy::result_large_err)]
 fn decode_yaml(text: &str) -> Result<Vec<Value>, InputError> {
     // serde-saphyr enforces budgets (anchors, aliases, depth, nodes), so alias bombs and
     // pathological nesting end in an error, never in unbounded memory or a stack overflow.
@@ -137,6 +149,14 @@ fn decode_yaml(text: &str) -> Result<Vec<Value>, InputError> {
             if let Some(first) = message.lines().next() {
                 message = first.to_string();
             }
+            // The location is reported in its own fields; drop serde-saphyr's prefix.
+            let mut rest = message.trim_start_matches("error: ");
+            if rest.starts_with("line ") {
+                if let Some((_, tail)) = rest.split_once(": ") {
+                    rest = tail;
+                }
+            }
+            let message = rest.to_string();
             let mut err = InputError::new("yaml-syntax", format!("invalid YAML: {message}"))
                 .help("well-formed YAML or JSON; documents separated by ---");
             if let Some(loc) = e.location() {

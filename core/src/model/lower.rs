@@ -8,7 +8,7 @@ use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
 use crate::manifest::Document;
 use crate::requirements::Requirement;
-use crate::resources::{PODS, NODES_KEY};
+use crate::resources::{NODES_KEY, PODS};
 use crate::taints::{Effect, Taint};
 
 /// Go-style duration (`30m`, `1h30m5s`, `0s`) in seconds; `Never` → Ok(None).
@@ -202,11 +202,17 @@ impl Lowering<'_> {
                 let op_text = sink.opt_scalar(&r, "operator").unwrap_or_default();
                 let Some(op) = crate::requirements::Operator::parse(&op_text) else {
                     let at = r.get("operator").unwrap_or(r);
-                    sink.error(&at, "invalid-operator", format!("unknown operator {op_text:?} for key {key:?}"), "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte");
+                    sink.error(
+                        &at,
+                        "invalid-operator",
+                        format!("unknown operator {op_text:?} for key {key:?}"),
+                        "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte",
+                    );
                     continue;
                 };
                 let values = r.get("values").map(|v| sink.string_list(&v)).unwrap_or_default();
-                let min_values = r.get("minValues").and_then(|m| sink.int(&m, "an integer 1..50")).map(|m| m.clamp(0, u32::MAX as i64) as u32);
+                let min_values =
+                    r.get("minValues").and_then(|m| sink.int(&m, "an integer 1..50")).map(|m| m.clamp(0, u32::MAX as i64) as u32);
                 let ids: Vec<u32> = values.iter().map(|v| interner.intern(v)).collect();
                 let kid = interner.intern(&key);
                 reqs.add(kid, Requirement::from_operator(op, &ids, interner).with_min_values(min_values), interner);
@@ -463,7 +469,8 @@ impl Lowering<'_> {
         } else {
             sink.error(root, "required", "Node without status.allocatable", "status.allocatable: {cpu: ..., memory: ..., pods: ...}");
         }
-        let init_label = self.interner.get("karpenter.sh/initialized").and_then(|k| n.labels.get(k)).map(|v| self.interner.str(v) == "true");
+        let init_label =
+            self.interner.get("karpenter.sh/initialized").and_then(|k| n.labels.get(k)).map(|v| self.interner.str(v) == "true");
         n.initialized = init_label.unwrap_or(true);
         n.initialized_at = n.created;
         self.nodes.push(n);
@@ -471,7 +478,8 @@ impl Lowering<'_> {
 
     fn existing(&mut self, meta: &Meta, sink: &Sink) -> ExistingNode {
         let interner = &mut self.interner;
-        let mut pairs: Vec<(u32, u32)> = meta.labels.iter().map(|(k, v)| (interner.intern(labels::normalize_key(k)), interner.intern(v))).collect();
+        let mut pairs: Vec<(u32, u32)> =
+            meta.labels.iter().map(|(k, v)| (interner.intern(labels::normalize_key(k)), interner.intern(v))).collect();
         let hostname = interner.intern(labels::HOSTNAME);
         if !pairs.iter().any(|(k, _)| *k == hostname) {
             pairs.push((hostname, interner.intern(&meta.name)));
@@ -589,13 +597,21 @@ impl Lowering<'_> {
         let mut seen = std::collections::HashSet::new();
         for np in &self.node_pools {
             if !seen.insert(np.name.as_str()) {
-                self.errors.push(InputError::new("duplicate-name", format!("two NodePools are named {}", np.name)).at_document(np.document).object(format!("NodePool/{}", np.name)));
+                self.errors.push(
+                    InputError::new("duplicate-name", format!("two NodePools are named {}", np.name))
+                        .at_document(np.document)
+                        .object(format!("NodePool/{}", np.name)),
+                );
             }
         }
         let mut seen = std::collections::HashSet::new();
         for n in &self.nodes {
             if !seen.insert(n.name.as_str()) {
-                self.errors.push(InputError::new("duplicate-name", format!("two nodes are named {}", n.name)).at_document(n.document).object(format!("Node/{}", n.name)));
+                self.errors.push(
+                    InputError::new("duplicate-name", format!("two nodes are named {}", n.name))
+                        .at_document(n.document)
+                        .object(format!("Node/{}", n.name)),
+                );
             }
         }
     }
@@ -624,7 +640,12 @@ fn read_taints(ts: &At, sink: &mut Sink) -> Vec<Taint> {
             Some(effect) => out.push(Taint { key, value, effect }),
             None => {
                 let at = t.get("effect").unwrap_or(t);
-                sink.error(&at, "invalid-effect", format!("unknown taint effect {effect_text:?}"), "NoSchedule, PreferNoSchedule or NoExecute");
+                sink.error(
+                    &at,
+                    "invalid-effect",
+                    format!("unknown taint effect {effect_text:?}"),
+                    "NoSchedule, PreferNoSchedule or NoExecute",
+                );
             }
         }
     }
@@ -665,7 +686,12 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
                 };
                 let Some(nodes) = nodes else {
                     let at = b.get("nodes").unwrap_or(b);
-                    sink.error(&at, "invalid-budget", format!("budget nodes {nodes_text:?} is not a count or a percentage ≤ 100%"), "e.g. 1, 10 or 20%");
+                    sink.error(
+                        &at,
+                        "invalid-budget",
+                        format!("budget nodes {nodes_text:?} is not a count or a percentage ≤ 100%"),
+                        "e.g. 1, 10 or 20%",
+                    );
                     continue;
                 };
                 let reasons = b.get("reasons").map(|r| sink.string_list(&r)).unwrap_or_default();

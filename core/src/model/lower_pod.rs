@@ -26,7 +26,16 @@ pub struct Meta {
 }
 
 pub fn read_meta(obj: &At, sink: &mut Sink) -> Meta {
-    let mut m = Meta { name: String::new(), namespace: "default".into(), labels: vec![], annotations: vec![], created: None, uid: String::new(), owner: None, deleting: false };
+    let mut m = Meta {
+        name: String::new(),
+        namespace: "default".into(),
+        labels: vec![],
+        annotations: vec![],
+        created: None,
+        uid: String::new(),
+        owner: None,
+        deleting: false,
+    };
     let Some(meta) = obj.get("metadata") else { return m };
     m.name = sink.opt_scalar(&meta, "name").unwrap_or_default();
     if let Some(ns) = sink.opt_scalar(&meta, "namespace") {
@@ -146,7 +155,11 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
                     }
                     let proto = sink.opt_scalar(&p, "protocol").unwrap_or_else(|| "TCP".into());
                     let ip = sink.opt_scalar(&p, "hostIP").filter(|ip| ip != "0.0.0.0" && ip != "::" && !ip.is_empty());
-                    pod.host_ports.push(HostPort { port: hp as i32, protocol: interner.intern(&proto), ip: ip.map(|i| interner.intern(&i)) });
+                    pod.host_ports.push(HostPort {
+                        port: hp as i32,
+                        protocol: interner.intern(&proto),
+                        ip: ip.map(|i| interner.intern(&i)),
+                    });
                 }
             }
         }
@@ -292,7 +305,12 @@ pub fn expression(e: &At, interner: &mut Interner, sink: &mut Sink, ignored: &mu
     let op_text = sink.opt_scalar(e, "operator").unwrap_or_default();
     let Some(op) = Operator::parse(&op_text).filter(|o| !matches!(o, Operator::Gte | Operator::Lte)) else {
         let at = e.get("operator").unwrap_or(*e);
-        sink.error(&at, "invalid-operator", format!("unknown operator {op_text:?} for key {key:?}"), "one of In, NotIn, Exists, DoesNotExist, Gt, Lt");
+        sink.error(
+            &at,
+            "invalid-operator",
+            format!("unknown operator {op_text:?} for key {key:?}"),
+            "one of In, NotIn, Exists, DoesNotExist, Gt, Lt",
+        );
         return None;
     };
     let values = e.get("values").map(|v| sink.string_list(&v)).unwrap_or_default();
@@ -305,12 +323,20 @@ pub fn expression(e: &At, interner: &mut Interner, sink: &mut Sink, ignored: &mu
         }
         Operator::Gt | Operator::Lt if values.len() != 1 || labels::parse_int(&values[0]).is_none_or(|n| n < 0) => {
             let at = e.get("values").unwrap_or(*e);
-            sink.error(&at, "invalid-requirement", format!("operator {op_text} on {key:?} needs exactly one integer value ≥ 0"), "values: [\"4\"]");
+            sink.error(
+                &at,
+                "invalid-requirement",
+                format!("operator {op_text} on {key:?} needs exactly one integer value ≥ 0"),
+                "values: [\"4\"]",
+            );
             return None;
         }
         _ => {}
     }
-    if key == labels::CAPACITY_TYPE && op == Operator::In && !values.iter().any(|v| [labels::ON_DEMAND, labels::SPOT, labels::RESERVED].contains(&v.as_str())) {
+    if key == labels::CAPACITY_TYPE
+        && op == Operator::In
+        && !values.iter().any(|v| [labels::ON_DEMAND, labels::SPOT, labels::RESERVED].contains(&v.as_str()))
+    {
         ignored.get_or_insert(format!("karpenter.sh/capacity-type In {values:?} names no known capacity type"));
     }
     let ids: Vec<u32> = values.iter().map(|v| interner.intern(v)).collect();
@@ -338,7 +364,7 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
                 pod.preferred_terms.push((weight, r));
             }
             // Heaviest first; stable on ties (determinism recommendation R2.9.2).
-            pod.preferred_terms.sort_by(|a, b| b.0.cmp(&a.0));
+            pod.preferred_terms.sort_by_key(|t| std::cmp::Reverse(t.0));
         }
     }
     for (field, required, preferred) in [("podAffinity", true, false), ("podAntiAffinity", false, true)] {
@@ -348,7 +374,11 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
         if let Some(req) = pa.get("requiredDuringSchedulingIgnoredDuringExecution") {
             for t in sink.list(&req) {
                 if let Some(term) = affinity_term(&t, pod, interner, sink) {
-                    if anti { pod.anti_affinity.push(term) } else { pod.affinity.push(term) }
+                    if anti {
+                        pod.anti_affinity.push(term)
+                    } else {
+                        pod.affinity.push(term)
+                    }
                 }
             }
         }
@@ -357,18 +387,27 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
                 let weight = sink.opt_int(&p, "weight", "a weight 1..100").unwrap_or(1) as i32;
                 let Some(t) = p.get("podAffinityTerm") else { continue };
                 if let Some(term) = affinity_term(&t, pod, interner, sink) {
-                    if anti { pod.preferred_anti_affinity.push((weight, term)) } else { pod.preferred_affinity.push((weight, term)) }
+                    if anti {
+                        pod.preferred_anti_affinity.push((weight, term))
+                    } else {
+                        pod.preferred_affinity.push((weight, term))
+                    }
                 }
             }
             let list = if anti { &mut pod.preferred_anti_affinity } else { &mut pod.preferred_affinity };
-            list.sort_by(|a, b| b.0.cmp(&a.0));
+            list.sort_by_key(|t| std::cmp::Reverse(t.0));
         }
     }
 }
 
 fn affinity_term(t: &At, pod: &Pod, interner: &mut Interner, sink: &mut Sink) -> Option<AffinityTerm> {
     let Some(key) = sink.opt_scalar(t, "topologyKey") else {
-        sink.error(t, "required", "pod affinity term without `topologyKey`", "topologyKey: kubernetes.io/hostname or topology.kubernetes.io/zone");
+        sink.error(
+            t,
+            "required",
+            "pod affinity term without `topologyKey`",
+            "topologyKey: kubernetes.io/hostname or topology.kubernetes.io/zone",
+        );
         return None;
     };
     let key = interner.intern(labels::normalize_key(&key));
@@ -418,7 +457,12 @@ pub fn label_selector(s: &At, interner: &mut Interner, sink: &mut Sink) -> Selec
                 Some("DoesNotExist") => SelectorOp::DoesNotExist,
                 other => {
                     let at = e.get("operator").unwrap_or(e);
-                    sink.error(&at, "invalid-operator", format!("unknown label selector operator {other:?}"), "In, NotIn, Exists or DoesNotExist");
+                    sink.error(
+                        &at,
+                        "invalid-operator",
+                        format!("unknown label selector operator {other:?}"),
+                        "In, NotIn, Exists or DoesNotExist",
+                    );
                     sel.matches_nothing = true;
                     continue;
                 }

@@ -117,9 +117,7 @@ pub struct HostPort {
 impl HostPort {
     /// R5.22.1.
     pub fn conflicts(&self, other: &HostPort) -> bool {
-        self.port == other.port
-            && self.protocol == other.protocol
-            && (self.ip.is_none() || other.ip.is_none() || self.ip == other.ip)
+        self.port == other.port && self.protocol == other.protocol && (self.ip.is_none() || other.ip.is_none() || self.ip == other.ip)
     }
 }
 

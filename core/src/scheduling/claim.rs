@@ -4,7 +4,7 @@
 use super::{it_labels_compatible, offering_compatible, Fail, NoTypeFit};
 use crate::catalog::InstanceType;
 use crate::labels::{KeyId, ValueId};
-use crate::model::{HostPort, Model, MinValuesPolicy, NodePool};
+use crate::model::{HostPort, MinValuesPolicy, Model, NodePool};
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::taints::{first_untolerated, Toleration};

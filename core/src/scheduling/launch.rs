@@ -81,7 +81,8 @@ pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Lau
     let mut cands: Vec<(u32, Vec<Offering>)> = options
         .iter()
         .map(|&i| {
-            let offs = m.catalog.types[i as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).copied().collect();
+            let offs =
+                m.catalog.types[i as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).copied().collect();
             (i, offs)
         })
         .filter(|(_, o): &(u32, Vec<Offering>)| !o.is_empty())
@@ -93,7 +94,8 @@ pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Lau
             cands.retain(|(i, _)| !m.catalog.types[*i as usize].exotic);
         }
         // Spot-vs-on-demand price filter (R6.3 step 6).
-        let cheapest_od = cands.iter().flat_map(|(_, o)| o.iter()).filter(|o| o.capacity_type == od).map(|o| o.price).fold(f64::MAX, f64::min);
+        let cheapest_od =
+            cands.iter().flat_map(|(_, o)| o.iter()).filter(|o| o.capacity_type == od).map(|o| o.price).fold(f64::MAX, f64::min);
         let any_spot = cands.iter().any(|(_, o)| o.iter().any(|x| x.capacity_type == spot));
         if cheapest_od < f64::MAX && any_spot {
             for (_, offs) in cands.iter_mut() {

@@ -192,7 +192,9 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         let (x, y) = (&m.pods[a], &m.pods[b]);
         let cpu = crate::resources::CPU;
         let mem = crate::resources::MEMORY;
-        y.requests.get(cpu).cmp(&x.requests.get(cpu))
+        y.requests
+            .get(cpu)
+            .cmp(&x.requests.get(cpu))
             .then(y.requests.get(mem).cmp(&x.requests.get(mem)))
             .then(x.created.cmp(&y.created))
             .then_with(|| x.uid.cmp(&y.uid))
@@ -381,7 +383,9 @@ impl Solver<'_> {
             return true;
         }
         if respect {
-            if let Some(i) = (0..pod.spread.len()).find(|i| pod.spread[*i].when_unsatisfiable == Unsatisfiable::ScheduleAnyway && !r.removed_spread.contains(i)) {
+            if let Some(i) = (0..pod.spread.len())
+                .find(|i| pod.spread[*i].when_unsatisfiable == Unsatisfiable::ScheduleAnyway && !r.removed_spread.contains(i))
+            {
                 r.removed_spread.push(i);
                 r.steps.push("dropped a ScheduleAnyway topology spread constraint".into());
                 return true;
@@ -449,7 +453,16 @@ impl Solver<'_> {
             let h = placeholder(self.next_host);
             let mut reqs = t.requirements.clone();
             reqs.set(m.keys.hostname, Requirement::in_values([h]));
-            let fresh = PlannedClaim { template: ti, requirements: reqs, its, pods: Vec::new(), requests: crate::resources::Resources::new(), hostname: h, host_ports: Vec::new(), min_values_relaxed: false };
+            let fresh = PlannedClaim {
+                template: ti,
+                requirements: reqs,
+                its,
+                pods: Vec::new(),
+                requests: crate::resources::Resources::new(),
+                hostname: h,
+                host_ports: Vec::new(),
+                min_values_relaxed: false,
+            };
             match self.can_add(&fresh, pod, view, true) {
                 Ok((r, its)) => {
                     self.next_host += 1;
@@ -463,7 +476,9 @@ impl Solver<'_> {
                         for (k, v) in rem.iter_mut() {
                             *v -= match k {
                                 LimitKey::Nodes => 1000,
-                                LimitKey::Resource(res) => its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(*res)).max().unwrap_or(0),
+                                LimitKey::Resource(res) => {
+                                    its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(*res)).max().unwrap_or(0)
+                                }
                             };
                         }
                     }

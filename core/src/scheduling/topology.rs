@@ -69,57 +69,7 @@ impl Topology {
 
     /// Domains of `key` from NodePools × instance types and existing nodes (R5.14.1–3).
     fn universe_for(&mut self, key: KeyId, m: &Model) -> &BTreeMap<ValueId, Domain> {
-        if !self.universe.contains_key(&key) {
-            let mut doms: BTreeMap<ValueId, Domain> = BTreeMap::new();
-            let mut add = |v: ValueId, taints: &[Taint]| {
-                let d = doms.entry(v).or_default();
-                if taints.is_empty() {
-                    d.untainted = true;
-                } else if !d.taint_lists.iter().any(|t| t == taints) {
-                    d.taint_lists.push(taints.to_vec());
-                }
-            };
-            let (zone, ct) = (m.keys.zone, m.keys.capacity_type);
-            for np in m.node_pools.iter().filter(|n| !n.is_static) {
-                let req = np.requirements.get(key);
-                if let Some(r) = req {
-                    if !r.complement {
-                        for v in &r.values {
-                            add(*v, &np.taints);
-                        }
-                    }
-                }
-                if key != zone && key != ct && !m.catalog.is_label_key(key) {
-                    continue;
-                }
-                for it in &m.catalog.types {
-                    if !super::it_matches(it, &np.requirements, m) {
-                        continue;
-                    }
-                    if key == zone || key == ct {
-                        for o in &it.offerings {
-                            let v = if key == zone { o.zone } else { o.capacity_type };
-                            let ok_z = np.requirements.get(zone).is_none_or(|r| r.has(o.zone, &m.interner));
-                            let ok_c = np.requirements.get(ct).is_none_or(|r| r.has(o.capacity_type, &m.interner));
-                            if ok_z && ok_c {
-                                add(v, &np.taints);
-                            }
-                        }
-                    } else if let Some(v) = it.labels.get(key) {
-                        if req.is_none_or(|r| r.has(v, &m.interner)) {
-                            add(v, &np.taints);
-                        }
-                    }
-                }
-            }
-            for n in m.nodes.iter().filter(|n| !n.marked_for_deletion && !n.in_flight) {
-                if let Some(v) = n.labels.get(key) {
-                    add(v, &[]);
-                }
-            }
-            self.universe.insert(key, doms);
-        }
-        &self.universe[&key]
+        self.universe.entry(key).or_insert_with(|| domains_of(key, m))
     }
 
     /// Find or create the group for a definition; returns its index.
@@ -131,9 +81,8 @@ impl Topology {
         let mut counts = BTreeMap::new();
         if def.key != self.hostname {
             for (v, d) in self.universe_for(def.key, m).iter() {
-                let eligible = !honor_taints
-                    || d.untainted
-                    || d.taint_lists.iter().any(|t| first_untolerated(t, &owner.tolerations).is_none());
+                let eligible =
+                    !honor_taints || d.untainted || d.taint_lists.iter().any(|t| first_untolerated(t, &owner.tolerations).is_none());
                 if eligible {
                     counts.insert(*v, 0);
                 }
@@ -151,6 +100,58 @@ impl Topology {
             g.counts.entry(h).or_insert(0);
         }
     }
+}
+
+/// Domains of `key` from NodePools × instance types and existing nodes (R5.14.1–3).
+fn domains_of(key: KeyId, m: &Model) -> BTreeMap<ValueId, Domain> {
+    let mut doms: BTreeMap<ValueId, Domain> = BTreeMap::new();
+    let mut add = |v: ValueId, taints: &[Taint]| {
+        let d = doms.entry(v).or_default();
+        if taints.is_empty() {
+            d.untainted = true;
+        } else if !d.taint_lists.iter().any(|t| t == taints) {
+            d.taint_lists.push(taints.to_vec());
+        }
+    };
+    let (zone, ct) = (m.keys.zone, m.keys.capacity_type);
+    for np in m.node_pools.iter().filter(|n| !n.is_static) {
+        let req = np.requirements.get(key);
+        if let Some(r) = req {
+            if !r.complement {
+                for v in &r.values {
+                    add(*v, &np.taints);
+                }
+            }
+        }
+        if key != zone && key != ct && !m.catalog.is_label_key(key) {
+            continue;
+        }
+        for it in &m.catalog.types {
+            if !super::it_matches(it, &np.requirements, m) {
+                continue;
+            }
+            if key == zone || key == ct {
+                for o in &it.offerings {
+                    let v = if key == zone { o.zone } else { o.capacity_type };
+                    let ok_z = np.requirements.get(zone).is_none_or(|r| r.has(o.zone, &m.interner));
+                    let ok_c = np.requirements.get(ct).is_none_or(|r| r.has(o.capacity_type, &m.interner));
+                    if ok_z && ok_c {
+                        add(v, &np.taints);
+                    }
+                }
+            } else if let Some(v) = it.labels.get(key) {
+                if req.is_none_or(|r| r.has(v, &m.interner)) {
+                    add(v, &np.taints);
+                }
+            }
+        }
+    }
+    for n in m.nodes.iter().filter(|n| !n.marked_for_deletion && !n.in_flight) {
+        if let Some(v) = n.labels.get(key) {
+            add(v, &[]);
+        }
+    }
+    doms
 }
 
 /// Does `g` select `pod` (namespace + label selector)?
@@ -230,7 +231,8 @@ pub fn next_domain(
                     return (count(h) + me <= g.def.max_skew).then(|| Requirement::in_values([h]));
                 }
             }
-            let pod_doms: Vec<(ValueId, i32)> = g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)).map(|(d, c)| (*d, *c)).collect();
+            let pod_doms: Vec<(ValueId, i32)> =
+                g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)).map(|(d, c)| (*d, *c)).collect();
             let mut min = pod_doms.iter().map(|(_, c)| *c).min().unwrap_or(0);
             if g.def.min_domains.is_some_and(|md| (pod_doms.len() as i32) < md) {
                 min = 0;

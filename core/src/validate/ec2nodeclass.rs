@@ -6,20 +6,16 @@ use super::selectors::{ami_terms, term_list, CAPACITY_RESERVATIONS, SECURITY_GRO
 use super::{get, Ctx};
 use serde_json::{Map, Value};
 
-const AMI_FAMILIES: [&str; 7] = [
-    "AL2",
-    "AL2023",
-    "Bottlerocket",
-    "Custom",
-    "Windows2019",
-    "Windows2022",
-    "Windows2025",
-];
+const AMI_FAMILIES: [&str; 7] = ["AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025"];
 const ENABLED_DISABLED: [&str; 2] = ["enabled", "disabled"];
 
 pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>) {
     let Some(spec_v) = get(root, "spec") else {
-        cx.required("spec", "EC-01", "a spec with subnetSelectorTerms, securityGroupSelectorTerms, amiSelectorTerms and role or instanceProfile");
+        cx.required(
+            "spec",
+            "EC-01",
+            "a spec with subnetSelectorTerms, securityGroupSelectorTerms, amiSelectorTerms and role or instanceProfile",
+        );
         return;
     };
     let Some(spec) = cx.obj(Some(spec_v), "spec") else {
@@ -27,41 +23,19 @@ pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>) {
     };
 
     // EC-02..04
-    let (has_role, has_profile) = (
-        get(spec, "role").is_some(),
-        get(spec, "instanceProfile").is_some(),
-    );
+    let (has_role, has_profile) = (get(spec, "role").is_some(), get(spec, "instanceProfile").is_some());
     if has_role == has_profile {
-        let code = if has_role {
-            "mutually-exclusive"
-        } else {
-            "required"
-        };
+        let code = if has_role { "mutually-exclusive" } else { "required" };
         let msg = "must specify exactly one of ['role', 'instanceProfile'] (EC-02)".to_string();
-        cx.adm(
-            code,
-            "spec",
-            msg,
-            "either role (an IAM role name) or instanceProfile, not both",
-        );
+        cx.adm(code, "spec", msg, "either role (an IAM role name) or instanceProfile, not both");
     }
     for (field, id) in [("role", "EC-03"), ("instanceProfile", "EC-04")] {
         let path = format!("spec.{field}");
         if cx.str_(get(spec, field), &path) == Some("") {
-            cx.adm(
-                "empty-value",
-                &path,
-                format!("{field} cannot be empty ({id})"),
-                &format!("a non-empty {field}"),
-            );
+            cx.adm("empty-value", &path, format!("{field} cannot be empty ({id})"), &format!("a non-empty {field}"));
         }
     }
-    cx.enum_field(
-        get(spec, "amiFamily"),
-        "spec.amiFamily",
-        &AMI_FAMILIES,
-        "EC-05",
-    );
+    cx.enum_field(get(spec, "amiFamily"), "spec.amiFamily", &AMI_FAMILIES, "EC-05");
 
     term_list(cx, spec, &SUBNETS);
     term_list(cx, spec, &SECURITY_GROUPS);
@@ -70,76 +44,33 @@ pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>) {
             let path = format!("{tp}.ownerID");
             if let Some(o) = cx.str_(get(t, "ownerID"), &path) {
                 if !p::owner_id(o) {
-                    cx.pattern(
-                        "invalid-pattern",
-                        &path,
-                        o,
-                        "^[0-9]{12}$",
-                        "EC-32",
-                        "a 12-digit AWS account ID",
-                    );
+                    cx.pattern("invalid-pattern", &path, o, "^[0-9]{12}$", "EC-32", "a 12-digit AWS account ID");
                 }
             }
-            cx.enum_field(
-                get(t, "instanceMatchCriteria"),
-                &format!("{tp}.instanceMatchCriteria"),
-                &["open", "targeted"],
-                "EC-32",
-            );
+            cx.enum_field(get(t, "instanceMatchCriteria"), &format!("{tp}.instanceMatchCriteria"), &["open", "targeted"], "EC-32");
         }
     }
     ami_terms(cx, spec);
 
     if let Some(n) = cx.int(get(spec, "ipPrefixCount"), "spec.ipPrefixCount") {
-        cx.range(
-            "spec.ipPrefixCount",
-            n,
-            Some(0),
-            Some(i128::from(i32::MAX)),
-            "EC-11",
-        );
+        cx.range("spec.ipPrefixCount", n, Some(0), Some(i128::from(i32::MAX)), "EC-11");
     }
-    cx.enum_field(
-        get(spec, "instanceStorePolicy"),
-        "spec.instanceStorePolicy",
-        &["RAID0"],
-        "EC-12",
-    );
+    cx.enum_field(get(spec, "instanceStorePolicy"), "spec.instanceStorePolicy", &["RAID0"], "EC-12");
     if let Some(c) = cx.obj(get(spec, "cpuOptions"), "spec.cpuOptions") {
-        cx.enum_field(
-            get(c, "nestedVirtualization"),
-            "spec.cpuOptions.nestedVirtualization",
-            &ENABLED_DISABLED,
-            "EC-13",
-        );
+        cx.enum_field(get(c, "nestedVirtualization"), "spec.cpuOptions.nestedVirtualization", &ENABLED_DISABLED, "EC-13");
     }
     placement_group(cx, get(spec, "placementGroupSelector"));
     tags(cx, get(spec, "tags"));
     block_devices(cx, get(spec, "blockDeviceMappings"));
     if let Some(m) = cx.obj(get(spec, "metadataOptions"), "spec.metadataOptions") {
         let base = "spec.metadataOptions";
-        cx.enum_field(
-            get(m, "httpEndpoint"),
-            &format!("{base}.httpEndpoint"),
-            &ENABLED_DISABLED,
-            "EC-61",
-        );
-        cx.enum_field(
-            get(m, "httpProtocolIPv6"),
-            &format!("{base}.httpProtocolIPv6"),
-            &ENABLED_DISABLED,
-            "EC-61",
-        );
+        cx.enum_field(get(m, "httpEndpoint"), &format!("{base}.httpEndpoint"), &ENABLED_DISABLED, "EC-61");
+        cx.enum_field(get(m, "httpProtocolIPv6"), &format!("{base}.httpProtocolIPv6"), &ENABLED_DISABLED, "EC-61");
         let hop = format!("{base}.httpPutResponseHopLimit");
         if let Some(n) = cx.int(get(m, "httpPutResponseHopLimit"), &hop) {
             cx.range(&hop, n, Some(1), Some(64), "EC-62");
         }
-        cx.enum_field(
-            get(m, "httpTokens"),
-            &format!("{base}.httpTokens"),
-            &["required", "optional"],
-            "EC-63",
-        );
+        cx.enum_field(get(m, "httpTokens"), &format!("{base}.httpTokens"), &["required", "optional"], "EC-63");
     }
     network_interfaces(cx, get(spec, "networkInterfaces"));
     connection_tracking(cx, get(spec, "connectionTracking"));
@@ -155,42 +86,22 @@ fn placement_group(cx: &mut Ctx, v: Option<&Value>) {
     let Some(m) = cx.obj(v, base) else { return };
     let name_path = format!("{base}.name");
     if cx.str_(get(m, "name"), &name_path) == Some("") {
-        let msg = format!(
-            "Invalid value: \"\": {name_path} in body should be at least 1 chars long (EC-43)"
-        );
-        cx.adm(
-            "empty-value",
-            &name_path,
-            msg,
-            "a non-empty placement group name",
-        );
+        let msg = format!("Invalid value: \"\": {name_path} in body should be at least 1 chars long (EC-43)");
+        cx.adm("empty-value", &name_path, msg, "a non-empty placement group name");
     }
     let id_path = format!("{base}.id");
     if let Some(id) = cx.str_(get(m, "id"), &id_path) {
         if !p::exact_id(id, "pg-") {
-            cx.pattern(
-                "invalid-pattern",
-                &id_path,
-                id,
-                "^pg-[0-9a-z]+$",
-                "EC-43",
-                "an ID such as pg-0123456789abcdef0",
-            );
+            cx.pattern("invalid-pattern", &id_path, id, "^pg-[0-9a-z]+$", "EC-43", "an ID such as pg-0123456789abcdef0");
         }
     }
     match (get(m, "name").is_some(), get(m, "id").is_some()) {
-        (false, false) => cx.adm(
-            "required",
-            base,
-            "expected at least one, got none, ['name', 'id'] (EC-43)".to_string(),
-            "a name or an id",
-        ),
-        (true, true) => cx.adm(
-            "mutually-exclusive",
-            base,
-            "'name' and 'id' are mutually exclusive (EC-43)".to_string(),
-            "either name or id",
-        ),
+        (false, false) => {
+            cx.adm("required", base, "expected at least one, got none, ['name', 'id'] (EC-43)".to_string(), "a name or an id")
+        }
+        (true, true) => {
+            cx.adm("mutually-exclusive", base, "'name' and 'id' are mutually exclusive (EC-43)".to_string(), "either name or id")
+        }
         _ => {}
     }
 }
@@ -200,12 +111,7 @@ fn tags(cx: &mut Ctx, v: Option<&Value>) {
     for (k, _) in cx.str_map(v, "spec.tags") {
         let path = format!("spec.tags[{k}]");
         let restricted = if k.is_empty() {
-            cx.adm(
-                "invalid-tag",
-                &path,
-                "empty tag keys aren't supported (EC-50)".to_string(),
-                "a non-empty tag key",
-            );
+            cx.adm("invalid-tag", &path, "empty tag keys aren't supported (EC-50)".to_string(), "a non-empty tag key");
             continue;
         } else if k == "eks:eks-cluster-name" {
             ("eks:eks-cluster-name", "EC-51")
@@ -220,16 +126,8 @@ fn tags(cx: &mut Ctx, v: Option<&Value>) {
         } else {
             continue;
         };
-        let msg = format!(
-            "tag contains a restricted tag matching {} ({})",
-            restricted.0, restricted.1
-        );
-        cx.adm(
-            "restricted-tag",
-            &path,
-            msg,
-            "a tag key Karpenter does not set itself",
-        );
+        let msg = format!("tag contains a restricted tag matching {} ({})", restricted.0, restricted.1);
+        cx.adm("restricted-tag", &path, msg, "a tag key Karpenter does not set itself");
     }
 }
 
@@ -286,32 +184,16 @@ fn block_devices(cx: &mut Ctx, v: Option<&Value>) {
         }
         if get(ebs, "snapshotID").is_none() && get(ebs, "volumeSize").is_none() {
             let msg = "snapshotID or volumeSize must be defined (EC-57)".to_string();
-            cx.adm(
-                "invalid-block-device-mapping",
-                &ep,
-                msg,
-                "a volumeSize such as 20Gi, or a snapshotID",
-            );
+            cx.adm("invalid-block-device-mapping", &ep, msg, "a volumeSize such as 20Gi, or a snapshotID");
         }
         if get(ebs, "volumeInitializationRate").is_some() && snapshot.unwrap_or("").is_empty() {
-            let msg =
-                "snapshotID must be set when volumeInitializationRate is set (EC-58)".to_string();
-            cx.adm(
-                "invalid-block-device-mapping",
-                &ep,
-                msg,
-                "a non-empty snapshotID, or no volumeInitializationRate",
-            );
+            let msg = "snapshotID must be set when volumeInitializationRate is set (EC-58)".to_string();
+            cx.adm("invalid-block-device-mapping", &ep, msg, "a non-empty snapshotID, or no volumeInitializationRate");
         }
     }
     if roots > 1 {
         let msg = "must have only one blockDeviceMappings with rootVolume (EC-56)".to_string();
-        cx.adm(
-            "invalid-block-device-mapping",
-            base,
-            msg,
-            "at most one mapping with rootVolume: true",
-        );
+        cx.adm("invalid-block-device-mapping", base, msg, "at most one mapping with rootVolume: true");
     }
 }
 
@@ -334,8 +216,7 @@ fn network_interfaces(cx: &mut Ctx, v: Option<&Value>) {
                 cx.required(&fp, "EC-64", "an integer >= 0");
                 return None;
             };
-            cx.int(Some(v), &fp)
-                .filter(|&x| cx.range(&fp, x, Some(0), None, "EC-64"))
+            cx.int(Some(v), &fp).filter(|&x| cx.range(&fp, x, Some(0), None, "EC-64"))
         };
         let card = int_field(cx, "networkCardIndex");
         let device = int_field(cx, "deviceIndex");
@@ -356,33 +237,15 @@ fn network_interfaces(cx: &mut Ctx, v: Option<&Value>) {
     if !complete || items.is_empty() {
         return;
     }
-    if !items
-        .iter()
-        .any(|&(c, d, t)| c == 0 && d == 0 && t == "interface")
-    {
+    if !items.iter().any(|&(c, d, t)| c == 0 && d == 0 && t == "interface") {
         let msg = "networkInterfaces must include a primary interface with interfaceType='interface' (EC-65)".to_string();
-        cx.adm(
-            "invalid-network-interfaces",
-            base,
-            msg,
-            "an item with networkCardIndex 0, deviceIndex 0, interfaceType interface",
-        );
+        cx.adm("invalid-network-interfaces", base, msg, "an item with networkCardIndex 0, deviceIndex 0, interfaceType interface");
     }
-    let dup_pair = items
-        .iter()
-        .enumerate()
-        .any(|(i, a)| items[..i].iter().any(|b| a.0 == b.0 && a.1 == b.1));
-    let two_efa = items.iter().enumerate().any(|(i, a)| {
-        a.2 == "efa-only" && items[..i].iter().any(|b| b.2 == "efa-only" && b.0 == a.0)
-    });
+    let dup_pair = items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| a.0 == b.0 && a.1 == b.1));
+    let two_efa = items.iter().enumerate().any(|(i, a)| a.2 == "efa-only" && items[..i].iter().any(|b| b.2 == "efa-only" && b.0 == a.0));
     if dup_pair || two_efa {
         let msg = "networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card (EC-66)".to_string();
-        cx.adm(
-            "invalid-network-interfaces",
-            base,
-            msg,
-            "unique (networkCardIndex, deviceIndex) pairs and at most one efa-only per card",
-        );
+        cx.adm("invalid-network-interfaces", base, msg, "unique (networkCardIndex, deviceIndex) pairs and at most one efa-only per card");
     }
 }
 
@@ -391,11 +254,7 @@ fn network_interfaces(cx: &mut Ctx, v: Option<&Value>) {
 fn connection_tracking(cx: &mut Ctx, v: Option<&Value>) {
     let base = "spec.connectionTracking";
     let Some(m) = cx.obj(v, base) else { return };
-    let fields = [
-        ("tcpEstablishedTimeout", 60, 432_000),
-        ("udpStreamTimeout", 60, 180),
-        ("udpTimeout", 30, 60),
-    ];
+    let fields = [("tcpEstablishedTimeout", 60, 432_000), ("udpStreamTimeout", 60, 180), ("udpTimeout", 30, 60)];
     let mut any = false;
     for (f, lo, hi) in fields {
         let fp = format!("{base}.{f}");
@@ -408,11 +267,6 @@ fn connection_tracking(cx: &mut Ctx, v: Option<&Value>) {
     }
     if !any {
         let msg = "at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set (EC-67)".to_string();
-        cx.adm(
-            "required",
-            base,
-            msg,
-            "tcpEstablishedTimeout (60..432000), udpStreamTimeout (60..180) or udpTimeout (30..60)",
-        );
+        cx.adm("required", base, msg, "tcpEstablishedTimeout (60..432000), udpStreamTimeout (60..180) or udpTimeout (30..60)");
     }
 }

@@ -32,67 +32,23 @@ enum T {
 
 const WEBHOOK_AUTHN: &[(&str, T)] = &[("enabled", T::Bool), ("cacheTTL", T::Dur)];
 const AUTHN: &[(&str, T)] = &[
-    (
-        "x509",
-        T::Obj(
-            "v1beta1.KubeletX509Authentication",
-            &[("clientCAFile", T::Str)],
-        ),
-    ),
-    (
-        "webhook",
-        T::Obj("v1beta1.KubeletWebhookAuthentication", WEBHOOK_AUTHN),
-    ),
-    (
-        "anonymous",
-        T::Obj(
-            "v1beta1.KubeletAnonymousAuthentication",
-            &[("enabled", T::Bool)],
-        ),
-    ),
+    ("x509", T::Obj("v1beta1.KubeletX509Authentication", &[("clientCAFile", T::Str)])),
+    ("webhook", T::Obj("v1beta1.KubeletWebhookAuthentication", WEBHOOK_AUTHN)),
+    ("anonymous", T::Obj("v1beta1.KubeletAnonymousAuthentication", &[("enabled", T::Bool)])),
 ];
 const AUTHZ: &[(&str, T)] = &[
     ("mode", T::Str),
-    (
-        "webhook",
-        T::Obj(
-            "v1beta1.KubeletWebhookAuthorization",
-            &[
-                ("cacheAuthorizedTTL", T::Dur),
-                ("cacheUnauthorizedTTL", T::Dur),
-            ],
-        ),
-    ),
+    ("webhook", T::Obj("v1beta1.KubeletWebhookAuthorization", &[("cacheAuthorizedTTL", T::Dur), ("cacheUnauthorizedTTL", T::Dur)])),
 ];
 const ROUTING: &[(&str, T)] = &[("splitStream", T::Bool), ("infoBufferSize", T::Quantity)];
 const LOGGING: &[(&str, T)] = &[
     ("format", T::Str),
     ("flushFrequency", T::DurOrInt),
     ("verbosity", T::U32),
-    (
-        "vmodule",
-        T::List(&T::Obj(
-            "v1.VModuleItem",
-            &[("filePattern", T::Str), ("verbosity", T::U32)],
-        )),
-    ),
-    (
-        "options",
-        T::Obj(
-            "v1.FormatOptions",
-            &[
-                ("text", T::Obj("v1.TextOptions", ROUTING)),
-                ("json", T::Obj("v1.JSONOptions", ROUTING)),
-            ],
-        ),
-    ),
+    ("vmodule", T::List(&T::Obj("v1.VModuleItem", &[("filePattern", T::Str), ("verbosity", T::U32)]))),
+    ("options", T::Obj("v1.FormatOptions", &[("text", T::Obj("v1.TextOptions", ROUTING)), ("json", T::Obj("v1.JSONOptions", ROUTING))])),
 ];
-const TAINT: &[(&str, T)] = &[
-    ("key", T::Str),
-    ("value", T::Str),
-    ("effect", T::Str),
-    ("timeAdded", T::Str),
-];
+const TAINT: &[(&str, T)] = &[("key", T::Str), ("value", T::Str), ("effect", T::Str), ("timeAdded", T::Str)];
 
 /// Top-level fields of `KubeletConfiguration` (plus the inline TypeMeta).
 const FIELDS: &[(&str, T)] = &[
@@ -116,14 +72,8 @@ const FIELDS: &[(&str, T)] = &[
     ("tlsMinVersion", T::Str),
     ("rotateCertificates", T::Bool),
     ("serverTLSBootstrap", T::Bool),
-    (
-        "authentication",
-        T::Obj("v1beta1.KubeletAuthentication", AUTHN),
-    ),
-    (
-        "authorization",
-        T::Obj("v1beta1.KubeletAuthorization", AUTHZ),
-    ),
+    ("authentication", T::Obj("v1beta1.KubeletAuthentication", AUTHN)),
+    ("authorization", T::Obj("v1beta1.KubeletAuthorization", AUTHZ)),
     ("registryPullQPS", T::I32),
     ("registryBurst", T::I32),
     ("imagePullCredentialsVerificationPolicy", T::Str),
@@ -191,13 +141,7 @@ const FIELDS: &[(&str, T)] = &[
     ("iptablesDropBit", T::I32),
     ("featureGates", T::Map(&T::Bool)),
     ("failSwapOn", T::Bool),
-    (
-        "memorySwap",
-        T::Obj(
-            "v1beta1.MemorySwapConfiguration",
-            &[("swapBehavior", T::Str)],
-        ),
-    ),
+    ("memorySwap", T::Obj("v1beta1.MemorySwapConfiguration", &[("swapBehavior", T::Str)])),
     ("containerLogMaxSize", T::Str),
     ("containerLogMaxFiles", T::I32),
     ("containerLogMaxWorkers", T::I32),
@@ -221,56 +165,26 @@ const FIELDS: &[(&str, T)] = &[
     ("shutdownGracePeriodCriticalPods", T::Dur),
     (
         "shutdownGracePeriodByPodPriority",
-        T::List(&T::Obj(
-            "v1beta1.ShutdownGracePeriodByPodPriority",
-            &[("priority", T::I32), ("shutdownGracePeriodSeconds", T::I64)],
-        )),
+        T::List(&T::Obj("v1beta1.ShutdownGracePeriodByPodPriority", &[("priority", T::I32), ("shutdownGracePeriodSeconds", T::I64)])),
     ),
-    (
-        "crashLoopBackOff",
-        T::Obj(
-            "v1beta1.CrashLoopBackOffConfig",
-            &[("maxContainerRestartPeriod", T::Dur)],
-        ),
-    ),
-    (
-        "reservedMemory",
-        T::List(&T::Obj(
-            "v1beta1.MemoryReservation",
-            &[("numaNode", T::I32), ("limits", T::Map(&T::Quantity))],
-        )),
-    ),
+    ("crashLoopBackOff", T::Obj("v1beta1.CrashLoopBackOffConfig", &[("maxContainerRestartPeriod", T::Dur)])),
+    ("reservedMemory", T::List(&T::Obj("v1beta1.MemoryReservation", &[("numaNode", T::I32), ("limits", T::Map(&T::Quantity))]))),
     ("enableProfilingHandler", T::Bool),
     ("enableDebugFlagsHandler", T::Bool),
     ("seccompDefault", T::Bool),
     ("memoryThrottlingFactor", T::F64),
     ("registerWithTaints", T::List(&T::Obj("v1.Taint", TAINT))),
     ("registerNode", T::Bool),
-    (
-        "tracing",
-        T::Obj(
-            "v1.TracingConfiguration",
-            &[("endpoint", T::Str), ("samplingRatePerMillion", T::I32)],
-        ),
-    ),
+    ("tracing", T::Obj("v1.TracingConfiguration", &[("endpoint", T::Str), ("samplingRatePerMillion", T::I32)])),
     ("localStorageCapacityIsolation", T::Bool),
     ("containerRuntimeEndpoint", T::Str),
     ("imageServiceEndpoint", T::Str),
     ("failCgroupV1", T::Bool),
-    (
-        "userNamespaces",
-        T::Obj("v1beta1.UserNamespaces", &[("idsPerPod", T::I64)]),
-    ),
+    ("userNamespaces", T::Obj("v1beta1.UserNamespaces", &[("idsPerPod", T::I64)])),
 ];
 
-const SIGNALS: [&str; 6] = [
-    "memory.available",
-    "nodefs.available",
-    "nodefs.inodesFree",
-    "imagefs.available",
-    "imagefs.inodesFree",
-    "pid.available",
-];
+const SIGNALS: [&str; 6] =
+    ["memory.available", "nodefs.available", "nodefs.inodesFree", "imagefs.available", "imagefs.inodesFree", "pid.available"];
 
 fn go_type(t: T) -> String {
     match t {
@@ -301,13 +215,7 @@ fn json_kind(v: &Value) -> String {
 }
 
 fn runtime(cx: &mut Ctx, path: &str, msg: String, expected: &str) {
-    cx.push(
-        Layer::NodeClassRuntime,
-        "invalid-kubelet",
-        path,
-        msg,
-        expected,
-    );
+    cx.push(Layer::NodeClassRuntime, "invalid-kubelet", path, msg, expected);
 }
 
 /// KC-01 for one value: `path` locates it for the user, `go` is the decoder's dotted field path.
@@ -321,10 +229,7 @@ fn decode(cx: &mut Ctx, v: &Value, t: T, path: &str, go: &str) {
         (T::U32, Value::Number(_)) => int_range(0, i128::from(u32::MAX)),
         (T::Dur | T::DurOrInt, Value::String(s)) => {
             if p::go_duration_nanos(s).is_none() {
-                let msg = format!(
-                    "spec.kubelet: time: invalid duration {} (KC-01)",
-                    super::q(s)
-                );
+                let msg = format!("spec.kubelet: time: invalid duration {} (KC-01)", super::q(s));
                 runtime(cx, path, msg, "a Go duration such as 30s, 5m or 1h30m");
             }
             true
@@ -333,7 +238,9 @@ fn decode(cx: &mut Ctx, v: &Value, t: T, path: &str, go: &str) {
         (T::Quantity, Value::Number(_)) => true,
         (T::Quantity, Value::String(s)) => {
             if !p::quantity(s) {
-                let msg = "spec.kubelet: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (KC-01)".to_string();
+                let msg =
+                    "spec.kubelet: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (KC-01)"
+                        .to_string();
                 runtime(cx, path, msg, "a quantity such as 1Gi or 500m");
             }
             true
@@ -346,13 +253,7 @@ fn decode(cx: &mut Ctx, v: &Value, t: T, path: &str, go: &str) {
         }
         (T::List(inner), Value::Array(a)) => {
             for (i, x) in a.iter().enumerate() {
-                decode(
-                    cx,
-                    x,
-                    *inner,
-                    &format!("{path}[{i}]"),
-                    &format!("{go}[{i}]"),
-                );
+                decode(cx, x, *inner, &format!("{path}[{i}]"), &format!("{go}[{i}]"));
             }
             true
         }
@@ -363,11 +264,7 @@ fn decode(cx: &mut Ctx, v: &Value, t: T, path: &str, go: &str) {
         _ => false,
     };
     if !ok {
-        let go_struct = if go.is_empty() {
-            "KubeletConfiguration".to_string()
-        } else {
-            format!("KubeletConfiguration.{go}")
-        };
+        let go_struct = if go.is_empty() { "KubeletConfiguration".to_string() } else { format!("KubeletConfiguration.{go}") };
         // Go names the literal only when the target is numeric ("number 1.5" into int32).
         let kind = match (t, v) {
             (T::I32 | T::I64 | T::U32 | T::DurOrInt, _) => json_kind(v),
@@ -375,9 +272,7 @@ fn decode(cx: &mut Ctx, v: &Value, t: T, path: &str, go: &str) {
             _ => json_kind(v),
         };
         let msg = if matches!(t, T::Dur) {
-            format!(
-                "spec.kubelet: json: cannot unmarshal {kind} into Go value of type string (KC-01)"
-            )
+            format!("spec.kubelet: json: cannot unmarshal {kind} into Go value of type string (KC-01)")
         } else {
             format!("spec.kubelet: json: cannot unmarshal {kind} into Go struct field {go_struct} of type {} (KC-01)", go_type(t))
         };
@@ -388,21 +283,12 @@ fn decode(cx: &mut Ctx, v: &Value, t: T, path: &str, go: &str) {
 fn decode_fields(cx: &mut Ctx, m: &Map<String, Value>, fields: &[(&str, T)], path: &str, go: &str) {
     for (k, x) in m {
         let fpath = format!("{path}.{k}");
-        let fgo = if go.is_empty() {
-            k.clone()
-        } else {
-            format!("{go}.{k}")
-        };
+        let fgo = if go.is_empty() { k.clone() } else { format!("{go}.{k}") };
         match fields.iter().find(|(n, _)| n == k) {
             Some((_, t)) => decode(cx, x, *t, &fpath, &fgo),
             None => {
                 let msg = format!("spec.kubelet: unknown field \"{fgo}\" (KC-01)");
-                runtime(
-                    cx,
-                    &fpath,
-                    msg,
-                    "a field of the upstream KubeletConfiguration (names are case-sensitive)",
-                );
+                runtime(cx, &fpath, msg, "a field of the upstream KubeletConfiguration (names are case-sensitive)");
             }
         }
     }
@@ -423,35 +309,36 @@ pub(super) fn validate(cx: &mut Ctx, k: &Map<String, Value>) {
     // KC-02
     if get(k, "registerWithTaints").is_some() {
         let msg = "spec.kubelet.registerWithTaints: can't be set, Karpenter sets it from the NodeClaim's taints so the node registers unschedulable until it's ready (KC-02)".to_string();
-        runtime(
-            cx,
-            &format!("{BASE}.registerWithTaints"),
-            msg,
-            "no registerWithTaints; use the NodePool's taints/startupTaints",
-        );
+        runtime(cx, &format!("{BASE}.registerWithTaints"), msg, "no registerWithTaints; use the NodePool's taints/startupTaints");
     }
 
     // KC-03..05
-    for field in [
-        "evictionHard",
-        "evictionSoft",
-        "evictionSoftGracePeriod",
-        "evictionMinimumReclaim",
-    ] {
+    for field in ["evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim"] {
         let Some(Value::Object(m)) = get(k, field) else {
             continue;
         };
         for (key, v) in m {
             let path = format!("{BASE}.{field}[{key}]");
             if !SIGNALS.contains(&key.as_str()) {
-                let msg = format!("spec.kubelet.{field}: \"{key}\" isn't a valid eviction signal, must be one of {} (KC-03)", SIGNALS.join(", "));
+                let msg =
+                    format!("spec.kubelet.{field}: \"{key}\" isn't a valid eviction signal, must be one of {} (KC-03)", SIGNALS.join(", "));
                 runtime(cx, &path, msg, &format!("one of {}", SIGNALS.join(", ")));
             }
             let Some(s) = v.as_str() else { continue };
             if field == "evictionSoftGracePeriod" {
                 match p::go_duration_nanos(s) {
-                    None => runtime(cx, &path, format!("spec.kubelet.{field}[{key}]: \"{s}\" must be a duration (KC-05)"), "a Go duration such as 30s or 1m30s"),
-                    Some(n) if n < 0 => runtime(cx, &path, format!("spec.kubelet.{field}[{key}]: \"{s}\" can't be a negative duration (KC-05)"), "a non-negative duration"),
+                    None => runtime(
+                        cx,
+                        &path,
+                        format!("spec.kubelet.{field}[{key}]: \"{s}\" must be a duration (KC-05)"),
+                        "a Go duration such as 30s or 1m30s",
+                    ),
+                    Some(n) if n < 0 => runtime(
+                        cx,
+                        &path,
+                        format!("spec.kubelet.{field}[{key}]: \"{s}\" can't be a negative duration (KC-05)"),
+                        "a non-negative duration",
+                    ),
                     Some(_) => {}
                 }
             } else if let Some(e) = threshold_error(s) {
@@ -474,26 +361,12 @@ pub(super) fn validate(cx: &mut Ctx, k: &Map<String, Value>) {
     };
     let (soft, grace) = (keys("evictionSoft"), keys("evictionSoftGracePeriod"));
     for s in soft.iter().filter(|s| !grace.contains(s)) {
-        let msg = format!(
-            "spec.kubelet.evictionSoft[{s}]: has no matching evictionSoftGracePeriod (KC-06)"
-        );
-        runtime(
-            cx,
-            &format!("{BASE}.evictionSoft[{s}]"),
-            msg,
-            "the same signals in evictionSoft and evictionSoftGracePeriod",
-        );
+        let msg = format!("spec.kubelet.evictionSoft[{s}]: has no matching evictionSoftGracePeriod (KC-06)");
+        runtime(cx, &format!("{BASE}.evictionSoft[{s}]"), msg, "the same signals in evictionSoft and evictionSoftGracePeriod");
     }
     for g in grace.iter().filter(|g| !soft.contains(g)) {
-        let msg = format!(
-            "spec.kubelet.evictionSoftGracePeriod[{g}]: has no matching evictionSoft (KC-06)"
-        );
-        runtime(
-            cx,
-            &format!("{BASE}.evictionSoftGracePeriod[{g}]"),
-            msg,
-            "the same signals in evictionSoft and evictionSoftGracePeriod",
-        );
+        let msg = format!("spec.kubelet.evictionSoftGracePeriod[{g}]: has no matching evictionSoft (KC-06)");
+        runtime(cx, &format!("{BASE}.evictionSoftGracePeriod[{g}]"), msg, "the same signals in evictionSoft and evictionSoftGracePeriod");
     }
 
     // KC-07
@@ -509,26 +382,15 @@ pub(super) fn validate(cx: &mut Ctx, k: &Map<String, Value>) {
             }
             if let Some(s) = v.as_str().filter(|s| s.starts_with('-')) {
                 let msg = format!("spec.kubelet.{field}[{key}]: \"{s}\" can't be a negative resource quantity (KC-07)");
-                runtime(
-                    cx,
-                    &path,
-                    msg,
-                    "a non-negative quantity such as 100m or 1Gi",
-                );
+                runtime(cx, &path, msg, "a non-negative quantity such as 100m or 1Gi");
             }
         }
     }
 
     // KC-08
     let int_of = |f: &str| get(k, f).and_then(super::as_int);
-    let (high, low) = (
-        int_of("imageGCHighThresholdPercent"),
-        int_of("imageGCLowThresholdPercent"),
-    );
-    for (field, v) in [
-        ("imageGCHighThresholdPercent", high),
-        ("imageGCLowThresholdPercent", low),
-    ] {
+    let (high, low) = (int_of("imageGCHighThresholdPercent"), int_of("imageGCLowThresholdPercent"));
+    for (field, v) in [("imageGCHighThresholdPercent", high), ("imageGCLowThresholdPercent", low)] {
         if let Some(v) = v.filter(|v| !(0..=100).contains(v)) {
             runtime(
                 cx,
@@ -540,25 +402,16 @@ pub(super) fn validate(cx: &mut Ctx, k: &Map<String, Value>) {
     }
     if let (Some(h), Some(l)) = (high, low) {
         if h <= l {
-            let msg = format!("spec.kubelet: imageGCHighThresholdPercent ({h}) must be greater than imageGCLowThresholdPercent ({l}) (KC-08)");
-            runtime(
-                cx,
-                &format!("{BASE}.imageGCHighThresholdPercent"),
-                msg,
-                "imageGCHighThresholdPercent > imageGCLowThresholdPercent",
-            );
+            let msg =
+                format!("spec.kubelet: imageGCHighThresholdPercent ({h}) must be greater than imageGCLowThresholdPercent ({l}) (KC-08)");
+            runtime(cx, &format!("{BASE}.imageGCHighThresholdPercent"), msg, "imageGCHighThresholdPercent > imageGCLowThresholdPercent");
         }
     }
 
     // KC-09 (a string maxPods is an expression and is not checked here)
     for field in ["podsPerCore", "evictionMaxPodGracePeriod", "maxPods"] {
         if let Some(v) = int_of(field).filter(|v| *v < 0) {
-            runtime(
-                cx,
-                &format!("{BASE}.{field}"),
-                format!("spec.kubelet.{field}: {v} can't be negative (KC-09)"),
-                "an integer >= 0",
-            );
+            runtime(cx, &format!("{BASE}.{field}"), format!("spec.kubelet.{field}: {v} can't be negative (KC-09)"), "an integer >= 0");
         }
     }
 }
@@ -575,9 +428,6 @@ fn threshold_error(s: &str) -> Option<&'static str> {
     if !p::quantity(s) {
         return Some("must be a percentage or a resource quantity");
     }
-    let negative = s.starts_with('-')
-        && s.bytes()
-            .take_while(|c| !c.is_ascii_alphabetic())
-            .any(|c| (b'1'..=b'9').contains(&c));
+    let negative = s.starts_with('-') && s.bytes().take_while(|c| !c.is_ascii_alphabetic()).any(|c| (b'1'..=b'9').contains(&c));
     negative.then_some("can't be a negative resource quantity")
 }

@@ -8,7 +8,8 @@ use serde_json::Value;
 const KARPENTER_CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
 const KARPENTER_NODEPOOL: &str = "karpenter.sh/nodepool";
 const HOSTNAME: &str = "kubernetes.io/hostname";
-pub(super) const QNAME_RE: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$";
+pub(super) const QNAME_RE: &str =
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$";
 const LABEL_VALUE_RE: &str = "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$";
 
 /// §3.8: keys of the `karpenter.k8s.aws` domain the AWS CRD admits (NP-25, NP-35).
@@ -92,10 +93,7 @@ const AWS_WELL_KNOWN: [&str; 28] = [
 fn well_known(key: &str, provider: Provider) -> bool {
     CORE_WELL_KNOWN.contains(&key)
         || (provider == Provider::Aws
-            && (key == "topology.k8s.aws/zone-id"
-                || key
-                    .strip_prefix("karpenter.k8s.aws/")
-                    .is_some_and(|n| AWS_WELL_KNOWN.contains(&n))))
+            && (key == "topology.k8s.aws/zone-id" || key.strip_prefix("karpenter.k8s.aws/").is_some_and(|n| AWS_WELL_KNOWN.contains(&n))))
 }
 
 fn restricted_domains(provider: Provider) -> &'static [&'static str] {
@@ -113,10 +111,7 @@ pub(super) fn runtime_restricted(key: &str, provider: Provider) -> bool {
         return false;
     }
     let domain = key.split_once('/').map_or("", |(d, _)| d);
-    restricted_domains(provider)
-        .iter()
-        .any(|d| domain == *d || domain.strip_suffix(d).is_some_and(|s| s.ends_with('.')))
-        || key == HOSTNAME
+    restricted_domains(provider).iter().any(|d| domain == *d || domain.strip_suffix(d).is_some_and(|s| s.ends_with('.'))) || key == HOSTNAME
 }
 
 /// The sentence Go uses for a restricted label.
@@ -124,11 +119,7 @@ pub(super) fn restricted_sentence(key: &str, provider: Provider) -> String {
     let mut wk: Vec<String> = CORE_WELL_KNOWN.iter().map(|s| s.to_string()).collect();
     if provider == Provider::Aws {
         wk.push("topology.k8s.aws/zone-id".to_string());
-        wk.extend(
-            AWS_WELL_KNOWN
-                .iter()
-                .map(|n| format!("karpenter.k8s.aws/{n}")),
-        );
+        wk.extend(AWS_WELL_KNOWN.iter().map(|n| format!("karpenter.k8s.aws/{n}")));
     }
     wk.sort();
     format!(
@@ -140,13 +131,7 @@ pub(super) fn restricted_sentence(key: &str, provider: Provider) -> String {
 
 /// Admission key rules shared by labels (NP-22..25) and requirement keys (NP-32..35).
 /// `ids` = the four rule IDs in that order. Returns whether any fired.
-pub(super) fn admission_key_rules(
-    cx: &mut Ctx,
-    key: &str,
-    path: &str,
-    provider: Provider,
-    ids: [&str; 4],
-) -> bool {
+pub(super) fn admission_key_rules(cx: &mut Ctx, key: &str, path: &str, provider: Provider, ids: [&str; 4]) -> bool {
     // CEL `x.find("^([^/]+)")`: the text before the first `/` (whole key without one; "" for "/x").
     let prefix = key.split('/').next().unwrap_or("");
     let mut fired = false;
@@ -154,38 +139,23 @@ pub(super) fn admission_key_rules(
         cx.adm("restricted-label", path, msg, expected);
         fired = true;
     };
-    if key != KARPENTER_CAPACITY_TYPE
-        && key != KARPENTER_NODEPOOL
-        && prefix.ends_with("karpenter.sh")
-    {
+    if key != KARPENTER_CAPACITY_TYPE && key != KARPENTER_NODEPOOL && prefix.ends_with("karpenter.sh") {
         let msg = format!("label domain \"karpenter.sh\" is restricted ({})", ids[0]);
         fire(cx, msg, "a key whose domain does not end with karpenter.sh (karpenter.sh/capacity-type is the one allowed)");
     }
     if key == KARPENTER_NODEPOOL {
         let msg = format!("label \"karpenter.sh/nodepool\" is restricted ({})", ids[1]);
-        fire(
-            cx,
-            msg,
-            "any other key; Karpenter sets karpenter.sh/nodepool itself",
-        );
+        fire(cx, msg, "any other key; Karpenter sets karpenter.sh/nodepool itself");
     }
     if key == HOSTNAME {
-        let msg = format!(
-            "label \"kubernetes.io/hostname\" is restricted ({})",
-            ids[2]
-        );
+        let msg = format!("label \"kubernetes.io/hostname\" is restricted ({})", ids[2]);
         fire(cx, msg, "any other key; the hostname is set per node");
     }
     if provider == Provider::Aws
         && prefix.ends_with("karpenter.k8s.aws")
-        && !key
-            .strip_prefix("karpenter.k8s.aws/")
-            .is_some_and(|n| AWS_ALLOWED.contains(&n))
+        && !key.strip_prefix("karpenter.k8s.aws/").is_some_and(|n| AWS_ALLOWED.contains(&n))
     {
-        let msg = format!(
-            "label domain \"karpenter.k8s.aws\" is restricted ({})",
-            ids[3]
-        );
+        let msg = format!("label domain \"karpenter.k8s.aws\" is restricted ({})", ids[3]);
         fire(cx, msg, "a karpenter.k8s.aws/ key from the allow-list (instance-family, instance-size, ...) or another domain");
     }
     fired
@@ -201,36 +171,32 @@ pub(super) fn labels(cx: &mut Ctx, v: Option<&Value>, provider: Provider) {
         let path = format!("{base}[{k}]");
         if let Some(s) = cx.item_str(v, &path) {
             if s.len() > 63 {
-                let msg = format!(
-                    "Invalid value: {}: Too long: may not be more than 63 bytes (NP-21)",
-                    q(s)
-                );
-                cx.adm(
+                let msg = format!("Invalid value: {}: Too long: may not be more than 63 bytes (NP-21)", q(s));
+                cx.adm("invalid-label", &path, msg, "a label value of at most 63 characters");
+            } else if !p::label_value_shape(s) {
+                cx.pattern(
                     "invalid-label",
                     &path,
-                    msg,
-                    "a label value of at most 63 characters",
+                    s,
+                    LABEL_VALUE_RE,
+                    "NP-21",
+                    "an empty value or alphanumerics, '-', '_', '.' starting and ending with an alphanumeric",
                 );
-            } else if !p::label_value_shape(s) {
-                cx.pattern("invalid-label", &path, s, LABEL_VALUE_RE, "NP-21", "an empty value or alphanumerics, '-', '_', '.' starting and ending with an alphanumeric");
             }
         }
-        let restricted =
-            admission_key_rules(cx, k, &path, provider, ["NP-22", "NP-23", "NP-24", "NP-25"]);
+        let restricted = admission_key_rules(cx, k, &path, provider, ["NP-22", "NP-23", "NP-24", "NP-25"]);
         for detail in p::qualified_name_errors(k) {
-            let msg = format!(
-                "invalid key name {} in labels, {} (RT-02)",
-                q(k),
-                quote(&detail)
+            let msg = format!("invalid key name {} in labels, {} (RT-02)", q(k), quote(&detail));
+            cx.push(
+                Layer::NodePoolRuntime,
+                "invalid-label",
+                &path,
+                msg,
+                "a qualified name: optional DNS subdomain prefix (<= 253 chars) and '/', then a name of <= 63 alphanumerics, '-', '_', '.'",
             );
-            cx.push(Layer::NodePoolRuntime, "invalid-label", &path, msg, "a qualified name: optional DNS subdomain prefix (<= 253 chars) and '/', then a name of <= 63 alphanumerics, '-', '_', '.'");
         }
         if !restricted && runtime_restricted(k, provider) {
-            let msg = format!(
-                "invalid key name {} in labels, {} (RT-04)",
-                q(k),
-                restricted_sentence(k, provider)
-            );
+            let msg = format!("invalid key name {} in labels, {} (RT-04)", q(k), restricted_sentence(k, provider));
             cx.push(
                 Layer::NodePoolRuntime,
                 "restricted-label",

@@ -47,25 +47,13 @@ pub enum Provider {
 
 /// Validate one decoded document. `document` is its 0-based index in the input stream. Documents of other kinds return an empty Vec.
 /// Every returned error has document, object ("NodePool/<name>" or "EC2NodeClass/<name>"), path (e.g. "spec.template.spec.requirements[1].operator", "spec.disruption.budgets[0].nodes"), a stable kebab-case code, the spec's error message text, and help (what would be accepted).
-pub fn validate_document(
-    document: usize,
-    value: &serde_json::Value,
-    provider: Provider,
-) -> Vec<InputError> {
+pub fn validate_document(document: usize, value: &serde_json::Value, provider: Provider) -> Vec<InputError> {
     let Some(root) = value.as_object() else {
         return Vec::new();
     };
     let kind = root.get("kind").and_then(Value::as_str);
-    let group = root
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .and_then(|a| a.split_once('/'))
-        .map(|(g, _)| g);
-    let name = root
-        .get("metadata")
-        .and_then(|m| m.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let group = root.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')).map(|(g, _)| g);
+    let name = root.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     match (kind, group) {
         (Some("NodePool"), Some("karpenter.sh")) => {
             let mut cx = Ctx::new(document, format!("NodePool/{name}"));
@@ -100,9 +88,7 @@ impl Layer {
             Layer::Admission => "rejected at admission; ",
             Layer::NodePoolRuntime => "fails at runtime (NodePool not Ready); ",
             Layer::NodeClassRuntime => "fails at runtime (EC2NodeClass not Ready); ",
-            Layer::BudgetRuntime => {
-                "fails at runtime (the NodePool allows no disruptions at all); "
-            }
+            Layer::BudgetRuntime => "fails at runtime (the NodePool allows no disruptions at all); ",
         }
     }
 }
@@ -173,31 +159,16 @@ pub(crate) fn as_int(v: &Value) -> Option<i128> {
 
 /// `"a", "b", "c"` — the API server's list of supported enum values.
 pub(crate) fn quoted_list(items: &[&str]) -> String {
-    items
-        .iter()
-        .map(|s| format!("\"{s}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
+    items.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
 }
 
 impl Ctx {
     fn new(document: usize, object: String) -> Self {
-        Ctx {
-            document,
-            object,
-            errors: Vec::new(),
-        }
+        Ctx { document, object, errors: Vec::new() }
     }
 
     /// Records one error. `message` must already end with the rule ID, `expected` says what is accepted.
-    pub(crate) fn push(
-        &mut self,
-        layer: Layer,
-        code: &str,
-        path: &str,
-        message: String,
-        expected: &str,
-    ) {
+    pub(crate) fn push(&mut self, layer: Layer, code: &str, path: &str, message: String, expected: &str) {
         self.errors.push(
             InputError::new(code, message)
                 .help(format!("{}{expected}", layer.prefix()))
@@ -213,16 +184,8 @@ impl Ctx {
     }
 
     pub(crate) fn wrong_type(&mut self, path: &str, v: &Value, want: &str) {
-        let msg = format!(
-            "Invalid value: \"{}\": {path} in body must be of type {want} (OpenAPI type)",
-            type_name(v)
-        );
-        self.adm(
-            "wrong-type",
-            path,
-            msg,
-            &format!("a value of JSON type {want}"),
-        );
+        let msg = format!("Invalid value: \"{}\": {path} in body must be of type {want} (OpenAPI type)", type_name(v));
+        self.adm("wrong-type", path, msg, &format!("a value of JSON type {want}"));
     }
 
     pub(crate) fn required(&mut self, path: &str, id: &str, expected: &str) {
@@ -230,48 +193,20 @@ impl Ctx {
     }
 
     /// OpenAPI `pattern` failure.
-    pub(crate) fn pattern(
-        &mut self,
-        code: &str,
-        path: &str,
-        v: &str,
-        regex: &str,
-        id: &str,
-        expected: &str,
-    ) {
-        let msg = format!(
-            "Invalid value: {}: {path} in body should match '{regex}' ({id})",
-            q(v)
-        );
+    pub(crate) fn pattern(&mut self, code: &str, path: &str, v: &str, regex: &str, id: &str, expected: &str) {
+        let msg = format!("Invalid value: {}: {path} in body should match '{regex}' ({id})", q(v));
         self.adm(code, path, msg, expected);
     }
 
     /// OpenAPI `enum` failure.
-    pub(crate) fn unsupported(
-        &mut self,
-        code: &str,
-        path: &str,
-        v: &str,
-        allowed: &[&str],
-        id: &str,
-    ) {
+    pub(crate) fn unsupported(&mut self, code: &str, path: &str, v: &str, allowed: &[&str], id: &str) {
         let list = quoted_list(allowed);
-        let msg = format!(
-            "Unsupported value: {}: supported values: {list} ({id})",
-            q(v)
-        );
+        let msg = format!("Unsupported value: {}: supported values: {list} ({id})", q(v));
         self.adm(code, path, msg, &format!("one of {list} (case-sensitive)"));
     }
 
     /// OpenAPI `minimum`/`maximum` check on an integer; returns whether it was in range.
-    pub(crate) fn range(
-        &mut self,
-        path: &str,
-        v: i128,
-        min: Option<i128>,
-        max: Option<i128>,
-        id: &str,
-    ) -> bool {
+    pub(crate) fn range(&mut self, path: &str, v: i128, min: Option<i128>, max: Option<i128>, id: &str) -> bool {
         let expected = match (min, max) {
             (Some(a), Some(b)) => format!("an integer from {a} to {b}"),
             (Some(a), None) => format!("an integer >= {a}"),
@@ -279,16 +214,12 @@ impl Ctx {
             (None, None) => return true,
         };
         if let Some(a) = min.filter(|&a| v < a) {
-            let msg = format!(
-                "Invalid value: {v}: {path} in body should be greater than or equal to {a} ({id})"
-            );
+            let msg = format!("Invalid value: {v}: {path} in body should be greater than or equal to {a} ({id})");
             self.adm("out-of-range", path, msg, &expected);
             return false;
         }
         if let Some(b) = max.filter(|&b| v > b) {
-            let msg = format!(
-                "Invalid value: {v}: {path} in body should be less than or equal to {b} ({id})"
-            );
+            let msg = format!("Invalid value: {v}: {path} in body should be less than or equal to {b} ({id})");
             self.adm("out-of-range", path, msg, &expected);
             return false;
         }
@@ -299,22 +230,13 @@ impl Ctx {
     pub(crate) fn max_items(&mut self, path: &str, n: usize, max: usize, id: &str, what: &str) {
         if n > max {
             let msg = format!("Too many: {n}: must have at most {max} items ({id})");
-            self.adm(
-                "too-many-items",
-                path,
-                msg,
-                &format!("at most {max} {what}"),
-            );
+            self.adm("too-many-items", path, msg, &format!("at most {max} {what}"));
         }
     }
 
     // ---- typed access; each reports `wrong-type` and returns None on a mismatch ----
 
-    pub(crate) fn obj<'v>(
-        &mut self,
-        v: Option<&'v Value>,
-        path: &str,
-    ) -> Option<&'v Map<String, Value>> {
+    pub(crate) fn obj<'v>(&mut self, v: Option<&'v Value>, path: &str) -> Option<&'v Map<String, Value>> {
         match v? {
             Value::Object(m) => Some(m),
             other => {
@@ -325,11 +247,7 @@ impl Ctx {
     }
 
     /// A list item: `null` is a type error here, not an absent value.
-    pub(crate) fn item_obj<'v>(
-        &mut self,
-        v: &'v Value,
-        path: &str,
-    ) -> Option<&'v Map<String, Value>> {
+    pub(crate) fn item_obj<'v>(&mut self, v: &'v Value, path: &str) -> Option<&'v Map<String, Value>> {
         match v {
             Value::Object(m) => Some(m),
             other => {
@@ -383,13 +301,7 @@ impl Ctx {
     }
 
     /// A string enum field; returns the value only when it is one of `allowed`.
-    pub(crate) fn enum_field<'v>(
-        &mut self,
-        v: Option<&'v Value>,
-        path: &str,
-        allowed: &[&str],
-        id: &str,
-    ) -> Option<&'v str> {
+    pub(crate) fn enum_field<'v>(&mut self, v: Option<&'v Value>, path: &str, allowed: &[&str], id: &str) -> Option<&'v str> {
         let s = self.str_(v, path)?;
         if allowed.contains(&s) {
             Some(s)
@@ -400,11 +312,7 @@ impl Ctx {
     }
 
     /// A map whose values must all be strings (labels, annotations, tags).
-    pub(crate) fn str_map<'v>(
-        &mut self,
-        v: Option<&'v Value>,
-        path: &str,
-    ) -> Vec<(&'v str, &'v str)> {
+    pub(crate) fn str_map<'v>(&mut self, v: Option<&'v Value>, path: &str) -> Vec<(&'v str, &'v str)> {
         let Some(m) = self.obj(v, path) else {
             return Vec::new();
         };

@@ -7,21 +7,17 @@ use super::patterns as p;
 use super::{get, q, Ctx, Layer, Provider};
 use serde_json::{Map, Value};
 
-const QUANTITY_RE: &str = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
+const QUANTITY_RE: &str =
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$";
 const NILLABLE_DURATION_RE: &str = "^(([0-9]+(s|m|h))+|Never)$";
 const DURATION_RE: &str = "^([0-9]+(s|m|h))+$";
 const BUDGET_DURATION_RE: &str = "^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$";
 const NODES_RE: &str = "^((100|[0-9]{1,2})%|[0-9]+)$";
-const SCHEDULE_RE: &str =
-    r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$";
+const SCHEDULE_RE: &str = r"^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$";
 
 pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>, provider: Provider) {
     let Some(spec_v) = get(root, "spec") else {
-        cx.required(
-            "spec",
-            "NP-01",
-            "a spec with template.spec.requirements and template.spec.nodeClassRef",
-        );
+        cx.required("spec", "NP-01", "a spec with template.spec.requirements and template.spec.nodeClassRef");
         return;
     };
     let Some(spec) = cx.obj(Some(spec_v), "spec") else {
@@ -38,22 +34,13 @@ pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>, provider: Provid
     }
     if is_static && get(spec, "weight").is_some() {
         let msg = "'weight' is not supported on static NodePools (NP-05)".to_string();
-        cx.adm(
-            "static-nodepool",
-            "spec.weight",
-            msg,
-            "no weight when replicas is set",
-        );
+        cx.adm("static-nodepool", "spec.weight", msg, "no weight when replicas is set");
     }
     limits(cx, get(spec, "limits"), is_static);
     disruption(cx, get(spec, "disruption"), provider);
 
     let Some(tmpl_v) = get(spec, "template") else {
-        cx.required(
-            "spec.template",
-            "NP-02",
-            "a template with spec.requirements and spec.nodeClassRef",
-        );
+        cx.required("spec.template", "NP-02", "a template with spec.requirements and spec.nodeClassRef");
         return;
     };
     let Some(tmpl) = cx.obj(Some(tmpl_v), "spec.template") else {
@@ -62,17 +49,10 @@ pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>, provider: Provid
     if let Some(meta) = cx.obj(get(tmpl, "metadata"), "spec.template.metadata") {
         super::labels::labels(cx, get(meta, "labels"), provider);
         // NP-26: annotations are unconstrained beyond being a map of strings.
-        cx.str_map(
-            get(meta, "annotations"),
-            "spec.template.metadata.annotations",
-        );
+        cx.str_map(get(meta, "annotations"), "spec.template.metadata.annotations");
     }
     let Some(ts_v) = get(tmpl, "spec") else {
-        cx.required(
-            "spec.template.spec",
-            "NP-02",
-            "a template spec with requirements and nodeClassRef",
-        );
+        cx.required("spec.template.spec", "NP-02", "a template spec with requirements and nodeClassRef");
         return;
     };
     let Some(ts) = cx.obj(Some(ts_v), "spec.template.spec") else {
@@ -80,11 +60,7 @@ pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>, provider: Provid
     };
     let req_path = "spec.template.spec.requirements";
     match get(ts, "requirements") {
-        None => cx.required(
-            req_path,
-            "NP-02",
-            "a list of requirements (an empty list [] is allowed)",
-        ),
+        None => cx.required(req_path, "NP-02", "a list of requirements (an empty list [] is allowed)"),
         Some(v) => {
             if let Some(a) = cx.arr(Some(v), req_path) {
                 super::requirements::requirements(cx, a, provider);
@@ -99,20 +75,8 @@ pub(super) fn validate(cx: &mut Ctx, root: &Map<String, Value>, provider: Provid
         }
     }
     node_class_ref(cx, get(ts, "nodeClassRef"));
-    crd_duration(
-        cx,
-        get(ts, "expireAfter"),
-        "spec.template.spec.expireAfter",
-        "NP-57",
-        true,
-    );
-    crd_duration(
-        cx,
-        get(ts, "terminationGracePeriod"),
-        "spec.template.spec.terminationGracePeriod",
-        "NP-58",
-        false,
-    );
+    crd_duration(cx, get(ts, "expireAfter"), "spec.template.spec.expireAfter", "NP-57", true);
+    crd_duration(cx, get(ts, "terminationGracePeriod"), "spec.template.spec.terminationGracePeriod", "NP-58", false);
 }
 
 /// NP-08 and NP-04.
@@ -137,12 +101,7 @@ fn limits(cx: &mut Ctx, v: Option<&Value>, is_static: bool) {
             Value::Number(_) if super::as_int(v).is_none() => {
                 // `x-kubernetes-int-or-string`: a YAML float is neither; quoting it makes it a quantity.
                 let msg = format!("Invalid value: \"number\": {path} in body must be of type integer,string (NP-08)");
-                cx.adm(
-                    "wrong-type",
-                    &path,
-                    msg,
-                    "an integer or a quoted quantity such as \"0.5\"",
-                );
+                cx.adm("wrong-type", &path, msg, "an integer or a quoted quantity such as \"0.5\"");
             }
             Value::Number(_) => {}
             other => cx.wrong_type(&path, other, "integer,string"),
@@ -150,12 +109,7 @@ fn limits(cx: &mut Ctx, v: Option<&Value>, is_static: bool) {
     }
     if is_static && !(m.is_empty() || (m.len() == 1 && m.contains_key("nodes"))) {
         let msg = "only 'limits.nodes' is supported on static NodePools (NP-04)".to_string();
-        cx.adm(
-            "static-nodepool",
-            "spec.limits",
-            msg,
-            "no limits, or only limits.nodes, when replicas is set",
-        );
+        cx.adm("static-nodepool", "spec.limits", msg, "no limits, or only limits.nodes, when replicas is set");
     }
 }
 
@@ -165,17 +119,9 @@ fn limits(cx: &mut Ctx, v: Option<&Value>, is_static: bool) {
 fn crd_duration(cx: &mut Ctx, v: Option<&Value>, path: &str, id: &str, never: bool) {
     let Some(s) = cx.str_(v, path) else { return };
     let (ok, re, expected) = if never {
-        (
-            p::nillable_duration(s),
-            NILLABLE_DURATION_RE,
-            "a duration made of [0-9]+(s|m|h) groups such as 30s, 1h30m5s, 0s, or Never",
-        )
+        (p::nillable_duration(s), NILLABLE_DURATION_RE, "a duration made of [0-9]+(s|m|h) groups such as 30s, 1h30m5s, 0s, or Never")
     } else {
-        (
-            p::unit_durations(s),
-            DURATION_RE,
-            "a duration made of [0-9]+(s|m|h) groups such as 30s or 1h30m (Never is not allowed)",
-        )
+        (p::unit_durations(s), DURATION_RE, "a duration made of [0-9]+(s|m|h) groups such as 30s or 1h30m (Never is not allowed)")
     };
     if !ok {
         cx.pattern("invalid-duration", path, s, re, id, expected);
@@ -186,17 +132,8 @@ fn crd_duration(cx: &mut Ctx, v: Option<&Value>, path: &str, id: &str, never: bo
 
 fn go_range(cx: &mut Ctx, s: &str, path: &str, id: &str) {
     if s != "Never" && p::go_duration_nanos(s).is_none() {
-        let msg = format!(
-            "time: invalid duration {}: out of range for a Go duration ({id}, §3.9)",
-            q(s)
-        );
-        cx.push(
-            Layer::NodePoolRuntime,
-            "invalid-duration",
-            path,
-            msg,
-            "a duration of at most 2562047h47m16s",
-        );
+        let msg = format!("time: invalid duration {}: out of range for a Go duration ({id}, §3.9)", q(s));
+        cx.push(Layer::NodePoolRuntime, "invalid-duration", path, msg, "a duration of at most 2562047h47m16s");
     }
 }
 
@@ -246,7 +183,14 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
     let spath = format!("{path}.schedule");
     if let Some(s) = cx.str_(get(b, "schedule"), &spath) {
         if !p::schedule_admission(s) {
-            cx.pattern("invalid-budget", &spath, s, SCHEDULE_RE, "NP-15", "a 5-field cron expression such as \"0 9 * * mon-fri\" or @annually/@yearly/@monthly/@weekly/@daily/@midnight/@hourly");
+            cx.pattern(
+                "invalid-budget",
+                &spath,
+                s,
+                SCHEDULE_RE,
+                "NP-15",
+                "a 5-field cron expression such as \"0 9 * * mon-fri\" or @annually/@yearly/@monthly/@weekly/@daily/@midnight/@hourly",
+            );
         } else if let Some(e) = super::cron::cron_error(s) {
             // Passed the (loose) pattern but the cron parser rejects it: fail closed (§3.2 NOTE).
             let msg = format!("invalid budget schedule {}: {e}; the budget and the whole NodePool allow 0 disruptions (NP-15 NOTE)", q(s));
@@ -284,13 +228,7 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
                 continue;
             };
             if !["Underutilized", "Empty", "Drifted"].contains(&s) {
-                cx.unsupported(
-                    "unsupported-value",
-                    &ipath,
-                    s,
-                    &["Underutilized", "Empty", "Drifted"],
-                    "NP-17",
-                );
+                cx.unsupported("unsupported-value", &ipath, s, &["Underutilized", "Empty", "Drifted"], "NP-17");
             } else if seen.contains(&s) {
                 let msg = format!("Duplicate value: {} (NP-17)", q(s));
                 cx.adm("duplicate-value", &ipath, msg, "each reason at most once");
@@ -301,12 +239,7 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
     // NP-13: `self.all(x, has(x.schedule) == has(x.duration))`; reported on each offending budget.
     if get(b, "schedule").is_some() != get(b, "duration").is_some() {
         let msg = "'schedule' must be set with 'duration' (NP-13)".to_string();
-        cx.adm(
-            "invalid-budget",
-            path,
-            msg,
-            "both schedule and duration, or neither",
-        );
+        cx.adm("invalid-budget", path, msg, "both schedule and duration, or neither");
     }
 }
 
@@ -314,11 +247,7 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
 fn node_class_ref(cx: &mut Ctx, v: Option<&Value>) {
     let base = "spec.template.spec.nodeClassRef";
     let Some(v) = v else {
-        cx.required(
-            base,
-            "NP-02",
-            "a nodeClassRef {group, kind, name}, e.g. group karpenter.k8s.aws, kind EC2NodeClass",
-        );
+        cx.required(base, "NP-02", "a nodeClassRef {group, kind, name}, e.g. group karpenter.k8s.aws, kind EC2NodeClass");
         return;
     };
     let Some(r) = cx.obj(Some(v), base) else {
@@ -334,21 +263,9 @@ fn node_class_ref(cx: &mut Ctx, v: Option<&Value>) {
             continue;
         };
         if s.is_empty() {
-            cx.adm(
-                "empty-value",
-                &path,
-                format!("{field} may not be empty ({empty_id})"),
-                &format!("a non-empty {field}"),
-            );
+            cx.adm("empty-value", &path, format!("{field} may not be empty ({empty_id})"), &format!("a non-empty {field}"));
         } else if field == "group" && s.contains('/') {
-            cx.pattern(
-                "invalid-pattern",
-                &path,
-                s,
-                "^[^/]*$",
-                "NP-54",
-                "an API group without '/', e.g. karpenter.k8s.aws",
-            );
+            cx.pattern("invalid-pattern", &path, s, "^[^/]*$", "NP-54", "an API group without '/', e.g. karpenter.k8s.aws");
         }
     }
 }

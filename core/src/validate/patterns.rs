@@ -28,8 +28,7 @@ pub fn name_part_shape(s: &str) -> bool {
         (Some(f), Some(l)) => {
             f.is_ascii_alphanumeric()
                 && l.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+                && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
         }
         _ => false,
     }
@@ -121,9 +120,7 @@ fn decimal(s: &str) -> bool {
 pub fn quantity(s: &str) -> bool {
     let s = s.strip_prefix(['+', '-']).unwrap_or(s);
     // The number is the longest prefix of digits and dots; the suffix never starts with either.
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
     let (num, suffix) = s.split_at(split);
     if !decimal(num) {
         return false;
@@ -210,9 +207,7 @@ pub fn budget_nodes(s: &str) -> bool {
 /// matches spaces, "four or more whitespace characters with something between and around them"
 /// is enough; runtime cron parsing then decides (see `cron_error`).
 pub fn schedule_admission(s: &str) -> bool {
-    const DESCRIPTORS: [&str; 7] = [
-        "annually", "yearly", "monthly", "weekly", "daily", "midnight", "hourly",
-    ];
+    const DESCRIPTORS: [&str; 7] = ["annually", "yearly", "monthly", "weekly", "daily", "midnight", "hourly"];
     if let Some(rest) = s.strip_prefix('@') {
         if DESCRIPTORS.iter().any(|d| rest.starts_with(d)) {
             return true;
@@ -256,12 +251,7 @@ fn five_fields_suffix(s: &str) -> bool {
 /// EC-38 alias format `^[a-zA-Z0-9]+@.+$` (`.` excludes newline).
 pub fn alias_format(s: &str) -> bool {
     match s.split_once('@') {
-        Some((fam, ver)) => {
-            !fam.is_empty()
-                && fam.bytes().all(|c| c.is_ascii_alphanumeric())
-                && !ver.is_empty()
-                && !ver.contains('\n')
-        }
+        Some((fam, ver)) => !fam.is_empty() && fam.bytes().all(|c| c.is_ascii_alphanumeric()) && !ver.is_empty() && !ver.contains('\n'),
         None => false,
     }
 }
@@ -269,21 +259,12 @@ pub fn alias_format(s: &str) -> bool {
 /// Unanchored `<prefix>[0-9a-z]+` (EC-23 `subnet-`, EC-28 `sg-`, EC-41 `ami-`): the prefix followed
 /// by at least one lower-case alphanumeric anywhere in the string.
 pub fn contains_id(s: &str, prefix: &str) -> bool {
-    s.match_indices(prefix).any(|(i, _)| {
-        s[i + prefix.len()..]
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    })
+    s.match_indices(prefix).any(|(i, _)| s[i + prefix.len()..].bytes().next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
 }
 
 /// Anchored `^<prefix>[0-9a-z]+$` (EC-32 `cr-`, EC-43 `pg-`).
 pub fn exact_id(s: &str, prefix: &str) -> bool {
-    s.strip_prefix(prefix).is_some_and(|r| {
-        !r.is_empty()
-            && r.bytes()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    })
+    s.strip_prefix(prefix).is_some_and(|r| !r.is_empty() && r.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()))
 }
 
 /// EC-32 ownerID `^[0-9]{12}$`.
@@ -334,14 +315,9 @@ pub fn rfc3339(s: &str) -> bool {
         }
     };
     let sep = |i: usize, c: &[u8]| b.get(i).is_some_and(|x| c.contains(x));
-    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(se)) = (
-        dig(0..4),
-        dig(5..7),
-        dig(8..10),
-        dig(11..13),
-        dig(14..16),
-        dig(17..19),
-    ) else {
+    let (Some(y), Some(mo), Some(d), Some(h), Some(mi), Some(se)) =
+        (dig(0..4), dig(5..7), dig(8..10), dig(11..13), dig(14..16), dig(17..19))
+    else {
         return false;
     };
     if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
@@ -410,9 +386,7 @@ pub fn go_duration_nanos(s: &str) -> Option<i128> {
         if int.is_empty() && frac.is_empty() {
             return None;
         }
-        let unit_len = r
-            .find(|c: char| c == '.' || c.is_ascii_digit())
-            .unwrap_or(r.len());
+        let unit_len = r.find(|c: char| c == '.' || c.is_ascii_digit()).unwrap_or(r.len());
         let (unit, r) = r.split_at(unit_len);
         let scale: i128 = match unit {
             "ns" => 1,
@@ -458,15 +432,10 @@ mod tests {
 
     #[test]
     fn quantity_pattern() {
-        for ok in [
-            "1", "+1", "-1", "1.", ".5", "1.5", "100m", "1Ki", "2Gi", "1E", "1e3", "1E-3", "1e.5",
-            "0",
-        ] {
+        for ok in ["1", "+1", "-1", "1.", ".5", "1.5", "100m", "1Ki", "2Gi", "1E", "1e3", "1E-3", "1e.5", "0"] {
             assert!(quantity(ok), "{ok}");
         }
-        for bad in [
-            "", ".", "1.2.3", "1ki", "1Kii", "1e", "abc", "1 Gi", "1b", "+", "1e+",
-        ] {
+        for bad in ["", ".", "1.2.3", "1ki", "1Kii", "1e", "abc", "1 Gi", "1b", "+", "1e+"] {
             assert!(!quantity(bad), "{bad}");
         }
     }
@@ -487,69 +456,34 @@ mod tests {
         ] {
             assert!(schedule_admission(ok), "{ok:?}");
         }
-        for bad in [
-            "*",
-            "* * * * ",
-            "@every 1h",
-            "a b c d",
-            "a b c d e\n",
-            "a\n\nb c d e",
-            "",
-            "@Daily",
-        ] {
+        for bad in ["*", "* * * * ", "@every 1h", "a b c d", "a b c d e\n", "a\n\nb c d e", "", "@Daily"] {
             assert!(!schedule_admission(bad), "{bad:?}");
         }
     }
 
     #[test]
     fn qualified_names() {
-        for ok in [
-            "a",
-            "Test",
-            "test.com/Test",
-            "test.com.com/test",
-            "key-only",
-            "a_b.c",
-        ] {
+        for ok in ["a", "Test", "test.com/Test", "test.com.com/test", "key-only", "a_b.c"] {
             assert!(crd_qualified_name(ok), "{ok}");
             assert!(qualified_name_errors(ok).is_empty(), "{ok}");
         }
-        for bad in [
-            "test.com.com}",
-            "Test.com/test",
-            "test/test/test",
-            "test/",
-            "/test",
-            "",
-            "-a",
-            "a-",
-        ] {
+        for bad in ["test.com.com}", "Test.com/test", "test/test/test", "test/", "/test", "", "-a", "a-"] {
             assert!(!crd_qualified_name(bad), "{bad}");
             assert!(!qualified_name_errors(bad).is_empty(), "{bad}");
         }
         let long_prefix = format!("{}/x", "a".repeat(254));
         assert!(crd_qualified_name(&long_prefix));
-        assert_eq!(
-            qualified_name_errors(&long_prefix),
-            vec!["prefix part must be no more than 253 characters"]
-        );
+        assert_eq!(qualified_name_errors(&long_prefix), vec!["prefix part must be no more than 253 characters"]);
         let long_name = "n".repeat(64);
-        assert_eq!(
-            qualified_name_errors(&long_name),
-            vec!["name part must be no more than 63 characters"]
-        );
+        assert_eq!(qualified_name_errors(&long_name), vec!["name part must be no more than 63 characters"]);
     }
 
     #[test]
     fn volume_sizes() {
-        for ok in [
-            "1Gi", "59000Gi", "64000G", "1G", "Ti", "T", "58Ti", "17Ti", "64T", "9Ti",
-        ] {
+        for ok in ["1Gi", "59000Gi", "64000G", "1G", "Ti", "T", "58Ti", "17Ti", "64T", "9Ti"] {
             assert!(volume_size(ok), "{ok}");
         }
-        for bad in [
-            "0Gi", "59001Gi", "64001G", "18Ti", "59Ti", "65T", "01Gi", "20", "20gi", "1.5Gi",
-        ] {
+        for bad in ["0Gi", "59001Gi", "64001G", "18Ti", "59Ti", "65T", "01Gi", "20", "20gi", "1.5Gi"] {
             assert!(!volume_size(bad), "{bad}");
         }
     }
@@ -561,21 +495,9 @@ mod tests {
         assert_eq!(go_duration_nanos("1.5s"), Some(1_500_000_000));
         assert_eq!(go_duration_nanos("-1s"), Some(-1_000_000_000));
         assert_eq!(go_duration_nanos("0"), Some(0));
-        assert_eq!(
-            go_duration_nanos("2562047h"),
-            Some(2_562_047 * 3_600_000_000_000)
-        );
+        assert_eq!(go_duration_nanos("2562047h"), Some(2_562_047 * 3_600_000_000_000));
         assert_eq!(go_duration_nanos("2562048h"), None);
-        for bad in [
-            "",
-            "1",
-            "1d",
-            "h",
-            ".s",
-            "1.5",
-            "abc",
-            "99999999999999999999999h",
-        ] {
+        for bad in ["", "1", "1d", "h", ".s", "1.5", "abc", "99999999999999999999999h"] {
             assert_eq!(go_duration_nanos(bad), None, "{bad}");
         }
     }

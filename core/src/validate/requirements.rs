@@ -10,16 +10,7 @@ use super::{get, q, Ctx, Layer, Provider};
 use serde_json::Value;
 
 const BASE: &str = "spec.template.spec.requirements";
-const OPERATORS: [&str; 8] = [
-    "In",
-    "NotIn",
-    "Exists",
-    "DoesNotExist",
-    "Gt",
-    "Lt",
-    "Gte",
-    "Lte",
-];
+const OPERATORS: [&str; 8] = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"];
 
 /// RT-06a: deprecated keys are normalised before the runtime checks.
 fn normalize(key: &str) -> &str {
@@ -37,34 +28,19 @@ fn normalize(key: &str) -> &str {
 fn known_values(key: &str, provider: Provider) -> Option<&'static [&'static str]> {
     match key {
         "karpenter.sh/capacity-type" => Some(&["on-demand", "reserved", "spot"]),
-        "karpenter.k8s.aws/instance-tenancy" if provider == Provider::Aws => {
-            Some(&["dedicated", "default"])
-        }
+        "karpenter.k8s.aws/instance-tenancy" if provider == Provider::Aws => Some(&["dedicated", "default"]),
         _ => None,
     }
 }
 
 /// Go's `%v` of a string slice: `[a b c]`.
 fn go_list<S: AsRef<str>>(items: &[S]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(AsRef::as_ref)
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
+    format!("[{}]", items.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" "))
 }
 
 fn runtime(cx: &mut Ctx, path: &str, sub: &str, detail: String, expected: &str) {
     let msg = format!("invalid value: {detail} in requirements, restricted (RT-06{sub})");
-    cx.push(
-        Layer::NodePoolRuntime,
-        "invalid-requirement",
-        path,
-        msg,
-        expected,
-    );
+    cx.push(Layer::NodePoolRuntime, "invalid-requirement", path, msg, expected);
 }
 
 pub(super) fn requirements(cx: &mut Ctx, list: &[Value], provider: Provider) {
@@ -82,11 +58,7 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
     let kpath = format!("{path}.key");
     let key = match get(r, "key") {
         None => {
-            cx.required(
-                &kpath,
-                "NP-31",
-                "a label key such as node.kubernetes.io/instance-type",
-            );
+            cx.required(&kpath, "NP-31", "a label key such as node.kubernetes.io/instance-type");
             None
         }
         Some(v) => cx.str_(Some(v), &kpath),
@@ -95,16 +67,8 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
     let mut key_restricted = false;
     if let Some(k) = key {
         if k.len() > 316 {
-            let msg = format!(
-                "Invalid value: {}: Too long: may not be more than 316 bytes (NP-31)",
-                q(k)
-            );
-            cx.adm(
-                "invalid-requirement",
-                &kpath,
-                msg,
-                "a key of at most 316 characters",
-            );
+            let msg = format!("Invalid value: {}: Too long: may not be more than 316 bytes (NP-31)", q(k));
+            cx.adm("invalid-requirement", &kpath, msg, "a key of at most 316 characters");
             key_rejected = true;
         }
         if !p::crd_qualified_name(k) {
@@ -118,24 +82,14 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
             );
             key_rejected = true;
         }
-        key_restricted = admission_key_rules(
-            cx,
-            k,
-            &kpath,
-            provider,
-            ["NP-32", "NP-33", "NP-34", "NP-35"],
-        );
+        key_restricted = admission_key_rules(cx, k, &kpath, provider, ["NP-32", "NP-33", "NP-34", "NP-35"]);
     }
 
     // ---- operator: NP-36 ----
     let opath = format!("{path}.operator");
     let op = match get(r, "operator") {
         None => {
-            cx.required(
-                &opath,
-                "NP-36",
-                "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte",
-            );
+            cx.required(&opath, "NP-36", "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte");
             None
         }
         Some(v) => cx.str_(Some(v), &opath),
@@ -159,9 +113,7 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
         }
     }
     let mpath = format!("{path}.minValues");
-    let min_values = cx
-        .int(get(r, "minValues"), &mpath)
-        .filter(|&m| cx.range(&mpath, m, Some(1), Some(50), "NP-37"));
+    let min_values = cx.int(get(r, "minValues"), &mpath).filter(|&m| cx.range(&mpath, m, Some(1), Some(50), "NP-37"));
 
     // ---- list-level CEL rules NP-38..40, reported on the offending item ----
     let mut numeric_rejected = false;
@@ -171,41 +123,22 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
             // A missing `values` makes `x.values.size()` fail to evaluate: the request is rejected
             // either way (UNSURE: possibly with a CEL evaluation error instead of this message).
             if n_values == 0 {
-                let msg =
-                    "requirements with operator 'In' must have a value defined (NP-38)".to_string();
-                cx.adm(
-                    "invalid-requirement",
-                    &vpath,
-                    msg,
-                    "at least one value for operator In",
-                );
+                let msg = "requirements with operator 'In' must have a value defined (NP-38)".to_string();
+                cx.adm("invalid-requirement", &vpath, msg, "at least one value for operator In");
             }
             if let Some(m) = min_values.filter(|&m| (n_values as i128) < m) {
-                let msg = "requirements with 'minValues' must have at least that many values specified in the 'values' field (NP-40)".to_string();
-                cx.adm(
-                    "invalid-requirement",
-                    &vpath,
-                    msg,
-                    &format!("at least {m} values (minValues; duplicates count)"),
-                );
+                let msg =
+                    "requirements with 'minValues' must have at least that many values specified in the 'values' field (NP-40)".to_string();
+                cx.adm("invalid-requirement", &vpath, msg, &format!("at least {m} values (minValues; duplicates count)"));
                 min_values_rejected = true;
             }
         }
         Some("Gt" | "Lt" | "Gte" | "Lte") => {
             // `x.values.size() == 1 && int(x.values[0]) >= 0`: 0 passes despite "positive".
-            let ok = n_values == 1
-                && values
-                    .first()
-                    .and_then(|(_, v)| p::parse_int64(v))
-                    .is_some_and(|n| n >= 0);
+            let ok = n_values == 1 && values.first().and_then(|(_, v)| p::parse_int64(v)).is_some_and(|n| n >= 0);
             if !ok {
                 let msg = "requirements operator 'Gt', 'Lt', 'Gte', or 'Lte' must have a single positive integer value (NP-39)".to_string();
-                cx.adm(
-                    "invalid-requirement",
-                    &vpath,
-                    msg,
-                    "exactly one value holding an integer >= 0, e.g. [\"3\"]",
-                );
+                cx.adm("invalid-requirement", &vpath, msg, "exactly one value holding an integer >= 0, e.g. [\"3\"]");
                 numeric_rejected = true;
             }
         }
@@ -218,23 +151,13 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
     let Some(k) = key else { return };
     let nk = normalize(k);
     if !key_restricted && runtime_restricted(nk, provider) {
-        runtime(
-            cx,
-            &kpath,
-            "c",
-            restricted_sentence(nk, provider),
-            "a well-known label or a custom label outside the restricted domains",
-        );
+        runtime(cx, &kpath, "c", restricted_sentence(nk, provider), "a well-known label or a custom label outside the restricted domains");
     }
     if op == Some("In") && n_values > 0 {
         if let Some(known) = known_values(nk, provider) {
             let strs: Vec<&str> = values.iter().map(|(_, v)| *v).collect();
             let valid: Vec<&str> = strs.iter().copied().filter(|v| known.contains(v)).collect();
-            let invalid: Vec<&str> = strs
-                .iter()
-                .copied()
-                .filter(|v| !known.contains(v))
-                .collect();
+            let invalid: Vec<&str> = strs.iter().copied().filter(|v| !known.contains(v)).collect();
             let expected = format!("at least one of {}", known.join(", "));
             if valid.is_empty() {
                 let d = format!(
@@ -244,19 +167,16 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
                     go_list(&invalid)
                 );
                 runtime(cx, &vpath, "d", d, &expected);
-            } else if let Some(m) =
-                min_values.filter(|&m| (valid.len() as i128) < m && !min_values_rejected)
-            {
+            } else if let Some(m) = min_values.filter(|&m| (valid.len() as i128) < m && !min_values_rejected) {
                 // Only when some values are known (else the line above already says it all) and
                 // NP-40 did not already reject the total count.
-                let d = format!("not enough valid values found in {} for {nk}, expected at least {m} valid values from: {}, got: {}", go_list(&strs), go_list(known), go_list(&valid));
-                runtime(
-                    cx,
-                    &vpath,
-                    "d",
-                    d,
-                    &format!("at least {m} values from {}", known.join(", ")),
+                let d = format!(
+                    "not enough valid values found in {} for {nk}, expected at least {m} valid values from: {}, got: {}",
+                    go_list(&strs),
+                    go_list(known),
+                    go_list(&valid)
                 );
+                runtime(cx, &vpath, "d", d, &format!("at least {m} values from {}", known.join(", ")));
             }
         }
     }
@@ -274,7 +194,13 @@ fn requirement(cx: &mut Ctx, r: &serde_json::Map<String, Value>, path: &str, pro
     if !numeric_rejected {
         for (j, v) in &values {
             for d in p::label_value_errors(v) {
-                runtime(cx, &format!("{vpath}[{j}]"), "f", format!("invalid value {v} for key {nk}, {d}"), "a label value: at most 63 alphanumerics, '-', '_', '.', starting and ending with an alphanumeric");
+                runtime(
+                    cx,
+                    &format!("{vpath}[{j}]"),
+                    "f",
+                    format!("invalid value {v} for key {nk}, {d}"),
+                    "a label value: at most 63 alphanumerics, '-', '_', '.', starting and ending with an alphanumeric",
+                );
             }
         }
     }

@@ -6,14 +6,7 @@ use super::patterns as p;
 use super::{get, q, Ctx};
 use serde_json::{Map, Value};
 
-const ALIAS_FAMILIES: [&str; 6] = [
-    "al2",
-    "al2023",
-    "bottlerocket",
-    "windows2019",
-    "windows2022",
-    "windows2025",
-];
+const ALIAS_FAMILIES: [&str; 6] = ["al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025"];
 
 /// Exclusivity rule of a selector list: `field` may not be combined with any of `others`.
 /// `every` = the CEL is `!self.all(...)` (rejects only when EVERY term violates, including the
@@ -46,7 +39,13 @@ pub(super) const SUBNETS: TermList = TermList {
     one_of: &["tags", "id"],
     one_of_id: "EC-21",
     id_pattern: ("subnet-", false, "subnet-[0-9a-z]+", "EC-23"),
-    excl: &[Excl { field: "id", others: &["tags"], msg: "'id' is mutually exclusive, cannot be set with a combination of other fields in a subnet selector term", id: "EC-22", every: true }],
+    excl: &[Excl {
+        field: "id",
+        others: &["tags"],
+        msg: "'id' is mutually exclusive, cannot be set with a combination of other fields in a subnet selector term",
+        id: "EC-22",
+        every: true,
+    }],
 };
 
 pub(super) const SECURITY_GROUPS: TermList = TermList {
@@ -58,8 +57,20 @@ pub(super) const SECURITY_GROUPS: TermList = TermList {
     one_of_id: "EC-25",
     id_pattern: ("sg-", false, "sg-[0-9a-z]+", "EC-28"),
     excl: &[
-        Excl { field: "id", others: &["tags", "name"], msg: "'id' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term", id: "EC-26", every: true },
-        Excl { field: "name", others: &["tags", "id"], msg: "'name' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term", id: "EC-27", every: true },
+        Excl {
+            field: "id",
+            others: &["tags", "name"],
+            msg: "'id' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+            id: "EC-26",
+            every: true,
+        },
+        Excl {
+            field: "name",
+            others: &["tags", "id"],
+            msg: "'name' is mutually exclusive, cannot be set with a combination of other fields in a security group selector term",
+            id: "EC-27",
+            every: true,
+        },
     ],
 };
 
@@ -71,7 +82,13 @@ pub(super) const CAPACITY_RESERVATIONS: TermList = TermList {
     one_of: &["tags", "id", "instanceMatchCriteria"],
     one_of_id: "EC-30",
     id_pattern: ("cr-", true, "^cr-[0-9a-z]+$", "EC-32"),
-    excl: &[Excl { field: "id", others: &["tags", "ownerID", "instanceMatchCriteria"], msg: "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term", id: "EC-31", every: true }],
+    excl: &[Excl {
+        field: "id",
+        others: &["tags", "ownerID", "instanceMatchCriteria"],
+        msg: "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term",
+        id: "EC-31",
+        every: true,
+    }],
 };
 
 pub(super) const AMIS: TermList = TermList {
@@ -83,8 +100,20 @@ pub(super) const AMIS: TermList = TermList {
     one_of_id: "EC-34",
     id_pattern: ("ami-", false, "ami-[0-9a-z]+", "EC-41"),
     excl: &[
-        Excl { field: "id", others: &["alias", "tags", "name", "owner"], msg: "'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms", id: "EC-35", every: false },
-        Excl { field: "alias", others: &["id", "tags", "name", "owner"], msg: "'alias' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms", id: "EC-36", every: false },
+        Excl {
+            field: "id",
+            others: &["alias", "tags", "name", "owner"],
+            msg: "'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms",
+            id: "EC-35",
+            every: false,
+        },
+        Excl {
+            field: "alias",
+            others: &["id", "tags", "name", "owner"],
+            msg: "'alias' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms",
+            id: "EC-36",
+            every: false,
+        },
     ],
 };
 
@@ -100,23 +129,14 @@ fn term_tags(cx: &mut Ctx, t: &Map<String, Value>, tp: &str) {
         if let Some(s) = cx.item_str(v, &ep) {
             if k.is_empty() || s.is_empty() {
                 let msg = "empty tag keys or values aren't supported (EC-42)".to_string();
-                cx.adm(
-                    "invalid-tag",
-                    &ep,
-                    msg,
-                    "non-empty tag keys and values (\"*\" matches any value)",
-                );
+                cx.adm("invalid-tag", &ep, msg, "non-empty tag keys and values (\"*\" matches any value)");
             }
         }
     }
 }
 
 /// The rules every selector list shares. Returns the (path, term) pairs that are objects.
-pub(super) fn term_list<'v>(
-    cx: &mut Ctx,
-    spec: &'v Map<String, Value>,
-    cfg: &TermList,
-) -> Option<Vec<(String, &'v Map<String, Value>)>> {
+pub(super) fn term_list<'v>(cx: &mut Ctx, spec: &'v Map<String, Value>, cfg: &TermList) -> Option<Vec<(String, &'v Map<String, Value>)>> {
     let path = format!("spec.{}", cfg.field);
     let Some(v) = get(spec, cfg.field) else {
         if cfg.required {
@@ -130,23 +150,12 @@ pub(super) fn term_list<'v>(
         if let Some(msg) = cfg.empty_msg {
             // The `!self.all(...)` exclusivity rules are vacuously violated by [] too; reporting
             // them as well would only be noise, so only the emptiness rule is shown.
-            cx.adm(
-                "too-few-items",
-                &path,
-                msg.to_string(),
-                &format!("at least one term with one of {}", cfg.one_of.join(", ")),
-            );
+            cx.adm("too-few-items", &path, msg.to_string(), &format!("at least one term with one of {}", cfg.one_of.join(", ")));
             return None;
         }
         if cfg.field == AMIS.field {
-            let msg =
-                format!("Invalid value: 0: {path} in body should have at least 1 items (EC-33)");
-            cx.adm(
-                "too-few-items",
-                &path,
-                msg,
-                "at least one term, e.g. {alias: al2023@latest}",
-            );
+            let msg = format!("Invalid value: 0: {path} in body should have at least 1 items (EC-33)");
+            cx.adm("too-few-items", &path, msg, "at least one term, e.g. {alias: al2023@latest}");
             return None;
         }
     }
@@ -165,54 +174,25 @@ pub(super) fn term_list<'v>(
                 let s = cx.str_(get(t, f), &fp);
                 let (prefix, anchored, re, id) = cfg.id_pattern;
                 if let Some(s) = s.filter(|_| f == "id") {
-                    let ok = if anchored {
-                        p::exact_id(s, prefix)
-                    } else {
-                        p::contains_id(s, prefix)
-                    };
+                    let ok = if anchored { p::exact_id(s, prefix) } else { p::contains_id(s, prefix) };
                     if !ok {
-                        cx.pattern(
-                            "invalid-pattern",
-                            &fp,
-                            s,
-                            re,
-                            id,
-                            &format!("an ID such as {prefix}0123456789abcdef0"),
-                        );
+                        cx.pattern("invalid-pattern", &fp, s, re, id, &format!("an ID such as {prefix}0123456789abcdef0"));
                     }
                 }
             }
         }
         let has = |f: &str| get(t, f).is_some();
         if !cfg.one_of.iter().any(|f| has(f)) {
-            let fields = cfg
-                .one_of
-                .iter()
-                .map(|f| format!("'{f}'"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let msg = format!(
-                "expected at least one, got none, [{fields}] ({})",
-                cfg.one_of_id
-            );
-            cx.adm(
-                "required",
-                &tp,
-                msg,
-                &format!("one of {} in every term", cfg.one_of.join(", ")),
-            );
+            let fields = cfg.one_of.iter().map(|f| format!("'{f}'")).collect::<Vec<_>>().join(", ");
+            let msg = format!("expected at least one, got none, [{fields}] ({})", cfg.one_of_id);
+            cx.adm("required", &tp, msg, &format!("one of {} in every term", cfg.one_of.join(", ")));
         }
         for (k, e) in cfg.excl.iter().enumerate() {
             let violates = has(e.field) && e.others.iter().any(|o| has(o));
             if !violates {
                 all_violate[k] = false;
             } else if !e.every {
-                cx.adm(
-                    "mutually-exclusive",
-                    &tp,
-                    format!("{} ({})", e.msg, e.id),
-                    &format!("'{}' alone in its term", e.field),
-                );
+                cx.adm("mutually-exclusive", &tp, format!("{} ({})", e.msg, e.id), &format!("'{}' alone in its term", e.field));
             }
         }
         terms.push((tp, t));
@@ -226,12 +206,7 @@ pub(super) fn term_list<'v>(
             } else {
                 format!("'{}' alone in its term", e.field)
             };
-            cx.adm(
-                "mutually-exclusive",
-                &path,
-                format!("{} ({})", e.msg, e.id),
-                &expected,
-            );
+            cx.adm("mutually-exclusive", &path, format!("{} ({})", e.msg, e.id), &expected);
         }
     }
     Some(terms)
@@ -251,28 +226,13 @@ pub(super) fn ami_terms(cx: &mut Ctx, spec: &Map<String, Value>) {
         };
         any_alias = true;
         if alias.len() > 30 {
-            let msg = format!(
-                "Invalid value: {}: Too long: may not be more than 30 bytes (EC-38)",
-                q(alias)
-            );
-            cx.adm(
-                "invalid-alias",
-                &ap,
-                msg,
-                "family@version of at most 30 characters, e.g. al2023@latest",
-            );
+            let msg = format!("Invalid value: {}: Too long: may not be more than 30 bytes (EC-38)", q(alias));
+            cx.adm("invalid-alias", &ap, msg, "family@version of at most 30 characters, e.g. al2023@latest");
             continue;
         }
         if !p::alias_format(alias) {
-            let msg =
-                "'alias' is improperly formatted, must match the format 'family@version' (EC-38)"
-                    .to_string();
-            cx.adm(
-                "invalid-alias",
-                &ap,
-                msg,
-                "family@version, e.g. al2023@latest or bottlerocket@1.10.0",
-            );
+            let msg = "'alias' is improperly formatted, must match the format 'family@version' (EC-38)".to_string();
+            cx.adm("invalid-alias", &ap, msg, "family@version, e.g. al2023@latest or bottlerocket@1.10.0");
             continue;
         }
         // CEL `self.split('@')`: family = first part, version = second part.
@@ -290,12 +250,7 @@ pub(super) fn ami_terms(cx: &mut Ctx, spec: &Map<String, Value>) {
     }
     if any_alias && terms.len() != 1 {
         let msg = "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms (EC-37)".to_string();
-        cx.adm(
-            "mutually-exclusive",
-            "spec.amiSelectorTerms",
-            msg,
-            "a single term when an alias is used",
-        );
+        cx.adm("mutually-exclusive", "spec.amiSelectorTerms", msg, "a single term when an alias is used");
     }
     let family = get(spec, "amiFamily").and_then(Value::as_str);
     match family {
@@ -312,20 +267,18 @@ pub(super) fn ami_terms(cx: &mut Ctx, spec: &Map<String, Value>) {
                 };
                 if af != want && af != "Custom" {
                     let msg = format!("if set, amiFamily must be '{want}' or 'Custom' when using {article} alias ({id})");
-                    cx.adm(
-                        "incompatible-ami-family",
-                        "spec.amiFamily",
-                        msg,
-                        &format!("amiFamily {want} or Custom, or no amiFamily"),
-                    );
+                    cx.adm("incompatible-ami-family", "spec.amiFamily", msg, &format!("amiFamily {want} or Custom, or no amiFamily"));
                 }
             }
         }
         None if !any_alias && !terms.is_empty() && get(spec, "amiFamily").is_none() => {
-            let msg =
-                "must specify amiFamily if amiSelectorTerms does not contain an alias (EC-10)"
-                    .to_string();
-            cx.adm("required", "spec.amiFamily", msg, "an amiFamily (AL2, AL2023, Bottlerocket, Custom, Windows2019/2022/2025) or an alias term");
+            let msg = "must specify amiFamily if amiSelectorTerms does not contain an alias (EC-10)".to_string();
+            cx.adm(
+                "required",
+                "spec.amiFamily",
+                msg,
+                "an amiFamily (AL2, AL2023, Bottlerocket, Custom, Windows2019/2022/2025) or an alias term",
+            );
         }
         None => {}
     }

@@ -27,7 +27,10 @@ fn main() -> ExitCode {
         let p = Path::new(a);
         if p.is_dir() {
             let mut v: Vec<PathBuf> = match std::fs::read_dir(p) {
-                Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml")).collect(),
+                Ok(rd) => rd
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+                    .collect(),
                 Err(e) => {
                     eprintln!("{a}: {e}");
                     return ExitCode::from(2);
@@ -75,10 +78,9 @@ fn run_file(path: &Path) -> Vec<(String, Outcome)> {
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     match doc {
-        Value::Array(list) => list
-            .iter()
-            .map(|s| (s.get("name").and_then(Value::as_str).unwrap_or(&stem).to_string(), run_scenario(s, dir)))
-            .collect(),
+        Value::Array(list) => {
+            list.iter().map(|s| (s.get("name").and_then(Value::as_str).unwrap_or(&stem).to_string(), run_scenario(s, dir))).collect()
+        }
         s => vec![(stem, run_scenario(&s, dir))],
     }
 }
@@ -173,24 +175,32 @@ fn short(pod: &str) -> &str {
 fn spots(plan: &Plan, m: &Model) -> HashMap<String, Spot> {
     let mut out = HashMap::new();
     let node_labels = |name: &str| -> BTreeMap<String, String> {
-        m.nodes.iter().find(|n| n.name == name).map(|n| n.labels.iter().map(|(k, v)| (m.interner.str(k).to_string(), m.interner.str(v).to_string())).collect()).unwrap_or_default()
+        m.nodes
+            .iter()
+            .find(|n| n.name == name)
+            .map(|n| n.labels.iter().map(|(k, v)| (m.interner.str(k).to_string(), m.interner.str(v).to_string())).collect())
+            .unwrap_or_default()
     };
     for c in &plan.node_claims {
         for p in &c.pods {
-            out.insert(short(p).to_string(), Spot {
-                scheduled: true,
-                node: c.name.clone(),
-                existing: false,
-                instance_type: c.instance_type.clone(),
-                capacity_type: c.capacity_type.clone(),
-                zone: c.zone.clone(),
-                node_pool: Some(c.node_pool.clone()),
-                labels: c.labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-                reason: None,
-            });
+            out.insert(
+                short(p).to_string(),
+                Spot {
+                    scheduled: true,
+                    node: c.name.clone(),
+                    existing: false,
+                    instance_type: c.instance_type.clone(),
+                    capacity_type: c.capacity_type.clone(),
+                    zone: c.zone.clone(),
+                    node_pool: Some(c.node_pool.clone()),
+                    labels: c.labels.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    reason: None,
+                },
+            );
         }
     }
-    let mut existing_pods: Vec<(String, String)> = plan.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |p| (p.clone(), n.name.clone()))).collect();
+    let mut existing_pods: Vec<(String, String)> =
+        plan.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |p| (p.clone(), n.name.clone()))).collect();
     for p in &m.pods {
         if let Some(node) = &p.node_name {
             existing_pods.push((p.key(), node.clone()));
@@ -198,20 +208,36 @@ fn spots(plan: &Plan, m: &Model) -> HashMap<String, Spot> {
     }
     for (p, node) in existing_pods {
         let labels = node_labels(&node);
-        out.insert(short(&p).to_string(), Spot {
-            scheduled: true,
-            existing: true,
-            instance_type: labels.get("node.kubernetes.io/instance-type").cloned(),
-            capacity_type: labels.get("karpenter.sh/capacity-type").cloned(),
-            zone: labels.get("topology.kubernetes.io/zone").cloned(),
-            node_pool: labels.get("karpenter.sh/nodepool").cloned(),
-            node,
-            labels,
-            reason: None,
-        });
+        out.insert(
+            short(&p).to_string(),
+            Spot {
+                scheduled: true,
+                existing: true,
+                instance_type: labels.get("node.kubernetes.io/instance-type").cloned(),
+                capacity_type: labels.get("karpenter.sh/capacity-type").cloned(),
+                zone: labels.get("topology.kubernetes.io/zone").cloned(),
+                node_pool: labels.get("karpenter.sh/nodepool").cloned(),
+                node,
+                labels,
+                reason: None,
+            },
+        );
     }
     for u in &plan.unschedulable {
-        out.insert(short(&u.pod).to_string(), Spot { scheduled: false, node: String::new(), existing: false, instance_type: None, capacity_type: None, zone: None, node_pool: None, labels: BTreeMap::new(), reason: Some(u.code.clone()) });
+        out.insert(
+            short(&u.pod).to_string(),
+            Spot {
+                scheduled: false,
+                node: String::new(),
+                existing: false,
+                instance_type: None,
+                capacity_type: None,
+                zone: None,
+                node_pool: None,
+                labels: BTreeMap::new(),
+                reason: Some(u.code.clone()),
+            },
+        );
     }
     out
 }
@@ -259,7 +285,11 @@ fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
             let spot = spots.get(name).ok_or_else(|| format!("{name}: pod not found in the answer"))?;
             let want = x.get("scheduled").and_then(Value::as_bool).unwrap_or(true);
             if spot.scheduled != want {
-                return Err(format!("{name}: expected scheduled {want}, got {} ({})", spot.scheduled, spot.reason.clone().unwrap_or_default()));
+                return Err(format!(
+                    "{name}: expected scheduled {want}, got {} ({})",
+                    spot.scheduled,
+                    spot.reason.clone().unwrap_or_default()
+                ));
             }
             if let Some(n) = x.get("existingNode").and_then(Value::as_str) {
                 if !(spot.existing && spot.node == n) {
@@ -347,7 +377,11 @@ fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
     if let Some(tops) = e.get("topology").and_then(Value::as_array) {
         for t in tops {
             let key = t.get("key").and_then(Value::as_str).unwrap_or("");
-            let sel: Vec<(String, String)> = t.get("selector").and_then(Value::as_object).map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect()).unwrap_or_default();
+            let sel: Vec<(String, String)> = t
+                .get("selector")
+                .and_then(Value::as_object)
+                .map(|o| o.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+                .unwrap_or_default();
             let mut counts: BTreeMap<String, u64> = BTreeMap::new();
             for p in &m.pods {
                 let labels: BTreeMap<&str, &str> = p.labels.iter().map(|(k, v)| (m.interner.str(k), m.interner.str(v))).collect();
@@ -356,14 +390,19 @@ fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
                 }
                 if let Some(s) = spots.get(&p.name) {
                     if s.scheduled {
-                        let domain = if key == "kubernetes.io/hostname" { s.labels.get(key).cloned().unwrap_or_else(|| s.node.clone()) } else { s.labels.get(key).cloned().unwrap_or_default() };
+                        let domain = if key == "kubernetes.io/hostname" {
+                            s.labels.get(key).cloned().unwrap_or_else(|| s.node.clone())
+                        } else {
+                            s.labels.get(key).cloned().unwrap_or_default()
+                        };
                         *counts.entry(domain).or_default() += 1;
                     }
                 }
             }
             let mut actual: Vec<u64> = counts.values().copied().collect();
             actual.sort_unstable();
-            let mut want: Vec<u64> = t.get("counts").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default();
+            let mut want: Vec<u64> =
+                t.get("counts").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_u64).collect()).unwrap_or_default();
             want.sort_unstable();
             if actual != want {
                 return Err(format!("topology {key}: expected counts {want:?}, got {actual:?}"));
@@ -433,7 +472,10 @@ fn check_disrupt(e: &Value, d: &Decision) -> Result<(), String> {
             }
             let code = code.as_str().unwrap_or("");
             if v.reasons.first().map(|r| r.code.as_str()) != Some(code) {
-                return Err(format!("{node}: expected reason {code}, got {:?}", v.reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>()));
+                return Err(format!(
+                    "{node}: expected reason {code}, got {:?}",
+                    v.reasons.iter().map(|r| r.code.as_str()).collect::<Vec<_>>()
+                ));
             }
         }
     }

@@ -13,33 +13,19 @@ fn consolidate_after_and_expire_after() {
     let accept = ["30s", "1h30m5s", "0s", "90m", "Never"];
     let reject = ["-1s", "1hr", "FooNever", "never", "1.5h", "500ms", "1d", ""];
     for (ptr, path) in [
-        (
-            "spec/disruption/consolidateAfter",
-            "spec.disruption.consolidateAfter",
-        ),
-        (
-            "spec/template/spec/expireAfter",
-            "spec.template.spec.expireAfter",
-        ),
+        ("spec/disruption/consolidateAfter", "spec.disruption.consolidateAfter"),
+        ("spec/template/spec/expireAfter", "spec.template.spec.expireAfter"),
     ] {
         for ok in accept {
             expect_ok(&set(nodepool(), ptr, json!(ok)), Aws);
         }
         for bad in reject {
-            expect(
-                &set(nodepool(), ptr, json!(bad)),
-                Aws,
-                &[("invalid-duration", path)],
-            );
+            expect(&set(nodepool(), ptr, json!(bad)), Aws, &[("invalid-duration", path)]);
         }
     }
     // §3.9: beyond Go's duration range the pattern passes but decoding fails (runtime).
     let errs = expect(
-        &set(
-            nodepool(),
-            "spec/disruption/consolidateAfter",
-            json!("9999999h"),
-        ),
+        &set(nodepool(), "spec/disruption/consolidateAfter", json!("9999999h")),
         Aws,
         &[("invalid-duration", "spec.disruption.consolidateAfter")],
     );
@@ -49,11 +35,7 @@ fn consolidate_after_and_expire_after() {
 #[test]
 fn consolidate_after_defaults_to_zero_like_core_head() {
     // The AWS-packaged v1.14.0 CRD would require it; nodecast models core HEAD's 0s default.
-    let v = set(
-        nodepool(),
-        "spec/disruption",
-        json!({"consolidationPolicy": "WhenEmpty"}),
-    );
+    let v = set(nodepool(), "spec/disruption", json!({"consolidationPolicy": "WhenEmpty"}));
     expect_ok(&v, Aws);
     expect_ok(&v, Core);
 }
@@ -61,38 +43,15 @@ fn consolidate_after_defaults_to_zero_like_core_head() {
 #[test]
 fn consolidation_policy() {
     for ok in ["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"] {
-        expect_ok(
-            &set(nodepool(), "spec/disruption/consolidationPolicy", json!(ok)),
-            Aws,
-        );
+        expect_ok(&set(nodepool(), "spec/disruption/consolidationPolicy", json!(ok)), Aws);
     }
-    for bad in [
-        "1",
-        "2",
-        "3",
-        "0",
-        "4",
-        "10",
-        "balanced",
-        "whenempty",
-        "",
-        "WhenUnderutilized",
-        "foo",
-    ] {
+    for bad in ["1", "2", "3", "0", "4", "10", "balanced", "whenempty", "", "WhenUnderutilized", "foo"] {
         let errs = expect(
-            &set(
-                nodepool(),
-                "spec/disruption/consolidationPolicy",
-                json!(bad),
-            ),
+            &set(nodepool(), "spec/disruption/consolidationPolicy", json!(bad)),
             Aws,
             &[("unsupported-value", "spec.disruption.consolidationPolicy")],
         );
-        assert!(
-            errs[0].message.starts_with("Unsupported value: "),
-            "{}",
-            errs[0].message
-        );
+        assert!(errs[0].message.starts_with("Unsupported value: "), "{}", errs[0].message);
         assert!(errs[0].message.ends_with("(NP-11)"));
     }
     expect(
@@ -108,27 +67,16 @@ fn budget_nodes() {
         expect_ok(&with_budget(json!({"nodes": ok})), Aws);
     }
     for bad in ["-10", "-10%", "1000%", "101%", "10.5%", "1000a%"] {
-        expect(
-            &with_budget(json!({"nodes": bad})),
-            Aws,
-            &[("invalid-budget", "spec.disruption.budgets[0].nodes")],
-        );
+        expect(&with_budget(json!({"nodes": bad})), Aws, &[("invalid-budget", "spec.disruption.budgets[0].nodes")]);
     }
     // A YAML integer is not a string.
-    expect(
-        &with_budget(json!({"nodes": 10})),
-        Aws,
-        &[("wrong-type", "spec.disruption.budgets[0].nodes")],
-    );
+    expect(&with_budget(json!({"nodes": 10})), Aws, &[("wrong-type", "spec.disruption.budgets[0].nodes")]);
 }
 
 #[test]
 fn budget_schedule() {
     for ok in ["* * * * *", "0 9 * * mon-fri", "@annually", "@weekly"] {
-        expect_ok(
-            &with_budget(json!({"nodes": "1", "schedule": ok, "duration": "1h"})),
-            Aws,
-        );
+        expect_ok(&with_budget(json!({"nodes": "1", "schedule": ok, "duration": "1h"})), Aws);
     }
     for bad in ["*", "* * * * ", "@every 1h"] {
         expect(
@@ -139,10 +87,7 @@ fn budget_schedule() {
     }
     // Regex precedence NOTE: these pass admission but the cron parser rejects them (fail closed).
     for (admitted, why) in [
-        (
-            "0 0 * * tue-mon",
-            "beginning of range (2) beyond end of range (1)",
-        ),
+        ("0 0 * * tue-mon", "beginning of range (2) beyond end of range (1)"),
         ("@dailyX", "unrecognized descriptor"),
         ("a b c d e", "failed to parse int"),
     ] {
@@ -151,21 +96,14 @@ fn budget_schedule() {
             Aws,
             &[("invalid-schedule", "spec.disruption.budgets[0].schedule")],
         );
-        assert!(
-            is_runtime(&errs[0]) && errs[0].message.contains(why),
-            "{:?}",
-            errs[0]
-        );
+        assert!(is_runtime(&errs[0]) && errs[0].message.contains(why), "{:?}", errs[0]);
     }
 }
 
 #[test]
 fn budget_duration() {
     for ok in ["20m", "2h", "2h20m", "20m0s", "1h0m0s", "0m"] {
-        expect_ok(
-            &with_budget(json!({"nodes": "1", "schedule": "@daily", "duration": ok})),
-            Aws,
-        );
+        expect_ok(&with_budget(json!({"nodes": "1", "schedule": "@daily", "duration": ok})), Aws);
     }
     for bad in ["30s", "-20m", "1h30m15s"] {
         expect(
@@ -185,10 +123,7 @@ fn budget_reasons() {
             &[("unsupported-value", "spec.disruption.budgets[0].reasons[0]")],
         );
     }
-    expect_ok(
-        &with_budget(json!({"nodes": "1", "reasons": ["Drifted", "Empty"]})),
-        Aws,
-    );
+    expect_ok(&with_budget(json!({"nodes": "1", "reasons": ["Drifted", "Empty"]})), Aws);
     expect(
         &with_budget(json!({"nodes": "1", "reasons": ["Empty", "Empty"]})),
         Aws,
@@ -199,17 +134,9 @@ fn budget_reasons() {
 #[test]
 fn budgets_list_rules() {
     // A list where one budget has duration without schedule is rejected as a whole.
-    let v = set(
-        nodepool(),
-        "spec/disruption/budgets",
-        json!([{"nodes": "1"}, {"nodes": "2", "duration": "1h"}]),
-    );
+    let v = set(nodepool(), "spec/disruption/budgets", json!([{"nodes": "1"}, {"nodes": "2", "duration": "1h"}]));
     expect(&v, Aws, &[("invalid-budget", "spec.disruption.budgets[1]")]);
     let many: Vec<Value> = (0..51).map(|_| json!({"nodes": "1"})).collect();
-    expect(
-        &set(nodepool(), "spec/disruption/budgets", json!(many)),
-        Aws,
-        &[("too-many-items", "spec.disruption.budgets")],
-    );
+    expect(&set(nodepool(), "spec/disruption/budgets", json!(many)), Aws, &[("too-many-items", "spec.disruption.budgets")]);
     expect_ok(&set(nodepool(), "spec/disruption/budgets", json!([])), Aws);
 }

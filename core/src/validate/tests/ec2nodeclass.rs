@@ -8,22 +8,12 @@ const AMI0: &str = "spec.amiSelectorTerms[0].alias";
 type Case = (&'static str, Value, Vec<(&'static str, &'static str)>);
 
 fn with_alias(a: &str) -> Value {
-    set(
-        nodeclass(),
-        "spec/amiSelectorTerms",
-        json!([{ "alias": a }]),
-    )
+    set(nodeclass(), "spec/amiSelectorTerms", json!([{ "alias": a }]))
 }
 
 #[test]
 fn aliases() {
-    for ok in [
-        "al2@latest",
-        "al2@v20240625",
-        "al2023@latest",
-        "bottlerocket@1.10.0",
-        "windows2022@latest",
-    ] {
+    for ok in ["al2@latest", "al2@v20240625", "al2023@latest", "bottlerocket@1.10.0", "windows2022@latest"] {
         expect_ok(&with_alias(ok), Aws);
     }
     let reject = [
@@ -36,11 +26,7 @@ fn aliases() {
     ];
     for (bad, id) in reject {
         let e = expect(&with_alias(bad), Aws, &[("invalid-alias", AMI0)]);
-        assert!(
-            e[0].message.ends_with(&format!("({id})")),
-            "{bad}: {}",
-            e[0].message
-        );
+        assert!(e[0].message.ends_with(&format!("({id})")), "{bad}: {}", e[0].message);
     }
     let long = format!("al2023@{}", "v".repeat(30));
     expect(&with_alias(&long), Aws, &[("invalid-alias", AMI0)]);
@@ -49,84 +35,32 @@ fn aliases() {
 #[test]
 fn worked_examples_nodeclass() {
     // VX-21
-    let e = expect(
-        &set(nodeclass(), "spec/instanceProfile", json!("p")),
-        Aws,
-        &[("mutually-exclusive", "spec")],
-    );
-    assert_eq!(
-        e[0].message,
-        "must specify exactly one of ['role', 'instanceProfile'] (EC-02)"
-    );
-    expect(
-        &set(nodeclass(), "spec/role", Value::Null),
-        Aws,
-        &[("required", "spec")],
-    );
+    let e = expect(&set(nodeclass(), "spec/instanceProfile", json!("p")), Aws, &[("mutually-exclusive", "spec")]);
+    assert_eq!(e[0].message, "must specify exactly one of ['role', 'instanceProfile'] (EC-02)");
+    expect(&set(nodeclass(), "spec/role", Value::Null), Aws, &[("required", "spec")]);
     // VX-22
-    let v = set(
-        nodeclass(),
-        "spec/amiSelectorTerms",
-        json!([{"alias": "al2023@latest"}, {"tags": {"a": "b"}}]),
-    );
+    let v = set(nodeclass(), "spec/amiSelectorTerms", json!([{"alias": "al2023@latest"}, {"tags": {"a": "b"}}]));
     let e = expect(&v, Aws, &[("mutually-exclusive", "spec.amiSelectorTerms")]);
     assert_eq!(e[0].message, "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms (EC-37)");
     // VX-23
-    let e = expect(
-        &set(nodeclass(), "spec/amiFamily", json!("AL2")),
-        Aws,
-        &[("incompatible-ami-family", "spec.amiFamily")],
-    );
-    assert_eq!(
-        e[0].message,
-        "if set, amiFamily must be 'AL2023' or 'Custom' when using an AL2023 alias (EC-07)"
-    );
+    let e = expect(&set(nodeclass(), "spec/amiFamily", json!("AL2")), Aws, &[("incompatible-ami-family", "spec.amiFamily")]);
+    assert_eq!(e[0].message, "if set, amiFamily must be 'AL2023' or 'Custom' when using an AL2023 alias (EC-07)");
     expect_ok(&set(nodeclass(), "spec/amiFamily", json!("Custom")), Aws);
     // VX-24
-    let v = set(
-        nodeclass(),
-        "spec/amiSelectorTerms",
-        json!([{"id": "ami-123"}]),
-    );
+    let v = set(nodeclass(), "spec/amiSelectorTerms", json!([{"id": "ami-123"}]));
     let e = expect(&v, Aws, &[("required", "spec.amiFamily")]);
-    assert_eq!(
-        e[0].message,
-        "must specify amiFamily if amiSelectorTerms does not contain an alias (EC-10)"
-    );
+    assert_eq!(e[0].message, "must specify amiFamily if amiSelectorTerms does not contain an alias (EC-10)");
     expect_ok(&set(v, "spec/amiFamily", json!("AL2023")), Aws);
     // VX-25 (`!self.all` semantics)
-    let alone = set(
-        nodeclass(),
-        "spec/subnetSelectorTerms",
-        json!([{"id": "subnet-1", "tags": {"a": "b"}}]),
-    );
-    let e = expect(
-        &alone,
-        Aws,
-        &[("mutually-exclusive", "spec.subnetSelectorTerms")],
-    );
+    let alone = set(nodeclass(), "spec/subnetSelectorTerms", json!([{"id": "subnet-1", "tags": {"a": "b"}}]));
+    let e = expect(&alone, Aws, &[("mutually-exclusive", "spec.subnetSelectorTerms")]);
     assert!(e[0].message.ends_with("in a subnet selector term (EC-22)"));
-    expect_ok(
-        &set(
-            nodeclass(),
-            "spec/subnetSelectorTerms",
-            json!([{"id": "subnet-1", "tags": {"a": "b"}}, {"tags": {"a": "b"}}]),
-        ),
-        Aws,
-    );
+    expect_ok(&set(nodeclass(), "spec/subnetSelectorTerms", json!([{"id": "subnet-1", "tags": {"a": "b"}}, {"tags": {"a": "b"}}])), Aws);
     // VX-26
-    let e = expect(
-        &set(nodeclass(), "spec/connectionTracking", json!({})),
-        Aws,
-        &[("required", "spec.connectionTracking")],
-    );
+    let e = expect(&set(nodeclass(), "spec/connectionTracking", json!({})), Aws, &[("required", "spec.connectionTracking")]);
     assert_eq!(e[0].message, "at least one of tcpEstablishedTimeout, udpStreamTimeout, or udpTimeout must be set (EC-67)");
     expect(
-        &set(
-            nodeclass(),
-            "spec/connectionTracking",
-            json!({"udpTimeout": 61}),
-        ),
+        &set(nodeclass(), "spec/connectionTracking", json!({"udpTimeout": 61})),
         Aws,
         &[("out-of-range", "spec.connectionTracking.udpTimeout")],
     );
@@ -135,41 +69,13 @@ fn worked_examples_nodeclass() {
 #[test]
 fn selector_terms() {
     let cases: Vec<Case> = vec![
-        (
-            "spec/subnetSelectorTerms",
-            json!([]),
-            vec![("too-few-items", "spec.subnetSelectorTerms")],
-        ),
-        (
-            "spec/subnetSelectorTerms",
-            Value::Null,
-            vec![("required", "spec.subnetSelectorTerms")],
-        ),
-        (
-            "spec/subnetSelectorTerms",
-            json!([{"id": "subnet-abc"}, {}]),
-            vec![("required", "spec.subnetSelectorTerms[1]")],
-        ),
-        (
-            "spec/subnetSelectorTerms",
-            json!([{"id": "xsubnet-0a"}]),
-            vec![],
-        ),
-        (
-            "spec/subnetSelectorTerms",
-            json!([{"id": "subnet-"}]),
-            vec![("invalid-pattern", "spec.subnetSelectorTerms[0].id")],
-        ),
-        (
-            "spec/subnetSelectorTerms",
-            json!([{"tags": {"": "x"}}]),
-            vec![("invalid-tag", "spec.subnetSelectorTerms[0].tags[]")],
-        ),
-        (
-            "spec/securityGroupSelectorTerms",
-            json!([]),
-            vec![("too-few-items", "spec.securityGroupSelectorTerms")],
-        ),
+        ("spec/subnetSelectorTerms", json!([]), vec![("too-few-items", "spec.subnetSelectorTerms")]),
+        ("spec/subnetSelectorTerms", Value::Null, vec![("required", "spec.subnetSelectorTerms")]),
+        ("spec/subnetSelectorTerms", json!([{"id": "subnet-abc"}, {}]), vec![("required", "spec.subnetSelectorTerms[1]")]),
+        ("spec/subnetSelectorTerms", json!([{"id": "xsubnet-0a"}]), vec![]),
+        ("spec/subnetSelectorTerms", json!([{"id": "subnet-"}]), vec![("invalid-pattern", "spec.subnetSelectorTerms[0].id")]),
+        ("spec/subnetSelectorTerms", json!([{"tags": {"": "x"}}]), vec![("invalid-tag", "spec.subnetSelectorTerms[0].tags[]")]),
+        ("spec/securityGroupSelectorTerms", json!([]), vec![("too-few-items", "spec.securityGroupSelectorTerms")]),
         (
             "spec/securityGroupSelectorTerms",
             json!([{"name": "n", "tags": {"a": "b"}}]),
@@ -178,16 +84,9 @@ fn selector_terms() {
         (
             "spec/securityGroupSelectorTerms",
             json!([{"id": "sg-1", "name": "n"}]),
-            vec![
-                ("mutually-exclusive", "spec.securityGroupSelectorTerms"),
-                ("mutually-exclusive", "spec.securityGroupSelectorTerms"),
-            ],
+            vec![("mutually-exclusive", "spec.securityGroupSelectorTerms"), ("mutually-exclusive", "spec.securityGroupSelectorTerms")],
         ),
-        (
-            "spec/securityGroupSelectorTerms",
-            json!([{"id": "SG-1"}]),
-            vec![("invalid-pattern", "spec.securityGroupSelectorTerms[0].id")],
-        ),
+        ("spec/securityGroupSelectorTerms", json!([{"id": "SG-1"}]), vec![("invalid-pattern", "spec.securityGroupSelectorTerms[0].id")]),
         (
             "spec/capacityReservationSelectorTerms",
             json!([{"ownerID": "123456789012"}]),
@@ -197,50 +96,23 @@ fn selector_terms() {
             "spec/capacityReservationSelectorTerms",
             json!([{"id": "cr-1", "ownerID": "123"}]),
             vec![
-                (
-                    "mutually-exclusive",
-                    "spec.capacityReservationSelectorTerms",
-                ),
-                (
-                    "invalid-pattern",
-                    "spec.capacityReservationSelectorTerms[0].ownerID",
-                ),
+                ("mutually-exclusive", "spec.capacityReservationSelectorTerms"),
+                ("invalid-pattern", "spec.capacityReservationSelectorTerms[0].ownerID"),
             ],
         ),
         (
             "spec/capacityReservationSelectorTerms",
             json!([{"instanceMatchCriteria": "closed"}]),
-            vec![(
-                "unsupported-value",
-                "spec.capacityReservationSelectorTerms[0].instanceMatchCriteria",
-            )],
+            vec![("unsupported-value", "spec.capacityReservationSelectorTerms[0].instanceMatchCriteria")],
         ),
-        (
-            "spec/capacityReservationSelectorTerms",
-            json!([{"id": "cr-0a"}, {"tags": {"a": "b"}}]),
-            vec![],
-        ),
+        ("spec/capacityReservationSelectorTerms", json!([{"id": "cr-0a"}, {"tags": {"a": "b"}}]), vec![]),
         // Literal `!self.all(...)`: an empty list is vacuously rejected (UNSURE, documented).
-        (
-            "spec/capacityReservationSelectorTerms",
-            json!([]),
-            vec![(
-                "mutually-exclusive",
-                "spec.capacityReservationSelectorTerms",
-            )],
-        ),
-        (
-            "spec/amiSelectorTerms",
-            json!([]),
-            vec![("too-few-items", "spec.amiSelectorTerms")],
-        ),
+        ("spec/capacityReservationSelectorTerms", json!([]), vec![("mutually-exclusive", "spec.capacityReservationSelectorTerms")]),
+        ("spec/amiSelectorTerms", json!([]), vec![("too-few-items", "spec.amiSelectorTerms")]),
         (
             "spec/amiSelectorTerms",
             json!([{"owner": "self"}]),
-            vec![
-                ("required", "spec.amiSelectorTerms[0]"),
-                ("required", "spec.amiFamily"),
-            ],
+            vec![("required", "spec.amiSelectorTerms[0]"), ("required", "spec.amiFamily")],
         ),
         (
             "spec/amiSelectorTerms",
@@ -257,42 +129,16 @@ fn selector_terms() {
 fn other_fields() {
     let cases: Vec<Case> = vec![
         ("spec/role", json!(""), vec![("empty-value", "spec.role")]),
-        (
-            "spec/amiFamily",
-            json!("Ubuntu"),
-            vec![
-                ("unsupported-value", "spec.amiFamily"),
-                ("incompatible-ami-family", "spec.amiFamily"),
-            ],
-        ),
-        (
-            "spec/ipPrefixCount",
-            json!(-1),
-            vec![("out-of-range", "spec.ipPrefixCount")],
-        ),
-        (
-            "spec/instanceStorePolicy",
-            json!("RAID1"),
-            vec![("unsupported-value", "spec.instanceStorePolicy")],
-        ),
+        ("spec/amiFamily", json!("Ubuntu"), vec![("unsupported-value", "spec.amiFamily"), ("incompatible-ami-family", "spec.amiFamily")]),
+        ("spec/ipPrefixCount", json!(-1), vec![("out-of-range", "spec.ipPrefixCount")]),
+        ("spec/instanceStorePolicy", json!("RAID1"), vec![("unsupported-value", "spec.instanceStorePolicy")]),
         ("spec/cpuOptions", json!({}), vec![]),
-        (
-            "spec/cpuOptions",
-            json!({"nestedVirtualization": "on"}),
-            vec![("unsupported-value", "spec.cpuOptions.nestedVirtualization")],
-        ),
-        (
-            "spec/tags",
-            json!({"": "x"}),
-            vec![("invalid-tag", "spec.tags[]")],
-        ),
+        ("spec/cpuOptions", json!({"nestedVirtualization": "on"}), vec![("unsupported-value", "spec.cpuOptions.nestedVirtualization")]),
+        ("spec/tags", json!({"": "x"}), vec![("invalid-tag", "spec.tags[]")]),
         (
             "spec/tags",
             json!({"kubernetes.io/cluster/foo": "owned", "eks:eks-cluster-name": "x", "team": "a"}),
-            vec![
-                ("restricted-tag", "spec.tags[eks:eks-cluster-name]"),
-                ("restricted-tag", "spec.tags[kubernetes.io/cluster/foo]"),
-            ],
+            vec![("restricted-tag", "spec.tags[eks:eks-cluster-name]"), ("restricted-tag", "spec.tags[kubernetes.io/cluster/foo]")],
         ),
         (
             "spec/blockDeviceMappings",
@@ -303,46 +149,28 @@ fn other_fields() {
             "spec/blockDeviceMappings",
             json!([{"ebs": {"volumeType": "gp4"}}]),
             vec![
-                (
-                    "unsupported-value",
-                    "spec.blockDeviceMappings[0].ebs.volumeType",
-                ),
-                (
-                    "invalid-block-device-mapping",
-                    "spec.blockDeviceMappings[0].ebs",
-                ),
+                ("unsupported-value", "spec.blockDeviceMappings[0].ebs.volumeType"),
+                ("invalid-block-device-mapping", "spec.blockDeviceMappings[0].ebs"),
             ],
         ),
         (
             "spec/blockDeviceMappings",
             json!([{"ebs": {"volumeSize": "100000Gi"}}]),
-            vec![(
-                "invalid-pattern",
-                "spec.blockDeviceMappings[0].ebs.volumeSize",
-            )],
+            vec![("invalid-pattern", "spec.blockDeviceMappings[0].ebs.volumeSize")],
         ),
         (
             "spec/blockDeviceMappings",
             json!([{"ebs": {"volumeSize": "20Gi", "volumeInitializationRate": 50}}]),
             vec![
-                (
-                    "out-of-range",
-                    "spec.blockDeviceMappings[0].ebs.volumeInitializationRate",
-                ),
-                (
-                    "invalid-block-device-mapping",
-                    "spec.blockDeviceMappings[0].ebs",
-                ),
+                ("out-of-range", "spec.blockDeviceMappings[0].ebs.volumeInitializationRate"),
+                ("invalid-block-device-mapping", "spec.blockDeviceMappings[0].ebs"),
             ],
         ),
         (
             "spec/metadataOptions",
             json!({"httpPutResponseHopLimit": 65, "httpTokens": "Required"}),
             vec![
-                (
-                    "out-of-range",
-                    "spec.metadataOptions.httpPutResponseHopLimit",
-                ),
+                ("out-of-range", "spec.metadataOptions.httpPutResponseHopLimit"),
                 ("unsupported-value", "spec.metadataOptions.httpTokens"),
             ],
         ),
@@ -361,33 +189,14 @@ fn other_fields() {
             json!([{"networkCardIndex": 0, "interfaceType": "interface"}]),
             vec![("required", "spec.networkInterfaces[0].deviceIndex")],
         ),
-        (
-            "spec/placementGroupSelector",
-            json!({}),
-            vec![("required", "spec.placementGroupSelector")],
-        ),
-        (
-            "spec/placementGroupSelector",
-            json!({"name": "a", "id": "pg-1"}),
-            vec![("mutually-exclusive", "spec.placementGroupSelector")],
-        ),
-        (
-            "spec/placementGroupSelector",
-            json!({"id": "pg-"}),
-            vec![("invalid-pattern", "spec.placementGroupSelector.id")],
-        ),
-        (
-            "spec/subnetSelectorTerms",
-            json!("subnet-1"),
-            vec![("wrong-type", "spec.subnetSelectorTerms")],
-        ),
+        ("spec/placementGroupSelector", json!({}), vec![("required", "spec.placementGroupSelector")]),
+        ("spec/placementGroupSelector", json!({"name": "a", "id": "pg-1"}), vec![("mutually-exclusive", "spec.placementGroupSelector")]),
+        ("spec/placementGroupSelector", json!({"id": "pg-"}), vec![("invalid-pattern", "spec.placementGroupSelector.id")]),
+        ("spec/subnetSelectorTerms", json!("subnet-1"), vec![("wrong-type", "spec.subnetSelectorTerms")]),
         (
             "spec/amiSelectorTerms",
             json!([{"alias": 2023}]),
-            vec![
-                ("wrong-type", "spec.amiSelectorTerms[0].alias"),
-                ("required", "spec.amiFamily"),
-            ],
+            vec![("wrong-type", "spec.amiSelectorTerms[0].alias"), ("required", "spec.amiFamily")],
         ),
         ("spec", json!([]), vec![("wrong-type", "spec")]),
     ];
@@ -410,15 +219,43 @@ fn kubelet_runtime_checks() {
     let cases: Vec<(Value, Vec<&str>, &str)> = vec![
         (json!({"maxpods": 1}), vec!["spec.kubelet.maxpods"], "unknown field \"maxpods\""),
         (json!({"logging": {"verbosityy": 1}}), vec!["spec.kubelet.logging.verbosityy"], "unknown field \"logging.verbosityy\""),
-        (json!({"maxPods": 1.5}), vec!["spec.kubelet.maxPods"], "cannot unmarshal number 1.5 into Go struct field KubeletConfiguration.maxPods of type int32"),
+        (
+            json!({"maxPods": 1.5}),
+            vec!["spec.kubelet.maxPods"],
+            "cannot unmarshal number 1.5 into Go struct field KubeletConfiguration.maxPods of type int32",
+        ),
         (json!({"registerWithTaints": []}), vec!["spec.kubelet.registerWithTaints"], "(KC-02)"),
         (json!({"evictionHard": {"memory.free": "1Gi"}}), vec!["spec.kubelet.evictionHard[memory.free]"], "isn't a valid eviction signal"),
-        (json!({"evictionHard": {"memory.available": "101%"}}), vec!["spec.kubelet.evictionHard[memory.available]"], "must be a percentage or a resource quantity"),
-        (json!({"evictionMinimumReclaim": {"memory.available": "-1Gi"}}), vec!["spec.kubelet.evictionMinimumReclaim[memory.available]"], "can't be a negative resource quantity"),
-        (json!({"evictionSoft": {"memory.available": "1Gi"}, "evictionSoftGracePeriod": {"memory.available": "-1s"}}), vec!["spec.kubelet.evictionSoftGracePeriod[memory.available]"], "can't be a negative duration"),
-        (json!({"evictionSoft": {"memory.available": "1Gi"}}), vec!["spec.kubelet.evictionSoft[memory.available]"], "has no matching evictionSoftGracePeriod"),
-        (json!({"kubeReserved": {"gpu": "1", "cpu": "-1"}}), vec!["spec.kubelet.kubeReserved[cpu]", "spec.kubelet.kubeReserved[gpu]"], "(KC-07)"),
-        (json!({"imageGCHighThresholdPercent": 50, "imageGCLowThresholdPercent": 60}), vec!["spec.kubelet.imageGCHighThresholdPercent"], "must be greater than imageGCLowThresholdPercent (60)"),
+        (
+            json!({"evictionHard": {"memory.available": "101%"}}),
+            vec!["spec.kubelet.evictionHard[memory.available]"],
+            "must be a percentage or a resource quantity",
+        ),
+        (
+            json!({"evictionMinimumReclaim": {"memory.available": "-1Gi"}}),
+            vec!["spec.kubelet.evictionMinimumReclaim[memory.available]"],
+            "can't be a negative resource quantity",
+        ),
+        (
+            json!({"evictionSoft": {"memory.available": "1Gi"}, "evictionSoftGracePeriod": {"memory.available": "-1s"}}),
+            vec!["spec.kubelet.evictionSoftGracePeriod[memory.available]"],
+            "can't be a negative duration",
+        ),
+        (
+            json!({"evictionSoft": {"memory.available": "1Gi"}}),
+            vec!["spec.kubelet.evictionSoft[memory.available]"],
+            "has no matching evictionSoftGracePeriod",
+        ),
+        (
+            json!({"kubeReserved": {"gpu": "1", "cpu": "-1"}}),
+            vec!["spec.kubelet.kubeReserved[cpu]", "spec.kubelet.kubeReserved[gpu]"],
+            "(KC-07)",
+        ),
+        (
+            json!({"imageGCHighThresholdPercent": 50, "imageGCLowThresholdPercent": 60}),
+            vec!["spec.kubelet.imageGCHighThresholdPercent"],
+            "must be greater than imageGCLowThresholdPercent (60)",
+        ),
         (json!({"imageGCHighThresholdPercent": 101}), vec!["spec.kubelet.imageGCHighThresholdPercent"], "101 must be between 0 and 100"),
         (json!({"podsPerCore": -1}), vec!["spec.kubelet.podsPerCore"], "-1 can't be negative (KC-09)"),
         (json!({"syncFrequency": "1d"}), vec!["spec.kubelet.syncFrequency"], "time: invalid duration \"1d\""),
@@ -427,23 +264,9 @@ fn kubelet_runtime_checks() {
         let errs = run(&kc(k.clone()), Aws);
         let got: Vec<&str> = errs.iter().filter_map(|e| e.path.as_deref()).collect();
         assert_eq!(got, paths, "{k}: {errs:#?}");
-        assert!(
-            errs.iter()
-                .all(|e| e.code == "invalid-kubelet" && is_runtime(e)),
-            "{errs:#?}"
-        );
-        assert!(
-            errs.iter().any(|e| e.message.contains(needle)),
-            "{k}: {errs:#?}"
-        );
-        assert!(errs.iter().all(|e| e
-            .help
-            .as_deref()
-            .is_some_and(|h| h.starts_with("fails at runtime (EC2NodeClass not Ready); "))));
+        assert!(errs.iter().all(|e| e.code == "invalid-kubelet" && is_runtime(e)), "{errs:#?}");
+        assert!(errs.iter().any(|e| e.message.contains(needle)), "{k}: {errs:#?}");
+        assert!(errs.iter().all(|e| e.help.as_deref().is_some_and(|h| h.starts_with("fails at runtime (EC2NodeClass not Ready); "))));
     }
-    expect(
-        &kc(json!("maxPods: 10")),
-        Aws,
-        &[("wrong-type", "spec.kubelet")],
-    );
+    expect(&kc(json!("maxPods: 10")), Aws, &[("wrong-type", "spec.kubelet")]);
 }

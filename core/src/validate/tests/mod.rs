@@ -69,9 +69,7 @@ fn run(v: &Value, provider: Provider) -> Vec<InputError> {
 }
 
 fn summary(errs: &[InputError]) -> Vec<(String, String)> {
-    errs.iter()
-        .map(|e| (e.code.clone(), e.path.clone().unwrap_or_default()))
-        .collect()
+    errs.iter().map(|e| (e.code.clone(), e.path.clone().unwrap_or_default())).collect()
 }
 
 /// Asserts the exact (code, path) list and that every message names its rule.
@@ -79,22 +77,13 @@ fn summary(errs: &[InputError]) -> Vec<(String, String)> {
 fn expect(v: &Value, provider: Provider, want: &[(&str, &str)]) -> Vec<InputError> {
     let errs = run(v, provider);
     let got = summary(&errs);
-    let want: Vec<(String, String)> = want
-        .iter()
-        .map(|(c, p)| (c.to_string(), p.to_string()))
-        .collect();
+    let want: Vec<(String, String)> = want.iter().map(|(c, p)| (c.to_string(), p.to_string())).collect();
     assert_eq!(got, want, "errors: {errs:#?}");
     for e in &errs {
         assert_eq!(e.document, Some(3));
-        assert!(
-            e.object.as_deref().is_some_and(|o| o.ends_with("/default")),
-            "{e:?}"
-        );
+        assert!(e.object.as_deref().is_some_and(|o| o.ends_with("/default")), "{e:?}");
         let help = e.help.as_deref().unwrap_or("");
-        assert!(
-            help.starts_with("rejected at admission; ") || help.starts_with("fails at runtime ("),
-            "{e:?}"
-        );
+        assert!(help.starts_with("rejected at admission; ") || help.starts_with("fails at runtime ("), "{e:?}");
         assert!(e.message.ends_with(')'), "{e:?}");
     }
     errs
@@ -106,9 +95,7 @@ fn expect_ok(v: &Value, provider: Provider) {
 }
 
 fn is_runtime(e: &InputError) -> bool {
-    e.help
-        .as_deref()
-        .is_some_and(|h| h.starts_with("fails at runtime"))
+    e.help.as_deref().is_some_and(|h| h.starts_with("fails at runtime"))
 }
 
 #[test]
@@ -206,19 +193,13 @@ fn hostile_values_never_panic() {
         "spec/kubelet/reservedMemory",
         "spec/kubelet/imageGCHighThresholdPercent",
     ];
-    for (base, ptrs) in [
-        (nodepool(), &nodepool_ptrs[..]),
-        (nodeclass(), &nodeclass_ptrs[..]),
-    ] {
+    for (base, ptrs) in [(nodepool(), &nodepool_ptrs[..]), (nodeclass(), &nodeclass_ptrs[..])] {
         for ptr in ptrs {
             for v in &values {
                 let doc = set(base.clone(), ptr, v.clone());
                 for provider in [Provider::Aws, Provider::Core] {
                     for e in run(&doc, provider) {
-                        assert!(
-                            !e.code.is_empty() && e.path.is_some() && e.help.is_some(),
-                            "{e:?}"
-                        );
+                        assert!(!e.code.is_empty() && e.path.is_some() && e.help.is_some(), "{e:?}");
                     }
                 }
             }
@@ -227,14 +208,8 @@ fn hostile_values_never_panic() {
     // Nested list items of every type.
     for v in &values {
         for (ptr, item) in [
-            (
-                "spec/disruption/budgets",
-                json!([v, {"nodes": v, "schedule": v, "duration": v, "reasons": [v]}]),
-            ),
-            (
-                "spec/template/spec/taints",
-                json!([v, {"key": v, "value": v, "effect": v, "timeAdded": v}]),
-            ),
+            ("spec/disruption/budgets", json!([v, {"nodes": v, "schedule": v, "duration": v, "reasons": [v]}])),
+            ("spec/template/spec/taints", json!([v, {"key": v, "value": v, "effect": v, "timeAdded": v}])),
         ] {
             run(&set(nodepool(), ptr, item), Provider::Aws);
         }
@@ -243,11 +218,7 @@ fn hostile_values_never_panic() {
             "spec/blockDeviceMappings",
             json!([v, {"rootVolume": v, "ebs": {"volumeSize": v, "volumeInitializationRate": v, "snapshotID": v}}]),
         );
-        let nc = set(
-            nc,
-            "spec/networkInterfaces",
-            json!([v, {"networkCardIndex": v, "deviceIndex": v, "interfaceType": v}]),
-        );
+        let nc = set(nc, "spec/networkInterfaces", json!([v, {"networkCardIndex": v, "deviceIndex": v, "interfaceType": v}]));
         let nc = set(
             nc,
             "spec/kubelet",

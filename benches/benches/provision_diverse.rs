@@ -1,0 +1,43 @@
+//! `nodecast::plan` end to end (decode, validate, lower, solve, render) on Karpenter's
+//! scheduling-benchmark shape: 400 synthetic instance types, one NodePool, pods split into
+//! generic / zone spread / hostname spread / zone self-affinity / hostname self anti-affinity.
+//!
+//! `provision_diverse/N`: the pods of each kind form apps of 10-50 replicas (one `app` label
+//! per app, selected by that app's constraints).
+//! `provision_diverse/one-app/N`: every pod of a kind shares one `app` label, as Karpenter's
+//! own benchmark does for its anti-affinity pods: N/5 hostname anti-affinity pods then need N/5
+//! NodeClaims, which is the expensive shape for the scheduler and the renderer.
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
+use nodecast::api::Request;
+use std::time::Duration;
+
+fn bench(c: &mut Criterion, label: Option<&str>, sizes: &[usize], make: fn(usize) -> Request) {
+    let mut group = c.benchmark_group("provision_diverse");
+    group.warm_up_time(Duration::from_secs(1));
+    for &n in sizes {
+        let req = make(n);
+        let id = match label {
+            Some(l) => BenchmarkId::new(l, n),
+            None => BenchmarkId::from_parameter(n),
+        };
+        nodecast_benches::report(&format!("provision_diverse/{}{n}", label.map(|l| format!("{l}/")).unwrap_or_default()), &req);
+        if n >= 1000 {
+            group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(8));
+        } else {
+            group.sample_size(20).sampling_mode(SamplingMode::Auto).measurement_time(Duration::from_secs(4));
+        }
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(id, &req, |b, req| b.iter(|| nodecast::plan(black_box(req))));
+    }
+    group.finish();
+}
+
+fn provision_diverse(c: &mut Criterion) {
+    // 5000 is in because one iteration takes well under 2 s on the reference machine.
+    bench(c, None, &[1, 100, 1000, 5000], nodecast_benches::diverse_request);
+    bench(c, Some("one-app"), &[1000, 5000], nodecast_benches::diverse_request_one_app);
+}
+
+criterion_group!(benches, provision_diverse);
+criterion_main!(benches);

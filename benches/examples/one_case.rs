@@ -1,0 +1,43 @@
+//! Run one benchmark case once, outside criterion: for `/usr/bin/time -v` (peak RSS) and
+//! `perf record`.
+//!
+//!     cargo run --release -p nodecast-benches --example one_case -- diverse 1000 [iterations]
+//!     cargo run --release -p nodecast-benches --example one_case -- gpu 100
+//!
+//! Prints the setup summary, then the wall time of each `nodecast::plan` call and of
+//! `plan::model` / `scheduling::solve` separately.
+
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let case = args.get(1).map(String::as_str).unwrap_or("diverse");
+    let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let req = match case {
+        "diverse" => nodecast_benches::diverse_request(n),
+        "diverse-one-app" => nodecast_benches::diverse_request_one_app(n),
+        "gpu" => nodecast_benches::gpu_request(n),
+        "gpu-unlimited" => nodecast_benches::gpu_request_unlimited(n),
+        other => panic!("unknown case {other:?}: diverse, diverse-one-app, gpu or gpu-unlimited"),
+    };
+    for i in 0..iterations {
+        let t = Instant::now();
+        let (model, _) = nodecast::plan::model(&req).expect("request rejected");
+        let lowered = t.elapsed();
+        let t = Instant::now();
+        let sol = nodecast::scheduling::solve(&model);
+        let solved = t.elapsed();
+        let t = Instant::now();
+        let plan = nodecast::plan::render(&model, &sol, Vec::new());
+        let rendered = t.elapsed();
+        println!(
+            "{case} {n} #{i}: model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} unschedulable",
+            lowered.as_secs_f64() * 1e3,
+            solved.as_secs_f64() * 1e3,
+            rendered.as_secs_f64() * 1e3,
+            plan.node_claims.len(),
+            plan.unschedulable.len()
+        );
+    }
+}

@@ -1,0 +1,348 @@
+//! Input generators for the nodecast benchmarks.
+//!
+//! Everything here is deterministic: a fixed-seed SplitMix64 generator stands in for `rand`,
+//! so every run (and every machine) benchmarks exactly the same requests.
+
+use nodecast::api::{Outcome, Request};
+use serde_json::{json, Value};
+
+/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, good enough for picking test inputs.
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0; the modulo bias is irrelevant for benchmark inputs).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn between(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The diverse benchmark (Karpenter's `scheduling_benchmark_test.go` shape)
+// ---------------------------------------------------------------------------------------------
+
+/// vCPU sizes of the synthetic catalog (1..96 cores).
+const CORES: [u32; 12] = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 72, 96];
+/// GiB of memory per vCPU with the matching on-demand $/vCPU-hour, modelled on the AWS
+/// c (compute), m (general) and r (memory) families: c5.large 0.085, m5.large 0.096,
+/// r5.large 0.126 for 2 vCPU.
+const RATIOS: [(u32, f64); 3] = [(2, 0.0425), (4, 0.048), (8, 0.063)];
+
+/// Karpenter's default kube-reserved CPU (millicores) for a node with `cores` vCPUs:
+/// 6% of the first core, 1% of the second, 0.5% of cores 3-4, 0.25% of the rest.
+fn reserved_cpu_milli(cores: u32) -> u32 {
+    let c = cores as f64;
+    let m = 60.0 + 10.0 * (c - 1.0).clamp(0.0, 1.0) + 5.0 * (c - 2.0).clamp(0.0, 2.0) + 2.5 * (c - 4.0).max(0.0);
+    m.ceil() as u32
+}
+
+/// Allocatable memory (MiB): capacity less the 7.5% VM overhead, kube-reserved
+/// (11 MiB per pod + 255 MiB at 110 pods) and the 100 MiB hard eviction threshold.
+fn allocatable_memory_mib(gib: u32) -> u32 {
+    let mib = gib * 1024;
+    let vm = mib - (mib as f64 * 0.075).ceil() as u32;
+    vm.saturating_sub(11 * 110 + 255 + 100).max(256)
+}
+
+/// One synthetic instance type of the inline catalog (FORMAT.md §2.2).
+fn synth_type(i: usize) -> Value {
+    let shape = i % (CORES.len() * RATIOS.len());
+    let variant = i / (CORES.len() * RATIOS.len());
+    let cores = CORES[shape / RATIOS.len()];
+    let (gib_per_core, price_per_core) = RATIOS[shape % RATIOS.len()];
+    let gib = cores * gib_per_core;
+    // Each variant is a "family generation" with a slightly different price, so no two types
+    // cost the same and the cheapest-first ordering is total.
+    let price = cores as f64 * price_per_core * (1.0 + 0.021 * variant as f64 + 0.0003 * shape as f64);
+    let price = (price * 1e5).round() / 1e5;
+    json!({
+        "name": format!("synth-{i}"),
+        "capacity": {"cpu": cores.to_string(), "memory": format!("{gib}Gi"), "pods": "110"},
+        "allocatable": {
+            "cpu": format!("{}m", cores * 1000 - reserved_cpu_milli(cores)),
+            "memory": format!("{}Mi", allocatable_memory_mib(gib)),
+            "pods": "110",
+        },
+        "labels": {"example.com/family": format!("f{variant}"), "example.com/cores": cores.to_string()},
+        "onDemandPrice": price,
+    })
+}
+
+/// The inline catalog of `n` synthetic types (default zones and capacity types).
+pub fn synthetic_catalog(n: usize) -> Value {
+    json!({"instanceTypes": (0..n).map(synth_type).collect::<Vec<_>>()})
+}
+
+/// Which constraint a pod of the diverse benchmark carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Generic,
+    ZoneSpread,
+    HostnameSpread,
+    ZoneAffinity,
+    HostnameAntiAffinity,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [Kind::Generic, Kind::ZoneSpread, Kind::HostnameSpread, Kind::ZoneAffinity, Kind::HostnameAntiAffinity];
+
+    fn tag(self) -> &'static str {
+        match self {
+            Kind::Generic => "generic",
+            Kind::ZoneSpread => "zone-spread",
+            Kind::HostnameSpread => "host-spread",
+            Kind::ZoneAffinity => "zone-affinity",
+            Kind::HostnameAntiAffinity => "host-anti",
+        }
+    }
+}
+
+const ZONE: &str = "topology.kubernetes.io/zone";
+const HOSTNAME: &str = "kubernetes.io/hostname";
+
+fn pod(name: &str, labels: Value, requests: Value, extra_spec: Value) -> Value {
+    let mut spec = json!({
+        "containers": [{"name": "app", "image": "registry.k8s.io/pause:3.9", "resources": {"requests": requests}}],
+    });
+    if let (Value::Object(s), Value::Object(extra)) = (&mut spec, extra_spec) {
+        s.extend(extra);
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": labels},
+        "spec": spec,
+    })
+}
+
+fn diverse_pod(kind: Kind, app: &str, name: &str, rng: &mut SplitMix64) -> Value {
+    let cpu = rng.pick(&["100m", "250m", "500m", "1", "1500m", "2", "4"]);
+    let memory = rng.pick(&["100Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi", "8Gi"]);
+    let selector = json!({"matchLabels": {"app": app}});
+    let spread = |key: &str| json!({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule", "labelSelector": selector}]});
+    let extra = match kind {
+        Kind::Generic => json!({}),
+        Kind::ZoneSpread => spread(ZONE),
+        Kind::HostnameSpread => spread(HOSTNAME),
+        Kind::ZoneAffinity => {
+            json!({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": selector, "topologyKey": ZONE}]}}})
+        }
+        Kind::HostnameAntiAffinity => {
+            json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": selector, "topologyKey": HOSTNAME}]}}})
+        }
+    };
+    pod(name, json!({"app": app}), json!({"cpu": cpu, "memory": memory}), extra)
+}
+
+/// `n` pending pods: one fifth each generic, zone spread, hostname spread, zone self-affinity,
+/// hostname self anti-affinity (the remainder of n/5 is generic, as in Karpenter's benchmark).
+/// Pods of one kind are grouped into "apps" of 10-50 replicas sharing an `app` label, which is
+/// what their selectors select; every pod has its own random cpu/memory requests.
+pub fn diverse_pods(n: usize, seed: u64) -> Vec<Value> {
+    diverse_pods_grouped(n, seed, (10, 50))
+}
+
+/// [`diverse_pods`] with app sizes drawn from `app_size` (inclusive). `(usize::MAX, usize::MAX)`
+/// puts every pod of a kind into one app, as Karpenter's own benchmark does for its
+/// anti-affinity pods (all labelled `app: nginx`, so every one needs its own node).
+pub fn diverse_pods_grouped(n: usize, seed: u64, app_size: (usize, usize)) -> Vec<Value> {
+    let mut rng = SplitMix64::new(seed);
+    let per_kind = n / 5;
+    let mut pods = Vec::with_capacity(n);
+    for kind in Kind::ALL {
+        let count = if kind == Kind::Generic { n - 4 * per_kind } else { per_kind };
+        let mut made = 0;
+        let mut group = 0;
+        while made < count {
+            let size = if app_size.0 == app_size.1 { app_size.0 } else { rng.between(app_size.0, app_size.1) }.min(count - made);
+            let app = format!("{}-{group}", kind.tag());
+            for r in 0..size {
+                pods.push(diverse_pod(kind, &app, &format!("{app}-{r}"), &mut rng));
+            }
+            made += size;
+            group += 1;
+        }
+    }
+    pods
+}
+
+/// One NodePool allowing on-demand and spot, no other requirement.
+pub fn default_nodepool() -> Value {
+    json!({
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": "default"},
+        "spec": {"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand", "spot"]}],
+        }}},
+    })
+}
+
+pub const DIVERSE_TYPES: usize = 400;
+pub const DIVERSE_SEED: u64 = 42;
+
+/// The full request of the diverse benchmark with `n` pods over 400 synthetic types.
+pub fn diverse_request(n: usize) -> Request {
+    let mut objects = vec![default_nodepool()];
+    objects.extend(diverse_pods(n, DIVERSE_SEED));
+    Request { objects, catalog: Some(synthetic_catalog(DIVERSE_TYPES)), ..Default::default() }
+}
+
+/// The diverse request with one app per constraint kind (n/5 pods share one label and select
+/// each other): the hardest grouping, closest to Karpenter's benchmark for the anti-affinity
+/// pods, and many more NodeClaims.
+pub fn diverse_request_one_app(n: usize) -> Request {
+    let mut objects = vec![default_nodepool()];
+    objects.extend(diverse_pods_grouped(n, DIVERSE_SEED, (usize::MAX, usize::MAX)));
+    Request { objects, catalog: Some(synthetic_catalog(DIVERSE_TYPES)), ..Default::default() }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU benchmark (embedded AWS catalog, the example GPU NodePools)
+// ---------------------------------------------------------------------------------------------
+
+pub const GPU_NODEPOOLS: [(&str, &str); 3] = [
+    ("gpu-inference.yaml", include_str!("../../examples/nodepools/gpu-inference.yaml")),
+    ("gpu-training.yaml", include_str!("../../examples/nodepools/gpu-training.yaml")),
+    ("gpu-general.yaml", include_str!("../../examples/nodepools/gpu-general.yaml")),
+];
+
+pub const GPU_SEED: u64 = 7;
+
+/// `n` pending GPU pods: 50% 1-GPU (inference GPUs), 20% 2-GPU, 20% 4-GPU, 10% 8-GPU (training
+/// GPUs), each with a required `karpenter.k8s.aws/instance-gpu-name` node affinity and a
+/// toleration for the `nvidia.com/gpu` taint of the GPU NodePools.
+pub fn gpu_pods(n: usize, seed: u64) -> Vec<Value> {
+    let mut rng = SplitMix64::new(seed);
+    (0..n)
+        .map(|i| {
+            let roll = rng.below(10);
+            let (gpus, names, cpu, memory): (u32, &[&str], &str, &str) = match roll {
+                0..=4 => (
+                    1,
+                    *rng.pick(&[&["t4"][..], &["a10g"], &["l4"], &["a10g", "l4"], &["t4", "a10g", "l4"]]),
+                    *rng.pick(&["2", "3", "4"]),
+                    *rng.pick(&["8Gi", "12Gi", "14Gi"]),
+                ),
+                5 | 6 => (
+                    2,
+                    *rng.pick(&[&["a10g"][..], &["a100", "h100"], &["a10g", "a100"]]),
+                    *rng.pick(&["8", "16"]),
+                    *rng.pick(&["32Gi", "64Gi"]),
+                ),
+                7 | 8 => {
+                    (4, *rng.pick(&[&["a10g"][..], &["a100"], &["a100", "h100"]]), *rng.pick(&["16", "32"]), *rng.pick(&["64Gi", "128Gi"]))
+                }
+                _ => (8, *rng.pick(&[&["a100"][..], &["h100"], &["a100", "h100"]]), "48", *rng.pick(&["256Gi", "512Gi"])),
+            };
+            let requests = json!({"cpu": cpu, "memory": memory, "nvidia.com/gpu": gpus.to_string()});
+            let extra = json!({
+                "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": names}]}
+                ]}}},
+                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            });
+            let app = format!("gpu{gpus}");
+            let mut p = pod(&format!("{app}-{i}"), json!({"app": app}), requests.clone(), extra);
+            p["spec"]["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": gpus.to_string()});
+            p
+        })
+        .collect()
+}
+
+/// The full GPU request: the three example NodePool files (with their EC2NodeClasses) plus
+/// `n` GPU pods, over the embedded AWS catalog.
+pub fn gpu_request(n: usize) -> Request {
+    Request {
+        inputs: GPU_NODEPOOLS.iter().map(|(name, text)| nodecast::Input { name: Some(name.to_string()), text: text.to_string() }).collect(),
+        objects: gpu_pods(n, GPU_SEED),
+        catalog: None,
+        ..Default::default()
+    }
+}
+
+/// The example NodePools with their `spec.limits` removed (the examples cap GPUs at 8 + 16, so
+/// with the limits most GPU pods of a large batch are unschedulable).
+pub fn without_limits(yaml: &str) -> String {
+    let mut out = String::with_capacity(yaml.len());
+    let mut skipping = false;
+    for line in yaml.lines() {
+        if line == "  limits:" {
+            skipping = true;
+            continue;
+        }
+        if skipping && line.starts_with("    ") {
+            continue;
+        }
+        skipping = false;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// [`gpu_request`] over NodePools without limits, so every pod that some GPU type fits is placed.
+pub fn gpu_request_unlimited(n: usize) -> Request {
+    let mut req = gpu_request(n);
+    for input in &mut req.inputs {
+        input.text = without_limits(&input.text);
+    }
+    req
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// What one plan produced, printed once per case during bench setup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    pub pods: usize,
+    pub node_claims: usize,
+    pub scheduled: usize,
+    pub unschedulable: usize,
+}
+
+/// Plan once and summarise; panics (with the errors) if the request is rejected, so a broken
+/// generator is caught before anything is timed.
+pub fn summarize(req: &Request) -> Summary {
+    let answer = nodecast::plan(req);
+    match &answer.outcome {
+        Outcome::Success(p) => Summary {
+            pods: req.objects.iter().filter(|o| o["kind"] == "Pod").count(),
+            node_claims: p.node_claims.len(),
+            scheduled: p.node_claims.iter().map(|c| c.pods.len()).sum(),
+            unschedulable: p.unschedulable.len(),
+        },
+        Outcome::Failure { .. } => panic!("benchmark request rejected:\n{}", answer.to_json()),
+    }
+}
+
+/// Print a setup line for a case (to stderr, so criterion's own output stays parseable).
+pub fn report(case: &str, req: &Request) -> Summary {
+    let s = summarize(req);
+    eprintln!(
+        "[setup] {case}: {} pods -> {} NodeClaims, {} pods placed, {} unschedulable",
+        s.pods, s.node_claims, s.scheduled, s.unschedulable
+    );
+    s
+}
