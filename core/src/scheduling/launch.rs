@@ -41,13 +41,13 @@ pub fn min_price(it: u32, r: &Requirements, m: &Model) -> f64 {
         .fold(f64::MAX, f64::min)
 }
 
-/// Sort by price, then name (determinism recommendation).
+/// Sort by price, then name (determinism recommendation). Each price is computed once.
 pub fn sort_by_price(its: &mut [u32], r: &Requirements, m: &Model) {
-    its.sort_by(|&a, &b| {
-        min_price(a, r, m)
-            .total_cmp(&min_price(b, r, m))
-            .then_with(|| m.catalog.types[a as usize].name.cmp(&m.catalog.types[b as usize].name))
-    });
+    let mut keyed: Vec<(f64, u32)> = its.iter().map(|&i| (min_price(i, r, m), i)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| m.catalog.types[a.1 as usize].name.cmp(&m.catalog.types[b.1 as usize].name)));
+    for (slot, (_, i)) in its.iter_mut().zip(keyed) {
+        *slot = i;
+    }
 }
 
 /// Finalise one claim. `Err` carries the minValues shortfall when truncation violates it.

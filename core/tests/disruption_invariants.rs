@@ -1,0 +1,133 @@
+//! Property tests for disruption decisions on random clusters:
+//! - a node with a do-not-disrupt pod, a do-not-disrupt annotation or a blocking PDB is never
+//!   disrupted (no node is expired here, so nothing is forceful);
+//! - the number of disrupted nodes never exceeds the pool's budget;
+//! - a replacement is always cheaper than what it replaces;
+//! - every evicted pod fits in the resulting cluster (checked by planning it again);
+//! - the same input gives the same bytes.
+
+use nodecast::api::Request;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+const TYPES: &[(&str, u32, f64)] = &[("s-2", 2, 0.10), ("s-4", 4, 0.20), ("s-8", 8, 0.40), ("s-16", 16, 0.80)];
+const NOW: &str = "2025-03-05T12:00:00Z";
+
+fn catalog() -> Value {
+    let types: Vec<Value> = TYPES
+        .iter()
+        .map(|(n, cpu, price)| json!({"name": n, "allocatable": {"cpu": format!("{}m", cpu * 1000 - 100), "memory": format!("{}Gi", cpu * 4), "pods": "50"}, "onDemandPrice": price}))
+        .collect();
+    json!({"instanceTypes": types, "capacityTypes": ["on-demand"]})
+}
+
+#[derive(Debug, Clone)]
+struct NodeSpec {
+    ty: usize,
+    pods: Vec<u32>,
+    dnd_node: bool,
+    dnd_pod: bool,
+    pdb: bool,
+}
+
+fn node_strategy() -> impl Strategy<Value = NodeSpec> {
+    (0usize..TYPES.len(), prop::collection::vec(100u32..1500, 0..4), prop::bool::weighted(0.15), prop::bool::weighted(0.15), prop::bool::weighted(0.15))
+        .prop_map(|(ty, pods, dnd_node, dnd_pod, pdb)| NodeSpec { ty, pods, dnd_node, dnd_pod, pdb })
+}
+
+fn objects(nodes: &[NodeSpec], budget: u32) -> Vec<Value> {
+    let mut out = vec![json!({
+        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+        "spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s", "budgets": [{"nodes": budget.to_string()}]},
+                 "template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}, "requirements": []}}}
+    })];
+    for (i, n) in nodes.iter().enumerate() {
+        let (ty, cpu, _) = TYPES[n.ty];
+        let mut meta = json!({"name": format!("node-{i}"), "creationTimestamp": "2025-03-04T00:00:00Z",
+            "labels": {"karpenter.sh/nodepool": "default", "node.kubernetes.io/instance-type": ty, "topology.kubernetes.io/zone": "test-zone-a", "karpenter.sh/capacity-type": "on-demand"}});
+        if n.dnd_node {
+            meta["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+        }
+        out.push(json!({"apiVersion": "v1", "kind": "Node", "metadata": meta,
+            "status": {"allocatable": {"cpu": format!("{}m", cpu * 1000 - 100), "memory": format!("{}Gi", cpu * 4), "pods": "50"}}}));
+        for (j, milli) in n.pods.iter().enumerate() {
+            let app = format!("app-{i}-{j}");
+            let mut pmeta = json!({"name": format!("p-{i}-{j}"), "labels": {"app": app}});
+            if n.dnd_pod && j == 0 {
+                pmeta["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            }
+            out.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": pmeta,
+                "spec": {"nodeName": format!("node-{i}"), "containers": [{"name": "c", "resources": {"requests": {"cpu": format!("{milli}m"), "memory": "256Mi"}}}]}}));
+            if n.pdb && j == 0 {
+                out.push(json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": format!("pdb-{i}")},
+                    "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": app}}}}));
+            }
+        }
+    }
+    out
+}
+
+fn consolidate(objects: Vec<Value>) -> Value {
+    let req = Request { objects, catalog: Some(catalog()), now: Some(NOW.into()), ..Default::default() };
+    serde_json::from_str(&nodecast::consolidate(&req).to_json()).unwrap()
+}
+
+fn plan(objects: Vec<Value>) -> Value {
+    let req = Request { objects, catalog: Some(catalog()), ..Default::default() };
+    serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+    #[test]
+    fn disruption_invariants(nodes in prop::collection::vec(node_strategy(), 1..7), budget in 0u32..4) {
+        let objs = objects(&nodes, budget);
+        let d = consolidate(objs.clone());
+        prop_assert_eq!(&d["status"], "success");
+        prop_assert_eq!(consolidate(objs.clone()).to_string(), d.to_string());
+        let disrupted: Vec<usize> = d["disruptedNodes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()[5..].parse().unwrap()).collect();
+        for &i in &disrupted {
+            prop_assert!(!nodes[i].dnd_node, "node-{} has do-not-disrupt", i);
+            prop_assert!(!(nodes[i].dnd_pod && !nodes[i].pods.is_empty()), "node-{} runs a do-not-disrupt pod", i);
+            prop_assert!(!(nodes[i].pdb && !nodes[i].pods.is_empty()), "node-{} runs a pod with a blocking PDB", i);
+        }
+        prop_assert!(disrupted.len() <= budget as usize, "{} disrupted with budget {}", disrupted.len(), budget);
+        if let Some(r) = d.get("replacement") {
+            let removed: f64 = disrupted.iter().map(|&i| TYPES[nodes[i].ty].2).sum();
+            prop_assert!(r["pricePerHour"].as_f64().unwrap() < removed);
+        }
+        if disrupted.is_empty() {
+            return Ok(());
+        }
+        // The resulting cluster: drop disrupted nodes, add the replacement as a node, and make
+        // the evicted pods pending. Planning it must place every pod without a new node.
+        let mut after: Vec<Value> = Vec::new();
+        for o in objs {
+            let name = o["metadata"]["name"].as_str().unwrap_or("").to_string();
+            match o["kind"].as_str() {
+                Some("Node") if disrupted.iter().any(|i| name == format!("node-{i}")) => {}
+                Some("Pod") => {
+                    let mut o = o.clone();
+                    let node = o["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+                    if disrupted.iter().any(|i| node == format!("node-{i}")) {
+                        o["spec"].as_object_mut().unwrap().remove("nodeName");
+                    }
+                    after.push(o);
+                }
+                _ => after.push(o),
+            }
+        }
+        if let Some(r) = d.get("replacement") {
+            let ty = r["instanceType"].as_str().unwrap();
+            let (_, cpu, _) = TYPES.iter().find(|t| t.0 == ty).unwrap();
+            after.push(json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "replacement",
+                "labels": {"karpenter.sh/nodepool": "default", "node.kubernetes.io/instance-type": ty, "topology.kubernetes.io/zone": r["zone"], "karpenter.sh/capacity-type": r["capacityType"]}},
+                "status": {"allocatable": {"cpu": format!("{}m", cpu * 1000 - 100), "memory": format!("{}Gi", cpu * 4), "pods": "50"}}}));
+        }
+        let p = plan(after);
+        prop_assert_eq!(&p["status"], "success");
+        prop_assert_eq!(p["nodeClaims"].as_array().unwrap().len(), 0, "evicted pods needed new nodes: {}", p);
+        prop_assert_eq!(p["unschedulable"].as_array().unwrap().len(), 0, "evicted pods do not fit: {}", p);
+    }
+}
