@@ -3,8 +3,9 @@ SHELL := /bin/bash
 CARGO ?= cargo
 SHARED ?= ../shared
 CASES := $(SHARED)/conformance/cases
-NODECAST := target/release/nodecast
-CONFORMANCE := target/release/nodecast-conformance
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+NODECAST := $(TARGET_DIR)/release/nodecast
+CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: all deps build demo test test-rust conformance catalog catalog-check bench lint clean
@@ -52,7 +53,7 @@ catalog-check:
 	else echo "catalog source data not present, freshness check skipped"; fi
 
 lint:
-	$(CARGO) clippy --release --workspace --exclude nodecast-benches -- -D warnings
+	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
 
 bench:
 	$(CARGO) bench -p nodecast-benches

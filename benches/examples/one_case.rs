@@ -3,9 +3,12 @@
 //!
 //!     cargo run --release -p nodecast-benches --example one_case -- diverse 1000 [iterations]
 //!     cargo run --release -p nodecast-benches --example one_case -- gpu 100
+//!     cargo run --release -p nodecast-benches --example one_case -- consolidate 20000 [iterations] [budget]
 //!
 //! Prints the setup summary, then the wall time of each `nodecast::plan` call and of
-//! `plan::model` / `scheduling::solve` separately.
+//! `plan::model` / `scheduling::solve` separately. The `consolidate` case builds a cluster of
+//! N/20 nodes running N pods (budget `10%` unless a fourth argument says otherwise) and times
+//! `plan::model` and `disruption::decide` instead.
 
 use std::time::Instant;
 
@@ -14,12 +17,16 @@ fn main() {
     let case = args.get(1).map(String::as_str).unwrap_or("diverse");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    if case == "consolidate" {
+        let budget = args.get(4).map(String::as_str).unwrap_or("10%");
+        return consolidate(n, iterations, budget);
+    }
     let req = match case {
         "diverse" => nodecast_benches::diverse_request(n),
         "diverse-one-app" => nodecast_benches::diverse_request_one_app(n),
         "gpu" => nodecast_benches::gpu_request(n),
         "gpu-unlimited" => nodecast_benches::gpu_request_unlimited(n),
-        other => panic!("unknown case {other:?}: diverse, diverse-one-app, gpu or gpu-unlimited"),
+        other => panic!("unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited or consolidate"),
     };
     for i in 0..iterations {
         let t = Instant::now();
@@ -38,6 +45,29 @@ fn main() {
             rendered.as_secs_f64() * 1e3,
             plan.node_claims.len(),
             plan.unschedulable.len()
+        );
+    }
+}
+
+fn consolidate(pods: usize, iterations: usize, budget: &str) {
+    let nodes = (pods / 20).max(1);
+    let req = nodecast_benches::consolidation_request(nodes, pods, budget);
+    let now = nodecast::disruption::parse_now(req.now.as_deref()).expect("bad now");
+    for i in 0..iterations {
+        let t = Instant::now();
+        let (model, _) = nodecast::plan::model(&req).expect("request rejected");
+        let lowered = t.elapsed();
+        let t = Instant::now();
+        let d = nodecast::disruption::decide(&model, now);
+        let decided = t.elapsed();
+        println!(
+            "consolidate {nodes} nodes {pods} pods budget {budget} #{i}: model {:.3} ms, decide {:.3} ms; {} ({}), {} nodes disrupted{}",
+            lowered.as_secs_f64() * 1e3,
+            decided.as_secs_f64() * 1e3,
+            d.decision,
+            d.method.as_deref().unwrap_or("-"),
+            d.disrupted_nodes.len(),
+            d.replacement.as_ref().and_then(|r| r.instance_type.as_deref()).map(|t| format!(", replacement {t}")).unwrap_or_default()
         );
     }
 }

@@ -270,11 +270,7 @@ fn pool_verdicts(m: &Model, sol: &scheduling::Solution, p: usize, chosen: Option
     let pod = &m.pods[p];
     let failure = sol.failures.iter().find(|(q, _)| *q == p).map(|(_, f)| f);
     let mut out = Vec::new();
-    let mut order: Vec<usize> = (0..m.node_pools.len()).collect();
-    order.sort_by(|&a, &b| {
-        m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name))
-    });
-    for pool in order {
+    for pool in m.pool_order() {
         let np = &m.node_pools[pool];
         let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else {
             out.push(Verdict {

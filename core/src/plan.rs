@@ -292,11 +292,7 @@ fn utilization(names: &ResourceNames, req: &Resources, alloc: &Resources) -> Ind
 
 fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<NodePoolOut> {
     let mut out = Vec::new();
-    let mut pools: Vec<usize> = (0..m.node_pools.len()).collect();
-    pools.sort_by(|&a, &b| {
-        m.node_pools[b].weight.cmp(&m.node_pools[a].weight).then_with(|| m.node_pools[b].name.cmp(&m.node_pools[a].name))
-    });
-    for p in pools {
+    for p in m.pool_order() {
         let np = &m.node_pools[p];
         let mine: Vec<&launch::FinalClaim> = finals.iter().filter(|f| sol.templates[sol.claims[f.claim].template].pool == p).collect();
         let mut limits = IndexMap::new();

@@ -31,7 +31,13 @@ struct NodeSpec {
 }
 
 fn node_strategy() -> impl Strategy<Value = NodeSpec> {
-    (0usize..TYPES.len(), prop::collection::vec(100u32..1500, 0..4), prop::bool::weighted(0.15), prop::bool::weighted(0.15), prop::bool::weighted(0.15))
+    (
+        0usize..TYPES.len(),
+        prop::collection::vec(100u32..1500, 0..4),
+        prop::bool::weighted(0.15),
+        prop::bool::weighted(0.15),
+        prop::bool::weighted(0.15),
+    )
         .prop_map(|(ty, pods, dnd_node, dnd_pod, pdb)| NodeSpec { ty, pods, dnd_node, dnd_pod, pdb })
 }
 
@@ -89,8 +95,8 @@ proptest! {
         let disrupted: Vec<usize> = d["disruptedNodes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()[5..].parse().unwrap()).collect();
         for &i in &disrupted {
             prop_assert!(!nodes[i].dnd_node, "node-{} has do-not-disrupt", i);
-            prop_assert!(!(nodes[i].dnd_pod && !nodes[i].pods.is_empty()), "node-{} runs a do-not-disrupt pod", i);
-            prop_assert!(!(nodes[i].pdb && !nodes[i].pods.is_empty()), "node-{} runs a pod with a blocking PDB", i);
+            prop_assert!(!nodes[i].dnd_pod || nodes[i].pods.is_empty(), "node-{} runs a do-not-disrupt pod", i);
+            prop_assert!(!nodes[i].pdb || nodes[i].pods.is_empty(), "node-{} runs a pod with a blocking PDB", i);
         }
         prop_assert!(disrupted.len() <= budget as usize, "{} disrupted with budget {}", disrupted.len(), budget);
         if let Some(r) = d.get("replacement") {

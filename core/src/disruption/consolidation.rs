@@ -64,7 +64,7 @@ fn gated_nodes(m: &Model, now: i64) -> Vec<usize> {
             let Some(pool) = n.nodepool.as_deref().and_then(|np| m.node_pools.iter().find(|p| p.name == np)) else { return false };
             match pool.disruption.consolidate_after {
                 Some(after) if after > 0 && n.managed => {
-                    let t0 = n.last_pod_event.or(n.initialized_at).or(n.created).unwrap_or(i64::MIN / 2);
+                    let t0 = n.consolidation_reference().unwrap_or(i64::MIN / 2);
                     now - t0 < after
                 }
                 _ => false,

@@ -127,7 +127,7 @@ fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64) -> Result<
             format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name),
         ));
     };
-    let t0 = n.last_pod_event.or(n.initialized_at).or(n.created).unwrap_or(i64::MIN / 2);
+    let t0 = n.consolidation_reference().unwrap_or(i64::MIN / 2);
     if after > 0 && now - t0 < after {
         return Err((
             NOT_CONSOLIDATABLE_YET.into(),

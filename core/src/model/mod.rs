@@ -233,11 +233,30 @@ pub struct Model {
     pub skipped: Vec<Skipped>,
 }
 
+impl ExistingNode {
+    /// When consolidateAfter starts counting (D-5.4): the last pod event, else initialization,
+    /// else creation.
+    pub fn consolidation_reference(&self) -> Option<i64> {
+        self.last_pod_event.or(self.initialized_at).or(self.created)
+    }
+}
+
 impl Model {
     /// May a pod leave `key` undefined on the NodeClaim side (R2.7.3)? Yes for well-known keys:
     /// the catalog's instance-type label keys and `karpenter.sh/nodepool` (FORMAT §2.3).
     pub fn is_well_known(&self, key: KeyId) -> bool {
         key == self.keys.nodepool || self.catalog.is_label_key(key)
+    }
+
+    /// NodePool indices in the order Karpenter tries them: weight descending, then name
+    /// descending (R5.3.2).
+    pub fn pool_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.node_pools.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&self.node_pools[a], &self.node_pools[b]);
+            y.weight.cmp(&x.weight).then_with(|| y.name.cmp(&x.name))
+        });
+        order
     }
 
     /// NodePools dynamic provisioning may use (R5.3.1).

@@ -168,6 +168,22 @@ impl Pod {
         self.node_name.is_none() && !self.owned_by_daemonset && !self.mirror && !self.terminal
     }
 
+    /// The strict requirement alternatives (R4.7.1): the node selector combined with each
+    /// required node-affinity term in order, or the node selector alone when there are none.
+    pub fn strict_alternatives(&self, interner: &crate::labels::Interner) -> Vec<Requirements> {
+        if self.required_terms.is_empty() {
+            return vec![self.node_selector.clone()];
+        }
+        self.required_terms
+            .iter()
+            .map(|t| {
+                let mut r = self.node_selector.clone();
+                r.add_all(t, interner);
+                r
+            })
+            .collect()
+    }
+
     /// Does an affinity term / selector with these namespaces select this pod?
     pub fn in_namespaces(&self, namespaces: &Option<SmallVec<[ValueId; 2]>>) -> bool {
         namespaces.as_ref().is_none_or(|ns| ns.contains(&self.namespace_id))

@@ -111,18 +111,9 @@ pub fn build_template(pool: usize, m: &Model) -> Option<Template> {
 /// intersects the instance type.
 fn daemon_fits_template(pod: &crate::model::Pod, reqs: &Requirements, it: &InstanceType, m: &Model) -> bool {
     let allow = |k: KeyId| m.is_well_known(k);
-    let check = |term: Option<&Requirements>| {
-        let mut strict = pod.node_selector.clone();
-        if let Some(t) = term {
-            strict.add_all(t, &m.interner);
-        }
-        reqs.compatible(&strict, allow, &m.interner).is_ok() && it_labels_compatible(it, &strict, m)
-    };
-    if pod.required_terms.is_empty() {
-        check(None)
-    } else {
-        pod.required_terms.iter().any(|t| check(Some(t)))
-    }
+    pod.strict_alternatives(&m.interner)
+        .iter()
+        .any(|strict| reqs.compatible(strict, allow, &m.interner).is_ok() && it_labels_compatible(it, strict, m))
 }
 
 pub fn has_min_values(reqs: &Requirements) -> bool {

@@ -93,18 +93,7 @@ fn daemon_compatible(pod: &Pod, node: &Requirements, taints: &[Taint], m: &Model
     if first_untolerated(taints, &tols).is_some() {
         return false;
     }
-    let check = |term: Option<&Requirements>| {
-        let mut strict = pod.node_selector.clone();
-        if let Some(t) = term {
-            strict.add_all(t, &m.interner);
-        }
-        node.compatible(&strict, |_| false, &m.interner).is_ok()
-    };
-    if pod.required_terms.is_empty() {
-        check(None)
-    } else {
-        pod.required_terms.iter().any(|t| check(Some(t)))
-    }
+    pod.strict_alternatives(&m.interner).iter().any(|strict| node.compatible(strict, |_| false, &m.interner).is_ok())
 }
 
 impl ExistingState {

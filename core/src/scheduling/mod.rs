@@ -133,12 +133,8 @@ pub fn solve(m: &Model) -> Solution {
 /// and nodes in `gated` as closed to pods that already run somewhere (D-5.9).
 /// Disruption reuses this to re-schedule a candidate's pods (no second scheduler).
 pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &[usize]) -> Solution {
-    let mut order: Vec<usize> = (0..m.node_pools.len()).filter(|&i| m.provisionable(i)).collect();
-    order.sort_by(|&a, &b| {
-        let (x, y) = (&m.node_pools[a], &m.node_pools[b]);
-        y.weight.cmp(&x.weight).then_with(|| y.name.cmp(&x.name))
-    });
-    let templates: Vec<Template> = order.iter().filter_map(|&p| claim::build_template(p, m)).collect();
+    let templates: Vec<Template> =
+        m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect();
     let any_pns = templates.iter().any(|t| m.node_pools[t.pool].taints.iter().any(|t| t.effect == crate::taints::Effect::PreferNoSchedule));
     let mut existing = existing::build(m, exclude);
     for e in existing.iter_mut() {

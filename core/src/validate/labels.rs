@@ -45,55 +45,13 @@ const AWS_ALLOWED: [&str; 29] = [
     "placement-group-partition",
 ];
 
-/// Go well-known labels (§3.7), core part.
-const CORE_WELL_KNOWN: [&str; 8] = [
-    KARPENTER_NODEPOOL,
-    "topology.kubernetes.io/zone",
-    "topology.kubernetes.io/region",
-    "node.kubernetes.io/instance-type",
-    "kubernetes.io/arch",
-    "kubernetes.io/os",
-    KARPENTER_CAPACITY_TYPE,
-    "node.kubernetes.io/windows-build",
-];
-
-/// AWS well-known labels under `karpenter.k8s.aws/` (note: `ec2nodeclass` is NOT one of them,
-/// although the CEL allow-list admits it — so it passes admission and fails RT-04/RT-06c).
-const AWS_WELL_KNOWN: [&str; 28] = [
-    "capacity-reservation-id",
-    "capacity-reservation-type",
-    "capacity-reservation-interruptible",
-    "instance-hypervisor",
-    "instance-encryption-in-transit-supported",
-    "nitro-sandbox",
-    "instance-category",
-    "instance-capability-flex",
-    "instance-family",
-    "instance-generation",
-    "instance-size",
-    "instance-local-nvme",
-    "instance-cpu",
-    "instance-cpu-manufacturer",
-    "instance-cpu-sustained-clock-speed-mhz",
-    "instance-memory",
-    "instance-ebs-bandwidth",
-    "instance-network-bandwidth",
-    "instance-gpu-name",
-    "instance-gpu-manufacturer",
-    "instance-gpu-count",
-    "instance-gpu-memory",
-    "instance-accelerator-name",
-    "instance-accelerator-manufacturer",
-    "instance-accelerator-count",
-    "instance-tenancy",
-    "placement-group-id",
-    "placement-group-partition",
-];
+// The well-known label lists are the crate's (`crate::labels`): the AWS ones include
+// `topology.k8s.aws/zone-id`; `karpenter.k8s.aws/ec2nodeclass` is NOT well-known although the
+// CEL allow-list admits it — so it passes admission and fails RT-04/RT-06c.
+use crate::labels::{AWS_WELL_KNOWN, CORE_WELL_KNOWN};
 
 fn well_known(key: &str, provider: Provider) -> bool {
-    CORE_WELL_KNOWN.contains(&key)
-        || (provider == Provider::Aws
-            && (key == "topology.k8s.aws/zone-id" || key.strip_prefix("karpenter.k8s.aws/").is_some_and(|n| AWS_WELL_KNOWN.contains(&n))))
+    CORE_WELL_KNOWN.contains(&key) || (provider == Provider::Aws && AWS_WELL_KNOWN.contains(&key))
 }
 
 fn restricted_domains(provider: Provider) -> &'static [&'static str] {
@@ -118,8 +76,7 @@ pub(super) fn runtime_restricted(key: &str, provider: Provider) -> bool {
 pub(super) fn restricted_sentence(key: &str, provider: Provider) -> String {
     let mut wk: Vec<String> = CORE_WELL_KNOWN.iter().map(|s| s.to_string()).collect();
     if provider == Provider::Aws {
-        wk.push("topology.k8s.aws/zone-id".to_string());
-        wk.extend(AWS_WELL_KNOWN.iter().map(|n| format!("karpenter.k8s.aws/{n}")));
+        wk.extend(AWS_WELL_KNOWN.iter().map(|n| n.to_string()));
     }
     wk.sort();
     format!(
