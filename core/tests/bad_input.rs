@@ -156,3 +156,49 @@ fn bad_catalogs_are_located() {
     let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
     assert_eq!(first_error(&v)["path"], "catalog.spotPriceFactor");
 }
+
+fn consolidate(text: &str, now: Option<&str>) -> Value {
+    let req = Request {
+        inputs: vec![Input { name: Some("in.yaml".into()), text: text.into() }],
+        now: now.map(str::to_string),
+        ..Default::default()
+    };
+    serde_json::from_str(&nodecast::consolidate(&req).to_json()).unwrap()
+}
+
+const NODE: &str = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {karpenter.sh/nodepool: default, node.kubernetes.io/instance-type: m5.large, karpenter.sh/capacity-type: on-demand}\nstatus:\n  allocatable: {cpu: 1930m, memory: 6903Mi, pods: \"29\"}\n";
+
+#[test]
+fn consolidate_bad_input_is_located() {
+    // A NodePool node without its zone label.
+    let v = consolidate(&format!("{POOL}{NODE}"), Some("2025-03-05T12:00:00Z"));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "missing-label");
+    assert_eq!(e["object"], "Node/n1");
+    assert_eq!(e["path"], "metadata.labels[topology.kubernetes.io/zone]");
+    assert_eq!(e["source"], "in.yaml");
+    assert_eq!(e["document"], 1);
+    // No clock, or a bad one.
+    assert_eq!(first_error(&consolidate(POOL, None))["code"], "required");
+    assert_eq!(first_error(&consolidate(POOL, Some("noon")))["code"], "invalid-timestamp");
+    // Budgets over 100% and bad durations are rejected like the API server would.
+    let over = POOL.replace("spec:\n  template:", "spec:\n  disruption:\n    budgets: [{nodes: \"150%\"}]\n  template:");
+    assert_eq!(first_error(&consolidate(&over, Some("2025-03-05T12:00:00Z")))["path"], "spec.disruption.budgets[0].nodes");
+    let dur = POOL.replace("spec:\n  template:", "spec:\n  disruption:\n    consolidateAfter: 1d\n  template:");
+    assert_eq!(first_error(&consolidate(&dur, Some("2025-03-05T12:00:00Z")))["path"], "spec.disruption.consolidateAfter");
+}
+
+#[test]
+fn an_unparsable_cron_fails_closed_with_a_located_warning() {
+    // `0 0 * * tue-mon` passes the CRD pattern but not the cron parser: Karpenter keeps the
+    // NodePool and allows no disruptions at all (D-7.2.2, D-7.3.2).
+    let pool = POOL.replace(
+        "spec:\n  template:",
+        "spec:\n  disruption:\n    budgets: [{nodes: \"1\", schedule: \"0 0 * * tue-mon\", duration: 1h}]\n  template:",
+    );
+    let v = consolidate(&pool, Some("2025-03-05T12:00:00Z"));
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["warnings"][0]["code"], "invalid-schedule");
+    assert!(v["warnings"][0]["message"].as_str().unwrap().contains("spec.disruption.budgets[0].schedule"));
+    assert_eq!(v["nodePools"][0]["allowed"]["Empty"], 0);
+}

@@ -220,6 +220,33 @@ pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
     })
 }
 
+/// A node of a NodePool must say what it is: instance type, zone and capacity type decide its
+/// price and whether it can be replaced (§4.2). Missing labels are input errors.
+fn label_errors(m: &Model) -> Vec<InputError> {
+    let mut out = Vec::new();
+    for n in m.nodes.iter().filter(|n| n.managed && !n.in_flight) {
+        for (label, value) in [
+            (crate::labels::INSTANCE_TYPE, &n.instance_type),
+            (crate::labels::ZONE, &n.zone),
+            (crate::labels::CAPACITY_TYPE, &n.capacity_type),
+        ] {
+            if value.is_none() {
+                let mut e = InputError::new(
+                    "missing-label",
+                    format!("node {} of NodePool {} has no {label} label", n.name, n.nodepool.clone().unwrap_or_default()),
+                )
+                .at_document(n.document)
+                .object(format!("Node/{}", n.name))
+                .path(format!("metadata.labels[{label}]"))
+                .help("Karpenter nodes carry node.kubernetes.io/instance-type, topology.kubernetes.io/zone and karpenter.sh/capacity-type");
+                e.source = n.source.clone();
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
 /// The `consolidate` facade.
 pub fn consolidate(req: &Request) -> Answer<Decision> {
     let now = match parse_now(req.now.as_deref()) {
@@ -228,6 +255,7 @@ pub fn consolidate(req: &Request) -> Answer<Decision> {
     };
     match plan::model(req) {
         Err(e) => Answer::failure("Decision", e),
+        Ok((m, _)) if !label_errors(&m).is_empty() => Answer::failure("Decision", label_errors(&m)),
         Ok((m, warnings)) => {
             let mut d = decide(&m, now);
             d.now = req.now.clone().unwrap_or_default();

@@ -140,7 +140,12 @@ impl Lowering<'_> {
             ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") | ("batch", "Job" | "CronJob") => self.workload(&root, &kind, &mut sink),
             ("apps", "DaemonSet") => self.daemonset(&root, &mut sink),
             ("policy", "PodDisruptionBudget") => self.pdb(&root, &mut sink),
-            ("", "Node") => self.node(&root, &mut sink),
+            ("", "Node") => {
+                self.node(&root, &mut sink);
+                if let Some(n) = self.nodes.last_mut() {
+                    n.source = doc.source.clone();
+                }
+            }
             ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
             ("", "") => {
                 let at = root;
@@ -509,6 +514,7 @@ impl Lowering<'_> {
             initialized_at: None,
             startup_taints: Vec::new(),
             document: sink.document,
+            source: None,
         }
     }
 

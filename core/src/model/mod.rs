@@ -157,6 +157,8 @@ pub struct ExistingNode {
     pub initialized_at: Option<i64>,
     pub startup_taints: Vec<Taint>,
     pub document: usize,
+    /// The input the Node came from, for located errors.
+    pub source: Option<String>,
 }
 
 /// A DaemonSet's representative pod (R1.5.1).
