@@ -504,7 +504,7 @@ pub fn cluster_objects(nodes: usize, pods: usize, seed: u64) -> Vec<Value> {
             .iter()
             .filter(|(_, c, m, _)| c * target >= cpu * 100 && m * target >= mem * 100)
             .min_by(|a, b| a.3["onDemandPrice"].as_f64().unwrap().total_cmp(&b.3["onDemandPrice"].as_f64().unwrap()))
-            .or_else(|| types.iter().filter(|(_, c, m, _)| *c >= cpu && *m >= mem).last())
+            .or_else(|| types.iter().rev().find(|(_, c, m, _)| *c >= cpu && *m >= mem))
             .expect("some type fits the node's pods");
         let zone = ["test-zone-a", "test-zone-b", "test-zone-c"][i % 3];
         let created = CONSOLIDATION_NOW_UNIX - 86_400 * rng.between(1, 20) as i64 - rng.below(86_400) as i64;

@@ -108,12 +108,13 @@ pub fn model(req: &Request) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
 }
 
 fn check_bound_pods(m: &Model) -> Result<(), Vec<InputError>> {
+    let nodes: std::collections::HashSet<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
     let errors: Vec<InputError> = m
         .pods
         .iter()
         .filter_map(|p| {
             let node = p.node_name.as_deref()?;
-            (!m.nodes.iter().any(|n| n.name == node)).then(|| {
+            (!nodes.contains(node)).then(|| {
                 InputError::new("unknown-node", format!("pod {} is bound to node {node:?}, which is not in the input", p.key()))
                     .at_document(p.document)
                     .object(format!("Pod/{}/{}", p.namespace, p.name))

@@ -62,8 +62,15 @@ pub(crate) fn node_price(m: &Model, n: &ExistingNode) -> Option<f64> {
         .filter(|p| p.is_finite())
 }
 
-fn bound_pods(m: &Model, n: &ExistingNode) -> Vec<usize> {
-    (0..m.pods.len()).filter(|&i| m.pods[i].node_name.as_deref() == Some(n.name.as_str()) && !m.pods[i].terminal).collect()
+/// Non-terminal pods per node name, built once per decision (not once per node).
+fn pods_by_node(m: &Model) -> std::collections::HashMap<&str, Vec<usize>> {
+    let mut by_node: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, p) in m.pods.iter().enumerate() {
+        if let (Some(n), false) = (p.node_name.as_deref(), p.terminal) {
+            by_node.entry(n).or_default().push(i);
+        }
+    }
+    by_node
 }
 
 fn is_reschedulable(p: &Pod) -> bool {
@@ -138,12 +145,13 @@ fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64) -> Result<
 }
 
 pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
+    let by_node = pods_by_node(m);
     m.nodes
         .iter()
         .enumerate()
         .map(|(i, n)| {
             let pool = pool_of(m, n);
-            let pods = bound_pods(m, n);
+            let pods = by_node.get(n.name.as_str()).cloned().unwrap_or_default();
             let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| is_reschedulable(&m.pods[p])).collect();
             let empty = reschedulable.is_empty();
             let blocker = if !n.managed {
