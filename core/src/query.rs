@@ -107,7 +107,6 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
     if q.limit > 0 {
         rows.truncate(q.limit);
     }
-    let _ = &mut m;
     Answer::success("CatalogQuery", CatalogAnswer { source: m.catalog.source.clone(), count: rows.len(), instance_types: rows })
 }
 

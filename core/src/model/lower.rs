@@ -48,7 +48,7 @@ pub fn parse_duration(s: &str, allow_never: bool) -> Result<Option<i64>, String>
 
 pub const DURATION_HELP: &str = "a duration such as 30s, 5m, 1h30m or 720h";
 
-struct Lowering<'a> {
+struct Lowering {
     interner: Interner,
     resources: crate::resources::ResourceNames,
     errors: Vec<InputError>,
@@ -60,8 +60,6 @@ struct Lowering<'a> {
     nodes: Vec<ExistingNode>,
     claims: Vec<ExistingNode>,
     pdbs: Vec<Pdb>,
-    aws: bool,
-    _p: std::marker::PhantomData<&'a ()>,
 }
 
 /// Lower every document. Unknown kinds are reported in `skipped`; errors are collected.
@@ -78,8 +76,6 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
         nodes: Vec::new(),
         claims: Vec::new(),
         pdbs: Vec::new(),
-        aws: catalog.is_aws(),
-        _p: std::marker::PhantomData,
     };
     for doc in docs {
         l.document(doc);
@@ -124,7 +120,7 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
     })
 }
 
-impl Lowering<'_> {
+impl Lowering {
     fn document(&mut self, doc: &Document) {
         let kind = doc.kind().to_string();
         let api = doc.api_version().to_string();
@@ -331,7 +327,6 @@ impl Lowering<'_> {
                 }
             }
         }
-        let _ = self.aws;
         self.node_classes.push(nc);
     }
 

@@ -367,8 +367,7 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
             pod.preferred_terms.sort_by_key(|t| std::cmp::Reverse(t.0));
         }
     }
-    for (field, required, preferred) in [("podAffinity", true, false), ("podAntiAffinity", false, true)] {
-        let _ = (required, preferred);
+    for field in ["podAffinity", "podAntiAffinity"] {
         let Some(pa) = aff.get(field) else { continue };
         let anti = field == "podAntiAffinity";
         if let Some(req) = pa.get("requiredDuringSchedulingIgnoredDuringExecution") {

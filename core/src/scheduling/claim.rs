@@ -4,7 +4,7 @@
 use super::{it_labels_compatible, offering_compatible, Fail, NoTypeFit};
 use crate::catalog::InstanceType;
 use crate::labels::{KeyId, ValueId};
-use crate::model::{HostPort, MinValuesPolicy, Model, NodePool};
+use crate::model::{HostPort, MinValuesPolicy, Model};
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::taints::{first_untolerated, Toleration};
@@ -218,7 +218,7 @@ pub fn filter_its(
 }
 
 /// Remaining-limit filter before a new NodeClaim (R5.10.1a).
-pub fn limit_filter(np: &NodePool, remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m: &Model) -> Result<Vec<u32>, Fail> {
+pub fn limit_filter(remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m: &Model) -> Result<Vec<u32>, Fail> {
     use crate::model::LimitKey;
     if remaining.is_empty() {
         return Ok(its.to_vec());
@@ -226,7 +226,6 @@ pub fn limit_filter(np: &NodePool, remaining: &[(crate::model::LimitKey, i64)], 
     if remaining.iter().any(|(k, v)| *k == LimitKey::Nodes && *v <= 0) {
         return Err(Fail::NodesLimit);
     }
-    let _ = np;
     let out: Vec<u32> = its
         .iter()
         .copied()

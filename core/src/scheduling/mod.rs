@@ -86,7 +86,7 @@ pub struct Solution {
     pub existing: Vec<ExistingState>,
     pub placements: HashMap<usize, Placement>,
     pub failures: Vec<(usize, PodFailure)>,
-    /// Pod index → the view requirements it was finally placed with (for explanations).
+    /// Pod index → the preference-relaxation steps it needed (for explanations).
     pub relaxed: HashMap<usize, Vec<String>>,
 }
 
@@ -437,9 +437,8 @@ impl Solver<'_> {
         let mut errs = Vec::new();
         for ti in 0..self.templates.len() {
             let t = &self.templates[ti];
-            let np = &m.node_pools[t.pool];
             let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
-            let its = match claim::limit_filter(np, rem, &t.its, m) {
+            let its = match claim::limit_filter(rem, &t.its, m) {
                 Ok(its) => its,
                 Err(e) => {
                     errs.push((t.pool, e));
