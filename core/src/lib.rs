@@ -78,3 +78,39 @@ pub fn consolidate(req: &Request) -> Answer<api::Decision> {
 pub fn catalog(req: &Request) -> Answer<query::CatalogAnswer> {
     query::catalog(req)
 }
+
+/// The facade functions by name, for bindings that speak JSON: `"plan"`, `"consolidate"`,
+/// `"explain"`, `"validate"`, `"catalog"`.
+pub const FUNCTIONS: [&str; 5] = ["plan", "consolidate", "explain", "validate", "catalog"];
+
+/// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
+/// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
+/// A request that is not valid JSON for the schema gives a failure answer, never a panic.
+pub fn call(function: &str, request_json: &str) -> String {
+    let kind = match function {
+        "plan" => "Plan",
+        "consolidate" => "Decision",
+        "explain" => "Explanation",
+        "validate" => "Validation",
+        "catalog" => "CatalogQuery",
+        other => {
+            let e = error::InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
+            return Answer::<()>::failure("Error", vec![e]).to_json();
+        }
+    };
+    let req: Request = match serde_json::from_str(request_json) {
+        Ok(r) => r,
+        Err(e) => {
+            let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
+                .help("a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query");
+            return Answer::<()>::failure(kind, vec![err]).to_json();
+        }
+    };
+    match function {
+        "plan" => plan(&req).to_json(),
+        "consolidate" => consolidate(&req).to_json(),
+        "explain" => explain(&req).to_json(),
+        "validate" => validate(&req).to_json(),
+        _ => catalog(&req).to_json(),
+    }
+}

@@ -202,3 +202,17 @@ fn an_unparsable_cron_fails_closed_with_a_located_warning() {
     assert!(v["warnings"][0]["message"].as_str().unwrap().contains("spec.disruption.budgets[0].schedule"));
     assert_eq!(v["nodePools"][0]["allowed"]["Empty"], 0);
 }
+
+#[test]
+fn the_json_facade_never_panics_on_bad_requests() {
+    let v: Value = serde_json::from_str(&nodecast::call("plan", "{not json")).unwrap();
+    assert_eq!(v["status"], "failure");
+    assert_eq!(v["errors"][0]["code"], "invalid-request");
+    let v: Value = serde_json::from_str(&nodecast::call("plan", r#"{"inputs": 3}"#)).unwrap();
+    assert_eq!(v["errors"][0]["code"], "invalid-request");
+    let v: Value = serde_json::from_str(&nodecast::call("fly", "{}")).unwrap();
+    assert_eq!(v["errors"][0]["code"], "unknown-function");
+    let v: Value = serde_json::from_str(&nodecast::call("catalog", r#"{"query": {"gpu": true, "limit": 1}}"#)).unwrap();
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["count"], 1);
+}
