@@ -97,6 +97,13 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
         true_value: l.interner.intern("true"),
     };
     l.merge_claims();
+    // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
+    for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
+        if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {
+            n.allocatable = it.allocatable.clone();
+            n.capacity = it.capacity.clone();
+        }
+    }
     l.check_duplicates();
     for np in l.node_pools.iter_mut() {
         np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
@@ -529,7 +536,34 @@ impl Lowering {
             if let Some(e) = spec.get("expireAfter") {
                 n.expire_after = duration(&e, true, sink);
             }
+            // Until its Node registers, a NodeClaim is known by its requirements: single-valued
+            // `In` requirements (zone, capacity type, instance type, ...) act as its labels.
+            if let Some(rs) = spec.get("requirements") {
+                for r in sink.list(&rs) {
+                    let key = sink.opt_scalar(&r, "key").map(|k| labels::normalize_key(&k).to_string()).unwrap_or_default();
+                    let op = sink.opt_scalar(&r, "operator").unwrap_or_default();
+                    let values = r.get("values").map(|v| sink.string_list(&v)).unwrap_or_default();
+                    if op == "In" && values.len() == 1 && !key.is_empty() {
+                        let k = self.interner.intern(&key);
+                        if n.labels.get(k).is_none() {
+                            let v = self.interner.intern(&values[0]);
+                            n.labels.set(k, v);
+                            match key.as_str() {
+                                labels::INSTANCE_TYPE => n.instance_type = Some(values[0].clone()),
+                                labels::ZONE => n.zone = Some(values[0].clone()),
+                                labels::CAPACITY_TYPE => n.capacity_type = Some(values[0].clone()),
+                                labels::NODEPOOL => {
+                                    n.nodepool = Some(values[0].clone());
+                                    n.managed = true;
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
         }
+        n.managed = true;
         let mut node_name = None;
         if let Some(status) = root.get("status") {
             node_name = sink.opt_scalar(&status, "nodeName");
