@@ -1,0 +1,282 @@
+"""nodecast: predict what Karpenter v1 provisions and consolidates, offline and deterministically.
+
+    >>> import nodecast
+    >>> plan = nodecast.plan("examples/nodepools/gpu-training.yaml", "examples/workloads/training-job-4gpu.yaml")
+    >>> plan.node_claims[0].instance_type
+    'g5.12xlarge'
+
+Sources are YAML/JSON strings, file paths (``str`` or ``os.PathLike``), dicts (Kubernetes
+objects, also the kubernetes client's snake_case ``to_dict()``), or lists/generators of those:
+see :mod:`nodecast._sources` for the exact rules. Every function returns a frozen, typed result
+with ``to_dict()``, ``to_json()`` (the core's answer unchanged, byte-identical to
+``nodecast <fn> -o json``) and ``to_pandas()`` (pandas optional). Failures raise
+:class:`InputError` or its subclass :class:`ValidationError`, both ``ValueError``.
+
+The computation runs in Rust (``nodecast._native``) with the GIL released.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json as _json
+import os
+from typing import Any, Mapping, Optional, Sequence, Type, TypeVar, Union
+
+from . import _native
+from ._errors import InputError, ValidationError, error_from_answer
+from ._results import (
+    AnswerWarning,
+    CatalogResult,
+    Decision,
+    ExistingNode,
+    Explanation,
+    FrozenMap,
+    InstanceTypeRow,
+    Limit,
+    NodeClaim,
+    NodeExplanation,
+    NodePoolUsage,
+    NodeVerdict,
+    Plan,
+    PodExplanation,
+    PoolBudget,
+    Reason,
+    Replacement,
+    Skipped,
+    TypeExplanation,
+    UnschedulablePod,
+    ValidationReport,
+    Verdict,
+)
+from ._sources import build_request as _build_request
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "__version__",
+    # functions
+    "plan",
+    "consolidate",
+    "validate",
+    "explain",
+    "catalog",
+    "request_json",
+    # errors
+    "InputError",
+    "ValidationError",
+    # results
+    "Plan",
+    "NodeClaim",
+    "ExistingNode",
+    "UnschedulablePod",
+    "Reason",
+    "NodePoolUsage",
+    "Limit",
+    "Skipped",
+    "AnswerWarning",
+    "Decision",
+    "Replacement",
+    "NodeVerdict",
+    "PoolBudget",
+    "Explanation",
+    "PodExplanation",
+    "NodeExplanation",
+    "TypeExplanation",
+    "Verdict",
+    "ValidationReport",
+    "CatalogResult",
+    "InstanceTypeRow",
+    "FrozenMap",
+]
+
+Source = Any
+CatalogSpec = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+Zones = Union[str, Sequence[str]]
+Now = Union[_dt.datetime, str]
+
+_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult)
+
+
+def _run(function: str, cls: Type[_A], request: str) -> _A:
+    text = _native.call(function, request)
+    answer = _json.loads(text)
+    if answer.get("status") != "success":
+        raise error_from_answer(text, answer)
+    result: _A = cls._from(text, answer)
+    return result
+
+
+def request_json(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    pod: Optional[str] = None,
+    node: Optional[str] = None,
+    instance_type: Optional[str] = None,
+) -> str:
+    """The ``nodecast/v1`` request JSON the functions below send to the core for these sources
+    and options (for bug reports, or to call ``nodecast._native.call`` directly)."""
+    return _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+        now=now,
+        pod=pod,
+        node=node,
+        instance_type=instance_type,
+    )
+
+
+def plan(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Plan:
+    """What one Karpenter provisioning pass does with the pending pods (``nodecast plan``).
+
+    ``catalog``: ``"aws-us-east-1"`` (default), a catalog mapping, or a YAML/JSON file holding
+    one; ``zones`` and ``spot_price_factor`` are merged into it like ``--zones`` and
+    ``--spot-price-factor``. ``min_values_policy``: ``"Strict"``/``"BestEffort"``;
+    ``preference_policy``: ``"Respect"``/``"Ignore"``. Unschedulable pods are part of the answer,
+    not an error. Raises InputError (ValidationError for rule violations)."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+    )
+    return _run("plan", Plan, req)
+
+
+def consolidate(
+    *sources: Source,
+    now: Now,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Decision:
+    """What Karpenter's disruption controller does at ``now`` (an aware datetime or an RFC 3339
+    string; a naive datetime is an InputError), and why every other node stays
+    (``nodecast consolidate``)."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+        now=now,
+    )
+    return _run("consolidate", Decision, req)
+
+
+def validate(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> ValidationReport:
+    """Check every NodePool/EC2NodeClass rule (admission and runtime) and every object
+    (``nodecast validate``). Returns the report when all is valid; raises ValidationError listing
+    every located violation, or InputError when the input cannot be decoded or the catalog is
+    unusable (the CLI's exit 1 and 2)."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+    )
+    return _run("validate", ValidationReport, req)
+
+
+def explain(
+    *sources: Source,
+    pod: Optional[str] = None,
+    node: Optional[str] = None,
+    now: Optional[Now] = None,
+    instance_type: Optional[str] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Explanation:
+    """Why ``pod`` (``name`` or ``namespace/name``) goes where it goes and why not elsewhere —
+    with ``instance_type``, also why that type was (not) chosen — or, with ``node`` and ``now``,
+    why a node is (not) disrupted (``nodecast explain``)."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+        now=now,
+        pod=pod,
+        node=node,
+        instance_type=instance_type,
+    )
+    return _run("explain", Explanation, req)
+
+
+def catalog(
+    gpu: bool = False,
+    requirements: Union[str, Sequence[str]] = (),
+    limit: int = 0,
+    *,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+) -> CatalogResult:
+    """Query the instance-type catalog, cheapest first (``nodecast catalog``): ``gpu`` keeps types
+    with a GPU or accelerator; ``requirements`` are ``"key Op values"`` strings such as
+    ``"karpenter.k8s.aws/instance-gpu-name In a100,h100"``; ``limit`` caps the rows (0 = all)."""
+    reqs = [requirements] if isinstance(requirements, str) else [str(r) for r in requirements]
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise TypeError(f"limit must be a non-negative int, not {limit!r}")
+    req = _build_request(
+        (),
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        query={"gpu": bool(gpu), "requirements": reqs, "limit": limit},
+    )
+    return _run("catalog", CatalogResult, req)

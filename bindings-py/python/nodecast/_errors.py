@@ -1,0 +1,107 @@
+"""The two exceptions of the facade.
+
+``InputError`` (a ``ValueError``): the input cannot be used — YAML/JSON syntax, a document that is
+not a mapping, an unusable catalog, an unknown pod/node for ``explain``, a bad ``now`` or catalog
+query. ``ValidationError`` (a subclass of ``InputError``): the input was read, but objects in it
+break Karpenter's rules (an unknown operator, a bad quantity, a NodePool that admission rejects).
+The split is the CLI's exit codes: 2 for unusable input, 1 for validation errors.
+
+Both carry every located error of the answer: ``.errors()`` is a list of dicts with ``code``,
+``message`` and, as present, ``path``, ``document``, ``object``, ``source``, ``help``, ``line``,
+``column``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+
+__all__ = ["InputError", "ValidationError", "error_from_answer", "format_error"]
+
+_LOCATION_KEYS = ("code", "message", "path", "document", "object", "source", "help", "line", "column")
+
+
+def format_error(e: Mapping[str, Any]) -> str:
+    """One error as the CLI prints it:
+    ``src, document 0, NodePool/x, spec.path: message [code] (expected: help)``."""
+    loc: List[str] = []
+    if e.get("source") is not None:
+        loc.append(str(e["source"]))
+    if e.get("document") is not None:
+        loc.append(f"document {e['document']}")
+    if e.get("object") is not None:
+        loc.append(str(e["object"]))
+    if e.get("path") is not None:
+        loc.append(str(e["path"]))
+    if e.get("line") is not None and e.get("column") is not None:
+        loc.append(f"line {e['line']}, column {e['column']}")
+    text = f"{', '.join(loc)}: " if loc else ""
+    text += f"{e.get('message', '')} [{e.get('code', '')}]"
+    if e.get("help") is not None:
+        text += f" (expected: {e['help']})"
+    return text
+
+
+class InputError(ValueError):
+    """The input cannot be used. ``errors()`` lists every located problem."""
+
+    def __init__(self, errors: Sequence[Mapping[str, Any]], *, kind: str = "Error", answer_json: Optional[str] = None) -> None:
+        self._errors: Tuple[Dict[str, Any], ...] = tuple(
+            {k: e[k] for k in _LOCATION_KEYS if e.get(k) is not None} for e in errors
+        )
+        self.kind = kind
+        self._answer_json = answer_json
+        n = len(self._errors)
+        lines = [format_error(e) for e in self._errors]
+        if n == 1:
+            message = lines[0]
+        else:
+            message = f"{n} errors:\n" + "\n".join(f"  {line}" for line in lines)
+        super().__init__(message)
+
+    def errors(self) -> List[Dict[str, Any]]:
+        """Every error as a dict (a fresh copy): code, message, path, document, object, source,
+        help, line, column — the keys that are present."""
+        return [dict(e) for e in self._errors]
+
+    @property
+    def codes(self) -> List[str]:
+        """The error codes, in order (e.g. ``["yaml-syntax"]``)."""
+        return [str(e["code"]) for e in self._errors]
+
+    def to_json(self) -> str:
+        """The failure answer as the core returned it (for errors found in Python, the same shape)."""
+        if self._answer_json is not None:
+            return self._answer_json
+        body = {"apiVersion": "nodecast/v1", "kind": self.kind, "status": "failure", "errors": self.errors()}
+        return json.dumps(body, indent=2)
+
+    def to_dict(self) -> Dict[str, Any]:
+        result: Dict[str, Any] = json.loads(self.to_json())
+        return result
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (_rebuild, (type(self), self.errors(), self.kind, self._answer_json))
+
+
+class ValidationError(InputError):
+    """The input was read, but objects in it break Karpenter's validation rules."""
+
+
+def _rebuild(cls: Type[InputError], errors: List[Dict[str, Any]], kind: str, answer_json: Optional[str]) -> InputError:
+    return cls(errors, kind=kind, answer_json=answer_json)
+
+
+def _is_validation(errors: Sequence[Mapping[str, Any]]) -> bool:
+    """Validation errors are about an object of the input. Decoding errors (syntax, a document
+    that is not a mapping), catalog errors (object ``Catalog``) and request errors (unknown pod,
+    bad ``now``, bad query) are not."""
+    return bool(errors) and all(e.get("object") not in (None, "", "Catalog") for e in errors)
+
+
+def error_from_answer(answer_json: str, answer: Mapping[str, Any]) -> InputError:
+    """The exception for a failure answer: ValidationError when every error is a validation error
+    of an input object, InputError otherwise."""
+    errors = answer.get("errors") or [{"code": "internal", "message": "failure answer without errors"}]
+    cls = ValidationError if _is_validation(errors) else InputError
+    return cls(errors, kind=str(answer.get("kind", "Error")), answer_json=answer_json)

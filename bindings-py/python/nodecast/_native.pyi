@@ -1,0 +1,15 @@
+"""The private native module: the Rust core behind ``nodecast``. Use the ``nodecast`` facade."""
+
+__all__ = ["__version__", "call", "_panic_for_test"]
+
+__version__: str
+
+def call(function: str, request_json: str) -> str:
+    """Run facade function ``function`` ("plan", "consolidate", "explain", "validate",
+    "catalog") on a JSON request and return the answer JSON unchanged (the bytes
+    ``nodecast <function> -o json`` prints, without the final newline). Releases the GIL while
+    the core computes. A bad request is a failure answer, not an exception; raises RuntimeError
+    only if the core panicked (a bug)."""
+
+def _panic_for_test(message: str) -> str:
+    """Test hook: panics inside the guard ``call`` uses; always raises RuntimeError."""

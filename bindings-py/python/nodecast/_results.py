@@ -1,0 +1,744 @@
+"""Typed, frozen answers (``apiVersion: nodecast/v1``).
+
+Every answer the core returns is parsed once into frozen dataclasses with snake_case attributes.
+Lists become tuples and JSON objects become :class:`FrozenMap` (a read-only, hashable mapping), so
+a result can neither be changed nor drift from the JSON it came from. ``to_json()`` returns the
+core's string unchanged; ``to_dict()`` parses it afresh (camelCase keys, as in the schema).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Tuple,
+    TypeVar,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+K = TypeVar("K")
+V = TypeVar("V")
+T = TypeVar("T")
+
+__all__ = [
+    "FrozenMap",
+    "Answer",
+    "Plan",
+    "NodeClaim",
+    "ExistingNode",
+    "UnschedulablePod",
+    "Reason",
+    "NodePoolUsage",
+    "Limit",
+    "Skipped",
+    "AnswerWarning",
+    "Decision",
+    "Replacement",
+    "NodeVerdict",
+    "PoolBudget",
+    "Explanation",
+    "PodExplanation",
+    "NodeExplanation",
+    "TypeExplanation",
+    "Verdict",
+    "ValidationReport",
+    "CatalogResult",
+    "InstanceTypeRow",
+    "ACCELERATOR_RESOURCES",
+]
+
+
+class FrozenMap(Mapping[K, V]):
+    """A read-only, hashable mapping (a JSON object of an answer). Compares equal to a ``dict``
+    with the same items; keeps the core's key order."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[K, V] | None = None) -> None:
+        self._data: Dict[K, V] = dict(data) if data is not None else {}
+        self._hash: Optional[int] = None
+
+    def __getitem__(self, key: K) -> V:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(tuple(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FrozenMap):
+            return self._data == other._data
+        if isinstance(other, Mapping):
+            return self._data == dict(other.items())
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+    def to_dict(self) -> Dict[K, V]:
+        """A plain, mutable copy."""
+        return dict(self._data)
+
+
+def _seq(items: Any, make: Callable[[Any], T]) -> Tuple[T, ...]:
+    return tuple(make(x) for x in items or ())
+
+
+def _strs(items: Any) -> Tuple[str, ...]:
+    return tuple(items or ())
+
+
+def _map(d: Any) -> FrozenMap[str, Any]:
+    return FrozenMap(d or {})
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared parts
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a pod did not fit a NodePool, or why a node stays (``code`` is stable, FORMAT §7)."""
+
+    code: str
+    message: str
+    node_pool: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Reason:
+        return cls(code=d["code"], message=d["message"], node_pool=d.get("nodePool"))
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input object nodecast does not plan with (a Service, a ConfigMap, ...)."""
+
+    document: int
+    kind: str
+    name: str
+    reason: str
+    source: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Skipped:
+        return cls(document=d["document"], kind=d["kind"], name=d["name"], reason=d["reason"], source=d.get("source"))
+
+
+@dataclass(frozen=True)
+class AnswerWarning:
+    """A warning of the answer (e.g. a NodePool skipped because it fails runtime validation)."""
+
+    code: str
+    message: str
+    object: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AnswerWarning:
+        return cls(code=d["code"], message=d["message"], object=d.get("object"))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Base of every result: the core's answer JSON, and conversions of it."""
+
+    _json: str = field(repr=False, compare=False)
+
+    @property
+    def api_version(self) -> str:
+        return "nodecast/v1"
+
+    def to_json(self) -> str:
+        """The answer exactly as the core returned it: the bytes ``nodecast <fn> -o json`` prints,
+        without the final newline."""
+        return self._json
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The answer as parsed JSON (a fresh, mutable copy; camelCase keys as in the schema)."""
+        result: Dict[str, Any] = json.loads(self._json)
+        return result
+
+    def to_pandas(self) -> pandas.DataFrame:
+        raise NotImplementedError  # pragma: no cover - every concrete answer overrides it
+
+    def __repr__(self) -> str:
+        return f"<nodecast.{type(self).__name__}: {self}>"
+
+
+# ----------------------------------------------------------------------------------------------
+# Plan
+
+#: Extended resources shown as "GPU" (first one present wins), then any other non-core resource.
+ACCELERATOR_RESOURCES = (
+    "nvidia.com/gpu",
+    "amd.com/gpu",
+    "aws.amazon.com/neuron",
+    "aws.amazon.com/neuroncore",
+    "aws.amazon.com/neurondevice",
+    "habana.ai/gaudi",
+    "gpu.intel.com/i915",
+)
+_CORE_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
+
+
+def accelerator_of(resources: Mapping[str, Any]) -> Optional[str]:
+    """The accelerator resource among ``resources`` (``nvidia.com/gpu``, ``aws.amazon.com/neuron``
+    ...), or None."""
+    for r in ACCELERATOR_RESOURCES:
+        if r in resources:
+            return r
+    for r in resources:
+        if r not in _CORE_RESOURCES and not r.startswith("vpc.amazonaws.com/"):
+            return r
+    return None
+
+
+@dataclass(frozen=True)
+class NodeClaim:
+    """A NodeClaim the provisioning pass creates."""
+
+    name: str
+    node_pool: str
+    instance_type: Optional[str]
+    capacity_type: Optional[str]
+    zone: Optional[str]
+    price_per_hour: Optional[float]
+    #: Cheapest first, as Karpenter writes them on the NodeClaim (at most 600).
+    instance_type_options: Tuple[str, ...]
+    pods: Tuple[str, ...]
+    daemon_sets: Tuple[str, ...]
+    #: Pods + DaemonSets on the launched type.
+    requests: FrozenMap[str, str]
+    allocatable: FrozenMap[str, str]
+    #: requests / allocatable per resource, 0..1.
+    utilization: FrozenMap[str, float]
+    labels: FrozenMap[str, str]
+    requirements: Tuple[str, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> NodeClaim:
+        return cls(
+            name=d["name"],
+            node_pool=d["nodePool"],
+            instance_type=d.get("instanceType"),
+            capacity_type=d.get("capacityType"),
+            zone=d.get("zone"),
+            price_per_hour=d.get("pricePerHour"),
+            instance_type_options=_strs(d.get("instanceTypeOptions")),
+            pods=_strs(d.get("pods")),
+            daemon_sets=_strs(d.get("daemonSets")),
+            requests=_map(d.get("requests")),
+            allocatable=_map(d.get("allocatable")),
+            utilization=_map(d.get("utilization")),
+            labels=_map(d.get("labels")),
+            requirements=_strs(d.get("requirements")),
+        )
+
+    @property
+    def accelerator(self) -> Optional[str]:
+        """The accelerator resource the node has (``nvidia.com/gpu``, ...), or None."""
+        return accelerator_of(self.allocatable) or accelerator_of(self.utilization)
+
+
+@dataclass(frozen=True)
+class ExistingNode:
+    """An existing node that takes pending pods in this pass."""
+
+    name: str
+    pods: Tuple[str, ...]
+    node_pool: Optional[str] = None
+    instance_type: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ExistingNode:
+        return cls(name=d["name"], pods=_strs(d.get("pods")), node_pool=d.get("nodePool"), instance_type=d.get("instanceType"))
+
+
+@dataclass(frozen=True)
+class UnschedulablePod:
+    """A pod that stays Pending: one summary ``code`` and one reason per NodePool."""
+
+    pod: str
+    code: str
+    reasons: Tuple[Reason, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> UnschedulablePod:
+        return cls(pod=d["pod"], code=d["code"], reasons=_seq(d.get("reasons"), Reason._from))
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A NodePool limit: the limit, what existing nodes and new NodeClaims use, what remains."""
+
+    limit: str
+    used: str
+    remaining: str
+
+
+@dataclass(frozen=True)
+class NodePoolUsage:
+    name: str
+    weight: int
+    new_node_claims: int
+    limits: FrozenMap[str, Limit]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> NodePoolUsage:
+        limits = FrozenMap({k: Limit(v["limit"], v["used"], v["remaining"]) for k, v in (d.get("limits") or {}).items()})
+        return cls(name=d["name"], weight=d["weight"], new_node_claims=d["newNodeClaims"], limits=limits)
+
+
+@dataclass(frozen=True, repr=False)
+class Plan(Answer):
+    """What one Karpenter provisioning pass does with the pending pods (``nodecast plan``)."""
+
+    node_claims: Tuple[NodeClaim, ...] = ()
+    existing_nodes: Tuple[ExistingNode, ...] = ()
+    unschedulable: Tuple[UnschedulablePod, ...] = ()
+    node_pools: Tuple[NodePoolUsage, ...] = ()
+    total_price_per_hour: float = 0.0
+    skipped: Tuple[Skipped, ...] = ()
+    warnings: Tuple[AnswerWarning, ...] = ()
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> Plan:
+        return cls(
+            _json=text,
+            node_claims=_seq(d.get("nodeClaims"), NodeClaim._from),
+            existing_nodes=_seq(d.get("existingNodes"), ExistingNode._from),
+            unschedulable=_seq(d.get("unschedulable"), UnschedulablePod._from),
+            node_pools=_seq(d.get("nodePools"), NodePoolUsage._from),
+            total_price_per_hour=d.get("totalPricePerHour", 0.0),
+            skipped=_seq(d.get("skipped"), Skipped._from),
+            warnings=_seq(d.get("warnings"), AnswerWarning._from),
+        )
+
+    @property
+    def kind(self) -> str:
+        return "Plan"
+
+    @property
+    def pods_placed(self) -> int:
+        """Pending pods placed on new NodeClaims or existing nodes."""
+        return sum(len(c.pods) for c in self.node_claims) + sum(len(n.pods) for n in self.existing_nodes)
+
+    @property
+    def monthly_price(self) -> float:
+        """``total_price_per_hour`` × 730 h, as the CLI's Cost line."""
+        return self.total_price_per_hour * 730.0
+
+    def summary(self) -> str:
+        """The CLI's first line, e.g. ``1 new NodeClaim: $5.672/h for 1 pod; ...``."""
+        n = len(self.node_claims)
+        on_claims = sum(len(c.pods) for c in self.node_claims)
+        existing = sum(len(e.pods) for e in self.existing_nodes)
+        return (
+            f"{n} new NodeClaim{'' if n == 1 else 's'}: ${_price(self.total_price_per_hour)}/h for "
+            f"{on_claims} pod{'' if on_claims == 1 else 's'}; {existing} pod{'' if existing == 1 else 's'} on existing nodes; "
+            f"{len(self.unschedulable)} pod{'' if len(self.unschedulable) == 1 else 's'} unschedulable"
+        )
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per new NodeClaim, with its pods joined (``pods``: count, ``pod_names``)."""
+        from ._frames import plan_frame
+
+        return plan_frame(self)
+
+    def pods_frame(self) -> pandas.DataFrame:
+        """One row per pending pod: where it goes (new NodeClaim, existing node) or why it stays
+        Pending."""
+        from ._frames import plan_pods_frame
+
+        return plan_pods_frame(self)
+
+    def _repr_html_(self) -> str:
+        from ._html import plan_html
+
+        return plan_html(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _price(p: float) -> str:
+    """$/h as the CLI prints it: up to 5 decimals, trailing zeros dropped, at least 2."""
+    whole, _, frac = f"{p + 0.0:.5f}".partition(".")
+    return f"{whole}.{frac.rstrip('0').ljust(2, '0')}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Decision
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """The node a replace command launches."""
+
+    node_pool: str
+    instance_type: Optional[str]
+    capacity_type: Optional[str]
+    zone: Optional[str]
+    price_per_hour: Optional[float]
+    #: Options that survive the price filter, cheapest first.
+    instance_type_options: Tuple[str, ...]
+    pods: Tuple[str, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Replacement:
+        return cls(
+            node_pool=d["nodePool"],
+            instance_type=d.get("instanceType"),
+            capacity_type=d.get("capacityType"),
+            zone=d.get("zone"),
+            price_per_hour=d.get("pricePerHour"),
+            instance_type_options=_strs(d.get("instanceTypeOptions")),
+            pods=_strs(d.get("pods")),
+        )
+
+
+@dataclass(frozen=True)
+class NodeVerdict:
+    """One node of a disruption decision: disrupted, or why it stays (first reason decided)."""
+
+    name: str
+    pods: int
+    disrupted: bool
+    reasons: Tuple[Reason, ...]
+    node_pool: Optional[str] = None
+    instance_type: Optional[str] = None
+    capacity_type: Optional[str] = None
+    price_per_hour: Optional[float] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> NodeVerdict:
+        return cls(
+            name=d["name"],
+            pods=d["pods"],
+            disrupted=d["disrupted"],
+            reasons=_seq(d.get("reasons"), Reason._from),
+            node_pool=d.get("nodePool"),
+            instance_type=d.get("instanceType"),
+            capacity_type=d.get("capacityType"),
+            price_per_hour=d.get("pricePerHour"),
+        )
+
+
+@dataclass(frozen=True)
+class PoolBudget:
+    """Disruptions a NodePool's budgets allow now, per reason (None = unlimited)."""
+
+    name: str
+    nodes: int
+    allowed: FrozenMap[str, Optional[int]]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> PoolBudget:
+        return cls(name=d["name"], nodes=d["nodes"], allowed=_map(d.get("allowed")))
+
+
+@dataclass(frozen=True, repr=False)
+class Decision(Answer):
+    """What Karpenter's disruption controller does at ``now`` (``nodecast consolidate``)."""
+
+    now: str = ""
+    #: ``none``, ``delete`` or ``replace``.
+    decision: str = "none"
+    #: ``expired``, ``empty`` or ``underutilized`` (None for ``none``).
+    reason: Optional[str] = None
+    #: ``expiration``, ``emptiness``, ``multi-node-consolidation`` or ``single-node-consolidation``.
+    method: Optional[str] = None
+    command: str = ""
+    disrupted_nodes: Tuple[str, ...] = ()
+    replacement: Optional[Replacement] = None
+    price_per_hour_before: float = 0.0
+    price_per_hour_after: float = 0.0
+    nodes: Tuple[NodeVerdict, ...] = ()
+    node_pools: Tuple[PoolBudget, ...] = ()
+    skipped: Tuple[Skipped, ...] = ()
+    warnings: Tuple[AnswerWarning, ...] = ()
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> Decision:
+        rep = d.get("replacement")
+        return cls(
+            _json=text,
+            now=d["now"],
+            decision=d["decision"],
+            reason=d.get("reason"),
+            method=d.get("method"),
+            command=d["command"],
+            disrupted_nodes=_strs(d.get("disruptedNodes")),
+            replacement=Replacement._from(rep) if rep else None,
+            price_per_hour_before=d.get("pricePerHourBefore", 0.0),
+            price_per_hour_after=d.get("pricePerHourAfter", 0.0),
+            nodes=_seq(d.get("nodes"), NodeVerdict._from),
+            node_pools=_seq(d.get("nodePools"), PoolBudget._from),
+            skipped=_seq(d.get("skipped"), Skipped._from),
+            warnings=_seq(d.get("warnings"), AnswerWarning._from),
+        )
+
+    @property
+    def kind(self) -> str:
+        return "Decision"
+
+    @property
+    def monthly_savings(self) -> float:
+        """(before − after) $/h × 730 h."""
+        return (self.price_per_hour_before - self.price_per_hour_after) * 730.0
+
+    def summary(self) -> str:
+        """The CLI's first line, e.g. ``At 2025-03-05T12:00:00Z: replace 1 node (...) ...``."""
+        return f"At {self.now}: {self.command}"
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per node: disrupted or the reason it stays."""
+        from ._frames import decision_frame
+
+        return decision_frame(self)
+
+    def _repr_html_(self) -> str:
+        from ._html import decision_html
+
+        return decision_html(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+# ----------------------------------------------------------------------------------------------
+# Explanation
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a NodePool or an existing node could take the pod, and why (not)."""
+
+    name: str
+    ok: bool
+    reason: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Verdict:
+        return cls(name=d["name"], ok=d["ok"], reason=d["reason"])
+
+
+@dataclass(frozen=True)
+class PodExplanation:
+    pod: str
+    #: ``bound``, ``existing-node``, ``new-node-claim`` or ``unschedulable``.
+    outcome: str
+    summary: str
+    relaxations: Tuple[str, ...]
+    existing_nodes: Tuple[Verdict, ...]
+    node_pools: Tuple[Verdict, ...]
+    node: Optional[str] = None
+    node_claim: Optional[NodeClaim] = None
+    unschedulable: Optional[UnschedulablePod] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> PodExplanation:
+        nc = d.get("nodeClaim")
+        un = d.get("unschedulable")
+        return cls(
+            pod=d["pod"],
+            outcome=d["outcome"],
+            summary=d["summary"],
+            relaxations=_strs(d.get("relaxations")),
+            existing_nodes=_seq(d.get("existingNodes"), Verdict._from),
+            node_pools=_seq(d.get("nodePools"), Verdict._from),
+            node=d.get("node"),
+            node_claim=NodeClaim._from(nc) if nc else None,
+            unschedulable=UnschedulablePod._from(un) if un else None,
+        )
+
+
+@dataclass(frozen=True)
+class TypeExplanation:
+    instance_type: str
+    #: ``launched``, ``option`` (allowed but not the cheapest) or ``rejected``.
+    verdict: str
+    reasons: Tuple[str, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> TypeExplanation:
+        return cls(instance_type=d["instanceType"], verdict=d["verdict"], reasons=_strs(d.get("reasons")))
+
+
+@dataclass(frozen=True)
+class NodeExplanation:
+    node: NodeVerdict
+    command: str
+    summary: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> NodeExplanation:
+        return cls(node=NodeVerdict._from(d["node"]), command=d["command"], summary=d["summary"])
+
+
+@dataclass(frozen=True, repr=False)
+class Explanation(Answer):
+    """Why a pod goes where it goes, why an instance type was (not) chosen, or why a node is (not)
+    disrupted (``nodecast explain``)."""
+
+    pod: Optional[PodExplanation] = None
+    instance_type: Optional[TypeExplanation] = None
+    node: Optional[NodeExplanation] = None
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> Explanation:
+        pod, it, node = d.get("pod"), d.get("instanceType"), d.get("node")
+        return cls(
+            _json=text,
+            pod=PodExplanation._from(pod) if pod else None,
+            instance_type=TypeExplanation._from(it) if it else None,
+            node=NodeExplanation._from(node) if node else None,
+        )
+
+    @property
+    def kind(self) -> str:
+        return "Explanation"
+
+    def summary(self) -> str:
+        """The one-line answer: the pod's or the node's summary."""
+        if self.pod is not None:
+            return self.pod.summary
+        if self.node is not None:
+            return self.node.summary
+        return ""
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per verdict: NodePools and existing nodes for a pod (plus the instance type
+        asked about), or the node for ``node=``."""
+        from ._frames import explanation_frame
+
+        return explanation_frame(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+# ----------------------------------------------------------------------------------------------
+# Validation and catalog
+
+
+@dataclass(frozen=True, repr=False)
+class ValidationReport(Answer):
+    """A successful ``validate``: what was read. (Failures raise ValidationError/InputError.)"""
+
+    objects: int = 0
+    node_pools: Tuple[str, ...] = ()
+    pods: int = 0
+    skipped: Tuple[Skipped, ...] = ()
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> ValidationReport:
+        return cls(
+            _json=text,
+            objects=d["objects"],
+            node_pools=_strs(d.get("nodePools")),
+            pods=d["pods"],
+            skipped=_seq(d.get("skipped"), Skipped._from),
+        )
+
+    @property
+    def kind(self) -> str:
+        return "Validation"
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row: objects, node_pools (comma-joined), pods, skipped (count)."""
+        from ._frames import validation_frame
+
+        return validation_frame(self)
+
+    def __str__(self) -> str:
+        return f"valid: {self.objects} objects, {len(self.node_pools)} NodePools, {self.pods} pods, {len(self.skipped)} skipped"
+
+
+@dataclass(frozen=True)
+class InstanceTypeRow:
+    name: str
+    vcpu: str
+    memory: str
+    arch: str
+    allocatable_cpu: str
+    allocatable_memory: str
+    on_demand_price_per_hour: float
+    spot_price_per_hour: Optional[float] = None
+    gpu_name: Optional[str] = None
+    gpu_count: Optional[str] = None
+    #: Per GPU, MiB.
+    gpu_memory_mib: Optional[str] = None
+    accelerator_name: Optional[str] = None
+    accelerator_count: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> InstanceTypeRow:
+        return cls(
+            name=d["name"],
+            vcpu=d["vcpu"],
+            memory=d["memory"],
+            arch=d["arch"],
+            allocatable_cpu=d["allocatableCpu"],
+            allocatable_memory=d["allocatableMemory"],
+            on_demand_price_per_hour=d["onDemandPricePerHour"],
+            spot_price_per_hour=d.get("spotPricePerHour"),
+            gpu_name=d.get("gpuName"),
+            gpu_count=d.get("gpuCount"),
+            gpu_memory_mib=d.get("gpuMemoryMib"),
+            accelerator_name=d.get("acceleratorName"),
+            accelerator_count=d.get("acceleratorCount"),
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class CatalogResult(Answer):
+    """Instance types matching a catalog query, cheapest first (``nodecast catalog``)."""
+
+    source: str = ""
+    count: int = 0
+    instance_types: Tuple[InstanceTypeRow, ...] = ()
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> CatalogResult:
+        return cls(
+            _json=text,
+            source=d["source"],
+            count=d["count"],
+            instance_types=_seq(d.get("instanceTypes"), InstanceTypeRow._from),
+        )
+
+    @property
+    def kind(self) -> str:
+        return "CatalogQuery"
+
+    def names(self) -> List[str]:
+        return [r.name for r in self.instance_types]
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per instance type."""
+        from ._frames import catalog_frame
+
+        return catalog_frame(self)
+
+    def __str__(self) -> str:
+        return f"{self.count} instance types ({self.source})"

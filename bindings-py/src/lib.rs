@@ -1,0 +1,77 @@
+//! `nodecast._native`: the private native module behind the `nodecast` Python package.
+//!
+//! It only translates. One function, `call(function, request_json) -> str`, hands the request
+//! JSON to [`nodecast::call`] and returns the answer JSON unchanged: the same bytes
+//! `nodecast <function> -o json` prints, without the final newline. Everything else (reading
+//! files, converting dicts, typed results, errors) is the Python facade's job
+//! (`python/nodecast/__init__.py`).
+//!
+//! The GIL is released while the core computes, so Python threads run meanwhile and several
+//! threads can plan at once. The core never panics by design; should it ever, the panic is caught
+//! here and raised as a Python `RuntimeError`, never unwound into the interpreter.
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use std::panic::{self, AssertUnwindSafe};
+
+/// Run `f`, turning a panic into an error message instead of unwinding further.
+fn guarded(f: impl FnOnce() -> String) -> Result<String, String> {
+    panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic payload".to_string());
+        format!("nodecast core panicked: {what} (this is a bug in nodecast; please report it with the request)")
+    })
+}
+
+/// Run facade function `function` ("plan", "consolidate", "explain", "validate", "catalog") on a
+/// JSON request and return the answer JSON. Never raises for bad input: a bad request is a
+/// failure answer. Raises RuntimeError only if the core panicked.
+#[pyfunction]
+fn call(py: Python<'_>, function: &str, request_json: &str) -> PyResult<String> {
+    py.detach(|| guarded(|| nodecast::call(function, request_json))).map_err(PyRuntimeError::new_err)
+}
+
+/// Test hook: panic inside the same guard `call` uses, to check that a panic becomes a
+/// RuntimeError and the interpreter survives.
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>, message: &str) -> PyResult<String> {
+    let message = message.to_string();
+    py.detach(move || guarded(move || panic!("{message}"))).map_err(PyRuntimeError::new_err)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(call, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::guarded;
+
+    #[test]
+    fn a_panic_becomes_an_error() {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let r = guarded(|| panic!("boom {}", 1));
+        std::panic::set_hook(prev);
+        let msg = r.unwrap_err();
+        assert!(msg.contains("boom 1"), "{msg}");
+    }
+
+    #[test]
+    fn answers_pass_through_unchanged() {
+        let json = guarded(|| nodecast::call("catalog", r#"{"query": {"gpu": true, "limit": 1}}"#)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["kind"], "CatalogQuery");
+        assert_eq!(v["status"], "success");
+        assert_eq!(v["count"], 1);
+        let bad = guarded(|| nodecast::call("plan", "{not json")).unwrap();
+        assert!(bad.contains("invalid-request"), "{bad}");
+    }
+}

@@ -1,0 +1,51 @@
+"""Type-checked with `mypy --strict --python-version 3.9` by scripts/test.sh: the public API as a
+user's code sees it through the installed stubs (not collected by pytest: no test_ prefix)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import nodecast
+from nodecast import _native
+
+
+def training(paths: List[Path]) -> Tuple[Optional[str], float]:
+    plan: nodecast.Plan = nodecast.plan(*paths, zones=["us-east-1a"], spot_price_factor=0.3, min_values_policy="Strict")
+    claim: nodecast.NodeClaim = plan.node_claims[0]
+    gpu: float = claim.utilization.get("nvidia.com/gpu", 0.0)
+    reasons: List[str] = [r.message for u in plan.unschedulable for r in u.reasons]
+    _ = (gpu, reasons, plan.to_dict()["kind"], plan.summary(), plan.monthly_price)
+    return claim.instance_type, plan.total_price_per_hour
+
+
+def decision(objects: List[Dict[str, Any]]) -> Optional[str]:
+    d: nodecast.Decision = nodecast.consolidate(objects, now=dt.datetime(2025, 3, 5, 12, tzinfo=dt.timezone.utc))
+    d2 = nodecast.consolidate("cluster.yaml", now="2025-03-05T12:00:00Z", catalog={"source": "aws-us-east-1"})
+    disrupted: Tuple[str, ...] = d.disrupted_nodes + d2.disrupted_nodes
+    _ = disrupted
+    return d.replacement.instance_type if d.replacement is not None else None
+
+
+def others() -> None:
+    e: nodecast.Explanation = nodecast.explain("a.yaml", pod="ml/train-llm-0", instance_type="p4d.24xlarge")
+    if e.pod is not None:
+        ok: List[bool] = [v.ok for v in e.pod.node_pools]
+        _ = ok
+    v: nodecast.ValidationReport = nodecast.validate("a.yaml")
+    pools: Tuple[str, ...] = v.node_pools
+    c: nodecast.CatalogResult = nodecast.catalog(gpu=True, requirements=["kubernetes.io/arch In amd64"], limit=3)
+    price: float = c.instance_types[0].on_demand_price_per_hour
+    text: str = nodecast.request_json("a.yaml", now="2025-03-05T12:00:00Z")
+    answer: str = _native.call("plan", text)
+    version: str = nodecast.__version__ + _native.__version__
+    _ = (pools, price, answer, version)
+    try:
+        nodecast.validate("bad.yaml")
+    except nodecast.ValidationError as err:
+        errors: List[Dict[str, Any]] = err.errors()
+        _ = errors
+    except nodecast.InputError as err:
+        codes: List[str] = err.codes
+        _ = (codes, err.to_json())

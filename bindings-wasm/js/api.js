@@ -1,0 +1,99 @@
+// nodecast (WebAssembly): the public API over wasm-bindgen's glue, shared by the browser entry
+// (index.js, `--target web` glue) and the Node entry (node.js, `--target nodejs` glue).
+//
+// The only thing this layer adds is panic recovery. The module is built with panic=abort: a Rust
+// panic runs the hook installed at start-up (it records the message in linear memory), then
+// aborts with a wasm `unreachable` trap, which reaches JS as `WebAssembly.RuntimeError:
+// unreachable`. An instance that trapped must not be used again (its stack pointer, allocator and
+// wasm-bindgen state are whatever they were mid-call). So: catch the error, read the recorded
+// message, mark the instance poisoned, return a failure answer with code `internal-panic`, and
+// re-instantiate the module (wasm-bindgen's `__wbg_reset_state`: a new instance of the already
+// compiled module, synchronously) at the start of the next call.
+
+/** The facade functions, in the order the core lists them. */
+export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog']);
+
+const KINDS = { plan: 'Plan', consolidate: 'Decision', explain: 'Explanation', validate: 'Validation', catalog: 'CatalogQuery' };
+
+const HELP =
+  'this is a bug in nodecast, not in your input; the module was re-instantiated and the next call works. ' +
+  'Please report it with the request that caused it.';
+
+function failure(fn, code, message, help) {
+  return {
+    apiVersion: 'nodecast/v1',
+    kind: KINDS[fn] ?? 'Error',
+    status: 'failure',
+    errors: [help === undefined ? { code, message } : { code, message, help }],
+  };
+}
+
+/**
+ * @param glue  wasm-bindgen's generated module (namespace or CommonJS exports)
+ * @param ready throws when the module is not initialised yet (browser: before `init()`)
+ */
+export function createApi(glue, ready) {
+  let poisoned = false;
+
+  // The message the panic hook left in the trapped instance's memory (null if none).
+  function panicMessage() {
+    try {
+      const ptr = glue.__nodecast_panic_ptr();
+      const len = glue.__nodecast_panic_len();
+      if (!ptr || !len) return null;
+      const memory = glue.__nodecast_memory();
+      return new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
+    } catch {
+      return null;
+    }
+  }
+
+  // Run `thunk` against a healthy instance; any exception out of wasm is an abort.
+  function guarded(fn, thunk, asJson) {
+    ready();
+    if (poisoned) {
+      try {
+        glue.__wbg_reset_state();
+        poisoned = false;
+      } catch (e) {
+        const answer = failure(fn, 'internal-panic', `nodecast could not re-instantiate its WebAssembly module after a panic: ${e}`);
+        return asJson ? JSON.stringify(answer, null, 2) : answer;
+      }
+    }
+    try {
+      return thunk();
+    } catch (e) {
+      // User errors are answers, never exceptions: whatever escaped is a trap (a panic, an
+      // allocation failure, a stack overflow) and the instance is unusable now.
+      const recorded = panicMessage();
+      poisoned = true;
+      const message = recorded !== null ? `nodecast panicked: ${recorded}` : `nodecast aborted: ${e && e.name ? `${e.name}: ${e.message}` : e}`;
+      const answer = failure(fn, 'internal-panic', message, HELP);
+      return asJson ? JSON.stringify(answer, null, 2) : answer;
+    }
+  }
+
+  const api = {
+    /** Any facade function by name; the answer object. */
+    call(fn, input, options) {
+      fn = String(fn);
+      return guarded(fn, () => glue.call(fn, input, options), false);
+    },
+    /** The core's exact JSON for a JSON request (what `nodecast <fn> -o json` prints, minus the newline). */
+    callJson(fn, requestJson) {
+      fn = String(fn);
+      if (typeof requestJson !== 'string') throw new TypeError('callJson(fn, requestJson): requestJson must be a string (JSON)');
+      return guarded(fn, () => glue.callJson(fn, requestJson), true);
+    },
+    /** True between a panic and the re-instantiation at the start of the next call. */
+    isPoisoned() {
+      return poisoned;
+    },
+    /** Debug hook for tests: panics inside the module (the answer is an `internal-panic` failure). */
+    __nodecast_test_panic(message = 'test panic') {
+      return guarded('plan', () => glue.__nodecast_test_panic(String(message)), false);
+    },
+  };
+  for (const fn of FUNCTIONS) api[fn] = (input, options) => guarded(fn, () => glue[fn](input, options), false);
+  return api;
+}

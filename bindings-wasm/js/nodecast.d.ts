@@ -1,0 +1,393 @@
+// Types of the nodecast npm package (WebAssembly build of the nodecast core), for both entries:
+// browsers/bundlers (index.js) and Node (node.js). Hand-written from core/src/api.rs,
+// explain.rs, query.rs and error.rs (`apiVersion: nodecast/v1`).
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** A Kubernetes quantity as the core prints it: "4", "500m", "16Gi". */
+export type Quantity = string;
+
+/** One text input: YAML or JSON, one or many documents (`---`, `kind: List`). */
+export interface Input {
+  /** Shown in error locations (`cluster.yaml`, `<stdin>`). */
+  name?: string;
+  text: string;
+}
+
+/** Global Karpenter settings that change decisions. */
+export interface Settings {
+  minValuesPolicy?: 'Strict' | 'BestEffort';
+  preferencePolicy?: 'Respect' | 'Ignore';
+  spotToSpotConsolidation?: boolean;
+  /** NodeClaim instance-type truncation (default 600). */
+  maxInstanceTypes?: number;
+}
+
+/** Adjustments both catalog forms accept. */
+export interface CatalogOptions {
+  zones?: string[];
+  spotPriceFactor?: number;
+  capacityTypes?: string[];
+  /** Offerings that cannot launch now (e.g. insufficient capacity). */
+  unavailable?: { instanceType?: string; zone?: string; capacityType?: string }[];
+  /** Price overrides per instance type. */
+  prices?: Record<string, { onDemand?: number; spot?: number }>;
+}
+
+/** The embedded AWS catalog with adjustments. */
+export interface AwsCatalogSpec extends CatalogOptions {
+  source: 'aws-us-east-1';
+}
+
+/** A catalog of your own instance types (zones default to test-zone-a/b/c). */
+export interface CustomCatalogSpec extends CatalogOptions {
+  source?: 'inline';
+  instanceTypes: {
+    name: string;
+    /** Net of overhead: cpu, memory, pods, nvidia.com/gpu, ... */
+    allocatable: Record<string, Quantity>;
+    capacity?: Record<string, Quantity>;
+    labels?: Record<string, string>;
+    onDemandPrice: number;
+    spotPrice?: number;
+    offerings?: { zone: string; capacityType: string; price?: number; available?: boolean }[];
+  }[];
+}
+
+export type CatalogSpec = 'aws-us-east-1' | AwsCatalogSpec | CustomCatalogSpec;
+
+/** `catalog` queries, like ec2-instance-selector. */
+export interface CatalogQuery {
+  /** Only types with a GPU or accelerator. */
+  gpu?: boolean;
+  /** `key Op values`, e.g. `karpenter.k8s.aws/instance-gpu-name In a100,h100`. */
+  requirements?: string[];
+  /** At most this many rows (cheapest first); 0 = all. */
+  limit?: number;
+}
+
+/** An already-decoded Kubernetes object (what a YAML library gives). */
+export type KubernetesObject = { [key: string]: unknown };
+
+/** What every function takes. Unknown fields are a failure answer (`invalid-request`). */
+export interface Request {
+  inputs?: Input[];
+  objects?: KubernetesObject[];
+  /** Default: `"aws-us-east-1"`. */
+  catalog?: CatalogSpec;
+  settings?: Settings;
+  /** The clock for disruption decisions (RFC 3339; a `Date` is converted). The core never reads a clock. */
+  now?: string | Date;
+  /** `explain`: the pod (`name` or `namespace/name`). */
+  pod?: string;
+  /** `explain`: the node. */
+  node?: string;
+  /** `explain`: also say why this instance type was or was not chosen. */
+  instanceType?: string;
+  /** `catalog`: the query. */
+  query?: CatalogQuery;
+}
+
+/**
+ * Second argument of every function. `as` says what a string first argument is: manifest text
+ * (`"manifests"`, the default; wrapped as `{inputs: [{name, text}]}` with `name` default
+ * `"input"`) or a JSON request (`"request"`). Every other field is a request field that
+ * overrides the request's: `consolidate(yaml, { now: '2025-03-05T12:00:00Z' })`.
+ */
+export interface Options extends Request {
+  as?: 'manifests' | 'request';
+  name?: string;
+}
+
+/** The first argument of every function: manifest text, a request, or nothing (the empty request). */
+export type RequestInput = string | Request | null | undefined;
+
+// ---------------------------------------------------------------------------------------------
+// Answers: tagged unions on `status`
+
+export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog';
+export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Error';
+
+/** One located problem with the input. */
+export interface InputError {
+  /**
+   * Stable code, e.g. `yaml-syntax`, `invalid-quantity`, `invalid-operator`, `invalid-request`,
+   * `unknown-function`; `internal-panic` when nodecast itself failed (a bug; the module recovers).
+   */
+  code: string;
+  message: string;
+  help?: string;
+  /** Input name (`Input.name`, `"input"` for text passed directly). */
+  source?: string;
+  /** 0-based document index in the input. */
+  document?: number;
+  /** `Kind/name` or `Kind/namespace/name`. */
+  object?: string;
+  /** Field path, e.g. `spec.containers[0].resources.requests.cpu`. */
+  path?: string;
+  /** 1-based line of a syntax error. */
+  line?: number;
+  /** 1-based column of a syntax error. */
+  column?: number;
+}
+
+export interface Failure<K extends AnswerKind = AnswerKind> {
+  apiVersion: 'nodecast/v1';
+  kind: K;
+  status: 'failure';
+  errors: InputError[];
+}
+
+export type Success<K extends AnswerKind, T> = T & {
+  apiVersion: 'nodecast/v1';
+  kind: K;
+  status: 'success';
+};
+
+export type Answer<K extends AnswerKind, T> = Success<K, T> | Failure<K>;
+
+/** An object nodecast read but does not model (reported, never an error). */
+export interface Skipped {
+  source?: string;
+  document: number;
+  kind: string;
+  name: string;
+  reason: string;
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+  object?: string;
+}
+
+export interface Reason {
+  code: string;
+  nodePool?: string;
+  message: string;
+}
+
+export interface NodeClaim {
+  /** `<nodepool>-<n>`. */
+  name: string;
+  nodePool: string;
+  instanceType: string | null;
+  capacityType: string | null;
+  zone: string | null;
+  pricePerHour: number | null;
+  /** Cheapest first (at most 600). */
+  instanceTypeOptions: string[];
+  pods: string[];
+  daemonSets: string[];
+  requests: Record<string, Quantity>;
+  allocatable: Record<string, Quantity>;
+  /** requests / allocatable per resource, 0..1. */
+  utilization: Record<string, number>;
+  labels: Record<string, string>;
+  requirements: string[];
+}
+
+export interface ExistingNode {
+  name: string;
+  nodePool?: string;
+  instanceType?: string;
+  pods: string[];
+}
+
+export interface Unschedulable {
+  pod: string;
+  /** `no-instance-type-fits`, `requirement-conflict`, `taint-not-tolerated`, `limit-exceeded`, ... */
+  code: string;
+  reasons: Reason[];
+}
+
+export interface NodePoolUsage {
+  name: string;
+  weight: number;
+  newNodeClaims: number;
+  limits: Record<string, { limit: Quantity; used: Quantity; remaining: Quantity }>;
+}
+
+/** What one provisioning pass does. */
+export interface Plan {
+  nodeClaims: NodeClaim[];
+  existingNodes: ExistingNode[];
+  unschedulable: Unschedulable[];
+  nodePools: NodePoolUsage[];
+  totalPricePerHour: number;
+  skipped: Skipped[];
+  warnings: Warning[];
+}
+
+export interface Replacement {
+  nodePool: string;
+  instanceType: string | null;
+  capacityType: string | null;
+  zone: string | null;
+  pricePerHour: number | null;
+  instanceTypeOptions: string[];
+  pods: string[];
+}
+
+export interface NodeVerdict {
+  name: string;
+  nodePool?: string;
+  instanceType?: string;
+  capacityType?: string;
+  pricePerHour?: number;
+  pods: number;
+  disrupted: boolean;
+  /** Why the node stays (`budget`, `pdb`, `not-cheaper`, ...), the deciding one first. */
+  reasons: Reason[];
+}
+
+export interface PoolBudget {
+  name: string;
+  nodes: number;
+  /** Disruptions allowed now per reason (`Empty`, `Underutilized`, `Drifted`); null = unlimited. */
+  allowed: Record<string, number | null>;
+}
+
+/** What the disruption controller would do at `now`. */
+export interface Decision {
+  now: string;
+  decision: 'none' | 'delete' | 'replace';
+  reason?: 'expired' | 'empty' | 'underutilized';
+  method?: 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation';
+  command: string;
+  disruptedNodes: string[];
+  replacement?: Replacement;
+  pricePerHourBefore: number;
+  pricePerHourAfter: number;
+  nodes: NodeVerdict[];
+  nodePools: PoolBudget[];
+  skipped: Skipped[];
+  warnings: Warning[];
+}
+
+export interface Verdict {
+  name: string;
+  ok: boolean;
+  reason: string;
+}
+
+export interface PodExplanation {
+  pod: string;
+  outcome: 'existing-node' | 'new-node-claim' | 'unschedulable';
+  summary: string;
+  node?: string;
+  nodeClaim?: NodeClaim;
+  relaxations: string[];
+  existingNodes: Verdict[];
+  nodePools: Verdict[];
+  unschedulable?: Unschedulable;
+}
+
+export interface TypeExplanation {
+  instanceType: string;
+  verdict: 'launched' | 'option' | 'rejected';
+  reasons: string[];
+}
+
+export interface NodeExplanation {
+  node: NodeVerdict;
+  command: string;
+  summary: string;
+}
+
+/** Why a pod goes where it goes, why an instance type was (not) chosen, why a node is (not) disrupted. */
+export interface Explanation {
+  pod?: PodExplanation;
+  instanceType?: TypeExplanation;
+  node?: NodeExplanation;
+}
+
+export interface ValidationReport {
+  objects: number;
+  nodePools: string[];
+  pods: number;
+  skipped: Skipped[];
+}
+
+export interface CatalogRow {
+  name: string;
+  vcpu: string;
+  memory: Quantity;
+  arch: string;
+  gpuName?: string;
+  gpuCount?: string;
+  /** Per GPU, MiB. */
+  gpuMemoryMib?: string;
+  acceleratorName?: string;
+  acceleratorCount?: string;
+  allocatableCpu: Quantity;
+  allocatableMemory: Quantity;
+  onDemandPricePerHour: number;
+  spotPricePerHour: number | null;
+}
+
+export interface CatalogAnswer {
+  source: string;
+  count: number;
+  instanceTypes: CatalogRow[];
+}
+
+export type PlanAnswer = Answer<'Plan', Plan>;
+export type DecisionAnswer = Answer<'Decision', Decision>;
+export type ExplanationAnswer = Answer<'Explanation', Explanation>;
+export type ValidationAnswer = Answer<'Validation', ValidationReport>;
+export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
+/** Any answer (`kind: "Error"` only for an unknown function name). */
+export type AnyAnswer = PlanAnswer | DecisionAnswer | ExplanationAnswer | ValidationAnswer | CatalogQueryAnswer | Failure<'Error'>;
+
+export interface AnswerOf {
+  plan: PlanAnswer;
+  consolidate: DecisionAnswer;
+  explain: ExplanationAnswer;
+  validate: ValidationAnswer;
+  catalog: CatalogQueryAnswer;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Functions. None throws for bad input: every problem is a failure answer.
+
+/** What one Karpenter provisioning pass would do with the pending pods. */
+export function plan(input?: RequestInput, options?: Options): PlanAnswer;
+/** What the disruption controller would do at `now` (required), and why every other node stays. */
+export function consolidate(input?: RequestInput, options?: Options): DecisionAnswer;
+/** Every validation rule (admission and runtime) and every decoding error. */
+export function validate(input?: RequestInput, options?: Options): ValidationAnswer;
+/** Why a pod (`pod`) goes where it goes, or why a node (`node`, with `now`) is (not) disrupted. */
+export function explain(input?: RequestInput, options?: Options): ExplanationAnswer;
+/** Query the instance-type catalog (`query`). */
+export function catalog(input?: RequestInput, options?: Options): CatalogQueryAnswer;
+/** Any function by name. */
+export function call<F extends FunctionName>(fn: F, input?: RequestInput, options?: Options): AnswerOf[F];
+export function call(fn: string, input?: RequestInput, options?: Options): AnyAnswer;
+/**
+ * JSON request in, the core's answer JSON out: exactly what `nodecast <fn> -o json` prints,
+ * without the trailing newline. Throws a TypeError only if `requestJson` is not a string.
+ */
+export function callJson(fn: FunctionName | string, requestJson: string): string;
+
+/** The facade functions by name. */
+export const FUNCTIONS: readonly FunctionName[];
+
+/** True between a panic and the re-instantiation at the start of the next call. */
+export function isPoisoned(): boolean;
+
+/**
+ * A URL (string or URL), a fetch Response (or a promise of one), the .wasm bytes or a compiled
+ * WebAssembly.Module.
+ */
+export type InitSource = string | ArrayBuffer | ArrayBufferView | object;
+
+/**
+ * Browser: load and instantiate the module (default: the .wasm next to the JS file); await it
+ * once before any other call. Node: already done on import; resolves at once. Idempotent.
+ */
+export function init(source?: InitSource): Promise<void>;
+/** Synchronous `init` from the .wasm bytes or a compiled WebAssembly.Module (browser entry: required; Node: a no-op). */
+export function initSync(module?: ArrayBuffer | ArrayBufferView | object): void;
+export default init;

@@ -1,0 +1,212 @@
+//! nodecast for JavaScript (WebAssembly). This crate only translates: a JS value becomes the
+//! JSON request of [`nodecast::call`], and the answer's JSON becomes a JS object. Every decision
+//! is the core's, so the answers are byte for byte what `nodecast <fn> -o json` prints.
+//!
+//! The public npm API is the JS wrapper in `js/` (it adds panic recovery); these exports are
+//! what the wrapper calls:
+//!
+//! * `callJson(fn, requestJson) -> string`: the core's exact JSON.
+//! * `call(fn, input, options) -> object` and `plan`/`consolidate`/`validate`/`explain`/`catalog`
+//!   `(input, options) -> object`. `input` is a request object (`{inputs, objects, catalog,
+//!   settings, now, pod, node, instanceType, query}`), or a string: manifest text (YAML/JSON,
+//!   one or many documents) wrapped as `{inputs: [{name: options.name ?? "input", text}]}`, or,
+//!   with `options.as == "request"`, a JSON request. Every other option is a request field that
+//!   overrides the request's (`consolidate(yaml, {now: "2025-03-05T12:00:00Z"})`).
+//!   `undefined`/`null` is the empty request. User errors are failure answers, never exceptions.
+//!
+//! Panics: the module is built with `panic = "abort"`, so a panic ends in a wasm `unreachable`
+//! trap (a JS `RuntimeError`) and the instance must not be used again. The hook installed at
+//! start-up records the panic message in linear memory first; the wrapper reads it through
+//! `__nodecast_panic_ptr`/`__nodecast_panic_len`, re-instantiates the module and returns a
+//! failure answer with code `internal-panic`.
+
+use nodecast::api::Answer;
+use nodecast::error::InputError;
+use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wasm_bindgen::prelude::*;
+
+static PANIC_PTR: AtomicUsize = AtomicUsize::new(0);
+static PANIC_LEN: AtomicUsize = AtomicUsize::new(0);
+
+#[wasm_bindgen(start, skip_typescript)]
+fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info.payload_as_str().unwrap_or("(a panic without a message)");
+        let text = match info.location() {
+            Some(at) => format!("{what} (at {}:{}:{})", at.file(), at.line(), at.column()),
+            None => what.to_string(),
+        };
+        // Leaked on purpose: the instance is discarded after the abort that follows.
+        let message: &'static str = Box::leak(text.into_boxed_str());
+        PANIC_PTR.store(message.as_ptr() as usize, Ordering::SeqCst);
+        PANIC_LEN.store(message.len(), Ordering::SeqCst);
+    }));
+}
+
+/// Address of the last panic message in linear memory (0 = none). Reads two globals only, so it
+/// is safe to call on an instance that has just trapped.
+#[wasm_bindgen(js_name = __nodecast_panic_ptr, skip_typescript)]
+pub fn panic_ptr() -> usize {
+    PANIC_PTR.load(Ordering::SeqCst)
+}
+
+/// Length in bytes (UTF-8) of the last panic message.
+#[wasm_bindgen(js_name = __nodecast_panic_len, skip_typescript)]
+pub fn panic_len() -> usize {
+    PANIC_LEN.load(Ordering::SeqCst)
+}
+
+/// The instance's linear memory, for reading the panic message after a trap.
+#[wasm_bindgen(js_name = __nodecast_memory, skip_typescript)]
+pub fn memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
+/// Debug export for tests of the panic path: panics with `message`.
+#[wasm_bindgen(js_name = __nodecast_test_panic, skip_typescript)]
+pub fn test_panic(message: &str) {
+    panic!("{message}");
+}
+
+/// The core's answer JSON, unchanged (`nodecast <fn> -o json` without the trailing newline).
+#[wasm_bindgen(js_name = callJson, skip_typescript)]
+pub fn call_json(function: &str, request_json: &str) -> String {
+    nodecast::call(function, request_json)
+}
+
+/// Any facade function by name; the answer as a JS object.
+#[wasm_bindgen(js_name = call, skip_typescript)]
+pub fn call_js(function: &str, input: JsValue, options: JsValue) -> JsValue {
+    answer(function, &input, &options)
+}
+
+#[wasm_bindgen(skip_typescript)]
+pub fn plan(input: JsValue, options: JsValue) -> JsValue {
+    answer("plan", &input, &options)
+}
+
+#[wasm_bindgen(skip_typescript)]
+pub fn consolidate(input: JsValue, options: JsValue) -> JsValue {
+    answer("consolidate", &input, &options)
+}
+
+#[wasm_bindgen(skip_typescript)]
+pub fn validate(input: JsValue, options: JsValue) -> JsValue {
+    answer("validate", &input, &options)
+}
+
+#[wasm_bindgen(skip_typescript)]
+pub fn explain(input: JsValue, options: JsValue) -> JsValue {
+    answer("explain", &input, &options)
+}
+
+#[wasm_bindgen(skip_typescript)]
+pub fn catalog(input: JsValue, options: JsValue) -> JsValue {
+    answer("catalog", &input, &options)
+}
+
+fn answer(function: &str, input: &JsValue, options: &JsValue) -> JsValue {
+    let json = match request_json(input, options) {
+        Ok(request) => nodecast::call(function, &request),
+        Err(message) => invalid_request(function, message),
+    };
+    js_sys::JSON::parse(&json).unwrap_or_else(|_| JsValue::from_str(&json))
+}
+
+/// The JSON request for `input` and `options` (see the crate docs), or why there is none.
+fn request_json(input: &JsValue, options: &JsValue) -> Result<String, String> {
+    let mut overrides = match to_json(options, "options")? {
+        None => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err("options must be an object".into()),
+    };
+    let as_request = match overrides.remove("as") {
+        None | Some(Value::Null) => false,
+        Some(Value::String(s)) if s == "manifests" => false,
+        Some(Value::String(s)) if s == "request" => true,
+        Some(other) => return Err(format!("options.as must be \"manifests\" or \"request\", not {other}")),
+    };
+    let name = match overrides.remove("name") {
+        None | Some(Value::Null) => "input".to_string(),
+        Some(Value::String(s)) => s,
+        Some(other) => return Err(format!("options.name must be a string, not {other}")),
+    };
+    let request = if let Some(text) = input.as_string() {
+        if as_request {
+            if overrides.is_empty() {
+                return Ok(text);
+            }
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v) => v,
+                // Not JSON: the core says so, located.
+                Err(_) => return Ok(text),
+            }
+        } else {
+            let mut one = Map::new();
+            one.insert("name".into(), Value::String(name));
+            one.insert("text".into(), Value::String(text));
+            let mut req = Map::new();
+            req.insert("inputs".into(), Value::Array(vec![Value::Object(one)]));
+            Value::Object(req)
+        }
+    } else {
+        match stringify(input, "the request")? {
+            None => Value::Object(Map::new()),
+            // Nothing to merge: the text as it is.
+            Some(text) if overrides.is_empty() => return Ok(text),
+            Some(text) => serde_json::from_str(&text).map_err(|e| format!("the request is not JSON: {e}"))?,
+        }
+    };
+    Ok(match request {
+        Value::Object(mut req) => {
+            req.extend(overrides);
+            Value::Object(req).to_string()
+        }
+        // Not an object: the core reports it (overrides cannot apply).
+        other => other.to_string(),
+    })
+}
+
+/// `JSON.stringify(value)` (JS semantics: `undefined` members dropped, `Date`s become RFC 3339
+/// strings); `None` for `undefined`/`null`.
+fn stringify(value: &JsValue, what: &str) -> Result<Option<String>, String> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    js_sys::JSON::stringify(value)
+        .map_err(|e| format!("{what} cannot be converted to JSON: {}", js_message(&e)))?
+        .as_string()
+        .map(Some)
+        .ok_or_else(|| format!("{what} cannot be converted to JSON (a function or symbol?)"))
+}
+
+/// [`stringify`], parsed.
+fn to_json(value: &JsValue, what: &str) -> Result<Option<Value>, String> {
+    match stringify(value, what)? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(&text).map(Some).map_err(|e| format!("{what} is not JSON: {e}")),
+    }
+}
+
+fn js_message(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// The failure answer the core would give for a request that is not one.
+fn invalid_request(function: &str, message: String) -> String {
+    let kind = match function {
+        "plan" => "Plan",
+        "consolidate" => "Decision",
+        "explain" => "Explanation",
+        "validate" => "Validation",
+        "catalog" => "CatalogQuery",
+        // Unknown function: the core's own answer.
+        _ => return nodecast::call(function, "{}"),
+    };
+    let error = InputError::new("invalid-request", message).help(
+        "a request object {inputs, objects, catalog, settings, now, pod, node, instanceType, query}, or manifest text \
+         with options {name, as: \"manifests\" | \"request\", ...request fields}",
+    );
+    Answer::<()>::failure(kind, vec![error]).to_json()
+}

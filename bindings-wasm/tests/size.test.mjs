@@ -1,0 +1,16 @@
+// The size budget: the .wasm (embedded AWS catalog included) at most 1 MiB gzipped.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { PKG } from './helpers.mjs';
+
+test('wasm: at most 1 MiB gzip -9; both builds ship the same module', (t) => {
+  const web = readFileSync(join(PKG, 'web', 'nodecast_wasm_bg.wasm'));
+  const node = readFileSync(join(PKG, 'node', 'nodecast_wasm_bg.wasm'));
+  const gz = gzipSync(web, { level: 9 }).length;
+  t.diagnostic(`size: ${web.length} bytes raw, ${gz} bytes gzip -9 (zlib)`);
+  assert.ok(gz <= 1024 * 1024, `${gz} bytes gzipped`);
+  assert.ok(web.equals(node));
+});

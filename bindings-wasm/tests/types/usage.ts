@@ -1,0 +1,77 @@
+// Compile-only check of pkg/nodecast.d.ts (scripts/test.sh: tsc --noEmit -p tests/types).
+import init, {
+  plan, consolidate, validate, explain, catalog, call, callJson, isPoisoned, FUNCTIONS,
+  type Answer, type AnyAnswer, type CatalogAnswer, type Decision, type Explanation, type InputError,
+  type Plan, type PlanAnswer, type Request, type ValidationReport,
+} from 'nodecast-wasm';
+
+await init();
+
+const request: Request = {
+  inputs: [{ name: 'cluster.yaml', text: 'kind: Pod' }],
+  settings: { minValuesPolicy: 'BestEffort' },
+  catalog: { source: 'aws-us-east-1', zones: ['us-east-1a'] },
+  now: new Date(),
+};
+
+const p: PlanAnswer = plan(request);
+if (p.status === 'success') {
+  const claims: Plan['nodeClaims'] = p.nodeClaims;
+  const price: number | null = claims[0].pricePerHour;
+  const total: number = p.totalPricePerHour;
+  void price, total;
+  // @ts-expect-error: a success has no errors
+  p.errors;
+} else {
+  const errors: InputError[] = p.errors;
+  const where: string | undefined = errors[0].path;
+  void where;
+  // @ts-expect-error: a failure has no plan
+  p.nodeClaims;
+}
+
+const d = consolidate('---\nkind: NodePool', { now: '2025-03-05T12:00:00Z', name: 'pools.yaml' });
+if (d.status === 'success') {
+  const decision: Decision['decision'] = d.decision;
+  const replacement: string | null | undefined = d.replacement?.instanceType;
+  void decision, replacement;
+}
+
+const v = validate('{"inputs": []}', { as: 'request' });
+if (v.status === 'success') {
+  const report: ValidationReport = v;
+  void report;
+}
+
+const e = explain(request, { pod: 'ml/train-llm-0', instanceType: 'p4d.24xlarge' });
+if (e.status === 'success') {
+  const x: Explanation = e;
+  const outcome: 'existing-node' | 'new-node-claim' | 'unschedulable' | undefined = x.pod?.outcome;
+  void outcome;
+}
+
+const c = catalog({ query: { gpu: true, limit: 5 } });
+if (c.status === 'success') {
+  const rows: CatalogAnswer['instanceTypes'] = c.instanceTypes;
+  void rows.map((r) => r.onDemandPricePerHour.toFixed(2));
+}
+catalog();
+
+// call() is typed by function name.
+const viaCall: PlanAnswer = call('plan', request);
+const anything: AnyAnswer = call(String('plan'), request);
+const json: string = callJson('plan', JSON.stringify(request));
+const poisoned: boolean = isPoisoned();
+const names: readonly string[] = FUNCTIONS;
+void viaCall, anything, json, poisoned, names;
+
+// A generic answer helper.
+function errorsOf<K extends 'Plan' | 'Decision', T>(a: Answer<K, T>): InputError[] {
+  return a.status === 'failure' ? a.errors : [];
+}
+void errorsOf(p), errorsOf(d);
+
+// @ts-expect-error: unknown request fields are rejected by the types (and by the core)
+plan({ bogus: 1 });
+// @ts-expect-error: `as` is manifests or request
+plan('x', { as: 'yaml' });

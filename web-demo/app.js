@@ -1,0 +1,979 @@
+// nodecast playground: the page. Every answer is computed by the wasm core in worker.js; this
+// module only keeps the editors, the URL and the rendering. No framework, no build step.
+import { PLAN_PRESETS, CONSOLIDATE_PRESETS } from './presets.js';
+
+const HOURS_PER_MONTH = 730;
+const DEBOUNCE_MS = 250;
+const $ = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------------------------------------
+// Timings, exposed to tests.
+const timings = (window.__nodecastTimings = { ready: false, loadError: null, module: null, loadMs: null, lastPlanMs: null, plan500: null });
+
+// ---------------------------------------------------------------------------------------------
+// DOM helpers: build nodes, never innerHTML with user data.
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'text') el.textContent = v;
+    else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quantities and money.
+const SUFFIX = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+export function parseQuantity(q) {
+  if (q === undefined || q === null) return 0;
+  if (typeof q === 'number') return q;
+  const m = /^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?\s*$/.exec(String(q));
+  if (!m) return NaN;
+  return parseFloat(m[1]) * (m[2] ? SUFFIX[m[2]] : 1);
+}
+function fmtNumber(x, digits = 2) {
+  if (!isFinite(x)) return '?';
+  return Number(x.toFixed(digits)).toLocaleString('en-US', { maximumFractionDigits: digits, useGrouping: false });
+}
+function fmtBytes(b) {
+  if (!isFinite(b)) return '?';
+  if (b === 0) return '0';
+  // Gi up to 10000Gi (instance sizes read 1152Gi, not 1.1Ti).
+  const units = ['B', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi'];
+  let i = 0;
+  while ((i < 3 ? b >= 1024 : b >= 10240) && i < units.length - 1) {
+    b /= 1024;
+    i++;
+  }
+  return `${fmtNumber(b, b >= 100 ? 0 : 1)}${units[i]}`;
+}
+function fmtResource(key, q) {
+  const v = parseQuantity(q);
+  if (key === 'memory' || key === 'ephemeral-storage' || /storage|memory/.test(key)) return fmtBytes(v);
+  if (key === 'cpu') return `${fmtNumber(v, 2)} vCPU`;
+  return fmtNumber(v, 2);
+}
+// Limits: memory-like quantities in binary units (7577Mi of 4000Gi → 7.4Gi of 4000Gi), others as given.
+const fmtLimit = (key, q) => (/memory|storage/.test(key) ? fmtBytes(parseQuantity(q)) : q);
+// Prices exactly as the core gives them (5.672, 0.29328), never rounded to cents per hour.
+const fmtPrice = (p) => (p === undefined || p === null ? '–' : `$${Number(p.toFixed(6))}`);
+const fmtMonth = (p) => (p === undefined || p === null ? '–' : `$${(p * HOURS_PER_MONTH).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`);
+const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+const pct = (x) => `${Math.round(x * 100)}%`;
+
+// Long resource names shortened for the row label (the full name is its title).
+const shortKey = (key) => (key.length > 16 ? key.split('/').pop() : key);
+// Extended resources drawn as slots (GPUs and other accelerators).
+const isAccelerator = (key) => /gpu|neuron|gaudi|habana|accelerator|tpu/i.test(key) && !key.startsWith('vpc.amazonaws.com/');
+
+// ---------------------------------------------------------------------------------------------
+// The worker.
+const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+let nextId = 1;
+const pending = new Map();
+let workerReady;
+const readyPromise = new Promise((resolve, reject) => (workerReady = { resolve, reject }));
+readyPromise.catch(() => {}); // reported where it is awaited
+
+worker.onmessage = (ev) => {
+  const msg = ev.data;
+  if (msg.type === 'ready') {
+    timings.ready = true;
+    timings.module = msg.module;
+    timings.loadMs = msg.ms;
+    workerReady.resolve(msg);
+    return;
+  }
+  if (msg.type === 'load-error') {
+    const e = new Error(msg.error);
+    e.details = msg.details;
+    timings.loadError = [msg.error, msg.details].filter(Boolean).join('\n');
+    workerReady.reject(e);
+    return;
+  }
+  const p = pending.get(msg.id);
+  if (!p) return;
+  pending.delete(msg.id);
+  if (msg.error) p.reject(new Error(msg.error));
+  else p.resolve(msg);
+};
+worker.onerror = (ev) => workerReady.reject(new Error(ev.message || 'the worker failed to start'));
+
+function ask(op, request) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, op, request });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// State, and the URL that carries it.
+const state = {
+  tab: 'plan',
+  preset: PLAN_PRESETS[0].id,
+  cpreset: CONSOLIDATE_PRESETS[0].id,
+  now: CONSOLIDATE_PRESETS[0].now,
+  pod: PLAN_PRESETS[0].pod,
+  type: PLAN_PRESETS[0].instanceType,
+};
+const planPreset = () => PLAN_PRESETS.find((p) => p.id === state.preset) || PLAN_PRESETS[0];
+const consolidatePreset = () => CONSOLIDATE_PRESETS.find((p) => p.id === state.cpreset) || CONSOLIDATE_PRESETS[0];
+
+function snapshot() {
+  const s = { v: 1, tab: state.tab, preset: state.preset, cpreset: state.cpreset, now: state.now, pod: state.pod, type: state.type };
+  // Editors are carried only when they differ from their example, which keeps links short.
+  if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
+  if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
+  if ($('cluster').value !== consolidatePreset().cluster) s.cluster = $('cluster').value;
+  return s;
+}
+
+const b64url = {
+  encode(bytes) {
+    let bin = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  },
+  decode(s) {
+    const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((s.length + 3) % 4));
+    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  },
+};
+const hasCompression = typeof CompressionStream === 'function' && typeof DecompressionStream === 'function';
+async function pipe(bytes, stream) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+/** `#z=` + base64url(deflate(JSON)), or `#j=` + base64url(JSON) where CompressionStream is missing. */
+export async function encodeState(s) {
+  const bytes = new TextEncoder().encode(JSON.stringify(s));
+  if (hasCompression) {
+    try {
+      return 'z=' + b64url.encode(await pipe(bytes, new CompressionStream('deflate')));
+    } catch {
+      /* fall through to the plain form */
+    }
+  }
+  return 'j=' + b64url.encode(bytes);
+}
+export async function decodeState(hash) {
+  const m = /^#?([zj])=(.+)$/.exec(hash || '');
+  if (!m) return null;
+  let bytes = b64url.decode(m[2]);
+  if (m[1] === 'z') bytes = await pipe(bytes, new DecompressionStream('deflate'));
+  return JSON.parse(new TextDecoder().decode(bytes));
+}
+
+let lastHash = '';
+async function saveUrl() {
+  const enc = await encodeState(snapshot());
+  if (enc === lastHash) return;
+  lastHash = enc;
+  history.replaceState(null, '', '#' + enc);
+}
+
+async function loadUrl() {
+  try {
+    const s = await decodeState(location.hash);
+    if (!s) return false;
+    lastHash = location.hash.slice(1);
+    if (PLAN_PRESETS.some((p) => p.id === s.preset)) state.preset = s.preset;
+    if (CONSOLIDATE_PRESETS.some((p) => p.id === s.cpreset)) state.cpreset = s.cpreset;
+    if (s.tab === 'plan' || s.tab === 'consolidate') state.tab = s.tab;
+    if (typeof s.now === 'string') state.now = s.now;
+    state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
+    state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
+    $('preset').value = state.preset;
+    $('cpreset').value = state.cpreset;
+    $('nodepools').value = typeof s.nodepools === 'string' ? s.nodepools : planPreset().nodepools;
+    $('workloads').value = typeof s.workloads === 'string' ? s.workloads : planPreset().workloads;
+    $('cluster').value = typeof s.cluster === 'string' ? s.cluster : consolidatePreset().cluster;
+    setNowInput(state.now);
+    return true;
+  } catch (e) {
+    console.warn('ignoring an unreadable link state', e);
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tabs (WAI-ARIA tabs pattern: buttons with aria-selected, arrow keys move between them).
+const TABS = ['plan', 'consolidate'];
+function selectTab(name, focus = false) {
+  state.tab = name;
+  for (const t of TABS) {
+    const btn = $(`tab-${t}`);
+    const on = t === name;
+    btn.setAttribute('aria-selected', String(on));
+    btn.tabIndex = on ? 0 : -1;
+    $(`panel-${t}`).hidden = !on;
+    if (on && focus) btn.focus();
+  }
+  if (name === 'consolidate') scheduleConsolidate(0);
+  else schedulePlan(0);
+}
+function initTabs() {
+  for (const t of TABS) {
+    const btn = $(`tab-${t}`);
+    btn.addEventListener('click', () => selectTab(t));
+    btn.addEventListener('keydown', (ev) => {
+      const i = TABS.indexOf(t);
+      let j = null;
+      if (ev.key === 'ArrowRight') j = (i + 1) % TABS.length;
+      else if (ev.key === 'ArrowLeft') j = (i - 1 + TABS.length) % TABS.length;
+      else if (ev.key === 'Home') j = 0;
+      else if (ev.key === 'End') j = TABS.length - 1;
+      if (j !== null) {
+        ev.preventDefault();
+        selectTab(TABS[j], true);
+      }
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests.
+const planInputs = () => [
+  { name: 'nodepools.yaml', text: $('nodepools').value },
+  { name: 'workloads.yaml', text: $('workloads').value },
+];
+const EDITOR_OF = { 'nodepools.yaml': 'nodepools', 'workloads.yaml': 'workloads', 'cluster.yaml': 'cluster' };
+
+function debounce(fn) {
+  let t = null;
+  return (ms = DEBOUNCE_MS) => {
+    clearTimeout(t);
+    t = setTimeout(fn, ms);
+  };
+}
+
+let planSeq = 0;
+let lastPlan = null;
+const schedulePlan = debounce(runPlan);
+async function runPlan() {
+  const seq = ++planSeq;
+  const out = $('plan-out');
+  $('plan-results').setAttribute('aria-busy', 'true');
+  updateEdited();
+  try {
+    await readyPromise;
+    const { answer, ms } = await ask('plan', { inputs: planInputs() });
+    if (seq !== planSeq) return; // a newer edit is on its way
+    timings.lastPlanMs = ms;
+    lastPlan = answer;
+    replace(out, renderPlan(answer), answer.status);
+    updatePods(answer);
+    updateTiming();
+    saveUrl();
+    if ($('why-out').dataset.shown === 'true') {
+      if (answer.status === 'success') scheduleExplain(0);
+      else replace($('why-out'), h('p', { class: 'hint', text: 'The inputs have errors (see above): the why-not answer comes back once they are fixed.' }), 'idle');
+    }
+  } catch (e) {
+    if (seq === planSeq) replace(out, renderLoadError(e), 'error');
+  } finally {
+    if (seq === planSeq) $('plan-results').setAttribute('aria-busy', 'false');
+  }
+}
+
+let consolidateSeq = 0;
+const scheduleConsolidate = debounce(runConsolidate);
+async function runConsolidate() {
+  const seq = ++consolidateSeq;
+  const out = $('consolidate-out');
+  $('consolidate-results').setAttribute('aria-busy', 'true');
+  updateEdited();
+  try {
+    await readyPromise;
+    const { answer } = await ask('consolidate', { inputs: [{ name: 'cluster.yaml', text: $('cluster').value }], now: state.now });
+    if (seq !== consolidateSeq) return;
+    replace(out, renderDecision(answer), answer.status);
+    saveUrl();
+  } catch (e) {
+    if (seq === consolidateSeq) replace(out, renderLoadError(e), 'error');
+  } finally {
+    if (seq === consolidateSeq) $('consolidate-results').setAttribute('aria-busy', 'false');
+  }
+}
+
+let explainSeq = 0;
+const scheduleExplain = debounce(runExplain);
+async function runExplain() {
+  const seq = ++explainSeq;
+  const out = $('why-out');
+  const pod = $('why-pod').value;
+  const type = $('why-type').value;
+  if (!pod || !type) {
+    replace(out, h('p', { class: 'hint' }, 'Choose a pod and an instance type.'), 'idle');
+    return;
+  }
+  state.pod = pod;
+  state.type = type;
+  out.dataset.shown = 'true';
+  try {
+    await readyPromise;
+    const { answer } = await ask('explain', { inputs: planInputs(), pod, instanceType: type });
+    if (seq !== explainSeq) return;
+    replace(out, renderExplanation(answer), answer.status);
+    saveUrl();
+  } catch (e) {
+    if (seq === explainSeq) replace(out, renderLoadError(e), 'error');
+  }
+}
+
+/** Replace a region's content only when it changed, so screen readers hear only real changes. */
+function replace(region, node, status) {
+  const html = node.outerHTML;
+  if (region.dataset.rendered === html) return;
+  region.dataset.rendered = html;
+  region.dataset.status = status;
+  region.replaceChildren(node);
+}
+
+function renderLoadError(e) {
+  return h(
+    'div',
+    { class: 'errors', role: 'alert' },
+    h('h3', { text: 'The nodecast WebAssembly module is not available' }),
+    h('p', {}, 'Build it with ', h('code', { text: 'make wasm' }), ' (bindings-wasm copies its browser build into web-demo/pkg/), then reload.'),
+    h('details', {}, h('summary', { text: 'Details' }), h('p', { class: 'mono small', text: [String(e.message || e), e.details].filter(Boolean).join('\n') })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan rendering.
+function renderPlan(a) {
+  if (a.status !== 'success') return renderErrors(a);
+  const placed = a.nodeClaims.reduce((n, c) => n + c.pods.length, 0);
+  const onExisting = a.existingNodes.reduce((n, e) => n + e.pods.length, 0);
+  const root = h('div', { class: 'plan' });
+  root.append(
+    h(
+      'p',
+      { class: 'summary', id: 'plan-summary' },
+      h('strong', { text: plural(a.nodeClaims.length, 'new NodeClaim') }),
+      ` for ${plural(placed, 'pod')} · `,
+      h('strong', { class: 'total-hour', text: `${fmtPrice(a.totalPricePerHour)}/h` }),
+      ` · ${fmtMonth(a.totalPricePerHour)}/month (${HOURS_PER_MONTH} h) · ${plural(onExisting, 'pod')} on existing nodes · `,
+      h('span', { class: a.unschedulable.length ? 'bad' : '' }, `${plural(a.unschedulable.length, 'pod')} unschedulable`),
+    ),
+  );
+  if (a.nodeClaims.length) {
+    root.append(h('h3', { text: 'New NodeClaims' }), h('div', { class: 'claims' }, a.nodeClaims.map(renderClaim)));
+  }
+  if (a.existingNodes.length) {
+    root.append(
+      h('h3', { text: 'Existing nodes' }),
+      h('ul', { class: 'plain' }, a.existingNodes.map((n) => h('li', {}, h('strong', { text: n.name }), ` (${[n.nodePool, n.instanceType].filter(Boolean).join(', ') || 'unmanaged'}): `, n.pods.length ? n.pods.join(', ') : 'no new pods'))),
+    );
+  }
+  if (a.unschedulable.length) root.append(renderUnschedulable(a.unschedulable));
+  if (a.nodePools.length) root.append(renderLimits(a.nodePools));
+  root.append(renderNotes(a.warnings, a.skipped));
+  return root;
+}
+
+function workloadOf(pod) {
+  return pod.replace(/-\d+$/, '');
+}
+const PALETTE = 6;
+function colorIndex(name, map) {
+  if (!map.has(name)) map.set(name, map.size % PALETTE);
+  return map.get(name);
+}
+
+function renderClaim(c) {
+  const colors = new Map();
+  const workloads = [...new Set(c.pods.map(workloadOf))];
+  workloads.forEach((w) => colorIndex(w, colors));
+  const accel = Object.keys(c.allocatable).filter((k) => isAccelerator(k) && parseQuantity(c.allocatable[k]) > 0);
+  const packing = h('div', { class: 'packing' });
+  for (const key of accel) packing.append(renderSlots(key, c, colors, workloads));
+  for (const key of ['cpu', 'memory']) {
+    if (c.utilization[key] === undefined) continue;
+    packing.append(renderBar(key, c.utilization[key], c.requests[key], c.allocatable[key]));
+  }
+  const MAX_PODS = 48;
+  const pods = h(
+    'ul',
+    { class: 'pods', 'aria-label': `Pods on ${c.name}` },
+    c.pods.slice(0, MAX_PODS).map((p) => h('li', { class: `pod c${colors.get(workloadOf(p))}`, title: p, text: p })),
+    c.pods.length > MAX_PODS ? h('li', { class: 'pod more', text: `+${c.pods.length - MAX_PODS} more` }) : null,
+    c.daemonSets.map((d) => h('li', { class: 'pod ds', title: `DaemonSet ${d}`, text: `DaemonSet ${d}` })),
+  );
+  packing.append(pods);
+  return h(
+    'article',
+    { class: 'claim', 'aria-label': `NodeClaim ${c.name}` },
+    h(
+      'header',
+      {},
+      h('h4', { class: 'itype', text: c.instanceType || '?' }),
+      h('span', { class: `badge ${c.capacityType}`, text: c.capacityType || '?' }),
+      h('span', { class: 'zone', text: c.zone || '' }),
+      h('span', { class: 'price' }, h('strong', { class: 'per-hour', text: `${fmtPrice(c.pricePerHour)}/h` }), h('span', { class: 'per-month', text: ` · ${fmtMonth(c.pricePerHour)}/month` })),
+    ),
+    h('p', { class: 'meta' }, `NodeClaim ${c.name} · NodePool ${c.nodePool} · ${plural(c.pods.length, 'pod')}`),
+    packing,
+    h(
+      'details',
+      { class: 'options' },
+      h('summary', { text: `${plural(c.instanceTypeOptions.length, 'instance-type option')} (cheapest first)` }),
+      h('p', { class: 'mono small', text: c.instanceTypeOptions.join(', ') }),
+      c.requirements.length ? h('p', { class: 'mono small', text: c.requirements.join('\n') }) : null,
+    ),
+  );
+}
+
+function renderSlots(key, c, colors, workloads) {
+  const total = Math.round(parseQuantity(c.allocatable[key]));
+  const used = Math.round(parseQuantity(c.requests[key] ?? '0'));
+  // Which pod holds which slot is known when one workload fills the node evenly.
+  let owner = () => null;
+  if (workloads.length === 1 && c.pods.length && used % c.pods.length === 0) {
+    const per = used / c.pods.length;
+    owner = (i) => (i < used ? c.pods[Math.floor(i / per)] : null);
+  }
+  const shown = Math.min(total, 64);
+  const slots = [];
+  for (let i = 0; i < shown; i++) {
+    const pod = owner(i);
+    const cls = i < used ? `slot used${pod ? ` c${colors.get(workloadOf(pod))}` : ''}` : 'slot';
+    slots.push(h('span', { class: cls, title: i < used ? (pod ? `${key} ${i}: ${pod}` : `${key} ${i}: requested`) : `${key} ${i}: free` }));
+  }
+  return h(
+    'div',
+    { class: 'resource' },
+    h('span', { class: 'rlabel', title: key, text: shortKey(key) }),
+    h('span', { class: 'slots', role: 'img', 'aria-label': `${key}: ${used} of ${total} used` }, slots, total > shown ? h('span', { class: 'small', text: ` +${total - shown}` }) : null),
+    h('span', { class: 'rvalue', text: `${used} / ${total}` }),
+  );
+}
+
+function renderBar(key, frac, req, alloc) {
+  const p = Math.max(0, Math.min(1, frac));
+  return h(
+    'div',
+    { class: 'resource' },
+    h('span', { class: 'rlabel', title: key, text: shortKey(key) }),
+    h(
+      'span',
+      { class: 'bar', role: 'meter', 'aria-label': `${key} utilisation`, 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': Math.round(p * 100), 'aria-valuetext': `${pct(p)}: ${fmtResource(key, req)} of ${fmtResource(key, alloc)}` },
+      h('span', { class: `fill${p > 0.9 ? ' high' : ''}`, style: { width: `${(p * 100).toFixed(1)}%` } }),
+    ),
+    h('span', { class: 'rvalue', text: `${pct(p)} · ${fmtResource(key, req)} / ${fmtResource(key, alloc)}` }),
+  );
+}
+
+function renderUnschedulable(list) {
+  return h(
+    'section',
+    { class: 'unschedulable', 'aria-labelledby': 'unsched-h' },
+    h('h3', { id: 'unsched-h', text: `Unschedulable pods (${list.length})` }),
+    list.map((u) =>
+      h(
+        'div',
+        { class: 'pending-pod' },
+        h('p', {}, h('strong', { class: 'mono', text: u.pod }), ' ', h('span', { class: 'badge bad', text: u.code })),
+        h(
+          'ul',
+          { class: 'reasons' },
+          u.reasons.map((r) => h('li', {}, r.nodePool ? h('strong', { text: `${r.nodePool}: ` }) : null, r.message, ' ', h('span', { class: 'code', text: `[${r.code}]` }))),
+        ),
+      ),
+    ),
+  );
+}
+
+function renderLimits(pools) {
+  return h(
+    'section',
+    { class: 'limits', 'aria-labelledby': 'limits-h' },
+    h('h3', { id: 'limits-h', text: 'NodePools (in the order Karpenter tries them) and their limits' }),
+    pools.map((p) => {
+      const limits = Object.entries(p.limits);
+      return h(
+        'div',
+        { class: 'pool' },
+        h('p', { class: 'pool-name' }, h('strong', { text: p.name }), ` · weight ${p.weight} · ${plural(p.newNodeClaims, 'new NodeClaim')}`),
+        limits.length
+          ? limits.map(([key, l]) => {
+              const lim = parseQuantity(l.limit);
+              const used = parseQuantity(l.used);
+              const frac = lim > 0 ? Math.min(1, used / lim) : 1;
+              return h(
+                'div',
+                { class: 'resource' },
+                h('span', { class: 'rlabel', title: key, text: shortKey(key) }),
+                h(
+                  'span',
+                  { class: 'bar gauge', role: 'meter', 'aria-label': `${p.name} ${key} limit`, 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': Math.round(frac * 100), 'aria-valuetext': `${l.used} of ${l.limit} used, ${l.remaining} remaining` },
+                  h('span', { class: `fill${frac >= 1 ? ' full' : frac > 0.8 ? ' high' : ''}`, style: { width: `${(frac * 100).toFixed(1)}%` } }),
+                ),
+                h('span', { class: 'rvalue', title: `${l.used} of ${l.limit} (${l.remaining} left)`, text: `${fmtLimit(key, l.used)} of ${fmtLimit(key, l.limit)} (${fmtLimit(key, l.remaining)} left)` }),
+              );
+            })
+          : h('p', { class: 'hint', text: 'no limits' }),
+      );
+    }),
+  );
+}
+
+function renderNotes(warnings, skipped) {
+  const box = h('div', { class: 'notes' });
+  if (warnings?.length) {
+    box.append(h('h3', { text: 'Warnings' }), h('ul', { class: 'plain' }, warnings.map((w) => h('li', {}, h('span', { class: 'code', text: `[${w.code}] ` }), w.object ? `${w.object}: ` : '', w.message))));
+  }
+  if (skipped?.length) {
+    box.append(
+      h('details', {}, h('summary', { text: `${plural(skipped.length, 'object')} skipped (not scheduling inputs)` }), h('ul', { class: 'plain small' }, skipped.map((s) => h('li', {}, `${s.source ?? ''}${s.document !== undefined ? ` document ${s.document}` : ''}: ${s.kind}/${s.name} — ${s.reason}`)))),
+    );
+  }
+  return box;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failures, located in the editors.
+function locationText(e) {
+  const parts = [];
+  if (e.source) parts.push(e.source);
+  if (e.line !== undefined && e.line !== null) parts.push(`line ${e.line}${e.column ? `, column ${e.column}` : ''}`);
+  if (e.document !== undefined && e.document !== null) parts.push(`document ${e.document}`);
+  if (e.object) parts.push(e.object);
+  if (e.path) parts.push(e.path);
+  return parts.join(', ');
+}
+
+function renderErrors(a) {
+  const errors = a.errors || [];
+  return h(
+    'div',
+    { class: 'errors', role: 'alert' },
+    h('h3', { text: `${plural(errors.length, 'error')}: nodecast could not answer (${a.kind})` }),
+    h(
+      'ul',
+      {},
+      errors.map((e) => {
+        const editor = EDITOR_OF[e.source];
+        return h(
+          'li',
+          { class: 'error' },
+          h('p', { class: 'loc' }, h('span', { class: 'code', text: `[${e.code}]` }), ' ', locationText(e) || 'request'),
+          h('p', { class: 'msg', text: e.message }),
+          e.help ? h('p', { class: 'help' }, 'Expected: ', e.help) : null,
+          editor ? h('button', { type: 'button', class: 'link', onclick: () => revealError(editor, e) }, `Show in the ${editorLabel(editor)} editor`) : null,
+        );
+      }),
+    ),
+  );
+}
+const editorLabel = (id) => ({ nodepools: 'NodePools', workloads: 'workloads', cluster: 'cluster state' })[id];
+
+/** Offsets [start, end) of the line holding an error: its line/column, else its document and path. */
+export function locate(text, e) {
+  const lines = text.split('\n');
+  const lineStart = (n) => lines.slice(0, n).reduce((s, l) => s + l.length + 1, 0);
+  if (e.line) {
+    const n = Math.min(Math.max(e.line - 1, 0), lines.length - 1);
+    const s = lineStart(n);
+    return [s + Math.min(Math.max((e.column || 1) - 1, 0), lines[n].length), s + lines[n].length];
+  }
+  if (e.document === undefined || e.document === null) return null;
+  // Documents as the core counts them: split on `---`, skipping empty and comment-only ones.
+  const docs = [];
+  let cur = null;
+  lines.forEach((l, i) => {
+    if (/^---(\s|$)/.test(l)) {
+      cur = null;
+      return;
+    }
+    if (!cur) docs.push((cur = { start: i, end: i, content: false }));
+    cur.end = i;
+    if (!/^\s*(#.*)?$/.test(l)) cur.content = true;
+  });
+  const doc = docs.filter((d) => d.content)[e.document];
+  if (!doc) return null;
+  let line = doc.start;
+  while (line < doc.end && /^\s*(#.*)?$/.test(lines[line])) line++;
+  // Best effort: follow the path's keys and list indices down the document.
+  for (const seg of (e.path || '').match(/[^.[\]]+|\[\d+\]/g) || []) {
+    const idx = /^\[(\d+)\]$/.exec(seg);
+    let found = -1;
+    if (idx) {
+      let count = -1;
+      for (let i = line + 1; i <= doc.end; i++) {
+        if (/^\s*-(\s|$)/.test(lines[i]) && ++count === Number(idx[1])) {
+          found = i;
+          break;
+        }
+      }
+    } else {
+      const re = new RegExp(`(^|[\\s{,-])["']?${seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']?\\s*:`);
+      for (let i = line; i <= doc.end; i++) {
+        if (re.test(lines[i])) {
+          found = i;
+          break;
+        }
+      }
+    }
+    if (found < 0) break;
+    line = found;
+  }
+  const s = lineStart(line);
+  return [s, s + lines[line].length];
+}
+
+function revealError(editorId, e) {
+  const ta = $(editorId);
+  if (editorId === 'cluster') selectTab('consolidate');
+  else selectTab('plan');
+  const range = locate(ta.value, e);
+  ta.focus();
+  if (!range) return;
+  ta.setSelectionRange(range[0], range[1]);
+  // Scroll the selection into view: line index × line height.
+  const line = ta.value.slice(0, range[0]).split('\n').length - 1;
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 18;
+  ta.scrollTop = Math.max(0, line * lh - ta.clientHeight / 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Why not X?
+let catalogRows = [];
+function updatePods(a) {
+  if (a.status !== 'success') return;
+  const sel = $('why-pod');
+  const pods = [
+    ...a.nodeClaims.flatMap((c) => c.pods.map((p) => [p, `${p} → ${c.instanceType}`])),
+    ...a.unschedulable.map((u) => [u.pod, `${u.pod} → pending (${u.code})`]),
+    ...a.existingNodes.flatMap((n) => n.pods.map((p) => [p, `${p} → existing node ${n.name}`])),
+  ];
+  const want = pods.some(([p]) => p === state.pod) ? state.pod : pods[0]?.[0];
+  const key = JSON.stringify(pods);
+  if (sel.dataset.key !== key) {
+    sel.dataset.key = key;
+    sel.replaceChildren(...pods.slice(0, 1000).map(([p, label]) => h('option', { value: p, text: label })));
+  }
+  if (want) sel.value = want;
+  $('why-go').disabled = !pods.length;
+}
+
+async function loadCatalog() {
+  await readyPromise;
+  const { answer } = await ask('catalog', { query: { gpu: false, requirements: [], limit: 0 } });
+  if (answer.status !== 'success') {
+    $('why-count').textContent = 'catalog unavailable';
+    return;
+  }
+  catalogRows = answer.instanceTypes;
+  filterCatalog();
+}
+
+function rowLabel(r) {
+  const acc = r.gpuName ? `${r.gpuCount ?? '?'}× ${r.gpuName}` : r.acceleratorName ? `${r.acceleratorCount ?? '?'}× ${r.acceleratorName}` : null;
+  return `${r.name} — ${r.vcpu} vCPU, ${fmtBytes(parseQuantity(r.memory))}${acc ? `, ${acc}` : ''}, ${r.arch} — ${fmtPrice(r.onDemandPricePerHour)}/h`;
+}
+
+function filterCatalog() {
+  const words = $('why-filter').value.toLowerCase().split(/\s+/).filter(Boolean);
+  const gpuOnly = $('why-gpu').checked;
+  const rows = catalogRows.filter((r) => {
+    if (gpuOnly && !r.gpuName && !r.acceleratorName) return false;
+    const hay = `${r.name} ${r.gpuName ?? ''} ${r.acceleratorName ?? ''} ${r.arch}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+  const sel = $('why-type');
+  const keep = sel.value || state.type;
+  sel.replaceChildren(...rows.map((r) => h('option', { value: r.name, text: rowLabel(r) })));
+  if (rows.some((r) => r.name === keep)) sel.value = keep;
+  $('why-count').textContent = `${rows.length} of ${catalogRows.length}`;
+}
+
+const VERDICT_TEXT = {
+  launched: 'the type the NodeClaim launches as',
+  option: 'allowed (one of the NodeClaim\'s options), not the one launched',
+  rejected: 'not possible for this pod or the NodeClaim it joins',
+};
+function renderExplanation(a) {
+  if (a.status !== 'success') return renderErrors(a);
+  const root = h('div', { class: 'explanation' });
+  const t = a.instanceType;
+  if (t) {
+    root.append(
+      h(
+        'p',
+        { class: 'verdict-line' },
+        h('strong', { class: 'mono', text: t.instanceType }),
+        ' ',
+        h('span', { class: `badge verdict ${t.verdict}`, text: t.verdict }),
+        VERDICT_TEXT[t.verdict] ? h('span', { class: 'hint', text: ` ${VERDICT_TEXT[t.verdict]}` }) : null,
+      ),
+      h('ul', { class: 'reasons why-reasons' }, t.reasons.map((r) => h('li', { text: r }))),
+    );
+  }
+  const p = a.pod;
+  if (p) {
+    root.append(h('p', { class: 'pod-summary' }, p.summary));
+    if (p.relaxations?.length) root.append(h('p', { class: 'small' }, `Preferences relaxed: ${p.relaxations.join('; ')}`));
+    if (p.nodePools?.length) {
+      root.append(
+        h('h4', { text: 'NodePools, in the order Karpenter tries them' }),
+        h('ul', { class: 'verdicts' }, p.nodePools.map((v) => h('li', { class: v.ok ? 'ok' : 'no' }, h('span', { class: 'mark', 'aria-hidden': 'true', text: v.ok ? '✓' : '✗' }), h('span', { class: 'sr-only', text: v.ok ? 'yes: ' : 'no: ' }), h('strong', { text: v.name }), ` — ${v.reason}`))),
+      );
+    }
+    if (p.existingNodes?.length) {
+      root.append(
+        h('h4', { text: 'Existing nodes' }),
+        h('ul', { class: 'verdicts' }, p.existingNodes.map((v) => h('li', { class: v.ok ? 'ok' : 'no' }, h('span', { class: 'mark', 'aria-hidden': 'true', text: v.ok ? '✓' : '✗' }), h('span', { class: 'sr-only', text: v.ok ? 'yes: ' : 'no: ' }), h('strong', { text: v.name }), ` — ${v.reason}`))),
+      );
+    }
+  }
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consolidation rendering.
+const DECISION_TEXT = { none: 'No action', delete: 'Delete', replace: 'Replace' };
+function renderDecision(a) {
+  if (a.status !== 'success') return renderErrors(a);
+  const saved = a.pricePerHourBefore - a.pricePerHourAfter;
+  const root = h('div', { class: 'decision' });
+  root.append(
+    h(
+      'p',
+      { class: 'summary' },
+      h('span', { class: `badge decision-${a.decision}`, id: 'decision', text: DECISION_TEXT[a.decision] || a.decision }),
+      a.reason ? ` reason ${a.reason}` : '',
+      a.method ? ` · ${a.method}` : '',
+      ` · at ${a.now}`,
+    ),
+    h('p', { class: 'command-label', text: 'Command' }),
+    h('pre', { class: 'command', id: 'command' }, a.command),
+    h(
+      'p',
+      { class: 'cost' },
+      'Managed nodes cost ',
+      h('strong', { text: `${fmtPrice(a.pricePerHourBefore)}/h` }),
+      ' before and ',
+      h('strong', { text: `${fmtPrice(a.pricePerHourAfter)}/h` }),
+      ' after',
+      saved > 0 ? ` (${fmtMonth(saved)}/month saved)` : '',
+    ),
+  );
+  if (a.replacement) {
+    const r = a.replacement;
+    root.append(
+      h('h3', { text: 'Replacement' }),
+      h(
+        'p',
+        {},
+        h('strong', { class: 'mono', text: r.instanceType || '?' }),
+        ' ',
+        h('span', { class: `badge ${r.capacityType}`, text: r.capacityType || '?' }),
+        ` in ${r.zone || '?'} at ${fmtPrice(r.pricePerHour)}/h, NodePool ${r.nodePool}, for ${r.pods.join(', ') || 'no pods'}`,
+      ),
+      h('p', { class: 'small' }, `${plural(r.instanceTypeOptions.length, 'option')}: ${r.instanceTypeOptions.join(', ')}`),
+    );
+  }
+  root.append(
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+      'table',
+      { class: 'nodes' },
+      h('caption', { text: 'Every node: its verdict and why' }),
+      h('thead', {}, h('tr', {}, ['Node', 'NodePool', 'Instance type', '$/h', 'Pods', 'Verdict', 'Why'].map((c) => h('th', { scope: 'col', text: c })))),
+      h(
+        'tbody',
+        {},
+        a.nodes.map((n) => {
+          const first = n.reasons[0];
+          const verdict = n.disrupted ? `${a.decision === 'replace' ? 'replaced' : 'deleted'}` : first?.code || 'stays';
+          const why = n.disrupted ? `${a.reason || ''}${a.method ? ` (${a.method})` : ''}` : n.reasons.map((r) => r.message).join('; ');
+          return h(
+            'tr',
+            { class: n.disrupted ? 'disrupted' : '' },
+            h('th', { scope: 'row', class: 'mono', text: n.name }),
+            h('td', { text: n.nodePool || '–' }),
+            h('td', {}, h('span', { class: 'mono', text: n.instanceType || '–' }), n.capacityType ? h('span', { class: 'cap', text: n.capacityType }) : null),
+            h('td', { class: 'num', text: fmtPrice(n.pricePerHour) }),
+            h('td', { class: 'num', text: String(n.pods) }),
+            h('td', {}, h('span', { class: `badge ${n.disrupted ? 'decision-' + a.decision : 'stays'}`, text: verdict })),
+            h('td', { text: why }),
+          );
+        }),
+      ),
+      ),
+    ),
+  );
+  if (a.nodePools?.length) {
+    root.append(
+      h('h3', { text: 'Disruption budgets now (allowed disruptions per reason)' }),
+      h('ul', { class: 'plain' }, a.nodePools.map((p) => h('li', {}, h('strong', { text: p.name }), ` (${plural(p.nodes, 'node')}): `, Object.entries(p.allowed).map(([k, v]) => `${k} ${v ?? 'unlimited'}`).join(', ')))),
+    );
+  }
+  root.append(renderNotes(a.warnings, a.skipped));
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing: a re-plan of 500 pods, measured in the worker with performance.now().
+function updateTiming() {
+  const parts = [];
+  if (timings.loadMs !== null) parts.push(`wasm loaded in ${fmtNumber(timings.loadMs, 0)} ms`);
+  if (timings.lastPlanMs !== null) parts.push(`last plan ${fmtNumber(timings.lastPlanMs, 2)} ms`);
+  const b = timings.plan500;
+  if (b?.error) parts.push(`500-pod re-plan not measured: ${b.error}`);
+  else if (b) {
+    parts.push(`re-plan of ${b.pods} pods (${plural(b.nodeClaims, 'NodeClaim')}): median ${fmtNumber(b.medianMs, 2)} ms (min ${fmtNumber(b.minMs, 2)}, max ${fmtNumber(b.maxMs, 2)}, ${b.runs.length} runs after ${b.warmup} warm-up; first call ${fmtNumber(b.firstMs, 1)} ms) — ${b.medianMs <= 16 ? 'within' : 'over'} one frame (16 ms)`);
+  } else if (timings.ready) parts.push('measuring a 500-pod re-plan…');
+  $('timing-text').textContent = parts.join(' · ') || 'loading the nodecast WebAssembly module…';
+}
+async function measure() {
+  $('timing-rerun').disabled = true;
+  try {
+    await readyPromise;
+    const { bench } = await ask('bench', { runs: 20, replicas: 500, warmup: 10 });
+    timings.plan500 = bench;
+  } catch (e) {
+    timings.plan500 = { error: String(e.message || e) };
+  } finally {
+    $('timing-rerun').disabled = false;
+    updateTiming();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wiring.
+function setNowInput(iso) {
+  // datetime-local has no zone: the field shows UTC, the request gets RFC 3339 with Z.
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)/.exec(iso || '');
+  $('now').value = m ? (m[1].length === 16 ? m[1] + ':00' : m[1]) : '';
+}
+function nowFromInput() {
+  const v = $('now').value;
+  if (!v) return undefined;
+  return (v.length === 16 ? v + ':00' : v) + 'Z';
+}
+
+function updateEdited() {
+  const p = planPreset();
+  const edited = $('nodepools').value !== p.nodepools || $('workloads').value !== p.workloads;
+  $('preset-edited').hidden = !edited;
+  $('cluster-edited').hidden = $('cluster').value === consolidatePreset().cluster;
+}
+
+function applyPlanPreset(id) {
+  state.preset = id;
+  const p = planPreset();
+  $('preset').value = p.id;
+  $('nodepools').value = p.nodepools;
+  $('workloads').value = p.workloads;
+  state.pod = p.pod;
+  state.type = p.instanceType;
+  if ($('why-type').querySelector(`option[value="${CSS.escape(p.instanceType)}"]`)) $('why-type').value = p.instanceType;
+  else {
+    $('why-filter').value = '';
+    filterCatalog();
+    $('why-type').value = p.instanceType;
+  }
+  $('why-out').dataset.shown = 'false';
+  replace($('why-out'), h('p', { class: 'hint', text: 'Pick a pod and an instance type, then ask why (not).' }), 'idle');
+  schedulePlan(0);
+}
+function applyConsolidatePreset(id) {
+  state.cpreset = id;
+  const p = consolidatePreset();
+  $('cpreset').value = p.id;
+  $('cluster').value = p.cluster;
+  state.now = p.now;
+  setNowInput(p.now);
+  scheduleConsolidate(0);
+}
+
+async function main() {
+  $('preset').replaceChildren(...PLAN_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
+  $('cpreset').replaceChildren(...CONSOLIDATE_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
+  initTabs();
+
+  if (!(await loadUrl())) {
+    $('nodepools').value = planPreset().nodepools;
+    $('workloads').value = planPreset().workloads;
+    $('cluster').value = consolidatePreset().cluster;
+    setNowInput(state.now);
+  }
+
+  $('preset').addEventListener('change', (ev) => applyPlanPreset(ev.target.value));
+  $('preset-reset').addEventListener('click', () => applyPlanPreset(state.preset));
+  $('cpreset').addEventListener('change', (ev) => applyConsolidatePreset(ev.target.value));
+  $('cpreset-reset').addEventListener('click', () => applyConsolidatePreset(state.cpreset));
+  $('nodepools').addEventListener('input', () => schedulePlan());
+  $('workloads').addEventListener('input', () => schedulePlan());
+  $('cluster').addEventListener('input', () => scheduleConsolidate());
+  $('now').addEventListener('input', () => {
+    state.now = nowFromInput();
+    scheduleConsolidate();
+  });
+  $('why-filter').addEventListener('input', filterCatalog);
+  $('why-gpu').addEventListener('change', filterCatalog);
+  $('why-pod').addEventListener('change', () => {
+    state.pod = $('why-pod').value;
+    if ($('why-out').dataset.shown === 'true') scheduleExplain(0);
+  });
+  $('why-type').addEventListener('change', () => {
+    state.type = $('why-type').value;
+    if ($('why-out').dataset.shown === 'true') scheduleExplain(0);
+  });
+  $('why-type').addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter') scheduleExplain(0);
+  });
+  $('why-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    scheduleExplain(0);
+  });
+  $('timing-rerun').addEventListener('click', measure);
+  $('share').addEventListener('click', async () => {
+    await saveUrl();
+    let msg = 'Link copied to the clipboard.';
+    try {
+      await navigator.clipboard.writeText(location.href);
+    } catch {
+      msg = 'The link is in the address bar.';
+    }
+    $('share-status').textContent = msg;
+    setTimeout(() => ($('share-status').textContent = ''), 4000);
+  });
+  window.addEventListener('hashchange', async () => {
+    if (location.hash.slice(1) === lastHash) return;
+    if (await loadUrl()) selectTab(state.tab);
+  });
+
+  selectTab(state.tab);
+  schedulePlan(0);
+  scheduleConsolidate(0);
+  updateTiming();
+  try {
+    await readyPromise;
+  } catch (e) {
+    $('timing-text').textContent = 'not measured: the wasm module did not load.';
+    $('why-count').textContent = 'catalog unavailable';
+    return;
+  }
+  updateTiming();
+  await loadCatalog();
+  if (state.type) $('why-type').value = state.type;
+  await measure();
+}
+
+main();

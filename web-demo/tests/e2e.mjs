@@ -1,0 +1,337 @@
+// End-to-end test of the playground in real headless Chromium (Debian's /usr/bin/chromium driven by
+// playwright-core; no browser is downloaded). Expected answers come from the nodecast CLI run on the
+// same YAML, so the page must show exactly what the core says.
+//
+//   node tests/e2e.mjs            serve web-demo/ with python3 -m http.server on a free port
+//   E2E_BASE_URL=http://127.0.0.1:8000/ node tests/e2e.mjs    test an already running server
+//
+// Env: NODECAST_BIN (default ../target/release/nodecast), CHROMIUM (default /usr/bin/chromium).
+// Screenshots and timings go to web-demo/test-output/. Prints `N passed, N failed`; exit 1 on failure.
+import { chromium } from 'playwright-core';
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+
+const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(WEB, '..');
+const OUT = join(WEB, 'test-output');
+const NODECAST = process.env.NODECAST_BIN || join(ROOT, 'target', 'release', 'nodecast');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const TIMEOUT = 20000;
+
+mkdirSync(OUT, { recursive: true });
+for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f === 'timings.json') rmSync(join(OUT, f));
+const tmp = mkdtempSync(join(tmpdir(), 'nodecast-e2e-'));
+
+// ------------------------------------------------------------------------------------------------
+// The CLI gives the expected answers.
+function cli(args, files) {
+  const paths = Object.entries(files).map(([name, text]) => {
+    const p = join(tmp, name);
+    writeFileSync(p, text);
+    return p;
+  });
+  let out;
+  try {
+    out = execFileSync(NODECAST, [...args.slice(0, 1), ...paths, ...args.slice(1), '-o', 'json'], { encoding: 'utf8' });
+  } catch (e) {
+    out = e.stdout; // exit 1/2 still prints the failure answer
+  }
+  return JSON.parse(out);
+}
+const fmtPrice = (p) => `$${Number(p.toFixed(6))}`; // as the page shows prices
+
+// ------------------------------------------------------------------------------------------------
+// A static server on a free port.
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+async function startServer() {
+  if (process.env.E2E_BASE_URL) return { url: process.env.E2E_BASE_URL, stop: () => {} };
+  const port = await freePort();
+  const proc = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', WEB], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  proc.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return { url, stop: () => proc.kill() };
+    } catch {
+      /* not yet */
+    }
+    if (proc.exitCode !== null) throw new Error(`http.server exited: ${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill();
+  throw new Error(`http.server did not answer on ${url}: ${log}`);
+}
+
+// ------------------------------------------------------------------------------------------------
+// A tiny runner: steps run in order, each failure is reported and the rest still run.
+const results = [];
+async function step(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    results.push({ name, ok: false, error: e });
+    console.log(`FAIL ${name}\n     ${String(e.stack || e).split('\n').slice(0, 6).join('\n     ')}`);
+    try {
+      await page.screenshot({ path: join(OUT, `failed-${results.length}.png`), fullPage: true });
+    } catch {
+      /* no page */
+    }
+  }
+}
+
+const text = (sel) => page.locator(sel).first().innerText({ timeout: TIMEOUT });
+const waitText = (sel, expected) =>
+  page.waitForFunction(
+    ([s, e]) => [...document.querySelectorAll(s)].some((el) => el.textContent.includes(e)),
+    [sel, expected],
+    { timeout: TIMEOUT },
+  );
+
+// ------------------------------------------------------------------------------------------------
+if (!existsSync(CHROMIUM)) {
+  console.error(`${CHROMIUM} not found: apt-get install -y chromium (scripts/test.sh does)`);
+  process.exit(1);
+}
+if (!existsSync(NODECAST)) {
+  console.error(`${NODECAST} not found: cargo build --release -p nodecast-cli (scripts/test.sh does)`);
+  process.exit(1);
+}
+
+const server = await startServer();
+const profile = mkdtempSync(join(tmpdir(), 'nodecast-chromium-'));
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  viewport: { width: 1400, height: 1000 },
+});
+const page = context.pages()[0] || (await context.newPage());
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(e.message));
+page.on('console', (m) => {
+  if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text());
+});
+// Any missing file is an error, except the worker's probing of pkg/ entry candidates.
+page.on('response', (r) => {
+  if (r.status() >= 400 && !/\/pkg\/[^/]+\.js$/.test(r.url())) pageErrors.push(`${r.status()} ${r.url()}`);
+});
+const offsite = [];
+page.on('request', (r) => {
+  if (!r.url().startsWith(server.url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) offsite.push(r.url());
+});
+
+let presetNodepools, editedWorkloads, expected8, shareUrl;
+
+try {
+  await step('the page loads the wasm core in a worker and answers the default example', async () => {
+    await page.goto(server.url);
+    await page.waitForFunction(() => window.__nodecastTimings?.ready === true || window.__nodecastTimings?.loadError, null, { timeout: TIMEOUT });
+    const loadError = await page.evaluate(() => window.__nodecastTimings.loadError);
+    if (loadError) throw new Error(`the wasm module did not load:\n${loadError}`);
+    await page.waitForSelector('#plan-out[data-status="success"]', { timeout: TIMEOUT });
+    const t = await page.evaluate(() => window.__nodecastTimings);
+    console.log(`     module ${t.module}, loaded in ${t.loadMs.toFixed(0)} ms`);
+  });
+
+  await step('every control has a label and the tabs follow the ARIA tabs pattern', async () => {
+    const unlabelled = await page.evaluate(() =>
+      [...document.querySelectorAll('input, select, textarea, button')]
+        .filter((el) => !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent.trim())))
+        .map((el) => el.id || el.outerHTML.slice(0, 60)),
+    );
+    assert.deepEqual(unlabelled, []);
+    assert.equal(await page.getAttribute('#tab-plan', 'role'), 'tab');
+    assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#plan-results', 'aria-live'), 'polite');
+  });
+
+  await step('the training preset: g5.12xlarge on-demand at $5.672/h', async () => {
+    await page.selectOption('#preset', 'inferentia');
+    await waitText('#plan-out .itype', 'inf2.24xlarge');
+    await page.selectOption('#preset', 'training');
+    await waitText('#plan-out .itype', 'g5.12xlarge');
+    assert.equal(await text('#plan-out .claim .itype'), 'g5.12xlarge');
+    assert.equal(await text('#plan-out .claim .per-hour'), '$5.672/h');
+    assert.match(await text('#plan-out .claim .per-month'), /\$4,140\.56\/month/);
+    assert.equal(await text('#plan-out .claim .badge'), 'on-demand');
+    assert.equal(await page.getAttribute('#plan-out .claim .slots', 'aria-label'), 'nvidia.com/gpu: 4 of 4 used');
+    assert.match(await text('#plan-out .limits'), /4 of 16 \(12 left\)/);
+    presetNodepools = await page.inputValue('#nodepools');
+    await page.screenshot({ path: join(OUT, '01-training.png'), fullPage: true });
+  });
+
+  await step('editing the pod to 8 GPUs re-plans live to what the CLI says', async () => {
+    const workloads = await page.inputValue('#workloads');
+    const n = workloads.split('nvidia.com/gpu: "4"').length - 1;
+    assert.equal(n, 2, 'the training Job asks for 4 GPUs in requests and limits');
+    editedWorkloads = workloads.replaceAll('nvidia.com/gpu: "4"', 'nvidia.com/gpu: "8"');
+    const want = cli(['plan'], { 'nodepools.yaml': presetNodepools, 'workloads.yaml': editedWorkloads });
+    assert.equal(want.status, 'success');
+    assert.equal(want.nodeClaims.length, 1);
+    expected8 = want.nodeClaims[0];
+    assert.notEqual(expected8.instanceType, 'g5.12xlarge');
+    console.log(`     CLI: ${expected8.instanceType} ${expected8.capacityType} ${fmtPrice(expected8.pricePerHour)}/h`);
+    await page.fill('#workloads', editedWorkloads);
+    await waitText('#plan-out .itype', expected8.instanceType);
+    assert.equal(await text('#plan-out .claim .itype'), expected8.instanceType);
+    assert.equal(await text('#plan-out .claim .per-hour'), `${fmtPrice(expected8.pricePerHour)}/h`);
+    assert.equal(await text('#plan-out .claim .badge'), expected8.capacityType);
+    assert.equal(await page.getAttribute('#plan-out .claim .slots', 'aria-label'), `nvidia.com/gpu: 8 of ${expected8.allocatable['nvidia.com/gpu']} used`);
+    assert.equal(await page.isVisible('#preset-edited'), true);
+    await page.screenshot({ path: join(OUT, '02-eight-gpus.png'), fullPage: true });
+  });
+
+  await step('"why not p4d.24xlarge?" shows the core\'s verdict and reasons', async () => {
+    const want = cli(['explain', '--pod', 'ml/train-llm-0', '--instance-type', 'p4d.24xlarge'], { 'nodepools.yaml': presetNodepools, 'workloads.yaml': editedWorkloads });
+    assert.equal(want.status, 'success');
+    await page.fill('#why-filter', 'p4d');
+    await page.waitForSelector('#why-type option[value="p4d.24xlarge"]', { state: 'attached', timeout: TIMEOUT });
+    await page.selectOption('#why-pod', 'ml/train-llm-0');
+    await page.selectOption('#why-type', 'p4d.24xlarge');
+    await page.click('#why-go');
+    await page.waitForSelector('#why-out .why-reasons li', { timeout: TIMEOUT });
+    await waitText('#why-out .verdict', want.instanceType.verdict);
+    const reasons = await page.locator('#why-out .why-reasons li').allInnerTexts();
+    assert.deepEqual(reasons, want.instanceType.reasons);
+    assert.ok(reasons.length > 0 && reasons[0].includes('p4d.24xlarge'));
+    console.log(`     ${want.instanceType.verdict}: ${reasons[0]}`);
+    await page.locator('#whynot').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(OUT, '03-why-not.png'), fullPage: true });
+  });
+
+  await step('the shareable link restores the edited editors', async () => {
+    await page.waitForFunction(() => location.hash.length > 3, null, { timeout: TIMEOUT });
+    shareUrl = page.url();
+    const hash = new URL(shareUrl).hash;
+    assert.match(hash, /^#z=[A-Za-z0-9_-]+$/, 'deflate + base64url');
+    const other = await context.newPage();
+    await other.goto(shareUrl);
+    await other.waitForFunction((it) => [...document.querySelectorAll('#plan-out .itype')].some((e) => e.textContent === it), expected8.instanceType, { timeout: TIMEOUT });
+    assert.equal(await other.inputValue('#workloads'), editedWorkloads);
+    assert.equal(await other.inputValue('#preset'), 'training');
+    // The plain fallback (#j=, no CompressionStream): base64url of the JSON state.
+    const plain = Buffer.from(JSON.stringify({ v: 1, tab: 'consolidate', preset: 'inferentia', cpreset: 'when-empty', now: '2025-03-05T12:00:00Z' })).toString('base64url');
+    await other.goto(`${server.url}#j=${plain}`);
+    await other.reload();
+    await other.waitForFunction(() => document.getElementById('decision')?.textContent === 'No action', null, { timeout: TIMEOUT });
+    assert.equal(await other.getAttribute('#tab-consolidate', 'aria-selected'), 'true');
+    assert.equal(await other.inputValue('#preset'), 'inferentia');
+    assert.equal(await other.inputValue('#cpreset'), 'when-empty');
+    await other.close();
+  });
+
+  await step('a failure answer is shown with its location, and "show in editor" selects the line', async () => {
+    await page.fill('#nodepools', presetNodepools.replace('operator: Gt', 'operator: Gtt'));
+    await page.waitForSelector('#plan-out[data-status="failure"]', { timeout: TIMEOUT });
+    const err = await text('#plan-out .errors');
+    assert.match(err, /invalid-operator/);
+    assert.match(err, /nodepools\.yaml, document 1, NodePool\/general, spec\.template\.spec\.requirements\[1\]\.operator/);
+    await page.click('#plan-out .errors button.link');
+    const line = await page.evaluate(() => {
+      const ta = document.getElementById('nodepools');
+      return ta.value.slice(ta.selectionStart, ta.selectionEnd);
+    });
+    assert.match(line, /operator: Gtt/);
+    await page.screenshot({ path: join(OUT, '05-error.png'), fullPage: true });
+    await page.fill('#nodepools', presetNodepools);
+    await page.waitForSelector('#plan-out[data-status="success"]', { timeout: TIMEOUT });
+  });
+
+  await step('the consolidation tab: replace the half-used g5.12xlarge', async () => {
+    const want = cli(['consolidate', '--now', '2025-03-05T12:00:00Z'], {
+      'pool.yaml': await page.evaluate(async () => (await import('./presets.js')).CONSOLIDATE_PRESETS[0].cluster),
+    });
+    assert.equal(want.decision, 'replace');
+    await page.click('#tab-consolidate');
+    assert.equal(await page.getAttribute('#tab-consolidate', 'aria-selected'), 'true');
+    assert.equal(await page.isVisible('#panel-plan'), false);
+    await page.waitForSelector('#consolidate-out[data-status="success"]', { timeout: TIMEOUT });
+    assert.equal(await text('#decision'), 'Replace');
+    assert.equal(await text('#command'), want.command);
+    assert.match(await text('#consolidate-out .cost'), /\$5\.672\/h before and \$1\.212\/h after/);
+    const row = await text('#consolidate-out table.nodes tbody tr');
+    assert.match(row, /ip-10-0-3-41\.ec2\.internal/);
+    assert.match(row, /replaced/);
+    await page.screenshot({ path: join(OUT, '04-consolidation.png'), fullPage: true });
+  });
+
+  await step('consolidation follows the clock: a budget window blocks at 12:00 and not at 18:00', async () => {
+    await page.selectOption('#cpreset', 'business-hours');
+    await waitText('#decision', 'No action');
+    assert.match(await text('#consolidate-out table.nodes tbody tr'), /budget/);
+    await page.fill('#now', '2025-03-05T18:00:00');
+    await waitText('#decision', 'Replace');
+    const want = cli(['consolidate', '--now', '2025-03-05T18:00:00Z'], {
+      'cluster.yaml': await page.inputValue('#cluster'),
+    });
+    assert.equal(await text('#command'), want.command);
+    await page.selectOption('#cpreset', 'underutilized');
+    await waitText('#decision', 'Replace');
+  });
+
+  await step('tabs are keyboard operable (arrow keys move and select)', async () => {
+    await page.focus('#tab-consolidate');
+    await page.keyboard.press('ArrowLeft');
+    assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-plan');
+    assert.equal(await page.isVisible('#panel-consolidate'), false);
+    await page.keyboard.press('End');
+    assert.equal(await page.getAttribute('#tab-consolidate', 'aria-selected'), 'true');
+    await page.keyboard.press('Home');
+    assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+  });
+
+  await step('the 500-pod re-plan is timed in the browser', async () => {
+    // The page measures once after loading, while this test is still driving it; measure again
+    // now that the page is idle (the "Measure again" button) and report both.
+    await page.waitForFunction(() => window.__nodecastTimings?.plan500, null, { timeout: 60000 });
+    const atLoad = await page.evaluate(() => window.__nodecastTimings.plan500);
+    await page.waitForTimeout(500);
+    await page.click('#timing-rerun');
+    await page.waitForFunction((first) => window.__nodecastTimings.plan500 !== null && JSON.stringify(window.__nodecastTimings.plan500.runs) !== first, JSON.stringify(atLoad.runs), { timeout: 60000 });
+    await page.waitForFunction(() => !document.getElementById('timing-rerun').disabled, null, { timeout: 60000 });
+    const t = await page.evaluate(() => window.__nodecastTimings);
+    const line = (b) => `median ${b.medianMs.toFixed(2)} ms, min ${b.minMs.toFixed(2)}, max ${b.maxMs.toFixed(2)} (${b.runs.length} runs after ${b.warmup} warm-up), first call ${b.firstMs.toFixed(2)} ms`;
+    for (const b of [atLoad, t.plan500]) {
+      assert.equal(b.status, 'success');
+      assert.equal(b.placed, 500);
+    }
+    console.log(`     500-pod plan in Chromium, at load (test busy): ${line(atLoad)}`);
+    console.log(`     500-pod plan in Chromium, idle page: ${line(t.plan500)} — ${t.plan500.medianMs <= 16 ? 'within' : 'OVER'} one 16 ms frame`);
+    assert.match(await text('#timing-text'), /re-plan of 500 pods/);
+    writeFileSync(join(OUT, 'timings.json'), JSON.stringify({ userAgent: await page.evaluate(() => navigator.userAgent), atLoad, ...t }, null, 2) + '\n');
+  });
+
+  await step('no page errors and no request leaves the local server', async () => {
+    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(offsite, []);
+  });
+} finally {
+  await context.close().catch(() => {});
+  server.stop();
+  rmSync(profile, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const failed = results.filter((r) => !r.ok).length;
+console.log(`screenshots: ${OUT}`);
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
