@@ -8,7 +8,8 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: all deps build demo test test-rust conformance catalog catalog-check bench lint clean
+.PHONY: all deps build demo test test-rust conformance catalog catalog-check bench lint clean \
+	test-python wasm wasm-test web-test serve
 
 all: build
 
@@ -29,10 +30,15 @@ demo: build
 	@echo
 	@echo "== nodecast explain ... --pod ml/train-llm-0 --instance-type p4d.24xlarge"
 	@$(NODECAST) explain $(TRAINING) --pod ml/train-llm-0 --instance-type p4d.24xlarge
+	@echo
+	@echo "== more: the Python package    make test-python  (builds the wheel into .venv-py and tests it)"
+	@echo "==       the browser playground make serve        (builds the wasm package; open http://127.0.0.1:8000/)"
 
 # Everything: unit, doc, property and CLI tests; conformance scenarios; example expectations;
 # the embedded catalog is what the generator makes from ../shared/data (when present).
-test: build test-rust conformance catalog-check lint
+# Then the front ends: the Python wheel installed in a virtualenv (pytest, stubtest, mypy), the
+# npm package under Node (node --test, tsc), and the playground in headless Chromium.
+test: build test-rust conformance catalog-check lint test-python wasm-test web-test
 
 test-rust:
 	$(CARGO) test --release --workspace --exclude nodecast-benches
@@ -54,6 +60,24 @@ catalog-check:
 
 lint:
 	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
+
+# Python: builds the abi3 wheel with maturin, installs it into .venv-py and tests the installed package.
+test-python:
+	CARGO=$(CARGO) bindings-py/scripts/test.sh
+
+# WebAssembly: the npm package in bindings-wasm/pkg/ (and the playground's copy in web-demo/pkg/).
+wasm:
+	bindings-wasm/scripts/build.sh
+
+wasm-test:
+	bindings-wasm/scripts/test.sh
+
+# The playground end to end in headless Chromium (installs Debian's chromium when missing).
+web-test: wasm
+	web-demo/scripts/test.sh
+
+serve: wasm
+	web-demo/scripts/serve.sh
 
 bench:
 	$(CARGO) bench -p nodecast-benches

@@ -23,14 +23,8 @@ pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
         }
     }
     for (i, obj) in req.objects.iter().enumerate() {
-        let source = Some("objects".to_string());
-        match obj {
-            serde_json::Value::Object(_) => docs.push(Document { source, index: i, prefix: String::new(), value: obj.clone() }),
-            _ => errors.push(InputError {
-                source,
-                ..InputError::new("wrong-type", "each object must be a mapping (a Kubernetes object)").at_document(i)
-            }),
-        }
+        // Objects carry no source text; a List or an array among them expands like one in YAML.
+        manifest::split(obj.clone(), Some("objects"), i, &mut docs, &mut errors);
     }
     if errors.is_empty() {
         Ok(docs)

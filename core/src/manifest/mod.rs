@@ -74,47 +74,57 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document>, Vec<Inp
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     for (index, value) in values.into_iter().enumerate() {
-        match value {
-            Value::Null => {}
-            Value::Object(_)
-                if value.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && value.get("items").is_some() =>
-            {
-                match value.get("items") {
-                    Some(Value::Array(items)) => {
-                        for (i, item) in items.iter().enumerate() {
-                            docs.push(Document {
-                                source: source.map(str::to_string),
-                                index,
-                                prefix: format!("items[{i}]"),
-                                value: item.clone(),
-                            });
-                        }
-                    }
-                    Some(Value::Null) => {}
-                    _ => errors
-                        .push(located(InputError::new("wrong-type", "`items` of a List must be a list").at_document(index).path("items"))),
-                }
-            }
-            Value::Object(_) => docs.push(Document { source: source.map(str::to_string), index, prefix: String::new(), value }),
-            Value::Array(items) => {
-                // A bare JSON/YAML array of objects: treat like a List.
-                for (i, item) in items.into_iter().enumerate() {
-                    docs.push(Document { source: source.map(str::to_string), index, prefix: format!("[{i}]"), value: item });
-                }
-            }
-            other => errors.push(located(
-                InputError::new(
-                    "wrong-type",
-                    format!("a document must be a mapping (a Kubernetes object), got {}", reader::render_short(&other)),
-                )
-                .at_document(index),
-            )),
-        }
+        split(value, source, index, &mut docs, &mut errors);
     }
     if errors.is_empty() {
         Ok(docs)
     } else {
         Err(errors)
+    }
+}
+
+/// One decoded value into documents: an object is one document, the items of a `kind: *List` or
+/// of a bare array are documents of their own (paths prefixed `items[i]` / `[i]`), null is an
+/// empty document. Shared by text inputs and the request's already-decoded `objects`, so a List
+/// dict from a notebook or a JS object behaves exactly like the same List in YAML.
+pub fn split(value: Value, source: Option<&str>, index: usize, docs: &mut Vec<Document>, errors: &mut Vec<InputError>) {
+    let located = |e: InputError| InputError { source: source.map(str::to_string), ..e };
+    match value {
+        Value::Null => {}
+        Value::Object(_)
+            if value.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List")) && value.get("items").is_some() =>
+        {
+            match value.get("items") {
+                Some(Value::Array(items)) => {
+                    for (i, item) in items.iter().enumerate() {
+                        docs.push(Document {
+                            source: source.map(str::to_string),
+                            index,
+                            prefix: format!("items[{i}]"),
+                            value: item.clone(),
+                        });
+                    }
+                }
+                Some(Value::Null) => {}
+                _ => {
+                    errors.push(located(InputError::new("wrong-type", "`items` of a List must be a list").at_document(index).path("items")))
+                }
+            }
+        }
+        Value::Object(_) => docs.push(Document { source: source.map(str::to_string), index, prefix: String::new(), value }),
+        Value::Array(items) => {
+            // A bare JSON/YAML array of objects: treat like a List.
+            for (i, item) in items.into_iter().enumerate() {
+                docs.push(Document { source: source.map(str::to_string), index, prefix: format!("[{i}]"), value: item });
+            }
+        }
+        other => errors.push(located(
+            InputError::new(
+                "wrong-type",
+                format!("a document must be a mapping (a Kubernetes object), got {}", reader::render_short(&other)),
+            )
+            .at_document(index),
+        )),
     }
 }
 
