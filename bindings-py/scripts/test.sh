@@ -37,11 +37,12 @@ need=()
 "$PY" -c 'import yaml' 2>/dev/null || need+=("pyyaml")
 "$PY" -c 'import pandas' 2>/dev/null || need+=("pandas")
 "$PY" -c 'import mypy' 2>/dev/null || need+=("mypy")
+"$PY" -c 'import kubernetes' 2>/dev/null || need+=("kubernetes")  # the client-model dict tests
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing: ${need[*]}"
   "$PY" -m pip install --quiet --disable-pip-version-check "${need[@]}"
 else
-  echo "maturin, pytest, pyyaml, pandas, mypy already installed"
+  echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes already installed"
 fi
 
 if [ "${NODECAST_SKIP_RUST:-0}" != 1 ]; then
