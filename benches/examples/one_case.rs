@@ -17,8 +17,8 @@ fn main() {
     let case = args.get(1).map(String::as_str).unwrap_or("diverse");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
-    if case == "simulate" {
-        return simulate(n, iterations);
+    if case == "simulate" || case == "simulate-disruptable" {
+        return simulate(n, iterations, case == "simulate-disruptable");
     }
     if case == "consolidate" {
         let budget = args.get(4).map(String::as_str).unwrap_or("10%");
@@ -75,10 +75,14 @@ fn consolidate(pods: usize, iterations: usize, budget: &str) {
     }
 }
 
-/// `simulate N`: the 7-day trace of N GPU jobs of the `simulate` bench; prints the wall time of
+/// `simulate N` / `simulate-disruptable N`: the 7-day trace of N GPU jobs of the `simulate` bench; prints the wall time of
 /// each `nodecast::simulate` and the JSON size.
-fn simulate(jobs: usize, iterations: usize) {
-    let req = nodecast_benches::simulate_week_request(jobs, 7);
+fn simulate(jobs: usize, iterations: usize, disruptable: bool) {
+    let req = if disruptable {
+        nodecast_benches::simulate_week_request_disruptable(jobs, 7)
+    } else {
+        nodecast_benches::simulate_week_request(jobs, 7)
+    };
     for i in 0..iterations {
         let t = Instant::now();
         let answer = nodecast::simulate(&req);

@@ -719,3 +719,13 @@ pub fn simulate_week_request(jobs: usize, seed: u64) -> Request {
         ..Default::default()
     }
 }
+
+/// [`simulate_week_request`] without the jobs' `karpenter.sh/do-not-disrupt` annotation, so every
+/// busy `gpu-inference` node is a single-node consolidation candidate in every disruption pass.
+pub fn simulate_week_request_disruptable(jobs: usize, seed: u64) -> Request {
+    let mut req = simulate_week_request(jobs, seed);
+    for input in &mut req.inputs {
+        input.text = input.text.replace("    metadata: {annotations: {karpenter.sh/do-not-disrupt: \"true\"}}\n", "");
+    }
+    req
+}

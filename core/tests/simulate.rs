@@ -243,7 +243,7 @@ fn csv_traces_scale_deployments_and_submit_jobs() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
     #[test]
     fn invariants_hold_on_random_traces(
