@@ -281,3 +281,34 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hostile_inputs_fail_cleanly() {
+    let cluster = pool("", "720h", ON_DEMAND);
+    let cases = [
+        ("kind: Trace\nend: 100000d\nevents: []\n", "simulation-too-long"),
+        ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, replicas: 100000000}}\n", "out-of-range"),
+        ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train}, repeat: {every: 9223372036854775807s, times: 3}}\n", ""),
+        ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 9223372036854775807s}}\n", ""),
+        ("kind: Trace\nevents: 3\n", "wrong-type"),
+        ("[1, 2]", "invalid-trace"),
+        ("kind: Trace\nevents:\n- {at: 0s, submit: {manifest: {kind: Service, metadata: {name: x}}}}\n", "unsupported-kind"),
+        ("kind: Trace\nevents:\n- {at: 0s, submit: {manifest: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, resources: {requests: {cpu: 1.5.0}}}]}}}}\n", "invalid-quantity"),
+        ("time,workload,replicas,runTime\n", ""),
+        ("kind: Trace\nevents:\n- {at: 1h, scale: {workload: nothing, replicas: 2}}\n- {at: 2h, delete: nothing}\n- {at: 3h, interrupt: nothing}\n", ""),
+    ];
+    for (trace, code) in cases {
+        let answer = nodecast::simulate(&request(&cluster, trace, fixed()));
+        match (&answer.outcome, code) {
+            (Outcome::Failure { errors }, "") => assert!(!errors.is_empty()),
+            (Outcome::Failure { errors }, c) => assert_eq!(errors[0].code, c, "{trace}: {errors:?}"),
+            (Outcome::Success(s), "") => assert!(s.summary.cost_usd >= 0.0),
+            (Outcome::Success(_), c) => panic!("{trace}: expected {c}"),
+        }
+    }
+    // An inline manifest's error points into the trace.
+    let answer = nodecast::simulate(&request(&cluster, cases[7].0, fixed()));
+    let Outcome::Failure { errors } = &answer.outcome else { panic!() };
+    assert_eq!(errors[0].source.as_deref(), Some("trace.yaml"));
+    assert!(errors[0].path.as_deref().unwrap().starts_with("events[0].submit.manifest.spec.containers[0]"), "{errors:?}");
+}

@@ -18,6 +18,9 @@ pub const STREAM_RUN: u64 = 1;
 pub const STREAM_LAUNCH: u64 = 2;
 pub const STREAM_INTERRUPT: u64 = 3;
 
+/// Most samples per series (a year at one minute is 525,600).
+pub const MAX_SAMPLES: i64 = 600_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
     Trace(usize),
@@ -156,10 +159,21 @@ fn prune_catalog(m: &mut Model) {
 
 pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec<InputError>> {
     let mut p = p;
+    let last = p.events.iter().map(|e| e.at).max().unwrap_or(0);
+    let horizon = s.end_seconds.or(trace.end).unwrap_or(last.saturating_add(86_400));
+    // The series hold one sample per interval: refuse horizons that would not fit in memory.
+    if horizon / s.metrics_interval_seconds > MAX_SAMPLES {
+        return Err(vec![InputError::new(
+            "simulation-too-long",
+            format!("{horizon}s sampled every {}s is more than {MAX_SAMPLES} samples", s.metrics_interval_seconds),
+        )
+        .path("simulation.metricsIntervalSeconds")
+        .help("a larger metricsIntervalSeconds or a shorter end")]);
+    }
     prune_catalog(&mut p.model);
     let origin = trace.start.unwrap_or(DEFAULT_START);
     let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);
-    let end = s.end_seconds.or(trace.end).unwrap_or(last_event + 86_400);
+    let end = s.end_seconds.or(trace.end).unwrap_or(last_event.saturating_add(86_400));
     let resources = &p.model.resources;
     let gpu_resources = ["nvidia.com/gpu", "amd.com/gpu"].iter().filter_map(|r| resources.get(r)).collect();
     let accel_resources = ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"]
@@ -358,7 +372,7 @@ impl Sim {
             // A run time on a Deployment-like workload deletes it after that long.
             if let Some(rt) = self.instances[id].run_time.clone() {
                 let d = draw(&mut self.instances[id].rng, &rt);
-                let at = self.now + d;
+                let at = self.now.saturating_add(d);
                 self.push(at, Ev::DeleteInstance(id));
             }
         }
@@ -582,7 +596,7 @@ impl Sim {
         pod.run_since = now;
         pod.pending_total += now - pod.pending_since;
         pod.first_start.get_or_insert(now);
-        let finish = pod.run.map(|r| now + (r - pod.progress).max(0));
+        let finish = pod.run.map(|r| now.saturating_add((r - pod.progress).max(0)));
         let gen = pod.gen;
         let node = pod.node.map(|n| self.nodes[n].name.clone());
         let key = pod.key.clone();

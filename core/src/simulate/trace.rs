@@ -78,6 +78,9 @@ pub struct Trace {
 /// cron windows (`mon-fri`) behave as in an ordinary week.
 pub const DEFAULT_START: i64 = 1_736_121_600;
 
+/// Most pods one event may create.
+pub const MAX_REPLICAS: i64 = 100_000;
+
 pub const CSV_HEADER: &str = "time,workload,replicas,runTime";
 
 /// Durations: `90`, `90s`, `5m`, `1h30m`, `7d`. Days are allowed here (Go durations stop at h).
@@ -171,6 +174,16 @@ impl P<'_> {
                 None
             }
         }
+    }
+
+    /// A replica count, capped so one event cannot ask for more pods than a simulation can hold.
+    fn replicas(&mut self, v: &Value, path: &str) -> Option<i64> {
+        let n = self.int(v, path)?;
+        if n > MAX_REPLICAS {
+            self.err(path, "out-of-range", format!("{n} replicas; at most {MAX_REPLICAS} per event"), "fewer replicas");
+            return None;
+        }
+        Some(n)
     }
 
     /// `at`: a duration from the start or an RFC 3339 time (needs `start`).
@@ -294,7 +307,7 @@ impl P<'_> {
             }
         };
         let replicas = match o.get("replicas") {
-            Some(r) => Some(self.int(r, &format!("{path}.replicas"))?),
+            Some(r) => Some(self.replicas(r, &format!("{path}.replicas"))?),
             None => None,
         };
         let run_time = match o.get("runTime") {
@@ -464,7 +477,7 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
                     continue;
                 };
                 let w = s.get("workload").and_then(|w| p.str(w, &format!("{sp}.workload")));
-                let r = s.get("replicas").and_then(|r| p.int(r, &format!("{sp}.replicas")));
+                let r = s.get("replicas").and_then(|r| p.replicas(r, &format!("{sp}.replicas")));
                 match (w, r) {
                     (Some(w), Some(r)) => Action::Scale { instance: w.to_string(), replicas: r },
                     _ => {
@@ -512,7 +525,7 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
                     *name = Some(format!("{base}-r{}", k + 1));
                 }
             }
-            trace.events.push(TraceEvent { at: at + every * k, action, path: path.clone(), line: None });
+            trace.events.push(TraceEvent { at: at.saturating_add(every.saturating_mul(k)), action, path: path.clone(), line: None });
         }
     }
     if !p.errors.is_empty() {
@@ -562,7 +575,7 @@ fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
         let before = p.errors.len();
         let at = p.at(&Value::String(cols[0].into()), "time", trace.start);
         let source = p.reference(cols[1], "workload");
-        let replicas = p.int(&Value::String(cols[2].into()), "replicas");
+        let replicas = p.replicas(&Value::String(cols[2].into()), "replicas");
         let run = if cols[3].is_empty() {
             Some(None)
         } else {
