@@ -312,3 +312,27 @@ fn hostile_inputs_fail_cleanly() {
     assert_eq!(errors[0].source.as_deref(), Some("trace.yaml"));
     assert!(errors[0].path.as_deref().unwrap().starts_with("events[0].submit.manifest.spec.containers[0]"), "{errors:?}");
 }
+
+#[test]
+fn an_underutilized_node_is_replaced_by_a_cheaper_one() {
+    let cluster = pool("", "720h", ON_DEMAND)
+        .replace("consolidationPolicy: WhenEmpty\n", "consolidationPolicy: WhenEmptyOrUnderutilized\n")
+        .replace("values: [g5.xlarge]", "values: [g5.xlarge, g5.12xlarge]")
+        .replace("nvidia.com/gpu: \"4\"\n  disruption", "nvidia.com/gpu: \"16\"\n  disruption");
+    let trace = "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 3h}, name: small}\n- {at: 0s, submit: {ref: Job/ml/train, replicas: 3, runTime: 30m}, name: big}\n";
+    let s = run(&cluster, trace, fixed());
+    let first = &s.nodes[0];
+    assert_eq!(first.instance_type.as_deref(), Some("g5.12xlarge"), "{:?}", s.nodes);
+    assert_eq!(first.termination_reason.as_deref(), Some("underutilized"), "{:?}", s.nodes);
+    let second = &s.nodes[1];
+    assert_eq!(second.instance_type.as_deref(), Some("g5.xlarge"));
+    // Decided once the big pods left (316 + 1800) and consolidateAfter ran out; the old node goes
+    // when the replacement is initialized.
+    assert!(second.launched_seconds >= BATCH + STARTUP + PLUGIN + 1800 + 300);
+    assert_eq!(first.terminated_seconds, second.initialized_seconds);
+    let small = s.pods.iter().find(|p| p.name == "ml/small-0").unwrap();
+    assert_eq!(small.restarts, 1);
+    assert_eq!(small.state, "finished");
+    assert_eq!(small.running_seconds, 3 * 3600 + small.work_lost_seconds);
+    assert_eq!(s.summary.disruptions.by_reason["underutilized"], 1);
+}
