@@ -82,8 +82,6 @@ impl Recorder {
         }
     }
 
-    pub fn node_initialized(&mut self, _n: &SNode) {}
-
     pub fn node_terminated(&mut self, n: &SNode, reason: &str) {
         if let Some(p) = n.pool {
             *self.terminated.entry((p, reason.to_string())).or_insert(0) += 1;

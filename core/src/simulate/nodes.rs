@@ -389,7 +389,6 @@ impl Sim {
         if self.nodes[n].pods.is_empty() {
             self.nodes[n].empty_since = Some(self.now);
         }
-        self.metrics.node_initialized(&self.nodes[n]);
         // A replacement is ready: drain and delete the nodes it replaces.
         for old in std::mem::take(&mut self.nodes[n].replaces) {
             self.terminate(old, "underutilized");
@@ -397,7 +396,7 @@ impl Sim {
         self.mark_dirty();
     }
 
-    pub fn node_gains_pod(&mut self, n: usize, _p: usize) {
+    pub fn node_gains_pod(&mut self, n: usize, p: usize) {
         let now = self.now;
         let abs = self.abs_now();
         // A pod arriving only takes room: it cannot make consolidation possible, except by
@@ -419,7 +418,7 @@ impl Sim {
         if let Some(e) = node.empty_since.take() {
             node.empty_seconds += now - e;
         }
-        node.pods.push(_p);
+        node.pods.push(p);
         node.pods_ever += 1;
         if let Some(en) = self.model_node(n) {
             en.last_pod_event = Some(abs);
