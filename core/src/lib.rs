@@ -2,7 +2,8 @@
 //! deterministically. No I/O: no files, network, clock or environment; time is an input.
 //!
 //! One facade serves every front end: build a [`api::Request`], call [`plan`], [`consolidate`],
-//! [`validate`], [`explain`] or [`catalog`], and serialise the [`api::Answer`] it returns.
+//! [`validate`], [`explain`], [`catalog`] or [`simulate`], and serialise the [`api::Answer`] it
+//! returns.
 //!
 //! ```
 //! let req = nodecast::api::Request {
