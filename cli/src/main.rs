@@ -53,6 +53,9 @@ enum Command {
     Validate(ValidateArgs),
     /// Query the instance-type catalog (like ec2-instance-selector).
     Catalog(CatalogArgs),
+    /// Replay a workload trace over simulated time: every NodeClaim launched and terminated,
+    /// every pod's wait, the cost of every minute, and the static cluster it is compared with.
+    Simulate(SimulateArgs),
 }
 
 /// Options shared by every subcommand.
@@ -169,6 +172,43 @@ struct CatalogArgs {
     common: Common,
 }
 
+#[derive(Args, Debug)]
+struct SimulateArgs {
+    /// Cluster manifests: NodePools, EC2NodeClasses, DaemonSets, PDBs, Nodes, and the workloads
+    /// the trace submits by reference.
+    #[arg(required = true, value_name = "CLUSTER")]
+    files: Vec<String>,
+    /// The workload trace (YAML/JSON `kind: Trace`, or CSV `time,workload,replicas,runTime`).
+    #[arg(long, value_name = "TRACE", required = true)]
+    trace: String,
+    /// Random seed (start-up latencies, run-time distributions, spot interruptions).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Simulation settings (YAML/JSON mapping, docs/simulate.md); --seed overrides its seed.
+    #[arg(long, value_name = "FILE")]
+    settings: Option<String>,
+    /// Output: a readable summary, the JSON answer, or the metric series as CSV / Prometheus text.
+    #[arg(short = 'o', long, value_enum, default_value_t = SimOutput::Text)]
+    output: SimOutput,
+    /// A JSON/YAML file holding a catalog mapping, or a catalog name (`aws-us-east-1`, the default).
+    #[arg(long, value_name = "FILE_OR_NAME")]
+    catalog: Option<String>,
+    /// Zones offered by the catalog, comma-separated (e.g. us-east-1a,us-east-1b).
+    #[arg(long, value_name = "ZONES", value_delimiter = ',')]
+    zones: Option<Vec<String>>,
+    /// Spot price as a fraction of the on-demand price (default 0.3).
+    #[arg(long, value_name = "F", allow_negative_numbers = true)]
+    spot_price_factor: Option<f64>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum SimOutput {
+    Text,
+    Json,
+    Csv,
+    Prom,
+}
+
 /// A problem the CLI itself found (unreadable file, bad option): printed on stderr, exit 2.
 struct Fatal(String);
 
@@ -221,7 +261,56 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             let answer = nodecast::catalog(&req);
             Ok(finish(&answer, a.common.output, UNUSABLE, render::catalog))
         }
+        Command::Simulate(a) => simulate(a),
     }
+}
+
+fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
+    let common = Common {
+        catalog: a.catalog.clone(),
+        zones: a.zones.clone(),
+        spot_price_factor: a.spot_price_factor,
+        min_values_policy: None,
+        preference_policy: None,
+        output: Output::Json,
+    };
+    let mut req = request(&common, &a.files)?;
+    let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
+    req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
+    let mut settings = match &a.settings {
+        None => nodecast::simulate::SimSettings::default(),
+        Some(f) => {
+            let text = std::fs::read_to_string(f).map_err(|e| Fatal(format!("{f}: cannot read: {e}")))?;
+            let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
+                Fatal(format!(
+                    "--settings {f}: cannot decode\n{}",
+                    errs.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n")
+                ))
+            })?;
+            let [doc] = docs.as_slice() else {
+                return Err(Fatal(format!("--settings {f}: expected one mapping, found {} documents", docs.len())));
+            };
+            serde_json::from_value(doc.value.clone())
+                .map_err(|e| Fatal(format!("--settings {f}: {e} (docs/simulate.md lists the fields)")))?
+        }
+    };
+    if let Some(seed) = a.seed {
+        settings.seed = seed;
+    }
+    req.simulation = Some(settings);
+    let answer = nodecast::simulate(&req);
+    if let Outcome::Success(s) = &answer.outcome {
+        let text = match a.output {
+            SimOutput::Csv => nodecast::simulate::render_series_csv(s),
+            SimOutput::Prom => nodecast::simulate::render_series_prom(s),
+            SimOutput::Json => answer.to_json() + "\n",
+            SimOutput::Text => render::simulation(s),
+        };
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
+        return Ok(OK);
+    }
+    Ok(finish(&answer, if a.output == SimOutput::Json { Output::Json } else { Output::Table }, UNUSABLE, render::simulation))
 }
 
 /// Print an answer and return the exit code: `-o json` prints the facade's JSON unchanged (also

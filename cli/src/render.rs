@@ -5,6 +5,7 @@ use nodecast::api::{Decision, NodeClaimOut, Plan, UnschedulableOut};
 use nodecast::explain::{Explanation, PodExplanation, TypeExplanation, ValidationReport, Verdict};
 use nodecast::model::Skipped;
 use nodecast::query::{CatalogAnswer, CatalogRow};
+use nodecast::simulate::Simulation;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -411,6 +412,110 @@ pub fn catalog(c: &CatalogAnswer) -> String {
     }
     let mut out = if t.is_empty() { String::new() } else { t.render("") };
     let _ = writeln!(out, "{} ({})", plural(c.count, "instance type", "instance types"), c.source);
+    out
+}
+
+/// `45s`, `4m22s`, `2h03m`, `3d 4h05m`.
+fn duration(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        3600..86_400 => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {}h{:02}m", s / 86_400, s % 86_400 / 3600, s % 3600 / 60),
+    }
+}
+
+/// Nodes listed by `simulate`'s text output (the most expensive first).
+const SIM_NODES_SHOWN: usize = 15;
+
+fn counts<'a>(m: impl IntoIterator<Item = (&'a String, &'a usize)>) -> String {
+    m.into_iter().filter(|(_, v)| **v > 0).map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+}
+
+pub fn simulation(s: &Simulation) -> String {
+    let mut out = String::new();
+    let sm = &s.summary;
+    let from = s.start.as_deref().map(|t| format!(" from {t}")).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Simulated {}{from}: {} with Karpenter, {} for a static cluster sized for the peak ({:.1}% saved)",
+        duration(sm.duration_seconds),
+        dollars_2(sm.cost_usd),
+        dollars_2(sm.static_cost_usd),
+        sm.savings_percent
+    );
+    section(&mut out, "Summary");
+    let mut rows: Vec<(&str, String)> = vec![
+        ("cost", dollars_2(sm.cost_usd)),
+        (
+            "GPU hours",
+            format!("{:.1} paid, {:.1} used ({:.1}% utilisation)", sm.gpu_hours_paid, sm.gpu_hours_used, sm.gpu_utilization * 100.0),
+        ),
+        (
+            "empty nodes",
+            format!("{} over {} (waiting for consolidateAfter)", dollars_2(sm.empty_node_cost_usd), duration(sm.empty_node_seconds)),
+        ),
+        (
+            "pending p50/p95/max",
+            format!("{} / {} / {}", duration(sm.pending_seconds.p50), duration(sm.pending_seconds.p95), duration(sm.pending_seconds.max)),
+        ),
+        ("work lost", duration(sm.work_lost_seconds)),
+        (
+            "pods",
+            format!(
+                "{} submitted, {} finished, {} running, {} pending, {} deleted",
+                sm.pods.submitted, sm.pods.finished, sm.pods.running, sm.pods.pending, sm.pods.deleted
+            ),
+        ),
+        ("launches", format!("{} ({})", sm.launches.total, counts(&sm.launches.by_node_pool))),
+        ("disruptions", format!("{} ({})", sm.disruptions.total, counts(&sm.disruptions.by_reason))),
+        ("nodes alive at end", sm.nodes_alive_at_end.to_string()),
+    ];
+    if sm.disruptions.total == 0 {
+        rows[7].1 = "0".into();
+    }
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    for (k, v) in rows {
+        let _ = writeln!(out, "  {k:width$}  {v}");
+    }
+    section(&mut out, "Static cluster sized for the peak (on-demand, whole duration)");
+    let mut t = Table::new(&["NODEPOOL", "INSTANCE TYPE", "COUNT", "$/H EACH"]).right(&[2, 3]);
+    for n in &sm.static_cluster {
+        t.row(vec![n.node_pool.clone(), n.instance_type.clone(), n.count.to_string(), dollars(n.price_per_hour_usd)]);
+    }
+    out.push_str(&t.render("  "));
+    let mut nodes: Vec<&nodecast::simulate::NodeOut> = s.nodes.iter().collect();
+    nodes.sort_by(|a, b| b.cost_usd.total_cmp(&a.cost_usd).then_with(|| a.name.cmp(&b.name)));
+    let title = if nodes.len() > SIM_NODES_SHOWN {
+        format!("Nodes ({} of {}, most expensive first; -o json has all)", SIM_NODES_SHOWN, nodes.len())
+    } else {
+        format!("Nodes ({})", nodes.len())
+    };
+    section(&mut out, &title);
+    let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "$/H", "LIFETIME", "COST", "EMPTY", "PODS", "END"])
+        .right(&[4, 5, 6, 7, 8]);
+    for n in nodes.iter().take(SIM_NODES_SHOWN) {
+        t.row(vec![
+            n.name.clone(),
+            opt(&n.node_pool).to_string(),
+            opt(&n.instance_type).to_string(),
+            opt(&n.capacity_type).to_string(),
+            dollars(n.price_per_hour_usd),
+            duration(n.lifetime_seconds),
+            dollars_2(n.cost_usd),
+            dollars_2(n.empty_cost_usd),
+            n.pods.to_string(),
+            n.termination_reason.clone().unwrap_or_else(|| "alive".into()),
+        ]);
+    }
+    out.push_str(&t.render("  "));
+    if !s.warnings.is_empty() {
+        section(&mut out, "Warnings");
+        for w in &s.warnings {
+            let _ = writeln!(out, "  {} [{}]", w.message, w.code);
+        }
+    }
     out
 }
 

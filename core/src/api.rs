@@ -49,6 +49,12 @@ pub struct Request {
     /// `catalog` queries.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<crate::query::CatalogQuery>,
+    /// `simulate`: the workload trace (docs/simulate.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::simulate::TraceInput>,
+    /// `simulate`: settings (latencies, batching, interruption rate, seed, ...); defaults apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<crate::simulate::SimSettings>,
 }
 
 /// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.

@@ -2,7 +2,8 @@
 //! deterministically. No I/O: no files, network, clock or environment; time is an input.
 //!
 //! One facade serves every front end: build a [`api::Request`], call [`plan`], [`consolidate`],
-//! [`validate`], [`explain`] or [`catalog`], and serialise the [`api::Answer`] it returns.
+//! [`validate`], [`explain`], [`catalog`] or [`simulate`], and serialise the [`api::Answer`] it
+//! returns.
 //!
 //! ```
 //! let req = nodecast::api::Request {
@@ -48,6 +49,7 @@ pub mod query;
 pub mod requirements;
 pub mod resources;
 pub mod scheduling;
+pub mod simulate;
 pub mod taints;
 pub mod validate;
 
@@ -79,9 +81,16 @@ pub fn catalog(req: &Request) -> Answer<query::CatalogAnswer> {
     query::catalog(req)
 }
 
+/// Replay a workload trace over time (docs/simulate.md): a timeline, per-node and per-pod costs,
+/// a summary with the static-cluster comparison, and Karpenter-named time series.
+pub fn simulate(req: &Request) -> Answer<simulate::Simulation> {
+    simulate::simulate(req)
+}
+
 /// The facade functions by name, for bindings that speak JSON: `"plan"`, `"consolidate"`,
-/// `"explain"`, `"validate"`, `"catalog"`.
-pub const FUNCTIONS: [&str; 5] = ["plan", "consolidate", "explain", "validate", "catalog"];
+/// `"explain"`, `"validate"`, `"catalog"`, `"simulate"`, and the renderings `"simulate-csv"` and
+/// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer).
+pub const FUNCTIONS: [&str; 8] = ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom"];
 
 /// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
 /// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
@@ -93,6 +102,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         "explain" => "Explanation",
         "validate" => "Validation",
         "catalog" => "CatalogQuery",
+        "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
         other => {
             let e = error::InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
             return Answer::<()>::failure("Error", vec![e]).to_json();
@@ -102,7 +112,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         Ok(r) => r,
         Err(e) => {
             let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
-                .help("a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query");
+                .help("a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation");
             return Answer::<()>::failure(kind, vec![err]).to_json();
         }
     };
@@ -111,6 +121,15 @@ pub fn call(function: &str, request_json: &str) -> String {
         "consolidate" => consolidate(&req).to_json(),
         "explain" => explain(&req).to_json(),
         "validate" => validate(&req).to_json(),
+        "simulate" => simulate(&req).to_json(),
+        "simulate-csv" | "simulate-prom" => {
+            let answer = simulate(&req);
+            match &answer.outcome {
+                api::Outcome::Success(s) if function == "simulate-csv" => simulate::render_series_csv(s),
+                api::Outcome::Success(s) => simulate::render_series_prom(s),
+                api::Outcome::Failure { .. } => answer.to_json(),
+            }
+        }
         _ => catalog(&req).to_json(),
     }
 }

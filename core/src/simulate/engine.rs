@@ -1,0 +1,720 @@
+//! The clock, the event queue, pods and the provisioning batches. Node lifecycles are in
+//! `nodes.rs`, disruption passes in `nodes.rs` too (they act on nodes), metrics in `metrics.rs`.
+
+use super::rng::SplitMix64;
+use super::settings::SimSettings;
+use super::trace::{RunTime, Trace, DEFAULT_START};
+use super::workloads::{Kind, Prepared, SimAction, SimEvent, Template};
+use super::{Simulation, TimelineEntry};
+use crate::api::Warning;
+use crate::error::InputError;
+use crate::model::Model;
+use crate::scheduling::{self, Placement};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+/// Random streams: each purpose draws from its own generator per object (rng.rs).
+pub const STREAM_RUN: u64 = 1;
+pub const STREAM_LAUNCH: u64 = 2;
+pub const STREAM_INTERRUPT: u64 = 3;
+
+/// Most samples per series (a year at one minute is 525,600).
+pub const MAX_SAMPLES: i64 = 600_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ev {
+    Trace(usize),
+    BatchClose(u64),
+    Registered(usize),
+    Initialized(usize),
+    Finish(usize, u64),
+    Disrupt(u64),
+    Interrupt(usize),
+    /// Node, reason index into `REASONS`.
+    Terminate(usize, usize),
+    DeleteInstance(usize),
+}
+
+pub const REASONS: [&str; 4] = ["empty", "underutilized", "expired", "interrupted"];
+
+pub fn reason_index(r: &str) -> usize {
+    REASONS.iter().position(|x| *x == r).unwrap_or(1)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodState {
+    Pending,
+    Nominated,
+    Bound,
+    Running,
+    Finished,
+    Deleted,
+}
+
+#[derive(Debug, Clone)]
+pub struct SPod {
+    pub key: String,
+    pub workload: String,
+    pub state: PodState,
+    pub node: Option<usize>,
+    pub run: Option<i64>,
+    pub checkpoint: Option<i64>,
+    /// Work done and kept (survives evictions up to the last checkpoint).
+    pub progress: i64,
+    pub run_since: i64,
+    pub submitted: i64,
+    pub first_start: Option<i64>,
+    pub finished: Option<i64>,
+    pub pending_since: i64,
+    pub pending_total: i64,
+    pub running_total: i64,
+    pub lost: i64,
+    pub restarts: u32,
+    pub nodes: Vec<usize>,
+    /// Bumped on every eviction so a stale Finish event is ignored.
+    pub gen: u64,
+    /// Index in `model.pods` while the pod exists in the cluster.
+    pub midx: Option<usize>,
+    pub unschedulable_reported: bool,
+    /// GPUs requested (whole devices).
+    pub gpus: i64,
+    /// Bound in the cluster inputs: runs for the whole simulation, not a trace pod.
+    pub initial: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub name: String,
+    pub tpl: usize,
+    pub pods: Vec<usize>,
+    pub next_index: usize,
+    pub run_time: Option<RunTime>,
+    pub checkpoint: Option<i64>,
+    pub rng: SplitMix64,
+    pub deleted: bool,
+}
+
+pub struct Sim {
+    pub m: Model,
+    pub s: SimSettings,
+    pub templates: Vec<Template>,
+    pub trace_events: Vec<SimEvent>,
+    pub grace: Vec<(String, i64)>,
+    pub origin: i64,
+    pub show_time: bool,
+    pub now: i64,
+    pub end: i64,
+    seq: u64,
+    queue: BinaryHeap<Reverse<(i64, u64, Ev)>>,
+    pub pods: Vec<SPod>,
+    pub model_pod_owner: Vec<usize>,
+    pub pending: BTreeSet<usize>,
+    pub instances: Vec<Instance>,
+    instance_names: HashMap<String, usize>,
+    used_names: HashMap<String, usize>,
+    pub nodes: Vec<super::nodes::SNode>,
+    pub model_node_owner: Vec<usize>,
+    pub node_by_name: HashMap<String, usize>,
+    pub pool_counters: Vec<usize>,
+    batch_open: Option<i64>,
+    batch_gen: u64,
+    pub pass_at: Option<i64>,
+    pub pass_token: u64,
+    pub timeline: Vec<TimelineEntry>,
+    pub warnings: Vec<Warning>,
+    pub metrics: super::metrics::Recorder,
+    pub live_trace_pods: usize,
+    pub live_sim_nodes: usize,
+    trace_left: usize,
+    pub templates_cache: Vec<Option<Option<scheduling::claim::Template>>>,
+    pub gpu_resources: Vec<crate::resources::ResourceId>,
+    pub accel_resources: Vec<crate::resources::ResourceId>,
+}
+
+/// Keep only the instance types some NodePool can launch (or an input node runs). Every
+/// provisioning and consolidation pass rebuilds the NodePool templates over the whole catalog;
+/// the types no template admits can never be chosen, so dropping them once changes no decision
+/// and makes each of the thousands of passes of a week-long simulation ~40x cheaper on the
+/// 1345-type AWS catalog.
+fn prune_catalog(m: &mut Model) {
+    let mut keep = vec![false; m.catalog.types.len()];
+    for pool in 0..m.node_pools.len() {
+        if let Some(t) = scheduling::claim::build_template(pool, m) {
+            for &i in &t.its {
+                keep[i as usize] = true;
+            }
+        }
+    }
+    for n in &m.nodes {
+        if let Some(i) = n.instance_type.as_deref().and_then(|t| m.catalog.find(t)) {
+            keep[i] = true;
+        }
+    }
+    let mut i = 0;
+    m.catalog.types.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
+pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec<InputError>> {
+    let mut p = p;
+    let last = p.events.iter().map(|e| e.at).max().unwrap_or(0);
+    let horizon = s.end_seconds.or(trace.end).unwrap_or(last.saturating_add(86_400));
+    // The series hold one sample per interval: refuse horizons that would not fit in memory.
+    if horizon / s.metrics_interval_seconds > MAX_SAMPLES {
+        return Err(vec![InputError::new(
+            "simulation-too-long",
+            format!("{horizon}s sampled every {}s is more than {MAX_SAMPLES} samples", s.metrics_interval_seconds),
+        )
+        .path("simulation.metricsIntervalSeconds")
+        .help("a larger metricsIntervalSeconds or a shorter end")]);
+    }
+    prune_catalog(&mut p.model);
+    let origin = trace.start.unwrap_or(DEFAULT_START);
+    let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);
+    let end = s.end_seconds.or(trace.end).unwrap_or(last_event.saturating_add(86_400));
+    let resources = &p.model.resources;
+    let gpu_resources = ["nvidia.com/gpu", "amd.com/gpu"].iter().filter_map(|r| resources.get(r)).collect();
+    let accel_resources = ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"]
+        .iter()
+        .filter_map(|r| resources.get(r))
+        .collect();
+    let pools = p.model.node_pools.len();
+    let mut sim = Sim {
+        metrics: super::metrics::Recorder::new(&p.model, s.metrics_interval_seconds),
+        m: p.model,
+        s,
+        templates: p.templates,
+        trace_left: p.events.len(),
+        trace_events: p.events,
+        grace: p.grace,
+        origin,
+        show_time: trace.start.is_some(),
+        now: 0,
+        end,
+        seq: 0,
+        queue: BinaryHeap::new(),
+        pods: Vec::new(),
+        model_pod_owner: Vec::new(),
+        pending: BTreeSet::new(),
+        instances: Vec::new(),
+        instance_names: HashMap::new(),
+        used_names: HashMap::new(),
+        nodes: Vec::new(),
+        model_node_owner: Vec::new(),
+        node_by_name: HashMap::new(),
+        pool_counters: vec![0; pools],
+        batch_open: None,
+        batch_gen: 0,
+        pass_at: None,
+        pass_token: 0,
+        timeline: Vec::new(),
+        warnings: p.warnings,
+        live_trace_pods: 0,
+        live_sim_nodes: 0,
+        templates_cache: vec![None; pools],
+        gpu_resources,
+        accel_resources,
+    };
+    sim.adopt_initial_state();
+    for i in 0..sim.trace_events.len() {
+        let at = sim.trace_events[i].at;
+        sim.push(at, Ev::Trace(i));
+    }
+    sim.request_pass(0);
+    let mut processed: u64 = 0;
+    let mut finished_at = None;
+    while let Some(Reverse((t, _, ev))) = sim.queue.pop() {
+        if t > sim.end {
+            break;
+        }
+        let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
+        sim.metrics.catch_up(t, &view);
+        sim.now = t;
+        sim.handle(ev);
+        processed += 1;
+        if processed > sim.s.max_events {
+            return Err(vec![InputError::new(
+                "simulation-too-long",
+                format!("the simulation needed more than {} events before reaching its end", sim.s.max_events),
+            )
+            .path("simulation.maxEvents")
+            .help("a shorter trace or end, or a larger maxEvents")]);
+        }
+        if sim.trace_left == 0 && sim.live_trace_pods == 0 && sim.live_sim_nodes == 0 && sim.pending.is_empty() {
+            finished_at = Some(sim.now);
+            break;
+        }
+    }
+    let duration = finished_at.unwrap_or(sim.end).min(sim.end);
+    sim.now = duration;
+    let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
+    sim.metrics.finish(duration, &view);
+    Ok(super::summary::build(sim, duration))
+}
+
+impl Sim {
+    pub fn push(&mut self, at: i64, ev: Ev) {
+        self.seq += 1;
+        self.queue.push(Reverse((at, self.seq, ev)));
+    }
+
+    pub fn log(&mut self, event: &'static str, object: String, node: Option<String>, reason: Option<String>, detail: Option<String>) {
+        let time = self.show_time.then(|| super::render::rfc3339(self.origin + self.now));
+        self.timeline.push(TimelineEntry { time_seconds: self.now, time, event, object, node, reason, detail });
+    }
+
+    pub fn abs_now(&self) -> i64 {
+        self.origin + self.now
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::Trace(i) => {
+                self.trace_left -= 1;
+                let action = self.trace_events[i].action.clone();
+                self.trace_action(action);
+            }
+            Ev::BatchClose(g) => {
+                if g == self.batch_gen && self.batch_open.is_some() {
+                    self.batch_open = None;
+                    self.run_batch();
+                }
+            }
+            Ev::Registered(n) => self.node_registered(n),
+            Ev::Initialized(n) => self.node_initialized(n),
+            Ev::Finish(p, g) => {
+                if self.pods[p].gen == g && self.pods[p].state == PodState::Running {
+                    self.finish_pod(p);
+                }
+            }
+            Ev::Disrupt(tok) => {
+                if tok == self.pass_token {
+                    self.pass_at = None;
+                    self.disruption_pass();
+                }
+            }
+            Ev::Interrupt(n) => self.interrupt(n),
+            Ev::Terminate(n, r) => self.terminate(n, REASONS[r]),
+            Ev::DeleteInstance(i) => self.delete_instance(i),
+        }
+    }
+
+    // ---- trace actions -------------------------------------------------------------------
+
+    fn trace_action(&mut self, a: SimAction) {
+        match a {
+            SimAction::Submit { tpl, name, replicas, run_time, checkpoint } => {
+                self.submit(tpl, name, replicas, run_time, checkpoint);
+            }
+            SimAction::Scale { instance, replicas } => match self.instance_names.get(&instance).copied() {
+                Some(i) if !self.instances[i].deleted && self.templates[self.instances[i].tpl].kind == Kind::Service => {
+                    self.scale(i, replicas)
+                }
+                Some(_) => {
+                    self.warn("not-scalable", format!("scale at {}s: {instance:?} is not a running Deployment-like workload", self.now))
+                }
+                None => self.warn("unknown-workload", format!("scale at {}s: no workload instance named {instance:?}", self.now)),
+            },
+            SimAction::Delete { instance } => match self.instance_names.get(&instance).copied() {
+                Some(i) => self.delete_instance(i),
+                None => self.warn("unknown-workload", format!("delete at {}s: no workload instance named {instance:?}", self.now)),
+            },
+            SimAction::Interrupt { node } => match self.node_by_name.get(&node).copied() {
+                Some(n) => self.interrupt(n),
+                None => self.warn("unknown-node", format!("interrupt at {}s: no live NodeClaim named {node:?}", self.now)),
+            },
+            SimAction::Row { tpl, replicas, run_time } => {
+                if self.templates[tpl].kind == Kind::Service {
+                    let base = self.templates[tpl].name.clone();
+                    match self.instance_names.get(&base).copied().filter(|&i| !self.instances[i].deleted) {
+                        Some(i) if replicas == 0 => self.delete_instance(i),
+                        Some(i) => self.scale(i, replicas),
+                        None if replicas > 0 => self.submit(tpl, None, replicas, run_time, None),
+                        None => {}
+                    }
+                } else if replicas > 0 {
+                    self.submit(tpl, None, replicas, run_time, None);
+                }
+            }
+        }
+    }
+
+    fn warn(&mut self, code: &str, message: String) {
+        self.warnings.push(Warning { code: code.into(), message, object: None });
+    }
+
+    fn submit(&mut self, tpl: usize, name: Option<String>, replicas: i64, run_time: Option<RunTime>, checkpoint: Option<i64>) {
+        let base = name.unwrap_or_else(|| self.templates[tpl].name.clone());
+        let uses = self.used_names.entry(base.clone()).or_insert(0);
+        *uses += 1;
+        let name = if *uses == 1 { base } else { format!("{base}-{uses}") };
+        let id = self.instances.len();
+        let rng = SplitMix64::derive(self.s.seed, STREAM_RUN, id as u64);
+        self.instances.push(Instance {
+            name: name.clone(),
+            tpl,
+            pods: Vec::new(),
+            next_index: 0,
+            run_time,
+            checkpoint,
+            rng,
+            deleted: false,
+        });
+        self.instance_names.insert(name, id);
+        let kind = self.templates[tpl].kind;
+        let n = if kind == Kind::Pod { 1 } else { replicas.max(0) };
+        for _ in 0..n {
+            self.new_pod(id);
+        }
+        if kind == Kind::Service {
+            // A run time on a Deployment-like workload deletes it after that long.
+            if let Some(rt) = self.instances[id].run_time.clone() {
+                let d = draw(&mut self.instances[id].rng, &rt);
+                let at = self.now.saturating_add(d);
+                self.push(at, Ev::DeleteInstance(id));
+            }
+        }
+    }
+
+    fn scale(&mut self, i: usize, replicas: i64) {
+        let live: Vec<usize> = self.instances[i].pods.iter().copied().filter(|&p| self.is_live(p)).collect();
+        let want = replicas.max(0) as usize;
+        if want > live.len() {
+            for _ in live.len()..want {
+                self.new_pod(i);
+            }
+        } else {
+            // The ReplicaSet controller removes unscheduled pods first, then the newest.
+            let mut order = live.clone();
+            order.sort_by_key(|&p| (self.pods[p].state != PodState::Pending, Reverse(p)));
+            for &p in order.iter().take(live.len() - want) {
+                self.delete_pod(p);
+            }
+        }
+    }
+
+    fn delete_instance(&mut self, i: usize) {
+        if self.instances[i].deleted {
+            return;
+        }
+        self.instances[i].deleted = true;
+        for p in self.instances[i].pods.clone() {
+            if self.is_live(p) {
+                self.delete_pod(p);
+            }
+        }
+    }
+
+    pub fn is_live(&self, p: usize) -> bool {
+        !matches!(self.pods[p].state, PodState::Finished | PodState::Deleted)
+    }
+
+    fn new_pod(&mut self, inst: usize) {
+        let tpl = self.instances[inst].tpl;
+        let t = &self.templates[tpl];
+        let k = self.instances[inst].next_index;
+        self.instances[inst].next_index += 1;
+        let iname = self.instances[inst].name.clone();
+        let mut pod = t.pod.clone();
+        pod.name = if t.kind == Kind::Pod { iname.clone() } else { format!("{iname}-{k}") };
+        pod.uid = format!("{}/{}", pod.namespace, pod.name);
+        pod.created = self.abs_now();
+        pod.workload = Some(format!("{}/{}", t.kind_name, iname));
+        pod.node_name = None;
+        let run = match (t.kind, self.instances[inst].run_time.clone()) {
+            (Kind::Service, _) | (_, None) => None,
+            (_, Some(rt)) => Some(draw(&mut self.instances[inst].rng, &rt)),
+        };
+        let gpus = self.gpu_resources.iter().map(|&r| pod.requests.get(r)).sum::<i64>() / 1000;
+        let id = self.pods.len();
+        self.pods.push(SPod {
+            key: pod.key(),
+            workload: format!("{}/{}/{}", t.kind_name, pod.namespace, iname),
+            state: PodState::Pending,
+            node: None,
+            run,
+            checkpoint: self.instances[inst].checkpoint,
+            progress: 0,
+            run_since: 0,
+            submitted: self.now,
+            first_start: None,
+            finished: None,
+            pending_since: self.now,
+            pending_total: 0,
+            running_total: 0,
+            lost: 0,
+            restarts: 0,
+            nodes: Vec::new(),
+            gen: 0,
+            midx: None,
+            unschedulable_reported: false,
+            gpus,
+            initial: false,
+        });
+        self.instances[inst].pods.push(id);
+        self.model_add_pod(id, pod);
+        self.live_trace_pods += 1;
+        let key = self.pods[id].key.clone();
+        self.log("pod-pending", key, None, None, None);
+        self.pending.insert(id);
+        self.trigger_batch();
+    }
+
+    pub fn model_add_pod(&mut self, id: usize, pod: crate::model::Pod) {
+        self.pods[id].midx = Some(self.m.pods.len());
+        self.m.pods.push(pod);
+        self.model_pod_owner.push(id);
+    }
+
+    fn model_remove_pod(&mut self, id: usize) {
+        let Some(i) = self.pods[id].midx.take() else { return };
+        self.m.pods.swap_remove(i);
+        self.model_pod_owner.swap_remove(i);
+        if i < self.model_pod_owner.len() {
+            let moved = self.model_pod_owner[i];
+            self.pods[moved].midx = Some(i);
+        }
+    }
+
+    fn set_pod_node(&mut self, id: usize, node: Option<String>) {
+        if let Some(i) = self.pods[id].midx {
+            self.m.pods[i].node_name = node;
+        }
+    }
+
+    /// Open a provisioning batch, or extend the open one (idle window, capped by the max window).
+    pub fn trigger_batch(&mut self) {
+        let close = match self.batch_open {
+            None => {
+                self.batch_open = Some(self.now);
+                self.now + self.s.batch_idle_seconds
+            }
+            Some(open) => (self.now + self.s.batch_idle_seconds).min(open + self.s.batch_max_seconds),
+        };
+        self.batch_gen += 1;
+        let g = self.batch_gen;
+        self.push(close, Ev::BatchClose(g));
+    }
+
+    /// One provisioning pass over every pending pod: the `plan` pass on the current cluster.
+    fn run_batch(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
+        let sol = scheduling::solve_pods(&self.m, Some(&pending), &[], &[]);
+        let (finals, truncated) = crate::plan::finalize(&self.m, &sol);
+        let mut placed: Vec<(usize, Placement)> = sol.placements.iter().map(|(&p, &pl)| (p, pl)).collect();
+        placed.sort_by_key(|(p, _)| *p);
+        // Nominations to existing and in-flight nodes.
+        let mut moves: Vec<(usize, usize)> = Vec::new();
+        for (mp, pl) in &placed {
+            if let Placement::Existing(i) = pl {
+                let node = self.model_node_owner[sol.existing[*i].node];
+                moves.push((self.model_pod_owner[*mp], node));
+            }
+        }
+        // New NodeClaims, in the order the pass created them.
+        let mut launches: Vec<(usize, Vec<usize>)> = Vec::new();
+        for f in &finals {
+            let Some(l) = &f.launch else { continue };
+            let pc = &sol.claims[f.claim];
+            let t = &sol.templates[pc.template];
+            let alloc = t.alloc(l.it, &self.m).clone();
+            let mut pods: Vec<usize> = pc.pods.iter().map(|&mp| self.model_pod_owner[mp]).collect();
+            pods.sort_unstable();
+            let n = self.launch_node(t.pool, l.it as usize, l.capacity_type, l.zone, Some(&pc.requirements), alloc, None);
+            launches.push((n, pods));
+        }
+        let mut failed: Vec<(usize, String)> = Vec::new();
+        for (mp, f) in &sol.failures {
+            let code = crate::diagnostics::unschedulable(&self.m, &sol, *mp, f).code;
+            failed.push((self.model_pod_owner[*mp], code));
+        }
+        for (mp, r) in truncated {
+            failed.push((self.model_pod_owner[mp], r.code));
+        }
+        for f in finals.iter().filter(|f| f.launch.is_none()) {
+            for &mp in &sol.claims[f.claim].pods {
+                failed.push((self.model_pod_owner[mp], "no-instance-type-fits".into()));
+            }
+        }
+        drop(sol);
+        for (p, n) in moves {
+            self.nominate(p, n);
+        }
+        for (n, pods) in launches {
+            for p in pods {
+                self.nominate(p, n);
+            }
+        }
+        failed.sort();
+        for (p, code) in failed {
+            if !self.pods[p].unschedulable_reported && self.pods[p].state == PodState::Pending {
+                self.pods[p].unschedulable_reported = true;
+                let key = self.pods[p].key.clone();
+                self.log("pod-unschedulable", key, None, Some(code), None);
+            }
+        }
+    }
+
+    fn nominate(&mut self, p: usize, n: usize) {
+        self.pending.remove(&p);
+        self.pods[p].state = PodState::Nominated;
+        self.pods[p].node = Some(n);
+        if self.pods[p].nodes.last() != Some(&n) {
+            self.pods[p].nodes.push(n);
+        }
+        let name = self.nodes[n].name.clone();
+        self.set_pod_node(p, Some(name.clone()));
+        self.node_gains_pod(n, p);
+        let key = self.pods[p].key.clone();
+        self.log("pod-nominated", key, Some(name), None, None);
+        match self.nodes[n].state {
+            super::nodes::NState::Registered => self.bind(p),
+            super::nodes::NState::Initialized => {
+                self.bind(p);
+                self.start(p);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn bind(&mut self, p: usize) {
+        self.pods[p].state = PodState::Bound;
+        let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
+        let key = self.pods[p].key.clone();
+        self.log("pod-bound", key, node, None, None);
+    }
+
+    pub fn start(&mut self, p: usize) {
+        let now = self.now;
+        let pod = &mut self.pods[p];
+        pod.state = PodState::Running;
+        pod.run_since = now;
+        pod.pending_total += now - pod.pending_since;
+        pod.first_start.get_or_insert(now);
+        let finish = pod.run.map(|r| now.saturating_add((r - pod.progress).max(0)));
+        let gen = pod.gen;
+        let node = pod.node.map(|n| self.nodes[n].name.clone());
+        let key = pod.key.clone();
+        self.log("pod-started", key, node, None, None);
+        if let Some(at) = finish {
+            self.push(at, Ev::Finish(p, gen));
+        }
+    }
+
+    fn stop_running(&mut self, p: usize) {
+        let now = self.now;
+        let pod = &mut self.pods[p];
+        if pod.state == PodState::Running {
+            let elapsed = now - pod.run_since;
+            pod.running_total += elapsed;
+            if pod.run.is_some() {
+                pod.progress += elapsed;
+            }
+        }
+        pod.gen += 1;
+    }
+
+    fn leave_node(&mut self, p: usize) {
+        if let Some(n) = self.pods[p].node.take() {
+            self.node_loses_pod(n, p);
+        }
+        self.set_pod_node(p, None);
+    }
+
+    fn finish_pod(&mut self, p: usize) {
+        self.stop_running(p);
+        let pod = &mut self.pods[p];
+        pod.progress = pod.run.unwrap_or(pod.progress);
+        pod.state = PodState::Finished;
+        pod.finished = Some(self.now);
+        let node = pod.node.map(|n| self.nodes[n].name.clone());
+        let key = pod.key.clone();
+        self.log("pod-finished", key, node, None, None);
+        self.leave_node(p);
+        self.model_remove_pod(p);
+        self.live_trace_pods -= usize::from(!self.pods[p].initial);
+        self.capacity_freed();
+    }
+
+    pub fn delete_pod(&mut self, p: usize) {
+        self.stop_running(p);
+        self.pods[p].state = PodState::Deleted;
+        self.pending.remove(&p);
+        let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
+        let key = self.pods[p].key.clone();
+        self.log("pod-deleted", key, node, None, None);
+        self.leave_node(p);
+        self.model_remove_pod(p);
+        self.live_trace_pods -= usize::from(!self.pods[p].initial);
+        self.capacity_freed();
+    }
+
+    /// Evict a pod from its node (disruption, interruption, expiration): the controller that
+    /// owns it re-creates it at once, pending again; work since the last checkpoint is lost.
+    pub fn evict(&mut self, p: usize, reason: &str) {
+        let was_running = self.pods[p].state == PodState::Running;
+        self.stop_running(p);
+        let pod = &mut self.pods[p];
+        if was_running && pod.run.is_some() {
+            let kept = pod.checkpoint.map_or(0, |c| pod.progress / c * c);
+            pod.lost += pod.progress - kept;
+            pod.progress = kept;
+        }
+        let node = pod.node.map(|n| self.nodes[n].name.clone());
+        let key = pod.key.clone();
+        self.log("pod-evicted", key.clone(), node, Some(reason.to_string()), None);
+        self.leave_node(p);
+        let pod = &mut self.pods[p];
+        pod.state = PodState::Pending;
+        pod.pending_since = self.now;
+        pod.restarts += 1;
+        pod.unschedulable_reported = false;
+        self.log("pod-restarted", key, None, None, None);
+        self.pending.insert(p);
+        self.trigger_batch();
+    }
+
+    /// Room appeared (a pod left, a node went away): pending pods get another batch, the
+    /// disruption controller another look.
+    pub fn capacity_freed(&mut self) {
+        if !self.pending.is_empty() {
+            self.trigger_batch();
+        }
+        self.mark_dirty();
+    }
+
+    pub fn mark_dirty(&mut self) {
+        let p = self.s.disruption_poll_seconds;
+        let tick = (self.now / p + 1) * p;
+        self.request_pass(tick);
+    }
+
+    pub fn request_pass(&mut self, at: i64) {
+        if self.pass_at.is_none_or(|p| at < p) {
+            self.pass_at = Some(at);
+            self.pass_token += 1;
+            let tok = self.pass_token;
+            self.push(at, Ev::Disrupt(tok));
+        }
+    }
+
+    pub fn node_count_changed(&mut self, delta: isize) {
+        self.live_sim_nodes = (self.live_sim_nodes as isize + delta) as usize;
+    }
+}
+
+/// One run-time draw, in whole seconds, at least 1.
+pub fn draw(rng: &mut SplitMix64, rt: &RunTime) -> i64 {
+    let v = match *rt {
+        RunTime::Fixed(d) => return d.max(1),
+        RunTime::Uniform(lo, hi) => return rng.range(lo, hi).max(1),
+        RunTime::Exponential(mean) => rng.exponential(mean),
+        RunTime::Normal(mean, sd) => rng.normal(mean, sd),
+    };
+    (v.round() as i64).max(1)
+}

@@ -1,0 +1,71 @@
+//! Renderings every front end shares byte for byte: the series as CSV and as Prometheus text.
+
+use super::Simulation;
+use std::fmt::Write;
+
+pub fn rfc3339(unix: i64) -> String {
+    jiff::Timestamp::from_second(unix).map(|t| t.to_string()).unwrap_or_else(|_| unix.to_string())
+}
+
+fn labels_csv(m: &super::Metric) -> String {
+    let mut pairs: Vec<(&String, &String)> = m.labels.iter().collect();
+    pairs.sort();
+    pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";")
+}
+
+/// Long CSV: `timeSeconds,metric,labels,value`, one row per metric, label set and sample time
+/// (metric-major, in the order of `series.metrics`).
+pub fn render_series_csv(s: &Simulation) -> String {
+    let mut out = String::from("timeSeconds,metric,labels,value\n");
+    for m in &s.series.metrics {
+        let labels = labels_csv(m);
+        let quoted = if labels.contains(',') { format!("\"{}\"", labels.replace('"', "\"\"")) } else { labels };
+        for (t, v) in s.series.times_seconds.iter().zip(&m.values) {
+            let _ = writeln!(out, "{t},{},{quoted},{v}", m.name);
+        }
+    }
+    out
+}
+
+fn help(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "karpenter_nodepool_usage" => ("gauge", "The amount of resources that have been provisioned for a nodepool (nodecast simulation)."),
+        "karpenter_nodepool_limit" => {
+            ("gauge", "Limits specified on the nodepool that restrict the quantity of resources provisioned (nodecast simulation).")
+        }
+        "karpenter_nodes_allocatable" => ("gauge", "Node allocatable of initialized nodes, summed per nodepool (nodecast simulation)."),
+        "karpenter_nodeclaims_launched_total" => ("counter", "Number of nodeclaims launched (nodecast simulation)."),
+        "karpenter_nodeclaims_terminated_total" => ("counter", "Number of nodeclaims terminated, by reason (nodecast simulation)."),
+        "karpenter_scheduler_queue_depth" => ("gauge", "The number of pods waiting to be scheduled (nodecast simulation)."),
+        "nodecast_cost_usd_total" => ("counter", "Dollars spent on nodes since the start of the simulation."),
+        _ => ("gauge", "Dollars per hour of the live nodes."),
+    }
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
+/// Prometheus text exposition format (0.0.4), samples timestamped in milliseconds from the
+/// trace start (or the default origin, docs/simulate.md).
+pub fn render_series_prom(s: &Simulation) -> String {
+    let mut out = String::new();
+    let mut last = "";
+    for m in &s.series.metrics {
+        if m.name != last {
+            let (kind, text) = help(&m.name);
+            let _ = writeln!(out, "# HELP {} {text}", m.name);
+            let _ = writeln!(out, "# TYPE {} {kind}", m.name);
+            last = &m.name;
+        }
+        let labels = if m.labels.is_empty() {
+            String::new()
+        } else {
+            format!("{{{}}}", m.labels.iter().map(|(k, v)| format!("{k}=\"{}\"", escape(v))).collect::<Vec<_>>().join(","))
+        };
+        for (t, v) in s.series.times_seconds.iter().zip(&m.values) {
+            let _ = writeln!(out, "{}{labels} {v} {}", m.name, (s.origin + t) * 1000);
+        }
+    }
+    out
+}

@@ -1,0 +1,175 @@
+//! From the final simulation state to the answer: per-node and per-pod tables, the summary and
+//! the static cluster sized for the peak.
+
+use super::engine::{PodState, Sim};
+use super::*;
+use crate::plan::round_price;
+
+fn usd(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6 + 0.0
+}
+
+/// Nearest-rank percentile of sorted values.
+fn percentile(sorted: &[i64], q: f64) -> i64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+pub fn build(sim: Sim, duration: i64) -> Simulation {
+    let mut nodes_out = Vec::new();
+    let (mut cost, mut empty_cost, mut empty_secs, mut gpu_paid) = (0.0, 0.0, 0i64, 0.0);
+    let mut alive = 0;
+    for n in &sim.nodes {
+        let until = n.terminated.unwrap_or(duration).min(duration);
+        let lifetime = (until - n.launched).max(0);
+        let mut empty = n.empty_seconds;
+        if n.terminated.is_none() {
+            alive += 1;
+            if let Some(e) = n.empty_since {
+                empty += (duration - e).max(0);
+            }
+        }
+        let c = n.price * lifetime as f64 / 3600.0;
+        let ec = n.price * empty as f64 / 3600.0;
+        cost += c;
+        empty_cost += ec;
+        empty_secs += empty;
+        gpu_paid += n.gpus as f64 * lifetime as f64 / 3600.0;
+        nodes_out.push(NodeOut {
+            name: n.name.clone(),
+            node_pool: n.pool_name.clone(),
+            instance_type: n.instance_type.clone(),
+            capacity_type: n.capacity_type.clone(),
+            zone: n.zone.clone(),
+            price_per_hour_usd: round_price(n.price),
+            gpus: n.gpus,
+            launched_seconds: n.launched,
+            registered_seconds: n.registered,
+            initialized_seconds: n.initialized,
+            terminated_seconds: n.terminated,
+            lifetime_seconds: lifetime,
+            cost_usd: usd(c),
+            empty_cost_usd: usd(ec),
+            termination_reason: n.reason.clone(),
+            pods: n.pods_ever,
+        });
+    }
+    let mut pods_out = Vec::new();
+    let mut counts = PodCounts::default();
+    let (mut pending, mut lost, mut gpu_used) = (Vec::new(), 0i64, 0.0);
+    for p in &sim.pods {
+        let mut running = p.running_total;
+        let mut pending_total = p.pending_total;
+        match p.state {
+            PodState::Running => running += duration - p.run_since,
+            PodState::Pending | PodState::Nominated | PodState::Bound => pending_total += duration - p.pending_since,
+            _ => {}
+        }
+        gpu_used += p.gpus as f64 * running as f64 / 3600.0;
+        if p.initial {
+            continue;
+        }
+        counts.submitted += 1;
+        let state = match p.state {
+            PodState::Finished => {
+                counts.finished += 1;
+                "finished"
+            }
+            PodState::Deleted => {
+                counts.deleted += 1;
+                "deleted"
+            }
+            PodState::Running => {
+                counts.running += 1;
+                "running"
+            }
+            _ => {
+                counts.pending += 1;
+                "pending"
+            }
+        };
+        if p.first_start.is_some() {
+            pending.push(pending_total);
+        }
+        lost += p.lost;
+        pods_out.push(PodOut {
+            name: p.key.clone(),
+            workload: p.workload.clone(),
+            submitted_seconds: p.submitted,
+            started_seconds: p.first_start,
+            finished_seconds: p.finished,
+            state: state.into(),
+            pending_seconds: pending_total,
+            run_time_seconds: p.run,
+            running_seconds: running,
+            work_lost_seconds: p.lost,
+            restarts: p.restarts,
+            nodes: p.nodes.iter().map(|&n| sim.nodes[n].name.clone()).collect(),
+        });
+    }
+    pending.sort_unstable();
+    let mut static_cluster = Vec::new();
+    let mut static_rate = 0.0;
+    for (pool, peak) in &sim.metrics.peaks {
+        for (it, (count, price)) in &peak.peak {
+            static_cluster.push(StaticNodes {
+                node_pool: pool.clone(),
+                instance_type: it.clone(),
+                capacity_type: "on-demand".into(),
+                count: *count,
+                price_per_hour_usd: round_price(*price),
+            });
+            static_rate += *count as f64 * price;
+        }
+    }
+    let static_cost = static_rate * duration as f64 / 3600.0;
+    let savings = static_cost - cost;
+    let mut by_pool = IndexMap::new();
+    for (k, v) in &sim.metrics.launches {
+        by_pool.insert(k.clone(), *v);
+    }
+    let mut by_reason = IndexMap::new();
+    for r in super::engine::REASONS {
+        by_reason.insert(r.to_string(), sim.metrics.disruptions.get(r).copied().unwrap_or(0));
+    }
+    let summary = Summary {
+        duration_seconds: duration,
+        cost_usd: usd(cost),
+        static_cost_usd: usd(static_cost),
+        savings_usd: usd(savings),
+        savings_percent: if static_cost > 0.0 { ((savings / static_cost) * 1e4).round() / 100.0 + 0.0 } else { 0.0 },
+        static_cluster,
+        gpu_hours_paid: usd(gpu_paid),
+        gpu_hours_used: usd(gpu_used),
+        gpu_utilization: if gpu_paid > 0.0 { ((gpu_used / gpu_paid) * 1e4).round() / 1e4 } else { 0.0 },
+        empty_node_cost_usd: usd(empty_cost),
+        empty_node_seconds: empty_secs,
+        pending_seconds: Percentiles {
+            p50: percentile(&pending, 0.5),
+            p95: percentile(&pending, 0.95),
+            max: pending.last().copied().unwrap_or(0),
+        },
+        work_lost_seconds: lost,
+        pods: counts,
+        launches: Launches { total: by_pool.values().sum(), by_node_pool: by_pool },
+        disruptions: Disruptions { total: by_reason.values().sum(), by_reason },
+        nodes_alive_at_end: alive,
+    };
+    let series = sim.metrics.series(&sim.m);
+    Simulation {
+        start: sim.show_time.then(|| super::render::rfc3339(sim.origin)),
+        seed: sim.s.seed,
+        settings: sim.s.clone(),
+        summary,
+        nodes: nodes_out,
+        pods: pods_out,
+        timeline: sim.timeline,
+        series,
+        warnings: sim.warnings,
+        skipped: sim.m.skipped.clone(),
+        origin: sim.origin,
+    }
+}

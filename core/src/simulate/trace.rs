@@ -1,0 +1,645 @@
+//! The workload trace: YAML/JSON (`kind: Trace`) or CSV, parsed into time-ordered actions with
+//! located errors (`events[3].submit.runTime`, or the CSV line).
+
+use crate::error::InputError;
+use serde_json::Value;
+
+/// Per-pod run time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunTime {
+    Fixed(i64),
+    Uniform(i64, i64),
+    Exponential(f64),
+    Normal(f64, f64),
+}
+
+/// Where a workload's manifest comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A workload document of the cluster inputs: kind, optional namespace, name.
+    Ref { kind: String, namespace: Option<String>, name: String },
+    /// An inline manifest.
+    Manifest(Value),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadDef {
+    pub source: Source,
+    pub replicas: Option<i64>,
+    pub run_time: Option<RunTime>,
+    pub checkpoint: Option<i64>,
+    /// Field path of the definition, for errors found later (unknown reference, ...).
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Submit {
+        def: WorkloadDef,
+        name: Option<String>,
+    },
+    Scale {
+        instance: String,
+        replicas: i64,
+    },
+    Delete {
+        instance: String,
+    },
+    Interrupt {
+        node: String,
+    },
+    /// A CSV row: submit (Job/Pod) or scale (Deployment-like) the referenced workload.
+    Row {
+        def: WorkloadDef,
+        replicas: i64,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceEvent {
+    /// Seconds from the trace start.
+    pub at: i64,
+    pub action: Action,
+    pub path: String,
+    /// CSV line (1-based), when the trace is CSV.
+    pub line: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Trace {
+    /// Unix seconds of the start, when given.
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+    /// Sorted by time (stable: equal times keep trace order).
+    pub events: Vec<TraceEvent>,
+}
+
+/// The default clock origin when the trace gives none: Monday 2025-01-06T00:00:00Z, so budget
+/// cron windows (`mon-fri`) behave as in an ordinary week.
+pub const DEFAULT_START: i64 = 1_736_121_600;
+
+/// Most pods one event may create.
+pub const MAX_REPLICAS: i64 = 100_000;
+
+pub const CSV_HEADER: &str = "time,workload,replicas,runTime";
+
+/// Durations: `90`, `90s`, `5m`, `1h30m`, `7d`. Days are allowed here (Go durations stop at h).
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("empty duration".into());
+    }
+    if let Ok(n) = s.parse::<i64>() {
+        return if n >= 0 { Ok(n) } else { Err(format!("{s:?} is negative")) };
+    }
+    let mut total: i64 = 0;
+    let mut num = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let unit = match c {
+            'd' => 86_400,
+            'h' => 3600,
+            'm' => 60,
+            's' => 1,
+            _ => return Err(format!("{s:?} is not a duration")),
+        };
+        let n: i64 = num.parse().map_err(|_| format!("{s:?} is not a duration"))?;
+        total = n.checked_mul(unit).and_then(|v| total.checked_add(v)).ok_or_else(|| format!("{s:?} is too long"))?;
+        num.clear();
+    }
+    if !num.is_empty() {
+        return Err(format!("{s:?} is not a duration (a number needs a unit after another unit, e.g. 1h30m)"));
+    }
+    Ok(total)
+}
+
+pub const DURATION_HELP: &str = "a duration such as 90s, 5m, 1h30m or 7d (a bare number is seconds)";
+
+fn parse_rfc3339(s: &str) -> Option<i64> {
+    s.parse::<jiff::Timestamp>().ok().map(|t| t.as_second())
+}
+
+struct P<'a> {
+    source: Option<&'a str>,
+    errors: Vec<InputError>,
+}
+
+impl P<'_> {
+    fn err(&mut self, path: &str, code: &str, msg: impl Into<String>, help: &str) {
+        let mut e = InputError::new(code, msg).path(path.to_string()).help(help.to_string());
+        e.source = self.source.map(str::to_string);
+        self.errors.push(e);
+    }
+
+    fn duration(&mut self, v: &Value, path: &str) -> Option<i64> {
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) if n.as_i64().is_some() => n.to_string(),
+            _ => {
+                self.err(path, "wrong-type", "expected a duration", DURATION_HELP);
+                return None;
+            }
+        };
+        match parse_duration(&text) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                self.err(path, "invalid-duration", e, DURATION_HELP);
+                None
+            }
+        }
+    }
+
+    fn str<'v>(&mut self, v: &'v Value, path: &str) -> Option<&'v str> {
+        let s = v.as_str();
+        if s.is_none() {
+            self.err(path, "wrong-type", format!("expected a string, found {}", crate::manifest::reader::render_short(v)), "a string");
+        }
+        s
+    }
+
+    fn int(&mut self, v: &Value, path: &str) -> Option<i64> {
+        let n = v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()));
+        match n {
+            Some(n) if n >= 0 => Some(n),
+            _ => {
+                self.err(
+                    path,
+                    "wrong-type",
+                    format!("expected an integer ≥ 0, found {}", crate::manifest::reader::render_short(v)),
+                    "e.g. 4",
+                );
+                None
+            }
+        }
+    }
+
+    /// A replica count, capped so one event cannot ask for more pods than a simulation can hold.
+    fn replicas(&mut self, v: &Value, path: &str) -> Option<i64> {
+        let n = self.int(v, path)?;
+        if n > MAX_REPLICAS {
+            self.err(path, "out-of-range", format!("{n} replicas; at most {MAX_REPLICAS} per event"), "fewer replicas");
+            return None;
+        }
+        Some(n)
+    }
+
+    /// `at`: a duration from the start or an RFC 3339 time (needs `start`).
+    fn at(&mut self, v: &Value, path: &str, start: Option<i64>) -> Option<i64> {
+        if let Some(s) = v.as_str() {
+            if s.contains('T') {
+                let Some(t) = parse_rfc3339(s) else {
+                    self.err(path, "invalid-timestamp", format!("{s:?} is not an RFC 3339 time"), "e.g. 2025-03-03T09:00:00Z");
+                    return None;
+                };
+                let Some(start) = start else {
+                    self.err(path, "required", "an RFC 3339 event time needs the trace's `start`", "add start: 2025-03-03T00:00:00Z");
+                    return None;
+                };
+                if t < start {
+                    self.err(path, "out-of-range", format!("{s} is before the trace start"), "a time at or after `start`");
+                    return None;
+                }
+                return Some(t - start);
+            }
+        }
+        self.duration(v, path)
+    }
+
+    fn run_time(&mut self, v: &Value, path: &str) -> Option<RunTime> {
+        let Value::Object(o) = v else {
+            return self.duration(v, path).map(RunTime::Fixed);
+        };
+        for k in o.keys() {
+            if !["distribution", "min", "max", "mean", "stddev"].contains(&k.as_str()) {
+                self.err(&format!("{path}.{k}"), "unknown-field", format!("unknown field {k:?}"), "distribution, min, max, mean, stddev");
+            }
+        }
+        let dist = o.get("distribution").and_then(Value::as_str).unwrap_or("");
+        let field = |p: &mut Self, name: &str| match o.get(name) {
+            Some(x) => p.duration(x, &format!("{path}.{name}")),
+            None => {
+                p.err(&format!("{path}.{name}"), "required", format!("distribution {dist} needs {name}"), DURATION_HELP);
+                None
+            }
+        };
+        match dist {
+            "uniform" => {
+                let (lo, hi) = (field(self, "min")?, field(self, "max")?);
+                if hi < lo {
+                    self.err(&format!("{path}.max"), "out-of-range", "max is below min", "max ≥ min");
+                    return None;
+                }
+                Some(RunTime::Uniform(lo, hi))
+            }
+            "exponential" => Some(RunTime::Exponential(field(self, "mean")? as f64)),
+            "normal" => Some(RunTime::Normal(field(self, "mean")? as f64, field(self, "stddev")? as f64)),
+            other => {
+                self.err(
+                    &format!("{path}.distribution"),
+                    "invalid-distribution",
+                    format!("unknown distribution {other:?}"),
+                    "uniform {min, max}, exponential {mean}, normal {mean, stddev}, or a fixed duration",
+                );
+                None
+            }
+        }
+    }
+
+    fn reference(&mut self, s: &str, path: &str) -> Option<Source> {
+        let parts: Vec<&str> = s.split('/').collect();
+        match parts.as_slice() {
+            [kind, name] if !kind.is_empty() && !name.is_empty() => {
+                Some(Source::Ref { kind: kind.to_string(), namespace: None, name: name.to_string() })
+            }
+            [kind, ns, name] if !kind.is_empty() && !ns.is_empty() && !name.is_empty() => {
+                Some(Source::Ref { kind: kind.to_string(), namespace: Some(ns.to_string()), name: name.to_string() })
+            }
+            _ => {
+                self.err(
+                    path,
+                    "invalid-reference",
+                    format!("{s:?} is not a workload reference"),
+                    "Kind/name or Kind/namespace/name, e.g. Job/ml/train-llm",
+                );
+                None
+            }
+        }
+    }
+
+    /// A workload definition mapping: ref | manifest, replicas, runTime, checkpointInterval.
+    fn def(&mut self, v: &Value, path: &str, extra: &[&str]) -> Option<WorkloadDef> {
+        let Value::Object(o) = v else {
+            self.err(path, "wrong-type", "expected a workload definition mapping", "{ref: Job/ml/train, runTime: 1h} or {manifest: {...}}");
+            return None;
+        };
+        for k in o.keys() {
+            if !["ref", "manifest", "replicas", "runTime", "checkpointInterval"].contains(&k.as_str()) && !extra.contains(&k.as_str()) {
+                self.err(
+                    &format!("{path}.{k}"),
+                    "unknown-field",
+                    format!("unknown field {k:?}"),
+                    "ref, manifest, replicas, runTime, checkpointInterval",
+                );
+            }
+        }
+        let source = match (o.get("ref"), o.get("manifest")) {
+            (Some(r), None) => {
+                let p = format!("{path}.ref");
+                let s = self.str(r, &p)?;
+                self.reference(s, &p)?
+            }
+            (None, Some(m @ Value::Object(_))) => Source::Manifest(m.clone()),
+            (None, Some(_)) => {
+                self.err(
+                    &format!("{path}.manifest"),
+                    "wrong-type",
+                    "manifest must be a Kubernetes object",
+                    "a mapping with apiVersion, kind, metadata, spec",
+                );
+                return None;
+            }
+            _ => {
+                self.err(path, "required", "a workload needs exactly one of ref and manifest", "ref: Job/ml/train-llm, or manifest: {...}");
+                return None;
+            }
+        };
+        let replicas = match o.get("replicas") {
+            Some(r) => Some(self.replicas(r, &format!("{path}.replicas"))?),
+            None => None,
+        };
+        let run_time = match o.get("runTime") {
+            Some(Value::Null) | None => None,
+            Some(r) => Some(self.run_time(r, &format!("{path}.runTime"))?),
+        };
+        let checkpoint = match o.get("checkpointInterval") {
+            Some(c) => {
+                let p = format!("{path}.checkpointInterval");
+                let d = self.duration(c, &p)?;
+                if d == 0 {
+                    self.err(&p, "out-of-range", "checkpointInterval must be > 0", "e.g. 15m");
+                    return None;
+                }
+                Some(d)
+            }
+            None => None,
+        };
+        Some(WorkloadDef { source, replicas, run_time, checkpoint, path: path.to_string() })
+    }
+}
+
+/// Parse a trace text. `format`: `auto`, `yaml`, `json` or `csv`.
+pub fn parse(text: &str, name: Option<&str>, format: &str) -> Result<Trace, Vec<InputError>> {
+    let csv = match format {
+        "csv" => true,
+        "yaml" | "json" => false,
+        "auto" | "" => text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim().starts_with("time,")),
+        other => {
+            return Err(vec![InputError::new("invalid-format", format!("unknown trace format {other:?}"))
+                .path("trace.format")
+                .help("auto, yaml, json or csv")])
+        }
+    };
+    if csv {
+        parse_csv(text, name)
+    } else {
+        parse_yaml(text, name)
+    }
+}
+
+fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
+    let docs = crate::manifest::decode(text, name)?;
+    let mut p = P { source: name, errors: Vec::new() };
+    let [doc] = docs.as_slice() else {
+        p.err(
+            "",
+            "invalid-trace",
+            format!("a trace is one document; found {}", docs.len()),
+            "apiVersion: nodecast/v1, kind: Trace, events: [...]",
+        );
+        return Err(p.errors);
+    };
+    let Value::Object(root) = &doc.value else {
+        p.err("", "invalid-trace", "a trace is a mapping", "apiVersion: nodecast/v1, kind: Trace, events: [...]");
+        return Err(p.errors);
+    };
+    for k in root.keys() {
+        if !["apiVersion", "kind", "start", "end", "workloads", "events", "metadata"].contains(&k.as_str()) {
+            p.err(k, "unknown-field", format!("unknown field {k:?}"), "apiVersion, kind, start, end, workloads, events");
+        }
+    }
+    if let Some(k) = root.get("kind").and_then(Value::as_str) {
+        if k != "Trace" {
+            p.err("kind", "invalid-trace", format!("kind {k:?} is not a trace"), "kind: Trace");
+        }
+    }
+    let mut trace = Trace::default();
+    if let Some(s) = root.get("start") {
+        if let Some(text) = p.str(s, "start") {
+            match parse_rfc3339(text) {
+                Some(t) => trace.start = Some(t),
+                None => p.err("start", "invalid-timestamp", format!("{text:?} is not an RFC 3339 time"), "e.g. 2025-03-03T00:00:00Z"),
+            }
+        }
+    }
+    if let Some(e) = root.get("end") {
+        trace.end = p.at(e, "end", trace.start);
+        if trace.end == Some(0) {
+            p.err("end", "out-of-range", "end must be after the start", "e.g. 7d");
+        }
+    }
+    let mut defs: Vec<(String, WorkloadDef)> = Vec::new();
+    match root.get("workloads") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(w)) => {
+            for (k, v) in w {
+                if let Some(d) = p.def(v, &format!("workloads.{k}"), &[]) {
+                    defs.push((k.clone(), d));
+                }
+            }
+        }
+        Some(_) => p.err(
+            "workloads",
+            "wrong-type",
+            "workloads must be a mapping of name → definition",
+            "workloads: {train: {ref: Job/ml/train, runTime: 1h}}",
+        ),
+    }
+    let events = match root.get("events") {
+        Some(Value::Array(a)) => a.as_slice(),
+        None | Some(Value::Null) => &[],
+        Some(_) => {
+            p.err("events", "wrong-type", "events must be a list", "events: [{at: 0s, submit: train}]");
+            &[]
+        }
+    };
+    for (i, ev) in events.iter().enumerate() {
+        let path = format!("events[{i}]");
+        let Value::Object(o) = ev else {
+            p.err(&path, "wrong-type", "an event is a mapping", "{at: 1h, submit: train}");
+            continue;
+        };
+        for k in o.keys() {
+            if !["at", "submit", "scale", "delete", "interrupt", "name", "repeat"].contains(&k.as_str()) {
+                p.err(
+                    &format!("{path}.{k}"),
+                    "unknown-field",
+                    format!("unknown field {k:?}"),
+                    "at, submit, scale, delete, interrupt, name, repeat",
+                );
+            }
+        }
+        let Some(at) = o.get("at").and_then(|v| p.at(v, &format!("{path}.at"), trace.start)) else {
+            if !o.contains_key("at") {
+                p.err(&format!("{path}.at"), "required", "an event needs `at`", DURATION_HELP);
+            }
+            continue;
+        };
+        let actions: Vec<&str> = ["submit", "scale", "delete", "interrupt"].into_iter().filter(|k| o.contains_key(*k)).collect();
+        if actions.len() != 1 {
+            p.err(
+                &path,
+                "invalid-event",
+                format!("an event has exactly one of submit, scale, delete, interrupt; found {}", actions.len()),
+                "e.g. {at: 1h, submit: train}",
+            );
+            continue;
+        }
+        let name = o.get("name").and_then(|n| p.str(n, &format!("{path}.name"))).map(str::to_string);
+        let action = match actions[0] {
+            "submit" => {
+                let sp = format!("{path}.submit");
+                let def = match &o["submit"] {
+                    Value::String(s) => match defs.iter().find(|(k, _)| k == s) {
+                        Some((_, d)) => Some(d.clone()),
+                        None => {
+                            let known: Vec<&str> = defs.iter().map(|(k, _)| k.as_str()).collect();
+                            p.err(
+                                &sp,
+                                "unknown-workload",
+                                format!("no workload definition named {s:?}"),
+                                &format!("one of the trace's workloads: {}", known.join(", ")),
+                            );
+                            None
+                        }
+                    },
+                    v => p.def(v, &sp, &[]),
+                };
+                let Some(def) = def else { continue };
+                Action::Submit { def, name }
+            }
+            "scale" => {
+                let sp = format!("{path}.scale");
+                let Value::Object(s) = &o["scale"] else {
+                    p.err(&sp, "wrong-type", "scale is {workload, replicas}", "scale: {workload: vllm, replicas: 4}");
+                    continue;
+                };
+                let w = s.get("workload").and_then(|w| p.str(w, &format!("{sp}.workload")));
+                let r = s.get("replicas").and_then(|r| p.replicas(r, &format!("{sp}.replicas")));
+                match (w, r) {
+                    (Some(w), Some(r)) => Action::Scale { instance: w.to_string(), replicas: r },
+                    _ => {
+                        p.err(&sp, "required", "scale needs workload and replicas", "scale: {workload: vllm, replicas: 4}");
+                        continue;
+                    }
+                }
+            }
+            "delete" => match p.str(&o["delete"], &format!("{path}.delete")) {
+                Some(w) => Action::Delete { instance: w.to_string() },
+                None => continue,
+            },
+            _ => match p.str(&o["interrupt"], &format!("{path}.interrupt")) {
+                Some(n) => Action::Interrupt { node: n.to_string() },
+                None => continue,
+            },
+        };
+        let (mut every, mut times) = (0, 1);
+        if let Some(r) = o.get("repeat") {
+            let rp = format!("{path}.repeat");
+            match (r.get("every"), r.get("times")) {
+                (Some(e), Some(t)) => {
+                    every = p.duration(e, &format!("{rp}.every")).unwrap_or(0);
+                    times = p.int(t, &format!("{rp}.times")).unwrap_or(1);
+                    if every == 0 || !(1..=100_000).contains(&times) {
+                        p.err(&rp, "out-of-range", "repeat needs every > 0 and 1 ≤ times ≤ 100000", "repeat: {every: 24h, times: 7}");
+                        continue;
+                    }
+                    if !matches!(action, Action::Submit { .. }) {
+                        p.err(&rp, "invalid-event", "only submit events repeat", "move repeat to a submit event");
+                        continue;
+                    }
+                }
+                _ => {
+                    p.err(&rp, "required", "repeat needs every and times", "repeat: {every: 24h, times: 7}");
+                    continue;
+                }
+            }
+        }
+        for k in 0..times {
+            let mut action = action.clone();
+            if times > 1 {
+                if let Action::Submit { name, def } = &mut action {
+                    let base = name.clone().unwrap_or_else(|| default_name(def));
+                    *name = Some(format!("{base}-r{}", k + 1));
+                }
+            }
+            trace.events.push(TraceEvent { at: at.saturating_add(every.saturating_mul(k)), action, path: path.clone(), line: None });
+        }
+    }
+    if !p.errors.is_empty() {
+        return Err(p.errors);
+    }
+    trace.events.sort_by_key(|e| e.at);
+    Ok(trace)
+}
+
+/// The name a submitted workload gets when the event does not name it: the manifest's name.
+pub fn default_name(def: &WorkloadDef) -> String {
+    match &def.source {
+        Source::Ref { name, .. } => name.clone(),
+        Source::Manifest(m) => m.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("workload").to_string(),
+    }
+}
+
+fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
+    let mut p = P { source: name, errors: Vec::new() };
+    let mut trace = Trace::default();
+    let mut header_seen = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = l.split(',').map(str::trim).collect();
+        let located = |p: &mut P, col: &str, code: &str, msg: String, help: &str| {
+            p.err(col, code, msg, help);
+            if let Some(e) = p.errors.last_mut() {
+                e.line = Some(line);
+            }
+        };
+        if !header_seen {
+            header_seen = true;
+            if cols != ["time", "workload", "replicas", "runTime"] {
+                located(&mut p, "", "invalid-csv", format!("the header must be {CSV_HEADER:?}, found {l:?}"), CSV_HEADER);
+                return Err(p.errors);
+            }
+            continue;
+        }
+        if cols.len() != 4 {
+            located(&mut p, "", "invalid-csv", format!("expected 4 columns, found {}", cols.len()), CSV_HEADER);
+            continue;
+        }
+        let before = p.errors.len();
+        let at = p.at(&Value::String(cols[0].into()), "time", trace.start);
+        let source = p.reference(cols[1], "workload");
+        let replicas = p.replicas(&Value::String(cols[2].into()), "replicas");
+        let run = if cols[3].is_empty() {
+            Some(None)
+        } else {
+            p.duration(&Value::String(cols[3].into()), "runTime").map(|d| Some(RunTime::Fixed(d)))
+        };
+        for e in p.errors.iter_mut().skip(before) {
+            e.line = Some(line);
+        }
+        if let (Some(at), Some(source), Some(replicas), Some(run_time)) = (at, source, replicas, run) {
+            let def = WorkloadDef { source, replicas: Some(replicas), run_time, checkpoint: None, path: "workload".into() };
+            trace.events.push(TraceEvent { at, action: Action::Row { def, replicas }, path: "workload".into(), line: Some(line) });
+        }
+    }
+    if !header_seen {
+        p.err("", "invalid-csv", "the CSV trace is empty", CSV_HEADER);
+    }
+    if !p.errors.is_empty() {
+        return Err(p.errors);
+    }
+    trace.events.sort_by_key(|e| e.at);
+    Ok(trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90"), Ok(90));
+        assert_eq!(parse_duration("1h30m"), Ok(5400));
+        assert_eq!(parse_duration("7d"), Ok(604_800));
+        assert!(parse_duration("1h30").is_err());
+        assert!(parse_duration("-5").is_err());
+        assert!(parse_duration("5x").is_err());
+    }
+
+    #[test]
+    fn yaml_errors_are_located() {
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n", Some("t.yaml"), "auto")
+            .unwrap_err();
+        assert_eq!(e[0].path.as_deref(), Some("events[0].submit.runTime.distribution"));
+        assert_eq!(e[0].source.as_deref(), Some("t.yaml"));
+    }
+
+    #[test]
+    fn csv_rows_and_errors() {
+        let t = parse("time,workload,replicas,runTime\n2h,Job/ml/a,1,1h\n0s,Deployment/web,3,\n", None, "auto").unwrap();
+        assert_eq!(t.events.len(), 2);
+        assert_eq!(t.events[0].at, 0);
+        let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv").unwrap_err();
+        assert_eq!(e[0].line, Some(2));
+        assert_eq!(e[0].path.as_deref(), Some("workload"));
+    }
+
+    #[test]
+    fn repeat_expands() {
+        let t = parse(
+            "kind: Trace\nevents:\n- {at: 22h, submit: {ref: Job/train, runTime: 1h}, repeat: {every: 1d, times: 3}}\n",
+            None,
+            "yaml",
+        )
+        .unwrap();
+        assert_eq!(t.events.iter().map(|e| e.at).collect::<Vec<_>>(), vec![79_200, 165_600, 252_000]);
+        assert!(matches!(&t.events[2].action, Action::Submit { name: Some(n), .. } if n == "train-r3"));
+    }
+}

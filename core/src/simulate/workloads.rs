@@ -1,0 +1,263 @@
+//! From a request and a parsed trace to the model the simulation runs on and one template pod per
+//! submitted workload. The cluster and the inline manifests are lowered once, together, so every
+//! label and resource is interned in the same model the scheduler and disruption logic use.
+
+use super::trace::{Action, RunTime, Source, Trace, WorkloadDef};
+use crate::api::{Request, Warning};
+use crate::error::InputError;
+use crate::model::{Model, Pod};
+use serde_json::Value;
+
+/// How a workload's pods live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Job / CronJob: pods run for their run time; evicted pods are re-created.
+    Job,
+    /// A bare Pod: one pod.
+    Pod,
+    /// Deployment, StatefulSet, ReplicaSet: `replicas` pods until scaled down or deleted.
+    Service,
+}
+
+#[derive(Debug, Clone)]
+pub struct Template {
+    pub pod: Pod,
+    pub kind: Kind,
+    /// `Job`, `Deployment`, ... as written.
+    pub kind_name: String,
+    /// Base instance name (the manifest's name).
+    pub name: String,
+    pub default_replicas: i64,
+}
+
+/// A trace event with its workload resolved to a template.
+#[derive(Debug, Clone)]
+pub enum SimAction {
+    Submit {
+        tpl: usize,
+        name: Option<String>,
+        replicas: i64,
+        run_time: Option<RunTime>,
+        checkpoint: Option<i64>,
+    },
+    Scale {
+        instance: String,
+        replicas: i64,
+    },
+    Delete {
+        instance: String,
+    },
+    Interrupt {
+        node: String,
+    },
+    /// CSV row: Job/Pod → submit; Deployment-like → scale the running instance (or submit it).
+    Row {
+        tpl: usize,
+        replicas: i64,
+        run_time: Option<RunTime>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct SimEvent {
+    pub at: i64,
+    pub action: SimAction,
+}
+
+pub struct Prepared {
+    pub model: Model,
+    pub warnings: Vec<Warning>,
+    pub templates: Vec<Template>,
+    pub events: Vec<SimEvent>,
+    /// `spec.template.spec.terminationGracePeriod` per NodePool name, seconds.
+    pub grace: Vec<(String, i64)>,
+}
+
+const INLINE_PREFIX: &str = "nodecast-inline-";
+
+fn kind_of(k: &str) -> Option<Kind> {
+    match k {
+        "Job" | "CronJob" => Some(Kind::Job),
+        "Pod" => Some(Kind::Pod),
+        "Deployment" | "StatefulSet" | "ReplicaSet" => Some(Kind::Service),
+        _ => None,
+    }
+}
+
+pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result<Prepared, Vec<InputError>> {
+    // Inline manifests travel as extra `objects`, renamed so their pods can be found again.
+    let mut inline: Vec<(String, Value)> = Vec::new();
+    let mut errors = Vec::new();
+    let located = |path: &str, code: &str, msg: String, help: &str| {
+        let mut e = InputError::new(code, msg).path(path.to_string()).help(help.to_string());
+        e.source = trace_name.map(str::to_string);
+        e
+    };
+    for ev in &trace.events {
+        if let Action::Submit { def: WorkloadDef { source: Source::Manifest(m), path, .. }, .. } = &ev.action {
+            if inline.iter().any(|(p, _)| p == path) {
+                continue;
+            }
+            let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
+            if kind_of(kind).is_none() {
+                errors.push(located(
+                    &format!("{path}.manifest.kind"),
+                    "unsupported-kind",
+                    format!("a trace can submit Job, CronJob, Pod, Deployment, StatefulSet or ReplicaSet, not {kind:?}"),
+                    "kind: Job",
+                ));
+                continue;
+            }
+            let mut m = m.clone();
+            if let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert("name".into(), Value::String(format!("{INLINE_PREFIX}{}", inline.len())));
+            } else if let Some(o) = m.as_object_mut() {
+                o.insert("metadata".into(), serde_json::json!({"name": format!("{INLINE_PREFIX}{}", inline.len())}));
+            }
+            inline.push((path.clone(), m));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let base = req.objects.len();
+    let mut req2 = req.clone();
+    req2.objects.extend(inline.iter().map(|(_, m)| m.clone()));
+    let (mut model, warnings) = crate::plan::model(&req2).map_err(|errs| {
+        errs.into_iter()
+            .map(|mut e| {
+                // Errors in inline manifests point at the trace, not at `objects`.
+                if e.source.as_deref() == Some("objects") && e.document.is_some_and(|d| d >= base) {
+                    let k = e.document.unwrap_or(base) - base;
+                    e.source = trace_name.map(str::to_string);
+                    e.document = None;
+                    e.object = None;
+                    let field = e.path.take();
+                    e.path = Some(match field {
+                        Some(f) => format!("{}.manifest.{f}", inline[k].0),
+                        None => format!("{}.manifest", inline[k].0),
+                    });
+                }
+                e
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let grace = termination_grace(req);
+    // Pending pods of the inputs are templates; the trace decides when they exist.
+    let all_pods = std::mem::take(&mut model.pods);
+    let (bound, pending): (Vec<Pod>, Vec<Pod>) = all_pods.into_iter().partition(|p| p.node_name.is_some());
+    model.pods = bound;
+
+    let mut templates: Vec<Template> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64)> {
+        let (kind_name, ns, name, key, display) = match &def.source {
+            Source::Ref { kind, namespace, name } => {
+                (kind.clone(), namespace.clone(), name.clone(), format!("ref:{kind}/{namespace:?}/{name}"), format!("{kind}/{name}"))
+            }
+            Source::Manifest(m) => {
+                let k = inline.iter().position(|(p, _)| *p == def.path).unwrap_or(0);
+                let kind = m.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+                let shown = m.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("workload").to_string();
+                (kind, None, format!("{INLINE_PREFIX}{k}"), format!("inline:{k}"), shown)
+            }
+        };
+        if let Some(i) = keys.iter().position(|k| *k == key) {
+            return Some((i, templates[i].default_replicas));
+        }
+        let Some(kind) = kind_of(&kind_name) else {
+            errors.push(located(
+                &format!("{}.ref", def.path),
+                "unsupported-kind",
+                format!("{kind_name} cannot be submitted"),
+                "Job, CronJob, Pod, Deployment, StatefulSet or ReplicaSet",
+            ));
+            return None;
+        };
+        let wl = format!("{kind_name}/{name}");
+        let matching: Vec<&Pod> = pending
+            .iter()
+            .filter(|p| match kind {
+                Kind::Pod => p.workload.is_none() && p.name == name,
+                _ => p.workload.as_deref() == Some(wl.as_str()),
+            })
+            .filter(|p| ns.as_ref().is_none_or(|n| *n == p.namespace))
+            .collect();
+        let mut namespaces: Vec<&str> = matching.iter().map(|p| p.namespace.as_str()).collect();
+        namespaces.dedup();
+        if namespaces.len() > 1 {
+            errors.push(located(
+                &format!("{}.ref", def.path),
+                "ambiguous-reference",
+                format!("{display} exists in namespaces {}", namespaces.join(", ")),
+                "Kind/namespace/name",
+            ));
+            return None;
+        }
+        let Some(first) = matching.first() else {
+            let what = if matches!(def.source, Source::Ref { .. }) {
+                format!("no pending {display} among the cluster inputs (workloads of the inputs are templates for the trace)")
+            } else {
+                format!("the inline {display} expands to no pods (replicas/parallelism 0?)")
+            };
+            let path =
+                if matches!(def.source, Source::Ref { .. }) { format!("{}.ref", def.path) } else { format!("{}.manifest", def.path) };
+            errors.push(located(
+                &path,
+                "unknown-workload",
+                what,
+                "include the workload's manifest in the cluster files, with at least one replica",
+            ));
+            return None;
+        };
+        let shown = match &def.source {
+            Source::Ref { .. } => name.clone(),
+            Source::Manifest(_) => display,
+        };
+        templates.push(Template { pod: (*first).clone(), kind, kind_name, name: shown, default_replicas: matching.len() as i64 });
+        keys.push(key);
+        Some((templates.len() - 1, matching.len() as i64))
+    };
+    let mut events = Vec::new();
+    for ev in &trace.events {
+        let action = match &ev.action {
+            Action::Submit { def, name } => {
+                let Some((tpl, default)) = resolve(def, &mut errors) else { continue };
+                let replicas = def.replicas.unwrap_or(default);
+                SimAction::Submit { tpl, name: name.clone(), replicas, run_time: def.run_time.clone(), checkpoint: def.checkpoint }
+            }
+            Action::Row { def, replicas } => {
+                let Some((tpl, _)) = resolve(def, &mut errors) else {
+                    if let Some(e) = errors.last_mut() {
+                        e.line = ev.line;
+                        e.path = Some("workload".into());
+                    }
+                    continue;
+                };
+                SimAction::Row { tpl, replicas: *replicas, run_time: def.run_time.clone() }
+            }
+            Action::Scale { instance, replicas } => SimAction::Scale { instance: instance.clone(), replicas: *replicas },
+            Action::Delete { instance } => SimAction::Delete { instance: instance.clone() },
+            Action::Interrupt { node } => SimAction::Interrupt { node: node.clone() },
+        };
+        events.push(SimEvent { at: ev.at, action });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Prepared { model, warnings, templates, events, grace })
+}
+
+/// NodePool `spec.template.spec.terminationGracePeriod` is not part of the scheduling model, so
+/// it is read here from the decoded documents.
+fn termination_grace(req: &Request) -> Vec<(String, i64)> {
+    let Ok(docs) = crate::plan::documents(req) else { return Vec::new() };
+    docs.iter()
+        .filter(|d| d.kind() == "NodePool")
+        .filter_map(|d| {
+            let s = d.value.pointer("/spec/template/spec/terminationGracePeriod")?.as_str()?;
+            let secs = crate::model::lower::parse_duration(s, false).ok()??;
+            Some((d.name().to_string(), secs))
+        })
+        .collect()
+}
