@@ -874,20 +874,74 @@ const simRequest = () => ({
   simulation: simSettings(),
 });
 
+// Simulations run in a worker of their own, so a long one never delays the plan and
+// consolidation tabs; an edit that supersedes a running simulation terminates that worker and
+// starts a fresh one (the core cannot be interrupted mid-call). The core is deterministic, so
+// answers are cached by request: going back to an earlier seed or text is instant.
+let simWorker = null;
+let simBusy = null; // {id, reject} of the simulation in flight
+const simCache = new Map();
+const SIM_CACHE_SIZE = 16;
+function simWorkerReady() {
+  if (simWorker) return simWorker.ready;
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const entry = { worker: w, pending: new Map() };
+  entry.ready = new Promise((resolve, reject) => {
+    w.onmessage = (ev) => {
+      const msg = ev.data;
+      if (msg.type === 'ready') return resolve(entry);
+      if (msg.type === 'load-error') return reject(new Error(msg.error));
+      const p = entry.pending.get(msg.id);
+      if (!p) return;
+      entry.pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(msg.error));
+      else p.resolve(msg);
+    };
+    w.onerror = (ev) => reject(new Error(ev.message || 'the simulation worker failed to start'));
+  });
+  simWorker = entry;
+  return entry.ready;
+}
+async function askSimulate(request) {
+  const key = JSON.stringify(request);
+  if (simCache.has(key)) return { ...simCache.get(key), cached: true };
+  if (simBusy) {
+    // Superseded: stop the running simulation with its worker.
+    simWorker.worker.terminate();
+    simWorker = null;
+    simBusy.reject(Object.assign(new Error('superseded'), { superseded: true }));
+    simBusy = null;
+  }
+  const entry = await simWorkerReady();
+  const id = nextId++;
+  const result = await new Promise((resolve, reject) => {
+    simBusy = { id, reject };
+    entry.pending.set(id, { resolve, reject });
+    entry.worker.postMessage({ id, op: 'simulate', request });
+  }).finally(() => {
+    if (simBusy?.id === id) simBusy = null;
+  });
+  simCache.set(key, { answer: result.answer, ms: result.ms });
+  if (simCache.size > SIM_CACHE_SIZE) simCache.delete(simCache.keys().next().value);
+  return result;
+}
+
 let simulateSeq = 0;
 const scheduleSimulate = debounce(runSimulate);
 async function runSimulate() {
+  if (state.tab !== 'simulate') return; // simulated when the tab is shown
   const seq = ++simulateSeq;
   $('simulate-results').setAttribute('aria-busy', 'true');
   updateEdited();
   try {
     await readyPromise;
-    const { answer, ms } = await ask('simulate', simRequest());
+    const { answer, ms, cached } = await askSimulate(simRequest());
     if (seq !== simulateSeq) return;
-    timings.lastSimulateMs = ms;
+    if (!cached) timings.lastSimulateMs = ms;
     replace($('simulate-out'), renderSimulation(answer, ms), answer.status);
     saveUrl();
   } catch (e) {
+    if (e.superseded) return;
     if (seq === simulateSeq) replace($('simulate-out'), renderLoadError(e), 'error');
   } finally {
     if (seq === simulateSeq) $('simulate-results').setAttribute('aria-busy', 'false');
@@ -1110,7 +1164,7 @@ function renderSimulation(a, ms) {
     renderCostCurve(a),
     a.nodes.length ? renderSimNodes(a) : null,
     renderNotes(a.warnings, a.skipped),
-    h('p', { class: 'hint small', text: `Simulated in ${fmtNumber(ms, 1)} ms in the worker; ${plural(a.timeline.length, 'timeline event')}.` }),
+    h('p', { class: 'hint small', text: `Simulated in ${fmtNumber(ms, 1)} ms in a worker; ${plural(a.timeline.length, 'timeline event')}.` }),
   );
   return root;
 }
@@ -1277,7 +1331,6 @@ async function main() {
   selectTab(state.tab);
   schedulePlan(0);
   scheduleConsolidate(0);
-  scheduleSimulate(0);
   updateTiming();
   try {
     await readyPromise;
