@@ -968,7 +968,14 @@ export function fmtDuration(sec) {
 function fmtTick(t) {
   if (t >= 86400) return t % 86400 === 0 ? `${t / 86400}d` : `${Math.floor(t / 86400)}d${Math.floor((t % 86400) / 3600)}h`;
   if (t >= 3600) return t % 3600 === 0 ? `${t / 3600}h` : `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}`;
-  return `${Math.floor(t / 60)}m`;
+  return t === 0 ? '0h' : `${Math.floor(t / 60)}m`;
+}
+/** A round step for `n` ticks up to `top` (1, 2, 2.5 or 5 × 10^k). */
+function niceStep(top, n = 4) {
+  const raw = top / n;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
 }
 function tickStep(total) {
   for (const step of [60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400, 172800, 604800]) if (total / step <= 12) return step;
@@ -1063,14 +1070,16 @@ function renderCostCurve(a) {
   const times = a.series.timesSeconds;
   const cost = a.series.metrics.find((m) => m.name === 'nodecast_cost_usd_total');
   const staticTotal = a.summary.staticCostUsd;
-  const top = Math.max(staticTotal, a.summary.costUsd, ...(cost ? cost.values : [0])) || 1;
+  const peak = Math.max(staticTotal, a.summary.costUsd, ...(cost ? cost.values : [0])) || 1;
+  const yStep = niceStep(peak);
+  const top = Math.ceil(peak / yStep) * yStep;
   const left = 64, w = 560, hgt = 180, pad = 8;
   const width = left + w + 16, height = hgt + pad + 24;
   const x = (t) => left + (w * Math.max(0, Math.min(end, t))) / end;
   const y = (v) => pad + hgt - (hgt * v) / top;
   const parts = [];
-  for (let k = 0; k <= 4; k++) {
-    const v = (top * k) / 4;
+  for (let k = 0; k * yStep <= top + 1e-9; k++) {
+    const v = k * yStep;
     parts.push(sv('line', { x1: left, y1: y(v).toFixed(1), x2: left + w, y2: y(v).toFixed(1), class: 'grid' }));
     parts.push(sv('text', { x: left - 6, y: (y(v) + 4).toFixed(1), 'text-anchor': 'end', class: 'tick' }, fmtUsd(v)));
   }
@@ -1091,12 +1100,8 @@ function renderCostCurve(a) {
     h(
       'p',
       { class: 'legend hint' },
-      h('span', { class: 'key cost', 'aria-hidden': 'true' }),
-      ' Karpenter (cumulative, sampled every ',
-      fmtDuration(a.series.intervalSeconds),
-      ')  ',
-      h('span', { class: 'key static', 'aria-hidden': 'true' }),
-      ' static cluster sized for the peak, on-demand, the whole time',
+      h('span', { class: 'item' }, h('span', { class: 'key cost', 'aria-hidden': 'true' }), ` Karpenter, cumulative (sampled every ${fmtDuration(a.series.intervalSeconds)})`),
+      h('span', { class: 'item' }, h('span', { class: 'key static', 'aria-hidden': 'true' }), ' static cluster sized for the peak, on-demand, the whole time'),
     ),
   );
 }
