@@ -90,6 +90,11 @@ test('simulate: deterministic for a seed, and the seed changes the draws', () =>
   const viaOption = nodecast.simulate(files, { trace: ONE_JOB, simulation: { metricsIntervalSeconds: 600 }, seed: 5 });
   const viaSettings = nodecast.simulate(files, { trace: ONE_JOB, simulation: { metricsIntervalSeconds: 600, seed: 5 } });
   assert.deepEqual(viaOption, viaSettings);
+  // ...also over the request's own simulation settings.
+  const overRequest = nodecast.simulate(requestFor(TRAINING_ONLY, { trace: { text: ONE_JOB }, simulation: { metricsIntervalSeconds: 600 } }), { seed: 5 });
+  assert.equal(overRequest.seed, 5);
+  assert.equal(overRequest.settings.metricsIntervalSeconds, 600);
+  assert.deepEqual(overRequest.summary, viaSettings.summary);
   assert.equal(viaOption.seed, 5);
   assert.equal(viaOption.settings.metricsIntervalSeconds, 600);
   const launches = new Set([0, 1, 2, 3, 4, 5, 6, 7].map((seed) => nodecast.simulate(files, { trace: ONE_JOB, seed }).nodes[0].registeredSeconds));
