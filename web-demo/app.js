@@ -932,6 +932,9 @@ async function runSimulate() {
   if (state.tab !== 'simulate') return; // simulated when the tab is shown
   const seq = ++simulateSeq;
   $('simulate-results').setAttribute('aria-busy', 'true');
+  const slow = setTimeout(() => {
+    if (seq === simulateSeq) $('sim-status').textContent = 'Simulating… (every provisioning and disruption pass of the trace; a week takes a while)';
+  }, 400);
   updateEdited();
   try {
     await readyPromise;
@@ -944,7 +947,11 @@ async function runSimulate() {
     if (e.superseded) return;
     if (seq === simulateSeq) replace($('simulate-out'), renderLoadError(e), 'error');
   } finally {
-    if (seq === simulateSeq) $('simulate-results').setAttribute('aria-busy', 'false');
+    clearTimeout(slow);
+    if (seq === simulateSeq) {
+      $('simulate-results').setAttribute('aria-busy', 'false');
+      $('sim-status').textContent = '';
+    }
   }
 }
 
