@@ -17,6 +17,9 @@ fn main() {
     let case = args.get(1).map(String::as_str).unwrap_or("diverse");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
     let iterations: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    if case == "simulate" || case == "simulate-disruptable" {
+        return simulate(n, iterations, case == "simulate-disruptable");
+    }
     if case == "consolidate" {
         let budget = args.get(4).map(String::as_str).unwrap_or("10%");
         return consolidate(n, iterations, budget);
@@ -26,7 +29,7 @@ fn main() {
         "diverse-one-app" => nodecast_benches::diverse_request_one_app(n),
         "gpu" => nodecast_benches::gpu_request(n),
         "gpu-unlimited" => nodecast_benches::gpu_request_unlimited(n),
-        other => panic!("unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited or consolidate"),
+        other => panic!("unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited consolidate or simulate"),
     };
     for i in 0..iterations {
         let t = Instant::now();
@@ -69,5 +72,35 @@ fn consolidate(pods: usize, iterations: usize, budget: &str) {
             d.disrupted_nodes.len(),
             d.replacement.as_ref().and_then(|r| r.instance_type.as_deref()).map(|t| format!(", replacement {t}")).unwrap_or_default()
         );
+    }
+}
+
+/// `simulate N` / `simulate-disruptable N`: the 7-day trace of N GPU jobs of the `simulate` bench; prints the wall time of
+/// each `nodecast::simulate` and the JSON size.
+fn simulate(jobs: usize, iterations: usize, disruptable: bool) {
+    let req = if disruptable {
+        nodecast_benches::simulate_week_request_disruptable(jobs, 7)
+    } else {
+        nodecast_benches::simulate_week_request(jobs, 7)
+    };
+    for i in 0..iterations {
+        let t = Instant::now();
+        let answer = nodecast::simulate(&req);
+        let ran = t.elapsed();
+        let t = Instant::now();
+        let json = answer.to_json();
+        let serialised = t.elapsed();
+        let summary = match &answer.outcome {
+            nodecast::api::Outcome::Success(s) => format!(
+                "{} launches, {} disruptions, {} timeline events, ${:.2} vs ${:.2} static",
+                s.summary.launches.total,
+                s.summary.disruptions.total,
+                s.timeline.len(),
+                s.summary.cost_usd,
+                s.summary.static_cost_usd
+            ),
+            nodecast::api::Outcome::Failure { errors } => panic!("{errors:?}"),
+        };
+        println!("simulate {jobs} jobs, iteration {i}: {ran:?} simulate, {serialised:?} to_json ({} bytes); {summary}", json.len());
     }
 }

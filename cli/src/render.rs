@@ -415,29 +415,6 @@ pub fn catalog(c: &CatalogAnswer) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn money() {
-        assert_eq!(dollars(5.672), "$5.672");
-        assert_eq!(dollars(0.29328), "$0.29328");
-        assert_eq!(dollars(0.1), "$0.10");
-        assert_eq!(dollars(2.0), "$2.00");
-        assert_eq!(dollars(0.0), "$0.00");
-        assert_eq!(dollars_2(4140.56), "$4140.56");
-    }
-
-    #[test]
-    fn memory() {
-        assert_eq!(mib("81920"), "80Gi");
-        assert_eq!(mib("1536Mi"), "1.5Gi");
-        assert_eq!(mib("512"), "512Mi");
-        assert_eq!(mib("8Gi"), "8Gi");
-    }
-}
-
 /// `45s`, `4m22s`, `2h03m`, `3d 4h05m`.
 fn duration(secs: i64) -> String {
     let s = secs.max(0);
@@ -540,4 +517,27 @@ pub fn simulation(s: &Simulation) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money() {
+        assert_eq!(dollars(5.672), "$5.672");
+        assert_eq!(dollars(0.29328), "$0.29328");
+        assert_eq!(dollars(0.1), "$0.10");
+        assert_eq!(dollars(2.0), "$2.00");
+        assert_eq!(dollars(0.0), "$0.00");
+        assert_eq!(dollars_2(4140.56), "$4140.56");
+    }
+
+    #[test]
+    fn memory() {
+        assert_eq!(mib("81920"), "80Gi");
+        assert_eq!(mib("1536Mi"), "1.5Gi");
+        assert_eq!(mib("512"), "512Mi");
+        assert_eq!(mib("8Gi"), "8Gi");
+    }
 }

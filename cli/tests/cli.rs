@@ -343,3 +343,44 @@ fn settings_flags() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(code(&run(&["plan", GPU_TRAINING, "--min-values-policy", "Sometimes"])), 2);
 }
+
+const SIM_WORKLOADS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/simulate/workloads.yaml");
+const SIM_WEEK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/simulate/week.yaml");
+const SIM_SETTINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/simulate/settings.yaml");
+
+#[test]
+fn simulate_the_week_of_a_training_team() {
+    let args = [GPU_TRAINING, GPU_INFERENCE, VLLM, SIM_WORKLOADS, "--trace", SIM_WEEK, "--settings", SIM_SETTINGS];
+    let o = run(&[&["simulate"], &args[..]].concat());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.starts_with("Simulated 7d 0h00m from 2025-03-03T00:00:00Z: $"), "{text}");
+    assert!(text.contains("Static cluster sized for the peak") && text.contains("g5.48xlarge"), "{text}");
+    let j = run(&[&["simulate"], &args[..], &["-o", "json"]].concat());
+    let v = json(&j);
+    assert_eq!(v["kind"], "Simulation");
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["seed"], 7);
+    assert!(v["summary"]["savingsPercent"].as_f64().unwrap() > 0.0);
+    // Same input, same bytes.
+    assert_eq!(stdout(&j), stdout(&run(&[&["simulate"], &args[..], &["-o", "json"]].concat())));
+    let prom = stdout(&run(&[&["simulate"], &args[..], &["-o", "prom"]].concat()));
+    assert!(prom.contains("# TYPE karpenter_nodeclaims_launched_total counter"));
+    assert!(prom.contains("karpenter_nodepool_usage{nodepool=\"gpu-training\",resource_type=\"nvidia.com/gpu\"}"));
+    let csv = stdout(&run(&[&["simulate"], &args[..], &["-o", "csv"]].concat()));
+    assert!(csv.starts_with("timeSeconds,metric,labels,value\n0,karpenter_nodepool_usage,"));
+    // --seed overrides the settings file.
+    let other = json(&run(&[&["simulate"], &args[..], &["-o", "json", "--seed", "8"]].concat()));
+    assert_eq!(other["seed"], 8);
+}
+
+#[test]
+fn simulate_reports_located_trace_errors() {
+    let trace = TempFile::new("bad-trace.yaml", "kind: Trace\nevents:\n- {at: soon, submit: {ref: Job/ml/train-llm}}\n");
+    let o = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.path()]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.contains("events[0].at") && err.contains("invalid-duration"), "{err}");
+    let j = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.path(), "-o", "json"]);
+    assert_eq!(json(&j)["status"], "failure");
+}

@@ -124,7 +124,9 @@ fn one_gpu_job_costs_latency_plus_run_plus_consolidate_after() {
     assert_eq!(p.running_seconds, 3600);
     assert_eq!(s.summary.gpu_hours_used, 1.0);
     let events: Vec<&str> = s.timeline.iter().map(|e| e.event).collect();
-    for e in ["pod-pending", "nodeclaim-launched", "pod-nominated", "nodeclaim-registered", "pod-bound", "nodeclaim-initialized", "pod-started"] {
+    for e in
+        ["pod-pending", "nodeclaim-launched", "pod-nominated", "nodeclaim-registered", "pod-bound", "nodeclaim-initialized", "pod-started"]
+    {
         assert!(events.contains(&e), "{e} missing from {events:?}");
     }
 }
@@ -216,7 +218,11 @@ fn same_seed_same_bytes_and_call_matches_the_facade() {
 
 #[test]
 fn trace_errors_are_located_failures() {
-    let answer = nodecast::simulate(&request(&pool("", "720h", ON_DEMAND), "kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/ml/nope}}\n", fixed()));
+    let answer = nodecast::simulate(&request(
+        &pool("", "720h", ON_DEMAND),
+        "kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/ml/nope}}\n",
+        fixed(),
+    ));
     let Outcome::Failure { errors } = &answer.outcome else { panic!("expected a failure") };
     assert_eq!(errors[0].code, "unknown-workload");
     assert_eq!(errors[0].path.as_deref(), Some("events[0].submit.ref"));
@@ -237,7 +243,7 @@ fn csv_traces_scale_deployments_and_submit_jobs() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
     #[test]
     fn invariants_hold_on_random_traces(

@@ -128,7 +128,35 @@ pub struct Sim {
     pub accel_resources: Vec<crate::resources::ResourceId>,
 }
 
+/// Keep only the instance types some NodePool can launch (or an input node runs). Every
+/// provisioning and consolidation pass rebuilds the NodePool templates over the whole catalog;
+/// the types no template admits can never be chosen, so dropping them once changes no decision
+/// and makes each of the thousands of passes of a week-long simulation ~40x cheaper on the
+/// 1345-type AWS catalog.
+fn prune_catalog(m: &mut Model) {
+    let mut keep = vec![false; m.catalog.types.len()];
+    for pool in 0..m.node_pools.len() {
+        if let Some(t) = scheduling::claim::build_template(pool, m) {
+            for &i in &t.its {
+                keep[i as usize] = true;
+            }
+        }
+    }
+    for n in &m.nodes {
+        if let Some(i) = n.instance_type.as_deref().and_then(|t| m.catalog.find(t)) {
+            keep[i] = true;
+        }
+    }
+    let mut i = 0;
+    m.catalog.types.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
 pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec<InputError>> {
+    let mut p = p;
+    prune_catalog(&mut p.model);
     let origin = trace.start.unwrap_or(DEFAULT_START);
     let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);
     let end = s.end_seconds.or(trace.end).unwrap_or(last_event + 86_400);

@@ -400,6 +400,21 @@ impl Sim {
     pub fn node_gains_pod(&mut self, n: usize, _p: usize) {
         let now = self.now;
         let abs = self.abs_now();
+        // A pod arriving only takes room: it cannot make consolidation possible, except by
+        // taking its node out of the candidates (its consolidateAfter restarts), which can hand
+        // a budget slot to another candidate. So only a node that could have been a candidate
+        // asks for a new disruption pass; this keeps busy clusters from re-running every pass.
+        let could_be_candidate = self.nodes[n].state == NState::Initialized
+            && !self.nodes[n].deleting
+            && self.nodes[n].midx.is_some_and(|i| {
+                let en = &self.m.nodes[i];
+                let after = self.nodes[n].pool.and_then(|p| self.m.node_pools[p].disruption.consolidate_after);
+                match (after, en.consolidation_reference()) {
+                    (Some(a), Some(r)) => abs - r >= a,
+                    (Some(_), None) => true,
+                    (None, _) => false,
+                }
+            });
         let node = &mut self.nodes[n];
         if let Some(e) = node.empty_since.take() {
             node.empty_seconds += now - e;
@@ -409,7 +424,9 @@ impl Sim {
         if let Some(en) = self.model_node(n) {
             en.last_pod_event = Some(abs);
         }
-        self.mark_dirty();
+        if could_be_candidate {
+            self.mark_dirty();
+        }
     }
 
     pub fn node_loses_pod(&mut self, n: usize, p: usize) {
@@ -547,8 +564,23 @@ impl Sim {
         // consolidatable or expires. State changes request a pass themselves (mark_dirty).
         let poll = self.s.disruption_poll_seconds;
         let tick = (self.now / poll + 1) * poll;
-        if acted || d.nodes.iter().any(|v| v.reasons.iter().any(|r| r.code == crate::disruption::BUDGET)) {
+        if acted {
             self.request_pass(tick);
+        } else if d.nodes.iter().any(|v| v.reasons.iter().any(|r| r.code == crate::disruption::BUDGET)) {
+            // Without schedules a budget only changes with the cluster (which requests a pass
+            // itself). Cron windows open and close on minute boundaries (plus whole-minute
+            // durations), so looking once a minute is as exact as polling and 6x cheaper.
+            let budgets = self.m.node_pools.iter().flat_map(|p| p.disruption.budgets.iter()).filter(|b| b.schedule.is_some());
+            let mut scheduled = false;
+            let mut minute_aligned = true;
+            for b in budgets {
+                scheduled = true;
+                minute_aligned &= b.duration.unwrap_or(0) % 60 == 0;
+            }
+            if scheduled {
+                let next = if minute_aligned { ((abs / 60) + 1) * 60 - self.origin } else { tick };
+                self.request_pass(next.max(self.now + 1));
+            }
         }
         if let Some(t) = self.next_instant(abs) {
             self.request_pass(t - self.origin);
