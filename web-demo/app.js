@@ -127,7 +127,7 @@ const state = {
   spreset: SIMULATE_PRESETS[0].id,
   // Simulation settings as typed (strings; empty = the core's default).
   seed: String(SIMULATE_PRESETS[0].seed),
-  spot: '',
+  spot: SIMULATE_PRESETS[0].spot ?? '',
   gmin: '',
   gmax: '',
 };
@@ -201,7 +201,8 @@ async function loadUrl() {
     if (CONSOLIDATE_PRESETS.some((p) => p.id === s.cpreset)) state.cpreset = s.cpreset;
     if (TABS.includes(s.tab)) state.tab = s.tab;
     if (SIMULATE_PRESETS.some((p) => p.id === s.spreset)) state.spreset = s.spreset;
-    for (const k of ['seed', 'spot', 'gmin', 'gmax']) state[k] = typeof s[k] === 'string' ? s[k] : k === 'seed' ? String(simulatePreset().seed) : '';
+    const simDefaults = { seed: String(simulatePreset().seed), spot: simulatePreset().spot ?? '', gmin: '', gmax: '' };
+    for (const k of ['seed', 'spot', 'gmin', 'gmax']) state[k] = typeof s[k] === 'string' ? s[k] : simDefaults[k];
     if (typeof s.now === 'string') state.now = s.now;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
@@ -1227,7 +1228,8 @@ function updateEdited() {
   $('preset-edited').hidden = !edited;
   $('cluster-edited').hidden = $('cluster').value === consolidatePreset().cluster;
   const sp = simulatePreset();
-  $('sim-edited').hidden = $('sim-cluster').value === sp.cluster && $('sim-trace').value === sp.trace && state.seed === String(sp.seed) && !state.spot && !state.gmin && !state.gmax;
+  $('sim-edited').hidden =
+    $('sim-cluster').value === sp.cluster && $('sim-trace').value === sp.trace && state.seed === String(sp.seed) && state.spot === (sp.spot ?? '') && !state.gmin && !state.gmax;
 }
 
 function applyPlanPreset(id) {
@@ -1264,7 +1266,7 @@ function applySimulatePreset(id) {
   $('spreset').value = p.id;
   $('sim-cluster').value = p.cluster;
   $('sim-trace').value = p.trace;
-  Object.assign(state, { seed: String(p.seed), spot: '', gmin: '', gmax: '' });
+  Object.assign(state, { seed: String(p.seed), spot: p.spot ?? '', gmin: '', gmax: '' });
   setSimSettingInputs();
   scheduleSimulate(0);
 }
