@@ -387,3 +387,22 @@ def test_end_and_timedelta(day: nodecast.Simulation) -> None:
     assert short.settings["endSeconds"] == 21600
     assert short.cost_usd < day.cost_usd
 
+
+
+WEEK = [
+    "examples/nodepools/gpu-training.yaml",
+    "examples/nodepools/gpu-inference.yaml",
+    "examples/workloads/vllm-inference.yaml",
+    "examples/simulate/workloads.yaml",
+]
+
+
+def test_the_readme_week_matches_the_cli(cli: Path) -> None:
+    settings = "examples/simulate/settings.yaml"
+    week = nodecast.simulate(*WEEK, trace="examples/simulate/week.yaml", settings=settings)
+    assert week.to_json() == cli_json(cli, "simulate", *WEEK, "--trace", "examples/simulate/week.yaml", "--settings", settings)
+    assert week.seed == 7 and week.settings["spotInterruptionRatePerHour"] == 0.01
+    assert week.summary is not None and week.summary.duration_seconds == 7 * 86400
+    assert week.summary.savings_percent > 0
+    html = week._repr_html_()
+    assert len(re.findall(r"<g><title>", html)) == min(len(week.nodes), 60)
