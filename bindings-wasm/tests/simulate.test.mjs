@@ -173,3 +173,28 @@ test('simulate: errors are located failure answers, never exceptions', () => {
   assert.equal(notObject.status, 'failure');
   assert.equal(notObject.kind, 'Simulation');
 });
+
+test('simulate: the README week (settings.yaml: seed 7, spot 1 %/h) is byte-identical to the CLI', () => {
+  const week = [
+    'examples/nodepools/gpu-training.yaml',
+    'examples/nodepools/gpu-inference.yaml',
+    'examples/workloads/vllm-inference.yaml',
+    'examples/simulate/workloads.yaml',
+  ];
+  const stdout = cli(['simulate', ...week, '--trace', 'examples/simulate/week.yaml', '--settings', 'examples/simulate/settings.yaml', '-o', 'json']);
+  const request = requestFor(week, {
+    trace: { name: 'examples/simulate/week.yaml', text: read('examples/simulate/week.yaml') },
+    simulation: { seed: 7, spotInterruptionRatePerHour: 0.01 },
+  });
+  const t = performance.now();
+  const json = nodecast.callJson('simulate', JSON.stringify(request));
+  const ms = performance.now() - t;
+  assert.equal(json, stdout.slice(0, -1));
+  const a = JSON.parse(json);
+  assert.equal(a.summary.durationSeconds, 7 * 86400);
+  assert.ok(a.summary.savingsPercent > 0);
+  console.log(`simulate (examples/simulate/week.yaml, wasm in Node): ${ms.toFixed(0)} ms, ${a.nodes.length} NodeClaims, $${a.summary.costUsd}`);
+  if (process.env.NODECAST_WASM_TIMINGS) {
+    appendFileSync(process.env.NODECAST_WASM_TIMINGS, `timing: simulate examples/simulate/week.yaml (wasm, Node): ${ms.toFixed(0)} ms\n`);
+  }
+});
