@@ -40,7 +40,7 @@ function cli(args, files) {
   });
   let out;
   try {
-    out = execFileSync(NODECAST, [...args.slice(0, 1), ...paths, ...args.slice(1), '-o', 'json'], { encoding: 'utf8' });
+    out = execFileSync(NODECAST, [...args.slice(0, 1), ...paths, ...args.slice(1), '-o', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   } catch (e) {
     out = e.stdout; // exit 1/2 still prints the failure answer
   }
