@@ -1,6 +1,6 @@
 // nodecast playground: the page. Every answer is computed by the wasm core in worker.js; this
 // module only keeps the editors, the URL and the rendering. No framework, no build step.
-import { PLAN_PRESETS, CONSOLIDATE_PRESETS } from './presets.js';
+import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.js';
 
 const HOURS_PER_MONTH = 730;
 const DEBOUNCE_MS = 250;
@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------------------------------------
 // Timings, exposed to tests.
-const timings = (window.__nodecastTimings = { ready: false, loadError: null, module: null, loadMs: null, lastPlanMs: null, plan500: null });
+const timings = (window.__nodecastTimings = { ready: false, loadError: null, module: null, loadMs: null, lastPlanMs: null, lastSimulateMs: null, plan500: null });
 
 // ---------------------------------------------------------------------------------------------
 // DOM helpers: build nodes, never innerHTML with user data.
@@ -124,9 +124,16 @@ const state = {
   now: CONSOLIDATE_PRESETS[0].now,
   pod: PLAN_PRESETS[0].pod,
   type: PLAN_PRESETS[0].instanceType,
+  spreset: SIMULATE_PRESETS[0].id,
+  // Simulation settings as typed (strings; empty = the core's default).
+  seed: String(SIMULATE_PRESETS[0].seed),
+  spot: SIMULATE_PRESETS[0].spot ?? '',
+  gmin: '',
+  gmax: '',
 };
 const planPreset = () => PLAN_PRESETS.find((p) => p.id === state.preset) || PLAN_PRESETS[0];
 const consolidatePreset = () => CONSOLIDATE_PRESETS.find((p) => p.id === state.cpreset) || CONSOLIDATE_PRESETS[0];
+const simulatePreset = () => SIMULATE_PRESETS.find((p) => p.id === state.spreset) || SIMULATE_PRESETS[0];
 
 function snapshot() {
   const s = { v: 1, tab: state.tab, preset: state.preset, cpreset: state.cpreset, now: state.now, pod: state.pod, type: state.type };
@@ -134,6 +141,9 @@ function snapshot() {
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
   if ($('cluster').value !== consolidatePreset().cluster) s.cluster = $('cluster').value;
+  Object.assign(s, { spreset: state.spreset, seed: state.seed, spot: state.spot, gmin: state.gmin, gmax: state.gmax });
+  if ($('sim-cluster').value !== simulatePreset().cluster) s.simCluster = $('sim-cluster').value;
+  if ($('sim-trace').value !== simulatePreset().trace) s.simTrace = $('sim-trace').value;
   return s;
 }
 
@@ -189,7 +199,10 @@ async function loadUrl() {
     lastHash = location.hash.slice(1);
     if (PLAN_PRESETS.some((p) => p.id === s.preset)) state.preset = s.preset;
     if (CONSOLIDATE_PRESETS.some((p) => p.id === s.cpreset)) state.cpreset = s.cpreset;
-    if (s.tab === 'plan' || s.tab === 'consolidate') state.tab = s.tab;
+    if (TABS.includes(s.tab)) state.tab = s.tab;
+    if (SIMULATE_PRESETS.some((p) => p.id === s.spreset)) state.spreset = s.spreset;
+    const simDefaults = { seed: String(simulatePreset().seed), spot: simulatePreset().spot ?? '', gmin: '', gmax: '' };
+    for (const k of ['seed', 'spot', 'gmin', 'gmax']) state[k] = typeof s[k] === 'string' ? s[k] : simDefaults[k];
     if (typeof s.now === 'string') state.now = s.now;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
@@ -198,6 +211,10 @@ async function loadUrl() {
     $('nodepools').value = typeof s.nodepools === 'string' ? s.nodepools : planPreset().nodepools;
     $('workloads').value = typeof s.workloads === 'string' ? s.workloads : planPreset().workloads;
     $('cluster').value = typeof s.cluster === 'string' ? s.cluster : consolidatePreset().cluster;
+    $('spreset').value = state.spreset;
+    $('sim-cluster').value = typeof s.simCluster === 'string' ? s.simCluster : simulatePreset().cluster;
+    $('sim-trace').value = typeof s.simTrace === 'string' ? s.simTrace : simulatePreset().trace;
+    setSimSettingInputs();
     setNowInput(state.now);
     return true;
   } catch (e) {
@@ -208,7 +225,7 @@ async function loadUrl() {
 
 // ---------------------------------------------------------------------------------------------
 // Tabs (WAI-ARIA tabs pattern: buttons with aria-selected, arrow keys move between them).
-const TABS = ['plan', 'consolidate'];
+const TABS = ['plan', 'consolidate', 'simulate'];
 function selectTab(name, focus = false) {
   state.tab = name;
   for (const t of TABS) {
@@ -220,6 +237,7 @@ function selectTab(name, focus = false) {
     if (on && focus) btn.focus();
   }
   if (name === 'consolidate') scheduleConsolidate(0);
+  else if (name === 'simulate') scheduleSimulate(0);
   else schedulePlan(0);
 }
 function initTabs() {
@@ -247,7 +265,8 @@ const planInputs = () => [
   { name: 'nodepools.yaml', text: $('nodepools').value },
   { name: 'workloads.yaml', text: $('workloads').value },
 ];
-const EDITOR_OF = { 'nodepools.yaml': 'nodepools', 'workloads.yaml': 'workloads', 'cluster.yaml': 'cluster' };
+const EDITOR_OF = { 'nodepools.yaml': 'nodepools', 'workloads.yaml': 'workloads', 'cluster.yaml': 'cluster', 'sim-cluster.yaml': 'sim-cluster', 'trace.yaml': 'sim-trace' };
+const TAB_OF_EDITOR = { nodepools: 'plan', workloads: 'plan', cluster: 'consolidate', 'sim-cluster': 'simulate', 'sim-trace': 'simulate' };
 
 function debounce(fn) {
   let t = null;
@@ -577,7 +596,7 @@ function renderErrors(a) {
     ),
   );
 }
-const editorLabel = (id) => ({ nodepools: 'NodePools', workloads: 'workloads', cluster: 'cluster state' })[id];
+const editorLabel = (id) => ({ nodepools: 'NodePools', workloads: 'workloads', cluster: 'cluster state', 'sim-cluster': 'simulation cluster', 'sim-trace': 'trace' })[id];
 
 /** Offsets [start, end) of the line holding an error: its line/column, else its document and path. */
 export function locate(text, e) {
@@ -635,8 +654,7 @@ export function locate(text, e) {
 
 function revealError(editorId, e) {
   const ta = $(editorId);
-  if (editorId === 'cluster') selectTab('consolidate');
-  else selectTab('plan');
+  selectTab(TAB_OF_EDITOR[editorId] || 'plan');
   const range = locate(ta.value, e);
   ta.focus();
   if (!range) return;
@@ -828,6 +846,343 @@ function renderDecision(a) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Simulation: a trace replayed over simulated time (docs/simulate.md). The worker runs the core's
+// `simulate`; the page draws the answer: summary, node timeline (Gantt, coloured by cost) and the
+// cost over time against the static cluster sized for the peak.
+const SIM_SETTING_INPUTS = [
+  ['sim-seed', 'seed'],
+  ['sim-spot', 'spot'],
+  ['sim-gpu-min', 'gmin'],
+  ['sim-gpu-max', 'gmax'],
+];
+function setSimSettingInputs() {
+  for (const [id, key] of SIM_SETTING_INPUTS) $(id).value = state[key];
+}
+
+/** The request's `simulation`: the seed and the settings typed (empty fields = the core's defaults). */
+function simSettings() {
+  const num = (v) => (/^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(v) ? Number(v) : v); // the core reports a non-number, located
+  const sim = { seed: state.seed === '' ? 0 : num(state.seed) };
+  if (state.spot !== '') sim.spotInterruptionRatePerHour = num(state.spot);
+  if (state.gmin !== '' || state.gmax !== '') {
+    sim.gpuStartupSeconds = { min: state.gmin === '' ? 180 : num(state.gmin), max: state.gmax === '' ? 300 : num(state.gmax) };
+  }
+  return sim;
+}
+const simRequest = () => ({
+  inputs: [{ name: 'sim-cluster.yaml', text: $('sim-cluster').value }],
+  trace: { name: 'trace.yaml', text: $('sim-trace').value },
+  simulation: simSettings(),
+});
+
+// Simulations run in a worker of their own, so a long one never delays the plan and
+// consolidation tabs; an edit that supersedes a running simulation terminates that worker and
+// starts a fresh one (the core cannot be interrupted mid-call). The core is deterministic, so
+// answers are cached by request: going back to an earlier seed or text is instant.
+let simWorker = null;
+let simBusy = null; // {id, reject} of the simulation in flight
+const simCache = new Map();
+const SIM_CACHE_SIZE = 16;
+function simWorkerReady() {
+  if (simWorker) return simWorker.ready;
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const entry = { worker: w, pending: new Map() };
+  entry.ready = new Promise((resolve, reject) => {
+    w.onmessage = (ev) => {
+      const msg = ev.data;
+      if (msg.type === 'ready') return resolve(entry);
+      if (msg.type === 'load-error') return reject(new Error(msg.error));
+      const p = entry.pending.get(msg.id);
+      if (!p) return;
+      entry.pending.delete(msg.id);
+      if (msg.error) p.reject(new Error(msg.error));
+      else p.resolve(msg);
+    };
+    w.onerror = (ev) => reject(new Error(ev.message || 'the simulation worker failed to start'));
+  });
+  simWorker = entry;
+  return entry.ready;
+}
+async function askSimulate(request) {
+  const key = JSON.stringify(request);
+  if (simCache.has(key)) return { ...simCache.get(key), cached: true };
+  if (simBusy) {
+    // Superseded: stop the running simulation with its worker.
+    simWorker.worker.terminate();
+    simWorker = null;
+    simBusy.reject(Object.assign(new Error('superseded'), { superseded: true }));
+    simBusy = null;
+  }
+  const entry = await simWorkerReady();
+  const id = nextId++;
+  const result = await new Promise((resolve, reject) => {
+    simBusy = { id, reject };
+    entry.pending.set(id, { resolve, reject });
+    entry.worker.postMessage({ id, op: 'simulate', request });
+  }).finally(() => {
+    if (simBusy?.id === id) simBusy = null;
+  });
+  simCache.set(key, { answer: result.answer, ms: result.ms });
+  if (simCache.size > SIM_CACHE_SIZE) simCache.delete(simCache.keys().next().value);
+  return result;
+}
+
+let simulateSeq = 0;
+const scheduleSimulate = debounce(runSimulate);
+async function runSimulate() {
+  if (state.tab !== 'simulate') return; // simulated when the tab is shown
+  const seq = ++simulateSeq;
+  $('simulate-results').setAttribute('aria-busy', 'true');
+  const slow = setTimeout(() => {
+    if (seq === simulateSeq) $('sim-status').textContent = 'Simulating… (every provisioning and disruption pass of the trace; a week takes a while)';
+  }, 400);
+  updateEdited();
+  try {
+    await readyPromise;
+    const { answer, ms, cached } = await askSimulate(simRequest());
+    if (seq !== simulateSeq) return;
+    if (!cached) timings.lastSimulateMs = ms;
+    replace($('simulate-out'), renderSimulation(answer, ms), answer.status);
+    saveUrl();
+  } catch (e) {
+    if (e.superseded) return;
+    if (seq === simulateSeq) replace($('simulate-out'), renderLoadError(e), 'error');
+  } finally {
+    clearTimeout(slow);
+    if (seq === simulateSeq) {
+      $('simulate-results').setAttribute('aria-busy', 'false');
+      $('sim-status').textContent = '';
+    }
+  }
+}
+
+const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+/** `1d 2h03m`, `5h00m`, `12m30s`, `45s` (as the CLI prints durations). */
+export function fmtDuration(sec) {
+  let s = Math.max(0, Math.round(sec));
+  const d = Math.floor(s / 86400);
+  s -= d * 86400;
+  const hh = Math.floor(s / 3600);
+  s -= hh * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  const two = (n) => String(n).padStart(2, '0');
+  if (d) return `${d}d ${hh}h${two(m)}m`;
+  if (hh) return `${hh}h${two(m)}m`;
+  if (m) return `${m}m${two(s)}s`;
+  return `${s}s`;
+}
+/** Axis label of a time in seconds: `6h`, `1d`, `1d12h`, `30m`. */
+function fmtTick(t) {
+  if (t >= 86400) return t % 86400 === 0 ? `${t / 86400}d` : `${Math.floor(t / 86400)}d${Math.floor((t % 86400) / 3600)}h`;
+  if (t >= 3600) return t % 3600 === 0 ? `${t / 3600}h` : `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, '0')}`;
+  return t === 0 ? '0h' : `${Math.floor(t / 60)}m`;
+}
+/** A round step for `n` ticks up to `top` (1, 2, 2.5 or 5 × 10^k). */
+function niceStep(top, n = 4) {
+  const raw = top / n;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+function tickStep(total) {
+  for (const step of [60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400, 172800, 604800]) if (total / step <= 12) return step;
+  return 2592000;
+}
+
+// Light (cheap) to dark (expensive): the same stops as the Python notebook view.
+const COST_STOPS = [[0xfe, 0xe0, 0xb6], [0xfd, 0xb8, 0x63], [0xf0, 0x7f, 0x3c], [0xd7, 0x30, 0x1f], [0x7f, 0x00, 0x00]];
+export function costColor(fraction) {
+  const f = Math.max(0, Math.min(1, Number(fraction) || 0)) * (COST_STOPS.length - 1);
+  const i = Math.min(Math.floor(f), COST_STOPS.length - 2);
+  const t = f - i;
+  return '#' + COST_STOPS[i].map((a, k) => Math.round(a + (COST_STOPS[i + 1][k] - a) * t).toString(16).padStart(2, '0')).join('');
+}
+
+const SVGNS = 'http://www.w3.org/2000/svg';
+/** An SVG element (attributes set with setAttribute; text children as text nodes). */
+function sv(tag, attrs, ...children) {
+  const el = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null && v !== false) el.setAttribute(k, String(v));
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function nodeLabel(n) {
+  const end = n.terminatedSeconds === null ? 'alive at the end' : `terminated at ${fmtDuration(n.terminatedSeconds)} (${n.terminationReason})`;
+  const ready = n.initializedSeconds === null ? '' : `, ready at ${fmtDuration(n.initializedSeconds)}`;
+  return `${n.name}: ${n.capacityType ?? '?'} ${n.instanceType ?? '?'} at ${fmtPrice(n.pricePerHourUsd)}/h, launched at ${fmtDuration(n.launchedSeconds)}${ready}, ${end}; ${fmtDuration(n.lifetimeSeconds)}, ${fmtUsd(n.costUsd)}, ${plural(n.pods, 'pod')}`;
+}
+
+const GANTT_ROWS = 80;
+function renderGantt(a) {
+  const end = Math.max(1, a.summary.durationSeconds);
+  const nodes = a.nodes.slice(0, GANTT_ROWS);
+  const labelW = 130, chartW = 520, rowH = 18, top = 4;
+  const width = labelW + chartW + 24;
+  const axisY = top + rowH * Math.max(1, nodes.length);
+  const height = axisY + 22;
+  const maxCost = Math.max(0, ...a.nodes.map((n) => n.costUsd)) || 1;
+  const x = (t) => labelW + (chartW * Math.max(0, Math.min(end, t))) / end;
+  const step = tickStep(end);
+  const grid = [];
+  for (let t = 0; t <= end; t += step) {
+    grid.push(sv('line', { x1: x(t).toFixed(1), y1: top, x2: x(t).toFixed(1), y2: axisY, class: 'grid' }));
+    grid.push(sv('text', { x: x(t).toFixed(1), y: axisY + 14, 'text-anchor': 'middle', class: 'tick' }, fmtTick(t)));
+  }
+  const rows = nodes.map((n, i) => {
+    const y = top + i * rowH;
+    const endT = n.terminatedSeconds ?? end;
+    const ready = Math.min(n.initializedSeconds ?? endT, endT);
+    const color = costColor(n.costUsd / maxCost);
+    const x0 = x(n.launchedSeconds), x1 = x(endT), xr = x(ready);
+    const label = nodeLabel(n);
+    return sv(
+      'g',
+      { class: 'gantt-row', role: 'listitem', 'aria-label': label, 'data-node': n.name },
+      sv('title', {}, label),
+      sv('text', { x: labelW - 6, y: y + rowH - 5, 'text-anchor': 'end', class: 'gantt-name' }, n.name),
+      sv('rect', { x: x0.toFixed(1), y: y + 3, width: Math.max(1, x1 - x0).toFixed(1), height: rowH - 6, fill: color, 'fill-opacity': 0.45 }),
+      x1 > xr ? sv('rect', { x: xr.toFixed(1), y: y + 3, width: (x1 - xr).toFixed(1), height: rowH - 6, fill: color }) : null,
+      n.terminationReason === 'interrupted' ? sv('text', { x: (x1 + 3).toFixed(1), y: y + rowH - 5, class: 'interrupt' }, '⚡') : null,
+    );
+  });
+  const svg = sv(
+    'svg',
+    { class: 'gantt', viewBox: `0 0 ${width} ${height}`, width, height, role: 'group', 'aria-labelledby': 'gantt-h' },
+    grid,
+    sv('g', { role: 'list' }, rows),
+  );
+  const legend = h(
+    'p',
+    { class: 'legend hint' },
+    'Colour = the node\'s total cost: ',
+    ...[0, 0.25, 0.5, 0.75, 1].map((f) => h('span', { class: 'swatch', style: { background: costColor(f) }, 'aria-hidden': 'true' })),
+    ` $0 → ${fmtUsd(maxCost)}. Pale: launched but not ready yet (billed). ⚡ spot interruption.`,
+  );
+  return h(
+    'div',
+    { class: 'sim-block' },
+    h('h3', { id: 'gantt-h', text: `Node timeline: ${plural(a.nodes.length, 'NodeClaim')} over ${fmtDuration(end)}` }),
+    h('div', { class: 'chart-wrap' }, svg),
+    legend,
+    a.nodes.length > GANTT_ROWS ? h('p', { class: 'hint', text: `The first ${GANTT_ROWS} NodeClaims are drawn; the table below has all ${a.nodes.length}.` }) : null,
+  );
+}
+
+function renderCostCurve(a) {
+  const end = Math.max(1, a.summary.durationSeconds);
+  const times = a.series.timesSeconds;
+  const cost = a.series.metrics.find((m) => m.name === 'nodecast_cost_usd_total');
+  const staticTotal = a.summary.staticCostUsd;
+  const peak = Math.max(staticTotal, a.summary.costUsd, ...(cost ? cost.values : [0])) || 1;
+  const yStep = niceStep(peak);
+  const top = Math.ceil(peak / yStep) * yStep;
+  const left = 64, w = 560, hgt = 180, pad = 8;
+  const width = left + w + 16, height = hgt + pad + 24;
+  const x = (t) => left + (w * Math.max(0, Math.min(end, t))) / end;
+  const y = (v) => pad + hgt - (hgt * v) / top;
+  const parts = [];
+  for (let k = 0; k * yStep <= top + 1e-9; k++) {
+    const v = k * yStep;
+    parts.push(sv('line', { x1: left, y1: y(v).toFixed(1), x2: left + w, y2: y(v).toFixed(1), class: 'grid' }));
+    parts.push(sv('text', { x: left - 6, y: (y(v) + 4).toFixed(1), 'text-anchor': 'end', class: 'tick' }, fmtUsd(v)));
+  }
+  const step = tickStep(end);
+  for (let t = 0; t <= end; t += step) parts.push(sv('text', { x: x(t).toFixed(1), y: pad + hgt + 16, 'text-anchor': 'middle', class: 'tick' }, fmtTick(t)));
+  parts.push(sv('polyline', { points: `${x(0)},${y(0)} ${x(end)},${y(staticTotal)}`, class: 'static-line' }));
+  if (cost) {
+    const pts = times.map((t, i) => `${x(t).toFixed(1)},${y(cost.values[i]).toFixed(1)}`);
+    pts.push(`${x(end).toFixed(1)},${y(a.summary.costUsd).toFixed(1)}`);
+    parts.push(sv('polyline', { points: pts.join(' '), class: 'cost-line' }));
+  }
+  const label = `Cost over time: ${fmtUsd(a.summary.costUsd)} with Karpenter against ${fmtUsd(staticTotal)} for the static cluster at the end of ${fmtDuration(end)}`;
+  return h(
+    'div',
+    { class: 'sim-block' },
+    h('h3', { text: 'Cost over time vs the static cluster' }),
+    h('div', { class: 'chart-wrap' }, sv('svg', { class: 'cost-chart', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': label }, sv('title', {}, label), parts)),
+    h(
+      'p',
+      { class: 'legend hint' },
+      h('span', { class: 'item' }, h('span', { class: 'key cost', 'aria-hidden': 'true' }), ` Karpenter, cumulative (sampled every ${fmtDuration(a.series.intervalSeconds)})`),
+      h('span', { class: 'item' }, h('span', { class: 'key static', 'aria-hidden': 'true' }), ' static cluster sized for the peak, on-demand, the whole time'),
+    ),
+  );
+}
+
+function renderSimNodes(a) {
+  const rows = [...a.nodes]
+    .sort((p, q) => q.costUsd - p.costUsd || (p.name < q.name ? -1 : 1))
+    .map((n) =>
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'row', text: n.name }),
+        h('td', {}, n.instanceType ?? '–', h('span', { class: 'cap', text: `${n.capacityType ?? '?'} · ${n.zone ?? '?'}` })),
+        h('td', { class: 'num', text: `${fmtPrice(n.pricePerHourUsd)}/h` }),
+        h('td', { class: 'num', text: fmtDuration(n.launchedSeconds) }),
+        h('td', { class: 'num', text: fmtDuration(n.lifetimeSeconds) }),
+        h('td', { class: 'num cost', text: fmtUsd(n.costUsd) }),
+        h('td', { class: 'num', text: fmtUsd(n.emptyCostUsd) }),
+        h('td', { class: 'num', text: String(n.pods) }),
+        h('td', { text: n.terminationReason ?? 'alive' }),
+      ),
+    );
+  return h(
+    'details',
+    { class: 'sim-block' },
+    h('summary', { text: `Nodes as a table (${a.nodes.length}, most expensive first)` }),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'nodes sim-nodes' },
+        h('thead', {}, h('tr', {}, ['node', 'instance type', '$/h', 'launched', 'lifetime', 'cost', 'empty', 'pods', 'end'].map((c) => h('th', { scope: 'col', text: c })))),
+        h('tbody', {}, rows),
+      ),
+    ),
+  );
+}
+
+function renderSimulation(a, ms) {
+  if (a.status !== 'success') return renderErrors(a);
+  const s = a.summary;
+  const item = (label, id, value, note) => h('div', { class: 'stat' }, h('dt', { text: label }), h('dd', {}, h('span', { id, class: 'value', text: value }), note ? h('span', { class: 'note', text: note }) : null));
+  const staticMix = s.staticCluster.map((g) => `${g.count} × ${g.instanceType}`).join(' + ') || 'no nodes';
+  const root = h(
+    'div',
+    { class: 'simulation' },
+    h(
+      'p',
+      { class: 'headline' },
+      `${fmtDuration(s.durationSeconds)}${a.start ? ` from ${a.start}` : ''}, seed ${a.seed}: `,
+      h('strong', { text: `${fmtUsd(s.costUsd)} with Karpenter` }),
+      `, ${fmtUsd(s.staticCostUsd)} for a static cluster sized for the peak (${s.savingsPercent.toFixed(1)}% saved).`,
+    ),
+    h(
+      'dl',
+      { class: 'sim-summary' },
+      item('Total cost', 'sim-total', fmtUsd(s.costUsd), `${plural(s.launches.total, 'launch', 'launches')}, ${plural(s.disruptions.total, 'disruption')}`),
+      item('Static cluster', 'sim-static', fmtUsd(s.staticCostUsd), staticMix),
+      item('Savings', 'sim-savings', `${fmtUsd(s.savingsUsd)} (${s.savingsPercent.toFixed(1)}%)`, `empty nodes ${fmtUsd(s.emptyNodeCostUsd)}`),
+      item('GPU hours', 'sim-gpu', `${s.gpuHoursPaid.toFixed(1)} paid, ${s.gpuHoursUsed.toFixed(1)} used`, `${(s.gpuUtilization * 100).toFixed(1)}% utilisation`),
+      item('Pending p50 / p95 / max', 'sim-pending', `${fmtDuration(s.pendingSeconds.p50)} / ${fmtDuration(s.pendingSeconds.p95)} / ${fmtDuration(s.pendingSeconds.max)}`, `${s.pods.submitted} pods: ${s.pods.finished} finished, ${s.pods.running} running, ${s.pods.pending} pending, ${s.pods.deleted} deleted`),
+    ),
+    a.nodes.length ? renderGantt(a) : h('p', { class: 'hint', text: 'No NodeClaim was launched.' }),
+    renderCostCurve(a),
+    a.nodes.length ? renderSimNodes(a) : null,
+    renderNotes(a.warnings, a.skipped),
+    h('p', { class: 'hint small', text: `Simulated in ${fmtNumber(ms, 1)} ms in a worker; ${plural(a.timeline.length, 'timeline event')}.` }),
+  );
+  return root;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Timing: a re-plan of 500 pods, measured in the worker with performance.now().
 function updateTiming() {
   const parts = [];
@@ -872,6 +1227,9 @@ function updateEdited() {
   const edited = $('nodepools').value !== p.nodepools || $('workloads').value !== p.workloads;
   $('preset-edited').hidden = !edited;
   $('cluster-edited').hidden = $('cluster').value === consolidatePreset().cluster;
+  const sp = simulatePreset();
+  $('sim-edited').hidden =
+    $('sim-cluster').value === sp.cluster && $('sim-trace').value === sp.trace && state.seed === String(sp.seed) && state.spot === (sp.spot ?? '') && !state.gmin && !state.gmax;
 }
 
 function applyPlanPreset(id) {
@@ -902,15 +1260,30 @@ function applyConsolidatePreset(id) {
   scheduleConsolidate(0);
 }
 
+function applySimulatePreset(id) {
+  state.spreset = id;
+  const p = simulatePreset();
+  $('spreset').value = p.id;
+  $('sim-cluster').value = p.cluster;
+  $('sim-trace').value = p.trace;
+  Object.assign(state, { seed: String(p.seed), spot: p.spot ?? '', gmin: '', gmax: '' });
+  setSimSettingInputs();
+  scheduleSimulate(0);
+}
+
 async function main() {
   $('preset').replaceChildren(...PLAN_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
   $('cpreset').replaceChildren(...CONSOLIDATE_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
+  $('spreset').replaceChildren(...SIMULATE_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
   initTabs();
 
   if (!(await loadUrl())) {
     $('nodepools').value = planPreset().nodepools;
     $('workloads').value = planPreset().workloads;
     $('cluster').value = consolidatePreset().cluster;
+    $('sim-cluster').value = simulatePreset().cluster;
+    $('sim-trace').value = simulatePreset().trace;
+    setSimSettingInputs();
     setNowInput(state.now);
   }
 
@@ -921,6 +1294,16 @@ async function main() {
   $('nodepools').addEventListener('input', () => schedulePlan());
   $('workloads').addEventListener('input', () => schedulePlan());
   $('cluster').addEventListener('input', () => scheduleConsolidate());
+  $('spreset').addEventListener('change', (ev) => applySimulatePreset(ev.target.value));
+  $('spreset-reset').addEventListener('click', () => applySimulatePreset(state.spreset));
+  $('sim-cluster').addEventListener('input', () => scheduleSimulate());
+  $('sim-trace').addEventListener('input', () => scheduleSimulate());
+  for (const [id, key] of SIM_SETTING_INPUTS) {
+    $(id).addEventListener('input', () => {
+      state[key] = $(id).value.trim();
+      scheduleSimulate();
+    });
+  }
   $('now').addEventListener('input', () => {
     state.now = nowFromInput();
     scheduleConsolidate();

@@ -1,10 +1,12 @@
 // nodecast playground worker: loads the wasm build of the core and answers requests off the main
 // thread, so typing never waits for a plan. Messages in: {id, op, request}; op is one of the
-// facade functions (plan, consolidate, explain, catalog, validate) or 'bench'. Messages out:
+// facade functions (plan, consolidate, explain, catalog, validate, simulate) or 'bench'. Messages out:
 // {id, op, answer, ms} or {id, op, error} ({type: 'ready', ...} once the wasm is loaded).
 import { PLAN_PRESETS } from './presets.js';
 
-const FUNCTIONS = ['plan', 'consolidate', 'explain', 'catalog', 'validate'];
+const FUNCTIONS = ['plan', 'consolidate', 'explain', 'catalog', 'validate', 'simulate'];
+// A pkg/ built before `simulate` existed still serves the other tabs.
+const REQUIRED = FUNCTIONS.filter((f) => f !== 'simulate');
 
 // The browser ESM build that bindings-wasm's build copies into pkg/. The first module that loads
 // and exports the facade functions wins (a JS wrapper first, then wasm-bindgen's own output).
@@ -23,8 +25,8 @@ async function load() {
       tried.push(`${path}: ${e.message || e}`);
       continue;
     }
-    if (!FUNCTIONS.every((f) => typeof mod[f] === 'function')) {
-      tried.push(`${path}: does not export ${FUNCTIONS.join(', ')}`);
+    if (!REQUIRED.every((f) => typeof mod[f] === 'function')) {
+      tried.push(`${path}: does not export ${REQUIRED.join(', ')}`);
       continue;
     }
     if (typeof mod.default === 'function') await mod.default();
@@ -126,6 +128,7 @@ self.onmessage = async (ev) => {
       return;
     }
     if (!FUNCTIONS.includes(op)) throw new Error(`unknown operation ${op}`);
+    if (typeof api[op] !== 'function') throw new Error(`pkg/ has no ${op}: rebuild it with make wasm (bindings-wasm/scripts/build.sh)`);
     const t0 = performance.now();
     const answer = call(op, request);
     self.postMessage({ id, op, answer, ms: performance.now() - t0 });

@@ -25,4 +25,16 @@ else:
     raise AssertionError("no InputError")
 html = plan._repr_html_()
 assert "g5.12xlarge" in html
+sim = nodecast.simulate(
+    "examples/nodepools/gpu-training.yaml",
+    "examples/workloads/training-job-4gpu.yaml",
+    trace=[{"at": "0s", "submit": {"ref": "Job/ml/train-llm", "runTime": "1h"}}],
+    seed=1,
+    gpu_startup_seconds=(200, 200),
+    end=dt.timedelta(minutes=30),
+)
+assert sim.summary is not None and sim.summary.duration_seconds == 1800, sim
+assert [p.state for p in sim.pods] == ["running"], sim.pods
+assert sim.nodes[0].registered_seconds == sim.nodes[0].launched_seconds + 200, sim.nodes
+assert "<svg" in sim._repr_html_() and sim.to_csv().startswith("timeSeconds,")
 print(f"smoke ok on Python {sys.version.split()[0]}: {plan.summary()}")

@@ -49,3 +49,27 @@ def others() -> None:
     except nodecast.InputError as err:
         codes: List[str] = err.codes
         _ = (codes, err.to_json())
+
+
+def simulation() -> None:
+    s: nodecast.Simulation = nodecast.simulate(
+        "pools.yaml",
+        "jobs.yaml",
+        trace="week.yaml",
+        seed=7,
+        end=dt.timedelta(days=1),
+        gpu_startup_seconds=(180, 300),
+        spot_interruption_rate_per_hour=0.01,
+        settings={"batchMaxSeconds": 10},
+    )
+    s2 = nodecast.simulate({"kind": "Pod"}, trace=[{"at": "0s", "submit": {"ref": "Pod/p"}}], trace_format="json")
+    if s.summary is not None:
+        cost: float = s.summary.cost_usd + s.summary.static_cost_usd
+        p95: int = s.summary.pending_seconds["p95"]
+        _ = (cost, p95)
+    ends: List[Optional[int]] = [n.terminated_seconds for n in s.nodes]
+    states: List[str] = [p.state for p in s2.pods]
+    events: List[str] = [t.event for t in s.timeline]
+    values: Tuple[float, ...] = s.metric("nodecast_cost_usd_total")[0].values
+    csv: str = s.to_csv() + s.to_prometheus() + s._repr_html_()
+    _ = (ends, states, events, values, csv, s.timeline_frame(), s.nodes_frame(), s.pods_frame(), s.summary_frame(), s.to_pandas())

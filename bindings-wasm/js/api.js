@@ -11,9 +11,58 @@
 // compiled module, synchronously) at the start of the next call.
 
 /** The facade functions, in the order the core lists them. */
-export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog']);
+export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom']);
 
-const KINDS = { plan: 'Plan', consolidate: 'Decision', explain: 'Explanation', validate: 'Validation', catalog: 'CatalogQuery' };
+const KINDS = {
+  plan: 'Plan',
+  consolidate: 'Decision',
+  explain: 'Explanation',
+  validate: 'Validation',
+  catalog: 'CatalogQuery',
+  simulate: 'Simulation',
+  'simulate-csv': 'Simulation',
+  'simulate-prom': 'Simulation',
+};
+
+/** `simulate`'s `output` option: the core function that renders it. */
+const SIM_OUTPUTS = { json: 'simulate', csv: 'simulate-csv', prom: 'simulate-prom', prometheus: 'simulate-prom' };
+
+/**
+ * `simulate(input, options)`: the conveniences of its options, turned into request fields (the
+ * core's `trace` and `simulation`). `trace` may be text (named `traceName`, default `"trace"`,
+ * read as `traceFormat`); `seed` is merged into `simulation` (the options' or the request's);
+ * `output` picks the JSON answer, the CSV or the Prometheus text. Returns [fn, options] or a
+ * failure answer for options that cannot be used.
+ */
+function simulateRequest(input, options) {
+  if (options === undefined || options === null || typeof options !== 'object' || Array.isArray(options)) {
+    return ['simulate', options];
+  }
+  const { output, seed, trace, traceName, traceFormat, ...rest } = options;
+  const fn = output === undefined ? 'simulate' : SIM_OUTPUTS[output];
+  if (fn === undefined) {
+    return failure('simulate', 'invalid-request', `options.output must be "json", "csv" or "prom", not ${JSON.stringify(output)}`);
+  }
+  if (typeof trace === 'string') {
+    rest.trace = { name: traceName ?? 'trace', text: trace };
+    if (traceFormat !== undefined) rest.trace.format = traceFormat;
+  } else if (trace !== undefined) {
+    rest.trace = trace;
+  }
+  if (seed !== undefined) {
+    let base = rest.simulation;
+    if (base === undefined && input !== null && typeof input === 'object') base = input.simulation;
+    if (base === undefined && typeof input === 'string' && rest.as === 'request') {
+      try {
+        base = JSON.parse(input).simulation;
+      } catch {
+        // Not JSON: the core reports the request itself.
+      }
+    }
+    rest.simulation = { ...(base ?? {}), seed };
+  }
+  return [fn, rest];
+}
 
 const HELP =
   'this is a bug in nodecast, not in your input; the module was re-instantiated and the next call works. ' +
@@ -94,6 +143,19 @@ export function createApi(glue, ready) {
       return guarded('plan', () => glue.__nodecast_test_panic(String(message)), false);
     },
   };
-  for (const fn of FUNCTIONS) api[fn] = (input, options) => guarded(fn, () => glue[fn](input, options), false);
+  for (const fn of ['plan', 'consolidate', 'explain', 'validate', 'catalog']) {
+    api[fn] = (input, options) => guarded(fn, () => glue[fn](input, options), false);
+  }
+  /** Replay a trace over simulated time (docs/simulate.md); `output: "csv" | "prom"` gives the series as text. */
+  api.simulate = (input, options) => {
+    const prepared = simulateRequest(input, options);
+    if (!Array.isArray(prepared)) return prepared;
+    const [fn, opts] = prepared;
+    return guarded(fn, () => glue.call(fn, input, opts), false);
+  };
+  /** The series as CSV (`nodecast simulate -o csv`), or the failure answer. */
+  api.simulateCsv = (input, options) => api.simulate(input, { ...(options ?? {}), output: 'csv' });
+  /** The series as Prometheus text (`nodecast simulate -o prom`), or the failure answer. */
+  api.simulateProm = (input, options) => api.simulate(input, { ...(options ?? {}), output: 'prom' });
   return api;
 }

@@ -87,6 +87,55 @@ export interface Request {
   instanceType?: string;
   /** `catalog`: the query. */
   query?: CatalogQuery;
+  /** `simulate`: the workload trace (docs/simulate.md). */
+  trace?: TraceInput;
+  /** `simulate`: settings; every field has a default. */
+  simulation?: SimulationSettings;
+}
+
+/** A `simulate` trace: YAML/JSON (`kind: Trace`) or CSV (`time,workload,replicas,runTime`) text. */
+export interface TraceInput {
+  /** Shown in error locations. */
+  name?: string;
+  text: string;
+  /** `auto` (default: CSV when the first line is the CSV header), `yaml`, `json` or `csv`. */
+  format?: 'auto' | 'yaml' | 'json' | 'csv';
+}
+
+/** An inclusive range of whole seconds, sampled uniformly per NodeClaim (`min == max` fixes it). */
+export interface SecondsRange {
+  min: number;
+  max: number;
+}
+
+/** `simulate` settings (docs/simulate.md, "Settings"); the answer's `settings` has them all resolved. */
+export interface SimulationSettings {
+  /** Seeds every random draw (0..2^53 from JS). Default 0. */
+  seed?: number;
+  /** Launch → registered for GPU/accelerator types. Default {min: 180, max: 300}. */
+  gpuStartupSeconds?: SecondsRange;
+  /** Launch → registered for other types. Default {min: 60, max: 120}. */
+  startupSeconds?: SecondsRange;
+  /** Registered → initialized on accelerator nodes. Default {min: 60, max: 90}. */
+  devicePluginSeconds?: SecondsRange;
+  /** Default 1. */
+  batchIdleSeconds?: number;
+  /** Default 10. */
+  batchMaxSeconds?: number;
+  /** Default 10. */
+  disruptionPollSeconds?: number;
+  /** Spot interruption notices per spot instance-hour. Default 0.0001. */
+  spotInterruptionRatePerHour?: number;
+  /** Default 120. */
+  interruptionNoticeSeconds?: number;
+  /** Fallback when the NodePool has no `terminationGracePeriod`. */
+  terminationGracePeriodSeconds?: number;
+  /** Sampling period of `series`. Default 300. */
+  metricsIntervalSeconds?: number;
+  /** Overrides the trace's `end` (seconds from the start). */
+  endSeconds?: number;
+  /** Safety stop (`simulation-too-long`). Default 5000000. */
+  maxEvents?: number;
 }
 
 /**
@@ -103,11 +152,25 @@ export interface Options extends Request {
 /** The first argument of every function: manifest text, a request, or nothing (the empty request). */
 export type RequestInput = string | Request | null | undefined;
 
+/**
+ * Options of `simulate`: request fields plus conveniences. `trace` may be text (named `traceName`,
+ * default `"trace"`, read as `traceFormat`); `seed` is merged into `simulation` (the options' or the
+ * request's); `output` chooses the JSON answer (default), or the metric series as CSV or
+ * Prometheus text (the bytes of `nodecast simulate -o csv|prom`).
+ */
+export interface SimulateOptions extends Omit<Options, 'trace'> {
+  trace?: string | TraceInput;
+  traceName?: string;
+  traceFormat?: TraceInput['format'];
+  seed?: number;
+  output?: 'json' | 'csv' | 'prom' | 'prometheus';
+}
+
 // ---------------------------------------------------------------------------------------------
 // Answers: tagged unions on `status`
 
-export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog';
-export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Error';
+export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom';
+export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Error';
 
 /** One located problem with the input. */
 export interface InputError {
@@ -333,13 +396,134 @@ export interface CatalogAnswer {
   instanceTypes: CatalogRow[];
 }
 
+/** The static cluster: `count` nodes of one type for the whole duration, at on-demand prices. */
+export interface StaticNodes {
+  nodePool: string;
+  instanceType: string;
+  capacityType: string;
+  count: number;
+  pricePerHourUsd: number;
+}
+
+export interface SimulationSummary {
+  durationSeconds: number;
+  costUsd: number;
+  staticCostUsd: number;
+  savingsUsd: number;
+  /** 100 × (static − actual) / static. */
+  savingsPercent: number;
+  staticCluster: StaticNodes[];
+  gpuHoursPaid: number;
+  gpuHoursUsed: number;
+  gpuUtilization: number;
+  emptyNodeCostUsd: number;
+  emptyNodeSeconds: number;
+  /** Nearest-rank, over pods that started at least once. */
+  pendingSeconds: { p50: number; p95: number; max: number };
+  workLostSeconds: number;
+  pods: { submitted: number; finished: number; running: number; pending: number; deleted: number };
+  launches: { total: number; byNodePool: Record<string, number> };
+  disruptions: { total: number; byReason: Record<string, number> };
+  nodesAliveAtEnd: number;
+}
+
+export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted';
+
+/** One NodeClaim, launch to termination (seconds since the trace start). */
+export interface SimulatedNode {
+  name: string;
+  nodePool: string | null;
+  instanceType: string | null;
+  capacityType: string | null;
+  zone: string | null;
+  pricePerHourUsd: number;
+  gpus: number;
+  launchedSeconds: number;
+  registeredSeconds: number | null;
+  initializedSeconds: number | null;
+  /** null while alive at the end. */
+  terminatedSeconds: number | null;
+  lifetimeSeconds: number;
+  costUsd: number;
+  /** Cost while empty after its first pod left (waiting for consolidateAfter). */
+  emptyCostUsd: number;
+  terminationReason?: TerminationReason;
+  pods: number;
+}
+
+export interface SimulatedPod {
+  name: string;
+  workload: string;
+  submittedSeconds: number;
+  startedSeconds: number | null;
+  finishedSeconds: number | null;
+  state: 'finished' | 'running' | 'pending' | 'deleted';
+  pendingSeconds: number;
+  runTimeSeconds: number | null;
+  runningSeconds: number;
+  workLostSeconds: number;
+  restarts: number;
+  nodes: string[];
+}
+
+export type TimelineEvent =
+  | 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted'
+  | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized'
+  | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated';
+
+export interface TimelineEntry {
+  timeSeconds: number;
+  /** RFC 3339, when the trace gave `start`. */
+  time?: string;
+  event: TimelineEvent;
+  object: string;
+  node?: string;
+  /** A reason code: `empty`, `underutilized`, `expired`, `interrupted`, `no-instance-type-fits`, ... */
+  reason?: string;
+  detail?: string;
+}
+
+/** A Karpenter-named metric (`karpenter_nodepool_usage`, `nodecast_cost_usd_total`, ...) sampled at `series.timesSeconds`. */
+export interface Metric {
+  name: string;
+  labels: Record<string, string>;
+  values: number[];
+}
+
+export interface Simulation {
+  /** RFC 3339, when the trace gave one. */
+  start?: string;
+  seed: number;
+  /** Every setting, resolved. */
+  settings: Required<Omit<SimulationSettings, 'terminationGracePeriodSeconds' | 'endSeconds'>> &
+    Pick<SimulationSettings, 'terminationGracePeriodSeconds' | 'endSeconds'>;
+  summary: SimulationSummary;
+  nodes: SimulatedNode[];
+  pods: SimulatedPod[];
+  timeline: TimelineEntry[];
+  series: { intervalSeconds: number; timesSeconds: number[]; metrics: Metric[] };
+  warnings: Warning[];
+  skipped: Skipped[];
+}
+
 export type PlanAnswer = Answer<'Plan', Plan>;
 export type DecisionAnswer = Answer<'Decision', Decision>;
 export type ExplanationAnswer = Answer<'Explanation', Explanation>;
 export type ValidationAnswer = Answer<'Validation', ValidationReport>;
 export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
+export type SimulationAnswer = Answer<'Simulation', Simulation>;
+/** CSV or Prometheus text on success, the failure answer otherwise. */
+export type SimulationText = string | Failure<'Simulation'>;
 /** Any answer (`kind: "Error"` only for an unknown function name). */
-export type AnyAnswer = PlanAnswer | DecisionAnswer | ExplanationAnswer | ValidationAnswer | CatalogQueryAnswer | Failure<'Error'>;
+export type AnyAnswer =
+  | PlanAnswer
+  | DecisionAnswer
+  | ExplanationAnswer
+  | ValidationAnswer
+  | CatalogQueryAnswer
+  | SimulationAnswer
+  | SimulationText
+  | Failure<'Error'>;
 
 export interface AnswerOf {
   plan: PlanAnswer;
@@ -347,6 +531,9 @@ export interface AnswerOf {
   explain: ExplanationAnswer;
   validate: ValidationAnswer;
   catalog: CatalogQueryAnswer;
+  simulate: SimulationAnswer;
+  'simulate-csv': SimulationText;
+  'simulate-prom': SimulationText;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -362,6 +549,18 @@ export function validate(input?: RequestInput, options?: Options): ValidationAns
 export function explain(input?: RequestInput, options?: Options): ExplanationAnswer;
 /** Query the instance-type catalog (`query`). */
 export function catalog(input?: RequestInput, options?: Options): CatalogQueryAnswer;
+/**
+ * Replay a workload trace (`trace`, required) against the cluster documents over simulated time
+ * (docs/simulate.md): timeline, nodes, pods, summary with the static-cluster comparison, series.
+ * Deterministic for a given request and seed: the bytes of `nodecast simulate ... -o json`.
+ */
+export function simulate(input?: RequestInput, options?: SimulateOptions & { output?: 'json' }): SimulationAnswer;
+export function simulate(input: RequestInput, options: SimulateOptions & { output: 'csv' | 'prom' | 'prometheus' }): SimulationText;
+export function simulate(input?: RequestInput, options?: SimulateOptions): SimulationAnswer | SimulationText;
+/** `simulate(input, {...options, output: 'csv'})`: `timeSeconds,metric,labels,value` rows. */
+export function simulateCsv(input?: RequestInput, options?: Omit<SimulateOptions, 'output'>): SimulationText;
+/** `simulate(input, {...options, output: 'prom'})`: Prometheus text exposition. */
+export function simulateProm(input?: RequestInput, options?: Omit<SimulateOptions, 'output'>): SimulationText;
 /** Any function by name. */
 export function call<F extends FunctionName>(fn: F, input?: RequestInput, options?: Options): AnswerOf[F];
 export function call(fn: string, input?: RequestInput, options?: Options): AnyAnswer;

@@ -201,12 +201,13 @@ fn invalid_request(function: &str, message: String) -> String {
         "explain" => "Explanation",
         "validate" => "Validation",
         "catalog" => "CatalogQuery",
+        "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
         // Unknown function: the core's own answer.
         _ => return nodecast::call(function, "{}"),
     };
     let error = InputError::new("invalid-request", message).help(
-        "a request object {inputs, objects, catalog, settings, now, pod, node, instanceType, query}, or manifest text \
-         with options {name, as: \"manifests\" | \"request\", ...request fields}",
+        "a request object {inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation}, or manifest \
+         text with options {name, as: \"manifests\" | \"request\", ...request fields}",
     );
     Answer::<()>::failure(kind, vec![error]).to_json()
 }

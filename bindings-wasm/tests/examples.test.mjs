@@ -84,7 +84,7 @@ test('validate: the examples are valid; catalog: the h100/a100 query of the READ
 });
 
 test('call(fn, ...) is the same as the named function; FUNCTIONS lists them', () => {
-  assert.deepEqual([...nodecast.FUNCTIONS], ['plan', 'consolidate', 'explain', 'validate', 'catalog']);
+  assert.deepEqual([...nodecast.FUNCTIONS], ['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom']);
   assert.deepEqual(nodecast.call('plan', requestFor(TRAINING)), nodecast.plan(requestFor(TRAINING)));
   const unknown = nodecast.call('frobnicate', {});
   assert.equal(unknown.status, 'failure');

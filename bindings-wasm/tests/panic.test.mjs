@@ -56,8 +56,12 @@ test('node entry: failure answer, poisoned, re-instantiated on the next call, sa
 test('node entry: panic after panic, every function recovers', () => {
   for (const fn of nodecast.FUNCTIONS) {
     assertPanicAnswer(nodecast.__nodecast_test_panic(`panic before ${fn}`), `panic before ${fn}`);
-    const a = nodecast.call(fn, requestFor(TRAINING, fn === 'explain' ? { pod: 'ml/train-llm-0' } : fn === 'consolidate' ? { now: '2025-03-05T12:00:00Z' } : {}));
-    assert.equal(a.status, 'success', `${fn}: ${JSON.stringify(a.errors)}`);
+    const extra = fn === 'explain' ? { pod: 'ml/train-llm-0' } : fn === 'consolidate' ? { now: '2025-03-05T12:00:00Z' } : {};
+    if (fn.startsWith('simulate')) extra.trace = { name: 'one.yaml', text: 'kind: Trace\nevents:\n  - {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n' };
+    const a = nodecast.call(fn, requestFor(TRAINING, extra));
+    if (fn === 'simulate-csv') assert.match(a, /^timeSeconds,metric,labels,value\n/, fn);
+    else if (fn === 'simulate-prom') assert.match(a, /^# HELP /, fn);
+    else assert.equal(a.status, 'success', `${fn}: ${JSON.stringify(a.errors)}`);
   }
   // Memory does not pile up across re-instantiations: each is a fresh instance.
   for (let i = 0; i < 20; i++) nodecast.__nodecast_test_panic(`loop ${i}`);

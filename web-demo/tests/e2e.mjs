@@ -22,6 +22,9 @@ const OUT = join(WEB, 'test-output');
 const NODECAST = process.env.NODECAST_BIN || join(ROOT, 'target', 'release', 'nodecast');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const TIMEOUT = 20000;
+// A simulation runs every provisioning and disruption pass of the trace: allow minutes on a loaded
+// machine (E2E_SIM_TIMEOUT_MS).
+const SIM_TIMEOUT = Number(process.env.E2E_SIM_TIMEOUT_MS || 600000);
 
 mkdirSync(OUT, { recursive: true });
 for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f === 'timings.json') rmSync(join(OUT, f));
@@ -37,13 +40,19 @@ function cli(args, files) {
   });
   let out;
   try {
-    out = execFileSync(NODECAST, [...args.slice(0, 1), ...paths, ...args.slice(1), '-o', 'json'], { encoding: 'utf8' });
+    out = execFileSync(NODECAST, [...args.slice(0, 1), ...paths, ...args.slice(1), '-o', 'json'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   } catch (e) {
     out = e.stdout; // exit 1/2 still prints the failure answer
   }
   return JSON.parse(out);
 }
 const fmtPrice = (p) => `$${Number(p.toFixed(6))}`; // as the page shows prices
+/** A duration as the page (and the CLI) prints it: `1d 2h03m`, `5h00m`, `12m30s`, `45s`. */
+function fmtDuration(sec) {
+  const d = Math.floor(sec / 86400), hh = Math.floor((sec % 86400) / 3600), m = Math.floor((sec % 3600) / 60), s = sec % 60;
+  const two = (n) => String(n).padStart(2, '0');
+  return d ? `${d}d ${hh}h${two(m)}m` : hh ? `${hh}h${two(m)}m` : m ? `${m}m${two(s)}s` : `${s}s`;
+}
 
 // ------------------------------------------------------------------------------------------------
 // A static server on a free port.
@@ -98,11 +107,11 @@ async function step(name, fn) {
 }
 
 const text = (sel) => page.locator(sel).first().innerText({ timeout: TIMEOUT });
-const waitText = (sel, expected) =>
+const waitText = (sel, expected, timeout = TIMEOUT) =>
   page.waitForFunction(
     ([s, e]) => [...document.querySelectorAll(s)].some((el) => el.textContent.includes(e)),
     [sel, expected],
-    { timeout: TIMEOUT },
+    { timeout },
   );
 
 // ------------------------------------------------------------------------------------------------
@@ -138,7 +147,8 @@ page.on('request', (r) => {
   if (!r.url().startsWith(server.url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) offsite.push(r.url());
 });
 
-let presetNodepools, editedWorkloads, expected8, shareUrl;
+let presetNodepools, editedWorkloads, expected8, shareUrl, simWant;
+const simTimings = {};
 
 try {
   await step('the page loads the wasm core in a worker and answers the default example', async () => {
@@ -293,10 +303,128 @@ try {
     assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-plan');
     assert.equal(await page.isVisible('#panel-consolidate'), false);
-    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowRight');
     assert.equal(await page.getAttribute('#tab-consolidate', 'aria-selected'), 'true');
+    await page.keyboard.press('End');
+    assert.equal(await page.getAttribute('#tab-simulate', 'aria-selected'), 'true');
     await page.keyboard.press('Home');
     assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+  });
+
+  await step('the simulation tab runs the example trace: total and static cost are the CLI\'s', async () => {
+    const preset = await page.evaluate(async () => (await import('./presets.js')).SIMULATE_PRESETS[0]);
+    writeFileSync(join(tmp, 'trace.yaml'), preset.trace);
+    simWant = cli(['simulate', '--trace', join(tmp, 'trace.yaml'), '--seed', String(preset.seed)], { 'sim-cluster.yaml': preset.cluster });
+    assert.equal(simWant.status, 'success', JSON.stringify(simWant.errors));
+    const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    await page.click('#tab-simulate');
+    assert.equal(await page.getAttribute('#tab-simulate', 'aria-selected'), 'true');
+    assert.equal(await page.isVisible('#panel-plan'), false);
+    await page.waitForSelector('#simulate-out[data-status="success"]', { timeout: SIM_TIMEOUT });
+    assert.equal(await page.inputValue('#sim-seed'), String(preset.seed));
+    assert.equal(await text('#sim-total'), fmtUsd(simWant.summary.costUsd));
+    assert.equal(await text('#sim-static'), fmtUsd(simWant.summary.staticCostUsd));
+    assert.equal(await text('#sim-savings'), `${fmtUsd(simWant.summary.savingsUsd)} (${simWant.summary.savingsPercent.toFixed(1)}%)`);
+    assert.match(await text('#sim-gpu'), new RegExp(`^${simWant.summary.gpuHoursPaid.toFixed(1)} paid, ${simWant.summary.gpuHoursUsed.toFixed(1)} used$`));
+    // One Gantt row per NodeClaim, labelled, coloured by cost (the most expensive darkest).
+    const rows = await page.$$eval('#simulate-out svg.gantt g.gantt-row', (gs) => gs.map((g) => ({ node: g.dataset.node, label: g.getAttribute('aria-label'), fill: g.querySelector('rect').getAttribute('fill') })));
+    assert.deepEqual(rows.map((r) => r.node), simWant.nodes.map((n) => n.name));
+    const top = simWant.nodes.reduce((a, b) => (b.costUsd > a.costUsd ? b : a));
+    assert.equal(rows.find((r) => r.node === top.name).fill, '#7f0000');
+    for (const r of rows) assert.match(r.label, /^[a-z0-9-]+: (spot|on-demand) \S+ at \$[\d.]+\/h, launched at /);
+    assert.ok(rows.some((r) => /interrupted/.test(r.label)), 'the what-if interruption is on the timeline');
+    // The cost curve against the static cluster.
+    assert.match(await page.getAttribute('#simulate-out svg.cost-chart', 'aria-label'), new RegExp(`${fmtUsd(simWant.summary.costUsd).replace('$', '\\$')} with Karpenter against ${fmtUsd(simWant.summary.staticCostUsd).replace('$', '\\$')}`));
+    assert.equal(await page.locator('#simulate-out svg.cost-chart polyline.cost-line').count(), 1);
+    const t = await page.evaluate(() => window.__nodecastTimings.lastSimulateMs);
+    console.log(`     ${simWant.nodes.length} NodeClaims, ${fmtUsd(simWant.summary.costUsd)} vs ${fmtUsd(simWant.summary.staticCostUsd)} static; simulate in the worker ${t.toFixed(1)} ms`);
+    simTimings.firstMs = t;
+    await page.screenshot({ path: join(OUT, '06-simulation.png'), fullPage: true });
+  });
+
+  await step('changing the seed and a setting re-simulates to what the CLI says', async () => {
+    const preset = await page.evaluate(async () => (await import('./presets.js')).SIMULATE_PRESETS[0]);
+    const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    const want8 = cli(['simulate', '--trace', join(tmp, 'trace.yaml'), '--seed', '8'], { 'sim-cluster.yaml': preset.cluster });
+    assert.notEqual(want8.summary.costUsd, simWant.summary.costUsd, 'seed 8 draws other run times');
+    await page.fill('#sim-seed', '8');
+    await waitText('#sim-total', fmtUsd(want8.summary.costUsd), SIM_TIMEOUT);
+    assert.equal(await text('#sim-static'), fmtUsd(want8.summary.staticCostUsd));
+    assert.equal(await page.isVisible('#sim-edited'), true);
+    // GPU start-up fixed at 10 minutes: the CLI with the same settings file.
+    writeFileSync(join(tmp, 'settings.yaml'), 'seed: 8\ngpuStartupSeconds: {min: 600, max: 600}\n');
+    const wantSlow = cli(['simulate', '--trace', join(tmp, 'trace.yaml'), '--settings', join(tmp, 'settings.yaml')], { 'sim-cluster.yaml': preset.cluster });
+    // A bad setting first: a located failure answer (the core checks settings before simulating).
+    await page.fill('#sim-gpu-min', '600');
+    await page.fill('#sim-gpu-max', '5');
+    await page.waitForSelector('#simulate-out[data-status="failure"]', { timeout: SIM_TIMEOUT });
+    assert.match(await text('#simulate-out .errors'), /invalid-setting[\s\S]*simulation\.gpuStartupSeconds/);
+    await page.fill('#sim-gpu-max', '600');
+    await waitText('#sim-total', fmtUsd(wantSlow.summary.costUsd), SIM_TIMEOUT);
+    const p = wantSlow.summary.pendingSeconds;
+    assert.equal(await text('#sim-pending'), `${fmtDuration(p.p50)} / ${fmtDuration(p.p95)} / ${fmtDuration(p.max)}`);
+    assert.ok(p.max >= 600, `pending max ${p.max} s includes the 10-minute start-up`);
+    const t = await page.evaluate(() => window.__nodecastTimings.lastSimulateMs);
+    simTimings.settingsMs = t;
+    // The state is in the URL: a new page restores the seed, the settings and the tab.
+    await page.waitForFunction(() => location.hash.length > 3, null, { timeout: TIMEOUT });
+    await page.waitForTimeout(300);
+    const other = await context.newPage();
+    await other.goto(page.url());
+    await other.waitForFunction((want) => document.getElementById('sim-total')?.textContent === want, fmtUsd(wantSlow.summary.costUsd), { timeout: SIM_TIMEOUT });
+    assert.equal(await other.getAttribute('#tab-simulate', 'aria-selected'), 'true');
+    assert.equal(await other.inputValue('#sim-seed'), '8');
+    assert.equal(await other.inputValue('#sim-gpu-min'), '600');
+    await other.close();
+    await page.screenshot({ path: join(OUT, '07-simulation-seed8.png'), fullPage: true });
+  });
+
+  await step('a trace error is located in the trace editor', async () => {
+    const trace = await page.inputValue('#sim-trace');
+    await page.fill('#sim-trace', trace.replace('runTime: {distribution: uniform, min: 2h, max: 3h}', 'runTime: soon'));
+    await page.waitForSelector('#simulate-out[data-status="failure"]', { timeout: TIMEOUT });
+    assert.match(await text('#simulate-out .errors'), /trace\.yaml.*workloads\.finetune\.runTime/);
+    await page.click('#simulate-out .errors button.link');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'sim-trace');
+    await page.fill('#sim-trace', trace);
+    await page.waitForSelector('#simulate-out[data-status="success"]', { timeout: SIM_TIMEOUT });
+  });
+
+  await step('the simulation tab is keyboard reachable and its summary is a live region', async () => {
+    await page.focus('#tab-consolidate');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#tab-simulate', 'aria-selected'), 'true');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-simulate');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
+    await page.keyboard.press('End');
+    assert.equal(await page.getAttribute('#tab-simulate', 'aria-selected'), 'true');
+    assert.equal(await page.getAttribute('#simulate-results', 'aria-live'), 'polite');
+    const labelled = await page.evaluate(() => [...document.querySelectorAll('#panel-simulate input, #panel-simulate select, #panel-simulate textarea')].every((el) => el.labels?.length));
+    assert.equal(labelled, true);
+    await page.keyboard.press('Home');
+  });
+
+  await step('the week preset (README): its settings file\'s seed and spot rate, the CLI\'s total', async () => {
+    const week = await page.evaluate(async () => (await import('./presets.js')).SIMULATE_PRESETS.find((p) => p.id === 'week'));
+    assert.ok(week, 'a week preset');
+    writeFileSync(join(tmp, 'week.yaml'), week.trace);
+    const want = cli(['simulate', '--trace', join(tmp, 'week.yaml'), '--settings', join(ROOT, 'examples/simulate/settings.yaml')], { 'sim-cluster.yaml': week.cluster });
+    assert.equal(want.status, 'success', JSON.stringify(want.errors));
+    const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    await page.click('#tab-simulate');
+    await page.selectOption('#spreset', 'week');
+    assert.equal(await page.inputValue('#sim-seed'), '7');
+    assert.equal(await page.inputValue('#sim-spot'), '0.01');
+    await waitText('#sim-total', fmtUsd(want.summary.costUsd), SIM_TIMEOUT);
+    assert.equal(await text('#sim-static'), fmtUsd(want.summary.staticCostUsd));
+    assert.equal(await page.locator('#simulate-out svg.gantt g.gantt-row').count(), Math.min(80, want.nodes.length));
+    assert.equal(await page.isVisible('#sim-edited'), false);
+    const t = await page.evaluate(() => window.__nodecastTimings.lastSimulateMs);
+    simTimings.weekMs = t;
+    console.log(`     week: ${want.nodes.length} NodeClaims, ${fmtUsd(want.summary.costUsd)} vs ${fmtUsd(want.summary.staticCostUsd)} static; simulate in the worker ${t.toFixed(1)} ms`);
+    await page.screenshot({ path: join(OUT, '08-simulation-week.png'), fullPage: true });
+    await page.click('#tab-plan');
   });
 
   await step('the 500-pod re-plan is timed in the browser', async () => {
@@ -317,7 +445,7 @@ try {
     console.log(`     500-pod plan in Chromium, at load (test busy): ${line(atLoad)}`);
     console.log(`     500-pod plan in Chromium, idle page: ${line(t.plan500)} — ${t.plan500.medianMs <= 16 ? 'within' : 'OVER'} one 16 ms frame`);
     assert.match(await text('#timing-text'), /re-plan of 500 pods/);
-    writeFileSync(join(OUT, 'timings.json'), JSON.stringify({ userAgent: await page.evaluate(() => navigator.userAgent), atLoad, ...t }, null, 2) + '\n');
+    writeFileSync(join(OUT, 'timings.json'), JSON.stringify({ userAgent: await page.evaluate(() => navigator.userAgent), atLoad, ...t, simulate: simTimings }, null, 2) + '\n');
   });
 
   await step('no page errors and no request leaves the local server', async () => {

@@ -40,15 +40,25 @@ from ._results import (
     Plan,
     PodExplanation,
     PoolBudget,
+    MetricSeries,
     Reason,
     Replacement,
+    SimulatedNode,
+    SimulatedPod,
+    Simulation,
+    SimulationSummary,
     Skipped,
+    StaticNodeGroup,
+    TimelineEntry,
     TypeExplanation,
     UnschedulablePod,
     ValidationReport,
     Verdict,
 )
+from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
+from ._sources import simulation_value as _simulation_value
+from ._sources import trace_value as _trace_value
 
 __version__: str = _native.__version__
 
@@ -60,6 +70,7 @@ __all__ = [
     "validate",
     "explain",
     "catalog",
+    "simulate",
     "request_json",
     # errors
     "InputError",
@@ -86,6 +97,13 @@ __all__ = [
     "ValidationReport",
     "CatalogResult",
     "InstanceTypeRow",
+    "Simulation",
+    "SimulationSummary",
+    "StaticNodeGroup",
+    "SimulatedNode",
+    "SimulatedPod",
+    "TimelineEntry",
+    "MetricSeries",
     "FrozenMap",
 ]
 
@@ -93,6 +111,10 @@ Source = Any
 CatalogSpec = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 Zones = Union[str, Sequence[str]]
 Now = Union[_dt.datetime, str]
+Trace = Any
+Seconds = Union[int, _dt.timedelta]
+SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Mapping[str, Union[int, _dt.timedelta]]]
+SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
 _A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult)
 
@@ -280,3 +302,77 @@ def catalog(
         query={"gpu": bool(gpu), "requirements": reqs, "limit": limit},
     )
     return _run("catalog", CatalogResult, req)
+
+
+def simulate(
+    *sources: Source,
+    trace: Trace,
+    seed: Optional[int] = None,
+    settings: Optional[SimSettings] = None,
+    end: Optional[Seconds] = None,
+    gpu_startup_seconds: Optional[SecondsRange] = None,
+    startup_seconds: Optional[SecondsRange] = None,
+    device_plugin_seconds: Optional[SecondsRange] = None,
+    batch_idle_seconds: Optional[Seconds] = None,
+    batch_max_seconds: Optional[Seconds] = None,
+    disruption_poll_seconds: Optional[Seconds] = None,
+    spot_interruption_rate_per_hour: Optional[float] = None,
+    interruption_notice_seconds: Optional[Seconds] = None,
+    termination_grace_period_seconds: Optional[Seconds] = None,
+    metrics_interval_seconds: Optional[Seconds] = None,
+    max_events: Optional[int] = None,
+    trace_format: Optional[str] = None,
+    trace_name: Optional[str] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Simulation:
+    """Replay a workload ``trace`` against the cluster ``sources`` over simulated time
+    (``nodecast simulate``, docs/simulate.md): every NodeClaim launched and terminated, every pod,
+    the timeline, the cost vs a static cluster sized for the peak, and metric series.
+
+    ``trace``: a file path, YAML/JSON/CSV text, a dict (a ``kind: Trace`` document) or a list (its
+    events); ``trace_format`` forces ``yaml``/``json``/``csv``. The workload documents among the
+    sources are templates the trace submits by reference. Settings (defaults in docs/simulate.md):
+    ``settings`` is a mapping with the camelCase fields or a YAML/JSON file (the CLI's
+    ``--settings``); the keyword options override it: ``seed``, ``end`` (seconds or a timedelta
+    from the start), ranges such as ``gpu_startup_seconds=(180, 300)`` (or one value to fix it),
+    seconds as ints or timedeltas. Deterministic: the same inputs and seed give the same bytes as
+    the CLI and the wasm build. Raises InputError (ValidationError for rule violations)."""
+    options = {
+        "seed": seed,
+        "gpu_startup_seconds": gpu_startup_seconds,
+        "startup_seconds": startup_seconds,
+        "device_plugin_seconds": device_plugin_seconds,
+        "batch_idle_seconds": batch_idle_seconds,
+        "batch_max_seconds": batch_max_seconds,
+        "disruption_poll_seconds": disruption_poll_seconds,
+        "spot_interruption_rate_per_hour": spot_interruption_rate_per_hour,
+        "interruption_notice_seconds": interruption_notice_seconds,
+        "termination_grace_period_seconds": termination_grace_period_seconds,
+        "metrics_interval_seconds": metrics_interval_seconds,
+        "end": end,
+        "max_events": max_events,
+    }
+    assert set(options) == set(_SIMULATION_OPTIONS)
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+        trace=_trace_value(trace, trace_name, trace_format),
+        simulation=_simulation_value(settings, options),
+    )
+    text = _native.call("simulate", req)
+    answer = _json.loads(text)
+    if answer.get("status") != "success":
+        raise error_from_answer(text, answer)
+    return Simulation._from(text, answer, req)

@@ -21,9 +21,16 @@ from nodecast._results import NodeVerdict as NodeVerdict
 from nodecast._results import Plan as Plan
 from nodecast._results import PodExplanation as PodExplanation
 from nodecast._results import PoolBudget as PoolBudget
+from nodecast._results import MetricSeries as MetricSeries
 from nodecast._results import Reason as Reason
 from nodecast._results import Replacement as Replacement
+from nodecast._results import SimulatedNode as SimulatedNode
+from nodecast._results import SimulatedPod as SimulatedPod
+from nodecast._results import Simulation as Simulation
+from nodecast._results import SimulationSummary as SimulationSummary
 from nodecast._results import Skipped as Skipped
+from nodecast._results import StaticNodeGroup as StaticNodeGroup
+from nodecast._results import TimelineEntry as TimelineEntry
 from nodecast._results import TypeExplanation as TypeExplanation
 from nodecast._results import UnschedulablePod as UnschedulablePod
 from nodecast._results import ValidationReport as ValidationReport
@@ -37,6 +44,7 @@ __all__ = [
     "validate",
     "explain",
     "catalog",
+    "simulate",
     "request_json",
     "InputError",
     "ValidationError",
@@ -61,6 +69,13 @@ __all__ = [
     "ValidationReport",
     "CatalogResult",
     "InstanceTypeRow",
+    "Simulation",
+    "SimulationSummary",
+    "StaticNodeGroup",
+    "SimulatedNode",
+    "SimulatedPod",
+    "TimelineEntry",
+    "MetricSeries",
     "FrozenMap",
 ]
 
@@ -70,6 +85,11 @@ Source = Any
 CatalogSpec = Union[str, os.PathLike[str], Mapping[str, Any]]
 Zones = Union[str, Sequence[str]]
 Now = Union[datetime.datetime, str]
+# A trace: a file path, YAML/JSON/CSV text (str or bytes), a Trace dict, or a list of its events.
+Trace = Any
+Seconds = Union[int, datetime.timedelta]
+SecondsRange = Union[int, datetime.timedelta, Sequence[Union[int, datetime.timedelta]], Mapping[str, Union[int, datetime.timedelta]]]
+SimSettings = Union[Mapping[str, Any], str, os.PathLike[str]]
 
 def request_json(
     *sources: Source,
@@ -139,3 +159,30 @@ def catalog(
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
 ) -> CatalogResult: ...
+def simulate(
+    *sources: Source,
+    trace: Trace,
+    seed: Optional[int] = None,
+    settings: Optional[SimSettings] = None,
+    end: Optional[Seconds] = None,
+    gpu_startup_seconds: Optional[SecondsRange] = None,
+    startup_seconds: Optional[SecondsRange] = None,
+    device_plugin_seconds: Optional[SecondsRange] = None,
+    batch_idle_seconds: Optional[Seconds] = None,
+    batch_max_seconds: Optional[Seconds] = None,
+    disruption_poll_seconds: Optional[Seconds] = None,
+    spot_interruption_rate_per_hour: Optional[float] = None,
+    interruption_notice_seconds: Optional[Seconds] = None,
+    termination_grace_period_seconds: Optional[Seconds] = None,
+    metrics_interval_seconds: Optional[Seconds] = None,
+    max_events: Optional[int] = None,
+    trace_format: Optional[str] = None,
+    trace_name: Optional[str] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Simulation: ...

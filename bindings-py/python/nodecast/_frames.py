@@ -9,7 +9,7 @@ from ._results import accelerator_of
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-    from ._results import CatalogResult, Decision, Explanation, NodeClaim, Plan, ValidationReport
+    from ._results import CatalogResult, Decision, Explanation, NodeClaim, Plan, Simulation, ValidationReport
 
 
 def _pandas() -> Any:
@@ -249,7 +249,137 @@ def catalog_frame(c: CatalogResult) -> pandas.DataFrame:
     return _frame(rows, CATALOG_COLUMNS)
 
 
+# ----------------------------------------------------------------------------------------------
+# Simulation
+
+
+def _nullable_ints(frame: pandas.DataFrame, columns: List[str]) -> pandas.DataFrame:
+    """Integer columns that may be missing (a node still alive, a pod that never started) as
+    pandas' nullable ``Int64`` rather than floats with NaN."""
+    if len(frame) == 0:
+        return frame
+    result: pandas.DataFrame = frame.astype({c: "Int64" for c in columns})
+    return result
+
+
+SIM_NODE_COLUMNS = [
+    "name",
+    "node_pool",
+    "instance_type",
+    "capacity_type",
+    "zone",
+    "price_per_hour_usd",
+    "gpus",
+    "launched_seconds",
+    "registered_seconds",
+    "initialized_seconds",
+    "terminated_seconds",
+    "lifetime_seconds",
+    "cost_usd",
+    "empty_cost_usd",
+    "termination_reason",
+    "pods",
+]
+
+
+def sim_nodes_frame(s: Simulation) -> pandas.DataFrame:
+    rows = [{c: getattr(n, c) for c in SIM_NODE_COLUMNS} for n in s.nodes]
+    return _nullable_ints(_frame(rows, SIM_NODE_COLUMNS), ["registered_seconds", "initialized_seconds", "terminated_seconds"])
+
+
+SIM_POD_COLUMNS = [
+    "name",
+    "workload",
+    "submitted_seconds",
+    "started_seconds",
+    "finished_seconds",
+    "state",
+    "pending_seconds",
+    "run_time_seconds",
+    "running_seconds",
+    "work_lost_seconds",
+    "restarts",
+    "nodes",
+]
+
+
+def sim_pods_frame(s: Simulation) -> pandas.DataFrame:
+    rows = []
+    for p in s.pods:
+        row = {c: getattr(p, c) for c in SIM_POD_COLUMNS}
+        row["nodes"] = ", ".join(p.nodes)
+        rows.append(row)
+    return _nullable_ints(_frame(rows, SIM_POD_COLUMNS), ["started_seconds", "finished_seconds", "run_time_seconds"])
+
+
+SIM_TIMELINE_COLUMNS = ["time_seconds", "time", "event", "object", "node", "reason", "detail"]
+
+
+def sim_timeline_frame(s: Simulation) -> pandas.DataFrame:
+    rows = [{c: getattr(t, c) for c in SIM_TIMELINE_COLUMNS} for t in s.timeline]
+    return _frame(rows, SIM_TIMELINE_COLUMNS)
+
+
+SIM_SUMMARY_COLUMNS = [
+    "duration_seconds",
+    "cost_usd",
+    "static_cost_usd",
+    "savings_usd",
+    "savings_percent",
+    "gpu_hours_paid",
+    "gpu_hours_used",
+    "gpu_utilization",
+    "empty_node_cost_usd",
+    "empty_node_seconds",
+    "pending_p50_seconds",
+    "pending_p95_seconds",
+    "pending_max_seconds",
+    "work_lost_seconds",
+    "pods_submitted",
+    "pods_finished",
+    "pods_running",
+    "pods_pending",
+    "pods_deleted",
+    "launches",
+    "disruptions",
+    "disruptions_empty",
+    "disruptions_underutilized",
+    "disruptions_expired",
+    "disruptions_interrupted",
+    "nodes_alive_at_end",
+    "static_cluster",
+]
+
+
+def sim_summary_frame(s: Simulation) -> pandas.DataFrame:
+    m = s.summary
+    assert m is not None
+    row: Dict[str, Any] = {c: getattr(m, c) for c in SIM_SUMMARY_COLUMNS if hasattr(m, c) and c != "static_cluster"}
+    for k in ("p50", "p95", "max"):
+        row[f"pending_{k}_seconds"] = m.pending_seconds.get(k)
+    for k in ("submitted", "finished", "running", "pending", "deleted"):
+        row[f"pods_{k}"] = m.pods.get(k)
+    for k in ("empty", "underutilized", "expired", "interrupted"):
+        row[f"disruptions_{k}"] = m.disruptions_by_reason.get(k, 0)
+    row["static_cluster"] = ", ".join(f"{g.count} x {g.instance_type} ({g.node_pool})" for g in m.static_cluster)
+    return _frame([row], SIM_SUMMARY_COLUMNS)
+
+
+def sim_series_frame(s: Simulation) -> pandas.DataFrame:
+    rows: List[Dict[str, Any]] = []
+    for metric in s.series:  # metric-major, the row order of to_csv()
+        labels = ";".join(f"{k}={metric.labels[k]}" for k in sorted(metric.labels))
+        for t, v in zip(s.series_times_seconds, metric.values):
+            rows.append({"time_seconds": t, "metric": metric.name, "labels": labels, "value": v})
+    return _frame(rows, ["time_seconds", "metric", "labels", "value"])
+
+
 __all__ = [
+    "sim_nodes_frame",
+    "sim_pods_frame",
+    "sim_timeline_frame",
+    "sim_summary_frame",
+    "sim_series_frame",
     "plan_frame",
     "plan_pods_frame",
     "decision_frame",

@@ -1,4 +1,4 @@
-"""Jupyter renderings (``_repr_html_``) of Plan and Decision.
+"""Jupyter renderings (``_repr_html_``) of Plan, Decision and Simulation.
 
 Self-contained inline HTML: inline ``style`` attributes only (no ``<style>`` block, which
 untrusted notebooks strip), no JavaScript, every text escaped. Long answers are cut to
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 from ._results import _price
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._results import Decision, NodeClaim, Plan, UnschedulablePod
+    from ._results import Decision, NodeClaim, Plan, SimulatedNode, Simulation, UnschedulablePod
 
 MAX_ROWS = 50
 PODS_SHOWN = 3
@@ -227,4 +227,173 @@ def decision_html(d: Decision) -> str:
     return "".join(out)
 
 
-__all__ = ["plan_html", "decision_html", "bar", "MAX_ROWS"]
+# ----------------------------------------------------------------------------------------------
+# Simulation: summary, node Gantt chart coloured by cost (inline SVG), nodes table
+
+#: Sequential colour stops (light = cheap, dark = expensive); bars are interpolated between them.
+COST_STOPS = ((0xFE, 0xE0, 0xB6), (0xFD, 0xB8, 0x63), (0xF0, 0x7F, 0x3C), (0xD7, 0x30, 0x1F), (0x7F, 0x00, 0x00))
+GANTT_ROWS = 60
+
+
+def cost_color(fraction: float) -> str:
+    """The colour of a node costing ``fraction`` (0..1) of the most expensive node's cost."""
+    f = max(0.0, min(1.0, float(fraction))) * (len(COST_STOPS) - 1)
+    i = min(int(f), len(COST_STOPS) - 2)
+    t = f - i
+    a, b = COST_STOPS[i], COST_STOPS[i + 1]
+    return "#" + "".join(f"{round(x + (y - x) * t):02x}" for x, y in zip(a, b))
+
+
+def duration(seconds: int) -> str:
+    """``1d 2h03m``, ``5h00m``, ``12m30s``, ``45s``, as the CLI prints durations."""
+    s = int(seconds)
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    if d:
+        return f"{d}d {h}h{m:02d}m"
+    if h:
+        return f"{h}h{m:02d}m"
+    if m:
+        return f"{m}m{s:02d}s"
+    return f"{s}s"
+
+
+def _tick_step(total: int) -> int:
+    for step in (60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86400, 2 * 86400, 7 * 86400):
+        if total / step <= 12:
+            return step
+    return 30 * 86400
+
+
+def _tick_label(t: int) -> str:
+    if t % 86400 == 0 and t:
+        return f"{t // 86400}d"
+    if t >= 86400:
+        return f"{t // 86400}d{(t % 86400) // 3600}h"
+    if t % 3600 == 0:
+        return f"{t // 3600}h"
+    return f"{t // 3600}h{(t % 3600) // 60:02d}" if t >= 3600 else f"{t // 60}m"
+
+
+def _node_title(n: SimulatedNode, end: int) -> str:
+    until = "alive at the end" if n.terminated_seconds is None else f"terminated at {duration(n.terminated_seconds)} ({n.termination_reason or '?'})"
+    ready = "" if n.initialized_seconds is None else f", initialized at {duration(n.initialized_seconds)}"
+    return (
+        f"{n.name}: {n.node_pool or '-'} {n.capacity_type or '?'} {n.instance_type or '?'} in {n.zone or '?'} at ${_price(n.price_per_hour_usd)}/h; "
+        f"launched at {duration(n.launched_seconds)}{ready}, {until}; lifetime {duration(n.lifetime_seconds)}, "
+        f"cost ${n.cost_usd:.2f} (empty ${n.empty_cost_usd:.2f}), {_plural(n.pods, 'pod', 'pods')}"
+    )
+
+
+def gantt_svg(s: Simulation, max_rows: int = GANTT_ROWS) -> str:
+    """The node timeline: one row per NodeClaim (launch order), a bar from launch to termination
+    coloured by the node's total cost; the start-up part (launch → initialized) is paler."""
+    m = s.summary
+    end = max(1, m.duration_seconds if m is not None else 1)
+    nodes = list(s.nodes[:max_rows])
+    label_w, chart_w, row_h, top, bottom = 150, 560, 16, 6, 34
+    width = label_w + chart_w + 10
+    height = top + row_h * max(1, len(nodes)) + bottom
+    max_cost = max((n.cost_usd for n in s.nodes), default=0.0) or 1.0
+
+    def x(t: int) -> float:
+        return label_w + chart_w * max(0, min(end, t)) / end
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(f"Node timeline: {len(s.nodes)} NodeClaims over {duration(end)}, coloured by cost")}" '
+        'style="font-family:inherit;font-size:11px">'
+    ]
+    step = _tick_step(end)
+    axis_y = top + row_h * max(1, len(nodes))
+    for t in range(0, end + 1, step):
+        xt = x(t)
+        parts.append(f'<line x1="{xt:.1f}" y1="{top}" x2="{xt:.1f}" y2="{axis_y}" stroke="#ddd" stroke-width="1"/>')
+        parts.append(f'<text x="{xt:.1f}" y="{axis_y + 12}" text-anchor="middle" fill="#666">{_e(_tick_label(t))}</text>')
+    for i, n in enumerate(nodes):
+        y = top + i * row_h
+        end_t = n.terminated_seconds if n.terminated_seconds is not None else end
+        color = cost_color(n.cost_usd / max_cost)
+        ready = n.initialized_seconds if n.initialized_seconds is not None else end_t
+        title = _e(_node_title(n, end))
+        parts.append(f'<g><title>{title}</title>')
+        parts.append(f'<text x="{label_w - 6}" y="{y + row_h - 4}" text-anchor="end" fill="currentColor">{_e(n.name)}</text>')
+        x0, x1, xr = x(n.launched_seconds), x(end_t), x(min(ready, end_t))
+        parts.append(f'<rect x="{x0:.1f}" y="{y + 2}" width="{max(1.0, x1 - x0):.1f}" height="{row_h - 4}" fill="{color}" fill-opacity="0.45"/>')
+        if x1 > xr:
+            parts.append(f'<rect x="{xr:.1f}" y="{y + 2}" width="{x1 - xr:.1f}" height="{row_h - 4}" fill="{color}"/>')
+        if n.termination_reason == "interrupted":
+            parts.append(f'<text x="{x1 + 2:.1f}" y="{y + row_h - 4}" fill="#c0392b">⚡</text>')
+        parts.append("</g>")
+    # Legend: five swatches from the cheapest to the most expensive node.
+    ly = axis_y + 20
+    parts.append(f'<text x="{label_w - 6}" y="{ly + 9}" text-anchor="end" fill="#666">node cost</text>')
+    for k in range(5):
+        frac = k / 4
+        parts.append(f'<rect x="{label_w + k * 40}" y="{ly}" width="40" height="10" fill="{cost_color(frac)}"/>')
+    parts.append(f'<text x="{label_w + 206}" y="{ly + 9}" fill="#666">$0 → ${max_cost:.2f}; pale: starting up (billed, not ready)</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def simulation_html(s: Simulation) -> str:
+    m = s.summary
+    assert m is not None
+    start = f" from {_e(s.start)}" if s.start else ""
+    head = (
+        f"<b>nodecast simulate</b>: {_e(duration(m.duration_seconds))}{start}, seed {_e(s.seed)} · "
+        f"<b>${m.cost_usd:.2f}</b> with Karpenter vs ${m.static_cost_usd:.2f} for a static cluster sized for the peak "
+        f"(<b>{m.savings_percent:.1f}% saved</b>, ${m.savings_usd:.2f})"
+    )
+    out = [f'<div style="{_BOX}">', f"<div>{head}</div>"]
+    pend = m.pending_seconds
+    rows = [
+        ["GPU hours", _e(f"{m.gpu_hours_paid:.1f} paid, {m.gpu_hours_used:.1f} used ({m.gpu_utilization * 100:.1f}% utilisation)")],
+        ["empty nodes", _e(f"${m.empty_node_cost_usd:.2f} over {duration(m.empty_node_seconds)} (waiting for consolidateAfter)")],
+        [
+            "pending p50 / p95 / max",
+            _e(f"{duration(pend.get('p50', 0))} / {duration(pend.get('p95', 0))} / {duration(pend.get('max', 0))}"),
+        ],
+        ["work lost", _e(duration(m.work_lost_seconds))],
+        ["pods", _e(", ".join(f"{v} {k}" for k, v in m.pods.items()))],
+        ["launches", _e(f"{m.launches} ({', '.join(f'{k} {v}' for k, v in m.launches_by_node_pool.items())})")],
+        ["disruptions", _e(f"{m.disruptions} ({', '.join(f'{k} {v}' for k, v in m.disruptions_by_reason.items())})")],
+        [
+            "static cluster",
+            _e(", ".join(f"{g.count} × {g.instance_type} ({g.node_pool}, ${_price(g.price_per_hour_usd)}/h)" for g in m.static_cluster) or "-"),
+        ],
+    ]
+    out.append(_table(["", ""], [[f"<b>{_e(k)}</b>", v] for k, v in rows]))
+    if s.nodes:
+        out.append(_section(f"Node timeline ({_plural(len(s.nodes), 'NodeClaim', 'NodeClaims')}, colour = cost)"))
+        out.append(gantt_svg(s))
+        out.append(_more(GANTT_ROWS, len(s.nodes), "NodeClaims", "simulation.nodes_frame() has them all"))
+        out.append(_section("Nodes, most expensive first"))
+        ranked = sorted(s.nodes, key=lambda n: (-n.cost_usd, n.name))[:MAX_ROWS]
+        trows = [
+            [
+                _e(n.name),
+                _e(n.node_pool or "-"),
+                _e(n.instance_type or "-"),
+                _e(n.capacity_type or "-"),
+                _e(_money(n.price_per_hour_usd)),
+                _e(duration(n.lifetime_seconds)),
+                _e(f"${n.cost_usd:.2f}"),
+                _e(f"${n.empty_cost_usd:.2f}"),
+                _e(n.pods),
+                _e(n.termination_reason or "alive"),
+            ]
+            for n in ranked
+        ]
+        out.append(_table(["node", "nodepool", "instance type", "capacity", "$/h", "lifetime", "cost", "empty", "pods", "end"], trows, (4, 5, 6, 7, 8)))
+        out.append(_more(MAX_ROWS, len(s.nodes), "nodes", "simulation.nodes_frame() has them all"))
+    if s.warnings:
+        out.append(_section("Warnings"))
+        items = "".join(f"<li>{_e(w.object) + ': ' if w.object else ''}{_e(w.message)} [{_e(w.code)}]</li>" for w in s.warnings)
+        out.append(f'<ul style="margin:0;padding-left:1.5em">{items}</ul>')
+    out.append("</div>")
+    return "".join(out)
+
+
+__all__ = ["plan_html", "decision_html", "simulation_html", "gantt_svg", "cost_color", "duration", "bar", "MAX_ROWS"]

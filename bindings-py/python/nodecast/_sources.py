@@ -50,7 +50,16 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ._errors import InputError
 
-__all__ = ["Source", "CatalogSpec", "build_request", "to_camel", "from_kubernetes_client", "rfc3339"]
+__all__ = [
+    "Source",
+    "CatalogSpec",
+    "build_request",
+    "to_camel",
+    "from_kubernetes_client",
+    "rfc3339",
+    "trace_value",
+    "simulation_value",
+]
 
 Source = Union[str, bytes, "os.PathLike[str]", Mapping[str, Any], Iterable[Any], Any]
 CatalogSpec = Union[str, "os.PathLike[str]", Mapping[str, Any]]
@@ -413,6 +422,8 @@ def build_request(
     node: Optional[str] = None,
     instance_type: Optional[str] = None,
     query: Optional[Mapping[str, Any]] = None,
+    trace: Optional[Mapping[str, Any]] = None,
+    simulation: Optional[Mapping[str, Any]] = None,
 ) -> str:
     """The request JSON (``nodecast/v1``) for these sources and options."""
     inputs: List[Dict[str, str]] = []
@@ -448,6 +459,10 @@ def build_request(
             request[key] = str(value)
     if query is not None:
         request["query"] = dict(query)
+    if trace is not None:
+        request["trace"] = dict(trace)
+    if simulation is not None:
+        request["simulation"] = dict(simulation)
     try:
         return json.dumps(request, default=_json_default, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except ValueError as e:  # NaN / infinity
@@ -458,3 +473,143 @@ def build_request(
         raise InputError(
             [{"code": "wrong-type", "message": f"objects: {e}", "source": "objects", "help": "JSON-compatible values"}]
         ) from None
+
+
+# ----------------------------------------------------------------------------------------------
+# simulate: the trace and the settings
+
+TRACE_NAME = "<trace>"
+_TRACE_FORMATS = ("auto", "yaml", "json", "csv")
+
+
+def trace_value(trace: Any, name: Optional[str] = None, format: Optional[str] = None) -> Dict[str, Any]:
+    """The request's ``trace`` (``{name, text, format?}``) for what the user gave:
+
+    * a path (``str`` naming a file, or ``os.PathLike``): the file, named as given;
+    * ``str``/``bytes``: YAML, JSON or CSV text (named ``<trace>``);
+    * a ``Mapping``: a trace document (``{"kind": "Trace", "events": [...]}``), sent as JSON;
+    * a list/tuple: the ``events`` of a trace (``[{"at": "0s", "submit": {...}}, ...]``).
+
+    ``format`` is ``auto`` (default), ``yaml``, ``json`` or ``csv``; ``name`` overrides the name
+    errors are located with."""
+    if format is not None and format not in _TRACE_FORMATS:
+        raise _option_error("trace.format", f"unknown trace format {format!r}", " / ".join(_TRACE_FORMATS))
+    text: str
+    if isinstance(trace, os.PathLike):
+        given, text = _read(trace)
+    elif isinstance(trace, str):
+        if "\n" not in trace and len(trace) < 4096 and os.path.isfile(trace):
+            given, text = _read(trace)
+        elif _looks_like_path(trace) and not trace.strip().startswith("time,"):
+            raise FileNotFoundError(2, "no such trace file (a string trace is a path when it names a file, else YAML/JSON/CSV text)", trace)
+        else:
+            given, text = TRACE_NAME, trace
+    elif isinstance(trace, (bytes, bytearray)):
+        given, text = TRACE_NAME, bytes(trace).decode("utf-8")
+    elif isinstance(trace, Mapping) or isinstance(trace, (list, tuple)):
+        doc: Any = trace if isinstance(trace, Mapping) else {"apiVersion": "nodecast/v1", "kind": "Trace", "events": list(trace)}
+        try:
+            text = json.dumps(doc, default=_json_default, allow_nan=False, ensure_ascii=False)
+        except (TypeError, ValueError) as e:
+            raise InputError([{"code": "wrong-type", "message": f"trace: {e}", "source": TRACE_NAME, "help": "JSON-compatible values"}]) from None
+        given = TRACE_NAME
+        if format is None:
+            format = "json"
+    else:
+        raise TypeError(
+            f"trace must be a file path, YAML/JSON/CSV text, a dict (a Trace) or a list (its events), not {type(trace).__name__}"
+        )
+    out: Dict[str, Any] = {"name": name if name is not None else given, "text": text}
+    if format is not None and format != "auto":
+        out["format"] = format
+    return out
+
+
+#: Python keyword → ``simulation`` field, and the kind of value (docs/simulate.md, "Settings").
+SIMULATION_OPTIONS = {
+    "seed": ("seed", "seed"),
+    "gpu_startup_seconds": ("gpuStartupSeconds", "range"),
+    "startup_seconds": ("startupSeconds", "range"),
+    "device_plugin_seconds": ("devicePluginSeconds", "range"),
+    "batch_idle_seconds": ("batchIdleSeconds", "seconds"),
+    "batch_max_seconds": ("batchMaxSeconds", "seconds"),
+    "disruption_poll_seconds": ("disruptionPollSeconds", "seconds"),
+    "spot_interruption_rate_per_hour": ("spotInterruptionRatePerHour", "rate"),
+    "interruption_notice_seconds": ("interruptionNoticeSeconds", "seconds"),
+    "termination_grace_period_seconds": ("terminationGracePeriodSeconds", "seconds"),
+    "metrics_interval_seconds": ("metricsIntervalSeconds", "seconds"),
+    "end": ("endSeconds", "seconds"),
+    "max_events": ("maxEvents", "count"),
+}
+
+
+def _seconds(field: str, value: Any) -> int:
+    if isinstance(value, _dt.timedelta):
+        total = value.total_seconds()
+        if total != int(total):
+            raise _option_error(f"simulation.{field}", f"{value} is not a whole number of seconds", "e.g. timedelta(minutes=5) or 300")
+        return int(total)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _option_error(f"simulation.{field}", f"{value!r} is not a whole number of seconds", "an int or a datetime.timedelta")
+    return value
+
+
+def _setting(field: str, kind: str, value: Any) -> Any:
+    if kind == "seed" or kind == "count":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value >= 2**64:
+            raise _option_error(f"simulation.{field}", f"{value!r} is not an integer in 0..2^64-1", "e.g. 7")
+        return value
+    if kind == "rate":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _option_error(f"simulation.{field}", f"{value!r} is not a number", "e.g. 0.0001 per spot instance-hour")
+        f = float(value)
+        if not math.isfinite(f):
+            raise _option_error(f"simulation.{field}", f"{value!r} is not a finite number", "e.g. 0.0001 per spot instance-hour")
+        return f
+    if kind == "range":
+        if isinstance(value, Mapping):
+            if set(value) != {"min", "max"}:
+                raise _option_error(f"simulation.{field}", f"{dict(value)!r} is not a range", "{'min': 60, 'max': 120}, (60, 120) or 90")
+            return {"min": _seconds(field, value["min"]), "max": _seconds(field, value["max"])}
+        if isinstance(value, (tuple, list)):
+            if len(value) != 2:
+                raise _option_error(f"simulation.{field}", f"{value!r} is not a (min, max) pair", "(60, 120), or 90 for a fixed time")
+            return {"min": _seconds(field, value[0]), "max": _seconds(field, value[1])}
+        v = _seconds(field, value)
+        return {"min": v, "max": v}
+    return _seconds(field, value)
+
+
+def _settings_mapping(settings: Union[Mapping[str, Any], str, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """``settings=``: a mapping with the camelCase fields, or a YAML/JSON file holding one (like
+    the CLI's ``--settings``)."""
+    if isinstance(settings, Mapping):
+        return dict(settings)
+    if isinstance(settings, (str, os.PathLike)):
+        name, text = _read(settings)
+        if text.lstrip().startswith("{"):
+            value: Any = json.loads(text)
+        else:
+            try:
+                import yaml  # type: ignore[import-untyped,import-not-found,unused-ignore]
+            except ImportError as e:  # pragma: no cover - depends on the environment
+                raise ImportError(f"settings={name!r}: reading YAML needs PyYAML (pip install pyyaml); or pass a dict") from e
+            docs = [d for d in yaml.safe_load_all(text) if d is not None]
+            value = docs[0] if len(docs) == 1 else None
+        if not isinstance(value, Mapping):
+            raise _option_error("simulation", f"{name}: a settings file holds one mapping", "seed, spotInterruptionRatePerHour, ... (docs/simulate.md)")
+        return dict(value)
+    raise TypeError(f"settings must be a mapping or a file path, not {type(settings).__name__}")
+
+
+def simulation_value(settings: Optional[Union[Mapping[str, Any], str, "os.PathLike[str]"]], options: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The request's ``simulation``: ``settings`` (camelCase mapping or file) with the keyword
+    options (snake_case, checked and converted: ranges from ``(min, max)`` or a fixed value,
+    seconds from ints or timedeltas) merged over it. None when nothing is set (core defaults)."""
+    out: Dict[str, Any] = _settings_mapping(settings) if settings is not None else {}
+    for key, value in options.items():
+        if value is None:
+            continue
+        field, kind = SIMULATION_OPTIONS[key]
+        out[field] = _setting(field, kind, value)
+    return out or None

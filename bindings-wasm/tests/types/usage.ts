@@ -1,8 +1,9 @@
 // Compile-only check of pkg/nodecast.d.ts (scripts/test.sh: tsc --noEmit -p tests/types).
 import init, {
-  plan, consolidate, validate, explain, catalog, call, callJson, isPoisoned, FUNCTIONS,
+  plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, call, callJson, isPoisoned, FUNCTIONS,
   type Answer, type AnyAnswer, type CatalogAnswer, type Decision, type Explanation, type InputError,
-  type Plan, type PlanAnswer, type Request, type ValidationReport,
+  type Plan, type PlanAnswer, type Request, type SimulationAnswer, type SimulationText, type SimulatedNode,
+  type ValidationReport,
 } from 'nodecast-wasm';
 
 await init();
@@ -75,3 +76,29 @@ void errorsOf(p), errorsOf(d);
 plan({ bogus: 1 });
 // @ts-expect-error: `as` is manifests or request
 plan('x', { as: 'yaml' });
+
+// simulate: a tagged union too; the text outputs are strings or the failure answer.
+const sim: SimulationAnswer = simulate(request, { trace: 'kind: Trace\nevents: []\n', traceName: 'day.yaml', seed: 7 });
+if (sim.status === 'success') {
+  const nodes: SimulatedNode[] = sim.nodes;
+  const ends: (number | null)[] = nodes.map((n) => n.terminatedSeconds);
+  const saved: number = sim.summary.savingsPercent + sim.summary.pendingSeconds.p95;
+  const poll: number = sim.settings.disruptionPollSeconds;
+  const events: string[] = sim.timeline.map((t) => t.event);
+  void ends, saved, poll, events;
+} else {
+  const where: string | undefined = sim.errors[0].path;
+  void where;
+}
+const sim2: SimulationAnswer = simulate({ ...request, trace: { text: 'time,workload,replicas,runTime\n', format: 'csv' }, simulation: { seed: 1, gpuStartupSeconds: { min: 1, max: 2 } } });
+const csv: SimulationText = simulate(request, { trace: 'x', output: 'csv' });
+const prom: SimulationText = simulateProm(request, { trace: 'x' });
+const csv2: SimulationText = simulateCsv(request, { trace: { text: 'x' } });
+if (typeof csv === 'string') void csv.split('\n');
+else void csv.errors;
+const viaCallSim: SimulationAnswer = call('simulate', request);
+void sim2, prom, csv2, viaCallSim;
+// @ts-expect-error: output is json, csv or prom
+simulate(request, { trace: 'x', output: 'xml' });
+// @ts-expect-error: settings are typed
+simulate(request, { trace: 'x', simulation: { seeed: 1 } });
