@@ -29,14 +29,12 @@ pub fn render_series_csv(s: &Simulation) -> String {
 
 fn help(name: &str) -> (&'static str, &'static str) {
     match name {
-        "karpenter_nodepool_usage" => ("gauge", "The amount of resources that have been provisioned for a nodepool (nodecast simulation)."),
-        "karpenter_nodepool_limit" => {
-            ("gauge", "Limits specified on the nodepool that restrict the quantity of resources provisioned (nodecast simulation).")
-        }
-        "karpenter_nodes_allocatable" => ("gauge", "Node allocatable of initialized nodes, summed per nodepool (nodecast simulation)."),
-        "karpenter_nodeclaims_launched_total" => ("counter", "Number of nodeclaims launched (nodecast simulation)."),
-        "karpenter_nodeclaims_terminated_total" => ("counter", "Number of nodeclaims terminated, by reason (nodecast simulation)."),
-        "karpenter_scheduler_queue_depth" => ("gauge", "The number of pods waiting to be scheduled (nodecast simulation)."),
+        "karpenter_nodepool_usage" => ("gauge", "Simulated resources held by the NodePool's nodes, by resource type."),
+        "karpenter_nodepool_limit" => ("gauge", "Simulated NodePool limit, by resource type (absent when unlimited)."),
+        "karpenter_nodes_allocatable" => ("gauge", "Simulated allocatable of initialized nodes, summed per NodePool."),
+        "karpenter_nodeclaims_launched_total" => ("counter", "Simulated NodeClaim launches so far."),
+        "karpenter_nodeclaims_terminated_total" => ("counter", "Simulated NodeClaim terminations so far, by reason."),
+        "karpenter_scheduler_queue_depth" => ("gauge", "Simulated pending pods waiting for a node."),
         "nodecast_cost_usd_total" => ("counter", "Dollars spent on nodes since the start of the simulation."),
         _ => ("gauge", "Dollars per hour of the live nodes."),
     }
