@@ -5,12 +5,76 @@
 //!     cargo run --release -p nodecast-benches --example one_case -- gpu 100
 //!     cargo run --release -p nodecast-benches --example one_case -- consolidate 20000 [iterations] [budget]
 //!
-//! Prints the setup summary, then the wall time of each `nodecast::plan` call and of
-//! `plan::model` / `scheduling::solve` separately. The `consolidate` case builds a cluster of
-//! N/20 nodes running N pods (budget `10%` unless a fourth argument says otherwise) and times
-//! `plan::model` and `disruption::decide` instead.
+//! Prints the wall time of `plan::model`, `scheduling::solve` and `plan::render` of each
+//! iteration, and the peak of heap bytes live during the iteration (a counting global allocator
+//! wraps the system one; the request itself is built before the first iteration and is included
+//! in the "live before" figure). The `consolidate` case builds a cluster of N/20 nodes running N
+//! pods (budget `10%` unless a fourth argument says otherwise) and times `plan::model` and
+//! `disruption::decide` instead. `packing N` puts N pending pods next to N/2 existing nodes.
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+
+/// The system allocator, counting live bytes and their high-water mark.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+            PEAK.fetch_max(live, Relaxed);
+            ALLOCATED.fetch_add(layout.size(), Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let grow = new_size - layout.size();
+                let live = LIVE.fetch_add(grow, Relaxed) + grow;
+                PEAK.fetch_max(live, Relaxed);
+                ALLOCATED.fetch_add(grow, Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Start a memory measurement: the peak restarts from what is live now.
+fn mem_start() -> (usize, usize) {
+    let live = LIVE.load(Relaxed);
+    PEAK.store(live, Relaxed);
+    (live, ALLOCATED.load(Relaxed))
+}
+
+/// "heap: N MB live before, peak +M MB, K MB allocated" since `mem_start`.
+fn mem_report((live, allocated): (usize, usize)) -> String {
+    let mb = |b: usize| b as f64 / 1e6;
+    format!(
+        "heap {:.1} MB live before, peak +{:.1} MB, {:.1} MB allocated",
+        mb(live),
+        mb(PEAK.load(Relaxed).saturating_sub(live)),
+        mb(ALLOCATED.load(Relaxed) - allocated)
+    )
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -29,9 +93,14 @@ fn main() {
         "diverse-one-app" => nodecast_benches::diverse_request_one_app(n),
         "gpu" => nodecast_benches::gpu_request(n),
         "gpu-unlimited" => nodecast_benches::gpu_request_unlimited(n),
-        other => panic!("unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited consolidate or simulate"),
+        "gpu-deployments" => nodecast_benches::gpu_request_deployments(n),
+        "packing" => nodecast_benches::packing_request(n / 2, n),
+        other => panic!(
+            "unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited, gpu-deployments, packing, consolidate or simulate"
+        ),
     };
     for i in 0..iterations {
+        let mem = mem_start();
         let t = Instant::now();
         let (model, _) = nodecast::plan::model(&req).expect("request rejected");
         let lowered = t.elapsed();
@@ -41,14 +110,22 @@ fn main() {
         let t = Instant::now();
         let plan = nodecast::plan::render(&model, &sol, Vec::new());
         let rendered = t.elapsed();
+        let total = lowered + solved + rendered;
         println!(
-            "{case} {n} #{i}: model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} unschedulable",
+            "{case} {n} #{i}: {:.3} ms ({:.0} pods/s): model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} pods on existing nodes, {} unschedulable; {}",
+            total.as_secs_f64() * 1e3,
+            n as f64 / total.as_secs_f64(),
             lowered.as_secs_f64() * 1e3,
             solved.as_secs_f64() * 1e3,
             rendered.as_secs_f64() * 1e3,
             plan.node_claims.len(),
-            plan.unschedulable.len()
+            plan.existing_nodes.iter().map(|e| e.pods.len()).sum::<usize>(),
+            plan.unschedulable.len(),
+            mem_report(mem)
         );
+        drop(plan);
+        drop(sol);
+        drop(model);
     }
 }
 
@@ -57,6 +134,7 @@ fn consolidate(pods: usize, iterations: usize, budget: &str) {
     let req = nodecast_benches::consolidation_request(nodes, pods, budget);
     let now = nodecast::disruption::parse_now(req.now.as_deref()).expect("bad now");
     for i in 0..iterations {
+        let mem = mem_start();
         let t = Instant::now();
         let (model, _) = nodecast::plan::model(&req).expect("request rejected");
         let lowered = t.elapsed();
@@ -64,13 +142,14 @@ fn consolidate(pods: usize, iterations: usize, budget: &str) {
         let d = nodecast::disruption::decide(&model, now);
         let decided = t.elapsed();
         println!(
-            "consolidate {nodes} nodes {pods} pods budget {budget} #{i}: model {:.3} ms, decide {:.3} ms; {} ({}), {} nodes disrupted{}",
+            "consolidate {nodes} nodes {pods} pods budget {budget} #{i}: model {:.3} ms, decide {:.3} ms; {} ({}), {} nodes disrupted{}; {}",
             lowered.as_secs_f64() * 1e3,
             decided.as_secs_f64() * 1e3,
             d.decision,
             d.method.as_deref().unwrap_or("-"),
             d.disrupted_nodes.len(),
-            d.replacement.as_ref().and_then(|r| r.instance_type.as_deref()).map(|t| format!(", replacement {t}")).unwrap_or_default()
+            d.replacement.as_ref().and_then(|r| r.instance_type.as_deref()).map(|t| format!(", replacement {t}")).unwrap_or_default(),
+            mem_report(mem)
         );
     }
 }

@@ -237,25 +237,7 @@ pub fn gpu_pods(n: usize, seed: u64) -> Vec<Value> {
     let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|i| {
-            let roll = rng.below(10);
-            let (gpus, names, cpu, memory): (u32, &[&str], &str, &str) = match roll {
-                0..=4 => (
-                    1,
-                    *rng.pick(&[&["t4"][..], &["a10g"], &["l4"], &["a10g", "l4"], &["t4", "a10g", "l4"]]),
-                    *rng.pick(&["2", "3", "4"]),
-                    *rng.pick(&["8Gi", "12Gi", "14Gi"]),
-                ),
-                5 | 6 => (
-                    2,
-                    *rng.pick(&[&["a10g"][..], &["a100", "h100"], &["a10g", "a100"]]),
-                    *rng.pick(&["8", "16"]),
-                    *rng.pick(&["32Gi", "64Gi"]),
-                ),
-                7 | 8 => {
-                    (4, *rng.pick(&[&["a10g"][..], &["a100"], &["a100", "h100"]]), *rng.pick(&["16", "32"]), *rng.pick(&["64Gi", "128Gi"]))
-                }
-                _ => (8, *rng.pick(&[&["a100"][..], &["h100"], &["a100", "h100"]]), "48", *rng.pick(&["256Gi", "512Gi"])),
-            };
+            let (gpus, names, cpu, memory) = gpu_shape(&mut rng);
             let requests = json!({"cpu": cpu, "memory": memory, "nvidia.com/gpu": gpus.to_string()});
             let extra = json!({
                 "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -311,14 +293,138 @@ pub fn gpu_request_unlimited(n: usize) -> Request {
     req
 }
 
+/// One GPU pod shape of the GPU benchmark: (GPUs, required GPU names, CPU, memory), drawn with
+/// the 50/20/20/10 % mix of 1/2/4/8-GPU pods.
+fn gpu_shape(rng: &mut SplitMix64) -> (u32, &'static [&'static str], &'static str, &'static str) {
+    match rng.below(10) {
+        0..=4 => (
+            1,
+            *rng.pick(&[&["t4"][..], &["a10g"], &["l4"], &["a10g", "l4"], &["t4", "a10g", "l4"]]),
+            *rng.pick(&["2", "3", "4"]),
+            *rng.pick(&["8Gi", "12Gi", "14Gi"]),
+        ),
+        5 | 6 => {
+            (2, *rng.pick(&[&["a10g"][..], &["a100", "h100"], &["a10g", "a100"]]), *rng.pick(&["8", "16"]), *rng.pick(&["32Gi", "64Gi"]))
+        }
+        7 | 8 => (4, *rng.pick(&[&["a10g"][..], &["a100"], &["a100", "h100"]]), *rng.pick(&["16", "32"]), *rng.pick(&["64Gi", "128Gi"])),
+        _ => (8, *rng.pick(&[&["a100"][..], &["h100"], &["a100", "h100"]]), "48", *rng.pick(&["256Gi", "512Gi"])),
+    }
+}
+
+/// `n` GPU pods as Deployments: each Deployment has 5–100 replicas (fewer for the last one) of
+/// one [`gpu_shape`], with the same GPU-name node affinity, toleration and GPU limit as
+/// [`gpu_pods`]. Replicas of one template are identical, which is how GPU fleets usually look
+/// (and what lets a scheduler reuse work across replicas).
+pub fn gpu_deployments(n: usize, seed: u64) -> Vec<Value> {
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::new();
+    let mut made = 0;
+    while made < n {
+        let replicas = rng.between(5, 100).min(n - made);
+        let (gpus, names, cpu, memory) = gpu_shape(&mut rng);
+        let name = format!("gpu{gpus}-{}", out.len());
+        out.push(json!({
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "ml"},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": {"app": name}},
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {
+                        "containers": [{"name": "app", "image": "registry.example/inference:1", "resources": {
+                            "requests": {"cpu": cpu, "memory": memory, "nvidia.com/gpu": gpus.to_string()},
+                            "limits": {"nvidia.com/gpu": gpus.to_string()},
+                        }}],
+                        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": names}]}
+                        ]}}},
+                        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                    },
+                },
+            },
+        }));
+        made += replicas;
+    }
+    out
+}
+
+/// [`gpu_request_unlimited`] with the pods as [`gpu_deployments`].
+pub fn gpu_request_deployments(n: usize) -> Request {
+    let mut req = gpu_request_unlimited(0);
+    req.objects = gpu_deployments(n, GPU_SEED);
+    req
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing onto an existing cluster
+// ---------------------------------------------------------------------------------------------
+
+pub const PACKING_SEED: u64 = 99;
+
+/// An existing cluster of `nodes` initialized Karpenter nodes (generation-0 synthetic types of
+/// 2–16 vCPUs, zones in turn) each running 1–3 bound pods, plus `pending` pending pods of the
+/// diverse mix ([`diverse_pods`]): the pass first tries every existing node for every pod
+/// (Karpenter's `ExistingNode.CanAdd`), and only pods that fit nowhere get new NodeClaims.
+pub fn packing_request(nodes: usize, pending: usize) -> Request {
+    let mut rng = SplitMix64::new(PACKING_SEED);
+    let types: Vec<_> = node_types().into_iter().filter(|(_, cpu, _, _)| *cpu <= 16_000).collect();
+    let mut objects = vec![default_nodepool()];
+    let mut bound = Vec::new();
+    for i in 0..nodes {
+        let (ty, _, _, t) = rng.pick(&types);
+        let name = format!("ip-10-{}-{}-{}.ec2.internal", i / 65_536, i / 256 % 256, i % 256);
+        let zone = ["test-zone-a", "test-zone-b", "test-zone-c"][i % 3];
+        objects.push(json!({
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": name,
+                "labels": {
+                    "karpenter.sh/nodepool": "default",
+                    "karpenter.sh/initialized": "true",
+                    "karpenter.sh/registered": "true",
+                    "karpenter.sh/capacity-type": if i % 4 == 0 { "spot" } else { "on-demand" },
+                    "node.kubernetes.io/instance-type": format!("synth-{ty}"),
+                    "topology.kubernetes.io/zone": zone,
+                    "kubernetes.io/hostname": name,
+                    "kubernetes.io/arch": "amd64",
+                    "kubernetes.io/os": "linux",
+                },
+            },
+            "status": {"capacity": t["capacity"], "allocatable": t["allocatable"], "conditions": [{"type": "Ready", "status": "True"}]},
+        }));
+        for b in 0..rng.between(1, 3) {
+            let cpu = *rng.pick(&["100m", "250m", "500m"]);
+            let memory = *rng.pick(&["128Mi", "256Mi", "512Mi"]);
+            let mut p = pod(
+                &format!("bound-{i}-{b}"),
+                json!({"app": format!("bound-{}", i % 50)}),
+                json!({"cpu": cpu, "memory": memory}),
+                json!({"nodeName": name}),
+            );
+            p["status"] = json!({"phase": "Running"});
+            bound.push(p);
+        }
+    }
+    objects.extend(bound);
+    objects.extend(diverse_pods(pending, PACKING_SEED));
+    Request { objects, catalog: Some(synthetic_catalog(DIVERSE_TYPES)), ..Default::default() }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// What one plan produced, printed once per case during bench setup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Summary {
+    /// Pending pods the pass considered (placed + unschedulable).
     pub pods: usize,
     pub node_claims: usize,
+    /// Pods placed on new NodeClaims.
     pub scheduled: usize,
+    /// Pods placed on existing nodes.
+    pub on_existing: usize,
     pub unschedulable: usize,
 }
 
@@ -327,12 +433,17 @@ pub struct Summary {
 pub fn summarize(req: &Request) -> Summary {
     let answer = nodecast::plan(req);
     match &answer.outcome {
-        Outcome::Success(p) => Summary {
-            pods: req.objects.iter().filter(|o| o["kind"] == "Pod").count(),
-            node_claims: p.node_claims.len(),
-            scheduled: p.node_claims.iter().map(|c| c.pods.len()).sum(),
-            unschedulable: p.unschedulable.len(),
-        },
+        Outcome::Success(p) => {
+            let scheduled = p.node_claims.iter().map(|c| c.pods.len()).sum();
+            let on_existing = p.existing_nodes.iter().map(|n| n.pods.len()).sum();
+            Summary {
+                pods: scheduled + on_existing + p.unschedulable.len(),
+                node_claims: p.node_claims.len(),
+                scheduled,
+                on_existing,
+                unschedulable: p.unschedulable.len(),
+            }
+        }
         Outcome::Failure { .. } => panic!("benchmark request rejected:\n{}", answer.to_json()),
     }
 }
@@ -341,8 +452,8 @@ pub fn summarize(req: &Request) -> Summary {
 pub fn report(case: &str, req: &Request) -> Summary {
     let s = summarize(req);
     eprintln!(
-        "[setup] {case}: {} pods -> {} NodeClaims, {} pods placed, {} unschedulable",
-        s.pods, s.node_claims, s.scheduled, s.unschedulable
+        "[setup] {case}: {} pods -> {} NodeClaims, {} pods placed on them, {} on existing nodes, {} unschedulable",
+        s.pods, s.node_claims, s.scheduled, s.on_existing, s.unschedulable
     );
     s
 }

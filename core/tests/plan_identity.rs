@@ -152,6 +152,9 @@ fn generator_cases(out: &mut Vec<Case>) {
     plan("diverse-one-app/500", gen::diverse_request_one_app(500));
     plan("gpu-limits/300", gen::gpu_request(300));
     plan("gpu-unlimited/300", gen::gpu_request_unlimited(300));
+    plan("gpu-deployments/2000", gen::gpu_request_deployments(2000));
+    plan("packing/600-onto-300", gen::packing_request(300, 600));
+    plan("packing/3000-onto-200", gen::packing_request(200, 3000));
     out.push(Case {
         name: "bench/consolidation/100x2000".into(),
         json: nodecast::consolidate(&gen::consolidation_request(100, 2000, "10%")).to_json(),
