@@ -117,7 +117,6 @@ pub struct Solver<'m> {
     pub claims: Vec<PlannedClaim>,
     remaining: HashMap<usize, Vec<(LimitKey, i64)>>,
     pub topo: Topology,
-    inverse_groups: Vec<usize>,
     owned_inverse: HashMap<usize, Vec<usize>>,
     cache: std::cell::RefCell<CompatCache>,
     any_pns: bool,
@@ -164,7 +163,6 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         claims: Vec::new(),
         remaining,
         topo: Topology::new(m.keys.hostname),
-        inverse_groups: Vec::new(),
         owned_inverse: HashMap::new(),
         cache: Default::default(),
         any_pns,
@@ -184,6 +182,8 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
     }
     s.build_groups(&queue, exclude);
     // R5.4.1: CPU desc, memory desc, creation asc, uid asc.
+    // The `namespace/name` tie-break is formatted once per pod, not once per comparison.
+    let names: HashMap<usize, String> = queue.iter().map(|&p| (p, m.pods[p].key())).collect();
     queue.sort_by(|&a, &b| {
         let (x, y) = (&m.pods[a], &m.pods[b]);
         let cpu = crate::resources::CPU;
@@ -194,7 +194,7 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
             .then(y.requests.get(mem).cmp(&x.requests.get(mem)))
             .then(x.created.cmp(&y.created))
             .then_with(|| x.uid.cmp(&y.uid))
-            .then_with(|| x.key().cmp(&y.key()))
+            .then_with(|| names[&a].cmp(&names[&b]))
     });
     let mut placements = HashMap::new();
     let mut relaxed = HashMap::new();
@@ -280,22 +280,23 @@ impl Solver<'_> {
                 }
             }
         }
-        self.inverse_groups = (0..self.topo.groups.len()).filter(|&g| self.topo.groups[g].def.inverse).collect();
         for e in &self.existing {
             if let Some(h) = m.nodes[e.node].labels.get(m.keys.hostname) {
                 self.topo.register_hostname(h);
             }
         }
-        // Initial counts (R5.15.5).
-        for g in self.topo.groups.iter_mut().filter(|g| !g.def.inverse) {
-            for &(p, n) in &bound {
-                let node = &m.nodes[n];
-                if !topology::selects(&g.def, &m.pods[p]) {
-                    continue;
-                }
+        // Initial counts (R5.15.5): per bound pod, only the groups that select it; a node's
+        // labels become requirements once.
+        let mut node_reqs: HashMap<usize, Requirements> = HashMap::new();
+        let mut selecting = Vec::new();
+        for &(p, n) in &bound {
+            let node = &m.nodes[n];
+            self.topo.selecting(&m.pods[p], false, &mut selecting);
+            for &g in &selecting {
+                let g = &mut self.topo.groups[g];
                 let Some(v) = node.labels.get(g.def.key) else { continue };
-                let reqs = topology::label_requirements(&node.labels, &m.interner);
-                if topology::filter_passes(&g.def, &reqs, &node.taints, m) {
+                let reqs = node_reqs.entry(n).or_insert_with(|| topology::label_requirements(&node.labels, &m.interner));
+                if topology::filter_passes(&g.def, reqs, &node.taints, m) {
                     *g.counts.entry(v).or_insert(0) += 1;
                 }
             }
@@ -346,8 +347,10 @@ impl Solver<'_> {
                 push(self, topology::affinity_key(t, true, false));
             }
         }
-        for &g in &self.inverse_groups {
-            if topology::selects(&self.topo.groups[g].def, pod) && !groups.iter().any(|(x, _)| *x == g) {
+        let mut inverse = Vec::new();
+        self.topo.selecting(pod, true, &mut inverse);
+        for g in inverse {
+            if !groups.iter().any(|(x, _)| *x == g) {
                 groups.push((g, false));
             }
         }

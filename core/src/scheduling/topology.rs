@@ -60,6 +60,50 @@ pub struct Topology {
     index: HashMap<GroupKey, usize>,
     universe: HashMap<KeyId, BTreeMap<ValueId, Domain>>,
     hostname: KeyId,
+    /// Which groups can select a pod, so that recording a placement (and finding the inverse
+    /// groups that select a pod) looks at a handful of groups rather than all of them: with one
+    /// group per app, a scan of every group per pod made the pass quadratic in pods.
+    /// `[non-inverse, inverse]`.
+    selecting: [SelectorIndex; 2],
+}
+
+/// Groups by one `In` expression of their selector: a group can only select a pod carrying one
+/// of that expression's (key, value) labels. Groups without an `In` expression are always
+/// candidates; groups whose selector matches nothing are never listed.
+#[derive(Debug, Clone, Default)]
+struct SelectorIndex {
+    by_label: HashMap<(KeyId, ValueId), Vec<usize>>,
+    unindexed: Vec<usize>,
+}
+
+impl SelectorIndex {
+    fn insert(&mut self, g: usize, selector: &Selector) {
+        if selector.matches_nothing {
+            return;
+        }
+        match selector.exprs.iter().find(|(_, op, _)| *op == crate::model::pod::SelectorOp::In) {
+            Some((k, _, vals)) => {
+                for v in vals {
+                    self.by_label.entry((*k, *v)).or_default().push(g);
+                }
+            }
+            None => self.unindexed.push(g),
+        }
+    }
+
+    /// Candidate groups for a pod with `labels`, ascending and unique (not yet checked with
+    /// [`selects`]).
+    fn candidates(&self, labels: &LabelSet, out: &mut Vec<usize>) {
+        out.clear();
+        out.extend_from_slice(&self.unindexed);
+        for (k, v) in labels.iter() {
+            if let Some(gs) = self.by_label.get(&(k, v)) {
+                out.extend_from_slice(gs);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
 }
 
 impl Topology {
@@ -89,9 +133,16 @@ impl Topology {
             }
         }
         let i = self.groups.len();
+        self.selecting[usize::from(def.inverse)].insert(i, &def.selector);
         self.groups.push(Group { def: def.clone(), counts });
         self.index.insert(def, i);
         i
+    }
+
+    /// The groups (inverse ones when `inverse`) that select `pod`, ascending.
+    pub fn selecting(&self, pod: &Pod, inverse: bool, out: &mut Vec<usize>) {
+        self.selecting[usize::from(inverse)].candidates(&pod.labels, out);
+        out.retain(|&g| selects(&self.groups[g].def, pod));
     }
 
     /// Register a hostname domain (existing node or new NodeClaim) in every hostname group.
@@ -292,17 +343,22 @@ pub fn next_domain(
     }
 }
 
-/// Record a placement with final requirements `placed` (R5.19).
+/// Record a placement with final requirements `placed` (R5.19): the inverse groups the pod owns
+/// and the other groups that select it. Counts are per group, so the visiting order is free.
 pub fn record(topo: &mut Topology, pod: &Pod, placed: &Requirements, taints: &[Taint], owned_inverse: &[usize], m: &Model) {
-    for (i, g) in topo.groups.iter_mut().enumerate() {
+    let mut candidates = Vec::new();
+    topo.selecting(pod, false, &mut candidates);
+    // A pod with two identical anti-affinity terms owns the same inverse group twice; it counts once.
+    let mut owned: Vec<usize> = owned_inverse.iter().copied().filter(|&i| topo.groups[i].def.inverse).collect();
+    owned.sort_unstable();
+    owned.dedup();
+    for i in candidates.into_iter().chain(owned) {
+        let g = &mut topo.groups[i];
         let Some(r) = placed.get(g.def.key) else { continue };
         let increment_all = if g.def.inverse {
-            if !owned_inverse.contains(&i) {
-                continue;
-            }
             true
         } else {
-            if !selects(&g.def, pod) || !filter_passes(&g.def, placed, taints, m) {
+            if !filter_passes(&g.def, placed, taints, m) {
                 continue;
             }
             g.def.kind == GroupKind::AntiAffinity
