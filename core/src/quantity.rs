@@ -73,6 +73,8 @@ pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
         return Err(syntax());
     }
     let suffix = &text[i..];
+    // A zero mantissa is zero whatever the scale (`0e400015` is 0, not too large).
+    let zero = int_digits.bytes().all(|b| b == b'0') && frac_digits.bytes().all(|b| b == b'0');
     // Scale: value = mantissa * 2^bin * 10^dec
     let (bin, dec): (u32, i32) = match suffix {
         "" => (0, 0),
@@ -104,7 +106,7 @@ pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
             let trimmed = edigits.trim_start_matches('0');
             if trimmed.len() > 4 {
                 // 1e400 and friends: far outside any representable quantity.
-                if eneg {
+                if eneg || zero {
                     (0, -10_000)
                 } else {
                     return Err(too_large());
@@ -243,6 +245,13 @@ mod tests {
         assert!(matches!(parse_milli("16Ei"), Err(QuantityError::TooLarge(_))));
         assert!(parse_milli("9223372036854775807m").is_ok());
         assert!(parse_milli("9223372036854775808m").is_err());
+    }
+
+    #[test]
+    fn zero_mantissa_is_zero_at_any_scale() {
+        for zero in ["0e400015", "0.000E99999", "-0e5000", "00.00Ei", "0e-400"] {
+            assert_eq!(parse_milli(zero), Ok(0), "{zero}");
+        }
     }
 
     #[test]
