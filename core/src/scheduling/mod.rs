@@ -4,6 +4,7 @@
 pub mod claim;
 pub mod existing;
 pub mod launch;
+pub mod memo;
 pub mod topology;
 
 use crate::catalog::{InstanceType, Offering};
@@ -13,6 +14,7 @@ use crate::requirements::{Incompatible, Requirement, Requirements};
 use crate::taints::{first_untolerated, Taint, Toleration};
 use claim::{CompatCache, PlannedClaim, Template};
 use existing::ExistingState;
+use memo::{RejectMemo, Shape};
 use std::collections::{HashMap, VecDeque};
 use topology::{GroupKind, Topology};
 
@@ -121,6 +123,9 @@ pub struct Solver<'m> {
     cache: std::cell::RefCell<CompatCache>,
     any_pns: bool,
     next_host: u32,
+    /// Existing nodes / open NodeClaims known to reject a pod shape (see `memo`).
+    existing_memo: RejectMemo,
+    claim_memo: RejectMemo,
 }
 
 /// Run one provisioning pass over every pending pod of the model.
@@ -156,6 +161,7 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         }
         remaining.insert(t.pool, rem);
     }
+    let existing_memo = RejectMemo::with_targets(existing.len());
     let mut s = Solver {
         m,
         templates,
@@ -167,6 +173,8 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         cache: Default::default(),
         any_pns,
         next_host: 0,
+        existing_memo,
+        claim_memo: RejectMemo::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -416,23 +424,66 @@ impl Solver<'_> {
     fn add(&mut self, p: usize, view: &View) -> Result<Placement, PodFailure> {
         let m = self.m;
         let pod = &m.pods[p];
-        for i in 0..self.existing.len() {
-            if let Ok(reqs) = self.existing[i].accepts(pod, view, &self.topo, m) {
-                self.existing[i].add(p, pod);
-                let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
-                let taints = self.existing[i].taints.clone();
-                topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
-                return Ok(Placement::Existing(i));
+        // Without topology groups the answer of a target depends only on its state and the
+        // pod's shape, so targets that rejected this shape since their last change are skipped.
+        let shape = view.groups.is_empty().then(|| Shape::of(pod, view));
+        let mut found: Option<(usize, Requirements)> = None;
+        match &shape {
+            Some(shape) => {
+                let mut memo = std::mem::take(&mut self.existing_memo);
+                memo.first_accepting(
+                    shape.clone(),
+                    |_| 0,
+                    |i| match self.existing[i].accepts(pod, view, &self.topo, m) {
+                        Ok(reqs) => {
+                            found = Some((i, reqs));
+                            true
+                        }
+                        Err(_) => false,
+                    },
+                );
+                self.existing_memo = memo;
+            }
+            None => {
+                found =
+                    (0..self.existing.len()).find_map(|i| self.existing[i].accepts(pod, view, &self.topo, m).ok().map(|reqs| (i, reqs)));
             }
         }
-        let mut order: Vec<usize> = (0..self.claims.len()).collect();
-        order.sort_by_key(|&c| self.claims[c].pods.len());
-        for c in order {
-            let claim = &self.claims[c];
-            if let Ok((r, its)) = self.can_add(claim, pod, view, false) {
-                self.commit(c, p, r, its);
-                return Ok(Placement::Claim(c));
+        if let Some((i, reqs)) = found {
+            self.existing[i].add(p, pod);
+            self.existing_memo.changed(i);
+            let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
+            let taints = self.existing[i].taints.clone();
+            topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
+            return Ok(Placement::Existing(i));
+        }
+        // Open NodeClaims, fewest pods first (ties by creation order).
+        let mut found: Option<(usize, Requirements, Vec<u32>)> = None;
+        match shape {
+            Some(shape) => {
+                let mut memo = std::mem::take(&mut self.claim_memo);
+                memo.first_accepting(
+                    shape,
+                    |c| self.claims[c].pods.len() as u32,
+                    |c| match self.can_add(&self.claims[c], pod, view, false) {
+                        Ok((r, its)) => {
+                            found = Some((c, r, its));
+                            true
+                        }
+                        Err(_) => false,
+                    },
+                );
+                self.claim_memo = memo;
             }
+            None => {
+                let mut order: Vec<usize> = (0..self.claims.len()).collect();
+                order.sort_by_key(|&c| self.claims[c].pods.len());
+                found = order.into_iter().find_map(|c| self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its)));
+            }
+        }
+        if let Some((c, r, its)) = found {
+            self.commit(c, p, r, its);
+            return Ok(Placement::Claim(c));
         }
         if self.templates.is_empty() {
             return Err(PodFailure::NoNodePools);
@@ -492,6 +543,7 @@ impl Solver<'_> {
     fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>) {
         let m = self.m;
         let pod = &m.pods[p];
+        self.claim_memo.changed(c);
         let claim = &mut self.claims[c];
         claim.requirements = r;
         claim.its = its;
