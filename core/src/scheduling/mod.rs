@@ -511,6 +511,7 @@ impl Solver<'_> {
                 hostname: h,
                 host_ports: Vec::new(),
                 min_values_relaxed: false,
+                headroom: claim::Headroom::default(),
             };
             match self.can_add(&fresh, pod, view, true) {
                 Ok((r, its)) => {
@@ -550,6 +551,7 @@ impl Solver<'_> {
         claim.pods.push(p);
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
+        claim.headroom.update(&self.templates[claim.template], &claim.its, m);
         let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
         let reqs = claim.requirements.clone();
         let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
@@ -559,6 +561,11 @@ impl Solver<'_> {
     /// CanAdd (R5.8).
     fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
         let m = self.m;
+        // A full claim is rejected on resources alone, before requirement and topology work.
+        // Errors from open claims are discarded, so which check rejects does not matter.
+        if !new_claim && !claim.headroom.admits(&claim.requests.plus(&pod.requests), m) {
+            return Err(Fail::Resources);
+        }
         let t = &self.templates[claim.template];
         let np = &m.node_pools[t.pool];
         if let Some(taint) = first_untolerated(&np.taints, &view.tolerations) {
