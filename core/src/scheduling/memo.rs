@@ -69,11 +69,6 @@ pub struct RejectMemo {
 }
 
 impl RejectMemo {
-    /// A memo over `n` targets that exist from the start.
-    pub fn with_targets(n: usize) -> Self {
-        RejectMemo { changed: (0..n as u32).collect(), ..Default::default() }
-    }
-
     /// Target `t` was created or a pod was committed to it.
     pub fn changed(&mut self, t: usize) {
         self.changed.push(t as u32);
@@ -81,11 +76,15 @@ impl RejectMemo {
 
     /// Visit the targets that may accept `shape`, in `(order(t), t)` order, until `try_target`
     /// accepts one; return that target. Targets it rejects are remembered as rejecting.
-    /// `order(t)` must only change when `t` is reported through [`Self::changed`], and only grow.
-    pub fn first_accepting(
+    /// A shape met for the first time starts from `fresh()`: every target that is `alive`.
+    /// `order(t)` must only change when `t` is reported through [`Self::changed`], and only
+    /// grow; a target that is not `alive` rejects every pod and never comes back.
+    pub fn first_accepting<I: IntoIterator<Item = u32>>(
         &mut self,
         shape: Shape,
+        fresh: impl FnOnce() -> I,
         order: impl Fn(usize) -> u32,
+        alive: impl Fn(usize) -> bool,
         mut try_target: impl FnMut(usize) -> bool,
     ) -> Option<usize> {
         if self.entries > MAX_ENTRIES {
@@ -96,19 +95,22 @@ impl RejectMemo {
         let next = self.open.len();
         let id = *self.shapes.entry(shape).or_insert(next);
         if id == next {
-            self.open.push(Open::default());
+            let targets = fresh().into_iter().map(|t| (order(t as usize), t)).collect();
+            self.open.push(Open { cursor: self.changed.len(), targets });
         }
         let open = &mut self.open[id];
         let before = open.targets.len();
         for &t in &self.changed[open.cursor..] {
-            open.targets.insert((order(t as usize), t));
+            if alive(t as usize) {
+                open.targets.insert((order(t as usize), t));
+            }
         }
         open.cursor = self.changed.len();
         let mut found = None;
         while let Some(&(o, t)) = open.targets.first() {
             // An entry whose order moved on is stale: the target was changed since and has
             // been inserted again under its new order.
-            if o == order(t as usize) && try_target(t as usize) {
+            if o == order(t as usize) && alive(t as usize) && try_target(t as usize) {
                 found = Some(t as usize);
                 break;
             }

@@ -126,6 +126,15 @@ pub struct Solver<'m> {
     /// Existing nodes / open NodeClaims known to reject a pod shape (see `memo`).
     existing_memo: RejectMemo,
     claim_memo: RejectMemo,
+    /// Per resource, the least any pod of the batch requests: a claim without room for it
+    /// can take no pod of this pass, ever (requests only grow, candidates only shrink).
+    least_request: crate::resources::Resources,
+    /// Per claim, whether it still has room for `least_request`; `live_claims` lists the
+    /// claims that had when last compacted, so full ones stop costing a scan per pod.
+    claim_alive: Vec<bool>,
+    live_claims: Vec<u32>,
+    /// How many entries of `live_claims` are no longer alive.
+    dead_listed: usize,
 }
 
 /// Run one provisioning pass over every pending pod of the model.
@@ -161,7 +170,6 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         }
         remaining.insert(t.pool, rem);
     }
-    let existing_memo = RejectMemo::with_targets(existing.len());
     let mut s = Solver {
         m,
         templates,
@@ -173,8 +181,12 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         cache: Default::default(),
         any_pns,
         next_host: 0,
-        existing_memo,
+        existing_memo: RejectMemo::default(),
         claim_memo: RejectMemo::default(),
+        least_request: crate::resources::Resources::new(),
+        claim_alive: Vec::new(),
+        live_claims: Vec::new(),
+        dead_listed: 0,
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -189,6 +201,9 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         }
     }
     s.build_groups(&queue, exclude);
+    for r in 0..m.resources.len() as crate::resources::ResourceId {
+        s.least_request.set(r, queue.iter().map(|&p| m.pods[p].requests.get(r)).min().unwrap_or(0));
+    }
     // R5.4.1: CPU desc, memory desc, creation asc, uid asc.
     // The `namespace/name` tie-break is formatted once per pod, not once per comparison.
     let names: HashMap<usize, String> = queue.iter().map(|&p| (p, m.pods[p].key())).collect();
@@ -433,7 +448,9 @@ impl Solver<'_> {
                 let mut memo = std::mem::take(&mut self.existing_memo);
                 memo.first_accepting(
                     shape.clone(),
+                    || 0..self.existing.len() as u32,
                     |_| 0,
+                    |_| true,
                     |i| match self.existing[i].accepts(pod, view, &self.topo, m) {
                         Ok(reqs) => {
                             found = Some((i, reqs));
@@ -464,7 +481,9 @@ impl Solver<'_> {
                 let mut memo = std::mem::take(&mut self.claim_memo);
                 memo.first_accepting(
                     shape,
+                    || self.live_claims.iter().copied().filter(|&c| self.claim_alive[c as usize]),
                     |c| self.claims[c].pods.len() as u32,
+                    |c| self.claim_alive[c],
                     |c| match self.can_add(&self.claims[c], pod, view, false) {
                         Ok((r, its)) => {
                             found = Some((c, r, its));
@@ -476,8 +495,8 @@ impl Solver<'_> {
                 self.claim_memo = memo;
             }
             None => {
-                let mut order: Vec<usize> = (0..self.claims.len()).collect();
-                order.sort_by_key(|&c| self.claims[c].pods.len());
+                let mut order: Vec<usize> = self.live_claims.iter().map(|&c| c as usize).filter(|&c| self.claim_alive[c]).collect();
+                order.sort_by_key(|&c| (self.claims[c].pods.len(), c));
                 found = order.into_iter().find_map(|c| self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its)));
             }
         }
@@ -552,6 +571,20 @@ impl Solver<'_> {
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
         claim.headroom.update(&self.templates[claim.template], &claim.its, m);
+        let alive = claim.headroom.admits(&claim.requests.plus(&self.least_request), m);
+        if c == self.claim_alive.len() {
+            self.claim_alive.push(true);
+            self.live_claims.push(c as u32);
+        }
+        if !alive && self.claim_alive[c] {
+            self.claim_alive[c] = false;
+            self.dead_listed += 1;
+            if self.dead_listed * 2 > self.live_claims.len() {
+                let alive = &self.claim_alive;
+                self.live_claims.retain(|&c| alive[c as usize]);
+                self.dead_listed = 0;
+            }
+        }
         let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
         let reqs = claim.requirements.clone();
         let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
