@@ -157,6 +157,55 @@ pub struct PlannedClaim {
     pub hostname: ValueId,
     pub host_ports: Vec<HostPort>,
     pub min_values_relaxed: bool,
+    /// Most room any candidate type leaves, for rejecting a full claim before any
+    /// requirement or topology work (see [`Headroom`]).
+    pub headroom: Headroom,
+}
+
+/// Per resource, the largest `allocatable − daemon overhead` over a claim's candidate types.
+/// A total of pod requests above it in any resource fits none of them, so `filter_its` would
+/// find nothing: that is a necessary condition only, checked before the expensive steps.
+/// Most rejections in a long pass come from claims that are already full.
+#[derive(Debug, Clone, Default)]
+pub struct Headroom {
+    /// Candidate count it was computed for: candidates only shrink, so an equal count means
+    /// the same set and no recomputation.
+    of_len: usize,
+    /// None when no candidate can fit anything (negative allocatable).
+    max: Option<smallvec::SmallVec<[i128; 8]>>,
+}
+
+impl Headroom {
+    /// Recompute for candidates `its` of template `t`, unless they did not change.
+    pub fn update(&mut self, t: &Template, its: &[u32], m: &Model) {
+        if self.of_len == its.len() && self.of_len != 0 {
+            return;
+        }
+        let n = m.resources.len();
+        let mut max: Option<smallvec::SmallVec<[i128; 8]>> = None;
+        for &i in its {
+            let alloc = t.alloc(i, m);
+            let over = t.overhead(i);
+            if (0..n as u16).any(|r| alloc.get(r) < 0) {
+                continue;
+            }
+            let max = max.get_or_insert_with(|| smallvec::smallvec![i128::MIN; n]);
+            for (r, slot) in max.iter_mut().enumerate() {
+                let a = alloc.get(r as u16);
+                // `fits_with` adds saturating: against i64::MAX anything fits.
+                let room = if a == i64::MAX { i128::MAX } else { i128::from(a) - i128::from(over.get(r as u16)) };
+                *slot = (*slot).max(room);
+            }
+        }
+        *self = Headroom { of_len: its.len(), max };
+    }
+
+    /// Could `total` fit in some candidate?
+    pub fn admits(&self, total: &Resources, m: &Model) -> bool {
+        let Some(max) = &self.max else { return false };
+        let n = m.resources.len();
+        (0..n).all(|r| i128::from(total.get(r as u16)) <= max[r]) && total.iter_nonzero().all(|(r, v)| (r as usize) < n || v <= 0)
+    }
 }
 
 /// Cache of "instance types compatible with these requirements and with an available

@@ -4,6 +4,7 @@
 pub mod claim;
 pub mod existing;
 pub mod launch;
+pub mod memo;
 pub mod topology;
 
 use crate::catalog::{InstanceType, Offering};
@@ -13,6 +14,7 @@ use crate::requirements::{Incompatible, Requirement, Requirements};
 use crate::taints::{first_untolerated, Taint, Toleration};
 use claim::{CompatCache, PlannedClaim, Template};
 use existing::ExistingState;
+use memo::{RejectMemo, Shape};
 use std::collections::{HashMap, VecDeque};
 use topology::{GroupKind, Topology};
 
@@ -121,6 +123,18 @@ pub struct Solver<'m> {
     cache: std::cell::RefCell<CompatCache>,
     any_pns: bool,
     next_host: u32,
+    /// Existing nodes / open NodeClaims known to reject a pod shape (see `memo`).
+    existing_memo: RejectMemo,
+    claim_memo: RejectMemo,
+    /// Per resource, the least any pod of the batch requests: a claim without room for it
+    /// can take no pod of this pass, ever (requests only grow, candidates only shrink).
+    least_request: crate::resources::Resources,
+    /// Per claim, whether it still has room for `least_request`; `live_claims` lists the
+    /// claims that had when last compacted, so full ones stop costing a scan per pod.
+    claim_alive: Vec<bool>,
+    live_claims: Vec<u32>,
+    /// How many entries of `live_claims` are no longer alive.
+    dead_listed: usize,
 }
 
 /// Run one provisioning pass over every pending pod of the model.
@@ -167,6 +181,12 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         cache: Default::default(),
         any_pns,
         next_host: 0,
+        existing_memo: RejectMemo::default(),
+        claim_memo: RejectMemo::default(),
+        least_request: crate::resources::Resources::new(),
+        claim_alive: Vec::new(),
+        live_claims: Vec::new(),
+        dead_listed: 0,
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -181,6 +201,9 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         }
     }
     s.build_groups(&queue, exclude);
+    for r in 0..m.resources.len() as crate::resources::ResourceId {
+        s.least_request.set(r, queue.iter().map(|&p| m.pods[p].requests.get(r)).min().unwrap_or(0));
+    }
     // R5.4.1: CPU desc, memory desc, creation asc, uid asc.
     // The `namespace/name` tie-break is formatted once per pod, not once per comparison.
     let names: HashMap<usize, String> = queue.iter().map(|&p| (p, m.pods[p].key())).collect();
@@ -416,23 +439,70 @@ impl Solver<'_> {
     fn add(&mut self, p: usize, view: &View) -> Result<Placement, PodFailure> {
         let m = self.m;
         let pod = &m.pods[p];
-        for i in 0..self.existing.len() {
-            if let Ok(reqs) = self.existing[i].accepts(pod, view, &self.topo, m) {
-                self.existing[i].add(p, pod);
-                let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
-                let taints = self.existing[i].taints.clone();
-                topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
-                return Ok(Placement::Existing(i));
+        // Without topology groups the answer of a target depends only on its state and the
+        // pod's shape, so targets that rejected this shape since their last change are skipped.
+        let shape = view.groups.is_empty().then(|| Shape::of(pod, view));
+        let mut found: Option<(usize, Requirements)> = None;
+        match &shape {
+            Some(shape) => {
+                let mut memo = std::mem::take(&mut self.existing_memo);
+                memo.first_accepting(
+                    shape.clone(),
+                    || 0..self.existing.len() as u32,
+                    |_| 0,
+                    |_| true,
+                    |i| match self.existing[i].accepts(pod, view, &self.topo, m) {
+                        Ok(reqs) => {
+                            found = Some((i, reqs));
+                            true
+                        }
+                        Err(_) => false,
+                    },
+                );
+                self.existing_memo = memo;
+            }
+            None => {
+                found =
+                    (0..self.existing.len()).find_map(|i| self.existing[i].accepts(pod, view, &self.topo, m).ok().map(|reqs| (i, reqs)));
             }
         }
-        let mut order: Vec<usize> = (0..self.claims.len()).collect();
-        order.sort_by_key(|&c| self.claims[c].pods.len());
-        for c in order {
-            let claim = &self.claims[c];
-            if let Ok((r, its)) = self.can_add(claim, pod, view, false) {
-                self.commit(c, p, r, its);
-                return Ok(Placement::Claim(c));
+        if let Some((i, reqs)) = found {
+            self.existing[i].add(p, pod);
+            self.existing_memo.changed(i);
+            let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
+            let taints = self.existing[i].taints.clone();
+            topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
+            return Ok(Placement::Existing(i));
+        }
+        // Open NodeClaims, fewest pods first (ties by creation order).
+        let mut found: Option<(usize, Requirements, Vec<u32>)> = None;
+        match shape {
+            Some(shape) => {
+                let mut memo = std::mem::take(&mut self.claim_memo);
+                memo.first_accepting(
+                    shape,
+                    || self.live_claims.iter().copied().filter(|&c| self.claim_alive[c as usize]),
+                    |c| self.claims[c].pods.len() as u32,
+                    |c| self.claim_alive[c],
+                    |c| match self.can_add(&self.claims[c], pod, view, false) {
+                        Ok((r, its)) => {
+                            found = Some((c, r, its));
+                            true
+                        }
+                        Err(_) => false,
+                    },
+                );
+                self.claim_memo = memo;
             }
+            None => {
+                let mut order: Vec<usize> = self.live_claims.iter().map(|&c| c as usize).filter(|&c| self.claim_alive[c]).collect();
+                order.sort_by_key(|&c| (self.claims[c].pods.len(), c));
+                found = order.into_iter().find_map(|c| self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its)));
+            }
+        }
+        if let Some((c, r, its)) = found {
+            self.commit(c, p, r, its);
+            return Ok(Placement::Claim(c));
         }
         if self.templates.is_empty() {
             return Err(PodFailure::NoNodePools);
@@ -460,6 +530,7 @@ impl Solver<'_> {
                 hostname: h,
                 host_ports: Vec::new(),
                 min_values_relaxed: false,
+                headroom: claim::Headroom::default(),
             };
             match self.can_add(&fresh, pod, view, true) {
                 Ok((r, its)) => {
@@ -492,12 +563,28 @@ impl Solver<'_> {
     fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>) {
         let m = self.m;
         let pod = &m.pods[p];
+        self.claim_memo.changed(c);
         let claim = &mut self.claims[c];
         claim.requirements = r;
         claim.its = its;
         claim.pods.push(p);
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
+        claim.headroom.update(&self.templates[claim.template], &claim.its, m);
+        let alive = claim.headroom.admits(&claim.requests.plus(&self.least_request), m);
+        if c == self.claim_alive.len() {
+            self.claim_alive.push(true);
+            self.live_claims.push(c as u32);
+        }
+        if !alive && self.claim_alive[c] {
+            self.claim_alive[c] = false;
+            self.dead_listed += 1;
+            if self.dead_listed * 2 > self.live_claims.len() {
+                let alive = &self.claim_alive;
+                self.live_claims.retain(|&c| alive[c as usize]);
+                self.dead_listed = 0;
+            }
+        }
         let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
         let reqs = claim.requirements.clone();
         let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
@@ -507,6 +594,11 @@ impl Solver<'_> {
     /// CanAdd (R5.8).
     fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
         let m = self.m;
+        // A full claim is rejected on resources alone, before requirement and topology work.
+        // Errors from open claims are discarded, so which check rejects does not matter.
+        if !new_claim && !claim.headroom.admits(&claim.requests.plus(&pod.requests), m) {
+            return Err(Fail::Resources);
+        }
         let t = &self.templates[claim.template];
         let np = &m.node_pools[t.pool];
         if let Some(taint) = first_untolerated(&np.taints, &view.tolerations) {
