@@ -87,14 +87,46 @@ fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64
     f64::INFINITY
 }
 
+/// What every consolidation attempt of one pass shares: they all re-schedule over the same
+/// model at the same `now`, so the scheduling baseline, the pending pods and the gated nodes
+/// are computed once per pass (at the first attempt) instead of once per attempt.
+pub(crate) struct Attempts<'m> {
+    m: &'m Model,
+    now: i64,
+    shared: std::cell::OnceCell<Shared>,
+}
+
+struct Shared {
+    base: scheduling::Baseline,
+    pending: Vec<usize>,
+    gated: Vec<usize>,
+}
+
+impl<'m> Attempts<'m> {
+    pub fn new(m: &'m Model, now: i64) -> Self {
+        Attempts { m, now, shared: std::cell::OnceCell::new() }
+    }
+
+    fn shared(&self) -> &Shared {
+        self.shared.get_or_init(|| {
+            let m = self.m;
+            Shared {
+                base: scheduling::Baseline::new(m),
+                pending: (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect(),
+                gated: gated_nodes(m, self.now),
+            }
+        })
+    }
+}
+
 /// Simulate removing `cands` (indices into infos) and compute the command (§11).
-fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool) -> Result<Command, Rejection> {
+fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Result<Command, Rejection> {
+    let m = a.m;
+    let Shared { base, pending, gated } = a.shared();
     let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
     let mut pods: Vec<usize> = cands.iter().flat_map(|&i| infos[i].reschedulable.iter().copied()).collect();
-    let pending: Vec<usize> = (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect();
     pods.extend(pending.iter().copied());
-    let gated = gated_nodes(m, now);
-    let sol = scheduling::solve_pods(m, Some(&pods), &nodes, &gated);
+    let sol = scheduling::solve_on(m, base, Some(&pods), &nodes, gated);
     let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !pending.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
     if !failed.is_empty() {
         return Err(Rejection(PODS_DO_NOT_FIT, format!("not all pods would schedule: {}", failed.join(", "))));
@@ -203,7 +235,8 @@ fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool
 }
 
 /// Multi-node consolidation (§12): binary search over prefixes of ≥ 2 candidates.
-pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+    let (m, now) = (a.m, a.now);
     let sorted = by_savings(m, infos, consolidation_candidates(infos));
     let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
     let mut list = Vec::new();
@@ -232,7 +265,7 @@ pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut
     let mut best = None;
     while lo <= hi {
         let mid = (lo + hi) / 2;
-        match compute(m, infos, &list[..=mid], now, true) {
+        match compute(a, infos, &list[..=mid], true) {
             Ok(cmd) => {
                 best = Some(cmd);
                 lo = mid + 1;
@@ -250,7 +283,8 @@ pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut
 
 /// Single-node consolidation (§13): candidates by savings, interleaved across pools; the first
 /// that yields a command wins. Every candidate tried before records why it stayed.
-pub(crate) fn single_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+pub(crate) fn single_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+    let (m, now) = (a.m, a.now);
     let sorted = by_savings(m, infos, consolidation_candidates(infos));
     let mut groups: IndexMap<usize, Vec<usize>> = IndexMap::new();
     for i in sorted {
@@ -267,7 +301,7 @@ pub(crate) fn single_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mu
             }
             continue;
         }
-        match compute(m, infos, &[i], now, false) {
+        match compute(a, infos, &[i], false) {
             Ok(cmd) => return Some(cmd),
             Err(Rejection(code, msg)) => verdicts.entry(infos[i].node).or_default().push(Reason {
                 code: code.into(),

@@ -294,9 +294,10 @@ pub fn decide(m: &Model, now: i64) -> Decision {
         d.reason = Some("empty".into());
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
-    } else if let Some(cmd) =
-        consolidation::multi_node(m, &infos, now, &mut verdicts).or_else(|| consolidation::single_node(m, &infos, now, &mut verdicts))
-    {
+    } else if let Some(cmd) = {
+        let attempts = consolidation::Attempts::new(m, now);
+        consolidation::multi_node(&attempts, &infos, &mut verdicts).or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts))
+    } {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
         d.reason = Some("underutilized".into());
         d.method = Some(cmd.method.into());

@@ -11,7 +11,8 @@ pub struct ExistingState {
     pub node: usize,
     /// Allocatable − bound pods − remaining daemon need (R4.8.2), minus pods nominated here.
     pub remaining: Resources,
-    pub requirements: Requirements,
+    /// The node's labels as requirements; shared, not copied, by the passes of one baseline.
+    pub requirements: std::sync::Arc<Requirements>,
     /// Effective taints (R1.6.4).
     pub taints: Vec<Taint>,
     pub host_ports: Vec<HostPort>,
@@ -82,6 +83,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                     remaining.sub(&ds.pod.requests);
                 }
             }
+            let requirements = std::sync::Arc::new(requirements);
             ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new(), gated: false }
         })
         .collect()
@@ -125,7 +127,7 @@ impl ExistingState {
             extra.set(key, req);
             self.requirements.compatible(&extra, |_| false, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
         }
-        Ok(self.requirements.clone())
+        Ok(Requirements::clone(&self.requirements))
     }
 
     pub fn add(&mut self, p: usize, pod: &Pod) {
