@@ -13,8 +13,8 @@ pub struct ExistingState {
     pub remaining: Resources,
     /// The node's labels as requirements; shared, not copied, by the passes of one baseline.
     pub requirements: std::sync::Arc<Requirements>,
-    /// Effective taints (R1.6.4).
-    pub taints: Vec<Taint>,
+    /// Effective taints (R1.6.4); shared, not copied, by the passes of one baseline.
+    pub taints: std::sync::Arc<Vec<Taint>>,
     pub host_ports: Vec<HostPort>,
     /// Pods nominated to this node in this pass.
     pub pods: Vec<usize>,
@@ -83,7 +83,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                     remaining.sub(&ds.pod.requests);
                 }
             }
-            let requirements = std::sync::Arc::new(requirements);
+            let (requirements, taints) = (std::sync::Arc::new(requirements), std::sync::Arc::new(taints));
             ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new(), gated: false }
         })
         .collect()

@@ -439,7 +439,7 @@ impl Solver<'_> {
             if let Ok(reqs) = self.existing[i].accepts(pod, view, &self.topo, m) {
                 self.existing[i].add(p, pod);
                 let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
-                let taints = self.existing[i].taints.clone();
+                let taints = std::sync::Arc::clone(&self.existing[i].taints);
                 topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
                 return Ok(Placement::Existing(i));
             }
