@@ -130,6 +130,31 @@ impl ExistingState {
         Ok(Requirements::clone(&self.requirements))
     }
 
+    /// A necessary condition for [`accepts`](Self::accepts) under every relaxation of `pod`,
+    /// whatever the pass placed here first: false only when no attempt can place the pod on
+    /// this node. Each test is one `accepts` makes, loosened to hold for every view:
+    /// - gated: exact (the same test);
+    /// - taints: with the PreferNoSchedule toleration a relaxation may add (more tolerations
+    ///   never untolerate a taint);
+    /// - resources: against the room before this pass (placements only take room, and a
+    ///   request that does not fit some room does not fit less);
+    /// - labels: only for a pod without node-affinity terms, whose every view is exactly its
+    ///   node selector (the same test); otherwise not checked.
+    pub fn could_accept(&self, pod: &Pod, m: &Model) -> bool {
+        if self.gated && pod.node_name.is_some() {
+            return false;
+        }
+        let mut tols = pod.tolerations.clone();
+        tols.push(Toleration::prefer_no_schedule());
+        if first_untolerated(&self.taints, &tols).is_some() || !pod.requests.fits_in(&self.remaining) {
+            return false;
+        }
+        if pod.required_terms.is_empty() && pod.preferred_terms.is_empty() {
+            return self.requirements.compatible(&pod.node_selector, |_| false, &m.interner).is_ok();
+        }
+        true
+    }
+
     pub fn add(&mut self, p: usize, pod: &Pod) {
         self.remaining.sub(&pod.requests);
         self.host_ports.extend(pod.host_ports.iter().copied());

@@ -154,6 +154,18 @@ impl Baseline {
     }
 }
 
+impl Baseline {
+    /// The NodePool templates, in pool order.
+    pub fn templates(&self) -> &[Template] {
+        &self.templates
+    }
+
+    /// Every existing node not marked for deletion, in scheduling order, before any placement.
+    pub fn existing(&self) -> &[ExistingState] {
+        &self.existing
+    }
+}
+
 /// [`solve_pods`] from a [`Baseline`] of the same model.
 pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[usize], gated: &[usize]) -> Solution {
     let templates = base.templates.clone();
