@@ -87,14 +87,93 @@ fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64
     f64::INFINITY
 }
 
+/// What every consolidation attempt of one pass shares: they all re-schedule over the same
+/// model at the same `now`, so the scheduling baseline, the pending pods and the gated nodes
+/// are computed once per pass (at the first attempt) instead of once per attempt.
+pub(crate) struct Attempts<'m> {
+    m: &'m Model,
+    now: i64,
+    /// Pass over single-node candidates that provably cannot be consolidated without
+    /// re-scheduling them (see `hopeless_alone`). Their verdict then says nothing about them, so
+    /// only callers that use the decision alone (the simulator) ask for it.
+    pass_over_hopeless: bool,
+    shared: std::cell::OnceCell<Shared>,
+}
+
+struct Shared {
+    base: scheduling::Baseline,
+    pending: Vec<usize>,
+    gated: Vec<usize>,
+}
+
+impl<'m> Attempts<'m> {
+    pub fn new(m: &'m Model, now: i64, pass_over_hopeless: bool) -> Self {
+        Attempts { m, now, pass_over_hopeless, shared: std::cell::OnceCell::new() }
+    }
+
+    fn shared(&self) -> &Shared {
+        self.shared.get_or_init(|| {
+            let m = self.m;
+            let base = scheduling::Baseline::new(m);
+            Shared {
+                base,
+                pending: (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect(),
+                gated: gated_nodes(m, self.now),
+            }
+        })
+    }
+}
+
+/// True when `compute` of the single candidate `c` is certain to be a rejection, shown without
+/// re-scheduling: some pod of the candidate can go to no other existing node
+/// (`ExistingState::could_accept` is a necessary condition for every placement the pass could
+/// make there), so it must go to a new NodeClaim or stay unschedulable. Either way the command
+/// needs a replacement holding that pod (or fails), and a replacement needs an option whose
+/// worst launch price is below the candidate's price. Every option is an instance type of the
+/// claim's template that holds the claim's requests (at least the pod's) plus the template's
+/// daemon overhead, and its worst launch price is the price of one of its available offerings;
+/// so a candidate that costs no more than the cheapest available offering of every such type
+/// cannot be replaced.
+fn hopeless_alone(a: &Attempts, infos: &[NodeInfo], c: usize) -> bool {
+    let m = a.m;
+    let shared = a.shared();
+    let (node, price) = (infos[c].node, infos[c].price.unwrap_or(0.0));
+    infos[c].reschedulable.iter().any(|&p| {
+        let pod = &m.pods[p];
+        // In the pass, `e.gated` is `gated.contains(&e.node)` (the baseline's is false).
+        let gated = |e: &scheduling::existing::ExistingState| pod.node_name.is_some() && shared.gated.contains(&e.node);
+        let homeless = !shared.base.existing().iter().any(|e| e.node != node && !gated(e) && e.could_accept(pod, m));
+        homeless && price <= cheapest_holding(m, shared.base.templates(), &pod.requests)
+    })
+}
+
+/// The lowest price of an available offering of an instance type some template can launch with
+/// room for `requests` besides its daemon overhead (infinite when there is none).
+fn cheapest_holding(m: &Model, templates: &[scheduling::claim::Template], requests: &crate::resources::Resources) -> f64 {
+    let mut best = f64::INFINITY;
+    for t in templates {
+        for &i in &t.its {
+            if !requests.fits_with(t.overhead(i), t.alloc(i, m)) {
+                continue;
+            }
+            for o in &m.catalog.types[i as usize].offerings {
+                if o.available && o.price.is_finite() {
+                    best = best.min(o.price);
+                }
+            }
+        }
+    }
+    best
+}
+
 /// Simulate removing `cands` (indices into infos) and compute the command (§11).
-fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool) -> Result<Command, Rejection> {
+fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Result<Command, Rejection> {
+    let m = a.m;
+    let Shared { base, pending, gated, .. } = a.shared();
     let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
     let mut pods: Vec<usize> = cands.iter().flat_map(|&i| infos[i].reschedulable.iter().copied()).collect();
-    let pending: Vec<usize> = (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect();
     pods.extend(pending.iter().copied());
-    let gated = gated_nodes(m, now);
-    let sol = scheduling::solve_pods(m, Some(&pods), &nodes, &gated);
+    let sol = scheduling::solve_on(m, base, Some(&pods), &nodes, gated);
     let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !pending.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
     if !failed.is_empty() {
         return Err(Rejection(PODS_DO_NOT_FIT, format!("not all pods would schedule: {}", failed.join(", "))));
@@ -203,7 +282,8 @@ fn compute(m: &Model, infos: &[NodeInfo], cands: &[usize], now: i64, multi: bool
 }
 
 /// Multi-node consolidation (§12): binary search over prefixes of ≥ 2 candidates.
-pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+    let (m, now) = (a.m, a.now);
     let sorted = by_savings(m, infos, consolidation_candidates(infos));
     let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
     let mut list = Vec::new();
@@ -232,7 +312,7 @@ pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut
     let mut best = None;
     while lo <= hi {
         let mid = (lo + hi) / 2;
-        match compute(m, infos, &list[..=mid], now, true) {
+        match compute(a, infos, &list[..=mid], true) {
             Ok(cmd) => {
                 best = Some(cmd);
                 lo = mid + 1;
@@ -250,7 +330,8 @@ pub(crate) fn multi_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut
 
 /// Single-node consolidation (§13): candidates by savings, interleaved across pools; the first
 /// that yields a command wins. Every candidate tried before records why it stayed.
-pub(crate) fn single_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+pub(crate) fn single_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+    let (m, now) = (a.m, a.now);
     let sorted = by_savings(m, infos, consolidation_candidates(infos));
     let mut groups: IndexMap<usize, Vec<usize>> = IndexMap::new();
     for i in sorted {
@@ -267,7 +348,10 @@ pub(crate) fn single_node(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mu
             }
             continue;
         }
-        match compute(m, infos, &[i], now, false) {
+        if a.pass_over_hopeless && hopeless_alone(a, infos, i) {
+            continue;
+        }
+        match compute(a, infos, &[i], false) {
             Ok(cmd) => return Some(cmd),
             Err(Rejection(code, msg)) => verdicts.entry(infos[i].node).or_default().push(Reason {
                 code: code.into(),

@@ -275,6 +275,18 @@ pub fn consolidate(req: &Request) -> Answer<Decision> {
 
 /// One pass of the disruption controller at `now`.
 pub fn decide(m: &Model, now: i64) -> Decision {
+    decide_pass(m, now, false)
+}
+
+/// [`decide`] for callers that act on the decision and read no verdict but budget blocks (the
+/// simulator): the same `decision`, `method`, `disrupted_nodes`, `replacement` and budget
+/// verdicts, but a single-node candidate that provably cannot be consolidated is passed over
+/// without re-scheduling it, so its verdict may lack the reason it stayed.
+pub fn decide_action(m: &Model, now: i64) -> Decision {
+    decide_pass(m, now, true)
+}
+
+fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
     let infos = node_infos(m, now);
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
     let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
@@ -294,9 +306,10 @@ pub fn decide(m: &Model, now: i64) -> Decision {
         d.reason = Some("empty".into());
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
-    } else if let Some(cmd) =
-        consolidation::multi_node(m, &infos, now, &mut verdicts).or_else(|| consolidation::single_node(m, &infos, now, &mut verdicts))
-    {
+    } else if let Some(cmd) = {
+        let attempts = consolidation::Attempts::new(m, now, pass_over_hopeless);
+        consolidation::multi_node(&attempts, &infos, &mut verdicts).or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts))
+    } {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
         d.reason = Some("underutilized".into());
         d.method = Some(cmd.method.into());

@@ -11,9 +11,10 @@ pub struct ExistingState {
     pub node: usize,
     /// Allocatable − bound pods − remaining daemon need (R4.8.2), minus pods nominated here.
     pub remaining: Resources,
-    pub requirements: Requirements,
-    /// Effective taints (R1.6.4).
-    pub taints: Vec<Taint>,
+    /// The node's labels as requirements; shared, not copied, by the passes of one baseline.
+    pub requirements: std::sync::Arc<Requirements>,
+    /// Effective taints (R1.6.4); shared, not copied, by the passes of one baseline.
+    pub taints: std::sync::Arc<Vec<Taint>>,
     pub host_ports: Vec<HostPort>,
     /// Pods nominated to this node in this pass.
     pub pods: Vec<usize>,
@@ -82,6 +83,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                     remaining.sub(&ds.pod.requests);
                 }
             }
+            let (requirements, taints) = (std::sync::Arc::new(requirements), std::sync::Arc::new(taints));
             ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new(), gated: false }
         })
         .collect()
@@ -125,7 +127,32 @@ impl ExistingState {
             extra.set(key, req);
             self.requirements.compatible(&extra, |_| false, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
         }
-        Ok(self.requirements.clone())
+        Ok(Requirements::clone(&self.requirements))
+    }
+
+    /// A necessary condition for [`accepts`](Self::accepts) under every relaxation of `pod`,
+    /// whatever the pass placed here first: false only when no attempt can place the pod on
+    /// this node. Each test is one `accepts` makes, loosened to hold for every view:
+    /// - gated: exact (the same test);
+    /// - taints: with the PreferNoSchedule toleration a relaxation may add (more tolerations
+    ///   never untolerate a taint);
+    /// - resources: against the room before this pass (placements only take room, and a
+    ///   request that does not fit some room does not fit less);
+    /// - labels: only for a pod without node-affinity terms, whose every view is exactly its
+    ///   node selector (the same test); otherwise not checked.
+    pub fn could_accept(&self, pod: &Pod, m: &Model) -> bool {
+        if self.gated && pod.node_name.is_some() {
+            return false;
+        }
+        let mut tols = pod.tolerations.clone();
+        tols.push(Toleration::prefer_no_schedule());
+        if first_untolerated(&self.taints, &tols).is_some() || !pod.requests.fits_in(&self.remaining) {
+            return false;
+        }
+        if pod.required_terms.is_empty() && pod.preferred_terms.is_empty() {
+            return self.requirements.compatible(&pod.node_selector, |_| false, &m.interner).is_ok();
+        }
+        true
     }
 
     pub fn add(&mut self, p: usize, pod: &Pod) {

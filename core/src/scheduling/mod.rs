@@ -146,10 +146,44 @@ pub fn solve(m: &Model) -> Solution {
 /// and nodes in `gated` as closed to pods that already run somewhere (D-5.9).
 /// Disruption reuses this to re-schedule a candidate's pods (no second scheduler).
 pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &[usize]) -> Solution {
-    let templates: Vec<Template> =
-        m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect();
+    solve_on(m, &Baseline::new(m), pods, exclude, gated)
+}
+
+/// What every pass over one model starts from: the NodePool templates and every existing node
+/// (not marked for deletion) as a placement target, in scheduling order. Disruption simulates
+/// many passes over the same model (one per candidate or prefix); each is
+/// `solve_on(m, &base, ...)` with the same `base`, which gives the same `Solution` as
+/// `solve_pods` because both are built from `m` alone and excluding a node only drops its
+/// entry (the order of the others does not depend on it).
+pub struct Baseline {
+    templates: Vec<Template>,
+    existing: Vec<ExistingState>,
+}
+
+impl Baseline {
+    pub fn new(m: &Model) -> Self {
+        let templates = m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect();
+        Baseline { templates, existing: existing::build(m, &[]) }
+    }
+}
+
+impl Baseline {
+    /// The NodePool templates, in pool order.
+    pub fn templates(&self) -> &[Template] {
+        &self.templates
+    }
+
+    /// Every existing node not marked for deletion, in scheduling order, before any placement.
+    pub fn existing(&self) -> &[ExistingState] {
+        &self.existing
+    }
+}
+
+/// [`solve_pods`] from a [`Baseline`] of the same model.
+pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[usize], gated: &[usize]) -> Solution {
+    let templates = base.templates.clone();
     let any_pns = templates.iter().any(|t| m.node_pools[t.pool].taints.iter().any(|t| t.effect == crate::taints::Effect::PreferNoSchedule));
-    let mut existing = existing::build(m, exclude);
+    let mut existing: Vec<ExistingState> = base.existing.iter().filter(|e| !exclude.contains(&e.node)).cloned().collect();
     for e in existing.iter_mut() {
         e.gated = gated.contains(&e.node);
     }
@@ -470,7 +504,7 @@ impl Solver<'_> {
             self.existing[i].add(p, pod);
             self.existing_memo.changed(i);
             let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
-            let taints = self.existing[i].taints.clone();
+            let taints = std::sync::Arc::clone(&self.existing[i].taints);
             topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
             return Ok(Placement::Existing(i));
         }

@@ -526,7 +526,8 @@ impl Sim {
     /// One pass of the disruption controller: the `consolidate` decision at the simulated now.
     pub fn disruption_pass(&mut self) {
         let abs = self.abs_now();
-        let d = crate::disruption::decide(&self.m, abs);
+        // Only the decision and the budget verdicts are used below: `decide_action` gives the same.
+        let d = crate::disruption::decide_action(&self.m, abs);
         let acted = d.decision != "none";
         if acted {
             let reason = d.reason.clone().unwrap_or_else(|| "underutilized".into());
