@@ -142,7 +142,9 @@ fn hopeless_alone(a: &Attempts, infos: &[NodeInfo], c: usize) -> bool {
         let pod = &m.pods[p];
         // In the pass, `e.gated` is `gated.contains(&e.node)` (the baseline's is false).
         let gated = |e: &scheduling::existing::ExistingState| pod.node_name.is_some() && shared.gated.contains(&e.node);
-        let homeless = !shared.base.existing().iter().any(|e| e.node != node && !gated(e) && e.could_accept(pod, m));
+        let mut tols = pod.tolerations.clone();
+        tols.push(crate::taints::Toleration::prefer_no_schedule());
+        let homeless = !shared.base.existing().iter().any(|e| e.node != node && !gated(e) && e.could_accept(pod, &tols, m));
         homeless && price <= cheapest_holding(m, shared.base.templates(), &pod.requests)
     })
 }

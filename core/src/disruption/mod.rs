@@ -279,18 +279,21 @@ pub fn decide(m: &Model, now: i64) -> Decision {
 }
 
 /// [`decide`] for callers that act on the decision and read no verdict but budget blocks (the
-/// simulator): the same `decision`, `method`, `disrupted_nodes`, `replacement` and budget
-/// verdicts, but a single-node candidate that provably cannot be consolidated is passed over
-/// without re-scheduling it, so its verdict may lack the reason it stayed.
+/// simulator): the same `decision`, `reason`, `method`, `disrupted_nodes`, `replacement`,
+/// `command` and prices, but `nodes` lists only the nodes a budget held back (with those
+/// reasons) and `node_pools` is empty. A single-node candidate that provably cannot be
+/// consolidated is passed over without re-scheduling it; it would have been rejected, so the
+/// first candidate that yields a command is the same.
 pub fn decide_action(m: &Model, now: i64) -> Decision {
     decide_pass(m, now, true)
 }
 
-fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
+fn decide_pass(m: &Model, now: i64, action_only: bool) -> Decision {
     let infos = node_infos(m, now);
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
     let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
-    for info in &infos {
+    // Blocker verdicts are output only: no method reads them (they look for budget reasons).
+    for info in infos.iter().filter(|_| !action_only) {
         if let Some((code, msg)) = &info.blocker {
             verdicts.entry(info.node).or_default().push(reason(code, msg.clone()));
         }
@@ -307,7 +310,7 @@ fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
     } else if let Some(cmd) = {
-        let attempts = consolidation::Attempts::new(m, now, pass_over_hopeless);
+        let attempts = consolidation::Attempts::new(m, now, action_only);
         consolidation::multi_node(&attempts, &infos, &mut verdicts).or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts))
     } {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
@@ -325,6 +328,26 @@ fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
     d.price_per_hour_before = plan::round_price(before);
     d.price_per_hour_after = plan::round_price(before - removed + added);
     d.command = command_text(&d);
+    if action_only {
+        for (&node, reasons) in &verdicts {
+            let budget: Vec<Reason> = reasons.iter().filter(|r| r.code == BUDGET).cloned().collect();
+            if !budget.is_empty() {
+                let n = &m.nodes[node];
+                d.nodes.push(NodeVerdict {
+                    name: n.name.clone(),
+                    node_pool: n.nodepool.clone(),
+                    instance_type: n.instance_type.clone(),
+                    capacity_type: n.capacity_type.clone(),
+                    price_per_hour: infos[node].price.map(plan::round_price),
+                    pods: infos[node].reschedulable.len(),
+                    disrupted: false,
+                    reasons: budget,
+                });
+            }
+        }
+        d.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        return d;
+    }
     for info in &infos {
         let n = &m.nodes[info.node];
         let disrupted = d.disrupted_nodes.contains(&n.name);

@@ -140,13 +140,12 @@ impl ExistingState {
     ///   request that does not fit some room does not fit less);
     /// - labels: only for a pod without node-affinity terms, whose every view is exactly its
     ///   node selector (the same test); otherwise not checked.
-    pub fn could_accept(&self, pod: &Pod, m: &Model) -> bool {
+    /// `most_tolerations` are the pod's tolerations plus the PreferNoSchedule one.
+    pub fn could_accept(&self, pod: &Pod, most_tolerations: &[Toleration], m: &Model) -> bool {
         if self.gated && pod.node_name.is_some() {
             return false;
         }
-        let mut tols = pod.tolerations.clone();
-        tols.push(Toleration::prefer_no_schedule());
-        if first_untolerated(&self.taints, &tols).is_some() || !pod.requests.fits_in(&self.remaining) {
+        if !pod.requests.fits_in(&self.remaining) || first_untolerated(&self.taints, most_tolerations).is_some() {
             return false;
         }
         if pod.required_terms.is_empty() && pod.preferred_terms.is_empty() {
