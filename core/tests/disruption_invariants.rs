@@ -150,7 +150,9 @@ proptest! {
         let (m, _) = nodecast::plan::model(&req).unwrap();
         let now = nodecast::disruption::parse_now(Some(NOW)).unwrap();
         let full = nodecast::disruption::decide(&m, now);
-        let action = nodecast::disruption::decide_action(&m, now);
+        let mut memo = nodecast::scheduling::BaselineMemo::default();
+        let action = nodecast::disruption::decide_action(&m, now, &mut memo);
+        prop_assert_eq!(&nodecast::disruption::decide_action(&m, now, &mut memo), &action);
         prop_assert_eq!(&action.decision, &full.decision);
         prop_assert_eq!(&action.reason, &full.reason);
         prop_assert_eq!(&action.method, &full.method);

@@ -97,6 +97,8 @@ pub(crate) struct Attempts<'m> {
     /// re-scheduling them (see `hopeless_alone`). Their verdict then says nothing about them, so
     /// only callers that use the decision alone (the simulator) ask for it.
     pass_over_hopeless: bool,
+    /// Carried over from the previous pass of a series (the simulator's), if any.
+    memo: std::cell::RefCell<Option<&'m mut scheduling::BaselineMemo>>,
     shared: std::cell::OnceCell<Shared>,
 }
 
@@ -107,14 +109,17 @@ struct Shared {
 }
 
 impl<'m> Attempts<'m> {
-    pub fn new(m: &'m Model, now: i64, pass_over_hopeless: bool) -> Self {
-        Attempts { m, now, pass_over_hopeless, shared: std::cell::OnceCell::new() }
+    pub fn new(m: &'m Model, now: i64, pass_over_hopeless: bool, memo: Option<&'m mut scheduling::BaselineMemo>) -> Self {
+        Attempts { m, now, pass_over_hopeless, memo: std::cell::RefCell::new(memo), shared: std::cell::OnceCell::new() }
     }
 
     fn shared(&self) -> &Shared {
         self.shared.get_or_init(|| {
             let m = self.m;
-            let base = scheduling::Baseline::new(m);
+            let base = match self.memo.borrow_mut().as_deref_mut() {
+                Some(memo) => scheduling::Baseline::remembering(m, memo),
+                None => scheduling::Baseline::new(m),
+            };
             Shared {
                 base,
                 pending: (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect(),

@@ -275,7 +275,7 @@ pub fn consolidate(req: &Request) -> Answer<Decision> {
 
 /// One pass of the disruption controller at `now`.
 pub fn decide(m: &Model, now: i64) -> Decision {
-    decide_pass(m, now, false)
+    decide_pass(m, now, None)
 }
 
 /// [`decide`] for callers that act on the decision and read no verdict but budget blocks (the
@@ -283,12 +283,16 @@ pub fn decide(m: &Model, now: i64) -> Decision {
 /// `command` and prices, but `nodes` lists only the nodes a budget held back (with those
 /// reasons) and `node_pools` is empty. A single-node candidate that provably cannot be
 /// consolidated is passed over without re-scheduling it; it would have been rejected, so the
-/// first candidate that yields a command is the same.
-pub fn decide_action(m: &Model, now: i64) -> Decision {
-    decide_pass(m, now, true)
+/// first candidate that yields a command is the same. `memo` carries the scheduling baseline's
+/// reusable parts from one pass to the next (see `scheduling::Baseline::remembering`): pass the
+/// same memo only for models that differ in nodes and pods alone.
+pub fn decide_action(m: &Model, now: i64, memo: &mut crate::scheduling::BaselineMemo) -> Decision {
+    decide_pass(m, now, Some(memo))
 }
 
-fn decide_pass(m: &Model, now: i64, action_only: bool) -> Decision {
+/// `memo` is given for an action-only pass.
+fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
+    let action_only = memo.is_some();
     let infos = node_infos(m, now);
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
     let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
@@ -310,7 +314,7 @@ fn decide_pass(m: &Model, now: i64, action_only: bool) -> Decision {
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
     } else if let Some(cmd) = {
-        let attempts = consolidation::Attempts::new(m, now, action_only);
+        let attempts = consolidation::Attempts::new(m, now, action_only, memo);
         consolidation::multi_node(&attempts, &infos, &mut verdicts).or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts))
     } {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };

@@ -1,10 +1,11 @@
 //! Existing nodes (real and in-flight) as placement targets (spec §1.6, §4.8, §5.7).
 
 use super::{topology, Fail, View};
-use crate::model::{ExistingNode, HostPort, Model, Pod};
+use crate::model::{ExistingNode, HostPort, LabelSet, Model, Pod};
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::taints::{first_untolerated, Taint, Toleration};
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct ExistingState {
@@ -12,9 +13,9 @@ pub struct ExistingState {
     /// Allocatable − bound pods − remaining daemon need (R4.8.2), minus pods nominated here.
     pub remaining: Resources,
     /// The node's labels as requirements; shared, not copied, by the passes of one baseline.
-    pub requirements: std::sync::Arc<Requirements>,
+    pub requirements: Arc<Requirements>,
     /// Effective taints (R1.6.4); shared, not copied, by the passes of one baseline.
-    pub taints: std::sync::Arc<Vec<Taint>>,
+    pub taints: Arc<Vec<Taint>>,
     pub host_ports: Vec<HostPort>,
     /// Pods nominated to this node in this pass.
     pub pods: Vec<usize>,
@@ -46,6 +47,12 @@ pub fn effective_taints(n: &ExistingNode) -> Vec<Taint> {
 
 /// Existing nodes in scheduling order: initialized first, then by name (R5.3.6).
 pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
+    build_with(m, exclude, |labels| Arc::new(topology::label_requirements(labels, &m.interner)))
+}
+
+/// [`build`] with the label requirements of each node from `requirements_of` (which must
+/// return `topology::label_requirements` of the labels, e.g. remembered from an earlier build).
+pub fn build_with(m: &Model, exclude: &[usize], mut requirements_of: impl FnMut(&LabelSet) -> Arc<Requirements>) -> Vec<ExistingState> {
     let mut by_node: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     for (i, p) in m.pods.iter().enumerate() {
         if let (Some(n), false) = (p.node_name.as_deref(), p.terminal) {
@@ -73,7 +80,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                 }
             }
             let taints = effective_taints(n);
-            let requirements = topology::label_requirements(&n.labels, &m.interner);
+            let requirements = requirements_of(&n.labels);
             // Daemons that would run here but have no pod yet still reserve room (R4.8.1).
             for ds in &m.daemonsets {
                 if daemon_pods.contains(&ds.name.as_str()) {
@@ -83,7 +90,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                     remaining.sub(&ds.pod.requests);
                 }
             }
-            let (requirements, taints) = (std::sync::Arc::new(requirements), std::sync::Arc::new(taints));
+            let taints = Arc::new(taints);
             ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new(), gated: false }
         })
         .collect()

@@ -149,9 +149,37 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn new(m: &Model) -> Self {
-        let templates = m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect();
-        Baseline { templates, existing: existing::build(m, &[]) }
+        Baseline { templates: templates(m), existing: existing::build(m, &[]) }
     }
+
+    /// [`Baseline::new`] for one of a series of models that differ only in their nodes, pods and
+    /// interned values (the passes of a simulation): the templates are built once, and a node's
+    /// label requirements are reused whenever a node with the same labels was seen in the
+    /// previous baseline of the series. Both are the values `new` would compute: templates
+    /// depend only on the NodePools, node classes, catalog, DaemonSets and settings, and label
+    /// requirements only on the labels (interned ids keep their strings).
+    pub fn remembering(m: &Model, memo: &mut BaselineMemo) -> Self {
+        let templates = memo.templates.get_or_insert_with(|| templates(m)).clone();
+        let mut seen = HashMap::with_capacity(memo.labels.len());
+        let existing = existing::build_with(m, &[], |labels| {
+            let r = memo.labels.remove(labels).unwrap_or_else(|| std::sync::Arc::new(topology::label_requirements(labels, &m.interner)));
+            seen.insert(labels.clone(), std::sync::Arc::clone(&r));
+            r
+        });
+        memo.labels = seen;
+        Baseline { templates, existing }
+    }
+}
+
+/// What [`Baseline::remembering`] carries from one baseline of a series to the next.
+#[derive(Debug, Default)]
+pub struct BaselineMemo {
+    templates: Option<Vec<Template>>,
+    labels: HashMap<crate::model::LabelSet, std::sync::Arc<Requirements>>,
+}
+
+fn templates(m: &Model) -> Vec<Template> {
+    m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect()
 }
 
 impl Baseline {

@@ -129,6 +129,8 @@ pub struct Sim {
     pub templates_cache: Vec<Option<Option<scheduling::claim::Template>>>,
     pub gpu_resources: Vec<crate::resources::ResourceId>,
     pub accel_resources: Vec<crate::resources::ResourceId>,
+    /// Carried between disruption passes (templates, node label requirements).
+    pub baseline_memo: scheduling::BaselineMemo,
 }
 
 /// Keep only the instance types some NodePool can launch (or an input node runs). Every
@@ -216,6 +218,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         templates_cache: vec![None; pools],
         gpu_resources,
         accel_resources,
+        baseline_memo: scheduling::BaselineMemo::default(),
     };
     sim.adopt_initial_state();
     for i in 0..sim.trace_events.len() {
