@@ -1,7 +1,7 @@
 //! Existing nodes (real and in-flight) as placement targets (spec §1.6, §4.8, §5.7).
 
 use super::{topology, Fail, View};
-use crate::model::{ExistingNode, HostPort, LabelSet, Model, Pod};
+use crate::model::{ExistingNode, HostPort, Model, Pod};
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::taints::{first_untolerated, Taint, Toleration};
@@ -47,12 +47,12 @@ pub fn effective_taints(n: &ExistingNode) -> Vec<Taint> {
 
 /// Existing nodes in scheduling order: initialized first, then by name (R5.3.6).
 pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
-    build_with(m, exclude, |labels| Arc::new(topology::label_requirements(labels, &m.interner)))
+    build_with(m, exclude, |n| Arc::new(topology::label_requirements(&n.labels, &m.interner)))
 }
 
 /// [`build`] with the label requirements of each node from `requirements_of` (which must
-/// return `topology::label_requirements` of the labels, e.g. remembered from an earlier build).
-pub fn build_with(m: &Model, exclude: &[usize], mut requirements_of: impl FnMut(&LabelSet) -> Arc<Requirements>) -> Vec<ExistingState> {
+/// return `topology::label_requirements` of its labels, e.g. remembered from an earlier build).
+pub fn build_with(m: &Model, exclude: &[usize], mut requirements_of: impl FnMut(&ExistingNode) -> Arc<Requirements>) -> Vec<ExistingState> {
     let mut by_node: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     for (i, p) in m.pods.iter().enumerate() {
         if let (Some(n), false) = (p.node_name.as_deref(), p.terminal) {
@@ -80,7 +80,7 @@ pub fn build_with(m: &Model, exclude: &[usize], mut requirements_of: impl FnMut(
                 }
             }
             let taints = effective_taints(n);
-            let requirements = requirements_of(&n.labels);
+            let requirements = requirements_of(n);
             // Daemons that would run here but have no pod yet still reserve room (R4.8.1).
             for ds in &m.daemonsets {
                 if daemon_pods.contains(&ds.name.as_str()) {

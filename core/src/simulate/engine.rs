@@ -129,7 +129,7 @@ pub struct Sim {
     pub templates_cache: Vec<Option<Option<scheduling::claim::Template>>>,
     pub gpu_resources: Vec<crate::resources::ResourceId>,
     pub accel_resources: Vec<crate::resources::ResourceId>,
-    /// Carried between disruption passes (templates, node label requirements).
+    /// Carried between scheduling passes (templates, node label requirements).
     pub baseline_memo: scheduling::BaselineMemo,
 }
 
@@ -507,7 +507,9 @@ impl Sim {
             return;
         }
         let pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
-        let sol = scheduling::solve_pods(&self.m, Some(&pending), &[], &[]);
+        // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
+        let base = scheduling::Baseline::remembering(&self.m, &mut self.baseline_memo);
+        let sol = scheduling::solve_on(&self.m, &base, Some(&pending), &[], &[]);
         let (finals, truncated) = crate::plan::finalize(&self.m, &sol);
         let mut placed: Vec<(usize, Placement)> = sol.placements.iter().map(|(&p, &pl)| (p, pl)).collect();
         placed.sort_by_key(|(p, _)| *p);
