@@ -36,7 +36,7 @@ pub(crate) struct NodeInfo {
     pub price: Option<f64>,
     /// Pods that must find a new home (D-3.3.4).
     pub reschedulable: Vec<usize>,
-    /// First universal or filter blocker, if any: (code, message).
+    /// First universal or filter blocker, if any: (code, message; empty in an action-only pass).
     pub blocker: Option<(String, String)>,
     pub empty: bool,
 }
@@ -98,11 +98,14 @@ fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
     v.max(0)
 }
 
-fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
+fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(String, String)> {
     for &i in pods {
         let p = &m.pods[i];
         if p.do_not_disrupt {
-            return Some((DO_NOT_DISRUPT_POD.into(), format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())));
+            return Some((
+                DO_NOT_DISRUPT_POD.into(),
+                say.text(|| format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())),
+            ));
         }
     }
     for &i in pods {
@@ -113,12 +116,17 @@ fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
         let matching: Vec<&crate::model::Pdb> =
             m.pdbs.iter().filter(|b| b.namespace == p.namespace && b.selector.matches(&p.labels)).collect();
         if matching.len() > 1 {
-            let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
-            return Some((PDB.into(), format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())));
+            return Some((
+                PDB.into(),
+                say.text(|| {
+                    let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
+                    format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())
+                }),
+            ));
         }
         if let Some(b) = matching.first() {
             if pdb_allows(m, b) == 0 {
-                return Some((PDB.into(), format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key())));
+                return Some((PDB.into(), say.text(|| format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key()))));
             }
         }
     }
@@ -126,25 +134,39 @@ fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
 }
 
 /// Consolidatable (§5): consolidateAfter elapsed since the last pod event / initialization.
-fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64) -> Result<(), (String, String)> {
+fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64, say: Say) -> Result<(), (String, String)> {
     let np = &m.node_pools[pool];
     let Some(after) = np.disruption.consolidate_after else {
         return Err((
             CONSOLIDATION_DISABLED.into(),
-            format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name),
+            say.text(|| format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name)),
         ));
     };
     let t0 = n.consolidation_reference().unwrap_or(i64::MIN / 2);
     if after > 0 && now - t0 < after {
         return Err((
             NOT_CONSOLIDATABLE_YET.into(),
-            format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0),
+            say.text(|| format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0)),
         ));
     }
     Ok(())
 }
 
-pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
+/// Whether blocker messages are wanted (they are output only: an action-only pass skips them).
+#[derive(Clone, Copy)]
+pub(crate) struct Say(pub bool);
+
+impl Say {
+    fn text(self, message: impl FnOnce() -> String) -> String {
+        if self.0 {
+            message()
+        } else {
+            String::new()
+        }
+    }
+}
+
+pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
     let by_node = pods_by_node(m);
     m.nodes
         .iter()
@@ -155,31 +177,43 @@ pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
             let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| is_reschedulable(&m.pods[p])).collect();
             let empty = reschedulable.is_empty();
             let blocker = if !n.managed {
-                Some((UNMANAGED.into(), "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()))
+                Some((
+                    UNMANAGED.into(),
+                    say.text(|| "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()),
+                ))
             } else if n.in_flight || !n.initialized {
-                Some((NOT_INITIALIZED.into(), "node isn't initialized".into()))
+                Some((NOT_INITIALIZED.into(), say.text(|| "node isn't initialized".into())))
             } else if n.marked_for_deletion {
-                Some((DELETING.into(), "node is deleting or marked for deletion".into()))
+                Some((DELETING.into(), say.text(|| "node is deleting or marked for deletion".into())))
             } else if n.do_not_disrupt {
-                Some((DO_NOT_DISRUPT_NODE.into(), "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into()))
+                Some((
+                    DO_NOT_DISRUPT_NODE.into(),
+                    say.text(|| "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into()),
+                ))
             } else if pool.is_none() {
-                Some((NODEPOOL_NOT_FOUND.into(), format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())))
-            } else if let Some(b) = pod_blocker(m, &pods) {
+                Some((
+                    NODEPOOL_NOT_FOUND.into(),
+                    say.text(|| format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())),
+                ))
+            } else if let Some(b) = pod_blocker(m, &pods, say) {
                 Some(b)
             } else {
                 let pool = pool.unwrap_or(0);
                 let np = &m.node_pools[pool];
                 if np.is_static {
-                    Some((CONSOLIDATION_DISABLED.into(), format!("NodePool {:?} is static", np.name)))
-                } else if let Err(e) = consolidatable(m, n, pool, now) {
+                    Some((CONSOLIDATION_DISABLED.into(), say.text(|| format!("NodePool {:?} is static", np.name))))
+                } else if let Err(e) = consolidatable(m, n, pool, now, say) {
                     Some(e)
                 } else if !empty && np.disruption.policy == ConsolidationPolicy::WhenEmpty {
                     Some((
                         POLICY_WHEN_EMPTY.into(),
-                        format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name),
+                        say.text(|| format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name)),
                     ))
                 } else if !empty && node_price(m, n).is_none() {
-                    Some((UNKNOWN_INSTANCE_TYPE.into(), "instance type, zone or capacity type of the node is not in the catalog".into()))
+                    Some((
+                        UNKNOWN_INSTANCE_TYPE.into(),
+                        say.text(|| "instance type, zone or capacity type of the node is not in the catalog".into()),
+                    ))
                 } else {
                     None
                 }
@@ -293,7 +327,7 @@ pub fn decide_action(m: &Model, now: i64, memo: &mut crate::scheduling::Baseline
 /// `memo` is given for an action-only pass.
 fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
     let action_only = memo.is_some();
-    let infos = node_infos(m, now);
+    let infos = node_infos(m, now, Say(!action_only));
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
     let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
     // Blocker verdicts are output only: no method reads them (they look for budget reasons).

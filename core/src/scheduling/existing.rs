@@ -147,6 +147,7 @@ impl ExistingState {
     ///   request that does not fit some room does not fit less);
     /// - labels: only for a pod without node-affinity terms, whose every view is exactly its
     ///   node selector (the same test); otherwise not checked.
+    ///
     /// `most_tolerations` are the pod's tolerations plus the PreferNoSchedule one.
     pub fn could_accept(&self, pod: &Pod, most_tolerations: &[Toleration], m: &Model) -> bool {
         if self.gated && pod.node_name.is_some() {
