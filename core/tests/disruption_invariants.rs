@@ -137,3 +137,35 @@ proptest! {
         prop_assert_eq!(p["unschedulable"].as_array().unwrap().len(), 0, "evicted pods do not fit: {}", p);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+
+    /// `decide_action` (the simulator's pass) passes over provably hopeless single-node
+    /// candidates and builds no verdicts but budget blocks: its action and budget blocks must be
+    /// `decide`'s.
+    #[test]
+    fn decide_action_acts_like_decide(nodes in prop::collection::vec(node_strategy(), 1..9), budget in 0u32..4) {
+        let req = Request { objects: objects(&nodes, budget), catalog: Some(catalog()), now: Some(NOW.into()), ..Default::default() };
+        let (m, _) = nodecast::plan::model(&req).unwrap();
+        let now = nodecast::disruption::parse_now(Some(NOW)).unwrap();
+        let full = nodecast::disruption::decide(&m, now);
+        let mut memo = nodecast::scheduling::BaselineMemo::default();
+        let action = nodecast::disruption::decide_action(&m, now, &mut memo);
+        prop_assert_eq!(&nodecast::disruption::decide_action(&m, now, &mut memo), &action);
+        prop_assert_eq!(&action.decision, &full.decision);
+        prop_assert_eq!(&action.reason, &full.reason);
+        prop_assert_eq!(&action.method, &full.method);
+        prop_assert_eq!(&action.disrupted_nodes, &full.disrupted_nodes);
+        prop_assert_eq!(&action.replacement, &full.replacement);
+        prop_assert_eq!(&action.command, &full.command);
+        let budget_held = |d: &nodecast::api::Decision| -> Vec<(String, Vec<String>)> {
+            d.nodes
+                .iter()
+                .map(|v| (v.name.clone(), v.reasons.iter().filter(|r| r.code == nodecast::disruption::BUDGET).map(|r| r.message.clone()).collect::<Vec<_>>()))
+                .filter(|(_, r)| !r.is_empty())
+                .collect()
+        };
+        prop_assert_eq!(budget_held(&action), budget_held(&full));
+    }
+}

@@ -97,6 +97,8 @@ pub(crate) struct Attempts<'m> {
     /// re-scheduling them (see `hopeless_alone`). Their verdict then says nothing about them, so
     /// only callers that use the decision alone (the simulator) ask for it.
     pass_over_hopeless: bool,
+    /// Carried over from the previous pass of a series (the simulator's), if any.
+    memo: std::cell::RefCell<Option<&'m mut scheduling::BaselineMemo>>,
     shared: std::cell::OnceCell<Shared>,
 }
 
@@ -104,66 +106,87 @@ struct Shared {
     base: scheduling::Baseline,
     pending: Vec<usize>,
     gated: Vec<usize>,
+    /// `cheapest_holding` by requests, as computed in this pass.
+    holding: std::cell::RefCell<Vec<(crate::resources::Resources, f64)>>,
 }
 
 impl<'m> Attempts<'m> {
-    pub fn new(m: &'m Model, now: i64, pass_over_hopeless: bool) -> Self {
-        Attempts { m, now, pass_over_hopeless, shared: std::cell::OnceCell::new() }
+    pub fn new(m: &'m Model, now: i64, pass_over_hopeless: bool, memo: Option<&'m mut scheduling::BaselineMemo>) -> Self {
+        Attempts { m, now, pass_over_hopeless, memo: std::cell::RefCell::new(memo), shared: std::cell::OnceCell::new() }
     }
 
     fn shared(&self) -> &Shared {
         self.shared.get_or_init(|| {
             let m = self.m;
-            let base = scheduling::Baseline::new(m);
+            let base = match self.memo.borrow_mut().as_deref_mut() {
+                Some(memo) => scheduling::Baseline::remembering(m, memo),
+                None => scheduling::Baseline::new(m),
+            };
             Shared {
                 base,
                 pending: (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect(),
                 gated: gated_nodes(m, self.now),
+                holding: Default::default(),
             }
         })
     }
 }
 
-/// True when `compute` of the single candidate `c` is certain to be a rejection, shown without
-/// re-scheduling: some pod of the candidate can go to no other existing node
-/// (`ExistingState::could_accept` is a necessary condition for every placement the pass could
-/// make there), so it must go to a new NodeClaim or stay unschedulable. Either way the command
-/// needs a replacement holding that pod (or fails), and a replacement needs an option whose
-/// worst launch price is below the candidate's price. Every option is an instance type of the
-/// claim's template that holds the claim's requests (at least the pod's) plus the template's
-/// daemon overhead, and its worst launch price is the price of one of its available offerings;
-/// so a candidate that costs no more than the cheapest available offering of every such type
-/// cannot be replaced.
-fn hopeless_alone(a: &Attempts, infos: &[NodeInfo], c: usize) -> bool {
+/// True when `compute` of the candidates `cands` is certain to be a rejection, shown without
+/// re-scheduling. Call a candidate's pod homeless when no existing node outside `cands` could
+/// take it (`ExistingState::could_accept` is a necessary condition for every placement the pass
+/// could make there). A homeless pod must go to a new NodeClaim or stay unschedulable, so when
+/// there is one the command needs a single replacement holding every homeless pod (two claims or
+/// an unschedulable pod are rejections), and that replacement needs an option whose worst launch
+/// price is below the candidates' price. Every option is an instance type of the claim's template
+/// that holds the claim's requests (at least the homeless pods') plus the template's daemon
+/// overhead, and its worst launch price is the price of one of its available offerings: when the
+/// candidates cost no more than the cheapest available offering of every such type, no
+/// replacement is cheaper.
+fn hopeless(a: &Attempts, infos: &[NodeInfo], cands: &[usize]) -> bool {
     let m = a.m;
     let shared = a.shared();
-    let (node, price) = (infos[c].node, infos[c].price.unwrap_or(0.0));
-    infos[c].reschedulable.iter().any(|&p| {
+    let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
+    let price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
+    let mut homeless = crate::resources::Resources::new();
+    let mut any = false;
+    for &p in cands.iter().flat_map(|&i| infos[i].reschedulable.iter()) {
         let pod = &m.pods[p];
+        let mut tols = pod.tolerations.clone();
+        tols.push(crate::taints::Toleration::prefer_no_schedule());
         // In the pass, `e.gated` is `gated.contains(&e.node)` (the baseline's is false).
         let gated = |e: &scheduling::existing::ExistingState| pod.node_name.is_some() && shared.gated.contains(&e.node);
-        let homeless = !shared.base.existing().iter().any(|e| e.node != node && !gated(e) && e.could_accept(pod, m));
-        homeless && price <= cheapest_holding(m, shared.base.templates(), &pod.requests)
-    })
+        if !shared.base.existing().iter().any(|e| !nodes.contains(&e.node) && !gated(e) && e.could_accept(pod, &tols, m)) {
+            homeless.add(&pod.requests);
+            any = true;
+        }
+    }
+    any && price <= shared.cheapest_holding(m, &homeless)
 }
 
-/// The lowest price of an available offering of an instance type some template can launch with
-/// room for `requests` besides its daemon overhead (infinite when there is none).
-fn cheapest_holding(m: &Model, templates: &[scheduling::claim::Template], requests: &crate::resources::Resources) -> f64 {
-    let mut best = f64::INFINITY;
-    for t in templates {
-        for &i in &t.its {
-            if !requests.fits_with(t.overhead(i), t.alloc(i, m)) {
-                continue;
-            }
-            for o in &m.catalog.types[i as usize].offerings {
-                if o.available && o.price.is_finite() {
-                    best = best.min(o.price);
+impl Shared {
+    /// The lowest price of an available offering of an instance type some template can launch
+    /// with room for `requests` besides its daemon overhead (infinite when there is none).
+    fn cheapest_holding(&self, m: &Model, requests: &crate::resources::Resources) -> f64 {
+        if let Some((_, p)) = self.holding.borrow().iter().find(|(r, _)| r == requests) {
+            return *p;
+        }
+        let mut best = f64::INFINITY;
+        for t in self.base.templates() {
+            for &i in &t.its {
+                if !requests.fits_with(t.overhead(i), t.alloc(i, m)) {
+                    continue;
+                }
+                for o in &m.catalog.types[i as usize].offerings {
+                    if o.available && o.price.is_finite() {
+                        best = best.min(o.price);
+                    }
                 }
             }
         }
+        self.holding.borrow_mut().push((requests.clone(), best));
+        best
     }
-    best
 }
 
 /// Simulate removing `cands` (indices into infos) and compute the command (§11).
@@ -312,7 +335,13 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
     let mut best = None;
     while lo <= hi {
         let mid = (lo + hi) / 2;
-        match compute(a, infos, &list[..=mid], true) {
+        // A provably hopeless prefix is a rejection: the search takes the same path.
+        let attempt = if a.pass_over_hopeless && hopeless(a, infos, &list[..=mid]) {
+            Err(Rejection(NOT_CHEAPER, String::new()))
+        } else {
+            compute(a, infos, &list[..=mid], true)
+        };
+        match attempt {
             Ok(cmd) => {
                 best = Some(cmd);
                 lo = mid + 1;
@@ -348,7 +377,7 @@ pub(crate) fn single_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut Index
             }
             continue;
         }
-        if a.pass_over_hopeless && hopeless_alone(a, infos, i) {
+        if a.pass_over_hopeless && hopeless(a, infos, &[i]) {
             continue;
         }
         match compute(a, infos, &[i], false) {

@@ -36,7 +36,7 @@ pub(crate) struct NodeInfo {
     pub price: Option<f64>,
     /// Pods that must find a new home (D-3.3.4).
     pub reschedulable: Vec<usize>,
-    /// First universal or filter blocker, if any: (code, message).
+    /// First universal or filter blocker, if any: (code, message; empty in an action-only pass).
     pub blocker: Option<(String, String)>,
     pub empty: bool,
 }
@@ -98,11 +98,14 @@ fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
     v.max(0)
 }
 
-fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
+fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(String, String)> {
     for &i in pods {
         let p = &m.pods[i];
         if p.do_not_disrupt {
-            return Some((DO_NOT_DISRUPT_POD.into(), format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())));
+            return Some((
+                DO_NOT_DISRUPT_POD.into(),
+                say.text(|| format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())),
+            ));
         }
     }
     for &i in pods {
@@ -113,12 +116,17 @@ fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
         let matching: Vec<&crate::model::Pdb> =
             m.pdbs.iter().filter(|b| b.namespace == p.namespace && b.selector.matches(&p.labels)).collect();
         if matching.len() > 1 {
-            let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
-            return Some((PDB.into(), format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())));
+            return Some((
+                PDB.into(),
+                say.text(|| {
+                    let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
+                    format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())
+                }),
+            ));
         }
         if let Some(b) = matching.first() {
             if pdb_allows(m, b) == 0 {
-                return Some((PDB.into(), format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key())));
+                return Some((PDB.into(), say.text(|| format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key()))));
             }
         }
     }
@@ -126,25 +134,39 @@ fn pod_blocker(m: &Model, pods: &[usize]) -> Option<(String, String)> {
 }
 
 /// Consolidatable (§5): consolidateAfter elapsed since the last pod event / initialization.
-fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64) -> Result<(), (String, String)> {
+fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64, say: Say) -> Result<(), (String, String)> {
     let np = &m.node_pools[pool];
     let Some(after) = np.disruption.consolidate_after else {
         return Err((
             CONSOLIDATION_DISABLED.into(),
-            format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name),
+            say.text(|| format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name)),
         ));
     };
     let t0 = n.consolidation_reference().unwrap_or(i64::MIN / 2);
     if after > 0 && now - t0 < after {
         return Err((
             NOT_CONSOLIDATABLE_YET.into(),
-            format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0),
+            say.text(|| format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0)),
         ));
     }
     Ok(())
 }
 
-pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
+/// Whether blocker messages are wanted (they are output only: an action-only pass skips them).
+#[derive(Clone, Copy)]
+pub(crate) struct Say(pub bool);
+
+impl Say {
+    fn text(self, message: impl FnOnce() -> String) -> String {
+        if self.0 {
+            message()
+        } else {
+            String::new()
+        }
+    }
+}
+
+pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
     let by_node = pods_by_node(m);
     m.nodes
         .iter()
@@ -155,31 +177,43 @@ pub(crate) fn node_infos(m: &Model, now: i64) -> Vec<NodeInfo> {
             let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| is_reschedulable(&m.pods[p])).collect();
             let empty = reschedulable.is_empty();
             let blocker = if !n.managed {
-                Some((UNMANAGED.into(), "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()))
+                Some((
+                    UNMANAGED.into(),
+                    say.text(|| "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()),
+                ))
             } else if n.in_flight || !n.initialized {
-                Some((NOT_INITIALIZED.into(), "node isn't initialized".into()))
+                Some((NOT_INITIALIZED.into(), say.text(|| "node isn't initialized".into())))
             } else if n.marked_for_deletion {
-                Some((DELETING.into(), "node is deleting or marked for deletion".into()))
+                Some((DELETING.into(), say.text(|| "node is deleting or marked for deletion".into())))
             } else if n.do_not_disrupt {
-                Some((DO_NOT_DISRUPT_NODE.into(), "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into()))
+                Some((
+                    DO_NOT_DISRUPT_NODE.into(),
+                    say.text(|| "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into()),
+                ))
             } else if pool.is_none() {
-                Some((NODEPOOL_NOT_FOUND.into(), format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())))
-            } else if let Some(b) = pod_blocker(m, &pods) {
+                Some((
+                    NODEPOOL_NOT_FOUND.into(),
+                    say.text(|| format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())),
+                ))
+            } else if let Some(b) = pod_blocker(m, &pods, say) {
                 Some(b)
             } else {
                 let pool = pool.unwrap_or(0);
                 let np = &m.node_pools[pool];
                 if np.is_static {
-                    Some((CONSOLIDATION_DISABLED.into(), format!("NodePool {:?} is static", np.name)))
-                } else if let Err(e) = consolidatable(m, n, pool, now) {
+                    Some((CONSOLIDATION_DISABLED.into(), say.text(|| format!("NodePool {:?} is static", np.name))))
+                } else if let Err(e) = consolidatable(m, n, pool, now, say) {
                     Some(e)
                 } else if !empty && np.disruption.policy == ConsolidationPolicy::WhenEmpty {
                     Some((
                         POLICY_WHEN_EMPTY.into(),
-                        format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name),
+                        say.text(|| format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name)),
                     ))
                 } else if !empty && node_price(m, n).is_none() {
-                    Some((UNKNOWN_INSTANCE_TYPE.into(), "instance type, zone or capacity type of the node is not in the catalog".into()))
+                    Some((
+                        UNKNOWN_INSTANCE_TYPE.into(),
+                        say.text(|| "instance type, zone or capacity type of the node is not in the catalog".into()),
+                    ))
                 } else {
                     None
                 }
@@ -275,22 +309,29 @@ pub fn consolidate(req: &Request) -> Answer<Decision> {
 
 /// One pass of the disruption controller at `now`.
 pub fn decide(m: &Model, now: i64) -> Decision {
-    decide_pass(m, now, false)
+    decide_pass(m, now, None)
 }
 
 /// [`decide`] for callers that act on the decision and read no verdict but budget blocks (the
-/// simulator): the same `decision`, `method`, `disrupted_nodes`, `replacement` and budget
-/// verdicts, but a single-node candidate that provably cannot be consolidated is passed over
-/// without re-scheduling it, so its verdict may lack the reason it stayed.
-pub fn decide_action(m: &Model, now: i64) -> Decision {
-    decide_pass(m, now, true)
+/// simulator): the same `decision`, `reason`, `method`, `disrupted_nodes`, `replacement`,
+/// `command` and prices, but `nodes` lists only the nodes a budget held back (with those
+/// reasons) and `node_pools` is empty. A single-node candidate that provably cannot be
+/// consolidated is passed over without re-scheduling it; it would have been rejected, so the
+/// first candidate that yields a command is the same. `memo` carries the scheduling baseline's
+/// reusable parts from one pass to the next (see `scheduling::Baseline::remembering`): pass the
+/// same memo only for models that differ in nodes and pods alone.
+pub fn decide_action(m: &Model, now: i64, memo: &mut crate::scheduling::BaselineMemo) -> Decision {
+    decide_pass(m, now, Some(memo))
 }
 
-fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
-    let infos = node_infos(m, now);
+/// `memo` is given for an action-only pass.
+fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
+    let action_only = memo.is_some();
+    let infos = node_infos(m, now, Say(!action_only));
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
     let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
-    for info in &infos {
+    // Blocker verdicts are output only: no method reads them (they look for budget reasons).
+    for info in infos.iter().filter(|_| !action_only) {
         if let Some((code, msg)) = &info.blocker {
             verdicts.entry(info.node).or_default().push(reason(code, msg.clone()));
         }
@@ -307,7 +348,7 @@ fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
     } else if let Some(cmd) = {
-        let attempts = consolidation::Attempts::new(m, now, pass_over_hopeless);
+        let attempts = consolidation::Attempts::new(m, now, action_only, memo);
         consolidation::multi_node(&attempts, &infos, &mut verdicts).or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts))
     } {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
@@ -325,6 +366,26 @@ fn decide_pass(m: &Model, now: i64, pass_over_hopeless: bool) -> Decision {
     d.price_per_hour_before = plan::round_price(before);
     d.price_per_hour_after = plan::round_price(before - removed + added);
     d.command = command_text(&d);
+    if action_only {
+        for (&node, reasons) in &verdicts {
+            let budget: Vec<Reason> = reasons.iter().filter(|r| r.code == BUDGET).cloned().collect();
+            if !budget.is_empty() {
+                let n = &m.nodes[node];
+                d.nodes.push(NodeVerdict {
+                    name: n.name.clone(),
+                    node_pool: n.nodepool.clone(),
+                    instance_type: n.instance_type.clone(),
+                    capacity_type: n.capacity_type.clone(),
+                    price_per_hour: infos[node].price.map(plan::round_price),
+                    pods: infos[node].reschedulable.len(),
+                    disrupted: false,
+                    reasons: budget,
+                });
+            }
+        }
+        d.nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        return d;
+    }
     for info in &infos {
         let n = &m.nodes[info.node];
         let disrupted = d.disrupted_nodes.contains(&n.name);

@@ -5,6 +5,7 @@ use crate::model::{ExistingNode, HostPort, Model, Pod};
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::taints::{first_untolerated, Taint, Toleration};
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub struct ExistingState {
@@ -12,9 +13,9 @@ pub struct ExistingState {
     /// Allocatable − bound pods − remaining daemon need (R4.8.2), minus pods nominated here.
     pub remaining: Resources,
     /// The node's labels as requirements; shared, not copied, by the passes of one baseline.
-    pub requirements: std::sync::Arc<Requirements>,
+    pub requirements: Arc<Requirements>,
     /// Effective taints (R1.6.4); shared, not copied, by the passes of one baseline.
-    pub taints: std::sync::Arc<Vec<Taint>>,
+    pub taints: Arc<Vec<Taint>>,
     pub host_ports: Vec<HostPort>,
     /// Pods nominated to this node in this pass.
     pub pods: Vec<usize>,
@@ -46,6 +47,12 @@ pub fn effective_taints(n: &ExistingNode) -> Vec<Taint> {
 
 /// Existing nodes in scheduling order: initialized first, then by name (R5.3.6).
 pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
+    build_with(m, exclude, |n| Arc::new(topology::label_requirements(&n.labels, &m.interner)))
+}
+
+/// [`build`] with the label requirements of each node from `requirements_of` (which must
+/// return `topology::label_requirements` of its labels, e.g. remembered from an earlier build).
+pub fn build_with(m: &Model, exclude: &[usize], mut requirements_of: impl FnMut(&ExistingNode) -> Arc<Requirements>) -> Vec<ExistingState> {
     let mut by_node: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     for (i, p) in m.pods.iter().enumerate() {
         if let (Some(n), false) = (p.node_name.as_deref(), p.terminal) {
@@ -73,7 +80,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                 }
             }
             let taints = effective_taints(n);
-            let requirements = topology::label_requirements(&n.labels, &m.interner);
+            let requirements = requirements_of(n);
             // Daemons that would run here but have no pod yet still reserve room (R4.8.1).
             for ds in &m.daemonsets {
                 if daemon_pods.contains(&ds.name.as_str()) {
@@ -83,7 +90,7 @@ pub fn build(m: &Model, exclude: &[usize]) -> Vec<ExistingState> {
                     remaining.sub(&ds.pod.requests);
                 }
             }
-            let (requirements, taints) = (std::sync::Arc::new(requirements), std::sync::Arc::new(taints));
+            let taints = Arc::new(taints);
             ExistingState { node: i, remaining, requirements, taints, host_ports, pods: Vec::new(), gated: false }
         })
         .collect()
@@ -140,13 +147,13 @@ impl ExistingState {
     ///   request that does not fit some room does not fit less);
     /// - labels: only for a pod without node-affinity terms, whose every view is exactly its
     ///   node selector (the same test); otherwise not checked.
-    pub fn could_accept(&self, pod: &Pod, m: &Model) -> bool {
+    ///
+    /// `most_tolerations` are the pod's tolerations plus the PreferNoSchedule one.
+    pub fn could_accept(&self, pod: &Pod, most_tolerations: &[Toleration], m: &Model) -> bool {
         if self.gated && pod.node_name.is_some() {
             return false;
         }
-        let mut tols = pod.tolerations.clone();
-        tols.push(Toleration::prefer_no_schedule());
-        if first_untolerated(&self.taints, &tols).is_some() || !pod.requests.fits_in(&self.remaining) {
+        if !pod.requests.fits_in(&self.remaining) || first_untolerated(&self.taints, most_tolerations).is_some() {
             return false;
         }
         if pod.required_terms.is_empty() && pod.preferred_terms.is_empty() {

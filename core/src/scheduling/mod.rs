@@ -162,9 +162,44 @@ pub struct Baseline {
 
 impl Baseline {
     pub fn new(m: &Model) -> Self {
-        let templates = m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect();
-        Baseline { templates, existing: existing::build(m, &[]) }
+        Baseline { templates: templates(m), existing: existing::build(m, &[]) }
     }
+
+    /// [`Baseline::new`] for one of a series of models that differ only in their nodes, pods and
+    /// interned values (the passes of a simulation): the templates are built once, and a node's
+    /// label requirements are reused when a node of the same name had the same labels in an
+    /// earlier baseline of the series. Both are the values `new` would compute: templates
+    /// depend only on the NodePools, node classes, catalog, DaemonSets and settings, and label
+    /// requirements only on the labels (interned ids keep their strings).
+    pub fn remembering(m: &Model, memo: &mut BaselineMemo) -> Self {
+        let templates = memo.templates.get_or_insert_with(|| templates(m)).clone();
+        let existing = existing::build_with(m, &[], |n| match memo.labels.get(&n.name) {
+            Some((labels, r)) if *labels == n.labels => std::sync::Arc::clone(r),
+            _ => {
+                let r = std::sync::Arc::new(topology::label_requirements(&n.labels, &m.interner));
+                memo.labels.insert(n.name.clone(), (n.labels.clone(), std::sync::Arc::clone(&r)));
+                r
+            }
+        });
+        // Forget nodes that are gone, once they are the majority (amortised O(1) per node).
+        if memo.labels.len() > 2 * m.nodes.len() + 16 {
+            let live: std::collections::HashSet<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+            memo.labels.retain(|name, _| live.contains(name.as_str()));
+        }
+        Baseline { templates, existing }
+    }
+}
+
+/// What [`Baseline::remembering`] carries from one baseline of a series to the next: the
+/// templates, and per node name the labels last seen and their requirements.
+#[derive(Debug, Default)]
+pub struct BaselineMemo {
+    templates: Option<Vec<Template>>,
+    labels: HashMap<String, (crate::model::LabelSet, std::sync::Arc<Requirements>)>,
+}
+
+fn templates(m: &Model) -> Vec<Template> {
+    m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect()
 }
 
 impl Baseline {

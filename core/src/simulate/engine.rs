@@ -129,6 +129,8 @@ pub struct Sim {
     pub templates_cache: Vec<Option<Option<scheduling::claim::Template>>>,
     pub gpu_resources: Vec<crate::resources::ResourceId>,
     pub accel_resources: Vec<crate::resources::ResourceId>,
+    /// Carried between scheduling passes (templates, node label requirements).
+    pub baseline_memo: scheduling::BaselineMemo,
 }
 
 /// Keep only the instance types some NodePool can launch (or an input node runs). Every
@@ -216,6 +218,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         templates_cache: vec![None; pools],
         gpu_resources,
         accel_resources,
+        baseline_memo: scheduling::BaselineMemo::default(),
     };
     sim.adopt_initial_state();
     for i in 0..sim.trace_events.len() {
@@ -504,7 +507,9 @@ impl Sim {
             return;
         }
         let pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
-        let sol = scheduling::solve_pods(&self.m, Some(&pending), &[], &[]);
+        // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
+        let base = scheduling::Baseline::remembering(&self.m, &mut self.baseline_memo);
+        let sol = scheduling::solve_on(&self.m, &base, Some(&pending), &[], &[]);
         let (finals, truncated) = crate::plan::finalize(&self.m, &sol);
         let mut placed: Vec<(usize, Placement)> = sol.placements.iter().map(|(&p, &pl)| (p, pl)).collect();
         placed.sort_by_key(|(p, _)| *p);

@@ -527,7 +527,8 @@ impl Sim {
     pub fn disruption_pass(&mut self) {
         let abs = self.abs_now();
         // Only the decision and the budget verdicts are used below: `decide_action` gives the same.
-        let d = crate::disruption::decide_action(&self.m, abs);
+        // The simulation changes only nodes, pods and interned values: one memo serves all passes.
+        let d = crate::disruption::decide_action(&self.m, abs, &mut self.baseline_memo);
         let acted = d.decision != "none";
         if acted {
             let reason = d.reason.clone().unwrap_or_else(|| "underutilized".into());
