@@ -13,7 +13,7 @@ use crate::validate;
 use indexmap::IndexMap;
 
 /// Decode every input and object of a request.
-pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
+pub fn documents(req: &Request) -> Result<Vec<Document<'_>>, Vec<InputError>> {
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     for input in &req.inputs {
@@ -24,7 +24,7 @@ pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
     }
     for (i, obj) in req.objects.iter().enumerate() {
         // Objects carry no source text; a List or an array among them expands like one in YAML.
-        manifest::split(obj.clone(), Some("objects"), i, &mut docs, &mut errors);
+        manifest::split(std::borrow::Cow::Borrowed(obj), Some("objects"), i, &mut docs, &mut errors);
     }
     if errors.is_empty() {
         Ok(docs)
