@@ -11,7 +11,6 @@ use crate::resources::{ResourceNames, Resources};
 use crate::scheduling::{self, launch, Solution};
 use crate::validate;
 use indexmap::IndexMap;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Decode every input and object of a request.
@@ -144,7 +143,7 @@ pub fn finalize(m: &Model, sol: &Solution) -> (Vec<launch::FinalClaim>, Vec<(usi
     // Claims with the same template, candidates and requirements (but for the placeholder
     // hostname) get the same options and launch: tens of thousands of GPU claims come from a
     // few pod shapes, and sorting each one's candidates by price dominated rendering.
-    let mut decided: HashMap<(usize, &[u32], crate::requirements::Requirements), launch::Decision> = HashMap::new();
+    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], crate::requirements::Requirements), launch::Decision> = Default::default();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
         let mut r = pc.requirements.clone();
@@ -224,10 +223,10 @@ pub fn round_price(p: f64) -> f64 {
 /// memory and of the render time.
 #[derive(Default)]
 struct Shared {
-    options: HashMap<Vec<u32>, Arc<Vec<String>>>,
+    options: crate::fxhash::FxHashMap<Vec<u32>, Arc<Vec<String>>>,
     /// (pool, custom requirement labels, launch (type, zone, capacity type)) → labels.
-    labels: HashMap<LabelsKey, Arc<IndexMap<String, String>>>,
-    requirements: HashMap<crate::requirements::Requirements, Arc<Vec<String>>>,
+    labels: crate::fxhash::FxHashMap<LabelsKey, Arc<IndexMap<String, String>>>,
+    requirements: crate::fxhash::FxHashMap<crate::requirements::Requirements, Arc<Vec<String>>>,
 }
 
 type LabelsKey = (usize, Vec<(String, String)>, Option<(u32, crate::labels::ValueId, crate::labels::ValueId)>);

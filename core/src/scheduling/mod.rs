@@ -136,7 +136,7 @@ pub struct Solver<'m> {
     /// How many entries of `live_claims` are no longer alive.
     dead_listed: usize,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
-    fresh_memo: HashMap<(Shape, usize), FreshOutcome>,
+    fresh_memo: crate::fxhash::FxHashMap<(Shape, usize), FreshOutcome>,
 }
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
@@ -192,7 +192,7 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
         claim_alive: Vec::new(),
         live_claims: Vec::new(),
         dead_listed: 0,
-        fresh_memo: HashMap::new(),
+        fresh_memo: Default::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -212,7 +212,7 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
     }
     // R5.4.1: CPU desc, memory desc, creation asc, uid asc.
     // The `namespace/name` tie-break is formatted once per pod, not once per comparison.
-    let names: HashMap<usize, String> = queue.iter().map(|&p| (p, m.pods[p].key())).collect();
+    let names: crate::fxhash::FxHashMap<usize, String> = queue.iter().map(|&p| (p, m.pods[p].key())).collect();
     queue.sort_by(|&a, &b| {
         let (x, y) = (&m.pods[a], &m.pods[b]);
         let cpu = crate::resources::CPU;
@@ -227,9 +227,9 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
     });
     let mut placements = HashMap::new();
     let mut relaxed = HashMap::new();
-    let mut errors: HashMap<usize, PodFailure> = HashMap::new();
+    let mut errors: crate::fxhash::FxHashMap<usize, PodFailure> = Default::default();
     let mut queue: VecDeque<usize> = queue.into();
-    let mut pushed_at: HashMap<usize, usize> = HashMap::new();
+    let mut pushed_at: crate::fxhash::FxHashMap<usize, usize> = Default::default();
     while let Some(p) = queue.pop_front() {
         if pushed_at.get(&p) == Some(&(queue.len() + 1)) {
             queue.push_front(p);
