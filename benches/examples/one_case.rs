@@ -104,15 +104,19 @@ fn main() {
         let t = Instant::now();
         let (model, _) = nodecast::plan::model(&req).expect("request rejected");
         let lowered = t.elapsed();
+        let after_model = LIVE.load(Relaxed);
         let t = Instant::now();
         let sol = nodecast::scheduling::solve(&model);
         let solved = t.elapsed();
+        let after_solve = LIVE.load(Relaxed);
         let t = Instant::now();
         let plan = nodecast::plan::render(&model, &sol, Vec::new());
         let rendered = t.elapsed();
+        let after_render = LIVE.load(Relaxed);
         let total = lowered + solved + rendered;
+        let grown = |b: usize| (b.saturating_sub(mem.0)) as f64 / 1e6;
         println!(
-            "{case} {n} #{i}: {:.3} ms ({:.0} pods/s): model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} pods on existing nodes, {} unschedulable; {}",
+            "{case} {n} #{i}: {:.3} ms ({:.0} pods/s): model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} pods on existing nodes, {} unschedulable; {}; live +{:.1} MB after model, +{:.1} after solve, +{:.1} after render",
             total.as_secs_f64() * 1e3,
             n as f64 / total.as_secs_f64(),
             lowered.as_secs_f64() * 1e3,
@@ -121,7 +125,10 @@ fn main() {
             plan.node_claims.len(),
             plan.existing_nodes.iter().map(|e| e.pods.len()).sum::<usize>(),
             plan.unschedulable.len(),
-            mem_report(mem)
+            mem_report(mem),
+            grown(after_model),
+            grown(after_solve),
+            grown(after_render)
         );
         drop(plan);
         drop(sol);

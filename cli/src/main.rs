@@ -290,7 +290,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
             let [doc] = docs.as_slice() else {
                 return Err(Fatal(format!("--settings {f}: expected one mapping, found {} documents", docs.len())));
             };
-            serde_json::from_value(doc.value.clone())
+            serde_json::from_value(doc.value.clone().into_owned())
                 .map_err(|e| Fatal(format!("--settings {f}: {e} (docs/simulate.md lists the fields)")))?
         }
     };
@@ -443,7 +443,7 @@ fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
         }
     };
     match docs.as_slice() {
-        [one] if one.prefix.is_empty() => Ok(one.value.clone()),
+        [one] if one.prefix.is_empty() => Ok(one.value.clone().into_owned()),
         _ => Err(Fatal(format!(
             "--catalog {spec}: expected one catalog mapping (source / zones / instanceTypes ...), found {} documents",
             docs.len()

@@ -9,6 +9,7 @@ use crate::model::{Settings, Skipped};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::sync::Arc;
 
 pub const API_VERSION: &str = "nodecast/v1";
 
@@ -117,8 +118,9 @@ pub struct NodeClaimOut {
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
-    /// Cheapest first, as Karpenter writes them on the NodeClaim (at most 600).
-    pub instance_type_options: Vec<String>,
+    /// Cheapest first, as Karpenter writes them on the NodeClaim (at most 600). Shared by
+    /// the NodeClaims with the same list (`Arc`: serialised as the list itself).
+    pub instance_type_options: Arc<Vec<String>>,
     pub pods: Vec<String>,
     pub daemon_sets: Vec<String>,
     /// Pods + daemons on the launched type.
@@ -127,9 +129,11 @@ pub struct NodeClaimOut {
     /// requests / allocatable per resource, 0..1.
     pub utilization: IndexMap<String, f64>,
     /// Labels the node will carry (template labels, custom requirement values, launch labels).
-    pub labels: IndexMap<String, String>,
-    /// Requirements written on the NodeClaim (without the instance-type list).
-    pub requirements: Vec<String>,
+    /// Shared by the NodeClaims that carry the same labels.
+    pub labels: Arc<IndexMap<String, String>>,
+    /// Requirements written on the NodeClaim (without the instance-type list). Shared by the
+    /// NodeClaims with the same requirements.
+    pub requirements: Arc<Vec<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -40,6 +40,7 @@ pub mod diagnostics;
 pub mod disruption;
 pub mod error;
 pub mod explain;
+pub mod fxhash;
 pub mod labels;
 pub mod manifest;
 pub mod model;

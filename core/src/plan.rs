@@ -11,9 +11,10 @@ use crate::resources::{ResourceNames, Resources};
 use crate::scheduling::{self, launch, Solution};
 use crate::validate;
 use indexmap::IndexMap;
+use std::sync::Arc;
 
 /// Decode every input and object of a request.
-pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
+pub fn documents(req: &Request) -> Result<Vec<Document<'_>>, Vec<InputError>> {
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     for input in &req.inputs {
@@ -24,7 +25,7 @@ pub fn documents(req: &Request) -> Result<Vec<Document>, Vec<InputError>> {
     }
     for (i, obj) in req.objects.iter().enumerate() {
         // Objects carry no source text; a List or an array among them expands like one in YAML.
-        manifest::split(obj.clone(), Some("objects"), i, &mut docs, &mut errors);
+        manifest::split(std::borrow::Cow::Borrowed(obj), Some("objects"), i, &mut docs, &mut errors);
     }
     if errors.is_empty() {
         Ok(docs)
@@ -139,9 +140,16 @@ pub fn plan(req: &Request) -> Answer<Plan> {
 pub fn finalize(m: &Model, sol: &Solution) -> (Vec<launch::FinalClaim>, Vec<(usize, Reason)>) {
     let mut out = Vec::new();
     let mut failed = Vec::new();
+    // Claims with the same template, candidates and requirements (but for the placeholder
+    // hostname) get the same options and launch: tens of thousands of GPU claims come from a
+    // few pod shapes, and sorting each one's candidates by price dominated rendering.
+    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], crate::requirements::Requirements), launch::Decision> = Default::default();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
-        match launch::finalize(c, pc, t, m) {
+        let mut r = pc.requirements.clone();
+        r.remove(m.keys.hostname);
+        let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| launch::decide(&pc.its, &pc.requirements, m)).clone();
+        match decision.map(|(options, l)| launch::finish(c, pc, t, options, l)) {
             Ok(f) => out.push(f),
             Err((key, min, found)) => {
                 for &p in &pc.pods {
@@ -168,12 +176,13 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
     let (finals, truncation_failures) = finalize(m, sol);
     let mut plan = Plan { skipped: m.skipped.clone(), warnings, ..Default::default() };
     let mut per_pool: IndexMap<usize, usize> = IndexMap::new();
+    let mut shared = Shared::default();
     for f in &finals {
         let pc = &sol.claims[f.claim];
         let pool = sol.templates[pc.template].pool;
         let n = per_pool.entry(pool).or_insert(0);
         *n += 1;
-        plan.node_claims.push(claim_out(m, sol, f, format!("{}-{}", m.node_pools[pool].name, n)));
+        plan.node_claims.push(claim_out(m, sol, f, format!("{}-{}", m.node_pools[pool].name, n), &mut shared));
     }
     plan.total_price_per_hour = round_price(plan.node_claims.iter().filter_map(|c| c.price_per_hour).sum());
     for e in &sol.existing {
@@ -208,32 +217,68 @@ pub fn round_price(p: f64) -> f64 {
     (p * 1e9).round() / 1e9 + 0.0
 }
 
-fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String) -> NodeClaimOut {
+/// Output parts that many NodeClaims have in common, built once per render and shared: a
+/// pass over 100,000 GPU pods makes ~50,000 claims on a few dozen (type, zone) launches, and
+/// giving each its own copy of ~30 labels and up to 60 option names was most of the answer's
+/// memory and of the render time.
+#[derive(Default)]
+struct Shared {
+    options: crate::fxhash::FxHashMap<Vec<u32>, Arc<Vec<String>>>,
+    /// (pool, custom requirement labels, launch (type, zone, capacity type)) → labels.
+    labels: crate::fxhash::FxHashMap<LabelsKey, Arc<IndexMap<String, String>>>,
+    requirements: crate::fxhash::FxHashMap<crate::requirements::Requirements, Arc<Vec<String>>>,
+}
+
+type LabelsKey = (usize, Vec<(String, String)>, Option<(u32, crate::labels::ValueId, crate::labels::ValueId)>);
+
+fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String, shared: &mut Shared) -> NodeClaimOut {
     let pc = &sol.claims[f.claim];
     let t = &sol.templates[pc.template];
     let np = &m.node_pools[t.pool];
     let names = &m.resources;
     let mut pods: Vec<String> = pc.pods.iter().map(|&p| m.pods[p].key()).collect();
     pods.sort();
-    let mut labels: IndexMap<String, String> = IndexMap::new();
-    for (k, v) in np.labels.iter() {
-        labels.insert(m.interner.str(k).to_string(), m.interner.str(v).to_string());
-    }
     // Custom requirement keys get a concrete value (R5.20.5).
+    let mut custom: Vec<(String, String)> = Vec::new();
     for (k, r) in pc.requirements.iter() {
         let key = m.interner.str(k);
         if k == m.keys.hostname
             || m.is_well_known(k)
             || crate::labels::is_restricted(key)
             || key.starts_with("karpenter.sh/")
-            || labels.contains_key(key)
+            || np.labels.iter().any(|(l, _)| m.interner.str(l) == key)
+            || custom.iter().any(|(c, _)| c == key)
         {
             continue;
         }
         if let Some(v) = r.any_value(&m.interner) {
-            labels.insert(key.to_string(), v);
+            custom.push((key.to_string(), v));
         }
     }
+    let launched = f.launch.as_ref().map(|l| (l.it, l.zone, l.capacity_type));
+    let labels = shared
+        .labels
+        .entry((t.pool, custom, launched))
+        .or_insert_with_key(|(_, custom, _)| {
+            let mut labels: IndexMap<String, String> = IndexMap::new();
+            for (k, v) in np.labels.iter() {
+                labels.insert(m.interner.str(k).to_string(), m.interner.str(v).to_string());
+            }
+            for (k, v) in custom {
+                labels.insert(k.clone(), v.clone());
+            }
+            if let Some(l) = &f.launch {
+                let it = &m.catalog.types[l.it as usize];
+                for (k, v) in it.labels.iter() {
+                    labels.insert(m.interner.str(k).to_string(), m.interner.str(v).to_string());
+                }
+                labels.insert(crate::labels::ZONE.into(), m.interner.str(l.zone).to_string());
+                labels.insert(crate::labels::CAPACITY_TYPE.into(), m.interner.str(l.capacity_type).to_string());
+            }
+            labels.sort_keys();
+            Arc::new(labels)
+        })
+        .clone();
     let mut allocatable = Resources::new();
     let (mut instance_type, mut capacity_type, mut zone, mut price) = (None, None, None, None);
     if let Some(l) = &f.launch {
@@ -243,22 +288,29 @@ fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String) ->
         zone = Some(m.interner.str(l.zone).to_string());
         price = Some(round_price(l.price));
         allocatable = t.alloc(l.it, m).clone();
-        for (k, v) in it.labels.iter() {
-            labels.insert(m.interner.str(k).to_string(), m.interner.str(v).to_string());
-        }
-        labels.insert(crate::labels::ZONE.into(), zone.clone().unwrap_or_default());
-        labels.insert(crate::labels::CAPACITY_TYPE.into(), capacity_type.clone().unwrap_or_default());
     }
-    labels.sort_keys();
     let utilization = utilization(names, &f.requests, &allocatable);
-    let requirements = pc
+    let mut written = pc.requirements.clone();
+    for k in [m.keys.hostname, m.keys.registered, m.keys.initialized, m.keys.instance_type] {
+        written.remove(k);
+    }
+    let requirements = shared
         .requirements
-        .iter()
-        .filter(|(k, _)| *k != m.keys.hostname && *k != m.keys.registered && *k != m.keys.initialized && *k != m.keys.instance_type)
-        .map(|(k, r)| format!("{} {}", m.interner.str(k), r.render(&m.interner)))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+        .entry(written)
+        .or_insert_with_key(|r| {
+            let lines: std::collections::BTreeSet<String> =
+                r.iter().map(|(k, r)| format!("{} {}", m.interner.str(k), r.render(&m.interner))).collect();
+            Arc::new(lines.into_iter().collect())
+        })
+        .clone();
+    let instance_type_options = match shared.options.get(&f.options) {
+        Some(o) => o.clone(),
+        None => {
+            let o = Arc::new(f.options.iter().map(|&i| m.catalog.types[i as usize].name.clone()).collect::<Vec<_>>());
+            shared.options.insert(f.options.clone(), o.clone());
+            o
+        }
+    };
     NodeClaimOut {
         name,
         node_pool: np.name.clone(),
@@ -266,7 +318,7 @@ fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String) ->
         capacity_type,
         zone,
         price_per_hour: price,
-        instance_type_options: f.options.iter().map(|&i| m.catalog.types[i as usize].name.clone()).collect(),
+        instance_type_options,
         pods,
         daemon_sets: f.daemons.iter().map(|&d| format!("{}/{}", m.daemonsets[d].namespace, m.daemonsets[d].name)).collect(),
         requests: names.render(&f.requests),

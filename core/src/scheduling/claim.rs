@@ -212,7 +212,7 @@ impl Headroom {
 /// compatible offering", keyed by the requirement entries that instance types can see.
 #[derive(Default)]
 pub struct CompatCache {
-    map: HashMap<Requirements, Vec<bool>>,
+    map: crate::fxhash::FxHashMap<Requirements, Vec<bool>>,
 }
 
 impl CompatCache {

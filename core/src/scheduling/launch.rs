@@ -50,10 +50,20 @@ pub fn sort_by_price(its: &mut [u32], r: &Requirements, m: &Model) {
     }
 }
 
+/// Options and launch, or the minValues shortfall (key, minValues, values found).
+pub type Decision = Result<(Vec<u32>, Option<Launch>), (crate::labels::KeyId, u32, usize)>;
+
 /// Finalise one claim. `Err` carries the minValues shortfall when truncation violates it.
 pub fn finalize(c: usize, pc: &PlannedClaim, t: &Template, m: &Model) -> Result<FinalClaim, (crate::labels::KeyId, u32, usize)> {
-    let r = &pc.requirements;
-    let mut options = pc.its.clone();
+    let (options, launch) = decide(&pc.its, &pc.requirements, m)?;
+    Ok(finish(c, pc, t, options, launch))
+}
+
+/// The options (cheapest first, truncated) and the launch for candidate types `its` under
+/// requirements `r`. It depends on nothing else, so claims with the same candidates and
+/// requirements (but for their placeholder hostname) share it.
+pub fn decide(its: &[u32], r: &Requirements, m: &Model) -> Decision {
+    let mut options = its.to_vec();
     sort_by_price(&mut options, r, m);
     options.truncate(m.settings.max_instance_types);
     if claim::has_min_values(r) && m.settings.min_values_policy == MinValuesPolicy::Strict {
@@ -62,6 +72,11 @@ pub fn finalize(c: usize, pc: &PlannedClaim, t: &Template, m: &Model) -> Result<
         }
     }
     let launch = choose_launch(&options, r, m);
+    Ok((options, launch))
+}
+
+/// The claim's own part: requests and daemons of the launched type.
+pub fn finish(c: usize, pc: &PlannedClaim, t: &Template, options: Vec<u32>, launch: Option<Launch>) -> FinalClaim {
     let (requests, daemons) = match &launch {
         Some(l) => {
             let g = &t.groups[t.group_of[l.it as usize]];
@@ -69,7 +84,7 @@ pub fn finalize(c: usize, pc: &PlannedClaim, t: &Template, m: &Model) -> Result<
         }
         None => (pc.requests.clone(), Vec::new()),
     };
-    Ok(FinalClaim { claim: c, options, launch, requests, daemons })
+    FinalClaim { claim: c, options, launch, requests, daemons }
 }
 
 /// The launch decision: AWS launch filters, then capacity type (spot preferred when allowed and

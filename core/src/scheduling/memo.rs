@@ -15,11 +15,12 @@
 //! Pods with topology groups are not memoised: their answer also depends on group counts,
 //! which change with placements elsewhere.
 
+use crate::fxhash::FxHashMap;
 use crate::model::{HostPort, Pod};
 use crate::requirements::Requirements;
 use crate::resources::Resources;
 use crate::taints::Toleration;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// Everything a placement check without topology groups reads from the pod and its view.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -61,7 +62,7 @@ const MAX_ENTRIES: usize = 4_000_000;
 
 #[derive(Default)]
 pub struct RejectMemo {
-    shapes: HashMap<Shape, usize>,
+    shapes: FxHashMap<Shape, usize>,
     open: Vec<Open>,
     /// Targets created or changed, in order (a target may appear many times).
     changed: Vec<u32>,

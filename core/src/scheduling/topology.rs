@@ -57,7 +57,7 @@ struct Domain {
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
     pub groups: Vec<Group>,
-    index: HashMap<GroupKey, usize>,
+    index: crate::fxhash::FxHashMap<GroupKey, usize>,
     universe: HashMap<KeyId, BTreeMap<ValueId, Domain>>,
     hostname: KeyId,
     /// Which groups can select a pod, so that recording a placement (and finding the inverse
@@ -72,7 +72,7 @@ pub struct Topology {
 /// candidates; groups whose selector matches nothing are never listed.
 #[derive(Debug, Clone, Default)]
 struct SelectorIndex {
-    by_label: HashMap<(KeyId, ValueId), Vec<usize>>,
+    by_label: crate::fxhash::FxHashMap<(KeyId, ValueId), Vec<usize>>,
     unindexed: Vec<usize>,
 }
 

@@ -361,7 +361,7 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
         );
         return Err(p.errors);
     };
-    let Value::Object(root) = &doc.value else {
+    let Value::Object(root) = &*doc.value else {
         p.err("", "invalid-trace", "a trace is a mapping", "apiVersion: nodecast/v1, kind: Trace, events: [...]");
         return Err(p.errors);
     };
