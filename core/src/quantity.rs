@@ -138,11 +138,9 @@ pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
     // milli-units: multiply by 1000 → exponent + 3.
     let exp10 = dec + 3 - frac_kept.len() as i32;
     let mut round_up = frac_rest_nonzero;
-    let mut v = n;
-    if bin > 0 {
-        v = v.checked_mul(1i128 << bin).ok_or_else(too_large)?;
-    }
+    let mut v;
     if exp10 >= 0 {
+        v = n.checked_mul(1i128 << bin).ok_or_else(too_large)?;
         for _ in 0..exp10 {
             v = v.checked_mul(10).ok_or_else(too_large)?;
             if v > i128::from(i64::MAX) {
@@ -150,16 +148,36 @@ pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
             }
         }
     } else {
-        let mut d = -exp10;
-        while d > 0 && v > 0 {
-            if v % 10 != 0 {
-                round_up = true;
-            }
-            v /= 10;
+        // value = num * 2^bin / 10^d. Dividing before multiplying keeps a 36-digit mantissa
+        // times 2^60 (`.8111…1Gi`, a fuzz finding) from overflowing i128.
+        let mut num = n;
+        let mut d = exp10.unsigned_abs();
+        // Digits more than 37 places below a milli-unit cannot reach one even times 2^60: they
+        // only round up.
+        while d > 37 && num > 0 {
+            round_up |= num % 10 != 0;
+            num /= 10;
             d -= 1;
         }
-        if d > 0 && n > 0 {
-            round_up = true;
+        if num == 0 {
+            v = 0;
+            round_up |= n > 0;
+        } else {
+            let den = 10i128.pow(d);
+            v = (num / den).checked_mul(1i128 << bin).filter(|q| *q <= i128::from(i64::MAX)).ok_or_else(too_large)?;
+            // The remainder's share, num % den * 2^bin / den, by binary long division.
+            let mut rem = num % den;
+            let mut low: i128 = 0;
+            for _ in 0..bin {
+                rem <<= 1;
+                low <<= 1;
+                if rem >= den {
+                    rem -= den;
+                    low |= 1;
+                }
+            }
+            v += low;
+            round_up |= rem != 0;
         }
     }
     if round_up && n != 0 {
@@ -252,6 +270,17 @@ mod tests {
         for zero in ["0e400015", "0.000E99999", "-0e5000", "00.00Ei", "0e-400"] {
             assert_eq!(parse_milli(zero), Ok(0), "{zero}");
         }
+    }
+
+    #[test]
+    fn long_fractions_with_binary_suffixes_are_exact() {
+        // 36 significant digits times 2^30 overflowed i128 before dividing (fuzz finding).
+        assert_eq!(parse_milli("+.811111111111111111111111211111Gi"), Ok(870_923_923_912));
+        assert_eq!(parse_milli(".5Pi"), Ok(562_949_953_421_312_000));
+        assert!(matches!(parse_milli(".5Ei"), Err(QuantityError::TooLarge(_))));
+        assert_eq!(parse_milli("0.000000000000000000000000000000000001Ei"), Ok(1));
+        assert_eq!(parse_milli("0.123456789012345678901234567890123456Ki"), Ok(126_420));
+        assert_eq!(parse_milli("-1.5Ki"), Ok(-1_536_000));
     }
 
     #[test]

@@ -308,7 +308,10 @@ pub fn facade_consolidate(data: &[u8]) {
             let p = v[key].as_f64().expect("price");
             assert!(p.is_finite() && p >= 0.0, "{key} = {p}");
         }
-        assert!(v["pricePerHourAfter"].as_f64() <= v["pricePerHourBefore"].as_f64().map(|b| b + 1e-9), "consolidation raised the price: {v}");
+        assert!(
+            v["pricePerHourAfter"].as_f64() <= v["pricePerHourBefore"].as_f64().map(|b| b + 1e-9),
+            "consolidation raised the price: {v}"
+        );
         if let Some(r) = v.get("replacement") {
             assert!(v["decision"] == "replace", "a replacement without a replace decision: {v}");
             assert!(r["pricePerHour"].as_f64().is_none_or(|p| p.is_finite() && p >= 0.0));

@@ -172,7 +172,8 @@ fn pod_spec(src: &mut Src, app: &str) -> Value {
         spec["nodeSelector"] = json!({src.pick(LABEL_KEYS): src.pick(VALUES)});
     }
     if src.chance(64) {
-        spec["tolerations"] = json!([{"key": src.pick(TAINT_KEYS), "operator": src.pick(&["Exists", "Equal", "Maybe"]), "effect": src.pick(EFFECTS)}]);
+        spec["tolerations"] =
+            json!([{"key": src.pick(TAINT_KEYS), "operator": src.pick(&["Exists", "Equal", "Maybe"]), "effect": src.pick(EFFECTS)}]);
     }
     let mut affinity = json!({});
     if src.chance(64) {

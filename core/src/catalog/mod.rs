@@ -149,8 +149,8 @@ fn common(root: &At, sink: &mut Sink, default_zones: &[&str]) -> Common {
     }
     if let Some(f) = root.get("spotPriceFactor") {
         if let Some(x) = sink.f64(&f, "a finite spot price factor ≥ 0") {
-            if x < 0.0 {
-                sink.error(&f, "invalid-number", format!("spotPriceFactor {x} is negative"), "a factor ≥ 0, e.g. 0.3");
+            if !(0.0..=MAX_SPOT_FACTOR).contains(&x) {
+                sink.error(&f, "invalid-number", format!("spotPriceFactor {x} is out of range"), "a factor from 0 to 100, e.g. 0.3");
             } else {
                 c.spot_factor = x;
             }
@@ -167,12 +167,30 @@ fn common(root: &At, sink: &mut Sink, default_zones: &[&str]) -> Common {
     // `prices: {m5.large: {onDemand: 0.1, spot: 0.03}}` — user price overrides.
     if let Some(p) = root.get("prices") {
         for (name, entry) in sink.map(&p) {
-            let od = entry.get("onDemand").and_then(|a| sink.f64(&a, "a finite price ≥ 0"));
-            let spot = entry.get("spot").and_then(|a| sink.f64(&a, "a finite price ≥ 0"));
+            let od = entry.get("onDemand").and_then(|a| price(&a, sink));
+            let spot = entry.get("spot").and_then(|a| price(&a, sink));
             c.prices.push((name.to_string(), od, spot));
         }
     }
     c
+}
+
+/// Highest price per hour accepted for one instance type: far above any real one, and low
+/// enough that the sum over the largest plan (`MAX_PODS` nodes) stays finite and exact enough.
+pub const MAX_PRICE: f64 = 1e9;
+/// Highest `spotPriceFactor` (spot price = factor × on-demand price when none is given).
+pub const MAX_SPOT_FACTOR: f64 = 100.0;
+
+/// A price in $/h: finite, not negative, at most `MAX_PRICE`; anything else is a located error.
+fn price(at: &At, sink: &mut Sink) -> Option<f64> {
+    const EXPECTED: &str = "a finite price from 0 to 1e9 ($/h)";
+    let x = sink.f64(at, EXPECTED)?;
+    if (0.0..=MAX_PRICE).contains(&x) {
+        Some(x)
+    } else {
+        sink.error(at, "invalid-number", format!("price {x} is out of range"), EXPECTED);
+        None
+    }
 }
 
 fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool) -> (Catalog, Tables) {
@@ -226,6 +244,11 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                 continue;
             };
             let name_id = interner.intern(&name);
+            if types.iter().any(|t: &InstanceType| t.name_id == name_id) {
+                let at = item.get("name").unwrap_or(item);
+                sink.error(&at, "duplicate-name", format!("two instance types are named {name:?}"), "instance type names are unique");
+                continue;
+            }
             let mut pairs = vec![(name_key, name_id), (arch_key, interner.intern("amd64")), (os_key, interner.intern("linux"))];
             if let Some(l) = item.get("labels") {
                 for (k, v) in sink.string_map(&l) {
@@ -250,16 +273,15 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                 capacity = Resources::new();
                 read_resources(&c, sink, &mut resources, &mut capacity);
             }
-            let price = |key: &str, sink: &mut Sink| item.get(key).and_then(|a| sink.f64(&a, "a finite price ≥ 0"));
-            let on_demand_price = price("onDemandPrice", sink).unwrap_or(0.0);
-            let spot_price = price("spotPrice", sink);
+            let on_demand_price = item.get("onDemandPrice").and_then(|a| price(&a, sink)).unwrap_or(0.0);
+            let spot_price = item.get("spotPrice").and_then(|a| price(&a, sink));
             let mut offerings = SmallVec::new();
             let explicit = item.get("offerings");
             if let Some(offs) = &explicit {
                 for o in sink.list(offs) {
                     let zone = sink.opt_scalar(&o, "zone").unwrap_or_default();
                     let ct = sink.opt_scalar(&o, "capacityType").unwrap_or_else(|| labels::ON_DEMAND.into());
-                    let p = o.get("price").and_then(|a| sink.f64(&a, "a finite price ≥ 0")).unwrap_or(on_demand_price);
+                    let p = o.get("price").and_then(|a| price(&a, sink)).unwrap_or(on_demand_price);
                     let available = o.get("available").and_then(|a| sink.bool(&a)).unwrap_or(true);
                     offerings.push(Offering { zone: interner.intern(&zone), capacity_type: interner.intern(&ct), price: p, available });
                 }

@@ -169,28 +169,83 @@ fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     Ok(out)
 }
 
+/// YAML decoding limits, scaled to the input. Without aliases a node takes at least about two
+/// bytes of text, so these never refuse plain YAML below `MAX_INPUT_BYTES`; they stop alias
+/// expansion (billion laughs) from growing a document beyond the size of its own text, and keep
+/// memory proportional to the input.
+fn yaml_budget(len: usize) -> serde_saphyr::Budget {
+    let mut b = serde_saphyr::Budget::default();
+    b.max_reader_input_bytes = Some(MAX_INPUT_BYTES);
+    b.max_nodes = b.max_nodes.max(len / 2);
+    b.max_events = b.max_events.max(len);
+    b.max_total_scalar_bytes = b.max_total_scalar_bytes.max(len);
+    // One document per pod at most: the workload expansion limit.
+    b.max_documents = MAX_DOCUMENTS;
+    // Kubernetes objects nest about 20 levels deep; the default (64) stays.
+    b
+}
+
+/// Most documents in one input (a `---` storm of empty documents would otherwise cost memory
+/// per separator).
+pub const MAX_DOCUMENTS: usize = 2_000_000;
+
+/// What tripped a YAML decoding limit, in words.
+fn describe_breach(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    match breach {
+        B::Nodes { nodes } => format!("more than {} nodes after alias expansion ({nodes} reached)", nodes - 1),
+        B::Events { events } => format!("more than {} parser events ({events} reached)", events - 1),
+        B::Aliases { aliases } => format!("too many aliases ({aliases})"),
+        B::Anchors { anchors } => format!("too many anchors ({anchors})"),
+        B::AliasAnchorRatio { aliases, anchors } => format!("{aliases} aliases for only {anchors} anchors (alias expansion)"),
+        B::Depth { depth } => format!("nesting {depth} levels deep"),
+        B::Documents { documents } => format!("more than {MAX_DOCUMENTS} documents ({documents} reached)"),
+        B::ScalarBytes { total_scalar_bytes } => format!("{total_scalar_bytes} bytes of scalars after alias expansion"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The budget breach behind a YAML error, if that is what it is.
+fn budget_breach(mut e: &serde_saphyr::Error) -> Option<&serde_saphyr::budget::BudgetBreach> {
+    loop {
+        match e {
+            serde_saphyr::Error::WithSnippet { error, .. } | serde_saphyr::Error::AliasError { error, .. } => e = error,
+            serde_saphyr::Error::Budget { breach, .. } => return Some(breach),
+            _ => return None,
+        }
+    }
+}
+
 #[allow(clippy::result_large_err)]
 fn decode_yaml(text: &str) -> Result<Vec<Value>, InputError> {
-    // serde-saphyr enforces budgets (anchors, aliases, depth, nodes), so alias bombs and
+    // serde-saphyr enforces the budget (anchors, aliases, depth, nodes), so alias bombs and
     // pathological nesting end in an error, never in unbounded memory or a stack overflow.
-    let options = serde_saphyr::Options::default();
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(yaml_budget(text.len()));
     match serde_saphyr::from_multiple_with_options::<Value>(text, options) {
         Ok(values) => Ok(values),
         Err(e) => {
-            let mut message = e.to_string();
-            if let Some(first) = message.lines().next() {
-                message = first.to_string();
-            }
-            // The location is reported in its own fields; drop serde-saphyr's prefix.
-            let mut rest = message.trim_start_matches("error: ");
-            if rest.starts_with("line ") {
-                if let Some((_, tail)) = rest.split_once(": ") {
-                    rest = tail;
+            let mut err = match budget_breach(&e) {
+                Some(breach) => {
+                    InputError::new("input-too-complex", format!("the YAML exceeds a decoding limit: {}", describe_breach(breach)))
+                        .help("plain YAML without alias expansion, nested less than 64 levels deep")
                 }
-            }
-            let message = rest.to_string();
-            let mut err = InputError::new("yaml-syntax", format!("invalid YAML: {message}"))
-                .help("well-formed YAML or JSON; documents separated by ---");
+                None => {
+                    let mut message = e.to_string();
+                    if let Some(first) = message.lines().next() {
+                        message = first.to_string();
+                    }
+                    // The location is reported in its own fields; drop serde-saphyr's prefix.
+                    let mut rest = message.trim_start_matches("error: ");
+                    if rest.starts_with("line ") {
+                        if let Some((_, tail)) = rest.split_once(": ") {
+                            rest = tail;
+                        }
+                    }
+                    InputError::new("yaml-syntax", format!("invalid YAML: {rest}"))
+                        .help("well-formed YAML or JSON; documents separated by ---")
+                }
+            };
             if let Some(loc) = e.location() {
                 err.line = Some(loc.line() as usize);
                 err.column = Some(loc.column() as usize);
@@ -237,7 +292,9 @@ mod tests {
             let p = i - 1;
             text.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
         }
-        assert!(decode(&text, None).is_err());
+        let err = decode(&text, None).unwrap_err();
+        assert_eq!(err[0].code, "input-too-complex");
+        assert!(err[0].line.is_some());
     }
 
     #[test]
