@@ -121,10 +121,18 @@ pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
     // Mantissa as an integer N with f fractional digits: value = N * 10^-f.
     let int_trim = int_digits.trim_start_matches('0');
     let frac_trim = frac_digits.trim_end_matches('0');
-    if int_trim.len() > MAX_DIGITS {
-        return Err(too_large());
-    }
-    // Keep at most MAX_DIGITS significant fractional digits; anything beyond only forces a round-up.
+    // Keep at most MAX_DIGITS significant digits; the rest only force a round-up. Integer
+    // digits beyond them scale by ten each (a 62-digit integer times e-9999 is tiny, not too
+    // large: a fuzz finding).
+    let (int_trim, int_dropped) = int_trim.split_at(int_trim.len().min(MAX_DIGITS));
+    let frac_trim = if int_dropped.is_empty() { frac_trim } else { "" };
+    // Without integer digits, the fraction's leading zeros are not significant: they only
+    // shift the exponent (`.000…0003E96` with 37 zeros is 3e59, too large, not 0: a fuzz
+    // finding). Count them as fractional digits without spending the digit budget on them.
+    let frac_lead = if int_trim.is_empty() { frac_trim.len() - frac_trim.trim_start_matches('0').len() } else { 0 };
+    let frac_trim = &frac_trim[frac_lead..];
+    let frac_lead = i32::try_from(frac_lead).unwrap_or(i32::MAX);
+    let dropped_nonzero = !int_dropped.is_empty() && int_dropped.bytes().chain(frac_digits.bytes()).any(|b| b != b'0');
     let (frac_kept, frac_rest_nonzero) = if int_trim.len() + frac_trim.len() > MAX_DIGITS {
         let keep = MAX_DIGITS.saturating_sub(int_trim.len());
         (&frac_trim[..keep], frac_trim[keep..].bytes().any(|b| b != b'0'))
@@ -136,8 +144,9 @@ pub fn parse_milli(s: &str) -> Result<i64, QuantityError> {
         n = n * 10 + i128::from(b - b'0');
     }
     // milli-units: multiply by 1000 → exponent + 3.
-    let exp10 = dec + 3 - frac_kept.len() as i32;
-    let mut round_up = frac_rest_nonzero;
+    let scale = i32::try_from(int_dropped.len()).map_err(|_| too_large())?;
+    let exp10 = dec.saturating_add(3).saturating_add(scale).saturating_sub(frac_lead) - frac_kept.len() as i32;
+    let mut round_up = frac_rest_nonzero || dropped_nonzero;
     let mut v;
     if exp10 >= 0 {
         v = n.checked_mul(1i128 << bin).ok_or_else(too_large)?;
@@ -281,6 +290,32 @@ mod tests {
         assert_eq!(parse_milli("0.000000000000000000000000000000000001Ei"), Ok(1));
         assert_eq!(parse_milli("0.123456789012345678901234567890123456Ki"), Ok(126_420));
         assert_eq!(parse_milli("-1.5Ki"), Ok(-1_536_000));
+    }
+
+    #[test]
+    fn leading_fraction_zeros_are_not_significant() {
+        let tiny = format!(".{}3", "0".repeat(36));
+        assert!(matches!(parse_milli(&format!("{tiny}E96")), Err(QuantityError::TooLarge(_))));
+        assert_eq!(parse_milli(&format!("{tiny}E40")), Ok(3_000_000));
+        assert_eq!(parse_milli(&format!("{tiny}e37")), Ok(3_000));
+        assert_eq!(parse_milli(&tiny), Ok(1), "3e-37 rounds up to 1m");
+        assert_eq!(parse_milli(&format!("0{tiny}e-5")), Ok(1));
+        assert_eq!(
+            parse_milli(&format!(".{}12345678901234567890123456789012345678901e50", "0".repeat(40))),
+            Ok(1_234_567_890_124),
+            "1234567890.1234…, rounded up"
+        );
+    }
+
+    #[test]
+    fn long_integers_with_negative_exponents_are_small() {
+        let long = "01111101111111111111111111111000215323334426900707511153233300";
+        assert_eq!(parse_milli(&format!("{long}e-4040040042690070705")), Ok(1), "rounds up to 1m");
+        assert_eq!(parse_milli(&format!("{long}e-60")), Ok(1_112));
+        assert_eq!(parse_milli(&format!("{}e-40", "1".repeat(40))), Ok(112));
+        assert_eq!(parse_milli(&format!("{}.9e-37", "1".repeat(40))), Ok(111_112));
+        assert!(matches!(parse_milli(&"1".repeat(40)), Err(QuantityError::TooLarge(_))));
+        assert_eq!(parse_milli(&format!("{}e-37", "2".repeat(37))), Ok(223));
     }
 
     #[test]

@@ -205,7 +205,9 @@ impl Requirement {
         let mut n = self.gte.unwrap_or(0).max(0);
         let excluded: Vec<i64> = self.values.iter().filter_map(|v| interner.int(*v)).collect();
         while excluded.contains(&n) || self.values.iter().any(|v| interner.str(*v) == n.to_string()) {
-            n += 1;
+            // `Gt 9223372036854775806` with that maximum excluded leaves no integer at all
+            // (a fuzz finding: this used to wrap to i64::MIN).
+            n = n.checked_add(1)?;
         }
         if self.lte.is_some_and(|l| n > l) {
             return None;
@@ -486,5 +488,10 @@ mod tests {
         assert_eq!(r.any_value(&i).as_deref(), Some("0"));
         let five = v(&mut i, &["5"]);
         assert_eq!(Requirement::from_operator(Operator::Gt, &five, &i).any_value(&i).as_deref(), Some("6"));
+        // Gte i64::MAX with i64::MAX excluded: no integer is left, and none is made up.
+        let max = v(&mut i, &[&i64::MAX.to_string()]);
+        let mut r = Requirement::from_operator(Operator::Gte, &max, &i);
+        r.values = max.into_iter().collect();
+        assert_eq!(r.any_value(&i), None);
     }
 }
