@@ -129,12 +129,11 @@ pub struct Solver<'m> {
     /// Per resource, the least any pod of the batch requests: a claim without room for it
     /// can take no pod of this pass, ever (requests only grow, candidates only shrink).
     least_request: crate::resources::Resources,
-    /// Per claim, whether it still has room for `least_request`; `live_claims` lists the
-    /// claims that had when last compacted, so full ones stop costing a scan per pod.
+    /// Per claim, whether it still has room for `least_request`.
     claim_alive: Vec<bool>,
-    live_claims: Vec<u32>,
-    /// How many entries of `live_claims` are no longer alive.
-    dead_listed: usize,
+    /// The alive claims in scan order, (pod count, index): kept sorted as pods are committed
+    /// rather than sorting every claim for every pod, and full claims stop costing anything.
+    by_size: std::collections::BTreeSet<(u32, u32)>,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
     fresh_memo: crate::fxhash::FxHashMap<(Shape, usize), FreshOutcome>,
 }
@@ -259,8 +258,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         claim_memo: RejectMemo::default(),
         least_request: crate::resources::Resources::new(),
         claim_alive: Vec::new(),
-        live_claims: Vec::new(),
-        dead_listed: 0,
+        by_size: Default::default(),
         fresh_memo: Default::default(),
     };
     let pending: Vec<usize> = match pods {
@@ -556,7 +554,7 @@ impl Solver<'_> {
                 let mut memo = std::mem::take(&mut self.claim_memo);
                 memo.first_accepting(
                     shape.clone(),
-                    || self.live_claims.iter().copied().filter(|&c| self.claim_alive[c as usize]),
+                    || self.by_size.iter().map(|&(_, c)| c),
                     |c| self.claims[c].pods.len() as u32,
                     |c| self.claim_alive[c],
                     |c| match self.can_add(&self.claims[c], pod, view, false) {
@@ -570,9 +568,10 @@ impl Solver<'_> {
                 self.claim_memo = memo;
             }
             None => {
-                let mut order: Vec<usize> = self.live_claims.iter().map(|&c| c as usize).filter(|&c| self.claim_alive[c]).collect();
-                order.sort_by_key(|&c| (self.claims[c].pods.len(), c));
-                found = order.into_iter().find_map(|c| self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its)));
+                found = self.by_size.iter().find_map(|&(_, c)| {
+                    let c = c as usize;
+                    self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its))
+                });
             }
         }
         if let Some((c, r, its)) = found {
@@ -677,19 +676,15 @@ impl Solver<'_> {
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
         claim.headroom.update(&self.templates[claim.template], &claim.its, m);
-        let alive = claim.headroom.admits(&claim.requests.plus(&self.least_request), m);
+        let alive = claim.headroom.admits(&claim.requests, &self.least_request, m);
         if c == self.claim_alive.len() {
             self.claim_alive.push(true);
-            self.live_claims.push(c as u32);
+        } else {
+            self.by_size.remove(&(claim.pods.len() as u32 - 1, c as u32));
         }
-        if !alive && self.claim_alive[c] {
-            self.claim_alive[c] = false;
-            self.dead_listed += 1;
-            if self.dead_listed * 2 > self.live_claims.len() {
-                let alive = &self.claim_alive;
-                self.live_claims.retain(|&c| alive[c as usize]);
-                self.dead_listed = 0;
-            }
+        self.claim_alive[c] = alive;
+        if alive {
+            self.by_size.insert((claim.pods.len() as u32, c as u32));
         }
         let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
         let reqs = claim.requirements.clone();
@@ -702,7 +697,7 @@ impl Solver<'_> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // Errors from open claims are discarded, so which check rejects does not matter.
-        if !new_claim && !claim.headroom.admits(&claim.requests.plus(&pod.requests), m) {
+        if !new_claim && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
             return Err(Fail::Resources);
         }
         let t = &self.templates[claim.template];
