@@ -247,7 +247,8 @@ pub fn filter_its(
     m: &Model,
 ) -> Result<Vec<u32>, Fail> {
     let compat = cache.get(r, m);
-    let mut out = Vec::new();
+    // Sized once: growing it push by push was a tenth of the diverse solve.
+    let mut out = Vec::with_capacity(candidates.len());
     let (mut any_req, mut any_fit) = (false, false);
     for &i in candidates {
         let g = &t.groups[t.group_of[i as usize]];
