@@ -135,7 +135,9 @@ pub struct Solver<'m> {
     /// rather than sorting every claim for every pod, and full claims stop costing anything.
     by_size: std::collections::BTreeSet<(u32, u32)>,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
-    fresh_memo: crate::fxhash::FxHashMap<(Shape, usize), FreshOutcome>,
+    fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
+    /// Pod shapes by id (see `memo::ShapeIds`).
+    shape_ids: memo::ShapeIds,
 }
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
@@ -260,6 +262,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         claim_alive: Vec::new(),
         by_size: Default::default(),
         fresh_memo: Default::default(),
+        shape_ids: Default::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -514,13 +517,13 @@ impl Solver<'_> {
         let pod = &m.pods[p];
         // Without topology groups the answer of a target depends only on its state and the
         // pod's shape, so targets that rejected this shape since their last change are skipped.
-        let shape = view.groups.is_empty().then(|| Shape::of(pod, view));
+        let shape = view.groups.is_empty().then(|| self.shape_ids.id(Shape::of(pod, view)));
         let mut found: Option<(usize, Requirements)> = None;
-        match &shape {
+        match shape {
             Some(shape) => {
                 let mut memo = std::mem::take(&mut self.existing_memo);
                 memo.first_accepting(
-                    shape.clone(),
+                    shape,
                     || 0..self.existing.len() as u32,
                     |_| 0,
                     |_| true,
@@ -549,11 +552,11 @@ impl Solver<'_> {
         }
         // Open NodeClaims, fewest pods first (ties by creation order).
         let mut found: Option<(usize, Requirements, Vec<u32>)> = None;
-        match &shape {
+        match shape {
             Some(shape) => {
                 let mut memo = std::mem::take(&mut self.claim_memo);
                 memo.first_accepting(
-                    shape.clone(),
+                    shape,
                     || self.by_size.iter().map(|&(_, c)| c),
                     |c| self.claims[c].pods.len() as u32,
                     |c| self.claim_alive[c],
@@ -592,7 +595,7 @@ impl Solver<'_> {
             let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
             let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty());
             let h = placeholder(self.next_host);
-            let known = memo_key.and_then(|k| self.fresh_memo.get(&(k.clone(), ti))).cloned();
+            let known = memo_key.and_then(|&k| self.fresh_memo.get(&(k, ti))).cloned();
             let outcome = match known {
                 Some(outcome) => outcome,
                 None => {
@@ -620,8 +623,8 @@ impl Solver<'_> {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
                         (r, its, relaxed)
                     });
-                    if let Some(k) = memo_key {
-                        self.fresh_memo.insert((k.clone(), ti), outcome.clone());
+                    if let Some(&k) = memo_key {
+                        self.fresh_memo.insert((k, ti), outcome.clone());
                     }
                     outcome
                 }
