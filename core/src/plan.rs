@@ -227,6 +227,21 @@ struct Shared {
     /// (pool, custom requirement labels, launch (type, zone, capacity type)) → labels.
     labels: crate::fxhash::FxHashMap<LabelsKey, Arc<IndexMap<String, String>>>,
     requirements: crate::fxhash::FxHashMap<crate::requirements::Requirements, Arc<Vec<String>>>,
+    /// Rendered resource maps (requests, allocatable) by value.
+    quantities: crate::fxhash::FxHashMap<Resources, Arc<IndexMap<String, String>>>,
+    /// Utilization maps by (requests, allocatable).
+    utilization: crate::fxhash::FxHashMap<(Resources, Resources), Arc<IndexMap<String, f64>>>,
+}
+
+impl Shared {
+    fn quantities(&mut self, names: &ResourceNames, v: &Resources) -> Arc<IndexMap<String, String>> {
+        if let Some(q) = self.quantities.get(v) {
+            return q.clone();
+        }
+        let q = Arc::new(names.render(v));
+        self.quantities.insert(v.clone(), q.clone());
+        q
+    }
 }
 
 type LabelsKey = (usize, Vec<(String, String)>, Option<(u32, crate::labels::ValueId, crate::labels::ValueId)>);
@@ -289,7 +304,14 @@ fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String, sh
         price = Some(round_price(l.price));
         allocatable = t.alloc(l.it, m).clone();
     }
-    let utilization = utilization(names, &f.requests, &allocatable);
+    let utilization = match shared.utilization.get(&(f.requests.clone(), allocatable.clone())) {
+        Some(u) => u.clone(),
+        None => {
+            let u = Arc::new(utilization(names, &f.requests, &allocatable));
+            shared.utilization.insert((f.requests.clone(), allocatable.clone()), u.clone());
+            u
+        }
+    };
     let mut written = pc.requirements.clone();
     for k in [m.keys.hostname, m.keys.registered, m.keys.initialized, m.keys.instance_type] {
         written.remove(k);
@@ -321,8 +343,8 @@ fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String, sh
         instance_type_options,
         pods,
         daemon_sets: f.daemons.iter().map(|&d| format!("{}/{}", m.daemonsets[d].namespace, m.daemonsets[d].name)).collect(),
-        requests: names.render(&f.requests),
-        allocatable: names.render(&allocatable),
+        requests: shared.quantities(names, &f.requests),
+        allocatable: shared.quantities(names, &allocatable),
         utilization,
         labels,
         requirements,

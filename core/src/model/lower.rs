@@ -399,11 +399,14 @@ impl Lowering {
         tmeta.owner = Some((kind.to_string(), meta.name.clone()));
         let tspec = template.get("spec");
         let base = lower_pod::lower_pod(&tmeta, tspec.as_ref(), &mut self.ctx(), sink);
+        // Replicas share `base`'s spec (an `Arc` clone each); only names differ.
+        let workload = format!("{kind}/{}", meta.name);
+        self.pods.reserve(count as usize);
         for i in 0..count {
             let mut p = base.clone();
             p.name = format!("{}-{i}", meta.name);
             p.uid = format!("{}/{}", meta.namespace, p.name);
-            p.workload = Some(format!("{kind}/{}", meta.name));
+            p.workload = Some(workload.clone());
             self.pods.push(p);
         }
     }

@@ -82,16 +82,12 @@ pub fn has_true_annotation(annotations: &[(String, String)], key: &str) -> bool 
 pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink) -> Pod {
     let interner = &mut *ctx.interner;
     let labels = LabelSet::from_pairs(meta.labels.iter().map(|(k, v)| (interner.intern(k), interner.intern(v))).collect());
-    let mut pod = Pod {
+    let spec_part = PodSpec {
         namespace: meta.namespace.clone(),
-        name: meta.name.clone(),
         namespace_id: interner.intern(&meta.namespace),
-        uid: meta.uid.clone(),
         labels,
         do_not_disrupt: has_true_annotation(&meta.annotations, labels::DO_NOT_DISRUPT),
-        node_name: None,
         owner: meta.owner.clone(),
-        workload: None,
         requests: Resources::new(),
         node_selector: Requirements::new(),
         required_terms: Vec::new(),
@@ -103,13 +99,12 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         preferred_affinity: Vec::new(),
         preferred_anti_affinity: Vec::new(),
         host_ports: Vec::new(),
-        created: meta.created.unwrap_or(0),
         terminal: false,
         owned_by_daemonset: meta.owner.as_ref().is_some_and(|(k, _)| k == "DaemonSet"),
         mirror: meta.owner.as_ref().is_some_and(|(k, _)| k == "Node"),
         ignored: None,
-        document: sink.document,
     };
+    let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), sink.document, spec_part);
     let mut requests = Resources::new();
     requests.set(PODS, 1000);
     pod.requests = requests;

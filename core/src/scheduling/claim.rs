@@ -200,11 +200,13 @@ impl Headroom {
         *self = Headroom { of_len: its.len(), max };
     }
 
-    /// Could `total` fit in some candidate?
-    pub fn admits(&self, total: &Resources, m: &Model) -> bool {
+    /// Could `base + extra` (summed as `Resources::add` does, saturating) fit in some candidate?
+    pub fn admits(&self, base: &Resources, extra: &Resources, m: &Model) -> bool {
         let Some(max) = &self.max else { return false };
         let n = m.resources.len();
-        (0..n).all(|r| i128::from(total.get(r as u16)) <= max[r]) && total.iter_nonzero().all(|(r, v)| (r as usize) < n || v <= 0)
+        let total = |r: u16| base.get(r).saturating_add(extra.get(r));
+        (0..n).all(|r| i128::from(total(r as u16)) <= max[r])
+            && base.iter_nonzero().chain(extra.iter_nonzero()).all(|(r, _)| (r as usize) < n || total(r) <= 0)
     }
 }
 
@@ -245,7 +247,8 @@ pub fn filter_its(
     m: &Model,
 ) -> Result<Vec<u32>, Fail> {
     let compat = cache.get(r, m);
-    let mut out = Vec::new();
+    // Sized once: growing it push by push was a tenth of the diverse solve.
+    let mut out = Vec::with_capacity(candidates.len());
     let (mut any_req, mut any_fit) = (false, false);
     for &i in candidates {
         let g = &t.groups[t.group_of[i as usize]];

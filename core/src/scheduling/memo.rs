@@ -45,6 +45,18 @@ impl Shape {
     }
 }
 
+/// Shapes numbered in order of first sight, so the memos key on a `u32` and a pod's shape is
+/// hashed once per placement instead of cloned and hashed by every memo lookup.
+#[derive(Default)]
+pub struct ShapeIds(FxHashMap<Shape, u32>);
+
+impl ShapeIds {
+    pub fn id(&mut self, shape: Shape) -> u32 {
+        let next = self.0.len() as u32;
+        *self.0.entry(shape).or_insert(next)
+    }
+}
+
 /// Per shape, the targets not known to reject it, ordered as the scan visits them:
 /// `(order, target)` where `order` is the target's sort key when it was inserted (the pod
 /// count of a NodeClaim, 0 for existing nodes, which are visited by index).
@@ -62,7 +74,8 @@ const MAX_ENTRIES: usize = 4_000_000;
 
 #[derive(Default)]
 pub struct RejectMemo {
-    shapes: FxHashMap<Shape, usize>,
+    /// Shape id (see [`ShapeIds`]) → index in `open`.
+    shapes: FxHashMap<u32, usize>,
     open: Vec<Open>,
     /// Targets created or changed, in order (a target may appear many times).
     changed: Vec<u32>,
@@ -82,7 +95,7 @@ impl RejectMemo {
     /// grow; a target that is not `alive` rejects every pod and never comes back.
     pub fn first_accepting<I: IntoIterator<Item = u32>>(
         &mut self,
-        shape: Shape,
+        shape: u32,
         fresh: impl FnOnce() -> I,
         order: impl Fn(usize) -> u32,
         alive: impl Fn(usize) -> bool,

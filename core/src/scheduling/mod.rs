@@ -129,14 +129,15 @@ pub struct Solver<'m> {
     /// Per resource, the least any pod of the batch requests: a claim without room for it
     /// can take no pod of this pass, ever (requests only grow, candidates only shrink).
     least_request: crate::resources::Resources,
-    /// Per claim, whether it still has room for `least_request`; `live_claims` lists the
-    /// claims that had when last compacted, so full ones stop costing a scan per pod.
+    /// Per claim, whether it still has room for `least_request`.
     claim_alive: Vec<bool>,
-    live_claims: Vec<u32>,
-    /// How many entries of `live_claims` are no longer alive.
-    dead_listed: usize,
+    /// The alive claims in scan order, (pod count, index): kept sorted as pods are committed
+    /// rather than sorting every claim for every pod, and full claims stop costing anything.
+    by_size: std::collections::BTreeSet<(u32, u32)>,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
-    fresh_memo: crate::fxhash::FxHashMap<(Shape, usize), FreshOutcome>,
+    fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
+    /// Pod shapes by id (see `memo::ShapeIds`).
+    shape_ids: memo::ShapeIds,
 }
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
@@ -259,9 +260,9 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         claim_memo: RejectMemo::default(),
         least_request: crate::resources::Resources::new(),
         claim_alive: Vec::new(),
-        live_claims: Vec::new(),
-        dead_listed: 0,
+        by_size: Default::default(),
         fresh_memo: Default::default(),
+        shape_ids: Default::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -516,13 +517,13 @@ impl Solver<'_> {
         let pod = &m.pods[p];
         // Without topology groups the answer of a target depends only on its state and the
         // pod's shape, so targets that rejected this shape since their last change are skipped.
-        let shape = view.groups.is_empty().then(|| Shape::of(pod, view));
+        let shape = view.groups.is_empty().then(|| self.shape_ids.id(Shape::of(pod, view)));
         let mut found: Option<(usize, Requirements)> = None;
-        match &shape {
+        match shape {
             Some(shape) => {
                 let mut memo = std::mem::take(&mut self.existing_memo);
                 memo.first_accepting(
-                    shape.clone(),
+                    shape,
                     || 0..self.existing.len() as u32,
                     |_| 0,
                     |_| true,
@@ -551,12 +552,12 @@ impl Solver<'_> {
         }
         // Open NodeClaims, fewest pods first (ties by creation order).
         let mut found: Option<(usize, Requirements, Vec<u32>)> = None;
-        match &shape {
+        match shape {
             Some(shape) => {
                 let mut memo = std::mem::take(&mut self.claim_memo);
                 memo.first_accepting(
-                    shape.clone(),
-                    || self.live_claims.iter().copied().filter(|&c| self.claim_alive[c as usize]),
+                    shape,
+                    || self.by_size.iter().map(|&(_, c)| c),
                     |c| self.claims[c].pods.len() as u32,
                     |c| self.claim_alive[c],
                     |c| match self.can_add(&self.claims[c], pod, view, false) {
@@ -570,9 +571,10 @@ impl Solver<'_> {
                 self.claim_memo = memo;
             }
             None => {
-                let mut order: Vec<usize> = self.live_claims.iter().map(|&c| c as usize).filter(|&c| self.claim_alive[c]).collect();
-                order.sort_by_key(|&c| (self.claims[c].pods.len(), c));
-                found = order.into_iter().find_map(|c| self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its)));
+                found = self.by_size.iter().find_map(|&(_, c)| {
+                    let c = c as usize;
+                    self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its))
+                });
             }
         }
         if let Some((c, r, its)) = found {
@@ -593,7 +595,7 @@ impl Solver<'_> {
             let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
             let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty());
             let h = placeholder(self.next_host);
-            let known = memo_key.and_then(|k| self.fresh_memo.get(&(k.clone(), ti))).cloned();
+            let known = memo_key.and_then(|&k| self.fresh_memo.get(&(k, ti))).cloned();
             let outcome = match known {
                 Some(outcome) => outcome,
                 None => {
@@ -621,8 +623,8 @@ impl Solver<'_> {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
                         (r, its, relaxed)
                     });
-                    if let Some(k) = memo_key {
-                        self.fresh_memo.insert((k.clone(), ti), outcome.clone());
+                    if let Some(&k) = memo_key {
+                        self.fresh_memo.insert((k, ti), outcome.clone());
                     }
                     outcome
                 }
@@ -677,19 +679,15 @@ impl Solver<'_> {
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
         claim.headroom.update(&self.templates[claim.template], &claim.its, m);
-        let alive = claim.headroom.admits(&claim.requests.plus(&self.least_request), m);
+        let alive = claim.headroom.admits(&claim.requests, &self.least_request, m);
         if c == self.claim_alive.len() {
             self.claim_alive.push(true);
-            self.live_claims.push(c as u32);
+        } else {
+            self.by_size.remove(&(claim.pods.len() as u32 - 1, c as u32));
         }
-        if !alive && self.claim_alive[c] {
-            self.claim_alive[c] = false;
-            self.dead_listed += 1;
-            if self.dead_listed * 2 > self.live_claims.len() {
-                let alive = &self.claim_alive;
-                self.live_claims.retain(|&c| alive[c as usize]);
-                self.dead_listed = 0;
-            }
+        self.claim_alive[c] = alive;
+        if alive {
+            self.by_size.insert((claim.pods.len() as u32, c as u32));
         }
         let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
         let reqs = claim.requirements.clone();
@@ -698,17 +696,48 @@ impl Solver<'_> {
     }
 
     /// CanAdd (R5.8).
+    /// The verdict of the first topology group that rejects an open claim, computed the way
+    /// the full check in `can_add` would (same arguments to `next_domain`) but before cloning
+    /// the claim's requirements: pods with topology groups cannot use the reject memo, so each
+    /// is tried against every open claim, and cloning first made that scan allocate per claim
+    /// (quadratic in allocations for hostname anti-affinity). Only groups whose key nothing
+    /// earlier in the full check narrows qualify: the pod does not constrain the key and no
+    /// earlier group has it (earlier groups only add requirements on their own keys), so the
+    /// node domains are exactly the claim's. Anything else is left to the full check.
+    fn rejects_on_topology(&self, claim: &PlannedClaim, view: &View) -> Option<(GroupKind, KeyId)> {
+        let m = self.m;
+        let exists = Requirement::exists();
+        for (i, &(g, selects)) in view.groups.iter().enumerate() {
+            let group = &self.topo.groups[g];
+            let key = group.def.key;
+            if view.full.get(key).is_some() || view.groups[..i].iter().any(|&(e, _)| self.topo.groups[e].def.key == key) {
+                continue;
+            }
+            let pod_domains = view.strict.get(key).unwrap_or(&exists);
+            let node_domains = claim.requirements.get(key).unwrap_or(&exists);
+            if topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner).is_none() {
+                return Some((group.def.kind, key));
+            }
+        }
+        None
+    }
+
     fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // Errors from open claims are discarded, so which check rejects does not matter.
-        if !new_claim && !claim.headroom.admits(&claim.requests.plus(&pod.requests), m) {
+        if !new_claim && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
             return Err(Fail::Resources);
         }
         let t = &self.templates[claim.template];
         let np = &m.node_pools[t.pool];
         if let Some(taint) = first_untolerated(&np.taints, &view.tolerations) {
             return Err(Fail::Taint(taint.clone()));
+        }
+        if !new_claim {
+            if let Some((kind, key)) = self.rejects_on_topology(claim, view) {
+                return Err(Fail::Topology { kind, key });
+            }
         }
         let allow = |k: KeyId| m.is_well_known(k);
         claim.requirements.compatible(&view.full, allow, &m.interner).map_err(Fail::Requirements)?;

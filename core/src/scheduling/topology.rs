@@ -259,7 +259,7 @@ pub fn affinity_key(t: &AffinityTerm, anti: bool, inverse: bool) -> GroupKey {
     }
 }
 
-fn single(r: &Requirement) -> Option<ValueId> {
+pub fn single(r: &Requirement) -> Option<ValueId> {
     (!r.complement && r.values.len() == 1).then(|| r.values[0])
 }
 
@@ -282,10 +282,14 @@ pub fn next_domain(
                     return (count(h) + me <= g.def.max_skew).then(|| Requirement::in_values([h]));
                 }
             }
-            let pod_doms: Vec<(ValueId, i32)> =
-                g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)).map(|(d, c)| (*d, *c)).collect();
-            let mut min = pod_doms.iter().map(|(_, c)| *c).min().unwrap_or(0);
-            if g.def.min_domains.is_some_and(|md| (pod_doms.len() as i32) < md) {
+            // The least count over the domains the pod may use, and how many there are (no
+            // allocation: this runs for every open NodeClaim a pod is tried against).
+            let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
+            for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
+                n_pod_doms += 1;
+                min = min.min(*c);
+            }
+            if n_pod_doms == 0 || g.def.min_domains.is_some_and(|md| n_pod_doms < md) {
                 min = 0;
             }
             let best = g
