@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: all deps build demo test test-rust conformance catalog catalog-check bench lint clean \
+.PHONY: all deps build demo test test-rust conformance catalog catalog-check bench fuzz lint clean \
 	test-python wasm wasm-test web-test serve
 
 all: build
@@ -78,6 +78,14 @@ web-test: wasm
 
 serve: wasm
 	web-demo/scripts/serve.sh
+
+# Fuzzing needs nightly and cargo-fuzz (`rustup toolchain install nightly; cargo install cargo-fuzz`).
+# Runs every target in turn for FUZZ_TIME seconds; a summary line per target goes to
+# fuzz/campaign.log, a finding to fuzz/artifacts/. `make test` replays fuzz/seeds and
+# fuzz/regressions on stable (core/tests/fuzz_corpus.rs). See fuzz/README.md.
+FUZZ_TIME ?= 600
+fuzz:
+	FUZZ_TIME=$(FUZZ_TIME) fuzz/scripts/campaign.sh
 
 bench:
 	$(CARGO) bench -p nodecast-benches
