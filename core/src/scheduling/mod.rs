@@ -138,6 +138,8 @@ pub struct Solver<'m> {
     fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
     /// Pod shapes by id (see `memo::ShapeIds`).
     shape_ids: memo::ShapeIds,
+    /// (pod spec, bound) → shape id of the unrelaxed view (see `add`).
+    spec_shapes: crate::fxhash::FxHashMap<(usize, bool), u32>,
 }
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
@@ -263,6 +265,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         by_size: Default::default(),
         fresh_memo: Default::default(),
         shape_ids: Default::default(),
+        spec_shapes: Default::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -501,7 +504,7 @@ impl Solver<'_> {
         let mut relax = Relax::default();
         loop {
             let view = self.view(p, &relax);
-            match self.add(p, &view) {
+            match self.add(p, &view, relax.steps.is_empty()) {
                 Ok(pl) => return Ok((pl, relax.steps)),
                 Err(e) => {
                     if !self.relax(p, &mut relax) {
@@ -512,12 +515,28 @@ impl Solver<'_> {
         }
     }
 
-    fn add(&mut self, p: usize, view: &View) -> Result<Placement, PodFailure> {
+    /// `unrelaxed`: no preference was relaxed, so the view is a function of the pod's spec.
+    fn add(&mut self, p: usize, view: &View, unrelaxed: bool) -> Result<Placement, PodFailure> {
         let m = self.m;
         let pod = &m.pods[p];
         // Without topology groups the answer of a target depends only on its state and the
         // pod's shape, so targets that rejected this shape since their last change are skipped.
-        let shape = view.groups.is_empty().then(|| self.shape_ids.id(Shape::of(pod, view)));
+        let shape = view.groups.is_empty().then(|| {
+            // Replicas share their spec (see `Pod`), and with it the shape of an unrelaxed view:
+            // the shape is built and hashed once per spec, not once per replica.
+            if !unrelaxed {
+                return self.shape_ids.id(Shape::of(pod, view));
+            }
+            let key = (pod.spec_id(), pod.node_name.is_some());
+            match self.spec_shapes.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.shape_ids.id(Shape::of(pod, view));
+                    self.spec_shapes.insert(key, id);
+                    id
+                }
+            }
+        });
         let mut found: Option<(usize, Requirements)> = None;
         match shape {
             Some(shape) => {
@@ -689,10 +708,11 @@ impl Solver<'_> {
         if alive {
             self.by_size.insert((claim.pods.len() as u32, c as u32));
         }
-        let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
-        let reqs = claim.requirements.clone();
-        let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
-        topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
+        // Borrowed field by field (no clones: this runs once per placed pod).
+        let claim = &self.claims[c];
+        let taints = &m.node_pools[self.templates[claim.template].pool].taints;
+        let owned = self.owned_inverse.get(&p).map(Vec::as_slice).unwrap_or(&[]);
+        topology::record(&mut self.topo, pod, &claim.requirements, taints, owned, m);
     }
 
     /// CanAdd (R5.8).
