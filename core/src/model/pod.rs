@@ -195,6 +195,11 @@ impl Pod {
         Arc::as_ptr(&self.spec) as usize
     }
 
+    /// Whether another pod shares this one's spec (caches keyed by `spec_id` only pay off then).
+    pub fn spec_shared(&self) -> bool {
+        Arc::strong_count(&self.spec) > 1
+    }
+
     pub fn key(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
     }
