@@ -7,6 +7,7 @@ use crate::error::InputError;
 use crate::manifest::{self, Document};
 use crate::model::{lower, LimitKey, Model};
 use crate::quantity::format_milli;
+use crate::requirements::Without;
 use crate::resources::{ResourceNames, Resources};
 use crate::scheduling::{self, launch, Solution};
 use crate::validate;
@@ -143,11 +144,10 @@ pub fn finalize(m: &Model, sol: &Solution) -> (Vec<launch::FinalClaim>, Vec<(usi
     // Claims with the same template, candidates and requirements (but for the placeholder
     // hostname) get the same options and launch: tens of thousands of GPU claims come from a
     // few pod shapes, and sorting each one's candidates by price dominated rendering.
-    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], crate::requirements::Requirements), launch::Decision> = Default::default();
+    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without), launch::Decision> = Default::default();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
-        let mut r = pc.requirements.clone();
-        r.remove(m.keys.hostname);
+        let r = Without { reqs: &pc.requirements, skip: [m.keys.hostname; 4] };
         let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| launch::decide(&pc.its, &pc.requirements, m)).clone();
         match decision.map(|(options, l)| launch::finish(c, pc, t, options, l)) {
             Ok(f) => out.push(f),
@@ -222,18 +222,18 @@ pub fn round_price(p: f64) -> f64 {
 /// giving each its own copy of ~30 labels and up to 60 option names was most of the answer's
 /// memory and of the render time.
 #[derive(Default)]
-struct Shared {
+struct Shared<'a> {
     options: crate::fxhash::FxHashMap<Vec<u32>, Arc<Vec<String>>>,
     /// (pool, custom requirement labels, launch (type, zone, capacity type)) → labels.
     labels: crate::fxhash::FxHashMap<LabelsKey, Arc<IndexMap<String, String>>>,
-    requirements: crate::fxhash::FxHashMap<crate::requirements::Requirements, Arc<Vec<String>>>,
+    requirements: crate::fxhash::FxHashMap<Without<'a>, Arc<Vec<String>>>,
     /// Rendered resource maps (requests, allocatable) by value.
     quantities: crate::fxhash::FxHashMap<Resources, Arc<IndexMap<String, String>>>,
     /// Utilization maps by (requests, allocatable).
     utilization: crate::fxhash::FxHashMap<(Resources, Resources), Arc<IndexMap<String, f64>>>,
 }
 
-impl Shared {
+impl Shared<'_> {
     fn quantities(&mut self, names: &ResourceNames, v: &Resources) -> Arc<IndexMap<String, String>> {
         if let Some(q) = self.quantities.get(v) {
             return q.clone();
@@ -246,7 +246,7 @@ impl Shared {
 
 type LabelsKey = (usize, Vec<(String, String)>, Option<(u32, crate::labels::ValueId, crate::labels::ValueId)>);
 
-fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String, shared: &mut Shared) -> NodeClaimOut {
+fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: String, shared: &mut Shared<'a>) -> NodeClaimOut {
     let pc = &sol.claims[f.claim];
     let t = &sol.templates[pc.template];
     let np = &m.node_pools[t.pool];
@@ -312,10 +312,7 @@ fn claim_out(m: &Model, sol: &Solution, f: &launch::FinalClaim, name: String, sh
             u
         }
     };
-    let mut written = pc.requirements.clone();
-    for k in [m.keys.hostname, m.keys.registered, m.keys.initialized, m.keys.instance_type] {
-        written.remove(k);
-    }
+    let written = Without { reqs: &pc.requirements, skip: [m.keys.hostname, m.keys.registered, m.keys.initialized, m.keys.instance_type] };
     let requirements = shared
         .requirements
         .entry(written)

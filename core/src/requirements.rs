@@ -295,6 +295,37 @@ pub enum Incompatible {
 }
 
 /// A set of requirements, at most one per key, sorted by key id (R2.1.2).
+/// A requirement set seen without some keys, hashed and compared in place: a map key for
+/// "the same requirements but for the hostname" without cloning every set to remove them.
+#[derive(Debug, Clone, Copy)]
+pub struct Without<'a> {
+    pub reqs: &'a Requirements,
+    pub skip: [KeyId; 4],
+}
+
+impl<'a> Without<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = (KeyId, &'a Requirement)> + '_ {
+        self.reqs.iter().filter(|(k, _)| !self.skip.contains(k))
+    }
+}
+
+impl PartialEq for Without<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Without<'_> {}
+
+impl std::hash::Hash for Without<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        for (k, r) in self.iter() {
+            k.hash(h);
+            r.hash(h);
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Requirements {
     entries: SmallVec<[(KeyId, Requirement); 6]>,

@@ -189,6 +189,17 @@ impl Pod {
         Pod { name, uid, node_name: None, workload: None, created, document, spec: Arc::new(spec) }
     }
 
+    /// Identifies the shared spec: pods with equal ids have identical `PodSpec`s (replicas of
+    /// one workload). Stable while the model lives; models are immutable once lowered.
+    pub fn spec_id(&self) -> usize {
+        Arc::as_ptr(&self.spec) as usize
+    }
+
+    /// Whether another pod shares this one's spec (caches keyed by `spec_id` only pay off then).
+    pub fn spec_shared(&self) -> bool {
+        Arc::strong_count(&self.spec) > 1
+    }
+
     pub fn key(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
     }

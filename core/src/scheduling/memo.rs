@@ -36,8 +36,8 @@ pub struct Shape {
 impl Shape {
     pub fn of(pod: &Pod, view: &super::View) -> Shape {
         Shape {
-            full: view.full.clone(),
-            tolerations: view.tolerations.clone(),
+            full: (*view.full).clone(),
+            tolerations: view.tolerations.to_vec(),
             requests: pod.requests.clone(),
             host_ports: pod.host_ports.clone(),
             bound: pod.node_name.is_some(),

@@ -16,6 +16,7 @@ use claim::{CompatCache, PlannedClaim, Template};
 use existing::ExistingState;
 use memo::{RejectMemo, Shape};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use topology::{GroupKind, Topology};
 
 /// Instance type labels vs requirements (R2.6 with the type's single-valued labels; zone and
@@ -105,9 +106,11 @@ struct Relax {
 
 /// A pod as seen by one attempt (after relaxation).
 pub struct View {
-    pub strict: Requirements,
-    pub full: Requirements,
-    pub tolerations: Vec<Toleration>,
+    /// The three parts below are shared (`Arc`) by the unrelaxed views of pods with the same
+    /// spec: replicas would otherwise clone the same requirement sets once each.
+    pub strict: Arc<Requirements>,
+    pub full: Arc<Requirements>,
+    pub tolerations: Arc<Vec<Toleration>>,
     /// (group, the group selects this pod)
     pub groups: Vec<(usize, bool)>,
 }
@@ -138,7 +141,13 @@ pub struct Solver<'m> {
     fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
     /// Pod shapes by id (see `memo::ShapeIds`).
     shape_ids: memo::ShapeIds,
+    /// (pod spec, bound) → shape id of the unrelaxed view (see `add`).
+    spec_shapes: crate::fxhash::FxHashMap<(usize, bool), u32>,
+    /// Pod spec → the parts of its unrelaxed view (see `View`).
+    spec_views: crate::fxhash::FxHashMap<usize, ViewParts>,
 }
+
+type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
 type FreshOutcome = Result<(Requirements, Vec<u32>, bool), Fail>;
@@ -263,6 +272,8 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         by_size: Default::default(),
         fresh_memo: Default::default(),
         shape_ids: Default::default(),
+        spec_shapes: Default::default(),
+        spec_views: Default::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -280,21 +291,34 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
     for r in 0..m.resources.len() as crate::resources::ResourceId {
         s.least_request.set(r, queue.iter().map(|&p| m.pods[p].requests.get(r)).min().unwrap_or(0));
     }
-    // R5.4.1: CPU desc, memory desc, creation asc, uid asc.
-    // The `namespace/name` tie-break is formatted once per pod, not once per comparison.
-    let names: crate::fxhash::FxHashMap<usize, String> = queue.iter().map(|&p| (p, m.pods[p].key())).collect();
-    queue.sort_by(|&a, &b| {
-        let (x, y) = (&m.pods[a], &m.pods[b]);
-        let cpu = crate::resources::CPU;
-        let mem = crate::resources::MEMORY;
-        y.requests
-            .get(cpu)
-            .cmp(&x.requests.get(cpu))
-            .then(y.requests.get(mem).cmp(&x.requests.get(mem)))
-            .then(x.created.cmp(&y.created))
-            .then_with(|| x.uid.cmp(&y.uid))
-            .then_with(|| names[&a].cmp(&names[&b]))
-    });
+    // R5.4.1: CPU desc, memory desc, creation asc, uid asc, then `namespace/name` (uids are
+    // often absent, so this tie-break is common) and the queue position: the same order as a
+    // stable sort, from keys gathered once instead of pods read per comparison.
+    {
+        use std::cmp::Reverse;
+        let (cpu, mem) = (crate::resources::CPU, crate::resources::MEMORY);
+        let mut keyed: Vec<(Reverse<i64>, Reverse<i64>, i64, &str, usize)> = queue
+            .iter()
+            .map(|&p| {
+                let x = &m.pods[p];
+                (Reverse(x.requests.get(cpu)), Reverse(x.requests.get(mem)), x.created, x.uid.as_str(), p)
+            })
+            .collect();
+        keyed.sort_unstable_by(|a, b| {
+            (a.0, a.1, a.2, a.3)
+                .cmp(&(b.0, b.1, b.2, b.3))
+                .then_with(|| {
+                    // `namespace/name` compared as the formatted key would be, without formatting it.
+                    let key = |p: usize| {
+                        let pod = &m.pods[p];
+                        pod.namespace.bytes().chain(std::iter::once(b'/')).chain(pod.name.bytes())
+                    };
+                    key(a.4).cmp(key(b.4))
+                })
+                .then(a.4.cmp(&b.4))
+        });
+        queue = keyed.into_iter().map(|k| k.4).collect();
+    }
     let mut placements = HashMap::new();
     let mut relaxed = HashMap::new();
     let mut errors: crate::fxhash::FxHashMap<usize, PodFailure> = Default::default();
@@ -402,9 +426,10 @@ impl Solver<'_> {
         }
     }
 
-    fn view(&mut self, p: usize, relax: &Relax) -> View {
+    /// The requirement and toleration parts of a view: functions of the pod's spec and the
+    /// relaxation only.
+    fn view_parts(&self, pod: &Pod, relax: &Relax) -> ViewParts {
         let m = self.m;
-        let pod = &m.pods[p];
         let respect = m.settings.preference_policy == PreferencePolicy::Respect;
         let mut strict = pod.node_selector.clone();
         if let Some(t) = pod.required_terms.get(relax.term) {
@@ -420,6 +445,25 @@ impl Solver<'_> {
         if relax.pns {
             tolerations.push(Toleration::prefer_no_schedule());
         }
+        (Arc::new(strict), Arc::new(full), Arc::new(tolerations))
+    }
+
+    fn view(&mut self, p: usize, relax: &Relax) -> View {
+        let m = self.m;
+        let pod = &m.pods[p];
+        let respect = m.settings.preference_policy == PreferencePolicy::Respect;
+        let (strict, full, tolerations) = if relax.steps.is_empty() && pod.spec_shared() {
+            match self.spec_views.get(&pod.spec_id()) {
+                Some(parts) => parts.clone(),
+                None => {
+                    let parts = self.view_parts(pod, relax);
+                    self.spec_views.insert(pod.spec_id(), parts.clone());
+                    parts
+                }
+            }
+        } else {
+            self.view_parts(pod, relax)
+        };
         let mut groups = Vec::new();
         let mut push = |s: &mut Self, def: topology::GroupKey| {
             let selects = topology::selects(&def, pod);
@@ -501,7 +545,7 @@ impl Solver<'_> {
         let mut relax = Relax::default();
         loop {
             let view = self.view(p, &relax);
-            match self.add(p, &view) {
+            match self.add(p, &view, relax.steps.is_empty()) {
                 Ok(pl) => return Ok((pl, relax.steps)),
                 Err(e) => {
                     if !self.relax(p, &mut relax) {
@@ -512,12 +556,28 @@ impl Solver<'_> {
         }
     }
 
-    fn add(&mut self, p: usize, view: &View) -> Result<Placement, PodFailure> {
+    /// `unrelaxed`: no preference was relaxed, so the view is a function of the pod's spec.
+    fn add(&mut self, p: usize, view: &View, unrelaxed: bool) -> Result<Placement, PodFailure> {
         let m = self.m;
         let pod = &m.pods[p];
         // Without topology groups the answer of a target depends only on its state and the
         // pod's shape, so targets that rejected this shape since their last change are skipped.
-        let shape = view.groups.is_empty().then(|| self.shape_ids.id(Shape::of(pod, view)));
+        let shape = view.groups.is_empty().then(|| {
+            // Replicas share their spec (see `Pod`), and with it the shape of an unrelaxed view:
+            // the shape is built and hashed once per spec, not once per replica.
+            if !unrelaxed || !pod.spec_shared() {
+                return self.shape_ids.id(Shape::of(pod, view));
+            }
+            let key = (pod.spec_id(), pod.node_name.is_some());
+            match self.spec_shapes.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.shape_ids.id(Shape::of(pod, view));
+                    self.spec_shapes.insert(key, id);
+                    id
+                }
+            }
+        });
         let mut found: Option<(usize, Requirements)> = None;
         match shape {
             Some(shape) => {
@@ -689,10 +749,11 @@ impl Solver<'_> {
         if alive {
             self.by_size.insert((claim.pods.len() as u32, c as u32));
         }
-        let taints = m.node_pools[self.templates[claim.template].pool].taints.clone();
-        let reqs = claim.requirements.clone();
-        let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
-        topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
+        // Borrowed field by field (no clones: this runs once per placed pod).
+        let claim = &self.claims[c];
+        let taints = &m.node_pools[self.templates[claim.template].pool].taints;
+        let owned = self.owned_inverse.get(&p).map(Vec::as_slice).unwrap_or(&[]);
+        topology::record(&mut self.topo, pod, &claim.requirements, taints, owned, m);
     }
 
     /// CanAdd (R5.8).
