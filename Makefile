@@ -84,8 +84,9 @@ serve: wasm
 # fuzz/campaign.log, a finding to fuzz/artifacts/. `make test` replays fuzz/seeds and
 # fuzz/regressions on stable (core/tests/fuzz_corpus.rs). See fuzz/README.md.
 FUZZ_TIME ?= 600
+FUZZ_TARGETS ?= front_door quantity requirements facade_plan facade_consolidate
 fuzz:
-	FUZZ_TIME=$(FUZZ_TIME) fuzz/scripts/campaign.sh
+	FUZZ_TIME=$(FUZZ_TIME) TARGETS="$(FUZZ_TARGETS)" fuzz/scripts/campaign.sh
 
 bench:
 	$(CARGO) bench -p nodecast-benches

@@ -297,7 +297,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
     {
         use std::cmp::Reverse;
         let (cpu, mem) = (crate::resources::CPU, crate::resources::MEMORY);
-        let mut keyed: Vec<(Reverse<i64>, Reverse<i64>, i64, &str, usize)> = queue
+        let mut keyed: Vec<_> = queue
             .iter()
             .map(|&p| {
                 let x = &m.pods[p];
