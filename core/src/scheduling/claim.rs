@@ -22,6 +22,73 @@ pub struct Template {
     pub groups: Vec<DaemonGroup>,
     /// Allocatable per catalog index when the pool's node class changes it (AWS only).
     pub allocatable: Option<Vec<Resources>>,
+    /// Room per type in `its` and resource: see [`Room`].
+    pub room: Room,
+}
+
+/// Per candidate type and resource, what pods may request in total: `allocatable − daemon
+/// overhead` (`i64::MAX` against unbounded allocatable, `i64::MIN` everywhere for a type with
+/// a negative allocatable, which fits nothing). `total ≤ room` in every resource is exactly
+/// `total.fits_with(overhead, allocatable)` for non-negative totals within the model's
+/// resources, but reads one contiguous row instead of three vectors: the fit test runs for up
+/// to every candidate type on every try of a pod on a NodeClaim. Shared (`Arc`) because each
+/// pass clones the templates of its baseline.
+#[derive(Debug, Clone, Default)]
+pub struct Room {
+    width: usize,
+    rows: std::sync::Arc<[i64]>,
+}
+
+impl Room {
+    fn build(its: &[u32], allocatable: Option<&Vec<Resources>>, group_of: &[usize], groups: &[DaemonGroup], m: &Model) -> Room {
+        // Wide enough for every entry of every allocatable and overhead involved, so that a
+        // row sees everything `fits_with` would.
+        let alloc_of = |i: u32| allocatable.map_or(&m.catalog.types[i as usize].allocatable, |a| &a[i as usize]);
+        let widest = |v: &Resources| v.iter_nonzero().map(|(r, _)| r as usize + 1).max().unwrap_or(0);
+        let width = its
+            .iter()
+            .map(|&i| widest(alloc_of(i)).max(widest(&groups[group_of[i as usize]].overhead)))
+            .fold(m.resources.len(), usize::max);
+        let mut rows = vec![i64::MIN; m.catalog.types.len() * width];
+        for &i in its {
+            let alloc = alloc_of(i);
+            if (0..width as u16).any(|r| alloc.get(r) < 0) {
+                continue;
+            }
+            let over = &groups[group_of[i as usize]].overhead;
+            for (r, slot) in rows[i as usize * width..][..width].iter_mut().enumerate() {
+                *slot = Room::slot(alloc.get(r as u16), over.get(r as u16));
+            }
+        }
+        Room { width, rows: rows.into() }
+    }
+
+    /// What pods may request of one resource with `allocatable` and daemon `overhead`.
+    /// `fits_with` adds saturating, so against i64::MAX anything fits.
+    fn slot(allocatable: i64, overhead: i64) -> i64 {
+        if allocatable == i64::MAX {
+            i64::MAX
+        } else {
+            allocatable.saturating_sub(overhead)
+        }
+    }
+
+    /// Does `needs` (from [`Room::needs`]) fit in `row`?
+    pub fn fits(needs: &[i64], row: &[i64]) -> bool {
+        needs.iter().zip(row).all(|(need, room)| need <= room)
+    }
+
+    /// The row of catalog type `it`.
+    pub fn of(&self, it: u32) -> &[i64] {
+        &self.rows[it as usize * self.width..][..self.width]
+    }
+
+    /// `total`'s entries over the row width, when that is all of it and none is negative (the
+    /// domain where a row comparison equals `fits_with`); None otherwise.
+    fn needs(&self, total: &Resources) -> Option<smallvec::SmallVec<[i64; 8]>> {
+        let ok = total.iter_nonzero().all(|(r, v)| (r as usize) < self.width && v > 0);
+        ok.then(|| (0..self.width as u16).map(|r| total.get(r)).collect())
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -104,7 +171,8 @@ pub fn build_template(pool: usize, m: &Model) -> Option<Template> {
         });
         group_of[i as usize] = g;
     }
-    Some(Template { pool, requirements: reqs, its, group_of, groups, allocatable })
+    let room = Room::build(&its, allocatable.as_ref(), &group_of, &groups, m);
+    Some(Template { pool, requirements: reqs, its, group_of, groups, allocatable, room })
 }
 
 /// R4.7.1: some required term (with the node selector) is compatible with the template and
@@ -184,16 +252,14 @@ impl Headroom {
         let n = m.resources.len();
         let mut max: Option<smallvec::SmallVec<[i128; 8]>> = None;
         for &i in its {
-            let alloc = t.alloc(i, m);
-            let over = t.overhead(i);
-            if (0..n as u16).any(|r| alloc.get(r) < 0) {
+            let row = t.room.of(i);
+            // A type with a negative allocatable has every entry at i64::MIN and fits nothing.
+            if n > 0 && row[0] == i64::MIN && row.iter().all(|&v| v == i64::MIN) {
                 continue;
             }
             let max = max.get_or_insert_with(|| smallvec::smallvec![i128::MIN; n]);
-            for (r, slot) in max.iter_mut().enumerate() {
-                let a = alloc.get(r as u16);
-                // `fits_with` adds saturating: against i64::MAX anything fits.
-                let room = if a == i64::MAX { i128::MAX } else { i128::from(a) - i128::from(over.get(r as u16)) };
+            for (slot, &room) in max.iter_mut().zip(row) {
+                let room = if room == i64::MAX { i128::MAX } else { i128::from(room) };
                 *slot = (*slot).max(room);
             }
         }
@@ -250,13 +316,19 @@ pub fn filter_its(
     // Sized once: growing it push by push was a tenth of the diverse solve.
     let mut out = Vec::with_capacity(candidates.len());
     let (mut any_req, mut any_fit) = (false, false);
+    let needs = t.room.needs(total);
     for &i in candidates {
-        let g = &t.groups[t.group_of[i as usize]];
-        if !pod_ports.is_empty() && g.host_ports.iter().any(|a| pod_ports.iter().any(|b| a.conflicts(b))) {
-            continue;
+        if !pod_ports.is_empty() {
+            let g = &t.groups[t.group_of[i as usize]];
+            if g.host_ports.iter().any(|a| pod_ports.iter().any(|b| a.conflicts(b))) {
+                continue;
+            }
         }
         let ok_req = compat[i as usize];
-        let fits = total.fits_with(&g.overhead, t.alloc(i, m));
+        let fits = match &needs {
+            Some(needs) => Room::fits(needs, t.room.of(i)),
+            None => total.fits_with(t.overhead(i), t.alloc(i, m)),
+        };
         any_req |= ok_req;
         any_fit |= fits;
         if ok_req && fits {
@@ -293,5 +365,39 @@ pub fn limit_filter(remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m:
         Err(Fail::Limits)
     } else {
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Room;
+    use crate::resources::Resources;
+    use proptest::prelude::*;
+
+    fn edge() -> impl Strategy<Value = i64> {
+        prop_oneof![Just(0), Just(1), Just(i64::MAX), Just(i64::MAX - 1), 0..1_000_000i64, 0..i64::MAX]
+    }
+
+    proptest! {
+        /// A row comparison decides exactly what `fits_with` decides, at the i64 edges too.
+        #[test]
+        fn room_rows_agree_with_fits_with(
+            total in prop::collection::vec(edge(), 4),
+            over in prop::collection::vec(edge(), 4),
+            alloc in prop::collection::vec(prop_oneof![edge(), Just(-1i64), i64::MIN..0], 4),
+        ) {
+            let res = |v: &[i64]| {
+                let mut r = Resources::new();
+                for (i, &x) in v.iter().enumerate() {
+                    r.set(i as u16, x);
+                }
+                r
+            };
+            let (t, o, a) = (res(&total), res(&over), res(&alloc));
+            let negative = alloc.iter().any(|&x| x < 0);
+            let row: Vec<i64> = if negative { vec![i64::MIN; 4] } else { (0..4).map(|r| Room::slot(alloc[r], over[r])).collect() };
+            // `needs` is only used when every nonzero entry is positive, as here.
+            prop_assert_eq!(Room::fits(&total, &row), t.fits_with(&o, &a));
+        }
     }
 }

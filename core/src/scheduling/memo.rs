@@ -12,8 +12,14 @@
 //! would reject anyway leaves "the first target in order that accepts" unchanged, so the
 //! placements are identical to the full scan.
 //!
-//! Pods with topology groups are not memoised: their answer also depends on group counts,
-//! which change with placements elsewhere.
+//! Pods with topology groups cannot be memoised by shape: their answer also depends on group
+//! counts, which change with placements elsewhere. Their *resource* rejections can: whether a
+//! target has room for a request vector depends only on the target's state. So a second memo,
+//! keyed by the request vector alone ([`ShapeIds::requests`]), remembers only those
+//! rejections ([`Verdict::Reject`]); a target that rejects for any other reason is passed over
+//! but kept ([`Verdict::Skip`]). In Karpenter's benchmark mix three pods in five have topology
+//! groups, and almost all of their tries (1.33 M of 1.35 M for 20,000 pods) were NodeClaims
+//! without room for them.
 
 use crate::fxhash::FxHashMap;
 use crate::model::{HostPort, Pod};
@@ -48,12 +54,43 @@ impl Shape {
 /// Shapes numbered in order of first sight, so the memos key on a `u32` and a pod's shape is
 /// hashed once per placement instead of cloned and hashed by every memo lookup.
 #[derive(Default)]
-pub struct ShapeIds(FxHashMap<Shape, u32>);
+pub struct ShapeIds {
+    shapes: FxHashMap<Shape, u32>,
+    requests: FxHashMap<(Resources, bool), u32>,
+}
 
 impl ShapeIds {
     pub fn id(&mut self, shape: Shape) -> u32 {
-        let next = self.0.len() as u32;
-        *self.0.entry(shape).or_insert(next)
+        let next = self.shapes.len() as u32;
+        *self.shapes.entry(shape).or_insert(next)
+    }
+
+    /// The id of a pod's request vector and whether it is bound (gated existing nodes refuse
+    /// bound pods): all a resource rejection reads from the pod.
+    pub fn requests(&mut self, pod: &Pod) -> u32 {
+        let key = (pod.requests.clone(), pod.node_name.is_some());
+        let next = self.requests.len() as u32;
+        *self.requests.entry(key).or_insert(next)
+    }
+}
+
+/// What a try of one target says, for the memo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    /// Rejects every pod of this key until the target changes: forget the target for the key.
+    Reject,
+    /// Rejects this pod only: keep the target for the next pod of the key.
+    Skip,
+}
+
+impl From<bool> for Verdict {
+    fn from(accepts: bool) -> Verdict {
+        if accepts {
+            Verdict::Accept
+        } else {
+            Verdict::Reject
+        }
     }
 }
 
@@ -80,6 +117,8 @@ pub struct RejectMemo {
     /// Targets created or changed, in order (a target may appear many times).
     changed: Vec<u32>,
     entries: usize,
+    /// Entries to drop after a scan (kept to reuse its allocation).
+    dropped: Vec<(u32, u32)>,
 }
 
 impl RejectMemo {
@@ -89,17 +128,18 @@ impl RejectMemo {
     }
 
     /// Visit the targets that may accept `shape`, in `(order(t), t)` order, until `try_target`
-    /// accepts one; return that target. Targets it rejects are remembered as rejecting.
+    /// accepts one; return that target. Targets it rejects ([`Verdict::Reject`]) are
+    /// remembered as rejecting; skipped ones stay.
     /// A shape met for the first time starts from `fresh()`: every target that is `alive`.
     /// `order(t)` must only change when `t` is reported through [`Self::changed`], and only
     /// grow; a target that is not `alive` rejects every pod and never comes back.
-    pub fn first_accepting<I: IntoIterator<Item = u32>>(
+    pub fn first_accepting<I: IntoIterator<Item = u32>, V: Into<Verdict>>(
         &mut self,
         shape: u32,
         fresh: impl FnOnce() -> I,
         order: impl Fn(usize) -> u32,
         alive: impl Fn(usize) -> bool,
-        mut try_target: impl FnMut(usize) -> bool,
+        mut try_target: impl FnMut(usize) -> V,
     ) -> Option<usize> {
         if self.entries > MAX_ENTRIES {
             self.shapes.clear();
@@ -121,14 +161,25 @@ impl RejectMemo {
         }
         open.cursor = self.changed.len();
         let mut found = None;
-        while let Some(&(o, t)) = open.targets.first() {
+        self.dropped.clear();
+        for &(o, t) in &open.targets {
             // An entry whose order moved on is stale: the target was changed since and has
             // been inserted again under its new order.
-            if o == order(t as usize) && alive(t as usize) && try_target(t as usize) {
-                found = Some(t as usize);
-                break;
+            if o != order(t as usize) || !alive(t as usize) {
+                self.dropped.push((o, t));
+                continue;
             }
-            open.targets.pop_first();
+            match try_target(t as usize).into() {
+                Verdict::Accept => {
+                    found = Some(t as usize);
+                    break;
+                }
+                Verdict::Reject => self.dropped.push((o, t)),
+                Verdict::Skip => {}
+            }
+        }
+        for e in &self.dropped {
+            open.targets.remove(e);
         }
         self.entries = (self.entries + open.targets.len()).saturating_sub(before);
         found

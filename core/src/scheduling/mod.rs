@@ -6,6 +6,8 @@ pub mod claim;
 pub mod existing;
 pub mod launch;
 pub mod memo;
+mod order;
+mod scan;
 pub mod topology;
 
 use crate::catalog::{InstanceType, Offering};
@@ -132,6 +134,10 @@ pub struct Solver<'m> {
     /// Existing nodes / open NodeClaims known to reject a pod shape (see `memo`).
     existing_memo: RejectMemo,
     claim_memo: RejectMemo,
+    /// The same for pods with topology groups, remembering only resource rejections, keyed
+    /// by `ShapeIds::requests` (see `memo`).
+    existing_room_memo: RejectMemo,
+    claim_room_memo: RejectMemo,
     /// Per resource, the least any pod of the batch requests: a claim without room for it
     /// can take no pod of this pass, ever (requests only grow, candidates only shrink).
     least_request: crate::resources::Resources,
@@ -205,6 +211,8 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         next_host: 0,
         existing_memo: RejectMemo::default(),
         claim_memo: RejectMemo::default(),
+        existing_room_memo: RejectMemo::default(),
+        claim_room_memo: RejectMemo::default(),
         least_request: crate::resources::Resources::new(),
         claim_alive: Vec::new(),
         by_size: Default::default(),
@@ -229,34 +237,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
     for r in 0..m.resources.len() as crate::resources::ResourceId {
         s.least_request.set(r, queue.iter().map(|&p| m.pods[p].requests.get(r)).min().unwrap_or(0));
     }
-    // R5.4.1: CPU desc, memory desc, creation asc, uid asc, then `namespace/name` (uids are
-    // often absent, so this tie-break is common) and the queue position: the same order as a
-    // stable sort, from keys gathered once instead of pods read per comparison.
-    {
-        use std::cmp::Reverse;
-        let (cpu, mem) = (crate::resources::CPU, crate::resources::MEMORY);
-        let mut keyed: Vec<_> = queue
-            .iter()
-            .map(|&p| {
-                let x = &m.pods[p];
-                (Reverse(x.requests.get(cpu)), Reverse(x.requests.get(mem)), x.created, x.uid.as_str(), p)
-            })
-            .collect();
-        keyed.sort_unstable_by(|a, b| {
-            (a.0, a.1, a.2, a.3)
-                .cmp(&(b.0, b.1, b.2, b.3))
-                .then_with(|| {
-                    // `namespace/name` compared as the formatted key would be, without formatting it.
-                    let key = |p: usize| {
-                        let pod = &m.pods[p];
-                        pod.namespace.bytes().chain(std::iter::once(b'/')).chain(pod.name.bytes())
-                    };
-                    key(a.4).cmp(key(b.4))
-                })
-                .then(a.4.cmp(&b.4))
-        });
-        queue = keyed.into_iter().map(|k| k.4).collect();
-    }
+    let queue = order::queue_order(m, &queue);
     let mut placements = HashMap::new();
     let mut relaxed = HashMap::new();
     let mut errors: crate::fxhash::FxHashMap<usize, PodFailure> = Default::default();
@@ -516,65 +497,18 @@ impl Solver<'_> {
                 }
             }
         });
-        let mut found: Option<(usize, Requirements)> = None;
-        match shape {
-            Some(shape) => {
-                let mut memo = std::mem::take(&mut self.existing_memo);
-                memo.first_accepting(
-                    shape,
-                    || 0..self.existing.len() as u32,
-                    |_| 0,
-                    |_| true,
-                    |i| match self.existing[i].accepts(pod, view, &self.topo, m) {
-                        Ok(reqs) => {
-                            found = Some((i, reqs));
-                            true
-                        }
-                        Err(_) => false,
-                    },
-                );
-                self.existing_memo = memo;
-            }
-            None => {
-                found =
-                    (0..self.existing.len()).find_map(|i| self.existing[i].accepts(pod, view, &self.topo, m).ok().map(|reqs| (i, reqs)));
-            }
-        }
+        let found = self.first_existing(pod, view, shape);
         if let Some((i, reqs)) = found {
             self.existing[i].add(p, pod);
             self.existing_memo.changed(i);
+            self.existing_room_memo.changed(i);
             let owned = self.owned_inverse.get(&p).cloned().unwrap_or_default();
             let taints = std::sync::Arc::clone(&self.existing[i].taints);
             topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
             return Ok(Placement::Existing(i));
         }
         // Open NodeClaims, fewest pods first (ties by creation order).
-        let mut found: Option<(usize, Requirements, Vec<u32>)> = None;
-        match shape {
-            Some(shape) => {
-                let mut memo = std::mem::take(&mut self.claim_memo);
-                memo.first_accepting(
-                    shape,
-                    || self.by_size.iter().map(|&(_, c)| c),
-                    |c| self.claims[c].pods.len() as u32,
-                    |c| self.claim_alive[c],
-                    |c| match self.can_add(&self.claims[c], pod, view, false) {
-                        Ok((r, its)) => {
-                            found = Some((c, r, its));
-                            true
-                        }
-                        Err(_) => false,
-                    },
-                );
-                self.claim_memo = memo;
-            }
-            None => {
-                found = self.by_size.iter().find_map(|&(_, c)| {
-                    let c = c as usize;
-                    self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its)| (c, r, its))
-                });
-            }
-        }
+        let found = self.first_open_claim(pod, view, shape);
         if let Some((c, r, its)) = found {
             self.commit(c, p, r, its);
             return Ok(Placement::Claim(c));
@@ -670,6 +604,7 @@ impl Solver<'_> {
         let m = self.m;
         let pod = &m.pods[p];
         self.claim_memo.changed(c);
+        self.claim_room_memo.changed(c);
         let claim = &mut self.claims[c];
         claim.requirements = r;
         claim.its = its;

@@ -1,0 +1,82 @@
+//! Finding the first placement target that accepts a pod: existing nodes in scheduling order,
+//! then open NodeClaims fewest pods first. Both scans skip targets known to reject (see
+//! `memo`): by the pod's shape when it has no topology groups, otherwise by its requests,
+//! remembering only rejections for lack of room.
+
+use super::memo::Verdict;
+use super::{Solver, View};
+use crate::model::Pod;
+use crate::requirements::Requirements;
+
+impl Solver<'_> {
+    /// The memo key and whether it is the requests-only key (see `memo`).
+    fn scan_key(&mut self, pod: &Pod, shape: Option<u32>) -> (u32, bool) {
+        match shape {
+            Some(shape) => (shape, false),
+            None => (self.shape_ids.requests(pod), true),
+        }
+    }
+
+    /// The first existing node that accepts `pod`, with the node's requirements.
+    pub(super) fn first_existing(&mut self, pod: &Pod, view: &View, shape: Option<u32>) -> Option<(usize, Requirements)> {
+        let m = self.m;
+        let (key, by_room) = self.scan_key(pod, shape);
+        let mut memo = std::mem::take(if by_room { &mut self.existing_room_memo } else { &mut self.existing_memo });
+        let mut found = None;
+        memo.first_accepting(
+            key,
+            || 0..self.existing.len() as u32,
+            |_| 0,
+            |_| true,
+            |i| {
+                let node = &self.existing[i];
+                if by_room && !node.has_room(pod) {
+                    return Verdict::Reject;
+                }
+                match node.accepts(pod, view, &self.topo, m) {
+                    Ok(reqs) => {
+                        found = Some((i, reqs));
+                        Verdict::Accept
+                    }
+                    Err(_) if by_room => Verdict::Skip,
+                    Err(_) => Verdict::Reject,
+                }
+            },
+        );
+        *(if by_room { &mut self.existing_room_memo } else { &mut self.existing_memo }) = memo;
+        found
+    }
+
+    /// The first open NodeClaim that accepts `pod`, with its requirements and candidate types
+    /// after adding the pod.
+    pub(super) fn first_open_claim(&mut self, pod: &Pod, view: &View, shape: Option<u32>) -> Option<(usize, Requirements, Vec<u32>)> {
+        let m = self.m;
+        let (key, by_room) = self.scan_key(pod, shape);
+        let mut memo = std::mem::take(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo });
+        let mut found = None;
+        memo.first_accepting(
+            key,
+            || self.by_size.iter().map(|&(_, c)| c),
+            |c| self.claims[c].pods.len() as u32,
+            |c| self.claim_alive[c],
+            |c| {
+                let claim = &self.claims[c];
+                // The first check of `can_add`, and the only one that reads nothing but the
+                // claim's state and the pod's requests.
+                if by_room && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
+                    return Verdict::Reject;
+                }
+                match self.can_add(claim, pod, view, false) {
+                    Ok((r, its)) => {
+                        found = Some((c, r, its));
+                        Verdict::Accept
+                    }
+                    Err(_) if by_room => Verdict::Skip,
+                    Err(_) => Verdict::Reject,
+                }
+            },
+        );
+        *(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo }) = memo;
+        found
+    }
+}
