@@ -106,15 +106,9 @@ fn daemon_compatible(pod: &Pod, node: &Requirements, taints: &[Taint], m: &Model
 }
 
 impl ExistingState {
-    /// The checks of [`accepts`](Self::accepts) that read only this node's state and the
-    /// pod's requests and whether it is bound: false means every pod with those rejects here
-    /// until a pod is added.
-    pub fn has_room(&self, pod: &Pod) -> bool {
-        !(self.gated && pod.node_name.is_some()) && pod.requests.fits_in(&self.remaining)
-    }
-
     /// §5.7: taints, host ports, resources, strict label compatibility, topology. Returns the
-    /// node's requirements for recording.
+    /// node's requirements for recording. `Fail::Resources` means exactly: no room for the
+    /// pod's requests, or a gated node and a bound pod (`scan` relies on it).
     pub fn accepts(&self, pod: &Pod, view: &View, topo: &topology::Topology, m: &Model) -> Result<Requirements, Fail> {
         if self.gated && pod.node_name.is_some() {
             return Err(Fail::Resources);

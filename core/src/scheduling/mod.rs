@@ -659,7 +659,7 @@ impl Solver<'_> {
     fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
-        // Errors from open claims are discarded, so which check rejects does not matter.
+        // `Fail::Resources` comes from this check only (`scan` relies on it).
         if !new_claim && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
             return Err(Fail::Resources);
         }

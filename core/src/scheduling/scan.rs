@@ -1,10 +1,12 @@
 //! Finding the first placement target that accepts a pod: existing nodes in scheduling order,
 //! then open NodeClaims fewest pods first. Both scans skip targets known to reject (see
 //! `memo`): by the pod's shape when it has no topology groups, otherwise by its requests,
-//! remembering only rejections for lack of room.
+//! remembering only rejections for lack of room. Those are the `Fail::Resources` answers:
+//! `can_add` and `ExistingState::accepts` give it for nothing else, and it reads only the
+//! target's state, the pod's requests and whether the pod is bound.
 
 use super::memo::Verdict;
-use super::{Solver, View};
+use super::{Fail, Solver, View};
 use crate::model::Pod;
 use crate::requirements::Requirements;
 
@@ -29,15 +31,13 @@ impl Solver<'_> {
             |_| 0,
             |_| true,
             |i| {
-                let node = &self.existing[i];
-                if by_room && !node.has_room(pod) {
-                    return Verdict::Reject;
-                }
-                match node.accepts(pod, view, &self.topo, m) {
+                match self.existing[i].accepts(pod, view, &self.topo, m) {
                     Ok(reqs) => {
                         found = Some((i, reqs));
                         Verdict::Accept
                     }
+                    // Only the room checks say `Resources` (see `accepts`).
+                    Err(Fail::Resources) => Verdict::Reject,
                     Err(_) if by_room => Verdict::Skip,
                     Err(_) => Verdict::Reject,
                 }
@@ -50,7 +50,6 @@ impl Solver<'_> {
     /// The first open NodeClaim that accepts `pod`, with its requirements and candidate types
     /// after adding the pod.
     pub(super) fn first_open_claim(&mut self, pod: &Pod, view: &View, shape: Option<u32>) -> Option<(usize, Requirements, Vec<u32>)> {
-        let m = self.m;
         let (key, by_room) = self.scan_key(pod, shape);
         let mut memo = std::mem::take(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo });
         let mut found = None;
@@ -60,17 +59,13 @@ impl Solver<'_> {
             |c| self.claims[c].pods.len() as u32,
             |c| self.claim_alive[c],
             |c| {
-                let claim = &self.claims[c];
-                // The first check of `can_add`, and the only one that reads nothing but the
-                // claim's state and the pod's requests.
-                if by_room && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
-                    return Verdict::Reject;
-                }
-                match self.can_add(claim, pod, view, false) {
+                match self.can_add(&self.claims[c], pod, view, false) {
                     Ok((r, its)) => {
                         found = Some((c, r, its));
                         Verdict::Accept
                     }
+                    // Only the headroom check says `Resources` (see `can_add`).
+                    Err(Fail::Resources) => Verdict::Reject,
                     Err(_) if by_room => Verdict::Skip,
                     Err(_) => Verdict::Reject,
                 }
