@@ -38,12 +38,13 @@ impl Document<'_> {
         self.value.get("apiVersion").and_then(Value::as_str).unwrap_or("")
     }
 
+    /// `metadata.name` (`get` twice, not `pointer`, which allocates while parsing its path).
     pub fn name(&self) -> &str {
-        self.value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")
+        self.value.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("")
     }
 
     pub fn namespace(&self) -> Option<&str> {
-        self.value.pointer("/metadata/namespace").and_then(Value::as_str)
+        self.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
     }
 
     /// `Kind/name` or `Kind/namespace/name` for messages.
