@@ -77,7 +77,7 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
     let default = Value::String(aws::SOURCE.to_string());
     let spec = spec.unwrap_or(&default);
     let root = At::root(spec, "catalog");
-    let mut sink = Sink { document: 0, object: "Catalog".into(), errors: &mut errors };
+    let mut sink = Sink { document: 0, object: &|| "Catalog".into(), errors: &mut errors };
     let result = match spec {
         Value::String(s) if s == aws::SOURCE => Some(aws_catalog(&root, &mut sink, false)),
         Value::String(s) => {

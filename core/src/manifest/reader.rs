@@ -78,7 +78,9 @@ impl<'a> At<'a> {
 /// Collects errors for one object.
 pub struct Sink<'e> {
     pub document: usize,
-    pub object: String,
+    /// The object's `Kind/[namespace/]name`, formatted only when an error names it: formatting
+    /// it for every object was a tenth of lowering 20,000 pods.
+    pub object: &'e dyn Fn() -> String,
     pub errors: &'e mut Vec<InputError>,
 }
 
@@ -96,7 +98,7 @@ fn type_name(v: &Value) -> &'static str {
 impl Sink<'_> {
     pub fn error(&mut self, at: &At, code: &str, message: impl Into<String>, help: impl Into<String>) {
         let help: String = help.into();
-        let mut e = InputError::new(code, message).at_document(self.document).object(self.object.clone());
+        let mut e = InputError::new(code, message).at_document(self.document).object((self.object)());
         let path = at.path();
         if !path.is_empty() {
             e = e.path(path);
@@ -176,9 +178,9 @@ impl Sink<'_> {
 
     /// A Kubernetes quantity in milli-units; negative values are rejected (`what` names the field).
     pub fn quantity(&mut self, at: &At) -> Option<i64> {
-        let text = match at.v {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
+        let text: std::borrow::Cow<str> = match at.v {
+            Value::String(s) => s.as_str().into(),
+            Value::Number(n) => n.to_string().into(),
             _ => {
                 self.wrong_type(at, "a quantity string");
                 return None;

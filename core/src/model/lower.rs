@@ -134,7 +134,8 @@ impl Lowering {
         let group = api.split_once('/').map(|(g, _)| g).unwrap_or("");
         let root = At::root(&doc.value, &doc.prefix);
         let mut errors = std::mem::take(&mut self.errors);
-        let mut sink = Sink { document: doc.index, object: doc.object(), errors: &mut errors };
+        let object = || doc.object();
+        let mut sink = Sink { document: doc.index, object: &object, errors: &mut errors };
         let before = sink.errors.len();
         match (group, kind.as_str()) {
             ("karpenter.sh", "NodePool") => self.node_pool(&root, &mut sink),

@@ -224,18 +224,16 @@ fn effective_requests(spec: &At, ctx: &mut Ctx, sink: &mut Sink) -> Resources {
 fn container_requests(c: &At, ctx: &mut Ctx, sink: &mut Sink) -> Resources {
     let mut r = Resources::new();
     let Some(res) = c.get("resources") else { return r };
-    let mut seen: Vec<String> = Vec::new();
-    if let Some(req) = res.get("requests") {
-        for (k, v) in sink.map(&req) {
-            if let Some(q) = sink.quantity(&v) {
-                r.set(ctx.resources.intern(k), q);
-            }
-            seen.push(k.to_string());
+    let req = res.get("requests");
+    let requested = req.as_ref().map(|req| sink.map(req)).unwrap_or_default();
+    for (k, v) in &requested {
+        if let Some(q) = sink.quantity(v) {
+            r.set(ctx.resources.intern(k), q);
         }
     }
     if let Some(lim) = res.get("limits") {
         for (k, v) in sink.map(&lim) {
-            if seen.iter().any(|s| s == k) {
+            if requested.iter().any(|(s, _)| *s == k) {
                 continue;
             }
             if let Some(q) = sink.quantity(&v) {
