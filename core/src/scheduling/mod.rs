@@ -695,7 +695,13 @@ impl Solver<'_> {
             return Err(Fail::HostPort);
         }
         let total = claim.requests.plus(&pod.requests);
-        let its = claim::filter_its(t, &claim.its, &r, &total, &pod.host_ports, &mut self.cache.borrow_mut(), m)?;
+        // A fresh claim's candidates were never filtered by its requirements.
+        let known = if new_claim {
+            claim::Known::NOTHING
+        } else {
+            claim::Known { unchanged: r == claim.requirements, least_room: claim.headroom.least() }
+        };
+        let its = claim::filter_its(t, &claim.its, &r, &total, &pod.host_ports, &known, &mut self.cache.borrow_mut(), m)?;
         if claim::has_min_values(&r) {
             if let Some((key, min, found)) = claim::min_values_shortfall(&its, &r, m) {
                 if new_claim && m.settings.min_values_policy == MinValuesPolicy::BestEffort {
