@@ -154,6 +154,8 @@ pub struct Solver<'m> {
     spec_shapes: crate::fxhash::FxHashMap<(usize, bool), u32>,
     /// Pod spec → the parts of its unrelaxed view (see `View`).
     spec_views: crate::fxhash::FxHashMap<usize, ViewParts>,
+    /// The view parts of a pod without node constraints or tolerations.
+    plain_view: Option<ViewParts>,
 }
 
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
@@ -220,6 +222,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         shape_ids: Default::default(),
         spec_shapes: Default::default(),
         spec_views: Default::default(),
+        plain_view: None,
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -371,7 +374,16 @@ impl Solver<'_> {
         let m = self.m;
         let pod = &m.pods[p];
         let respect = m.settings.preference_policy == PreferencePolicy::Respect;
-        let (strict, full, tolerations) = if relax.steps.is_empty() && pod.spec_shared() {
+        let plain =
+            pod.node_selector.is_empty() && pod.required_terms.is_empty() && pod.preferred_terms.is_empty() && pod.tolerations.is_empty();
+        let (strict, full, tolerations) = if plain && !relax.pns {
+            // No node constraints and no tolerations (most pods): one shared empty view, not
+            // three allocations per pod.
+            if self.plain_view.is_none() {
+                self.plain_view = Some(self.view_parts(pod, relax));
+            }
+            self.plain_view.clone().unwrap_or_else(|| self.view_parts(pod, relax))
+        } else if relax.steps.is_empty() && pod.spec_shared() {
             match self.spec_views.get(&pod.spec_id()) {
                 Some(parts) => parts.clone(),
                 None => {
