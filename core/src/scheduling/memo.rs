@@ -84,16 +84,6 @@ pub enum Verdict {
     Skip,
 }
 
-impl From<bool> for Verdict {
-    fn from(accepts: bool) -> Verdict {
-        if accepts {
-            Verdict::Accept
-        } else {
-            Verdict::Reject
-        }
-    }
-}
-
 /// Per shape, the targets not known to reject it, ordered as the scan visits them:
 /// `(order, target)` where `order` is the target's sort key when it was inserted (the pod
 /// count of a NodeClaim, 0 for existing nodes, which are visited by index).
@@ -133,13 +123,13 @@ impl RejectMemo {
     /// A shape met for the first time starts from `fresh()`: every target that is `alive`.
     /// `order(t)` must only change when `t` is reported through [`Self::changed`], and only
     /// grow; a target that is not `alive` rejects every pod and never comes back.
-    pub fn first_accepting<I: IntoIterator<Item = u32>, V: Into<Verdict>>(
+    pub fn first_accepting<I: IntoIterator<Item = u32>>(
         &mut self,
         shape: u32,
         fresh: impl FnOnce() -> I,
         order: impl Fn(usize) -> u32,
         alive: impl Fn(usize) -> bool,
-        mut try_target: impl FnMut(usize) -> V,
+        mut try_target: impl FnMut(usize) -> Verdict,
     ) -> Option<usize> {
         if self.entries > MAX_ENTRIES {
             self.shapes.clear();
@@ -169,7 +159,7 @@ impl RejectMemo {
                 self.dropped.push((o, t));
                 continue;
             }
-            match try_target(t as usize).into() {
+            match try_target(t as usize) {
                 Verdict::Accept => {
                     found = Some(t as usize);
                     break;

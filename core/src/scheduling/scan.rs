@@ -30,17 +30,12 @@ impl Solver<'_> {
             || 0..self.existing.len() as u32,
             |_| 0,
             |_| true,
-            |i| {
-                match self.existing[i].accepts(pod, view, &self.topo, m) {
-                    Ok(reqs) => {
-                        found = Some((i, reqs));
-                        Verdict::Accept
-                    }
-                    // Only the room checks say `Resources` (see `accepts`).
-                    Err(Fail::Resources) => Verdict::Reject,
-                    Err(_) if by_room => Verdict::Skip,
-                    Err(_) => Verdict::Reject,
+            |i| match self.existing[i].accepts(pod, view, &self.topo, m) {
+                Ok(reqs) => {
+                    found = Some((i, reqs));
+                    Verdict::Accept
                 }
+                Err(e) => rejection(&e, by_room),
             },
         );
         *(if by_room { &mut self.existing_room_memo } else { &mut self.existing_memo }) = memo;
@@ -58,20 +53,26 @@ impl Solver<'_> {
             || self.by_size.iter().map(|&(_, c)| c),
             |c| self.claims[c].pods.len() as u32,
             |c| self.claim_alive[c],
-            |c| {
-                match self.can_add(&self.claims[c], pod, view, false) {
-                    Ok((r, its)) => {
-                        found = Some((c, r, its));
-                        Verdict::Accept
-                    }
-                    // Only the headroom check says `Resources` (see `can_add`).
-                    Err(Fail::Resources) => Verdict::Reject,
-                    Err(_) if by_room => Verdict::Skip,
-                    Err(_) => Verdict::Reject,
+            |c| match self.can_add(&self.claims[c], pod, view, false) {
+                Ok((r, its)) => {
+                    found = Some((c, r, its));
+                    Verdict::Accept
                 }
+                Err(e) => rejection(&e, by_room),
             },
         );
         *(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo }) = memo;
         found
+    }
+}
+
+/// What a failed try means for the memo: with the shape key every rejection holds until the
+/// target changes; with the requests-only key only a lack of room does (`Fail::Resources`,
+/// which `can_add` and `ExistingState::accepts` give for nothing else).
+fn rejection(e: &Fail, by_room: bool) -> Verdict {
+    if !by_room || matches!(e, Fail::Resources) {
+        Verdict::Reject
+    } else {
+        Verdict::Skip
     }
 }
