@@ -3,6 +3,11 @@
 //! (FORMAT.md §8). Prints one line per scenario and ends with `N passed, N failed`.
 //!
 //! Reason codes are compared: nodecast reports them (FORMAT.md §7).
+//!
+//! `nodecast-conformance --oracle PATH...` instead prints nodecast's decisions and resolved
+//! catalogs as JSON lines for the differential harness in `oracle/` (see `oracle.rs`).
+
+mod oracle;
 
 use nodecast::api::{Decision, Input, Plan, Request};
 use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
@@ -17,7 +22,11 @@ enum Outcome {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let oracle_mode = args.first().is_some_and(|a| a == "--oracle");
+    if oracle_mode {
+        args.remove(0);
+    }
     if args.is_empty() {
         eprintln!("usage: nodecast-conformance PATH... (scenario files or folders)");
         return ExitCode::from(2);
@@ -42,6 +51,9 @@ fn main() -> ExitCode {
             files.push(p.to_path_buf());
         }
     }
+    if oracle_mode {
+        return oracle_main(&files);
+    }
     let (mut passed, mut failed) = (0, 0);
     for f in &files {
         for (name, outcome) in run_file(f) {
@@ -65,6 +77,39 @@ fn main() -> ExitCode {
     }
 }
 
+fn oracle_main(files: &[PathBuf]) -> ExitCode {
+    use std::io::Write;
+    let mut catalogs = oracle::Catalogs::default();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for f in files {
+        let stem = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let doc: Value = match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string())) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("{}: {e}", f.display());
+                return ExitCode::from(2);
+            }
+        };
+        let list = match doc {
+            Value::Array(list) => list,
+            s => vec![s],
+        };
+        for s in &list {
+            let name = s.get("name").and_then(Value::as_str).unwrap_or(&stem).to_string();
+            for line in oracle::run(s, &name, f, &mut catalogs) {
+                if writeln!(out, "{line}").is_err() {
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    if out.flush().is_err() {
+        return ExitCode::from(2);
+    }
+    ExitCode::SUCCESS
+}
+
 /// A file holds one scenario, or (like examples/expectations.yaml) a list of them.
 fn run_file(path: &Path) -> Vec<(String, Outcome)> {
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
@@ -85,7 +130,7 @@ fn run_file(path: &Path) -> Vec<(String, Outcome)> {
     }
 }
 
-fn request(s: &Value, dir: &Path) -> Result<Request, String> {
+pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
     let mut settings = Settings::default();
     if let Some(st) = s.get("settings") {
         if st.get("minValuesPolicy").and_then(Value::as_str) == Some("BestEffort") {

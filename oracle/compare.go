@@ -1,0 +1,168 @@
+package main
+
+// Comparing the two normalised answers and naming the kind of disagreement.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// NodecastRecord is one line of `nodecast-conformance --oracle`.
+type NodecastRecord struct {
+	Record   string          `json:"record"`
+	ID       int             `json:"id"`
+	Catalog  json.RawMessage `json:"catalog"`
+	Name     string          `json:"name"`
+	File     string          `json:"file"`
+	Kind     string          `json:"kind"`
+	Nodecast json.RawMessage `json:"nodecast"`
+	Error    string          `json:"error"`
+}
+
+func podSets(cs []Claim) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = strings.Join(c.Pods, ",")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// launchOK: is nodecast's launch one the AWS provider / EC2 can make for Karpenter's claim?
+func launchOK(n Claim, k Claim) bool {
+	if k.Launch == nil {
+		return n.InstanceType == ""
+	}
+	if n.CapacityType != k.Launch.CapacityType {
+		return false
+	}
+	zones, ok := k.Launch.Types[n.InstanceType]
+	if !ok {
+		return false
+	}
+	return slices.Contains(zones, n.Zone)
+}
+
+// CompareProvision returns "" when nodecast's answer is one Karpenter gave, else a class.
+func CompareProvision(n, k *ProvisionAnswer) (string, string) {
+	if n.Error != "" || k.Error != "" {
+		return "error", fmt.Sprintf("nodecast error %q, karpenter error %q", n.Error, k.Error)
+	}
+	if !slices.Equal(n.Unschedulable, k.Unschedulable) {
+		return "unschedulable pods differ", fmt.Sprintf("nodecast %v, karpenter %v", n.Unschedulable, k.Unschedulable)
+	}
+	if !reflect.DeepEqual(nonNil(n.Existing), nonNil(k.Existing)) {
+		return "existing-node placements differ", fmt.Sprintf("nodecast %v, karpenter %v", n.Existing, k.Existing)
+	}
+	if !slices.Equal(podSets(n.Claims), podSets(k.Claims)) {
+		cls := "pods grouped into NodeClaims differently"
+		if len(n.Claims) != len(k.Claims) {
+			cls += " (different NodeClaim count)"
+		} else if math.Abs(totalLaunch(n.Claims)-totalCheapest(k.Claims)) > 1e-6 {
+			cls += " (same count, different $/h)"
+		} else {
+			cls += " (same count and $/h)"
+		}
+		return cls, fmt.Sprintf("nodecast %d claims, karpenter %d", len(n.Claims), len(k.Claims))
+	}
+	for i := range n.Claims {
+		nc, kc := n.Claims[i], k.Claims[i]
+		if nc.NodePool != kc.NodePool {
+			return "NodePool of a NodeClaim differs", fmt.Sprintf("%v: nodecast %s, karpenter %s", nc.Pods, nc.NodePool, kc.NodePool)
+		}
+		if !slices.Equal(nc.Options, kc.Options) {
+			return "instance-type options differ", fmt.Sprintf("%v: %s", nc.Pods, optionDiff(nc.Options, kc.Options))
+		}
+		if !launchOK(nc, kc) {
+			return "launched offering differs", fmt.Sprintf("%v: nodecast %s %s %s, karpenter may launch %s %v", nc.Pods, nc.CapacityType, nc.InstanceType, nc.Zone, kc.Launch.CapacityType, kc.Launch.Types)
+		}
+	}
+	return "", ""
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func totalLaunch(cs []Claim) float64 {
+	t := 0.0
+	for _, c := range cs {
+		t += c.Price
+	}
+	return t
+}
+
+func totalCheapest(cs []Claim) float64 {
+	t := 0.0
+	for _, c := range cs {
+		if c.Launch != nil {
+			t += c.Launch.Cheapest
+		}
+	}
+	return t
+}
+
+func optionDiff(n, k []string) string {
+	var onlyN, onlyK []string
+	for _, x := range n {
+		if !slices.Contains(k, x) {
+			onlyN = append(onlyN, x)
+		}
+	}
+	for _, x := range k {
+		if !slices.Contains(n, x) {
+			onlyK = append(onlyK, x)
+		}
+	}
+	return fmt.Sprintf("only nodecast %v, only karpenter %v", trunc(onlyN), trunc(onlyK))
+}
+
+func trunc(xs []string) []string {
+	if len(xs) > 6 {
+		return append(xs[:6:6], fmt.Sprintf("…+%d", len(xs)-6))
+	}
+	return xs
+}
+
+// CompareDisrupt returns "" when nodecast's decision is one Karpenter made, else a class.
+func CompareDisrupt(n, k *DisruptAnswer) (string, string) {
+	if n.Error != "" || k.Error != "" {
+		return "error", fmt.Sprintf("nodecast error %q, karpenter error %q", n.Error, k.Error)
+	}
+	detail := fmt.Sprintf("nodecast %s %s %v, karpenter %s %s %v (%s)", n.Decision, n.Reason, n.Nodes, k.Decision, k.Reason, k.Nodes, k.Method)
+	if n.Decision != k.Decision {
+		return fmt.Sprintf("decision differs (nodecast %s, karpenter %s)", n.Decision, k.Decision), detail
+	}
+	if n.Decision == "none" {
+		return "", ""
+	}
+	if n.Reason != k.Reason {
+		return fmt.Sprintf("reason differs (nodecast %s, karpenter %s)", n.Reason, k.Reason), detail
+	}
+	if !slices.Equal(n.Nodes, k.Nodes) {
+		cls := "disrupted nodes differ"
+		if len(n.Nodes) == len(k.Nodes) {
+			cls += " (same count)"
+		}
+		return cls + " [" + n.Reason + "]", detail
+	}
+	if (n.Replacement == nil) != (k.Replacement == nil) {
+		return "replacement presence differs", detail
+	}
+	if n.Replacement != nil {
+		if !slices.Equal(n.Replacement.Options, k.Replacement.Options) {
+			return "replacement options differ", optionDiff(n.Replacement.Options, k.Replacement.Options)
+		}
+		if !launchOK(*n.Replacement, *k.Replacement) {
+			return "replacement launch differs", fmt.Sprintf("nodecast %s %s %s, karpenter %+v", n.Replacement.CapacityType, n.Replacement.InstanceType, n.Replacement.Zone, k.Replacement.Launch)
+		}
+	}
+	return "", ""
+}

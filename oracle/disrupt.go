@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/samber/lo"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
+	nodeclaimdisruption "sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/disruption"
+	"sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/expiration"
+)
+
+// DisruptAnswer is the normalised disruption answer of either side.
+type DisruptAnswer struct {
+	Decision    string   `json:"decision"`
+	Reason      string   `json:"reason,omitempty"`
+	Nodes       []string `json:"nodes"`
+	Replacement *Claim   `json:"replacement,omitempty"`
+	// Karpenter side only: the method that produced the command.
+	Method string `json:"method,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (e *Env) nodeClaims() ([]*v1.NodeClaim, error) {
+	list := &v1.NodeClaimList{}
+	if err := e.client.List(e.ctx, list); err != nil {
+		return nil, err
+	}
+	out := make([]*v1.NodeClaim, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Disrupt runs one pass of what Karpenter does at `now`: the NodeClaim disruption controller
+// (Consolidatable condition) and the expiration controller on every NodeClaim, then the
+// disruption controller's methods in order, each with its candidates and budgets; the first
+// method that produces a command decides.
+func (e *Env) Disrupt() (*DisruptAnswer, error) {
+	ncs, err := e.nodeClaims()
+	if err != nil {
+		return nil, err
+	}
+	ncd := nodeclaimdisruption.NewController(e.clk, e.client, e.cp)
+	for _, nc := range ncs {
+		if _, err := ncd.Reconcile(e.ctx, nc); err != nil {
+			return nil, fmt.Errorf("nodeclaim disruption %s: %w", nc.Name, err)
+		}
+	}
+	now := e.clk.Now()
+	exp := expiration.NewController(e.clk, e.client, e.cp)
+	var expired []string
+	for _, nc := range ncs {
+		cur := &v1.NodeClaim{}
+		if err := e.client.Get(e.ctx, keyOf(nc), cur); err != nil {
+			return nil, err
+		}
+		if _, err := exp.Reconcile(e.ctx, cur); err != nil {
+			return nil, fmt.Errorf("expiration %s: %w", nc.Name, err)
+		}
+		after := &v1.NodeClaim{}
+		if err := e.client.Get(e.ctx, keyOf(nc), after); err != nil || !after.DeletionTimestamp.IsZero() {
+			expired = append(expired, nc.Status.NodeName)
+		}
+	}
+	e.clk.SetTime(now)
+	if len(expired) > 0 {
+		sort.Strings(expired)
+		return &DisruptAnswer{Decision: "delete", Reason: "expired", Nodes: expired, Method: "expiration"}, nil
+	}
+	if err := e.syncState(); err != nil {
+		return nil, err
+	}
+	queue := disruption.NewQueue(e.client, e.rec, e.cluster, e.clk, e.prov)
+	methods := disruption.NewMethods(e.ctx, e.clk, e.cluster, e.client, e.prov, e.cp, e.rec, queue)
+	for _, m := range methods {
+		// Drift is out of the scenarios' scope (FORMAT.md §3.7): no node is ever drifted.
+		switch m.(type) {
+		case *disruption.Drift, *disruption.StaticDrift:
+			continue
+		}
+		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, nil)
+		if err != nil {
+			return nil, fmt.Errorf("candidates: %w", err)
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		if setter, ok := m.(disruption.NodePoolTotalsSetter); ok {
+			setter.SetNodePoolTotals(totals)
+		}
+		budgets, err := disruption.BuildDisruptionBudgetMapping(e.ctx, e.cluster, e.clk, e.client, e.cp, e.rec, m.Reason())
+		if err != nil {
+			return nil, fmt.Errorf("budgets: %w", err)
+		}
+		cmds, err := e.withValidationClock(func() ([]disruption.Command, error) { return m.ComputeCommands(e.ctx, budgets, cands...) })
+		e.clk.SetTime(now)
+		if err != nil {
+			return nil, fmt.Errorf("%T: %w", m, err)
+		}
+		cmds = lo.Filter(cmds, func(c disruption.Command, _ int) bool { return c.Decision() != disruption.NoOpDecision })
+		if len(cmds) == 0 {
+			continue
+		}
+		a := &DisruptAnswer{Method: strings.TrimPrefix(fmt.Sprintf("%T", m), "*disruption.")}
+		for _, cmd := range cmds {
+			a.Decision = strings.ToLower(string(cmd.Decision()))
+			a.Reason = strings.ToLower(string(m.Reason()))
+			for _, c := range cmd.Candidates {
+				a.Nodes = append(a.Nodes, c.Name())
+			}
+			for _, r := range cmd.Replacements {
+				c := e.claim(r.NodeClaim)
+				c.Pods = nil
+				a.Replacement = &c
+			}
+		}
+		sort.Strings(a.Nodes)
+		return a, nil
+	}
+	return &DisruptAnswer{Decision: "none", Nodes: []string{}}, nil
+}
+
+// withValidationClock runs f while moving the fake clock past the command validation delay
+// whenever Karpenter waits on it (it re-checks its command after that delay before acting).
+func (e *Env) withValidationClock(f func() ([]disruption.Command, error)) ([]disruption.Command, error) {
+	var done atomic.Bool
+	go func() {
+		for !done.Load() {
+			if e.clk.HasWaiters() {
+				e.clk.Step(20 * time.Second)
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}()
+	defer done.Store(true)
+	return f()
+}

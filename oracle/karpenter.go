@@ -1,0 +1,418 @@
+package main
+
+// The Karpenter side: the scenario's objects in a controller-runtime fake client and Karpenter's
+// cluster state, then Karpenter's own provisioner (scheduler, Solve, truncation) or disruption
+// methods, run in-process.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/awslabs/operatorpkg/status"
+	"github.com/samber/lo"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
+	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
+	pscheduling "sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
+	"sigs.k8s.io/karpenter/pkg/controllers/state"
+	"sigs.k8s.io/karpenter/pkg/events"
+	"sigs.k8s.io/karpenter/pkg/operator/injection"
+	"sigs.k8s.io/karpenter/pkg/operator/logging"
+	"sigs.k8s.io/karpenter/pkg/operator/options"
+	"sigs.k8s.io/karpenter/pkg/test"
+)
+
+func init() {
+	log.SetLogger(logging.NopLogger)
+}
+
+// defaultNow is the clock of a provision scenario without `clock`.
+var defaultNow = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+type Env struct {
+	ctx     context.Context
+	clk     *clocktesting.FakeClock
+	client  client.Client
+	cp      *fake.CloudProvider
+	cluster *state.Cluster
+	prov    *provisioning.Provisioner
+	rec     events.Recorder
+	objs    *Objects
+	aws     bool
+	its     map[string]*cloudprovider.InstanceType
+}
+
+func settingString(s map[string]any, k string) string {
+	if v, ok := s[k].(string); ok {
+		return v
+	}
+	return ""
+}
+
+func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*Env, error) {
+	objs, err := s.ParseObjects()
+	if err != nil {
+		return nil, err
+	}
+	now := defaultNow
+	if s.Clock.Now != "" {
+		if now, err = time.Parse(time.RFC3339, s.Clock.Now); err != nil {
+			return nil, err
+		}
+	}
+	cat.Register()
+	fields := test.OptionsFields{}
+	if settingString(s.Settings, "minValuesPolicy") == "BestEffort" {
+		fields.MinValuesPolicy = lo.ToPtr(options.MinValuesPolicyBestEffort)
+	}
+	if settingString(s.Settings, "preferencePolicy") == "Ignore" {
+		fields.PreferencePolicy = lo.ToPtr(options.PreferencePolicyIgnore)
+	}
+	if b, ok := s.Settings["spotToSpotConsolidation"].(bool); ok {
+		fields.FeatureGates.SpotToSpotConsolidation = lo.ToPtr(b)
+	}
+	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
+	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}}
+	e.client = fakecr.NewClientBuilder().WithScheme(scheme.Scheme).
+		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
+		WithIndex(&corev1.Node{}, "spec.providerID", func(o client.Object) []string { return []string{o.(*corev1.Node).Spec.ProviderID} }).
+		WithIndex(&v1.NodeClaim{}, "status.providerID", func(o client.Object) []string { return []string{o.(*v1.NodeClaim).Status.ProviderID} }).
+		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}).
+		Build()
+	e.cp = fake.NewCloudProvider()
+	e.cp.InstanceTypes = its
+	for _, it := range e.cp.InstanceTypes {
+		e.its[it.Name] = it
+	}
+	e.rec = events.NewRecorder(&record.FakeRecorder{})
+	e.cluster = state.NewCluster(e.clk, e.client, e.cp)
+	e.prov = provisioning.NewProvisioner(e.client, e.rec, e.cp, e.cluster, e.clk, nil, nil)
+	if err := e.load(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Env) create(o client.Object) error {
+	return e.client.Create(e.ctx, o)
+}
+
+// defaults applies the NodePool CRD defaults (the API server would).
+func defaults(np *v1.NodePool) {
+	d := &np.Spec.Disruption
+	if d.ConsolidationPolicy == "" {
+		d.ConsolidationPolicy = v1.ConsolidationPolicyWhenEmptyOrUnderutilized
+	}
+	if d.ConsolidateAfter.Duration == nil && d.ConsolidateAfter.Raw == nil {
+		d.ConsolidateAfter = v1.MustParseNillableDuration("0s")
+	}
+	if len(d.Budgets) == 0 {
+		d.Budgets = []v1.Budget{{Nodes: "10%"}}
+	}
+	if np.Spec.Template.Spec.ExpireAfter.Duration == nil && np.Spec.Template.Spec.ExpireAfter.Raw == nil {
+		np.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("720h")
+	}
+	// The fake cloud provider's node class stands in for the EC2NodeClass (it does not decide anything).
+	np.Spec.Template.Spec.NodeClassRef = &v1.NodeClassReference{Group: "karpenter.test.sh", Kind: "TestNodeClass", Name: "default"}
+}
+
+func (e *Env) load() error {
+	pools := map[string]*v1.NodePool{}
+	for _, np := range e.objs.NodePools {
+		defaults(np)
+		if err := e.create(np); err != nil {
+			return err
+		}
+		np.StatusConditions().SetTrue(status.ConditionReady)
+		if err := e.client.Status().Update(e.ctx, np); err != nil {
+			return err
+		}
+		pools[np.Name] = np
+	}
+	claims := map[string]*v1.NodeClaim{}
+	for _, nc := range e.objs.NodeClaims {
+		if nc.Status.NodeName != "" {
+			claims[nc.Status.NodeName] = nc
+		}
+	}
+	for _, n := range e.objs.Nodes {
+		n.Spec.ProviderID = "fake://" + n.Name
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		if len(n.Status.Capacity) == 0 {
+			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
+		}
+		if _, ok := n.Labels[corev1.LabelHostname]; !ok {
+			n.Labels[corev1.LabelHostname] = n.Name
+		}
+		ready := corev1.ConditionTrue
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				ready = c.Status
+			}
+		}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready, LastTransitionTime: n.CreationTimestamp, LastHeartbeatTime: metav1.NewTime(e.clk.Now())}}
+		poolName, managed := n.Labels[v1.NodePoolLabelKey]
+		if managed {
+			n.Labels[v1.NodeRegisteredLabelKey] = "true"
+			n.Labels[v1.NodeInitializedLabelKey] = "true"
+		}
+		created := n.CreationTimestamp
+		if err := e.create(n); err != nil {
+			return err
+		}
+		if !managed {
+			continue
+		}
+		nc := claims[n.Name]
+		if nc == nil {
+			nc = &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: n.Name, CreationTimestamp: created}}
+		}
+		if nc.Labels == nil {
+			nc.Labels = map[string]string{}
+		}
+		for k, v := range n.Labels {
+			nc.Labels[k] = v
+		}
+		if nc.Annotations == nil {
+			nc.Annotations = map[string]string{}
+		}
+		pool := pools[poolName]
+		if pool != nil {
+			nc.Annotations[v1.NodePoolHashAnnotationKey] = pool.Hash()
+			nc.Annotations[v1.NodePoolHashVersionAnnotationKey] = v1.NodePoolHashVersion
+			if nc.Spec.ExpireAfter.Duration == nil && nc.Spec.ExpireAfter.Raw == nil {
+				nc.Spec.ExpireAfter = pool.Spec.Template.Spec.ExpireAfter
+			}
+			nc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "karpenter.sh/v1", Kind: "NodePool", Name: pool.Name, UID: pool.UID}}
+		}
+		nc.Spec.NodeClassRef = &v1.NodeClassReference{Group: "karpenter.test.sh", Kind: "TestNodeClass", Name: "default"}
+		nc.Finalizers = []string{v1.TerminationFinalizer}
+		if nc.CreationTimestamp.IsZero() {
+			nc.CreationTimestamp = created
+		}
+		st := nc.Status.DeepCopy()
+		// Initialized at the time the manifest says, else at the Node's creation (FORMAT.md §3.7).
+		initAt := created
+		for _, c := range nc.Status.Conditions {
+			if c.Type == v1.ConditionTypeInitialized && !c.LastTransitionTime.IsZero() {
+				initAt = c.LastTransitionTime
+			}
+		}
+		if err := e.create(nc); err != nil {
+			return err
+		}
+		nc.Status = *st
+		nc.Status.ProviderID = n.Spec.ProviderID
+		nc.Status.NodeName = n.Name
+		nc.Status.Capacity = n.Status.Capacity
+		nc.Status.Allocatable = n.Status.Allocatable
+		nc.Status.Conditions = nil
+		for _, t := range []string{v1.ConditionTypeLaunched, v1.ConditionTypeRegistered, v1.ConditionTypeInitialized} {
+			nc.StatusConditions().SetTrue(t)
+		}
+		for i := range nc.Status.Conditions {
+			nc.Status.Conditions[i].LastTransitionTime = initAt
+		}
+		if err := e.client.Status().Update(e.ctx, nc); err != nil {
+			return err
+		}
+	}
+	for _, ds := range e.objs.DaemonSets {
+		if err := e.create(ds); err != nil {
+			return err
+		}
+	}
+	bound := map[string][]*corev1.Pod{}
+	for i, p := range e.objs.Pods {
+		p.UID = types.UID(fmt.Sprintf("pod-%d-%s", i, p.Name))
+		if p.Spec.NodeName == "" {
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}
+		} else {
+			if p.Status.Phase == "" {
+				p.Status.Phase = corev1.PodRunning
+			}
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
+			bound[p.Namespace] = append(bound[p.Namespace], p)
+		}
+		st := p.Status
+		if err := e.create(p); err != nil {
+			return err
+		}
+		p.Status = st
+		if err := e.client.Status().Update(e.ctx, p); err != nil {
+			return err
+		}
+	}
+	for _, pdb := range e.objs.PDBs {
+		st := pdbStatus(pdb, bound[pdb.Namespace], e.objs.ExplicitPDB[pdb.Namespace+"/"+pdb.Name])
+		if err := e.create(pdb); err != nil {
+			return err
+		}
+		pdb.Status = st
+		if err := e.client.Status().Update(e.ctx, pdb); err != nil {
+			return err
+		}
+	}
+	return e.syncState()
+}
+
+// pdbStatus fills in what the Kubernetes disruption controller would (FORMAT.md §3.5).
+func pdbStatus(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, explicit bool) policyv1.PodDisruptionBudgetStatus {
+	st := pdb.Status
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	healthy := 0
+	if err == nil {
+		for _, p := range pods {
+			if sel.Matches(labels.Set(p.Labels)) && (p.Status.Phase == corev1.PodRunning || p.Status.Phase == "") {
+				healthy++
+			}
+		}
+	}
+	st.CurrentHealthy = int32(healthy)
+	st.ExpectedPods = int32(healthy)
+	if explicit {
+		return st
+	}
+	allowed := 0
+	scaled := func(v *intstr.IntOrString) int {
+		if v.Type == intstr.String {
+			pct := 0
+			fmt.Sscanf(strings.TrimSuffix(v.StrVal, "%"), "%d", &pct)
+			return int(math.Ceil(float64(pct) * float64(healthy) / 100))
+		}
+		return v.IntValue()
+	}
+	if pdb.Spec.MinAvailable != nil {
+		allowed = healthy - scaled(pdb.Spec.MinAvailable)
+	} else if pdb.Spec.MaxUnavailable != nil {
+		allowed = scaled(pdb.Spec.MaxUnavailable)
+	}
+	st.DisruptionsAllowed = int32(max(allowed, 0))
+	st.DesiredHealthy = int32(healthy - int(st.DisruptionsAllowed))
+	return st
+}
+
+
+// syncState feeds cluster state the way its informer controllers would.
+func (e *Env) syncState() error {
+	ncs := &v1.NodeClaimList{}
+	if err := e.client.List(e.ctx, ncs); err != nil {
+		return err
+	}
+	for i := range ncs.Items {
+		e.cluster.UpdateNodeClaim(&ncs.Items[i])
+	}
+	nodes := &corev1.NodeList{}
+	if err := e.client.List(e.ctx, nodes); err != nil {
+		return err
+	}
+	for i := range nodes.Items {
+		if err := e.cluster.UpdateNode(e.ctx, &nodes.Items[i]); err != nil {
+			return err
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := e.client.List(e.ctx, pods); err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		if err := e.cluster.UpdatePod(e.ctx, &pods.Items[i]); err != nil {
+			return err
+		}
+	}
+	for _, ds := range e.objs.DaemonSets {
+		if err := e.cluster.UpdateDaemonSet(e.ctx, ds); err != nil {
+			return err
+		}
+	}
+	if !e.cluster.Synced(e.ctx) {
+		return fmt.Errorf("cluster state did not sync")
+	}
+	return nil
+}
+
+// Claim is one new NodeClaim in the normalised answer.
+type Claim struct {
+	Pods         []string `json:"pods"`
+	NodePool     string   `json:"nodePool"`
+	InstanceType string   `json:"instanceType,omitempty"`
+	CapacityType string   `json:"capacityType,omitempty"`
+	Zone         string   `json:"zone,omitempty"`
+	Price        float64  `json:"price,omitempty"`
+	Options      []string `json:"options"`
+	// Karpenter side only: every launch the AWS provider / EC2 may make.
+	Launch *Launch `json:"launch,omitempty"`
+}
+
+// ProvisionAnswer is the normalised provisioning answer of either side.
+type ProvisionAnswer struct {
+	Claims        []Claim           `json:"claims"`
+	Existing      map[string]string `json:"existing"`
+	Unschedulable []string          `json:"unschedulable"`
+	Error         string            `json:"error,omitempty"`
+}
+
+func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+func (e *Env) claim(nc *pscheduling.NodeClaim) Claim {
+	c := Claim{NodePool: nc.NodePoolName}
+	for _, p := range nc.Pods {
+		c.Pods = append(c.Pods, podKey(p))
+	}
+	sort.Strings(c.Pods)
+	for _, it := range nc.InstanceTypeOptions {
+		c.Options = append(c.Options, it.Name)
+	}
+	sort.Strings(c.Options)
+	c.Launch = launch(nc.InstanceTypeOptions, nc.Requirements, e.aws)
+	return c
+}
+
+func sortClaims(cs []Claim) {
+	sort.Slice(cs, func(i, j int) bool { return strings.Join(cs[i].Pods, ",") < strings.Join(cs[j].Pods, ",") })
+}
+
+// Provision runs Karpenter's provisioner once (Schedule: scheduler, Solve, truncation).
+func (e *Env) Provision() (*ProvisionAnswer, error) {
+	res, err := e.prov.Schedule(e.ctx)
+	if err != nil {
+		return nil, err
+	}
+	a := &ProvisionAnswer{Existing: map[string]string{}, Claims: []Claim{}, Unschedulable: []string{}}
+	for _, nc := range res.NewNodeClaims {
+		a.Claims = append(a.Claims, e.claim(nc))
+	}
+	sortClaims(a.Claims)
+	for _, n := range res.ExistingNodes {
+		for _, p := range n.Pods {
+			a.Existing[podKey(p)] = n.Name()
+		}
+	}
+	for p := range res.PodErrors {
+		a.Unschedulable = append(a.Unschedulable, podKey(p))
+	}
+	sort.Strings(a.Unschedulable)
+	return a, nil
+}
+
+func keyOf(o client.Object) client.ObjectKey { return client.ObjectKeyFromObject(o) }

@@ -1,0 +1,347 @@
+// Command oracle is nodecast's differential harness against the real Karpenter (issue 15): it
+// runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
+// Karpenter's own provisioning and disruption code in-process, and compares the answers.
+//
+//	oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-v] [PATH...]
+//	oracle gen -kind provision|disrupt -seed N [-o FILE]
+//	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+)
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	os.Exit(2)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "run":
+		err = cmdRun(os.Args[2:])
+	case "gen":
+		err = cmdGen(os.Args[2:])
+	case "show":
+		err = cmdShow(os.Args[2:])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "oracle:", err)
+		os.Exit(2)
+	}
+}
+
+func defaultConformance() string {
+	if v := os.Getenv("NODECAST_CONFORMANCE"); v != "" {
+		return v
+	}
+	return "../target/release/nodecast-conformance"
+}
+
+// nodecastSide runs nodecast once over all files; returns the catalogs and the scenario records.
+func nodecastSide(bin string, files []string) (map[int]*Catalog, []NodecastRecord, error) {
+	cmd := exec.Command(bin, append([]string{"--oracle"}, files...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	cats := map[int]*Catalog{}
+	var recs []NodecastRecord
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		var r NodecastRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, nil, err
+		}
+		if r.Record == "catalog" {
+			var c Catalog
+			if err := json.Unmarshal(r.Catalog, &c); err != nil {
+				return nil, nil, err
+			}
+			cats[r.ID] = &c
+		} else {
+			recs = append(recs, r)
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", bin, err)
+	}
+	return cats, recs, nil
+}
+
+// catalogID of a scenario record (the field is shared with the catalog's JSON in the line).
+func catalogID(r NodecastRecord) int {
+	var id int
+	_ = json.Unmarshal(r.Catalog, &id)
+	return id
+}
+
+var itCache = map[int]cloudprovider.InstanceTypes{}
+
+// karpenterSide answers one scenario with Karpenter.
+func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
+	list, err := LoadScenarios(r.File)
+	if err != nil {
+		return nil, err
+	}
+	var s *Scenario
+	for _, x := range list {
+		if x.Name == r.Name || len(list) == 1 {
+			s = x
+		}
+	}
+	if s == nil {
+		return nil, fmt.Errorf("scenario %s not in %s", r.Name, r.File)
+	}
+	env, err := newEnvCached(s, cat, catID)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind == "disrupt" {
+		return env.Disrupt()
+	}
+	return env.Provision()
+}
+
+func newEnvCached(s *Scenario, cat *Catalog, catID int) (*Env, error) {
+	if _, ok := itCache[catID]; !ok {
+		itCache[catID] = cat.InstanceTypes()
+	}
+	return newEnvWith(s, cat, itCache[catID])
+}
+
+// Result of one scenario.
+type Result struct {
+	Name, File, Kind string
+	Class, Detail    string
+	// Agreed only after re-running Karpenter (its answer varies from run to run).
+	Nondeterministic bool
+	Nodecast, Karp   any
+}
+
+func compare(r NodecastRecord, k any) (string, string, any) {
+	switch ka := k.(type) {
+	case *ProvisionAnswer:
+		var n ProvisionAnswer
+		if err := json.Unmarshal(r.Nodecast, &n); err != nil {
+			return "error", err.Error(), nil
+		}
+		c, d := CompareProvision(&n, ka)
+		return c, d, &n
+	case *DisruptAnswer:
+		var n DisruptAnswer
+		if err := json.Unmarshal(r.Nodecast, &n); err != nil {
+			return "error", err.Error(), nil
+		}
+		if n.Nodes == nil {
+			n.Nodes = []string{}
+		}
+		c, d := CompareDisrupt(&n, ka)
+		return c, d, &n
+	}
+	return "error", "unknown answer", nil
+}
+
+// check runs Karpenter on a scenario, up to `runs` times while it disagrees with nodecast.
+func check(r NodecastRecord, cats map[int]*Catalog, runs int) Result {
+	res := Result{Name: r.Name, File: r.File, Kind: r.Kind}
+	if r.Error != "" {
+		res.Class, res.Detail = "error", "nodecast: "+r.Error
+		return res
+	}
+	id := catalogID(r)
+	classes := map[string]bool{}
+	for i := 0; i < runs; i++ {
+		k, err := karpenterSide(r, cats[id], id)
+		if err != nil {
+			res.Class, res.Detail = "error", "karpenter: "+err.Error()
+			return res
+		}
+		c, d, n := compare(r, k)
+		res.Nodecast, res.Karp = n, k
+		if c == "" {
+			res.Class, res.Detail = "", ""
+			res.Nondeterministic = len(classes) > 0
+			return res
+		}
+		classes[c] = true
+		if i == 0 {
+			res.Class, res.Detail = c, d
+		}
+	}
+	return res
+}
+
+func cmdRun(args []string) error {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	nProv := fs.Int("provision", 200, "random provisioning scenarios")
+	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
+	seed := fs.Int64("seed", 1, "first seed")
+	runs := fs.Int("runs", 8, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
+	dir := fs.String("dir", "out/scenarios", "where generated scenarios are written")
+	bin := fs.String("nodecast", defaultConformance(), "the nodecast-conformance binary")
+	verbose := fs.Bool("v", false, "print every disagreement")
+	_ = fs.Parse(args)
+	start := time.Now()
+	files, err := expandPaths(fs.Args())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	for i := 0; i < *nProv; i++ {
+		f, err := writeGenerated(*dir, "provision", *seed+int64(i))
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for i := 0; i < *nDis; i++ {
+		f, err := writeGenerated(*dir, "disrupt", *seed+int64(i))
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	cats, recs, err := nodecastSide(*bin, files)
+	if err != nil {
+		return err
+	}
+	type agg struct {
+		n       int
+		example string
+	}
+	classes := map[string]*agg{}
+	passed, failed, nondet := 0, 0, 0
+	for _, r := range recs {
+		res := check(r, cats, *runs)
+		if res.Class == "" {
+			passed++
+			if res.Nondeterministic {
+				nondet++
+			}
+			continue
+		}
+		failed++
+		key := res.Kind + ": " + res.Class
+		if classes[key] == nil {
+			classes[key] = &agg{example: res.Name}
+		}
+		classes[key].n++
+		if *verbose {
+			fmt.Printf("DIFF %s [%s] %s\n", res.Name, res.Class, res.Detail)
+		}
+	}
+	keys := make([]string, 0, len(classes))
+	for k := range classes {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return classes[keys[i]].n > classes[keys[j]].n || (classes[keys[i]].n == classes[keys[j]].n && keys[i] < keys[j]) })
+	for _, k := range keys {
+		fmt.Printf("%5d  %s  (e.g. %s)\n", classes[k].n, k, classes[k].example)
+	}
+	fmt.Printf("(%d scenarios in %s; %d agreed only on a Karpenter re-run: Karpenter's answer varies between runs)\n", len(recs), time.Since(start).Round(time.Second), nondet)
+	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		os.Exit(1)
+	}
+	return nil
+}
+
+func expandPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if st.IsDir() {
+			m, _ := filepath.Glob(filepath.Join(p, "*.yaml"))
+			sort.Strings(m)
+			out = append(out, m...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func cmdShow(args []string) error {
+	fs := flag.NewFlagSet("show", flag.ExitOnError)
+	kind := fs.String("kind", "provision", "provision or disrupt")
+	seed := fs.Int64("seed", -1, "generated scenario seed")
+	runs := fs.Int("runs", 8, "Karpenter runs")
+	dir := fs.String("dir", "out/scenarios", "where generated scenarios are written")
+	bin := fs.String("nodecast", defaultConformance(), "the nodecast-conformance binary")
+	_ = fs.Parse(args)
+	var files []string
+	if *seed >= 0 {
+		_ = os.MkdirAll(*dir, 0o755)
+		f, err := writeGenerated(*dir, *kind, *seed)
+		if err != nil {
+			return err
+		}
+		files = []string{f}
+	} else {
+		files = fs.Args()
+	}
+	cats, recs, err := nodecastSide(*bin, files)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		res := check(r, cats, *runs)
+		nb, _ := json.MarshalIndent(res.Nodecast, "", "  ")
+		kb, _ := json.MarshalIndent(res.Karp, "", "  ")
+		fmt.Printf("== %s (%s)\n", r.Name, r.File)
+		side(string(nb), string(kb))
+		if res.Class == "" {
+			fmt.Printf("AGREE%s\n", map[bool]string{true: " (after re-running Karpenter)", false: ""}[res.Nondeterministic])
+		} else {
+			fmt.Printf("DIFF [%s] %s\n", res.Class, res.Detail)
+		}
+	}
+	return nil
+}
+
+func side(a, b string) {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	w := 60
+	fmt.Printf("%-*s | %s\n", w, "NODECAST", "KARPENTER")
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		x, y := "", ""
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if len(x) > w {
+			x = x[:w-1] + "…"
+		}
+		fmt.Printf("%-*s | %s\n", w, x, y)
+	}
+}

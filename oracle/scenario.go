@@ -1,0 +1,230 @@
+package main
+
+// Reading a conformance-format scenario (shared/conformance/FORMAT.md) into Kubernetes objects.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"sigs.k8s.io/yaml"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+)
+
+// Scenario is one scenario file entry (FORMAT.md), or one entry of examples/expectations.yaml.
+type Scenario struct {
+	Name     string         `json:"name"`
+	Kind     string         `json:"kind"`
+	Catalog  any            `json:"catalog"`
+	Clock    struct{ Now string `json:"now"` } `json:"clock"`
+	Settings map[string]any `json:"settings"`
+	Objects  string         `json:"objects"`
+	Files    []string       `json:"files"`
+	// Dir is where `files` are resolved.
+	Dir string `json:"-"`
+}
+
+// LoadScenarios reads a file holding one scenario or a list of them.
+func LoadScenarios(path string) ([]*Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	js, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var list []*Scenario
+	if strings.HasPrefix(strings.TrimSpace(string(js)), "[") {
+		if err := yaml.Unmarshal(js, &list); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	} else {
+		var s Scenario
+		if err := yaml.Unmarshal(js, &s); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if s.Name == "" {
+			s.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		}
+		list = []*Scenario{&s}
+	}
+	for _, s := range list {
+		s.Dir = filepath.Dir(path)
+	}
+	return list, nil
+}
+
+// Objects are the typed manifests of a scenario, workloads already expanded into pods.
+type Objects struct {
+	NodePools  []*v1.NodePool
+	NodeClaims []*v1.NodeClaim
+	Nodes      []*corev1.Node
+	Pods       []*corev1.Pod // pending and bound
+	DaemonSets []*appsv1.DaemonSet
+	PDBs       []*policyv1.PodDisruptionBudget
+	// PDBs whose manifest states status.disruptionsAllowed (FORMAT.md §3.5), by namespace/name.
+	ExplicitPDB map[string]bool
+}
+
+var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
+
+func (s *Scenario) texts() ([]string, error) {
+	var out []string
+	if s.Objects != "" {
+		out = append(out, s.Objects)
+	}
+	for _, f := range s.Files {
+		b, err := os.ReadFile(filepath.Join(s.Dir, f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, string(b))
+	}
+	return out, nil
+}
+
+// ParseObjects reads every manifest; unknown kinds are ignored (FORMAT.md §3).
+func (s *Scenario) ParseObjects() (*Objects, error) {
+	texts, err := s.texts()
+	if err != nil {
+		return nil, err
+	}
+	o := &Objects{}
+	for _, t := range texts {
+		for _, doc := range docSep.Split(t, -1) {
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			var head struct {
+				Kind string `json:"kind"`
+			}
+			if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+				return nil, err
+			}
+			if err := o.add(head.Kind, []byte(doc)); err != nil {
+				return nil, fmt.Errorf("%s: %w", head.Kind, err)
+			}
+		}
+	}
+	return o, nil
+}
+
+func ns(n string) string {
+	if n == "" {
+		return "default"
+	}
+	return n
+}
+
+func (o *Objects) add(kind string, doc []byte) error {
+	switch kind {
+	case "NodePool":
+		var np v1.NodePool
+		if err := yaml.Unmarshal(doc, &np); err != nil {
+			return err
+		}
+		o.NodePools = append(o.NodePools, &np)
+	case "NodeClaim":
+		var nc v1.NodeClaim
+		if err := yaml.Unmarshal(doc, &nc); err != nil {
+			return err
+		}
+		o.NodeClaims = append(o.NodeClaims, &nc)
+	case "Node":
+		var n corev1.Node
+		if err := yaml.Unmarshal(doc, &n); err != nil {
+			return err
+		}
+		o.Nodes = append(o.Nodes, &n)
+	case "Pod":
+		var p corev1.Pod
+		if err := yaml.Unmarshal(doc, &p); err != nil {
+			return err
+		}
+		p.Namespace = ns(p.Namespace)
+		o.Pods = append(o.Pods, &p)
+	case "Deployment":
+		var d appsv1.Deployment
+		if err := yaml.Unmarshal(doc, &d); err != nil {
+			return err
+		}
+		n := int32(1)
+		if d.Spec.Replicas != nil {
+			n = *d.Spec.Replicas
+		}
+		o.expand(d.Name, ns(d.Namespace), &d.Spec.Template, int(n), "ReplicaSet")
+	case "Job":
+		var j batchv1.Job
+		if err := yaml.Unmarshal(doc, &j); err != nil {
+			return err
+		}
+		n := int32(1)
+		if j.Spec.Parallelism != nil {
+			n = *j.Spec.Parallelism
+		}
+		if j.Spec.Completions != nil && *j.Spec.Completions < n {
+			n = *j.Spec.Completions
+		}
+		o.expand(j.Name, ns(j.Namespace), &j.Spec.Template, int(n), "Job")
+	case "CronJob":
+		// nodecast plans a CronJob's jobTemplate as one run of its Job.
+		var c batchv1.CronJob
+		if err := yaml.Unmarshal(doc, &c); err != nil {
+			return err
+		}
+		j := c.Spec.JobTemplate.Spec
+		n := int32(1)
+		if j.Parallelism != nil {
+			n = *j.Parallelism
+		}
+		if j.Completions != nil && *j.Completions < n {
+			n = *j.Completions
+		}
+		o.expand(c.Name, ns(c.Namespace), &j.Template, int(n), "Job")
+	case "DaemonSet":
+		var d appsv1.DaemonSet
+		if err := yaml.Unmarshal(doc, &d); err != nil {
+			return err
+		}
+		d.Namespace = ns(d.Namespace)
+		o.DaemonSets = append(o.DaemonSets, &d)
+	case "PodDisruptionBudget":
+		var p policyv1.PodDisruptionBudget
+		if err := yaml.Unmarshal(doc, &p); err != nil {
+			return err
+		}
+		p.Namespace = ns(p.Namespace)
+		o.PDBs = append(o.PDBs, &p)
+		var raw struct {
+			Status map[string]any `json:"status"`
+		}
+		if err := yaml.Unmarshal(doc, &raw); err == nil {
+			if _, ok := raw.Status["disruptionsAllowed"]; ok {
+				if o.ExplicitPDB == nil {
+					o.ExplicitPDB = map[string]bool{}
+				}
+				o.ExplicitPDB[p.Namespace+"/"+p.Name] = true
+			}
+		}
+	}
+	return nil
+}
+
+// expand turns a workload into its pending pods `<name>-0` … (FORMAT.md §3.4).
+func (o *Objects) expand(name, namespace string, t *corev1.PodTemplateSpec, n int, ownerKind string) {
+	for i := 0; i < n; i++ {
+		p := &corev1.Pod{ObjectMeta: *t.ObjectMeta.DeepCopy(), Spec: *t.Spec.DeepCopy()}
+		p.Name = fmt.Sprintf("%s-%d", name, i)
+		p.Namespace = namespace
+		o.Pods = append(o.Pods, p)
+	}
+	_ = ownerKind
+}

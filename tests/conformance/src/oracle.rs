@@ -1,0 +1,112 @@
+//! `nodecast-conformance --oracle PATH...`: the nodecast side of the differential harness in
+//! `oracle/` (issue 15). For every scenario it prints one JSON line with nodecast's decision in
+//! the harness's normalised form; before the first scenario that uses a catalog it prints that
+//! catalog once, resolved (instance types with labels, allocatable, capacity and offerings), so
+//! that the Karpenter side is fed exactly the instance types nodecast used.
+
+use nodecast::api::{Decision, Outcome, Plan};
+use nodecast::model::Model;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Catalog specs already printed, by their JSON text, with their id.
+#[derive(Default)]
+pub struct Catalogs(HashMap<String, usize>);
+
+fn catalog_json(m: &Model) -> Value {
+    let types: Vec<Value> = m
+        .catalog
+        .types
+        .iter()
+        .map(|t| {
+            let labels: Map<String, Value> =
+                t.labels.0.iter().map(|(k, v)| (m.interner.str(*k).to_string(), Value::String(m.interner.str(*v).to_string()))).collect();
+            let offerings: Vec<Value> = t
+                .offerings
+                .iter()
+                .map(|o| {
+                    json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
+                           "price": o.price, "available": o.available})
+                })
+                .collect();
+            json!({"name": t.name, "labels": labels, "allocatable": m.resources.render(&t.allocatable),
+                   "capacity": m.resources.render(&t.capacity), "offerings": offerings})
+        })
+        .collect();
+    let zones: Vec<&str> = m.catalog.zones.iter().map(|z| m.interner.str(*z)).collect();
+    json!({"source": m.catalog.source, "zones": zones, "types": types})
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// nodecast's provisioning answer in the harness's normalised form.
+pub fn normal_plan(p: &Plan) -> Value {
+    let mut claims: Vec<Value> = p
+        .node_claims
+        .iter()
+        .map(|c| {
+            json!({"pods": sorted(c.pods.clone()), "nodePool": c.node_pool, "instanceType": c.instance_type,
+                   "capacityType": c.capacity_type, "zone": c.zone, "price": c.price_per_hour,
+                   "options": sorted(c.instance_type_options.as_ref().clone())})
+        })
+        .collect();
+    claims.sort_by(|a, b| a["pods"].to_string().cmp(&b["pods"].to_string()));
+    let existing: Map<String, Value> =
+        p.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |pod| (pod.clone(), Value::String(n.name.clone())))).collect();
+    let unschedulable = sorted(p.unschedulable.iter().map(|u| u.pod.clone()).collect());
+    json!({"claims": claims, "existing": existing, "unschedulable": unschedulable})
+}
+
+/// nodecast's disruption answer in the harness's normalised form.
+pub fn normal_decision(d: &Decision) -> Value {
+    let replacement = d.replacement.as_ref().map(|r| {
+        json!({"nodePool": r.node_pool, "instanceType": r.instance_type, "capacityType": r.capacity_type,
+               "zone": r.zone, "price": r.price_per_hour, "options": sorted(r.instance_type_options.clone())})
+    });
+    json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement})
+}
+
+/// One scenario: the catalog line (first time only) and the answer line.
+pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<Value> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let kind = s.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    let mut out = Vec::new();
+    let base = |extra: Value| {
+        let mut v = json!({"record": "scenario", "name": name, "file": file.display().to_string(), "kind": kind});
+        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        v
+    };
+    let req = match crate::request(s, dir) {
+        Ok(r) => r,
+        Err(e) => return vec![base(json!({"error": e}))],
+    };
+    let model = match nodecast::plan::model(&req) {
+        Ok((m, _)) => m,
+        Err(e) => return vec![base(json!({"error": format!("model failed: {e:?}")}))],
+    };
+    let spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
+    let next = catalogs.0.len();
+    let id = *catalogs.0.entry(spec).or_insert_with(|| {
+        out.push(json!({"record": "catalog", "id": next, "catalog": catalog_json(&model)}));
+        next
+    });
+    let answer = match kind.as_str() {
+        "provision" => match nodecast::plan(&req).outcome {
+            Outcome::Success(p) => normal_plan(&p),
+            Outcome::Failure { errors } => json!({"error": errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")}),
+        },
+        "disrupt" => match nodecast::consolidate(&req).outcome {
+            Outcome::Success(d) => normal_decision(&d),
+            Outcome::Failure { errors } => json!({"error": errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")}),
+        },
+        other => json!({"error": format!("unknown scenario kind {other:?}")}),
+    };
+    out.push(base(json!({"catalog": id, "nodecast": answer})));
+    out
+}
