@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: all deps build demo test test-rust conformance catalog catalog-check bench fuzz lint clean \
-	test-python wasm wasm-test web-test serve
+	test-python wasm wasm-test web-test serve oracle oracle-build oracle-test
 
 all: build
 
@@ -93,3 +93,24 @@ bench:
 
 clean:
 	$(CARGO) clean
+
+# Differential harness against the real Karpenter (oracle/, issue 15). Karpenter's go.mod asks for
+# Go 1.26.9; GOTOOLCHAIN fetches a newer toolchain from the Go module proxy when the local one is older.
+GOTOOLCHAIN_ORACLE ?= go1.27.3
+ORACLE_ENV := GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) NODECAST_CONFORMANCE=$(abspath $(CONFORMANCE)) NODECAST_AWS_DATA=$(abspath $(SHARED))/data/aws/instance-types.json
+ORACLE_PROVISION ?= 200
+ORACLE_DISRUPT ?= 100
+
+oracle-build: build
+	cd oracle && $(ORACLE_ENV) go build -o oracle .
+
+# A sample: 50 + 25 random scenarios (a disagreement is printed with its seed; rerun one alone with
+# `cd oracle && ./oracle show -kind provision -seed N`).
+oracle: oracle-build
+	cd oracle && $(ORACLE_ENV) ./oracle run -provision 50 -disrupt 25 -v || true
+
+# Bounded sample for CI: exits non-zero on any disagreement not explained as Karpenter nondeterminism.
+oracle-test: oracle-build
+	cd oracle && $(ORACLE_ENV) go test ./...
+	cd oracle && $(ORACLE_ENV) ./oracle run -provision $(ORACLE_PROVISION) -disrupt $(ORACLE_DISRUPT) \
+	  $(if $(wildcard $(CASES)),$(abspath $(CASES))) $(abspath examples/expectations.yaml)

@@ -131,6 +131,28 @@ func (o *Objects) add(kind string, doc []byte) error {
 		if err := yaml.Unmarshal(doc, &np); err != nil {
 			return err
 		}
+		// `Never` decodes to an empty NillableDuration, like an absent field; mark it so that the
+		// CRD defaults (applied later) do not replace it.
+		var raw struct {
+			Spec struct {
+				Disruption struct {
+					ConsolidateAfter string `json:"consolidateAfter"`
+				} `json:"disruption"`
+				Template struct {
+					Spec struct {
+						ExpireAfter string `json:"expireAfter"`
+					} `json:"spec"`
+				} `json:"template"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(doc, &raw); err == nil {
+			if raw.Spec.Disruption.ConsolidateAfter == v1.Never {
+				np.Spec.Disruption.ConsolidateAfter.Raw = []byte(`"Never"`)
+			}
+			if raw.Spec.Template.Spec.ExpireAfter == v1.Never {
+				np.Spec.Template.Spec.ExpireAfter.Raw = []byte(`"Never"`)
+			}
+		}
 		o.NodePools = append(o.NodePools, &np)
 	case "NodeClaim":
 		var nc v1.NodeClaim
