@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -47,8 +48,41 @@ func launchOK(n Claim, k Claim) bool {
 	return slices.Contains(zones, n.Zone)
 }
 
+// Replicas of one generated Deployment or Job (`<ns>/app-<i>-<replica>`) are identical pods; which
+// replica lands where is not a decision, so they are compared as interchangeable.
+var replica = regexp.MustCompile(`^([^/]+/app-\d+)-\d+$`)
+
+func canon(p string) string { return replica.ReplaceAllString(p, "$1-*") }
+
+func canonical(a *ProvisionAnswer) *ProvisionAnswer {
+	out := &ProvisionAnswer{Error: a.Error, Existing: map[string]string{}}
+	for _, c := range a.Claims {
+		c.Pods = slices.Clone(c.Pods)
+		for i := range c.Pods {
+			c.Pods[i] = canon(c.Pods[i])
+		}
+		slices.Sort(c.Pods)
+		out.Claims = append(out.Claims, c)
+	}
+	sortClaims(out.Claims)
+	var placed []string
+	for p, n := range a.Existing {
+		placed = append(placed, canon(p)+"@"+n)
+	}
+	slices.Sort(placed)
+	for i, x := range placed {
+		out.Existing[fmt.Sprint(i)] = x
+	}
+	for _, p := range a.Unschedulable {
+		out.Unschedulable = append(out.Unschedulable, canon(p))
+	}
+	slices.Sort(out.Unschedulable)
+	return out
+}
+
 // CompareProvision returns "" when nodecast's answer is one Karpenter gave, else a class.
 func CompareProvision(n, k *ProvisionAnswer) (string, string) {
+	n, k = canonical(n), canonical(k)
 	if n.Error != "" || k.Error != "" {
 		return "error", fmt.Sprintf("nodecast error %q, karpenter error %q", n.Error, k.Error)
 	}
