@@ -227,11 +227,18 @@ impl Ctx {
     }
 
     /// OpenAPI `maxItems` / `maxProperties`.
-    pub(crate) fn max_items(&mut self, path: &str, n: usize, max: usize, id: &str, what: &str) {
+    /// A list or map over its `maxItems`/`maxProperties` is reported once, and the caller
+    /// examines none of its items (returns false): the apiserver refuses the object either way,
+    /// and per-item checks would make a huge list cost time in proportion to its length times
+    /// whatever each item's rules cost.
+    #[must_use]
+    pub(crate) fn max_items(&mut self, path: &str, n: usize, max: usize, id: &str, what: &str) -> bool {
         if n > max {
             let msg = format!("Too many: {n}: must have at most {max} items ({id})");
             self.adm("too-many-items", path, msg, &format!("at most {max} {what}"));
+            return false;
         }
+        true
     }
 
     // ---- typed access; each reports `wrong-type` and returns None on a mismatch ----

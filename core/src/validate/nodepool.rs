@@ -156,7 +156,9 @@ fn disruption(cx: &mut Ctx, v: Option<&Value>, provider: Provider) {
     let Some(budgets) = cx.arr(get(d, "budgets"), &bpath) else {
         return;
     };
-    cx.max_items(&bpath, budgets.len(), 50, "NP-12", "budgets");
+    if !cx.max_items(&bpath, budgets.len(), 50, "NP-12", "budgets") {
+        return;
+    }
     for (i, b) in budgets.iter().enumerate() {
         let path = format!("{bpath}[{i}]");
         if let Some(b) = cx.item_obj(b, &path) {
@@ -220,7 +222,8 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
     }
     let rpath = format!("{path}.reasons");
     if let Some(reasons) = cx.arr(get(b, "reasons"), &rpath) {
-        cx.max_items(&rpath, reasons.len(), 50, "NP-17", "reasons");
+        let within = cx.max_items(&rpath, reasons.len(), 50, "NP-17", "reasons");
+        let reasons = if within { &reasons[..] } else { &[][..] };
         let mut seen: Vec<&str> = Vec::new();
         for (j, r) in reasons.iter().enumerate() {
             let ipath = format!("{rpath}[{j}]");
