@@ -280,7 +280,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
     let mut settings = match &a.settings {
         None => nodecast::simulate::SimSettings::default(),
         Some(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| Fatal(format!("{f}: cannot read: {e}")))?;
+            let text = read_file(f)?;
             let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
                 Fatal(format!(
                     "--settings {f}: cannot decode\n{}",
@@ -370,6 +370,24 @@ fn request(common: &Common, files: &[String]) -> Result<Request, Fatal> {
     Ok(req)
 }
 
+/// Reads at most `MAX_INPUT_BYTES` (+1 to tell "exactly the limit" from "more"), so an endless
+/// or huge input (`/dev/zero`, a multi-GB file) is refused after reading the limit, not after
+/// exhausting memory.
+fn read_bounded(r: impl Read, name: &str) -> Result<String, Fatal> {
+    let limit = nodecast::manifest::MAX_INPUT_BYTES;
+    let mut bytes = Vec::new();
+    r.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
+    if bytes.len() > limit {
+        return Err(Fatal(format!("{name}: input is larger than the limit of {limit} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|e| Fatal(format!("{name}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())))
+}
+
+fn read_file(path: &str) -> Result<String, Fatal> {
+    let f = std::fs::File::open(path).map_err(|e| Fatal(format!("{path}: cannot read: {e}")))?;
+    read_bounded(f, path)
+}
+
 /// Each FILE becomes one input named after its path; `-` reads stdin (once).
 fn read_inputs(files: &[String]) -> Result<Vec<Input>, Fatal> {
     let mut inputs = Vec::with_capacity(files.len());
@@ -380,11 +398,10 @@ fn read_inputs(files: &[String]) -> Result<Vec<Input>, Fatal> {
                 return Err(Fatal("`-` (stdin) given more than once".into()));
             }
             stdin_read = true;
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| Fatal(format!("<stdin>: cannot read: {e}")))?;
+            let text = read_bounded(std::io::stdin().lock(), "<stdin>")?;
             inputs.push(Input { name: Some("<stdin>".into()), text });
         } else {
-            let text = std::fs::read_to_string(f).map_err(|e| Fatal(format!("{f}: cannot read: {e}")))?;
+            let text = read_file(f)?;
             inputs.push(Input { name: Some(f.clone()), text });
         }
     }
@@ -434,7 +451,7 @@ fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
         }
         return Ok(Value::String(spec.to_string()));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Fatal(format!("{spec}: cannot read: {e}")))?;
+    let text = read_file(spec)?;
     let docs = match nodecast::manifest::decode(&text, Some(spec)) {
         Ok(d) => d,
         Err(errors) => {

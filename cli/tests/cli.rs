@@ -384,3 +384,33 @@ fn simulate_reports_located_trace_errors() {
     let j = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.path(), "-o", "json"]);
     assert_eq!(json(&j)["status"], "failure");
 }
+
+/// An endless input is refused once the size limit has been read, not after memory runs out.
+#[test]
+fn endless_input_is_refused_at_the_size_limit() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let o = run(&["plan", "/dev/zero"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/zero: input is larger than the limit of 268435456 bytes"), "{}", stderr(&o));
+    let o = run(&["simulate", GPU_TRAINING, "--trace", "/dev/zero"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("larger than the limit"), "{}", stderr(&o));
+}
+
+/// Settings past the simulator's bounds are located errors before any work, never overflow.
+#[test]
+fn simulate_settings_near_i64_max_are_refused() {
+    let dir = std::env::temp_dir().join(format!("nodecast-cli-settings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.yaml");
+    std::fs::write(&settings, "metricsIntervalSeconds: 9223372036854775800\nspotInterruptionRatePerHour: 1000000\n").unwrap();
+    let trace = dir.join("trace.yaml");
+    std::fs::write(&trace, "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n").unwrap();
+    let o = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.to_str().unwrap(), "--settings", settings.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("simulation.metricsIntervalSeconds") && err.contains("simulation.spotInterruptionRatePerHour"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
