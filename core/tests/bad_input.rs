@@ -216,3 +216,25 @@ fn the_json_facade_never_panics_on_bad_requests() {
     assert_eq!(v["status"], "success");
     assert_eq!(v["count"], 1);
 }
+
+/// int32 fields, ports and weights out of the apiserver's range are located errors, never
+/// truncated (`maxSkew: 2147483648` used to wrap negative and make every pod unschedulable).
+#[test]
+fn integer_ranges_are_the_apiservers() {
+    let cases = [
+        ("topologySpreadConstraints: [{maxSkew: 2147483648, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}]", "spec.topologySpreadConstraints[0].maxSkew"),
+        ("topologySpreadConstraints: [{maxSkew: 1, minDomains: 4294967297, topologyKey: kubernetes.io/hostname}]", "spec.topologySpreadConstraints[0].minDomains"),
+        ("affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 101, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}}", "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight"),
+    ];
+    for (field, path) in cases {
+        let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {field}\n  containers: [{{name: c}}]\n"));
+        let e = first_error(&v);
+        assert_eq!(e["code"], "out-of-range", "{field}: {e}");
+        assert_eq!(e["path"], path, "{field}: {e}");
+    }
+    // hostPort 65616 used to wrap to 80 and collide with a real port 80.
+    let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, ports: [{{containerPort: 80, hostPort: 65616}}]}}]\n"));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "out-of-range");
+    assert_eq!(e["path"], "spec.containers[0].ports[0].hostPort");
+}

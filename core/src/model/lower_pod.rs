@@ -144,7 +144,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         for c in sink.list(&cs) {
             if let Some(ports) = c.get("ports") {
                 for p in sink.list(&ports) {
-                    let Some(hp) = p.get("hostPort").and_then(|h| sink.int(&h, "a port number")) else { continue };
+                    let Some(hp) = p.get("hostPort").and_then(|h| sink.int_in(&h, 0, 65_535, "a port number 1..65535")) else { continue };
                     if hp == 0 {
                         continue;
                     }
@@ -349,7 +349,7 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
         }
         if let Some(pref) = na.get("preferredDuringSchedulingIgnoredDuringExecution") {
             for p in sink.list(&pref) {
-                let weight = sink.opt_int(&p, "weight", "a weight 1..100").unwrap_or(1) as i32;
+                let weight = p.get("weight").and_then(|w| sink.int_in(&w, 1, 100, "a weight 1..100")).unwrap_or(1) as i32;
                 // Preferred terms are not validated by Karpenter (R5.2.3b): a restricted key only
                 // makes the preference unsatisfiable, so it is relaxed away.
                 let mut ignore = None;
@@ -376,7 +376,7 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
         }
         if let Some(pref) = pa.get("preferredDuringSchedulingIgnoredDuringExecution") {
             for p in sink.list(&pref) {
-                let weight = sink.opt_int(&p, "weight", "a weight 1..100").unwrap_or(1) as i32;
+                let weight = p.get("weight").and_then(|w| sink.int_in(&w, 1, 100, "a weight 1..100")).unwrap_or(1) as i32;
                 let Some(t) = p.get("podAffinityTerm") else { continue };
                 if let Some(term) = affinity_term(&t, pod, interner, sink) {
                     if anti {
@@ -467,13 +467,9 @@ pub fn label_selector(s: &At, interner: &mut Interner, sink: &mut Sink) -> Selec
 }
 
 fn spread(c: &At, labels_of_pod: &LabelSet, interner: &mut Interner, sink: &mut Sink) -> Option<SpreadConstraint> {
-    let max_skew = match c.get("maxSkew").and_then(|m| sink.int(&m, "an integer maxSkew ≥ 1")) {
-        Some(m) if m >= 1 => m as i32,
-        Some(m) => {
-            let at = c.get("maxSkew").unwrap_or(*c);
-            sink.error(&at, "out-of-range", format!("maxSkew {m} must be at least 1"), "an integer ≥ 1");
-            return None;
-        }
+    let max_skew = match c.get("maxSkew").map(|m| sink.int_in(&m, 1, i32::MAX.into(), "an integer maxSkew ≥ 1 (int32)")) {
+        Some(Some(m)) => m as i32,
+        Some(None) => return None,
         None => {
             sink.error(c, "required", "topology spread constraint without maxSkew", "maxSkew: 1");
             return None;
@@ -496,7 +492,7 @@ fn spread(c: &At, labels_of_pod: &LabelSet, interner: &mut Interner, sink: &mut 
     if let Some(mlk) = c.get("matchLabelKeys") {
         add_match_label_keys(&mut selector, &sink.string_list(&mlk), labels_of_pod, interner);
     }
-    let min_domains = c.get("minDomains").and_then(|m| sink.int(&m, "an integer minDomains ≥ 1")).map(|m| m as i32);
+    let min_domains = c.get("minDomains").and_then(|m| sink.int_in(&m, 1, i32::MAX.into(), "an integer minDomains ≥ 1 (int32)")).map(|m| m as i32);
     let policy = |name: &str, default_honor: bool, sink: &mut Sink| match sink.opt_scalar(c, name).as_deref() {
         None => default_honor,
         Some("Honor") => true,
