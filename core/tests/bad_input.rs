@@ -238,3 +238,22 @@ fn integer_ranges_are_the_apiservers() {
     assert_eq!(e["code"], "out-of-range");
     assert_eq!(e["path"], "spec.containers[0].ports[0].hostPort");
 }
+
+/// Half a GPU is not a plan: extended resources must be whole numbers, as the apiserver says.
+#[test]
+fn extended_resources_are_whole_numbers() {
+    for (res, path) in [
+        ("requests: {nvidia.com/gpu: \"0.5\"}", "spec.containers[0].resources.requests.nvidia.com/gpu"),
+        ("limits: {nvidia.com/gpu: 1500m}", "spec.containers[0].resources.limits.nvidia.com/gpu"),
+        ("requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: \"1.5\"}", "spec.containers[0].resources.limits.nvidia.com/gpu"),
+    ] {
+        let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, resources: {{{res}}}}}]\n"));
+        let e = first_error(&v);
+        assert_eq!(e["code"], "invalid-quantity", "{res}: {e}");
+        assert!(e["message"].as_str().unwrap().contains("must be an integer"), "{e}");
+        assert_eq!(e["path"], path, "{res}: {e}");
+    }
+    // Fractions of native resources stay fine.
+    let v = plan(&format!("{POOL}{}", pod("{cpu: 500m, memory: 1.5Gi}")));
+    assert_eq!(v["status"], "success", "{v}");
+}

@@ -227,21 +227,39 @@ fn container_requests(c: &At, ctx: &mut Ctx, sink: &mut Sink) -> Resources {
     let req = res.get("requests");
     let requested = req.as_ref().map(|req| sink.map(req)).unwrap_or_default();
     for (k, v) in &requested {
-        if let Some(q) = sink.quantity(v) {
+        if let Some(q) = sink.quantity(v).filter(|&q| whole_if_extended(k, q, v, sink)) {
             r.set(ctx.resources.intern(k), q);
         }
     }
     if let Some(lim) = res.get("limits") {
         for (k, v) in sink.map(&lim) {
-            if requested.iter().any(|(s, _)| *s == k) {
-                continue;
-            }
-            if let Some(q) = sink.quantity(&v) {
-                r.set(ctx.resources.intern(k), q);
+            if let Some(q) = sink.quantity(&v).filter(|&q| whole_if_extended(k, q, &v, sink)) {
+                if !requested.iter().any(|(s, _)| *s == k) {
+                    r.set(ctx.resources.intern(k), q);
+                }
             }
         }
     }
     r
+}
+
+/// Extended resources (a domain-prefixed name outside `kubernetes.io`, e.g. `nvidia.com/gpu`)
+/// are counted in whole devices: the apiserver refuses `nvidia.com/gpu: "0.5"` ("must be an
+/// integer"), so a fraction is a located error, not a plan for half a GPU.
+fn whole_if_extended(name: &str, milli: i64, at: &At, sink: &mut Sink) -> bool {
+    let extended = name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"));
+    if extended && milli % 1000 != 0 {
+        sink.error(at, "invalid-quantity", format!("{name}: {} must be an integer (an extended resource counts whole devices)", render_quantity(at)), "a whole number, e.g. \"1\"");
+        return false;
+    }
+    true
+}
+
+fn render_quantity(at: &At) -> String {
+    match at.v {
+        serde_json::Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
 }
 
 pub fn toleration(t: &At, sink: &mut Sink) -> Option<Toleration> {
