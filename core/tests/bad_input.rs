@@ -257,3 +257,17 @@ fn extended_resources_are_whole_numbers() {
     let v = plan(&format!("{POOL}{}", pod("{cpu: 500m, memory: 1.5Gi}")));
     assert_eq!(v["status"], "success", "{v}");
 }
+
+/// Flow-style YAML starts with `{` like JSON and is still YAML; JSON with a duplicate key is
+/// refused (strict field validation), as the apiserver does.
+#[test]
+fn json_and_flow_yaml_front_door() {
+    let v = plan(&format!("{{apiVersion: v1, kind: Pod, metadata: {{name: p}}, spec: {{containers: [{{name: c}}]}}}}\n---\n{POOL}"));
+    assert_eq!(v["status"], "success", "{v}");
+    let v = plan(r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "name": "q"}}"#);
+    let e = first_error(&v);
+    assert_eq!(e["code"], "json-syntax");
+    assert!(e["message"].as_str().unwrap().contains("duplicate field \"name\""), "{e}");
+    let v = plan("{apiVersion: v1, kind: [}");
+    assert_eq!(first_error(&v)["code"], "yaml-syntax");
+}

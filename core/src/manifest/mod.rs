@@ -6,6 +6,7 @@
 //! (numbers where strings are expected, `null` for absent) without a second validation pass.
 
 pub mod reader;
+mod strict_json;
 
 use crate::error::InputError;
 use serde_json::Value;
@@ -71,7 +72,16 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
     }
     let trimmed = text.trim_start();
     let values: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        decode_json(text).map_err(|e| vec![located(e)])?
+        // JSON first (fast); a flow-style YAML document (`{apiVersion: v1, kind: Pod}`) starts
+        // the same way, so when JSON fails on text whose keys are not quoted, it is read as YAML
+        // (and a failure is reported as YAML's).
+        // Text whose first key or item is quoted (`{"`, `[{"`) is JSON however it fails.
+        let quoted = trimmed.trim_start_matches(|c: char| c == '{' || c == '[' || c.is_whitespace()).starts_with('"');
+        match decode_json(text) {
+            Ok(v) => v,
+            Err(json_error) if quoted => return Err(vec![located(json_error)]),
+            Err(_) => decode_yaml(text).map_err(|e| vec![located(e)])?,
+        }
     } else {
         decode_yaml(text).map_err(|e| vec![located(e)])?
     };
@@ -155,10 +165,10 @@ fn members<'a>(value: Cow<'a, Value>, key: Option<&str>) -> Vec<Cow<'a, Value>> 
 #[allow(clippy::result_large_err)]
 fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     let mut out = Vec::new();
-    let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<strict_json::Strict>();
     for (i, item) in stream.enumerate() {
         match item {
-            Ok(v) => out.push(v),
+            Ok(v) => out.push(v.0),
             Err(e) => {
                 let mut err = InputError::new("json-syntax", format!("invalid JSON: {e}")).at_document(i);
                 err.line = Some(e.line());
