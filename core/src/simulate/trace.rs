@@ -344,10 +344,15 @@ impl P<'_> {
 
 /// Parse a trace text. `format`: `auto`, `yaml`, `json` or `csv`.
 pub fn parse(text: &str, name: Option<&str>, format: &str) -> Result<Trace, Vec<InputError>> {
+    // Spreadsheets (Excel's "CSV UTF-8") start their files with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let csv = match format {
         "csv" => true,
         "yaml" | "json" => false,
-        "auto" | "" => text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim().starts_with("time,")),
+        "auto" | "" => text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| {
+            let l = l.trim();
+            l.starts_with("time,") || l.starts_with("\"time\",")
+        }),
         other => {
             return Err(vec![InputError::new("invalid-format", format!("unknown trace format {other:?}"))
                 .path("trace.format")
@@ -571,7 +576,14 @@ fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let cols: Vec<&str> = l.split(',').map(str::trim).collect();
+        let Some(cols) = csv_fields(l) else {
+            p.err("", "invalid-csv", "a quoted field is not closed", CSV_HEADER);
+            if let Some(e) = p.errors.last_mut() {
+                e.line = Some(line);
+            }
+            continue;
+        };
+        let cols: Vec<&str> = cols.iter().map(|c| c.trim()).collect();
         let located = |p: &mut P, col: &str, code: &str, msg: String, help: &str| {
             p.err(col, code, msg, help);
             if let Some(e) = p.errors.last_mut() {
@@ -615,6 +627,36 @@ fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
     }
     trace.events.sort_by_key(|e| e.at);
     Ok(trace)
+}
+
+/// One CSV record's fields (RFC 4180 quoting within a line: `"a,b"` is one field, `""` inside
+/// quotes is a quote). None when a quote is not closed.
+fn csv_fields(line: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.trim().is_empty() => {
+                field.clear();
+                quoted = true;
+            }
+            (false, ',') => fields.push(std::mem::take(&mut field)),
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return None;
+    }
+    fields.push(field);
+    Some(fields)
 }
 
 #[cfg(test)]
@@ -667,6 +709,16 @@ mod tests {
         let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv").unwrap_err();
         assert_eq!(e[0].line, Some(2));
         assert_eq!(e[0].path.as_deref(), Some("workload"));
+    }
+
+    #[test]
+    fn csv_from_spreadsheets() {
+        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto").unwrap();
+        assert_eq!(t.events.len(), 1);
+        assert_eq!(t.events[0].at, 7200);
+        assert_eq!(csv_fields(r#"a,"b,c","d""e""#), Some(vec!["a".to_string(), "b,c".into(), "d\"e".into()]));
+        let e = parse("time,workload,replicas,runTime\n\"2h,Job/ml/a,1,1h\n", None, "csv").unwrap_err();
+        assert_eq!(e[0].line, Some(2));
     }
 
     #[test]
