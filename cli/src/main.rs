@@ -229,13 +229,13 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         Command::Plan(a) => {
             let req = request(&a.common, &a.files)?;
             let answer = nodecast::plan(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::plan))
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::plan))
         }
         Command::Consolidate(a) => {
             let mut req = request(&a.common, &a.files)?;
             req.now = Some(a.now.clone());
             let answer = nodecast::consolidate(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::decision))
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::decision))
         }
         Command::Explain(a) => {
             if a.node.is_some() && a.now.is_none() {
@@ -247,13 +247,13 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
             let answer = nodecast::explain(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::explain))
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::explain))
         }
         Command::Validate(a) => {
             let req = request(&a.common, &a.files)?;
             let answer = nodecast::validate(&req);
-            let failure_code = if answer.is_success() || input_unusable(&req) { UNUSABLE } else { INVALID };
-            Ok(finish(&answer, a.common.output, failure_code, render::validation))
+            let code = if answer.is_success() || input_unusable(&req) { UNUSABLE } else { INVALID };
+            Ok(finish(&answer, a.common.output, code, render::validation))
         }
         Command::Catalog(a) => {
             let mut req = request(&a.common, &[])?;
@@ -344,7 +344,18 @@ fn print_errors(errors: &[InputError]) {
     let _ = writeln!(stderr, "{n} error{}", if n == 1 { "" } else { "s" });
 }
 
-/// `validate` failed: is that because the input cannot be read at all (syntax errors, a bad
+/// The exit code of a failed answer, the same rule for every subcommand (README): 1 when the
+/// input reads but breaks validation rules (what `validate` reports), 2 for everything else
+/// (unreadable input, a bad catalog, an unknown --pod, a bad --now, ...).
+fn failure_code<T: serde::Serialize>(answer: &Answer<T>, req: &Request) -> u8 {
+    if answer.is_success() || input_unusable(req) || nodecast::validate(req).is_success() {
+        UNUSABLE
+    } else {
+        INVALID
+    }
+}
+
+/// A failure: is that because the input cannot be read at all (syntax errors, a bad
 /// catalog) rather than because of validation errors?
 fn input_unusable(req: &Request) -> bool {
     let undecodable = req.inputs.iter().any(|i| nodecast::manifest::decode(&i.text, i.name.as_deref()).is_err());
