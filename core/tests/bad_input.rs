@@ -271,3 +271,29 @@ fn json_and_flow_yaml_front_door() {
     let v = plan("{apiVersion: v1, kind: [}");
     assert_eq!(first_error(&v)["code"], "yaml-syntax");
 }
+
+/// Catalog inputs that would be answered wrongly without a word: another region's zone with
+/// us-east-1 prices, an empty instance-type name, a query key without its prefix.
+#[test]
+fn catalog_inputs_answered_as_if_valid_are_refused() {
+    let answer = |catalog: Value, query: Option<Vec<&str>>| -> Value {
+        let req = Request {
+            catalog: Some(catalog),
+            query: query.map(|q| nodecast::query::CatalogQuery { requirements: q.iter().map(|s| s.to_string()).collect(), ..Default::default() }),
+            ..Default::default()
+        };
+        serde_json::from_str(&nodecast::catalog(&req).to_json()).unwrap()
+    };
+    let v = answer(serde_json::json!({"source": "aws-us-east-1", "zones": ["us-east-1a", "us-west-2a"]}), None);
+    let e = first_error(&v);
+    assert_eq!((e["code"].as_str(), e["path"].as_str()), (Some("invalid-zone"), Some("catalog.zones[1]")), "{e}");
+    let v = answer(serde_json::json!({"instanceTypes": [{"name": "", "allocatable": {"cpu": "1"}}]}), None);
+    assert_eq!(first_error(&v)["path"], "catalog.instanceTypes[0].name");
+    let v = answer(serde_json::json!("aws-us-east-1"), Some(vec!["instance-gpu-name In a100"]));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "unknown-label-key");
+    assert_eq!(e["help"], "did you mean karpenter.k8s.aws/instance-gpu-name?");
+    let v = answer(serde_json::json!("aws-us-east-1"), Some(vec!["karpenter.k8s.aws/instance-gpu-name In a100"]));
+    assert_eq!(v["status"], "success", "{v}");
+    assert_eq!(v["count"], 2, "{v}");
+}
