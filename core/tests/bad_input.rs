@@ -297,3 +297,22 @@ fn catalog_inputs_answered_as_if_valid_are_refused() {
     assert_eq!(v["status"], "success", "{v}");
     assert_eq!(v["count"], 2, "{v}");
 }
+
+/// The apiserver's first checks: apiVersion and kind together, a served version, a name.
+#[test]
+fn object_headers_are_the_apiservers() {
+    for (text, code, path) in [
+        ("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n", "required", None),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\nspec: {containers: [{name: c}]}\n", "required", Some("metadata")),
+        ("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n", "unsupported-api-version", Some("apiVersion")),
+        ("apiVersion: apps/v1beta2\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n", "unsupported-api-version", Some("apiVersion")),
+    ] {
+        let v = plan(&format!("{POOL}---\n{text}"));
+        let e = first_error(&v);
+        assert_eq!(e["code"], code, "{text}: {e}");
+        assert_eq!(e["document"], 1, "{e}");
+        if let Some(p) = path {
+            assert_eq!(e["path"], p, "{text}: {e}");
+        }
+    }
+}

@@ -286,7 +286,8 @@ proptest! {
 fn hostile_inputs_fail_cleanly() {
     let cluster = pool("", "720h", ON_DEMAND);
     let cases = [
-        ("kind: Trace\nend: 100000d\nevents: []\n", "simulation-too-long"),
+        ("kind: Trace\nend: 100000d\nevents: []\n", "invalid-duration"),
+        ("kind: Trace\nend: 3000d\nevents: []\n", "simulation-too-long"),
         ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, replicas: 100000000}}\n", "out-of-range"),
         ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train}, repeat: {every: 9223372036854775807s, times: 3}}\n", ""),
         ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 9223372036854775807s}}\n", ""),
@@ -307,7 +308,7 @@ fn hostile_inputs_fail_cleanly() {
         }
     }
     // An inline manifest's error points into the trace.
-    let answer = nodecast::simulate(&request(&cluster, cases[7].0, fixed()));
+    let answer = nodecast::simulate(&request(&cluster, cases[8].0, fixed()));
     let Outcome::Failure { errors } = &answer.outcome else { panic!() };
     assert_eq!(errors[0].source.as_deref(), Some("trace.yaml"));
     assert!(errors[0].path.as_deref().unwrap().starts_with("events[0].submit.manifest.spec.containers[0]"), "{errors:?}");

@@ -75,11 +75,13 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
         // JSON first (fast); a flow-style YAML document (`{apiVersion: v1, kind: Pod}`) starts
         // the same way, so when JSON fails on text whose keys are not quoted, it is read as YAML
         // (and a failure is reported as YAML's).
-        // Text whose first key or item is quoted (`{"`, `[{"`) is JSON however it fails.
-        let quoted = trimmed.trim_start_matches(|c: char| c == '{' || c == '[' || c.is_whitespace()).starts_with('"');
+        // Only text whose first key or item is a bare word (`{apiVersion: v1`) is flow YAML;
+        // anything else (`{"`, `[[[`) is JSON however it fails.
+        let first = trimmed.trim_start_matches(|c: char| c == '{' || c == '[' || c.is_whitespace()).chars().next();
+        let bare_word = first.is_some_and(char::is_alphabetic);
         match decode_json(text) {
             Ok(v) => v,
-            Err(json_error) if quoted => return Err(vec![located(json_error)]),
+            Err(json_error) if !bare_word => return Err(vec![located(json_error)]),
             Err(_) => decode_yaml(text).map_err(|e| vec![located(e)])?,
         }
     } else {
