@@ -52,7 +52,8 @@ pub fn validate_document(document: usize, value: &serde_json::Value, provider: P
         return Vec::new();
     };
     let kind = root.get("kind").and_then(Value::as_str);
-    let group = root.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')).map(|(g, _)| g);
+    // The rules are v1's; an object of another version is refused by lowering as not served.
+    let group = root.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')).filter(|(_, v)| *v == "v1").map(|(g, _)| g);
     let name = root.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     match (kind, group) {
         (Some("NodePool"), Some("karpenter.sh")) => {
