@@ -168,7 +168,7 @@ fn object_header(value: &serde_json::Value, root: &At, group: &str, api: &str, k
         return false;
     }
     let name = value.get("metadata").and_then(|m| m.get("name"));
-    if !name.and_then(serde_json::Value::as_str).is_some_and(|n| !n.is_empty()) {
+    if name.and_then(serde_json::Value::as_str).is_none_or(str::is_empty) {
         let meta = root.get("metadata");
         let name_at = meta.as_ref().and_then(|m| m.get("name"));
         let at = name_at.or(meta).unwrap_or(*root);
