@@ -25,7 +25,6 @@
 use crate::error::InputError;
 use serde_json::{Map, Value};
 
-mod cron;
 mod ec2nodeclass;
 mod kubelet;
 mod labels;

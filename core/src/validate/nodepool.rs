@@ -193,7 +193,7 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
                 "NP-15",
                 "a 5-field cron expression such as \"0 9 * * mon-fri\" or @annually/@yearly/@monthly/@weekly/@daily/@midnight/@hourly",
             );
-        } else if let Some(e) = super::cron::cron_error(s) {
+        } else if let Err(e) = crate::cron::Schedule::parse(s) {
             // Passed the (loose) pattern but the cron parser rejects it: fail closed (§3.2 NOTE).
             let msg = format!("invalid budget schedule {}: {e}; the budget and the whole NodePool allow 0 disruptions (NP-15 NOTE)", q(s));
             cx.push(
