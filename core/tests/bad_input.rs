@@ -316,3 +316,22 @@ fn object_headers_are_the_apiservers() {
         }
     }
 }
+
+/// A NodePool whose EC2NodeClass is missing (while the input has others) is not Ready: plan
+/// does not launch from it and says so; validate reports it. Without any EC2NodeClass in the
+/// input, node classes are not modelled and the NodePool stays Ready.
+#[test]
+fn a_missing_node_class_makes_the_nodepool_not_ready() {
+    let orphan = POOL.replace("name: default}\n      requirements", "name: missing}\n      requirements");
+    let class = "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: other}\nspec: {role: r, amiSelectorTerms: [{alias: al2023@latest}], subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}]}\n";
+    let text = format!("{orphan}{class}{}", pod("{cpu: 1}"));
+    let v = plan(&text);
+    assert_eq!(v["status"], "success", "{v}");
+    assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(0), "{v}");
+    assert!(v["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "node-class-not-found"), "{v}");
+    let req = Request { inputs: vec![Input { name: Some("in.yaml".into()), text }], ..Default::default() };
+    let v: Value = serde_json::from_str(&nodecast::validate(&req).to_json()).unwrap();
+    assert_eq!(first_error(&v)["code"], "node-class-not-found");
+    let v = plan(&format!("{orphan}{}", pod("{cpu: 1}")));
+    assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(1), "{v}");
+}
