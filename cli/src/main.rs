@@ -338,10 +338,26 @@ fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, failure_code:
 fn print_errors(errors: &[InputError]) {
     let mut stderr = std::io::stderr().lock();
     for e in errors {
-        let _ = writeln!(stderr, "error: {e}");
+        let _ = writeln!(stderr, "error: {}", flag_located(e));
     }
     let n = errors.len();
     let _ = writeln!(stderr, "{n} error{}", if n == 1 { "" } else { "s" });
+}
+
+/// Catalog options the CLI turned into the request's catalog mapping are located at the flag
+/// the user typed (`--zones`), not at a mapping they never wrote. Only the table output; `-o json`
+/// stays the facade's answer.
+fn flag_located(e: &InputError) -> InputError {
+    let flags = [("catalog.zones", "--zones"), ("catalog.spotPriceFactor", "--spot-price-factor")];
+    let given = |flag: &str| std::env::args().any(|a| a == flag || a.starts_with(&format!("{flag}=")));
+    let mut e = e.clone();
+    if let Some(path) = e.path.as_deref() {
+        if let Some((field, flag)) = flags.iter().find(|(f, _)| path.starts_with(f)).filter(|(_, flag)| given(flag)) {
+            e.path = Some(format!("{flag}{}", &path[field.len()..]));
+            e.object = None;
+        }
+    }
+    e
 }
 
 /// The exit code of a failed answer, the same rule for every subcommand (README): 1 when the

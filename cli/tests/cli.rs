@@ -414,3 +414,20 @@ fn simulate_settings_near_i64_max_are_refused() {
     assert!(err.contains("simulation.metricsIntervalSeconds") && err.contains("simulation.spotInterruptionRatePerHour"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Errors are located where the user wrote the value: a flag by its name, a CSV row by its line.
+#[test]
+fn errors_are_located_at_flags_and_csv_lines() {
+    let o = run(&["plan", "--zones", "us-east-1a,eu-west-1a", GPU_GENERAL]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("error: --zones[1]: zone \"eu-west-1a\" is not in us-east-1"), "{}", stderr(&o));
+    let o = run(&["plan", "--spot-price-factor", "-3", GPU_GENERAL]);
+    assert!(stderr(&o).starts_with("error: --spot-price-factor: "), "{}", stderr(&o));
+    let dir = std::env::temp_dir().join(format!("nodecast-cli-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "time,workload,replicas,runTime\n1h,Job,1,1h\n").unwrap();
+    let o = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.to_str().unwrap()]);
+    assert!(stderr(&o).contains("t.csv, workload, line 2: "), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -125,7 +125,8 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
     };
     match result {
         Some(r) if errors.is_empty() => Ok(r),
-        _ => Err(errors),
+        // The catalog is a request field, not a document of the inputs: no document index.
+        _ => Err(errors.into_iter().map(|e| InputError { document: None, ..e }).collect()),
     }
 }
 
