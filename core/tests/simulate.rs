@@ -337,3 +337,21 @@ fn an_underutilized_node_is_replaced_by_a_cheaper_one() {
     assert_eq!(small.running_seconds, 3 * 3600 + small.work_lost_seconds);
     assert_eq!(s.summary.disruptions.by_reason["underutilized"], 1);
 }
+
+/// Pods queued behind a NodePool limit are re-scheduled in every provisioning pass (as Karpenter
+/// does), so the work is the queue's length squared; maxPodAttempts bounds it with a located
+/// failure instead of minutes of work.
+#[test]
+fn a_queue_behind_a_limit_is_bounded_by_max_pod_attempts() {
+    let cluster = pool("", "720h", ON_DEMAND);
+    // 400 one-GPU jobs a minute apart; the pool's limit of 4 GPUs keeps most of them waiting.
+    let trace = "kind: Trace\nend: 2d\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 1d}, repeat: {every: 1m, times: 400}}\n";
+    let small = SimSettings { max_pod_attempts: 5_000, ..fixed() };
+    let answer = nodecast::simulate(&request(&cluster, trace, small));
+    let Outcome::Failure { errors } = &answer.outcome else { panic!("expected a failure") };
+    assert_eq!(errors[0].code, "simulation-too-long");
+    assert_eq!(errors[0].path.as_deref(), Some("simulation.maxPodAttempts"));
+    // The default bound lets the same trace finish (the pending pods sum to about 80,000).
+    let s = run(&cluster, trace, fixed());
+    assert!(s.summary.cost_usd > 0.0);
+}

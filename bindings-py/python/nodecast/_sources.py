@@ -565,6 +565,7 @@ SIMULATION_OPTIONS = {
     "metrics_interval_seconds": ("metricsIntervalSeconds", "seconds"),
     "end": ("endSeconds", "seconds"),
     "max_events": ("maxEvents", "count"),
+    "max_pod_attempts": ("maxPodAttempts", "count"),
 }
 
 

@@ -46,6 +46,10 @@ pub struct SimSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_seconds: Option<i64>,
     pub max_events: u64,
+    /// Safety stop on scheduling work: the pending pods summed over every provisioning pass.
+    /// Each pass re-schedules every pending pod (as Karpenter does), so pods that wait long
+    /// (behind a limit) make the work grow with the square of the queue; this bounds the time.
+    pub max_pod_attempts: u64,
 }
 
 impl Default for SimSettings {
@@ -66,6 +70,8 @@ impl Default for SimSettings {
             metrics_interval_seconds: 300,
             end_seconds: None,
             max_events: 5_000_000,
+            // About 1.5 us per attempt on a 2-core VM: ~30 s.
+            max_pod_attempts: 20_000_000,
         }
     }
 }
