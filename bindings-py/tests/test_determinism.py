@@ -101,13 +101,9 @@ def test_failures_match_the_cli(cli: Path, tmp_path: Path, function: str, text: 
     assert [f"error: {format_error(e)}" for e in info.value.errors()] == stderr[:-1]
     if len(stderr) == 2:
         assert stderr[0] == f"error: {info.value}"
-    # validate: ValidationError <=> the CLI's exit code 1 (2 = unusable input). plan always exits
-    # 2; its ValidationError is still an InputError.
+    # ValidationError <=> the CLI's exit code 1 (2 = unusable input), for every function.
     code = run_cli(cli, function, str(path)).returncode
-    if function == "validate":
-        assert isinstance(info.value, nodecast.ValidationError) == (code == 1)
-    else:
-        assert code == 2
+    assert isinstance(info.value, nodecast.ValidationError) == (code == 1)
 
 
 def test_to_dict_is_the_parsed_answer() -> None:

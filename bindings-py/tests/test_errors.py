@@ -215,3 +215,24 @@ def test_native_call_never_raises_for_bad_requests() -> None:
         nodecast._run("plan", nodecast.Plan, '{"unknown": 1}')  # type: ignore[attr-defined]
     assert info.value.codes == ["invalid-request"]
     _ = NOW
+
+
+def test_a_str_is_a_path_only_with_a_manifest_extension(tmp_path: Path) -> None:
+    """A str naming some other file is never read, so its content cannot reach an error message."""
+    secret = tmp_path / "credentials"
+    secret.write_text("root:x:0:0:secret-token\n", encoding="utf-8")
+    with pytest.raises(nodecast.InputError) as info:
+        nodecast.plan(str(secret))
+    assert info.value.codes == ["invalid-source"]
+    assert "secret-token" not in str(info.value)
+    with pytest.raises(nodecast.InputError) as info:
+        nodecast.simulate(*TRAINING, trace=str(secret))
+    assert "secret-token" not in str(info.value)
+    # The same file as a Path is read as the user asked (and fails as YAML, naming the file).
+    with pytest.raises(nodecast.InputError) as info:
+        nodecast.plan(secret)
+    assert info.value.errors()[0]["source"] == str(secret)
+    # Manifest files given as str keep working.
+    pool = tmp_path / "pool.yaml"
+    pool.write_text(Path("examples/nodepools/gpu-general.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert nodecast.plan(str(pool)).node_claims == ()

@@ -136,6 +136,9 @@ export interface SimulationSettings {
   endSeconds?: number;
   /** Safety stop (`simulation-too-long`). Default 5000000. */
   maxEvents?: number;
+  /** Safety stop on scheduling work: pending pods summed over all provisioning passes
+   * (`simulation-too-long`). Default 20000000. */
+  maxPodAttempts?: number;
 }
 
 /**

@@ -229,13 +229,13 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         Command::Plan(a) => {
             let req = request(&a.common, &a.files)?;
             let answer = nodecast::plan(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::plan))
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::plan))
         }
         Command::Consolidate(a) => {
             let mut req = request(&a.common, &a.files)?;
             req.now = Some(a.now.clone());
             let answer = nodecast::consolidate(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::decision))
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::decision))
         }
         Command::Explain(a) => {
             if a.node.is_some() && a.now.is_none() {
@@ -247,13 +247,13 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
             let answer = nodecast::explain(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::explain))
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::explain))
         }
         Command::Validate(a) => {
             let req = request(&a.common, &a.files)?;
             let answer = nodecast::validate(&req);
-            let failure_code = if answer.is_success() || input_unusable(&req) { UNUSABLE } else { INVALID };
-            Ok(finish(&answer, a.common.output, failure_code, render::validation))
+            let code = if answer.is_success() || input_unusable(&req) { UNUSABLE } else { INVALID };
+            Ok(finish(&answer, a.common.output, code, render::validation))
         }
         Command::Catalog(a) => {
             let mut req = request(&a.common, &[])?;
@@ -280,7 +280,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
     let mut settings = match &a.settings {
         None => nodecast::simulate::SimSettings::default(),
         Some(f) => {
-            let text = std::fs::read_to_string(f).map_err(|e| Fatal(format!("{f}: cannot read: {e}")))?;
+            let text = read_file(f)?;
             let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
                 Fatal(format!(
                     "--settings {f}: cannot decode\n{}",
@@ -338,13 +338,40 @@ fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, failure_code:
 fn print_errors(errors: &[InputError]) {
     let mut stderr = std::io::stderr().lock();
     for e in errors {
-        let _ = writeln!(stderr, "error: {e}");
+        let _ = writeln!(stderr, "error: {}", flag_located(e));
     }
     let n = errors.len();
     let _ = writeln!(stderr, "{n} error{}", if n == 1 { "" } else { "s" });
 }
 
-/// `validate` failed: is that because the input cannot be read at all (syntax errors, a bad
+/// Catalog options the CLI turned into the request's catalog mapping are located at the flag
+/// the user typed (`--zones`), not at a mapping they never wrote. Only the table output; `-o json`
+/// stays the facade's answer.
+fn flag_located(e: &InputError) -> InputError {
+    let flags = [("catalog.zones", "--zones"), ("catalog.spotPriceFactor", "--spot-price-factor")];
+    let given = |flag: &str| std::env::args().any(|a| a == flag || a.starts_with(&format!("{flag}=")));
+    let mut e = e.clone();
+    if let Some(path) = e.path.as_deref() {
+        if let Some((field, flag)) = flags.iter().find(|(f, _)| path.starts_with(f)).filter(|(_, flag)| given(flag)) {
+            e.path = Some(format!("{flag}{}", &path[field.len()..]));
+            e.object = None;
+        }
+    }
+    e
+}
+
+/// The exit code of a failed answer, the same rule for every subcommand (README): 1 when the
+/// input reads but breaks validation rules (what `validate` reports), 2 for everything else
+/// (unreadable input, a bad catalog, an unknown --pod, a bad --now, ...).
+fn failure_code<T: serde::Serialize>(answer: &Answer<T>, req: &Request) -> u8 {
+    if answer.is_success() || input_unusable(req) || nodecast::validate(req).is_success() {
+        UNUSABLE
+    } else {
+        INVALID
+    }
+}
+
+/// A failure: is that because the input cannot be read at all (syntax errors, a bad
 /// catalog) rather than because of validation errors?
 fn input_unusable(req: &Request) -> bool {
     let undecodable = req.inputs.iter().any(|i| nodecast::manifest::decode(&i.text, i.name.as_deref()).is_err());
@@ -370,6 +397,24 @@ fn request(common: &Common, files: &[String]) -> Result<Request, Fatal> {
     Ok(req)
 }
 
+/// Reads at most `MAX_INPUT_BYTES` (+1 to tell "exactly the limit" from "more"), so an endless
+/// or huge input (`/dev/zero`, a multi-GB file) is refused after reading the limit, not after
+/// exhausting memory.
+fn read_bounded(r: impl Read, name: &str) -> Result<String, Fatal> {
+    let limit = nodecast::manifest::MAX_INPUT_BYTES;
+    let mut bytes = Vec::new();
+    r.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
+    if bytes.len() > limit {
+        return Err(Fatal(format!("{name}: input is larger than the limit of {limit} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|e| Fatal(format!("{name}: not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())))
+}
+
+fn read_file(path: &str) -> Result<String, Fatal> {
+    let f = std::fs::File::open(path).map_err(|e| Fatal(format!("{path}: cannot read: {e}")))?;
+    read_bounded(f, path)
+}
+
 /// Each FILE becomes one input named after its path; `-` reads stdin (once).
 fn read_inputs(files: &[String]) -> Result<Vec<Input>, Fatal> {
     let mut inputs = Vec::with_capacity(files.len());
@@ -380,11 +425,10 @@ fn read_inputs(files: &[String]) -> Result<Vec<Input>, Fatal> {
                 return Err(Fatal("`-` (stdin) given more than once".into()));
             }
             stdin_read = true;
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|e| Fatal(format!("<stdin>: cannot read: {e}")))?;
+            let text = read_bounded(std::io::stdin().lock(), "<stdin>")?;
             inputs.push(Input { name: Some("<stdin>".into()), text });
         } else {
-            let text = std::fs::read_to_string(f).map_err(|e| Fatal(format!("{f}: cannot read: {e}")))?;
+            let text = read_file(f)?;
             inputs.push(Input { name: Some(f.clone()), text });
         }
     }
@@ -434,7 +478,7 @@ fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
         }
         return Ok(Value::String(spec.to_string()));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Fatal(format!("{spec}: cannot read: {e}")))?;
+    let text = read_file(spec)?;
     let docs = match nodecast::manifest::decode(&text, Some(spec)) {
         Ok(d) => d,
         Err(errors) => {

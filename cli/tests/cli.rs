@@ -184,8 +184,8 @@ fn validate_invalid_operator_exits_1() {
     let o = run(&["validate", bad.path(), "-o", "json"]);
     assert_eq!(code(&o), 1);
     assert_eq!(json(&o)["status"], "failure");
-    // plan cannot use it.
-    assert_eq!(code(&run(&["plan", bad.path()])), 2);
+    // plan cannot use it, and says so with the same exit code as validate (README).
+    assert_eq!(code(&run(&["plan", bad.path()])), 1);
 }
 
 #[test]
@@ -383,4 +383,51 @@ fn simulate_reports_located_trace_errors() {
     assert!(err.contains("events[0].at") && err.contains("invalid-duration"), "{err}");
     let j = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.path(), "-o", "json"]);
     assert_eq!(json(&j)["status"], "failure");
+}
+
+/// An endless input is refused once the size limit has been read, not after memory runs out.
+#[test]
+fn endless_input_is_refused_at_the_size_limit() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let o = run(&["plan", "/dev/zero"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("/dev/zero: input is larger than the limit of 268435456 bytes"), "{}", stderr(&o));
+    let o = run(&["simulate", GPU_TRAINING, "--trace", "/dev/zero"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("larger than the limit"), "{}", stderr(&o));
+}
+
+/// Settings past the simulator's bounds are located errors before any work, never overflow.
+#[test]
+fn simulate_settings_near_i64_max_are_refused() {
+    let dir = std::env::temp_dir().join(format!("nodecast-cli-settings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.yaml");
+    std::fs::write(&settings, "metricsIntervalSeconds: 9223372036854775800\nspotInterruptionRatePerHour: 1000000\n").unwrap();
+    let trace = dir.join("trace.yaml");
+    std::fs::write(&trace, "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n").unwrap();
+    let o = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.to_str().unwrap(), "--settings", settings.to_str().unwrap()]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("simulation.metricsIntervalSeconds") && err.contains("simulation.spotInterruptionRatePerHour"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Errors are located where the user wrote the value: a flag by its name, a CSV row by its line.
+#[test]
+fn errors_are_located_at_flags_and_csv_lines() {
+    let o = run(&["plan", "--zones", "us-east-1a,eu-west-1a", GPU_GENERAL]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("error: --zones[1]: zone \"eu-west-1a\" is not in us-east-1"), "{}", stderr(&o));
+    let o = run(&["plan", "--spot-price-factor", "-3", GPU_GENERAL]);
+    assert!(stderr(&o).starts_with("error: --spot-price-factor: "), "{}", stderr(&o));
+    let dir = std::env::temp_dir().join(format!("nodecast-cli-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(&trace, "time,workload,replicas,runTime\n1h,Job,1,1h\n").unwrap();
+    let o = run(&["simulate", GPU_TRAINING, TRAINING_4GPU, "--trace", trace.to_str().unwrap()]);
+    assert!(stderr(&o).contains("t.csv, workload, line 2: "), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -101,8 +101,10 @@ impl fmt::Display for InputError {
         if let Some(p) = &self.path {
             loc.push(p.clone());
         }
-        if let (Some(l), Some(c)) = (self.line, self.column) {
-            loc.push(format!("line {l}, column {c}"));
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => loc.push(format!("line {l}, column {c}")),
+            (Some(l), None) => loc.push(format!("line {l}")),
+            _ => {}
         }
         if !loc.is_empty() {
             write!(f, "{}: ", loc.join(", "))?;

@@ -37,7 +37,7 @@ pub fn validate(req: &Request) -> Answer<ValidationReport> {
                     errors.iter().map(|x| (x.source.clone(), x.document, x.path.clone())).collect();
                 errors.extend(e.into_iter().filter(|x| !seen.contains(&(x.source.clone(), x.document, x.path.clone()))));
             }
-            Ok(m) if errors.is_empty() => {
+            Ok(m) if errors.is_empty() && plan::missing_node_classes(&m).is_empty() => {
                 return Answer::success(
                     "Validation",
                     ValidationReport {
@@ -48,7 +48,7 @@ pub fn validate(req: &Request) -> Answer<ValidationReport> {
                     },
                 )
             }
-            Ok(_) => {}
+            Ok(m) => errors.extend(plan::missing_node_classes(&m).into_iter().map(|(_, e)| e)),
         },
     }
     Answer::failure("Validation", errors)

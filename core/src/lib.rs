@@ -36,11 +36,13 @@
 
 pub mod api;
 pub mod catalog;
+pub mod cron;
 pub mod diagnostics;
 pub mod disruption;
 pub mod error;
 pub mod explain;
 pub mod fxhash;
+pub mod golang;
 pub mod labels;
 pub mod manifest;
 pub mod model;

@@ -99,8 +99,40 @@ pub fn model(req: &Request) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
         let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
         warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
     }
+    for (pool, e) in missing_node_classes(&model) {
+        model.node_pools[pool].ready = false;
+        let message = format!("{}; Karpenter would not provision from the affected NodePool", e.message);
+        warnings.push(Warning { code: e.code, message, object: e.object });
+    }
     check_bound_pods(&model)?;
     Ok((model, warnings))
+}
+
+/// NodePools whose `nodeClassRef` names an EC2NodeClass the input does not hold while it holds
+/// others: Karpenter marks such a NodePool not Ready (its node class is not found) and never
+/// launches from it. An input without any EC2NodeClass is read as "node classes not modelled"
+/// (the conformance format's rule), and its NodePools stay Ready.
+pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
+    if m.node_classes.is_empty() {
+        return Vec::new();
+    }
+    m.node_pools
+        .iter()
+        .enumerate()
+        .filter(|(_, np)| np.node_class_index.is_none())
+        .filter_map(|(i, np)| {
+            let class = np.node_class.as_deref()?;
+            let known: Vec<&str> = m.node_classes.iter().map(|c| c.name.as_str()).collect();
+            let e = InputError::new(
+                "node-class-not-found",
+                format!("NodePool {:?} uses EC2NodeClass {class:?}, which is not in the input (it has {})", np.name, known.join(", ")),
+            )
+            .object(format!("NodePool/{}", np.name))
+            .path("spec.template.spec.nodeClassRef.name")
+            .help("fails at runtime (NodePool not Ready): add the EC2NodeClass or name one of the input's");
+            Some((i, e))
+        })
+        .collect()
 }
 
 fn check_bound_pods(m: &Model) -> Result<(), Vec<InputError>> {

@@ -86,6 +86,25 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
     let mut errors = Vec::new();
     for (i, r) in q.requirements.iter().enumerate() {
         match parse_requirement(r) {
+            Ok((k, _, _)) if !known_key(&m, &k) => {
+                // An unknown key would match nothing (In) or everything (NotIn) without a word;
+                // a key written without its prefix is the usual slip.
+                let suggestion = m
+                    .catalog
+                    .label_keys()
+                    .iter()
+                    .map(|&id| m.interner.str(id))
+                    .find(|full| full.rsplit_once('/').is_some_and(|(_, short)| short == k));
+                let help = match suggestion {
+                    Some(full) => format!("did you mean {full}?"),
+                    None => "a label key of the catalog's instance types, e.g. karpenter.k8s.aws/instance-gpu-name".to_string(),
+                };
+                errors.push(
+                    InputError::new("unknown-label-key", format!("{r:?}: no instance type of the catalog has a label {k:?}"))
+                        .path(format!("query.requirements[{i}]"))
+                        .help(help),
+                );
+            }
             Ok((k, op, vals)) => {
                 let ids: Vec<u32> = vals.iter().map(|v| m.interner.intern(v)).collect();
                 let k = m.interner.intern(&k);
@@ -108,6 +127,10 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
         rows.truncate(q.limit);
     }
     Answer::success("CatalogQuery", CatalogAnswer { source: m.catalog.source.clone(), count: rows.len(), instance_types: rows })
+}
+
+fn known_key(m: &Model, key: &str) -> bool {
+    m.interner.get(key).is_some_and(|id| m.catalog.is_label_key(id))
 }
 
 fn rows(m: &Model, reqs: &Requirements, gpu: bool) -> Vec<CatalogRow> {

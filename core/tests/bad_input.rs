@@ -216,3 +216,122 @@ fn the_json_facade_never_panics_on_bad_requests() {
     assert_eq!(v["status"], "success");
     assert_eq!(v["count"], 1);
 }
+
+/// int32 fields, ports and weights out of the apiserver's range are located errors, never
+/// truncated (`maxSkew: 2147483648` used to wrap negative and make every pod unschedulable).
+#[test]
+fn integer_ranges_are_the_apiservers() {
+    let cases = [
+        ("topologySpreadConstraints: [{maxSkew: 2147483648, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}]", "spec.topologySpreadConstraints[0].maxSkew"),
+        ("topologySpreadConstraints: [{maxSkew: 1, minDomains: 4294967297, topologyKey: kubernetes.io/hostname}]", "spec.topologySpreadConstraints[0].minDomains"),
+        ("affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 101, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}}", "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight"),
+    ];
+    for (field, path) in cases {
+        let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {field}\n  containers: [{{name: c}}]\n"));
+        let e = first_error(&v);
+        assert_eq!(e["code"], "out-of-range", "{field}: {e}");
+        assert_eq!(e["path"], path, "{field}: {e}");
+    }
+    // hostPort 65616 used to wrap to 80 and collide with a real port 80.
+    let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, ports: [{{containerPort: 80, hostPort: 65616}}]}}]\n"));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "out-of-range");
+    assert_eq!(e["path"], "spec.containers[0].ports[0].hostPort");
+}
+
+/// Half a GPU is not a plan: extended resources must be whole numbers, as the apiserver says.
+#[test]
+fn extended_resources_are_whole_numbers() {
+    for (res, path) in [
+        ("requests: {nvidia.com/gpu: \"0.5\"}", "spec.containers[0].resources.requests.nvidia.com/gpu"),
+        ("limits: {nvidia.com/gpu: 1500m}", "spec.containers[0].resources.limits.nvidia.com/gpu"),
+        ("requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: \"1.5\"}", "spec.containers[0].resources.limits.nvidia.com/gpu"),
+    ] {
+        let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, resources: {{{res}}}}}]\n"));
+        let e = first_error(&v);
+        assert_eq!(e["code"], "invalid-quantity", "{res}: {e}");
+        assert!(e["message"].as_str().unwrap().contains("must be an integer"), "{e}");
+        assert_eq!(e["path"], path, "{res}: {e}");
+    }
+    // Fractions of native resources stay fine.
+    let v = plan(&format!("{POOL}{}", pod("{cpu: 500m, memory: 1.5Gi}")));
+    assert_eq!(v["status"], "success", "{v}");
+}
+
+/// Flow-style YAML starts with `{` like JSON and is still YAML; JSON with a duplicate key is
+/// refused (strict field validation), as the apiserver does.
+#[test]
+fn json_and_flow_yaml_front_door() {
+    let v = plan(&format!("{{apiVersion: v1, kind: Pod, metadata: {{name: p}}, spec: {{containers: [{{name: c}}]}}}}\n---\n{POOL}"));
+    assert_eq!(v["status"], "success", "{v}");
+    let v = plan(r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "name": "q"}}"#);
+    let e = first_error(&v);
+    assert_eq!(e["code"], "json-syntax");
+    assert!(e["message"].as_str().unwrap().contains("duplicate field \"name\""), "{e}");
+    let v = plan("{apiVersion: v1, kind: [}");
+    assert_eq!(first_error(&v)["code"], "yaml-syntax");
+}
+
+/// Catalog inputs that would be answered wrongly without a word: another region's zone with
+/// us-east-1 prices, an empty instance-type name, a query key without its prefix.
+#[test]
+fn catalog_inputs_answered_as_if_valid_are_refused() {
+    let answer = |catalog: Value, query: Option<Vec<&str>>| -> Value {
+        let req = Request {
+            catalog: Some(catalog),
+            query: query.map(|q| nodecast::query::CatalogQuery { requirements: q.iter().map(|s| s.to_string()).collect(), ..Default::default() }),
+            ..Default::default()
+        };
+        serde_json::from_str(&nodecast::catalog(&req).to_json()).unwrap()
+    };
+    let v = answer(serde_json::json!({"source": "aws-us-east-1", "zones": ["us-east-1a", "us-west-2a"]}), None);
+    let e = first_error(&v);
+    assert_eq!((e["code"].as_str(), e["path"].as_str()), (Some("invalid-zone"), Some("catalog.zones[1]")), "{e}");
+    let v = answer(serde_json::json!({"instanceTypes": [{"name": "", "allocatable": {"cpu": "1"}}]}), None);
+    assert_eq!(first_error(&v)["path"], "catalog.instanceTypes[0].name");
+    let v = answer(serde_json::json!("aws-us-east-1"), Some(vec!["instance-gpu-name In a100"]));
+    let e = first_error(&v);
+    assert_eq!(e["code"], "unknown-label-key");
+    assert_eq!(e["help"], "did you mean karpenter.k8s.aws/instance-gpu-name?");
+    let v = answer(serde_json::json!("aws-us-east-1"), Some(vec!["karpenter.k8s.aws/instance-gpu-name In a100"]));
+    assert_eq!(v["status"], "success", "{v}");
+    assert_eq!(v["count"], 2, "{v}");
+}
+
+/// The apiserver's first checks: apiVersion and kind together, a served version, a name.
+#[test]
+fn object_headers_are_the_apiservers() {
+    for (text, code, path) in [
+        ("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n", "required", None),
+        ("apiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\nspec: {containers: [{name: c}]}\n", "required", Some("metadata")),
+        ("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n", "unsupported-api-version", Some("apiVersion")),
+        ("apiVersion: apps/v1beta2\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n", "unsupported-api-version", Some("apiVersion")),
+    ] {
+        let v = plan(&format!("{POOL}---\n{text}"));
+        let e = first_error(&v);
+        assert_eq!(e["code"], code, "{text}: {e}");
+        assert_eq!(e["document"], 1, "{e}");
+        if let Some(p) = path {
+            assert_eq!(e["path"], p, "{text}: {e}");
+        }
+    }
+}
+
+/// A NodePool whose EC2NodeClass is missing (while the input has others) is not Ready: plan
+/// does not launch from it and says so; validate reports it. Without any EC2NodeClass in the
+/// input, node classes are not modelled and the NodePool stays Ready.
+#[test]
+fn a_missing_node_class_makes_the_nodepool_not_ready() {
+    let orphan = POOL.replace("name: default}\n      requirements", "name: missing}\n      requirements");
+    let class = "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: other}\nspec: {role: r, amiSelectorTerms: [{alias: al2023@latest}], subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}]}\n";
+    let text = format!("{orphan}{class}{}", pod("{cpu: 1}"));
+    let v = plan(&text);
+    assert_eq!(v["status"], "success", "{v}");
+    assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(0), "{v}");
+    assert!(v["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "node-class-not-found"), "{v}");
+    let req = Request { inputs: vec![Input { name: Some("in.yaml".into()), text }], ..Default::default() };
+    let v: Value = serde_json::from_str(&nodecast::validate(&req).to_json()).unwrap();
+    assert_eq!(first_error(&v)["code"], "node-class-not-found");
+    let v = plan(&format!("{orphan}{}", pod("{cpu: 1}")));
+    assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(1), "{v}");
+}

@@ -286,7 +286,8 @@ proptest! {
 fn hostile_inputs_fail_cleanly() {
     let cluster = pool("", "720h", ON_DEMAND);
     let cases = [
-        ("kind: Trace\nend: 100000d\nevents: []\n", "simulation-too-long"),
+        ("kind: Trace\nend: 100000d\nevents: []\n", "invalid-duration"),
+        ("kind: Trace\nend: 3000d\nevents: []\n", "simulation-too-long"),
         ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, replicas: 100000000}}\n", "out-of-range"),
         ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train}, repeat: {every: 9223372036854775807s, times: 3}}\n", ""),
         ("kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 9223372036854775807s}}\n", ""),
@@ -307,7 +308,7 @@ fn hostile_inputs_fail_cleanly() {
         }
     }
     // An inline manifest's error points into the trace.
-    let answer = nodecast::simulate(&request(&cluster, cases[7].0, fixed()));
+    let answer = nodecast::simulate(&request(&cluster, cases[8].0, fixed()));
     let Outcome::Failure { errors } = &answer.outcome else { panic!() };
     assert_eq!(errors[0].source.as_deref(), Some("trace.yaml"));
     assert!(errors[0].path.as_deref().unwrap().starts_with("events[0].submit.manifest.spec.containers[0]"), "{errors:?}");
@@ -335,4 +336,22 @@ fn an_underutilized_node_is_replaced_by_a_cheaper_one() {
     assert_eq!(small.state, "finished");
     assert_eq!(small.running_seconds, 3 * 3600 + small.work_lost_seconds);
     assert_eq!(s.summary.disruptions.by_reason["underutilized"], 1);
+}
+
+/// Pods queued behind a NodePool limit are re-scheduled in every provisioning pass (as Karpenter
+/// does), so the work is the queue's length squared; maxPodAttempts bounds it with a located
+/// failure instead of minutes of work.
+#[test]
+fn a_queue_behind_a_limit_is_bounded_by_max_pod_attempts() {
+    let cluster = pool("", "720h", ON_DEMAND);
+    // 400 one-GPU jobs a minute apart; the pool's limit of 4 GPUs keeps most of them waiting.
+    let trace = "kind: Trace\nend: 2d\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 1d}, repeat: {every: 1m, times: 400}}\n";
+    let small = SimSettings { max_pod_attempts: 5_000, ..fixed() };
+    let answer = nodecast::simulate(&request(&cluster, trace, small));
+    let Outcome::Failure { errors } = &answer.outcome else { panic!("expected a failure") };
+    assert_eq!(errors[0].code, "simulation-too-long");
+    assert_eq!(errors[0].path.as_deref(), Some("simulation.maxPodAttempts"));
+    // The default bound lets the same trace finish (the pending pods sum to about 80,000).
+    let s = run(&cluster, trace, fixed());
+    assert!(s.summary.cost_usd > 0.0);
 }

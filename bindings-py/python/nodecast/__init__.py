@@ -321,6 +321,7 @@ def simulate(
     termination_grace_period_seconds: Optional[Seconds] = None,
     metrics_interval_seconds: Optional[Seconds] = None,
     max_events: Optional[int] = None,
+    max_pod_attempts: Optional[int] = None,
     trace_format: Optional[str] = None,
     trace_name: Optional[str] = None,
     catalog: Optional[CatalogSpec] = None,
@@ -357,6 +358,7 @@ def simulate(
         "metrics_interval_seconds": metrics_interval_seconds,
         "end": end,
         "max_events": max_events,
+        "max_pod_attempts": max_pod_attempts,
     }
     assert set(options) == set(_SIMULATION_OPTIONS)
     req = _build_request(

@@ -176,6 +176,7 @@ def simulate(
     termination_grace_period_seconds: Optional[Seconds] = None,
     metrics_interval_seconds: Optional[Seconds] = None,
     max_events: Optional[int] = None,
+    max_pod_attempts: Optional[int] = None,
     trace_format: Optional[str] = None,
     trace_name: Optional[str] = None,
     catalog: Optional[CatalogSpec] = None,

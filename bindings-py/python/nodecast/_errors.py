@@ -35,6 +35,8 @@ def format_error(e: Mapping[str, Any]) -> str:
         loc.append(str(e["path"]))
     if e.get("line") is not None and e.get("column") is not None:
         loc.append(f"line {e['line']}, column {e['column']}")
+    elif e.get("line") is not None:
+        loc.append(f"line {e['line']}")
     text = f"{', '.join(loc)}: " if loc else ""
     text += f"{e.get('message', '')} [{e.get('code', '')}]"
     if e.get("help") is not None:

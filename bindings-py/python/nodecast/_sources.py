@@ -2,10 +2,13 @@
 
 Sources, in any mix and nesting:
 
-* ``str``: a path to an existing file (read as UTF-8; the error locations name it as given), or
-  else YAML/JSON text (named ``<string>``). A one-line string that looks like a path (ends in
-  ``.yaml``/``.yml``/``.json`` or contains ``/``, and is not JSON/YAML) but names no file raises
-  ``FileNotFoundError``.
+* ``str``: a path when it is one line ending in ``.yaml``/``.yml``/``.json`` (``.csv`` too for a
+  trace) and names an existing file (read as UTF-8; the error locations name it as given), or
+  else YAML/JSON text (named ``<string>``). Only those extensions make a ``str`` a path, so a
+  string that happens to name some other file (``"/etc/passwd"``) is never read, and its content
+  can never appear in an error message; pass ``pathlib.Path`` to read any file. A one-line string
+  that looks like a path (ends in one of the extensions or contains ``/``, and is not JSON/YAML)
+  but names no such file raises ``FileNotFoundError``.
 * ``os.PathLike`` (``pathlib.Path``): a file, read as UTF-8.
 * ``bytes``: YAML/JSON text in UTF-8.
 * a ``Mapping``: one Kubernetes object, already decoded (``yaml.safe_load``, ``json.load``, the
@@ -234,6 +237,25 @@ def _looks_like_path(s: str) -> bool:
     return t.endswith((".yaml", ".yml", ".json")) or "/" in t or os.sep in t
 
 
+_MANIFEST_EXTENSIONS = (".yaml", ".yml", ".json")
+
+
+def _names_file(s: str, extensions: Tuple[str, ...] = _MANIFEST_EXTENSIONS) -> bool:
+    """The one rule that makes a ``str`` a path: one line, a manifest extension, an existing file."""
+    return "\n" not in s and len(s) < 4096 and s.strip().lower().endswith(extensions) and os.path.isfile(s)
+
+
+def _not_a_file(s: str, what: str, extensions: Tuple[str, ...] = _MANIFEST_EXTENSIONS) -> Exception:
+    if os.path.isfile(s):
+        # Never read: a str is a path only with a manifest extension (see the module docstring).
+        return InputError([{
+            "code": "invalid-source",
+            "message": f"{what} {s!r} names a file without a {'/'.join(extensions)} extension; a str is read as a path only with one",
+            "help": "pass pathlib.Path(...) to read this file, or the YAML/JSON text itself",
+        }])
+    return FileNotFoundError(2, f"no such file (a string {what} is a path when it names a {'/'.join(extensions)} file, else text)", s)
+
+
 def _read(path: "os.PathLike[str] | str") -> Tuple[str, str]:
     name = os.fspath(path)
     with open(name, encoding="utf-8") as f:
@@ -254,12 +276,12 @@ def _collect(source: Any, inputs: List[Dict[str, str]], objects: List[Any], dept
     if source is None:
         return
     if isinstance(source, str):
-        if "\n" not in source and len(source) < 4096 and os.path.isfile(source):
+        if _names_file(source):
             name, text = _read(source)
             inputs.append({"name": name, "text": text})
             return
         if _looks_like_path(source):
-            raise FileNotFoundError(2, "no such file (a string source is a path when it names a file, else YAML/JSON)", source)
+            raise _not_a_file(source, "source")
         inputs.append({"name": STRING_NAME, "text": source})
         return
     if isinstance(source, (bytes, bytearray)):
@@ -311,8 +333,10 @@ def _catalog_spec(spec: CatalogSpec) -> Any:
     """A catalog name, a mapping, or a file (YAML or JSON) holding one mapping, like ``--catalog``."""
     if isinstance(spec, Mapping):
         return spec
-    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and (os.path.isfile(spec) or _looks_like_path(spec))):
-        name, text = _read(spec)  # FileNotFoundError when it is not there
+    if isinstance(spec, str) and not _names_file(spec) and _looks_like_path(spec):
+        raise _not_a_file(spec, "catalog")
+    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and _names_file(spec)):
+        name, text = _read(spec)
         stripped = text.lstrip()
         value: Any
         if stripped.startswith("{"):
@@ -498,10 +522,11 @@ def trace_value(trace: Any, name: Optional[str] = None, format: Optional[str] = 
     if isinstance(trace, os.PathLike):
         given, text = _read(trace)
     elif isinstance(trace, str):
-        if "\n" not in trace and len(trace) < 4096 and os.path.isfile(trace):
+        trace_ext = _MANIFEST_EXTENSIONS + (".csv",)
+        if _names_file(trace, trace_ext):
             given, text = _read(trace)
         elif _looks_like_path(trace) and not trace.strip().startswith("time,"):
-            raise FileNotFoundError(2, "no such trace file (a string trace is a path when it names a file, else YAML/JSON/CSV text)", trace)
+            raise _not_a_file(trace, "trace", trace_ext)
         else:
             given, text = TRACE_NAME, trace
     elif isinstance(trace, (bytes, bytearray)):
@@ -540,6 +565,7 @@ SIMULATION_OPTIONS = {
     "metrics_interval_seconds": ("metricsIntervalSeconds", "seconds"),
     "end": ("endSeconds", "seconds"),
     "max_events": ("maxEvents", "count"),
+    "max_pod_attempts": ("maxPodAttempts", "count"),
 }
 
 

@@ -56,6 +56,10 @@ impl Catalog {
         self.label_keys.binary_search(&key).is_ok()
     }
 
+    pub fn label_keys(&self) -> &[KeyId] {
+        &self.label_keys
+    }
+
     pub fn is_aws(&self) -> bool {
         self.source == aws::SOURCE
     }
@@ -121,7 +125,8 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
     };
     match result {
         Some(r) if errors.is_empty() => Ok(r),
-        _ => Err(errors),
+        // The catalog is a request field, not a document of the inputs: no document index.
+        _ => Err(errors.into_iter().map(|e| InputError { document: None, ..e }).collect()),
     }
 }
 
@@ -199,6 +204,18 @@ fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool) -> (Catalog, Tabl
     let resources = base.resources.clone();
     let opts =
         if with_options { common(root, sink, &aws::DEFAULT_ZONES) } else { common(&At::root(&Value::Null, ""), sink, &aws::DEFAULT_ZONES) };
+    // The embedded prices are us-east-1's: a zone of another region would be answered with
+    // prices and types that region does not have.
+    if let Some(z) = root.get("zones").filter(|_| with_options) {
+        for (i, item) in z.v.as_array().into_iter().flatten().enumerate() {
+            let zone = item.as_str().unwrap_or_default();
+            if !zone.starts_with(aws::REGION) {
+                let at = z.index(i, item);
+                let msg = format!("zone {zone:?} is not in {}, the region of the {} catalog", aws::REGION, aws::SOURCE);
+                sink.error(&at, "invalid-zone", msg, "us-east-1a .. us-east-1f, or a catalog file for another region");
+            }
+        }
+    }
     let mut types = base.types.clone();
     for (name, od, spot) in &opts.prices {
         match types.iter_mut().find(|t| &t.name == name) {
@@ -243,6 +260,12 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                 sink.error(&item, "required", "instance type without `name`", "name: <instance type name>");
                 continue;
             };
+            // The name becomes the node.kubernetes.io/instance-type label: it cannot be empty.
+            if name.trim().is_empty() {
+                let at = item.get("name").unwrap_or(item);
+                sink.error(&at, "required", "instance type with an empty `name`", "name: <instance type name>, e.g. standard-4");
+                continue;
+            }
             let name_id = interner.intern(&name);
             if types.iter().any(|t: &InstanceType| t.name_id == name_id) {
                 let at = item.get("name").unwrap_or(item);

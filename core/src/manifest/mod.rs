@@ -6,6 +6,7 @@
 //! (numbers where strings are expected, `null` for absent) without a second validation pass.
 
 pub mod reader;
+mod strict_json;
 
 use crate::error::InputError;
 use serde_json::Value;
@@ -71,7 +72,18 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
     }
     let trimmed = text.trim_start();
     let values: Vec<Value> = if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        decode_json(text).map_err(|e| vec![located(e)])?
+        // JSON first (fast); a flow-style YAML document (`{apiVersion: v1, kind: Pod}`) starts
+        // the same way, so when JSON fails on text whose keys are not quoted, it is read as YAML
+        // (and a failure is reported as YAML's).
+        // Only text whose first key or item is a bare word (`{apiVersion: v1`) is flow YAML;
+        // anything else (`{"`, `[[[`) is JSON however it fails.
+        let first = trimmed.trim_start_matches(|c: char| c == '{' || c == '[' || c.is_whitespace()).chars().next();
+        let bare_word = first.is_some_and(char::is_alphabetic);
+        match decode_json(text) {
+            Ok(v) => v,
+            Err(json_error) if !bare_word => return Err(vec![located(json_error)]),
+            Err(_) => decode_yaml(text).map_err(|e| vec![located(e)])?,
+        }
     } else {
         decode_yaml(text).map_err(|e| vec![located(e)])?
     };
@@ -155,10 +167,10 @@ fn members<'a>(value: Cow<'a, Value>, key: Option<&str>) -> Vec<Cow<'a, Value>> 
 #[allow(clippy::result_large_err)]
 fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     let mut out = Vec::new();
-    let stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<strict_json::Strict>();
     for (i, item) in stream.enumerate() {
         match item {
-            Ok(v) => out.push(v),
+            Ok(v) => out.push(v.0),
             Err(e) => {
                 let mut err = InputError::new("json-syntax", format!("invalid JSON: {e}")).at_document(i);
                 err.line = Some(e.line());

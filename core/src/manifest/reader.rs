@@ -144,6 +144,17 @@ impl Sink<'_> {
         }
     }
 
+    /// An integer the apiserver bounds (int32 fields, ports, weights): out of `lo..=hi` is a
+    /// located `out-of-range` error, never a silent truncation to the field's Go type.
+    pub fn int_in(&mut self, at: &At, lo: i64, hi: i64, expected: &str) -> Option<i64> {
+        let n = self.int(at, expected)?;
+        if !(lo..=hi).contains(&n) {
+            self.error(at, "out-of-range", format!("{n} is out of range: must be between {lo} and {hi}, inclusive"), expected.to_string());
+            return None;
+        }
+        Some(n)
+    }
+
     pub fn opt_int(&mut self, parent: &At, name: &str, expected: &str) -> Option<i64> {
         let at = parent.get(name)?;
         self.int(&at, expected)

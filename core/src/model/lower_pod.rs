@@ -144,7 +144,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         for c in sink.list(&cs) {
             if let Some(ports) = c.get("ports") {
                 for p in sink.list(&ports) {
-                    let Some(hp) = p.get("hostPort").and_then(|h| sink.int(&h, "a port number")) else { continue };
+                    let Some(hp) = p.get("hostPort").and_then(|h| sink.int_in(&h, 0, 65_535, "a port number 1..65535")) else { continue };
                     if hp == 0 {
                         continue;
                     }
@@ -227,21 +227,39 @@ fn container_requests(c: &At, ctx: &mut Ctx, sink: &mut Sink) -> Resources {
     let req = res.get("requests");
     let requested = req.as_ref().map(|req| sink.map(req)).unwrap_or_default();
     for (k, v) in &requested {
-        if let Some(q) = sink.quantity(v) {
+        if let Some(q) = sink.quantity(v).filter(|&q| whole_if_extended(k, q, v, sink)) {
             r.set(ctx.resources.intern(k), q);
         }
     }
     if let Some(lim) = res.get("limits") {
         for (k, v) in sink.map(&lim) {
-            if requested.iter().any(|(s, _)| *s == k) {
-                continue;
-            }
-            if let Some(q) = sink.quantity(&v) {
-                r.set(ctx.resources.intern(k), q);
+            if let Some(q) = sink.quantity(&v).filter(|&q| whole_if_extended(k, q, &v, sink)) {
+                if !requested.iter().any(|(s, _)| *s == k) {
+                    r.set(ctx.resources.intern(k), q);
+                }
             }
         }
     }
     r
+}
+
+/// Extended resources (a domain-prefixed name outside `kubernetes.io`, e.g. `nvidia.com/gpu`)
+/// are counted in whole devices: the apiserver refuses `nvidia.com/gpu: "0.5"` ("must be an
+/// integer"), so a fraction is a located error, not a plan for half a GPU.
+fn whole_if_extended(name: &str, milli: i64, at: &At, sink: &mut Sink) -> bool {
+    let extended = name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"));
+    if extended && milli % 1000 != 0 {
+        sink.error(at, "invalid-quantity", format!("{name}: {} must be an integer (an extended resource counts whole devices)", render_quantity(at)), "a whole number, e.g. \"1\"");
+        return false;
+    }
+    true
+}
+
+fn render_quantity(at: &At) -> String {
+    match at.v {
+        serde_json::Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
 }
 
 pub fn toleration(t: &At, sink: &mut Sink) -> Option<Toleration> {
@@ -349,7 +367,7 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
         }
         if let Some(pref) = na.get("preferredDuringSchedulingIgnoredDuringExecution") {
             for p in sink.list(&pref) {
-                let weight = sink.opt_int(&p, "weight", "a weight 1..100").unwrap_or(1) as i32;
+                let weight = p.get("weight").and_then(|w| sink.int_in(&w, 1, 100, "a weight 1..100")).unwrap_or(1) as i32;
                 // Preferred terms are not validated by Karpenter (R5.2.3b): a restricted key only
                 // makes the preference unsatisfiable, so it is relaxed away.
                 let mut ignore = None;
@@ -376,7 +394,7 @@ fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut S
         }
         if let Some(pref) = pa.get("preferredDuringSchedulingIgnoredDuringExecution") {
             for p in sink.list(&pref) {
-                let weight = sink.opt_int(&p, "weight", "a weight 1..100").unwrap_or(1) as i32;
+                let weight = p.get("weight").and_then(|w| sink.int_in(&w, 1, 100, "a weight 1..100")).unwrap_or(1) as i32;
                 let Some(t) = p.get("podAffinityTerm") else { continue };
                 if let Some(term) = affinity_term(&t, pod, interner, sink) {
                     if anti {
@@ -467,13 +485,9 @@ pub fn label_selector(s: &At, interner: &mut Interner, sink: &mut Sink) -> Selec
 }
 
 fn spread(c: &At, labels_of_pod: &LabelSet, interner: &mut Interner, sink: &mut Sink) -> Option<SpreadConstraint> {
-    let max_skew = match c.get("maxSkew").and_then(|m| sink.int(&m, "an integer maxSkew ≥ 1")) {
-        Some(m) if m >= 1 => m as i32,
-        Some(m) => {
-            let at = c.get("maxSkew").unwrap_or(*c);
-            sink.error(&at, "out-of-range", format!("maxSkew {m} must be at least 1"), "an integer ≥ 1");
-            return None;
-        }
+    let max_skew = match c.get("maxSkew").map(|m| sink.int_in(&m, 1, i32::MAX.into(), "an integer maxSkew ≥ 1 (int32)")) {
+        Some(Some(m)) => m as i32,
+        Some(None) => return None,
         None => {
             sink.error(c, "required", "topology spread constraint without maxSkew", "maxSkew: 1");
             return None;
@@ -496,7 +510,7 @@ fn spread(c: &At, labels_of_pod: &LabelSet, interner: &mut Interner, sink: &mut 
     if let Some(mlk) = c.get("matchLabelKeys") {
         add_match_label_keys(&mut selector, &sink.string_list(&mlk), labels_of_pod, interner);
     }
-    let min_domains = c.get("minDomains").and_then(|m| sink.int(&m, "an integer minDomains ≥ 1")).map(|m| m as i32);
+    let min_domains = c.get("minDomains").and_then(|m| sink.int_in(&m, 1, i32::MAX.into(), "an integer minDomains ≥ 1 (int32)")).map(|m| m as i32);
     let policy = |name: &str, default_honor: bool, sink: &mut Sink| match sink.opt_scalar(c, name).as_deref() {
         None => default_honor,
         Some("Honor") => true,

@@ -131,6 +131,8 @@ pub struct Sim {
     pub accel_resources: Vec<crate::resources::ResourceId>,
     /// Carried between scheduling passes (templates, node label requirements).
     pub baseline_memo: scheduling::BaselineMemo,
+    /// Pending pods summed over the provisioning passes so far (bounded by maxPodAttempts).
+    pub pod_attempts: u64,
 }
 
 /// Keep only the instance types some NodePool can launch (or an input node runs). Every
@@ -219,6 +221,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         gpu_resources,
         accel_resources,
         baseline_memo: scheduling::BaselineMemo::default(),
+        pod_attempts: 0,
     };
     sim.adopt_initial_state();
     for i in 0..sim.trace_events.len() {
@@ -237,6 +240,17 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         sim.now = t;
         sim.handle(ev);
         processed += 1;
+        if sim.pod_attempts > sim.s.max_pod_attempts {
+            return Err(vec![InputError::new(
+                "simulation-too-long",
+                format!(
+                    "the simulation re-scheduled more than {} pending pods in its provisioning passes before reaching its end (pods waiting behind a limit are tried again in every pass)",
+                    sim.s.max_pod_attempts
+                ),
+            )
+            .path("simulation.maxPodAttempts")
+            .help("a shorter trace or end, a NodePool limit that lets the queue drain, or a larger maxPodAttempts")]);
+        }
         if processed > sim.s.max_events {
             return Err(vec![InputError::new(
                 "simulation-too-long",
@@ -507,6 +521,7 @@ impl Sim {
             return;
         }
         let pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
+        self.pod_attempts += pending.len() as u64;
         // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
         let base = scheduling::Baseline::remembering(&self.m, &mut self.baseline_memo);
         let sol = scheduling::solve_on(&self.m, &base, Some(&pending), &[], &[]);

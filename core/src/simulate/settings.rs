@@ -3,6 +3,16 @@
 use crate::error::InputError;
 use serde::{Deserialize, Serialize};
 
+/// The longest time any simulated value may span: ten years of seconds. Every duration a user
+/// gives (settings, trace times, run times, repeats) is checked against it, so that a sum of a
+/// few of them can never overflow an `i64` and the clock arithmetic needs no checks of its own.
+pub const MAX_SECONDS: i64 = 10 * 366 * 86_400;
+
+/// The highest spot interruption rate accepted: one notice per minute of spot capacity. Above
+/// it every node would be interrupted before it registers; the bound also keeps the number of
+/// interruption events proportional to simulated instance-minutes.
+pub const MAX_INTERRUPTION_RATE_PER_HOUR: f64 = 60.0;
+
 /// An inclusive range of whole seconds, sampled uniformly per NodeClaim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +46,10 @@ pub struct SimSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_seconds: Option<i64>,
     pub max_events: u64,
+    /// Safety stop on scheduling work: the pending pods summed over every provisioning pass.
+    /// Each pass re-schedules every pending pod (as Karpenter does), so pods that wait long
+    /// (behind a limit) make the work grow with the square of the queue; this bounds the time.
+    pub max_pod_attempts: u64,
 }
 
 impl Default for SimSettings {
@@ -56,6 +70,8 @@ impl Default for SimSettings {
             metrics_interval_seconds: 300,
             end_seconds: None,
             max_events: 5_000_000,
+            // About 1.5 us per attempt on a 2-core VM: ~30 s.
+            max_pod_attempts: 20_000_000,
         }
     }
 }
@@ -73,8 +89,12 @@ impl SimSettings {
             ("startupSeconds", self.startup_seconds),
             ("devicePluginSeconds", self.device_plugin_seconds),
         ] {
-            if r.min < 0 || r.max < r.min {
-                bad(field, format!("range {}..{} is not a range of seconds ≥ 0", r.min, r.max), "{min: 60, max: 120} with 0 ≤ min ≤ max");
+            if r.min < 0 || r.max < r.min || r.max > MAX_SECONDS {
+                bad(
+                    field,
+                    format!("range {}..{} is not a range of seconds in 0..={MAX_SECONDS} (ten years)", r.min, r.max),
+                    "{min: 60, max: 120} with 0 ≤ min ≤ max",
+                );
             }
         }
         for (field, v, min) in [
@@ -86,21 +106,75 @@ impl SimSettings {
         ] {
             if v < min {
                 bad(field, format!("{v} is below {min}"), "a whole number of seconds");
+            } else if v > MAX_SECONDS {
+                bad(field, format!("{v} is more than {MAX_SECONDS} seconds (ten years)"), "a whole number of seconds");
             }
         }
-        if !(self.spot_interruption_rate_per_hour.is_finite() && self.spot_interruption_rate_per_hour >= 0.0) {
-            bad("spotInterruptionRatePerHour", format!("{} is not a rate ≥ 0", self.spot_interruption_rate_per_hour), "e.g. 0.0001");
+        let rate = self.spot_interruption_rate_per_hour;
+        if !(rate.is_finite() && (0.0..=MAX_INTERRUPTION_RATE_PER_HOUR).contains(&rate)) {
+            bad(
+                "spotInterruptionRatePerHour",
+                format!("{rate} is not a rate in 0..={MAX_INTERRUPTION_RATE_PER_HOUR} per instance-hour"),
+                "e.g. 0.0001",
+            );
         }
-        if self.termination_grace_period_seconds.is_some_and(|v| v < 0) {
-            bad("terminationGracePeriodSeconds", "must be ≥ 0".into(), "seconds");
+        if self.termination_grace_period_seconds.is_some_and(|v| !(0..=MAX_SECONDS).contains(&v)) {
+            bad("terminationGracePeriodSeconds", format!("must be in 0..={MAX_SECONDS} (ten years)"), "seconds");
         }
-        if self.end_seconds.is_some_and(|v| v <= 0) {
-            bad("endSeconds", "must be > 0".into(), "seconds from the trace start");
+        if self.end_seconds.is_some_and(|v| !(1..=MAX_SECONDS).contains(&v)) {
+            bad("endSeconds", format!("must be in 1..={MAX_SECONDS} (ten years)"), "seconds from the trace start");
         }
         if errors.is_empty() {
             Ok(())
         } else {
             Err(errors)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(s: SimSettings) -> Vec<String> {
+        s.check().err().unwrap_or_default().iter().map(|e| e.path.clone().unwrap_or_default()).collect()
+    }
+
+    #[test]
+    fn defaults_pass() {
+        assert!(SimSettings::default().check().is_ok());
+    }
+
+    #[test]
+    fn values_near_i64_max_are_refused_before_any_work() {
+        let mut s = SimSettings { metrics_interval_seconds: i64::MAX - 1, ..SimSettings::default() };
+        s.device_plugin_seconds = SecondsRange { min: i64::MAX - 10, max: i64::MAX };
+        s.batch_max_seconds = i64::MAX;
+        s.end_seconds = Some(i64::MAX);
+        s.termination_grace_period_seconds = Some(i64::MAX);
+        let paths = errors(s);
+        for want in [
+            "simulation.metricsIntervalSeconds",
+            "simulation.devicePluginSeconds",
+            "simulation.batchMaxSeconds",
+            "simulation.endSeconds",
+            "simulation.terminationGracePeriodSeconds",
+        ] {
+            assert!(paths.iter().any(|p| p == want), "{want} not in {paths:?}");
+        }
+    }
+
+    #[test]
+    fn interruption_rate_is_bounded() {
+        let s = SimSettings { spot_interruption_rate_per_hour: 1e6, ..SimSettings::default() };
+        assert_eq!(errors(s), ["simulation.spotInterruptionRatePerHour"]);
+        let s = SimSettings { spot_interruption_rate_per_hour: MAX_INTERRUPTION_RATE_PER_HOUR, ..SimSettings::default() };
+        assert!(s.check().is_ok());
+    }
+
+    #[test]
+    fn the_bound_itself_is_accepted() {
+        let s = SimSettings { end_seconds: Some(MAX_SECONDS), metrics_interval_seconds: MAX_SECONDS, ..SimSettings::default() };
+        assert!(s.check().is_ok());
     }
 }

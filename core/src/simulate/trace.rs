@@ -2,6 +2,7 @@
 //! located errors (`events[3].submit.runTime`, or the CSV line).
 
 use crate::error::InputError;
+use super::settings::MAX_SECONDS;
 use serde_json::Value;
 
 /// Per-pod run time.
@@ -89,8 +90,15 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     if s.is_empty() {
         return Err("empty duration".into());
     }
+    let bounded = |n: i64| {
+        if n > MAX_SECONDS {
+            Err(format!("{s:?} is longer than the simulator's bound of {MAX_SECONDS} s (ten years)"))
+        } else {
+            Ok(n)
+        }
+    };
     if let Ok(n) = s.parse::<i64>() {
-        return if n >= 0 { Ok(n) } else { Err(format!("{s:?} is negative")) };
+        return if n >= 0 { bounded(n) } else { Err(format!("{s:?} is negative")) };
     }
     let mut total: i64 = 0;
     let mut num = String::new();
@@ -113,7 +121,7 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     if !num.is_empty() {
         return Err(format!("{s:?} is not a duration (a number needs a unit after another unit, e.g. 1h30m)"));
     }
-    Ok(total)
+    bounded(total)
 }
 
 pub const DURATION_HELP: &str = "a duration such as 90s, 5m, 1h30m or 7d (a bare number is seconds)";
@@ -200,6 +208,10 @@ impl P<'_> {
                 };
                 if t < start {
                     self.err(path, "out-of-range", format!("{s} is before the trace start"), "a time at or after `start`");
+                    return None;
+                }
+                if t - start > MAX_SECONDS {
+                    self.err(path, "out-of-range", format!("{s} is more than ten years after the trace start"), "a time within ten years of `start`");
                     return None;
                 }
                 return Some(t - start);
@@ -332,10 +344,15 @@ impl P<'_> {
 
 /// Parse a trace text. `format`: `auto`, `yaml`, `json` or `csv`.
 pub fn parse(text: &str, name: Option<&str>, format: &str) -> Result<Trace, Vec<InputError>> {
+    // Spreadsheets (Excel's "CSV UTF-8") start their files with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let csv = match format {
         "csv" => true,
         "yaml" | "json" => false,
-        "auto" | "" => text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| l.trim().starts_with("time,")),
+        "auto" | "" => text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| {
+            let l = l.trim();
+            l.starts_with("time,") || l.starts_with("\"time\",")
+        }),
         other => {
             return Err(vec![InputError::new("invalid-format", format!("unknown trace format {other:?}"))
                 .path("trace.format")
@@ -506,6 +523,12 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
                         p.err(&rp, "out-of-range", "repeat needs every > 0 and 1 ≤ times ≤ 100000", "repeat: {every: 24h, times: 7}");
                         continue;
                     }
+                    // Both factors are bounded, so the product cannot overflow; the last repeat
+                    // must still fall inside the simulator's time bound.
+                    if at + every * (times - 1) > MAX_SECONDS {
+                        p.err(&rp, "out-of-range", format!("the last repeat would be more than {MAX_SECONDS} s (ten years) after the start"), "fewer times or a shorter every");
+                        continue;
+                    }
                     if !matches!(action, Action::Submit { .. }) {
                         p.err(&rp, "invalid-event", "only submit events repeat", "move repeat to a submit event");
                         continue;
@@ -525,7 +548,7 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
                     *name = Some(format!("{base}-r{}", k + 1));
                 }
             }
-            trace.events.push(TraceEvent { at: at.saturating_add(every.saturating_mul(k)), action, path: path.clone(), line: None });
+            trace.events.push(TraceEvent { at: at + every * k, action, path: path.clone(), line: None });
         }
     }
     if !p.errors.is_empty() {
@@ -553,7 +576,14 @@ fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
-        let cols: Vec<&str> = l.split(',').map(str::trim).collect();
+        let Some(cols) = csv_fields(l) else {
+            p.err("", "invalid-csv", "a quoted field is not closed", CSV_HEADER);
+            if let Some(e) = p.errors.last_mut() {
+                e.line = Some(line);
+            }
+            continue;
+        };
+        let cols: Vec<&str> = cols.iter().map(|c| c.trim()).collect();
         let located = |p: &mut P, col: &str, code: &str, msg: String, help: &str| {
             p.err(col, code, msg, help);
             if let Some(e) = p.errors.last_mut() {
@@ -599,6 +629,36 @@ fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
     Ok(trace)
 }
 
+/// One CSV record's fields (RFC 4180 quoting within a line: `"a,b"` is one field, `""` inside
+/// quotes is a quote). None when a quote is not closed.
+fn csv_fields(line: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.trim().is_empty() => {
+                field.clear();
+                quoted = true;
+            }
+            (false, ',') => fields.push(std::mem::take(&mut field)),
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return None;
+    }
+    fields.push(field);
+    Some(fields)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -611,6 +671,26 @@ mod tests {
         assert!(parse_duration("1h30").is_err());
         assert!(parse_duration("-5").is_err());
         assert!(parse_duration("5x").is_err());
+        // Every duration is bounded, so sums of a few of them never overflow the clock.
+        assert_eq!(parse_duration(&MAX_SECONDS.to_string()), Ok(MAX_SECONDS));
+        assert!(parse_duration(&(MAX_SECONDS + 1).to_string()).unwrap_err().contains("ten years"));
+        assert!(parse_duration("9223372036854775807").is_err());
+        assert!(parse_duration("106751991167300d").is_err());
+    }
+
+    #[test]
+    fn times_and_repeats_past_the_bound_are_located_errors() {
+        let e = parse(
+            "kind: Trace\nstart: 2025-03-03T00:00:00Z\nevents:\n- {at: 2040-01-01T00:00:00Z, submit: {ref: Job/x}}\n",
+            None,
+            "yaml",
+        )
+        .unwrap_err();
+        assert_eq!(e[0].path.as_deref(), Some("events[0].at"));
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml")
+            .unwrap_err();
+        assert_eq!(e[0].path.as_deref(), Some("events[0].repeat"));
+        assert!(e[0].message.contains("ten years"), "{}", e[0].message);
     }
 
     #[test]
@@ -629,6 +709,16 @@ mod tests {
         let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv").unwrap_err();
         assert_eq!(e[0].line, Some(2));
         assert_eq!(e[0].path.as_deref(), Some("workload"));
+    }
+
+    #[test]
+    fn csv_from_spreadsheets() {
+        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto").unwrap();
+        assert_eq!(t.events.len(), 1);
+        assert_eq!(t.events[0].at, 7200);
+        assert_eq!(csv_fields(r#"a,"b,c","d""e""#), Some(vec!["a".to_string(), "b,c".into(), "d\"e".into()]));
+        let e = parse("time,workload,replicas,runTime\n\"2h,Job/ml/a,1,1h\n", None, "csv").unwrap_err();
+        assert_eq!(e[0].line, Some(2));
     }
 
     #[test]

@@ -135,7 +135,9 @@ fn tags(cx: &mut Ctx, v: Option<&Value>) {
 fn block_devices(cx: &mut Ctx, v: Option<&Value>) {
     let base = "spec.blockDeviceMappings";
     let Some(list) = cx.arr(v, base) else { return };
-    cx.max_items(base, list.len(), 50, "EC-56", "block device mappings");
+    if !cx.max_items(base, list.len(), 50, "EC-56", "block device mappings") {
+        return;
+    }
     let mut roots = 0;
     for (i, m) in list.iter().enumerate() {
         let mp = format!("{base}[{i}]");
@@ -201,7 +203,9 @@ fn block_devices(cx: &mut Ctx, v: Option<&Value>) {
 fn network_interfaces(cx: &mut Ctx, v: Option<&Value>) {
     let base = "spec.networkInterfaces";
     let Some(list) = cx.arr(v, base) else { return };
-    cx.max_items(base, list.len(), 150, "EC-64", "network interfaces");
+    if !cx.max_items(base, list.len(), 150, "EC-64", "network interfaces") {
+        return;
+    }
     let mut items: Vec<(i128, i128, &str)> = Vec::new();
     let mut complete = true;
     for (i, n) in list.iter().enumerate() {

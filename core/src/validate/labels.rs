@@ -123,7 +123,9 @@ pub(super) fn admission_key_rules(cx: &mut Ctx, key: &str, path: &str, provider:
 pub(super) fn labels(cx: &mut Ctx, v: Option<&Value>, provider: Provider) {
     let base = "spec.template.metadata.labels";
     let Some(m) = cx.obj(v, base) else { return };
-    cx.max_items(base, m.len(), 100, "NP-20", "labels");
+    if !cx.max_items(base, m.len(), 100, "NP-20", "labels") {
+        return;
+    }
     for (k, v) in m {
         let path = format!("{base}[{k}]");
         if let Some(s) = cx.item_str(v, &path) {

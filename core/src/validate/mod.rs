@@ -25,7 +25,6 @@
 use crate::error::InputError;
 use serde_json::{Map, Value};
 
-mod cron;
 mod ec2nodeclass;
 mod kubelet;
 mod labels;
@@ -52,7 +51,8 @@ pub fn validate_document(document: usize, value: &serde_json::Value, provider: P
         return Vec::new();
     };
     let kind = root.get("kind").and_then(Value::as_str);
-    let group = root.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')).map(|(g, _)| g);
+    // The rules are v1's; an object of another version is refused by lowering as not served.
+    let group = root.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')).filter(|(_, v)| *v == "v1").map(|(g, _)| g);
     let name = root.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
     match (kind, group) {
         (Some("NodePool"), Some("karpenter.sh")) => {
@@ -227,11 +227,18 @@ impl Ctx {
     }
 
     /// OpenAPI `maxItems` / `maxProperties`.
-    pub(crate) fn max_items(&mut self, path: &str, n: usize, max: usize, id: &str, what: &str) {
+    /// A list or map over its `maxItems`/`maxProperties` is reported once, and the caller
+    /// examines none of its items (returns false): the apiserver refuses the object either way,
+    /// and per-item checks would make a huge list cost time in proportion to its length times
+    /// whatever each item's rules cost.
+    #[must_use]
+    pub(crate) fn max_items(&mut self, path: &str, n: usize, max: usize, id: &str, what: &str) -> bool {
         if n > max {
             let msg = format!("Too many: {n}: must have at most {max} items ({id})");
             self.adm("too-many-items", path, msg, &format!("at most {max} {what}"));
+            return false;
         }
+        true
     }
 
     // ---- typed access; each reports `wrong-type` and returns None on a mismatch ----

@@ -156,7 +156,9 @@ fn disruption(cx: &mut Ctx, v: Option<&Value>, provider: Provider) {
     let Some(budgets) = cx.arr(get(d, "budgets"), &bpath) else {
         return;
     };
-    cx.max_items(&bpath, budgets.len(), 50, "NP-12", "budgets");
+    if !cx.max_items(&bpath, budgets.len(), 50, "NP-12", "budgets") {
+        return;
+    }
     for (i, b) in budgets.iter().enumerate() {
         let path = format!("{bpath}[{i}]");
         if let Some(b) = cx.item_obj(b, &path) {
@@ -191,7 +193,7 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
                 "NP-15",
                 "a 5-field cron expression such as \"0 9 * * mon-fri\" or @annually/@yearly/@monthly/@weekly/@daily/@midnight/@hourly",
             );
-        } else if let Some(e) = super::cron::cron_error(s) {
+        } else if let Err(e) = crate::cron::Schedule::parse(s) {
             // Passed the (loose) pattern but the cron parser rejects it: fail closed (§3.2 NOTE).
             let msg = format!("invalid budget schedule {}: {e}; the budget and the whole NodePool allow 0 disruptions (NP-15 NOTE)", q(s));
             cx.push(
@@ -220,7 +222,8 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
     }
     let rpath = format!("{path}.reasons");
     if let Some(reasons) = cx.arr(get(b, "reasons"), &rpath) {
-        cx.max_items(&rpath, reasons.len(), 50, "NP-17", "reasons");
+        let within = cx.max_items(&rpath, reasons.len(), 50, "NP-17", "reasons");
+        let reasons = if within { &reasons[..] } else { &[][..] };
         let mut seen: Vec<&str> = Vec::new();
         for (j, r) in reasons.iter().enumerate() {
             let ipath = format!("{rpath}[{j}]");

@@ -123,7 +123,9 @@ fn term_tags(cx: &mut Ctx, t: &Map<String, Value>, tp: &str) {
     let Some(m) = cx.obj(get(t, "tags"), &path) else {
         return;
     };
-    cx.max_items(&path, m.len(), 20, "EC-42", "tags");
+    if !cx.max_items(&path, m.len(), 20, "EC-42", "tags") {
+        return;
+    }
     for (k, v) in m {
         let ep = format!("{path}[{k}]");
         if let Some(s) = cx.item_str(v, &ep) {
@@ -145,7 +147,9 @@ pub(super) fn term_list<'v>(cx: &mut Ctx, spec: &'v Map<String, Value>, cfg: &Te
         return None;
     };
     let list = cx.arr(Some(v), &path)?;
-    cx.max_items(&path, list.len(), 30, cfg.max_id, "terms");
+    if !cx.max_items(&path, list.len(), 30, cfg.max_id, "terms") {
+        return None;
+    }
     if list.is_empty() {
         if let Some(msg) = cfg.empty_msg {
             // The `!self.all(...)` exclusivity rules are vacuously violated by [] too; reporting

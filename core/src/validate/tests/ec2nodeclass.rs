@@ -270,3 +270,22 @@ fn kubelet_runtime_checks() {
     }
     expect(&kc(json!("maxPods: 10")), Aws, &[("wrong-type", "spec.kubelet")]);
 }
+
+/// A list over its maxItems is one error and none of its items is examined (so time does not
+/// grow with the length times each item's rules); wide eviction maps are matched by lookup.
+#[test]
+fn wide_lists_are_refused_once() {
+    let ni: Vec<Value> = (0..5_000).map(|i| json!({"networkCardIndex": 0, "deviceIndex": i % 3, "interfaceType": "bogus"})).collect();
+    expect(&set(nodeclass(), "spec/networkInterfaces", Value::Array(ni)), Aws, &[("too-many-items", "spec.networkInterfaces")]);
+    let bd: Vec<Value> = (0..51).map(|_| json!({"deviceName": 7})).collect();
+    expect(&set(nodeclass(), "spec/blockDeviceMappings", Value::Array(bd)), Aws, &[("too-many-items", "spec.blockDeviceMappings")]);
+    let n = 20_000;
+    let soft: serde_json::Map<String, Value> = (0..n).map(|i| (format!("memory.available{i}"), json!("5%"))).collect();
+    let mut grace: serde_json::Map<String, Value> = (0..n).map(|i| (format!("memory.available{i}"), json!("1m"))).collect();
+    grace.insert("nodefs.available".into(), json!("1m"));
+    let errs = run(&set(nodeclass(), "spec/kubelet", json!({"evictionSoft": soft, "evictionSoftGracePeriod": grace})), Aws);
+    // Every made-up signal is refused (KC-03) once per map; only the one unpaired key is KC-06.
+    let kc06: Vec<_> = errs.iter().filter(|e| e.message.contains("KC-06")).map(|e| e.path.clone().unwrap_or_default()).collect();
+    assert_eq!(kc06, ["spec.kubelet.evictionSoftGracePeriod[nodefs.available]"]);
+    assert_eq!(errs.iter().filter(|e| e.message.contains("KC-03")).count(), 2 * n);
+}
