@@ -4,6 +4,8 @@
 mod baseline;
 pub mod claim;
 pub mod existing;
+mod gosort;
+mod inflight;
 pub mod launch;
 pub mod memo;
 mod order;
@@ -143,9 +145,11 @@ pub struct Solver<'m> {
     least_request: crate::resources::Resources,
     /// Per claim, whether it still has room for `least_request`.
     claim_alive: Vec<bool>,
-    /// The alive claims in scan order, (pod count, index): kept sorted as pods are committed
-    /// rather than sorting every claim for every pod, and full claims stop costing anything.
-    by_size: std::collections::BTreeSet<(u32, u32)>,
+    /// The claims in Karpenter's order (pod count, ties as Go's sort leaves them), kept up to
+    /// date per commit rather than re-sorted per pod; full claims stop costing anything.
+    order: inflight::InflightOrder,
+    /// Claims whose place in `order` moved without a commit (reused buffer).
+    moved: Vec<u32>,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
     fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
     /// Pod shapes by id (see `memo::ShapeIds`).
@@ -217,7 +221,8 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         claim_room_memo: RejectMemo::default(),
         least_request: crate::resources::Resources::new(),
         claim_alive: Vec::new(),
-        by_size: Default::default(),
+        order: Default::default(),
+        moved: Vec::new(),
         fresh_memo: Default::default(),
         shape_ids: Default::default(),
         spec_shapes: Default::default(),
@@ -519,7 +524,9 @@ impl Solver<'_> {
             topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
             return Ok(Placement::Existing(i));
         }
-        // Open NodeClaims, fewest pods first (ties by creation order).
+        // Open NodeClaims, fewest pods first, ties in the order Go's sort leaves them. Karpenter
+        // sorts here, after the existing nodes refused the pod (`inflight`).
+        self.settle_order();
         let found = self.first_open_claim(pod, view, shape);
         if let Some((c, r, its)) = found {
             self.commit(c, p, r, its);
@@ -627,13 +634,9 @@ impl Solver<'_> {
         let alive = claim.headroom.admits(&claim.requests, &self.least_request, m);
         if c == self.claim_alive.len() {
             self.claim_alive.push(true);
-        } else {
-            self.by_size.remove(&(claim.pods.len() as u32 - 1, c as u32));
         }
         self.claim_alive[c] = alive;
-        if alive {
-            self.by_size.insert((claim.pods.len() as u32, c as u32));
-        }
+        self.order.committed(c, claim.pods.len() as u32, alive);
         // Borrowed field by field (no clones: this runs once per placed pod).
         let claim = &self.claims[c];
         let taints = &m.node_pools[self.templates[claim.template].pool].taints;
@@ -641,7 +644,17 @@ impl Solver<'_> {
         topology::record(&mut self.topo, pod, &claim.requirements, taints, owned, m);
     }
 
-    /// CanAdd (R5.8).
+    /// Karpenter's sort of its NodeClaims by pod count, applied to the last commit. Claims the
+    /// sort moved are reported to the memos, whose entries carry the scan order.
+    fn settle_order(&mut self) {
+        self.moved.clear();
+        self.order.settle(&mut self.moved);
+        for &c in &self.moved {
+            self.claim_memo.changed(c as usize);
+            self.claim_room_memo.changed(c as usize);
+        }
+    }
+
     /// The verdict of the first topology group that rejects an open claim, computed the way
     /// the full check in `can_add` would (same arguments to `next_domain`) but before cloning
     /// the claim's requirements: pods with topology groups cannot use the reject memo, so each

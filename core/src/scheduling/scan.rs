@@ -50,8 +50,8 @@ impl Solver<'_> {
         let mut found = None;
         memo.first_accepting(
             key,
-            || self.by_size.iter().map(|&(_, c)| c),
-            |c| self.claims[c].pods.len() as u32,
+            || self.order.open_in_order(),
+            |c| self.order.scan_key(c),
             |c| self.claim_alive[c],
             |c| match self.can_add(&self.claims[c], pod, view, false) {
                 Ok((r, its)) => {
