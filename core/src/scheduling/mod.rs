@@ -40,11 +40,6 @@ pub fn it_labels_compatible(it: &InstanceType, r: &Requirements, m: &Model) -> b
     })
 }
 
-/// Used by the topology universe: labels only.
-pub fn it_matches(it: &InstanceType, r: &Requirements, m: &Model) -> bool {
-    it_labels_compatible(it, r, m)
-}
-
 pub fn offering_compatible(o: &Offering, r: &Requirements, m: &Model) -> bool {
     r.get(m.keys.zone).is_none_or(|z| z.has(o.zone, &m.interner))
         && r.get(m.keys.capacity_type).is_none_or(|c| c.has(o.capacity_type, &m.interner))
