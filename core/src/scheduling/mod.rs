@@ -160,7 +160,7 @@ pub struct Solver<'m> {
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
-type FreshOutcome = Result<(Requirements, Vec<u32>, bool), Fail>;
+type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties), Fail>;
 
 /// Run one provisioning pass over every pending pod of the model.
 pub fn solve(m: &Model) -> Solution {
@@ -523,8 +523,8 @@ impl Solver<'_> {
         // sorts here, after the existing nodes refused the pod (`inflight`).
         self.settle_order();
         let found = self.first_open_claim(pod, view, shape);
-        if let Some((c, r, its)) = found {
-            self.commit(c, p, r, its);
+        if let Some((c, r, its, ties)) = found {
+            self.commit(c, p, r, its, ties);
             return Ok(Placement::Claim(c));
         }
         if self.templates.is_empty() {
@@ -563,11 +563,12 @@ impl Solver<'_> {
                         hostname: h,
                         host_ports: Vec::new(),
                         min_values_relaxed: false,
+                        ties: Vec::new(),
                         headroom: claim::Headroom::default(),
                     };
-                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its)| {
+                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its, ties)| {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
-                        (r, its, relaxed)
+                        (r, its, relaxed, ties)
                     });
                     if let Some(&k) = memo_key {
                         self.fresh_memo.insert((k, ti), outcome.clone());
@@ -576,7 +577,7 @@ impl Solver<'_> {
                 }
             };
             match outcome {
-                Ok((mut r, its, relaxed)) => {
+                Ok((mut r, its, relaxed, ties)) => {
                     // The requirements name the placeholder they were computed with.
                     r.set(m.keys.hostname, Requirement::in_values([h]));
                     self.next_host += 1;
@@ -590,6 +591,7 @@ impl Solver<'_> {
                         hostname: h,
                         host_ports: Vec::new(),
                         min_values_relaxed: relaxed,
+                        ties: Vec::new(),
                         headroom: claim::Headroom::default(),
                     });
                     self.topo.register_hostname(h);
@@ -605,7 +607,7 @@ impl Solver<'_> {
                             };
                         }
                     }
-                    self.commit(c, p, r, its);
+                    self.commit(c, p, r, its, ties);
                     return Ok(Placement::Claim(c));
                 }
                 Err(e) => errs.push((t.pool, e)),
@@ -614,7 +616,7 @@ impl Solver<'_> {
         Err(PodFailure::PerPool(errs))
     }
 
-    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>) {
+    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties) {
         let m = self.m;
         let pod = &m.pods[p];
         self.claim_memo.changed(c);
@@ -622,6 +624,7 @@ impl Solver<'_> {
         let claim = &mut self.claims[c];
         claim.requirements = r;
         claim.its = its;
+        claim.ties.extend(ties);
         claim.pods.push(p);
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
@@ -676,7 +679,8 @@ impl Solver<'_> {
         None
     }
 
-    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
+    /// Also returns the ties its topology choices broke by name (see `topology::tied_domains`).
+    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // `Fail::Resources` comes from this check only (`scan` relies on it).
@@ -697,6 +701,7 @@ impl Solver<'_> {
         claim.requirements.compatible(&view.full, allow, &m.interner).map_err(Fail::Requirements)?;
         let mut r = claim.requirements.clone();
         r.add_all(&view.full, &m.interner);
+        let mut ties = claim::Ties::new();
         for &(g, selects) in &view.groups {
             let group = &self.topo.groups[g];
             let key = group.def.key;
@@ -706,6 +711,12 @@ impl Solver<'_> {
             let Some(req) = topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner) else {
                 return Err(Fail::Topology { kind: group.def.kind, key });
             };
+            if topology::single(&req).is_some() {
+                let tied = topology::tied_domains(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner);
+                if !tied.is_empty() {
+                    ties.push((key, tied));
+                }
+            }
             let mut extra = Requirements::new();
             extra.set(key, req);
             r.compatible(&extra, allow, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
@@ -743,7 +754,7 @@ impl Solver<'_> {
                 }
             }
         }
-        Ok((r, its))
+        Ok((r, its, ties))
     }
 }
 

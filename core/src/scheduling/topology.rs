@@ -351,6 +351,56 @@ pub fn next_domain(
     }
 }
 
+/// The domains Karpenter could have picked where [`next_domain`] picked one, when there are
+/// several; empty otherwise. Karpenter walks a Go map (or set) of domains and keeps the first
+/// with the least count (spread, `nextDomainTopologySpread`) or the first usable one
+/// (affinity without a populated domain, `nextDomainAffinity`), and Go randomises map order,
+/// so any of these can come out of a real run; nodecast takes the first by name.
+pub fn tied_domains(
+    g: &Group,
+    hostname: KeyId,
+    pod_domains: &Requirement,
+    node_domains: &Requirement,
+    selects_self: bool,
+    interner: &Interner,
+) -> Vec<ValueId> {
+    if g.def.key == hostname {
+        return Vec::new();
+    }
+    let on_node = |d: &ValueId| node_domains.has(*d, interner);
+    let tied: Vec<ValueId> = match g.def.kind {
+        GroupKind::Spread => {
+            let me = i32::from(selects_self);
+            let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
+            for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
+                n_pod_doms += 1;
+                min = min.min(*c);
+            }
+            if n_pod_doms == 0 || g.def.min_domains.is_some_and(|md| n_pod_doms < md) {
+                min = 0;
+            }
+            let valid = || g.counts.iter().filter(|(d, c)| on_node(d) && **c + me - min <= g.def.max_skew);
+            let Some(least) = valid().map(|(_, c)| *c).min() else { return Vec::new() };
+            valid().filter(|(_, c)| **c == least).map(|(d, _)| *d).collect()
+        }
+        GroupKind::Affinity => {
+            // Only the bootstrap picks one domain; a populated domain yields them all.
+            let populated = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner) && on_node(d));
+            let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
+            let all_empty = g.counts.values().all(|c| *c == 0);
+            if populated || !(selects_self && (all_empty || !populated_for_pod)) {
+                return Vec::new();
+            }
+            g.counts.keys().filter(|d| pod_domains.has(**d, interner) && on_node(d)).copied().collect()
+        }
+        GroupKind::AntiAffinity => Vec::new(),
+    };
+    if tied.len() < 2 {
+        return Vec::new();
+    }
+    tied
+}
+
 /// Record a placement with final requirements `placed` (R5.19): the inverse groups the pod owns
 /// and the other groups that select it. Counts are per group, so the visiting order is free.
 pub fn record(topo: &mut Topology, pod: &Pod, placed: &Requirements, taints: &[Taint], owned_inverse: &[usize], m: &Model) {
