@@ -147,6 +147,14 @@ impl InflightOrder {
             Change::Grew { claim, from } => (self.starts[from as usize] + self.rank(claim), from + 1),
             Change::Appended(_) => (n - 1, 1),
         };
+        // Everything but `pos` is sorted and `pos` only compares as too large against what
+        // follows it, so the sample can only see disorder if it looks at `pos`: it looks at the
+        // quarter points and their neighbours. Deciding this without the probe saves two
+        // binary searches per comparison on almost every pod.
+        let quarter = n / 4;
+        if ![quarter, 2 * quarter, 3 * quarter].iter().any(|&q| pos + 1 >= q && pos <= q + 1) {
+            return true;
+        }
         let mut keys = Probe { starts: &self.starts, pos, key };
         gosort::choose_pivot(&mut keys, 0, n).1 == Hint::Increasing
     }
