@@ -443,6 +443,8 @@ function renderClaim(c) {
       h('span', { class: 'price' }, h('strong', { class: 'per-hour', text: `${fmtPrice(c.pricePerHour)}/h` }), h('span', { class: 'per-month', text: ` · ${fmtMonth(c.pricePerHour)}/month` })),
     ),
     h('p', { class: 'meta' }, `NodeClaim ${c.name} · NodePool ${c.nodePool} · ${plural(c.pods.length, 'pod')}`),
+    // Karpenter's own coin flips (Go map order): said on the claim rather than hidden.
+    (c.ties || []).map((t) => h('p', { class: 'tie small', text: `Note: ${t.message}` })),
     packing,
     h(
       'details',

@@ -252,6 +252,19 @@ export interface NodeClaim {
   utilization: Record<string, number>;
   labels: Record<string, string>;
   requirements: string[];
+  /** Values real Karpenter picks at random among equal ones (Go map order); absent when none. */
+  ties?: Tie[];
+}
+
+/** A choice Karpenter makes in Go map order, so reruns differ; `value` is one of `candidates`. */
+export interface Tie {
+  /** The label key, e.g. `topology.kubernetes.io/zone`. */
+  key: string;
+  /** nodecast's value. */
+  value: string;
+  candidates: string[];
+  /** e.g. "the zone is a tie among us-east-1a, us-east-1b in Karpenter (...); nodecast shows us-east-1a". */
+  message: string;
 }
 
 export interface ExistingNode {

@@ -100,6 +100,9 @@ pub fn plan(p: &Plan) -> String {
             if !same_daemons {
                 t.note(format!("DaemonSets: {}", if c.daemon_sets.is_empty() { "none".into() } else { c.daemon_sets.join(", ") }));
             }
+            for tie in &c.ties {
+                t.note(format!("note: {}", tie.message));
+            }
         }
         out.push_str(&t.render("  "));
         if same_daemons && !p.node_claims[0].daemon_sets.is_empty() {

@@ -136,6 +136,27 @@ pub struct NodeClaimOut {
     /// Requirements written on the NodeClaim (without the instance-type list). Shared by the
     /// NodeClaims with the same requirements.
     pub requirements: Arc<Vec<String>>,
+    /// Where Karpenter itself is not deterministic: values of this NodeClaim that real
+    /// Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
+    /// value is one of them. Absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ties: Vec<TieOut>,
+}
+
+/// A choice Karpenter makes at random among equally good values (a zone with the least
+/// count for a topology spread, the first zone for a pod affinity with no pod placed yet).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TieOut {
+    /// The label key, e.g. `topology.kubernetes.io/zone`.
+    pub key: String,
+    /// nodecast's value (the first candidate by name).
+    pub value: String,
+    /// Every value a Karpenter run can pick, sorted; `value` is one of them.
+    pub candidates: Vec<String>,
+    /// One line for people, e.g. "the zone is a tie among us-east-1a, us-east-1b in Karpenter
+    /// (Go map order decides); nodecast shows us-east-1a".
+    pub message: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -181,6 +181,10 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
                         c.capacity_type.as_deref().unwrap_or("?"),
                         if c.pods.len() > 1 { format!(" together with {} other pod(s)", c.pods.len() - 1) } else { String::new() }
                     );
+                    // Karpenter's own coin flips: say so rather than pretend to certainty.
+                    for tie in &c.ties {
+                        ex.summary.push_str(&format!("; note: {}", tie.message));
+                    }
                 }
                 ex.node_claim = claim;
             }

@@ -377,7 +377,37 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         utilization,
         labels,
         requirements,
+        ties: ties_out(m, pc),
     }
+}
+
+/// The NodeClaim's choices that Karpenter makes in Go map order (see `TieOut`).
+fn ties_out(m: &Model, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate::api::TieOut> {
+    pc.ties
+        .iter()
+        .map(|(key, values)| {
+            let name = |v: &crate::labels::ValueId| m.interner.str(*v).to_string();
+            let mut candidates: Vec<String> = values.iter().map(name).collect();
+            candidates.sort();
+            let value = pc
+                .requirements
+                .get(*key)
+                .and_then(crate::scheduling::topology::single)
+                .map(|v| name(&v))
+                .unwrap_or_else(|| candidates[0].clone());
+            let key = m.interner.str(*key).to_string();
+            let what = match key.as_str() {
+                "topology.kubernetes.io/zone" => "zone".to_string(),
+                "karpenter.sh/capacity-type" => "capacity type".to_string(),
+                other => other.to_string(),
+            };
+            let message = format!(
+                "the {what} is a tie among {} in Karpenter (Go map order decides, reruns differ); nodecast shows {value}",
+                candidates.join(", ")
+            );
+            crate::api::TieOut { key, value, candidates, message }
+        })
+        .collect()
 }
 
 fn utilization(names: &ResourceNames, req: &Resources, alloc: &Resources) -> IndexMap<String, f64> {

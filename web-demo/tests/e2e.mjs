@@ -209,6 +209,25 @@ try {
     await page.screenshot({ path: join(OUT, '02-eight-gpus.png'), fullPage: true });
   });
 
+  await step('a zone spread shows Karpenter\'s zone tie on the NodeClaim, as the CLI says', async () => {
+    const spread = [
+      'apiVersion: apps/v1', 'kind: Deployment', 'metadata: {name: web, namespace: ml}', 'spec:', '  replicas: 2',
+      '  selector: {matchLabels: {app: web}}', '  template:', '    metadata: {labels: {app: web}}', '    spec:',
+      '      topologySpreadConstraints:',
+      '      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}',
+      '      containers: [{name: web, image: pause, resources: {requests: {cpu: "1", memory: 1Gi}}}]', '',
+    ].join('\n');
+    const want = cli(['plan'], { 'nodepools.yaml': presetNodepools, 'workloads.yaml': spread });
+    assert.equal(want.status, 'success');
+    const message = want.nodeClaims[0].ties?.[0]?.message;
+    assert.match(message ?? '', /^the zone is a tie among /);
+    await page.fill('#workloads', spread);
+    await waitText('#plan-out .claim .tie', `Note: ${message}`);
+    assert.equal(await text('#plan-out .claim .tie'), `Note: ${message}`);
+    await page.fill('#workloads', editedWorkloads);
+    await waitText('#plan-out .itype', expected8.instanceType);
+  });
+
   await step('"why not p4d.24xlarge?" shows the core\'s verdict and reasons', async () => {
     const want = cli(['explain', '--pod', 'ml/train-llm-0', '--instance-type', 'p4d.24xlarge'], { 'nodepools.yaml': presetNodepools, 'workloads.yaml': editedWorkloads });
     assert.equal(want.status, 'success');

@@ -29,6 +29,7 @@ from nodecast._results import SimulatedPod as SimulatedPod
 from nodecast._results import Simulation as Simulation
 from nodecast._results import SimulationSummary as SimulationSummary
 from nodecast._results import Skipped as Skipped
+from nodecast._results import Tie as Tie
 from nodecast._results import StaticNodeGroup as StaticNodeGroup
 from nodecast._results import TimelineEntry as TimelineEntry
 from nodecast._results import TypeExplanation as TypeExplanation
@@ -56,6 +57,7 @@ __all__ = [
     "NodePoolUsage",
     "Limit",
     "Skipped",
+    "Tie",
     "AnswerWarning",
     "Decision",
     "Replacement",

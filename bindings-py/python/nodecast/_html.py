@@ -140,6 +140,9 @@ def plan_html(p: Plan) -> str:
             for c in p.node_claims[:MAX_ROWS]
         ]
         out.append(_table(["name", "nodepool", "instance type", "capacity", "zone", "$/h", "options", "packing", "pods"], rows, (5, 6)))
+        for c in p.node_claims[:MAX_ROWS]:
+            for t in c.ties:
+                out.append(f"<div>{_e(c.name)}: note: {_e(t.message)}</div>")
         out.append(_more(MAX_ROWS, len(p.node_claims), "NodeClaims", "plan.to_pandas() has them all"))
     if p.existing_nodes:
         out.append(_section("Pods on existing nodes"))

@@ -35,6 +35,7 @@ __all__ = [
     "Answer",
     "Plan",
     "NodeClaim",
+    "Tie",
     "ExistingNode",
     "UnschedulablePod",
     "Reason",
@@ -134,6 +135,21 @@ class Reason:
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> Reason:
         return cls(code=d["code"], message=d["message"], node_pool=d.get("nodePool"))
+
+
+@dataclass(frozen=True)
+class Tie:
+    """A value real Karpenter picks at random among equal candidates (Go map order), so
+    reruns of Karpenter differ; ``value`` (nodecast's) is one of ``candidates``."""
+
+    key: str
+    value: str
+    candidates: Tuple[str, ...]
+    message: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Tie:
+        return cls(key=d["key"], value=d["value"], candidates=_strs(d.get("candidates")), message=d["message"])
 
 
 @dataclass(frozen=True)
@@ -240,6 +256,8 @@ class NodeClaim:
     utilization: FrozenMap[str, float]
     labels: FrozenMap[str, str]
     requirements: Tuple[str, ...]
+    #: Values Karpenter itself picks at random among equal ones (empty when none).
+    ties: Tuple[Tie, ...] = ()
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeClaim:
@@ -258,6 +276,7 @@ class NodeClaim:
             utilization=_map(d.get("utilization")),
             labels=_map(d.get("labels")),
             requirements=_strs(d.get("requirements")),
+            ties=tuple(Tie._from(t) for t in d.get("ties") or ()),
         )
 
     @property

@@ -214,6 +214,9 @@ pub fn min_values_shortfall(its: &[u32], reqs: &Requirements, m: &Model) -> Opti
     })
 }
 
+/// Per label key, the equally good values a placement chose among (see `PlannedClaim::ties`).
+pub type Ties = Vec<(crate::labels::KeyId, Vec<ValueId>)>;
+
 /// A NodeClaim planned in this run.
 #[derive(Debug, Clone)]
 pub struct PlannedClaim {
@@ -225,6 +228,9 @@ pub struct PlannedClaim {
     pub hostname: ValueId,
     pub host_ports: Vec<HostPort>,
     pub min_values_relaxed: bool,
+    /// Choices among equal domains that Go's map order makes in Karpenter (see
+    /// `topology::tied_domains`): key, the values it may pick (nodecast's choice included).
+    pub ties: Ties,
     /// Most room any candidate type leaves, for rejecting a full claim before any
     /// requirement or topology work (see [`Headroom`]).
     pub headroom: Headroom,

@@ -85,13 +85,13 @@ pub enum Verdict {
 }
 
 /// Per shape, the targets not known to reject it, ordered as the scan visits them:
-/// `(order, target)` where `order` is the target's sort key when it was inserted (the pod
-/// count of a NodeClaim, 0 for existing nodes, which are visited by index).
+/// `(order, target)` where `order` is the target's sort key when it was inserted (a NodeClaim's
+/// place in Karpenter's order, see `inflight`; 0 for existing nodes, which are visited by index).
 #[derive(Default)]
 struct Open {
     /// How much of [`RejectMemo::changed`] this shape has taken in.
     cursor: usize,
-    targets: BTreeSet<(u32, u32)>,
+    targets: BTreeSet<(u64, u32)>,
 }
 
 /// Beyond this many remembered (shape, target) pairs the memo starts over: with very many
@@ -108,7 +108,7 @@ pub struct RejectMemo {
     changed: Vec<u32>,
     entries: usize,
     /// Entries to drop after a scan (kept to reuse its allocation).
-    dropped: Vec<(u32, u32)>,
+    dropped: Vec<(u64, u32)>,
 }
 
 impl RejectMemo {
@@ -121,13 +121,13 @@ impl RejectMemo {
     /// accepts one; return that target. Targets it rejects ([`Verdict::Reject`]) are
     /// remembered as rejecting; skipped ones stay.
     /// A shape met for the first time starts from `fresh()`: every target that is `alive`.
-    /// `order(t)` must only change when `t` is reported through [`Self::changed`], and only
-    /// grow; a target that is not `alive` rejects every pod and never comes back.
+    /// `order(t)` must only change when `t` is reported through [`Self::changed`] (entries
+    /// under an old order are dropped as stale, the new one is inserted); a target that is not `alive` rejects every pod and never comes back.
     pub fn first_accepting<I: IntoIterator<Item = u32>>(
         &mut self,
         shape: u32,
         fresh: impl FnOnce() -> I,
-        order: impl Fn(usize) -> u32,
+        order: impl Fn(usize) -> u64,
         alive: impl Fn(usize) -> bool,
         mut try_target: impl FnMut(usize) -> Verdict,
     ) -> Option<usize> {

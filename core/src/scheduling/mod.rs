@@ -4,6 +4,8 @@
 mod baseline;
 pub mod claim;
 pub mod existing;
+mod gosort;
+mod inflight;
 pub mod launch;
 pub mod memo;
 mod order;
@@ -36,11 +38,6 @@ pub fn it_labels_compatible(it: &InstanceType, r: &Requirements, m: &Model) -> b
             None => req.allows_absent(),
         }
     })
-}
-
-/// Used by the topology universe: labels only.
-pub fn it_matches(it: &InstanceType, r: &Requirements, m: &Model) -> bool {
-    it_labels_compatible(it, r, m)
 }
 
 pub fn offering_compatible(o: &Offering, r: &Requirements, m: &Model) -> bool {
@@ -143,9 +140,11 @@ pub struct Solver<'m> {
     least_request: crate::resources::Resources,
     /// Per claim, whether it still has room for `least_request`.
     claim_alive: Vec<bool>,
-    /// The alive claims in scan order, (pod count, index): kept sorted as pods are committed
-    /// rather than sorting every claim for every pod, and full claims stop costing anything.
-    by_size: std::collections::BTreeSet<(u32, u32)>,
+    /// The claims in Karpenter's order (pod count, ties as Go's sort leaves them), kept up to
+    /// date per commit rather than re-sorted per pod; full claims stop costing anything.
+    order: inflight::InflightOrder,
+    /// Claims whose place in `order` moved without a commit (reused buffer).
+    moved: Vec<u32>,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
     fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
     /// Pod shapes by id (see `memo::ShapeIds`).
@@ -161,7 +160,7 @@ pub struct Solver<'m> {
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
 
 /// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
-type FreshOutcome = Result<(Requirements, Vec<u32>, bool), Fail>;
+type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties), Fail>;
 
 /// Run one provisioning pass over every pending pod of the model.
 pub fn solve(m: &Model) -> Solution {
@@ -217,7 +216,8 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         claim_room_memo: RejectMemo::default(),
         least_request: crate::resources::Resources::new(),
         claim_alive: Vec::new(),
-        by_size: Default::default(),
+        order: Default::default(),
+        moved: Vec::new(),
         fresh_memo: Default::default(),
         shape_ids: Default::default(),
         spec_shapes: Default::default(),
@@ -519,10 +519,12 @@ impl Solver<'_> {
             topology::record(&mut self.topo, pod, &reqs, &taints, &owned, m);
             return Ok(Placement::Existing(i));
         }
-        // Open NodeClaims, fewest pods first (ties by creation order).
+        // Open NodeClaims, fewest pods first, ties in the order Go's sort leaves them. Karpenter
+        // sorts here, after the existing nodes refused the pod (`inflight`).
+        self.settle_order();
         let found = self.first_open_claim(pod, view, shape);
-        if let Some((c, r, its)) = found {
-            self.commit(c, p, r, its);
+        if let Some((c, r, its, ties)) = found {
+            self.commit(c, p, r, its, ties);
             return Ok(Placement::Claim(c));
         }
         if self.templates.is_empty() {
@@ -561,11 +563,12 @@ impl Solver<'_> {
                         hostname: h,
                         host_ports: Vec::new(),
                         min_values_relaxed: false,
+                        ties: Vec::new(),
                         headroom: claim::Headroom::default(),
                     };
-                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its)| {
+                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its, ties)| {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
-                        (r, its, relaxed)
+                        (r, its, relaxed, ties)
                     });
                     if let Some(&k) = memo_key {
                         self.fresh_memo.insert((k, ti), outcome.clone());
@@ -574,7 +577,7 @@ impl Solver<'_> {
                 }
             };
             match outcome {
-                Ok((mut r, its, relaxed)) => {
+                Ok((mut r, its, relaxed, ties)) => {
                     // The requirements name the placeholder they were computed with.
                     r.set(m.keys.hostname, Requirement::in_values([h]));
                     self.next_host += 1;
@@ -588,6 +591,7 @@ impl Solver<'_> {
                         hostname: h,
                         host_ports: Vec::new(),
                         min_values_relaxed: relaxed,
+                        ties: Vec::new(),
                         headroom: claim::Headroom::default(),
                     });
                     self.topo.register_hostname(h);
@@ -603,7 +607,7 @@ impl Solver<'_> {
                             };
                         }
                     }
-                    self.commit(c, p, r, its);
+                    self.commit(c, p, r, its, ties);
                     return Ok(Placement::Claim(c));
                 }
                 Err(e) => errs.push((t.pool, e)),
@@ -612,7 +616,7 @@ impl Solver<'_> {
         Err(PodFailure::PerPool(errs))
     }
 
-    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>) {
+    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties) {
         let m = self.m;
         let pod = &m.pods[p];
         self.claim_memo.changed(c);
@@ -620,6 +624,7 @@ impl Solver<'_> {
         let claim = &mut self.claims[c];
         claim.requirements = r;
         claim.its = its;
+        claim.ties.extend(ties);
         claim.pods.push(p);
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
@@ -627,13 +632,9 @@ impl Solver<'_> {
         let alive = claim.headroom.admits(&claim.requests, &self.least_request, m);
         if c == self.claim_alive.len() {
             self.claim_alive.push(true);
-        } else {
-            self.by_size.remove(&(claim.pods.len() as u32 - 1, c as u32));
         }
         self.claim_alive[c] = alive;
-        if alive {
-            self.by_size.insert((claim.pods.len() as u32, c as u32));
-        }
+        self.order.committed(c, claim.pods.len() as u32, alive);
         // Borrowed field by field (no clones: this runs once per placed pod).
         let claim = &self.claims[c];
         let taints = &m.node_pools[self.templates[claim.template].pool].taints;
@@ -641,7 +642,17 @@ impl Solver<'_> {
         topology::record(&mut self.topo, pod, &claim.requirements, taints, owned, m);
     }
 
-    /// CanAdd (R5.8).
+    /// Karpenter's sort of its NodeClaims by pod count, applied to the last commit. Claims the
+    /// sort moved are reported to the memos, whose entries carry the scan order.
+    fn settle_order(&mut self) {
+        self.moved.clear();
+        self.order.settle(&mut self.moved);
+        for &c in &self.moved {
+            self.claim_memo.changed(c as usize);
+            self.claim_room_memo.changed(c as usize);
+        }
+    }
+
     /// The verdict of the first topology group that rejects an open claim, computed the way
     /// the full check in `can_add` would (same arguments to `next_domain`) but before cloning
     /// the claim's requirements: pods with topology groups cannot use the reject memo, so each
@@ -668,7 +679,8 @@ impl Solver<'_> {
         None
     }
 
-    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>), Fail> {
+    /// Also returns the ties its topology choices broke by name (see `topology::tied_domains`).
+    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // `Fail::Resources` comes from this check only (`scan` relies on it).
@@ -689,6 +701,7 @@ impl Solver<'_> {
         claim.requirements.compatible(&view.full, allow, &m.interner).map_err(Fail::Requirements)?;
         let mut r = claim.requirements.clone();
         r.add_all(&view.full, &m.interner);
+        let mut ties = claim::Ties::new();
         for &(g, selects) in &view.groups {
             let group = &self.topo.groups[g];
             let key = group.def.key;
@@ -698,6 +711,12 @@ impl Solver<'_> {
             let Some(req) = topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner) else {
                 return Err(Fail::Topology { kind: group.def.kind, key });
             };
+            if topology::single(&req).is_some() {
+                let tied = topology::tied_domains(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner);
+                if !tied.is_empty() {
+                    ties.push((key, tied));
+                }
+            }
             let mut extra = Requirements::new();
             extra.set(key, req);
             r.compatible(&extra, allow, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
@@ -735,7 +754,7 @@ impl Solver<'_> {
                 }
             }
         }
-        Ok((r, its))
+        Ok((r, its, ties))
     }
 }
 

@@ -44,18 +44,23 @@ impl Solver<'_> {
 
     /// The first open NodeClaim that accepts `pod`, with its requirements and candidate types
     /// after adding the pod.
-    pub(super) fn first_open_claim(&mut self, pod: &Pod, view: &View, shape: Option<u32>) -> Option<(usize, Requirements, Vec<u32>)> {
+    pub(super) fn first_open_claim(
+        &mut self,
+        pod: &Pod,
+        view: &View,
+        shape: Option<u32>,
+    ) -> Option<(usize, Requirements, Vec<u32>, super::claim::Ties)> {
         let (key, by_room) = self.scan_key(pod, shape);
         let mut memo = std::mem::take(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo });
         let mut found = None;
         memo.first_accepting(
             key,
-            || self.by_size.iter().map(|&(_, c)| c),
-            |c| self.claims[c].pods.len() as u32,
+            || self.order.open_in_order(),
+            |c| self.order.scan_key(c),
             |c| self.claim_alive[c],
             |c| match self.can_add(&self.claims[c], pod, view, false) {
-                Ok((r, its)) => {
-                    found = Some((c, r, its));
+                Ok((r, its, ties)) => {
+                    found = Some((c, r, its, ties));
                     Verdict::Accept
                 }
                 Err(e) => rejection(&e, by_room),

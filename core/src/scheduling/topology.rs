@@ -154,52 +154,56 @@ impl Topology {
 }
 
 /// Domains of `key` from NodePools × instance types and existing nodes (R5.14.1–3).
+///
+/// As Karpenter's `buildDomainGroups` (topology.go): every instance type the provider lists
+/// for a NodePool counts, whether or not it is compatible with the NodePool's requirements.
+/// Per type, the NodePool's requirement on the key is intersected with the type's own and
+/// whatever values remain are domains, so a NodePool that can launch nothing still adds, for
+/// instance, every zone its types are offered in. Karpenter inserts the *raw* value set of
+/// the intersection: for a `NotIn` left unnarrowed that is the excluded values (spec R5.14.1
+/// flags this as a quirk; real Karpenter does it, so nodecast does too).
 fn domains_of(key: KeyId, m: &Model) -> BTreeMap<ValueId, Domain> {
     let mut doms: BTreeMap<ValueId, Domain> = BTreeMap::new();
-    let mut add = |v: ValueId, taints: &[Taint]| {
-        let d = doms.entry(v).or_default();
-        if taints.is_empty() {
-            d.untainted = true;
-        } else if !d.taint_lists.iter().any(|t| t == taints) {
-            d.taint_lists.push(taints.to_vec());
+    let mut add = |values: &[ValueId], taints: &[Taint]| {
+        for &v in values {
+            let d = doms.entry(v).or_default();
+            if taints.is_empty() {
+                d.untainted = true;
+            } else if !d.taint_lists.iter().any(|t| t == taints) {
+                d.taint_lists.push(taints.to_vec());
+            }
         }
     };
     let (zone, ct) = (m.keys.zone, m.keys.capacity_type);
-    for np in m.node_pools.iter().filter(|n| !n.is_static) {
-        let req = np.requirements.get(key);
-        if let Some(r) = req {
-            if !r.complement {
-                for v in &r.values {
-                    add(*v, &np.taints);
-                }
+    // A NodePool for which the provider lists no type contributes nothing (provisioner.go
+    // leaves it out of the map buildDomainGroups reads).
+    let listed = !m.catalog.types.is_empty();
+    for (_, np) in m.node_pools.iter().enumerate().filter(|(i, _)| listed && m.provisionable(*i)) {
+        let pool = np.requirements.get(key);
+        if key == zone || key == ct || m.catalog.is_label_key(key) {
+            for it in &m.catalog.types {
+                // The type's requirement on the key: its offerings' zones or capacity types,
+                // its label, or DoesNotExist for a catalog label it does not carry.
+                let own = if key == zone || key == ct {
+                    Requirement::in_values(it.offerings.iter().map(|o| if key == zone { o.zone } else { o.capacity_type }))
+                } else {
+                    it.labels.get(key).map_or_else(Requirement::does_not_exist, |v| Requirement::in_values([v]))
+                };
+                let both = pool.map_or(own.clone(), |p| p.intersect(&own, &m.interner));
+                add(&both.values, &np.taints);
             }
+        } else if let Some(p) = pool {
+            // No type has a requirement on this key: the NodePool's alone, once per type.
+            add(&p.values, &np.taints);
         }
-        if key != zone && key != ct && !m.catalog.is_label_key(key) {
-            continue;
-        }
-        for it in &m.catalog.types {
-            if !super::it_matches(it, &np.requirements, m) {
-                continue;
-            }
-            if key == zone || key == ct {
-                for o in &it.offerings {
-                    let v = if key == zone { o.zone } else { o.capacity_type };
-                    let ok_z = np.requirements.get(zone).is_none_or(|r| r.has(o.zone, &m.interner));
-                    let ok_c = np.requirements.get(ct).is_none_or(|r| r.has(o.capacity_type, &m.interner));
-                    if ok_z && ok_c {
-                        add(v, &np.taints);
-                    }
-                }
-            } else if let Some(v) = it.labels.get(key) {
-                if req.is_none_or(|r| r.has(v, &m.interner)) {
-                    add(v, &np.taints);
-                }
-            }
+        // Every value of an `In` requirement of the NodePool, offered or not.
+        if let Some(p) = pool.filter(|p| !p.complement) {
+            add(&p.values, &np.taints);
         }
     }
     for n in m.nodes.iter().filter(|n| !n.marked_for_deletion && !n.in_flight) {
         if let Some(v) = n.labels.get(key) {
-            add(v, &[]);
+            add(&[v], &[]);
         }
     }
     doms
@@ -345,6 +349,56 @@ pub fn next_domain(
             (!allowed.is_empty()).then(|| Requirement::in_values(allowed))
         }
     }
+}
+
+/// The domains Karpenter could have picked where [`next_domain`] picked one, when there are
+/// several; empty otherwise. Karpenter walks a Go map (or set) of domains and keeps the first
+/// with the least count (spread, `nextDomainTopologySpread`) or the first usable one
+/// (affinity without a populated domain, `nextDomainAffinity`), and Go randomises map order,
+/// so any of these can come out of a real run; nodecast takes the first by name.
+pub fn tied_domains(
+    g: &Group,
+    hostname: KeyId,
+    pod_domains: &Requirement,
+    node_domains: &Requirement,
+    selects_self: bool,
+    interner: &Interner,
+) -> Vec<ValueId> {
+    if g.def.key == hostname {
+        return Vec::new();
+    }
+    let on_node = |d: &ValueId| node_domains.has(*d, interner);
+    let tied: Vec<ValueId> = match g.def.kind {
+        GroupKind::Spread => {
+            let me = i32::from(selects_self);
+            let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
+            for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
+                n_pod_doms += 1;
+                min = min.min(*c);
+            }
+            if n_pod_doms == 0 || g.def.min_domains.is_some_and(|md| n_pod_doms < md) {
+                min = 0;
+            }
+            let valid = || g.counts.iter().filter(|(d, c)| on_node(d) && **c + me - min <= g.def.max_skew);
+            let Some(least) = valid().map(|(_, c)| *c).min() else { return Vec::new() };
+            valid().filter(|(_, c)| **c == least).map(|(d, _)| *d).collect()
+        }
+        GroupKind::Affinity => {
+            // Only the bootstrap picks one domain; a populated domain yields them all.
+            let populated = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner) && on_node(d));
+            let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
+            let all_empty = g.counts.values().all(|c| *c == 0);
+            if populated || !(selects_self && (all_empty || !populated_for_pod)) {
+                return Vec::new();
+            }
+            g.counts.keys().filter(|d| pod_domains.has(**d, interner) && on_node(d)).copied().collect()
+        }
+        GroupKind::AntiAffinity => Vec::new(),
+    };
+    if tied.len() < 2 {
+        return Vec::new();
+    }
+    tied
 }
 
 /// Record a placement with final requirements `placed` (R5.19): the inverse groups the pod owns
