@@ -83,7 +83,7 @@ fn example_week_is_byte_identical() {
         simulation: Some(settings),
         ..Default::default()
     };
-    check("example week", &req, (0x9c06061a97844e15, 1476027));
+    check("example week", &req, (0x9d21170e5760095a, 1476059));
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn example_day_is_byte_identical() {
         simulation: Some(SimSettings { seed: 7, ..Default::default() }),
         ..Default::default()
     };
-    check("example day", &req, (0x120359f474fbb12c, 226064));
+    check("example day", &req, (0x00496f53ae1d3cf9, 226096));
 }
 
 const TEMPLATES: &str = r#"
@@ -255,10 +255,10 @@ fn disruptable(jobs: usize, days: u64, seed: u64, spot_rate: f64, cron_budget: b
 
 #[test]
 fn disruptable_cluster_is_byte_identical() {
-    check("disruptable 2 days", &disruptable(700, 2, 11, 0.02, false, false), (0xe5368f9250d4e337, 2379537));
+    check("disruptable 2 days", &disruptable(700, 2, 11, 0.02, false, false), (0x99ba159791fa8866, 2379569));
 }
 
 #[test]
 fn disruptable_cluster_with_cron_budget_is_byte_identical() {
-    check("disruptable 2 days, cron budget, 5h expiry", &disruptable(500, 2, 12, 0.05, true, true), (0xd1213ab830d000a8, 2083640));
+    check("disruptable 2 days, cron budget, 5h expiry", &disruptable(500, 2, 12, 0.05, true, true), (0xf097ed300469dfe3, 2083672));
 }
