@@ -707,10 +707,11 @@ fn duration(at: &At, allow_never: bool, sink: &mut Sink) -> Option<Option<i64>> 
 fn disruption(d: &At, sink: &mut Sink) -> Disruption {
     let policy = match sink.opt_scalar(d, "consolidationPolicy").as_deref() {
         Some("WhenEmpty") => ConsolidationPolicy::WhenEmpty,
-        None | Some("WhenEmptyOrUnderutilized") | Some("Balanced") => ConsolidationPolicy::WhenEmptyOrUnderutilized,
+        None | Some("WhenEmptyOrUnderutilized") => ConsolidationPolicy::WhenEmptyOrUnderutilized,
+        Some("Balanced") => ConsolidationPolicy::Balanced,
         Some(other) => {
             let at = d.get("consolidationPolicy").unwrap_or(*d);
-            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty or WhenEmptyOrUnderutilized");
+            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty, WhenEmptyOrUnderutilized or Balanced");
             ConsolidationPolicy::WhenEmptyOrUnderutilized
         }
     };

@@ -167,6 +167,9 @@ pub struct PodSpec {
     pub terminal: bool,
     pub owned_by_daemonset: bool,
     pub mirror: bool,
+    /// What evicting this pod costs the disruption controller (`eviction_cost`): orders
+    /// consolidation candidates, decides emptiness and weighs Balanced moves.
+    pub eviction_cost: f64,
     /// Why Karpenter would ignore this pod entirely (R5.2.3), if it would.
     pub ignored: Option<String>,
 }
@@ -204,6 +207,11 @@ impl Pod {
         format!("{}/{}", self.namespace, self.name)
     }
 
+    /// Not terminal, not a DaemonSet pod and not a mirror pod: the pods consolidation moves.
+    pub fn is_reschedulable(&self) -> bool {
+        !self.terminal && !self.owned_by_daemonset && !self.mirror
+    }
+
     pub fn is_pending(&self) -> bool {
         self.node_name.is_none() && !self.owned_by_daemonset && !self.mirror && !self.terminal
     }
@@ -228,4 +236,29 @@ impl Pod {
     pub fn in_namespaces(&self, namespaces: &Option<SmallVec<[ValueId; 2]>>) -> bool {
         namespaces.as_ref().is_none_or(|ns| ns.contains(&self.namespace_id))
     }
+}
+
+/// Karpenter's per-pod eviction cost (spec disruption.md D-6.1, checked against v1.15.0's
+/// `utils/disruption.EvictionCost`): 1, plus the `karpenter.sh/disruption-cost` annotation ÷ 2^27
+/// when it parses as an int32, otherwise (the PodDeletionCostManagement gate is off by default)
+/// `controller.kubernetes.io/pod-deletion-cost` ÷ 2^27 when that parses as an int32; plus
+/// `spec.priority` ÷ 2^25; clamped to [-10, 10]. Unparsable annotations are ignored, as
+/// Karpenter only logs them. (The spec says the deletion cost parses as a float64; Karpenter
+/// parses an int32, so `"1.5"` counts for nothing.)
+pub fn eviction_cost(disruption_cost: Option<&str>, deletion_cost: Option<&str>, priority: Option<i64>) -> f64 {
+    let int32 = |s: Option<&str>| s.and_then(|s| s.parse::<i32>().ok());
+    let mut cost = 1.0;
+    if let Some(s) = disruption_cost {
+        // A present annotation wins even when it does not parse: the deletion cost is then
+        // not consulted (Karpenter's if / else-if on the annotation's presence).
+        if let Some(v) = int32(Some(s)) {
+            cost += f64::from(v) / 134_217_728.0;
+        }
+    } else if let Some(v) = int32(deletion_cost) {
+        cost += f64::from(v) / 134_217_728.0;
+    }
+    if let Some(p) = priority {
+        cost += p as f64 / 33_554_432.0;
+    }
+    cost.clamp(-10.0, 10.0)
 }
