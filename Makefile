@@ -49,6 +49,8 @@ conformance: build
 	else echo "== conformance: $(CASES) not present, skipped"; fi
 	@echo "== examples/expectations.yaml (hand-computed GPU guide examples)"
 	@$(CONFORMANCE) examples/expectations.yaml
+	@echo "== tests/scenarios (disruption as Karpenter v1.15.0 decides it: pending pods, Balanced, spot-to-spot, ties)"
+	@$(CONFORMANCE) tests/scenarios
 
 catalog:
 	python3 tools/gen_catalog.py $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs

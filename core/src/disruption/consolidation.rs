@@ -74,7 +74,7 @@ pub(crate) fn emptiness(
     if taken.is_empty() {
         return None;
     }
-    let ties = ties::cut_groups(m, infos, &ranked, &taken);
+    let ties = ties::cut_groups(m, infos, &ranked, &taken, &|p| pool_budget(m, p, "Empty", now), true);
     Some((taken.iter().map(|&i| infos[i].node).collect(), ties))
 }
 
@@ -445,7 +445,7 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
     if let Some(cmd) = best.as_mut().filter(|_| a.discloses()) {
         // Which equally ranked nodes make the budget cut or the prefix is Karpenter's arbitrary
         // order; other members of a group the command splits are as likely.
-        cmd.ties = ties::cut_groups(m, infos, &sorted, &cmd.cands);
+        cmd.ties = ties::cut_groups(m, infos, &sorted, &cmd.cands, &|p| pool_budget(m, p, "Underutilized", now), false);
     }
     best
 }

@@ -34,7 +34,23 @@ fn ratio_text(r: f64) -> String {
 /// splits: it takes some of a group's members but not all. Those are the places where a
 /// different order among equals would have put other members in the command. (A group taken
 /// whole or not at all is the same whatever the order.)
-pub(crate) fn cut_groups(m: &Model, infos: &[NodeInfo], ranked: &[usize], chosen: &[usize]) -> Vec<TieOut> {
+///
+/// A member whose pool budget (`budget`, by pool; `None` = unlimited) is used up by strictly
+/// better ranked nodes of its pool could never be taken and is left out. `per_pool` groups only
+/// nodes of one pool: emptiness takes every empty node its budget allows, so equals of
+/// different pools never compete; multi-node consolidation cuts one list across pools.
+pub(crate) fn cut_groups(
+    m: &Model,
+    infos: &[NodeInfo],
+    ranked: &[usize],
+    chosen: &[usize],
+    budget: &dyn Fn(usize) -> Option<i64>,
+    per_pool: bool,
+) -> Vec<TieOut> {
+    // Nodes of each pool ranked strictly better than the current group (the groups are
+    // visited best first, so this is a running count).
+    let mut ahead: Vec<i64> = vec![0; m.node_pools.len() + 1];
+    let slot = |i: usize| infos[i].pool.unwrap_or(m.node_pools.len());
     let mut out = Vec::new();
     let mut start = 0;
     while start < ranked.len() {
@@ -43,10 +59,20 @@ pub(crate) fn cut_groups(m: &Model, infos: &[NodeInfo], ranked: &[usize], chosen
         while end < ranked.len() && infos[ranked[end]].savings_ratio().total_cmp(&key).is_eq() {
             end += 1;
         }
-        let group = &ranked[start..end];
-        let taken = group.iter().filter(|i| chosen.contains(i)).count();
-        if taken > 0 && taken < group.len() {
-            out.push(tie(m, infos, group, taken, key));
+        let block = &ranked[start..end];
+        let reachable = |i: usize| infos[i].pool.and_then(budget).is_none_or(|b| ahead[slot(i)] < b);
+        let mut pools: Vec<Option<usize>> = block.iter().map(|&i| if per_pool { infos[i].pool } else { None }).collect();
+        pools.sort();
+        pools.dedup();
+        for p in pools {
+            let group: Vec<usize> = block.iter().copied().filter(|&i| (!per_pool || infos[i].pool == p) && reachable(i)).collect();
+            let taken = group.iter().filter(|i| chosen.contains(i)).count();
+            if taken > 0 && taken < group.len() {
+                out.push(tie(m, infos, &group, taken, key));
+            }
+        }
+        for &i in block {
+            ahead[slot(i)] += 1;
         }
         start = end;
     }
