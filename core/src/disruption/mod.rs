@@ -5,6 +5,8 @@
 mod balanced;
 pub mod budget;
 mod consolidation;
+#[cfg(test)]
+mod tests;
 mod ties;
 
 use crate::api::*;

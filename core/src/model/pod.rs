@@ -262,3 +262,33 @@ pub fn eviction_cost(disruption_cost: Option<&str>, deletion_cost: Option<&str>,
     }
     cost.clamp(-10.0, 10.0)
 }
+
+#[cfg(test)]
+mod eviction_cost_tests {
+    use super::eviction_cost;
+
+    #[test]
+    fn defaults_to_one() {
+        assert_eq!(eviction_cost(None, None, None), 1.0);
+    }
+
+    #[test]
+    fn disruption_cost_wins_over_deletion_cost() {
+        // 2^27 adds exactly 1.
+        assert_eq!(eviction_cost(Some("134217728"), Some("268435456"), None), 2.0);
+        assert_eq!(eviction_cost(None, Some("268435456"), None), 3.0);
+        // Present but unparsable: the deletion cost is not consulted either.
+        assert_eq!(eviction_cost(Some("lots"), Some("268435456"), None), 1.0);
+        // Karpenter parses int32: a float or an out-of-range value counts for nothing.
+        assert_eq!(eviction_cost(None, Some("1.5"), None), 1.0);
+        assert_eq!(eviction_cost(None, Some("4294967296"), None), 1.0);
+    }
+
+    #[test]
+    fn priority_and_clamp() {
+        // 2^25 priority adds 1.
+        assert_eq!(eviction_cost(None, None, Some(33_554_432)), 2.0);
+        assert_eq!(eviction_cost(None, None, Some(2_000_000_000)), 10.0);
+        assert_eq!(eviction_cost(Some("-2147483647"), None, Some(-2_000_000_000)), -10.0);
+    }
+}
