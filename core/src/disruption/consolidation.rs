@@ -21,7 +21,7 @@ pub(crate) struct Command {
 
 /// Why a consolidation attempt produced nothing, with the Balanced score that decided it when
 /// the scoring did.
-struct Rejection(&'static str, String, Option<BalancedScore>);
+struct Rejection(&'static str, String, Option<Box<BalancedScore>>);
 
 fn reject(code: &'static str, message: String) -> Rejection {
     Rejection(code, message, None)
@@ -385,7 +385,7 @@ fn approve(a: &Attempts, infos: &[NodeInfo], cands: &[usize], mut cmd: Command, 
     let (ok, scores) = balanced::evaluate(m, infos, &a.totals, cands, savings);
     if !ok {
         let (pool, s) = scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
-        return Err(Rejection(BELOW_BALANCED_THRESHOLD, s.rejection(m, pool, what).message, Some(s.out(m, pool, what))));
+        return Err(Rejection(BELOW_BALANCED_THRESHOLD, s.rejection(m, pool, what).message, Some(Box::new(s.out(m, pool, what)))));
     }
     cmd.scores = scores.iter().map(|(p, s)| s.out(m, *p, what)).collect();
     Ok(cmd)
@@ -499,7 +499,7 @@ pub(crate) fn single_node(
                     message: msg,
                 });
                 if let Some(s) = score {
-                    scores.insert(infos[i].node, s);
+                    scores.insert(infos[i].node, *s);
                 }
             }
         }
