@@ -49,7 +49,7 @@ conformance: build
 	else echo "== conformance: $(CASES) not present, skipped"; fi
 	@echo "== examples/expectations.yaml (hand-computed GPU guide examples)"
 	@$(CONFORMANCE) examples/expectations.yaml
-	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code, see each file's reference)"
+	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code: in-flight order, topology domains, pending pods, Balanced, spot-to-spot, ties)"
 	@$(CONFORMANCE) tests/scenarios
 
 catalog:

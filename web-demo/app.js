@@ -122,6 +122,8 @@ const state = {
   preset: PLAN_PRESETS[0].id,
   cpreset: CONSOLIDATE_PRESETS[0].id,
   now: CONSOLIDATE_PRESETS[0].now,
+  // Karpenter's SpotToSpotConsolidation feature gate; off by default, as in Karpenter.
+  spotToSpot: false,
   pod: PLAN_PRESETS[0].pod,
   type: PLAN_PRESETS[0].instanceType,
   spreset: SIMULATE_PRESETS[0].id,
@@ -137,6 +139,7 @@ const simulatePreset = () => SIMULATE_PRESETS.find((p) => p.id === state.spreset
 
 function snapshot() {
   const s = { v: 1, tab: state.tab, preset: state.preset, cpreset: state.cpreset, now: state.now, pod: state.pod, type: state.type };
+  if (state.spotToSpot) s.spotToSpot = true;
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
@@ -204,6 +207,8 @@ async function loadUrl() {
     const simDefaults = { seed: String(simulatePreset().seed), spot: simulatePreset().spot ?? '', gmin: '', gmax: '' };
     for (const k of ['seed', 'spot', 'gmin', 'gmax']) state[k] = typeof s[k] === 'string' ? s[k] : simDefaults[k];
     if (typeof s.now === 'string') state.now = s.now;
+    state.spotToSpot = s.spotToSpot === true;
+    $('spot-to-spot').checked = state.spotToSpot;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
     $('preset').value = state.preset;
@@ -314,7 +319,11 @@ async function runConsolidate() {
   updateEdited();
   try {
     await readyPromise;
-    const { answer } = await ask('consolidate', { inputs: [{ name: 'cluster.yaml', text: $('cluster').value }], now: state.now });
+    const { answer } = await ask('consolidate', {
+      inputs: [{ name: 'cluster.yaml', text: $('cluster').value }],
+      now: state.now,
+      settings: { spotToSpotConsolidation: state.spotToSpot },
+    });
     if (seq !== consolidateSeq) return;
     replace(out, renderDecision(answer), answer.status);
     saveUrl();
@@ -763,6 +772,11 @@ function renderExplanation(a) {
 
 // ---------------------------------------------------------------------------------------------
 // Consolidation rendering.
+/** One Balanced score in words, with where the pool cost comes from. */
+function scoreText(s) {
+  const cmp = s.approved ? '≥' : '<';
+  return `${s.nodePool}: ${s.move} scores ${s.score.toFixed(2)} ${cmp} threshold ${s.threshold.toFixed(2)} (k ${s.k}): saves ${fmtPrice(s.savingsPerHour)}/h = ${(s.savingsFraction * 100).toFixed(1)}% of the pool's ${fmtPrice(s.poolCostPerHour)}/h for ${(s.disruptionFraction * 100).toFixed(1)}% of its disruption cost; pool cost = ${s.poolCostSource}`;
+}
 const DECISION_TEXT = { none: 'No action', delete: 'Delete', replace: 'Replace' };
 function renderDecision(a) {
   if (a.status !== 'success') return renderErrors(a);
@@ -805,6 +819,16 @@ function renderDecision(a) {
       h('p', { class: 'small' }, `${plural(r.instanceTypeOptions.length, 'option')}: ${r.instanceTypeOptions.join(', ')}`),
     );
   }
+  if (a.scores?.length) {
+    root.append(
+      h('h3', { text: 'Balanced score' }),
+      h('ul', { class: 'plain', id: 'balanced-scores' }, a.scores.map((s) => h('li', {}, scoreText(s)))),
+    );
+  }
+  if (a.ties?.length) {
+    // Karpenter orders equally ranked candidates arbitrarily: its pick may differ from this one.
+    root.append(h('h3', { text: "Ties (Karpenter's pick is not determined)" }), h('ul', { class: 'plain', id: 'ties' }, a.ties.map((t) => h('li', { text: t.message }))));
+  }
   root.append(
     h(
       'div',
@@ -821,6 +845,7 @@ function renderDecision(a) {
           const first = n.reasons[0];
           const verdict = n.disrupted ? `${a.decision === 'replace' ? 'replaced' : 'deleted'}` : first?.code || 'stays';
           const why = n.disrupted ? `${a.reason || ''}${a.method ? ` (${a.method})` : ''}` : n.reasons.map((r) => r.message).join('; ');
+          // A score on a node that stays is the one that rejected it (the reason already says so).
           return h(
             'tr',
             { class: n.disrupted ? 'disrupted' : '' },
@@ -1308,6 +1333,10 @@ async function main() {
   }
   $('now').addEventListener('input', () => {
     state.now = nowFromInput();
+    scheduleConsolidate();
+  });
+  $('spot-to-spot').addEventListener('change', () => {
+    state.spotToSpot = $('spot-to-spot').checked;
     scheduleConsolidate();
   });
   $('why-filter').addEventListener('input', filterCatalog);

@@ -10,7 +10,7 @@ from typing import List, Tuple
 import pytest
 
 import nodecast
-from helpers import INFERENCE, NOW, TRAINING, UNDERUTILIZED, run_python
+from helpers import INFERENCE, NOW, REPO, TRAINING, UNDERUTILIZED, run_python
 
 
 def test_results_are_frozen() -> None:
@@ -206,3 +206,59 @@ def test_big_plans_are_cut_in_html() -> None:
     assert html.count("<tr>") == 51  # header + 50 rows
     assert "… and 10 more NodeClaims" in html
     assert len(plan.to_pandas()) == 60
+
+
+BALANCED = ("examples/disruption/pool-balanced.yaml", "examples/disruption/cluster-state.yaml")
+SPOT = ("examples/disruption/pool-spot.yaml", "examples/disruption/cluster-state-spot.yaml")
+
+
+def test_balanced_score_in_decision_and_node_verdict() -> None:
+    d = nodecast.consolidate(*BALANCED, now=NOW)
+    assert d.decision == "replace"
+    (score,) = d.scores
+    assert isinstance(score, nodecast.BalancedScore)
+    assert score.node_pool == "gpu-training" and score.move == "replace"
+    assert score.approved and score.threshold == 0.5 and score.k == 2
+    assert 0.786 <= score.score <= 0.787
+    assert "cluster-cost tracker" in score.pool_cost_source
+    (node,) = d.nodes
+    assert node.disrupted and node.score == score
+    ex = nodecast.explain(*BALANCED, node="ip-10-0-3-41.ec2.internal", now=NOW)
+    assert ex.node is not None and ex.node.node.score == score
+    assert "Balanced score of the replace 0.79 >= threshold 0.50" in ex.node.summary
+    assert "Balanced score" in d._repr_html_()
+
+
+def test_spot_to_spot_consolidation_option() -> None:
+    off = nodecast.consolidate(*SPOT, now=NOW)
+    assert off.decision == "none"
+    assert off.nodes[0].reasons[0].code == "spot-to-spot-disabled"
+    on = nodecast.consolidate(*SPOT, now=NOW, spot_to_spot_consolidation=True)
+    assert on.decision == "replace"
+    assert on.replacement is not None and on.replacement.capacity_type == "spot"
+    assert len(on.replacement.instance_type_options) == 15
+
+
+def test_ties_are_disclosed() -> None:
+    nodes = "\n---\n".join(
+        f"""apiVersion: v1
+kind: Node
+metadata:
+  name: {n}
+  creationTimestamp: "2025-03-05T08:00:00Z"
+  labels: {{karpenter.sh/nodepool: gpu-training, node.kubernetes.io/instance-type: g5.12xlarge,
+    karpenter.sh/capacity-type: on-demand, topology.kubernetes.io/zone: us-east-1a}}
+status:
+  allocatable: {{cpu: 47810m, memory: 173400Mi, pods: "234", nvidia.com/gpu: "4"}}"""
+        for n in ("gpu-a", "gpu-b", "gpu-c")
+    )
+    pool = (REPO / "examples/disruption/pool-when-empty.yaml").read_text()
+    d = nodecast.consolidate(pool, nodes, now=NOW)
+    assert d.method == "emptiness" and len(d.disrupted_nodes) == 1
+    (tie,) = d.ties
+    assert isinstance(tie, nodecast.Tie)
+    assert tie.count == 1 and tie.nodes == ("gpu-a", "gpu-b", "gpu-c")
+    assert tie.message.startswith("Karpenter may pick any of: gpu-a, gpu-b, gpu-c")
+    ex = nodecast.explain(pool, nodes, node="gpu-c", now=NOW)
+    assert ex.node is not None and ex.node.ties == (tie,)
+    assert "Karpenter may pick" in d._repr_html_()

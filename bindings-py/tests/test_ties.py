@@ -40,7 +40,7 @@ def test_zone_spread_ties_are_disclosed(tmp_path: Path) -> None:
     plan = nodecast.plan(f)
     first, second = plan.node_claims
     (tie,) = first.ties
-    assert isinstance(tie, nodecast.Tie)
+    assert isinstance(tie, nodecast.DomainTie)
     assert tie.key == "topology.kubernetes.io/zone"
     assert tie.candidates == ("us-east-1a", "us-east-1b", "us-east-1c")
     assert tie.value == first.zone and tie.value in tie.candidates

@@ -19,6 +19,7 @@ export interface Input {
 export interface Settings {
   minValuesPolicy?: 'Strict' | 'BestEffort';
   preferencePolicy?: 'Respect' | 'Ignore';
+  /** Karpenter's SpotToSpotConsolidation feature gate (default false, as in Karpenter). */
   spotToSpotConsolidation?: boolean;
   /** NodeClaim instance-type truncation (default 600). */
   maxInstanceTypes?: number;
@@ -253,11 +254,11 @@ export interface NodeClaim {
   labels: Record<string, string>;
   requirements: string[];
   /** Values real Karpenter picks at random among equal ones (Go map order); absent when none. */
-  ties?: Tie[];
+  ties?: DomainTie[];
 }
 
 /** A choice Karpenter makes in Go map order, so reruns differ; `value` is one of `candidates`. */
-export interface Tie {
+export interface DomainTie {
   /** The label key, e.g. `topology.kubernetes.io/zone`. */
   key: string;
   /** nodecast's value. */
@@ -319,6 +320,36 @@ export interface NodeVerdict {
   disrupted: boolean;
   /** Why the node stays (`budget`, `pdb`, `not-cheaper`, ...), the deciding one first. */
   reasons: Reason[];
+  /** The Balanced score of the move tried for this node, or of the command that takes it. */
+  score?: BalancedScore;
+}
+
+/** One Balanced NodePool's score of a consolidation move: approved when score >= threshold (1/k, k = 2). */
+export interface BalancedScore {
+  nodePool: string;
+  /** `delete`, `replace`, or `delete (best case)` (the pre-check before simulating). */
+  move: string;
+  score: number;
+  threshold: number;
+  k: number;
+  approved: boolean;
+  savingsPerHour: number;
+  disruptionCost: number;
+  savingsFraction: number;
+  disruptionFraction: number;
+  poolCostPerHour: number;
+  poolDisruptionCost: number;
+  /** Where poolCostPerHour comes from (offline: the pool's nodes' prices, for Karpenter's cluster-cost tracker). */
+  poolCostSource: string;
+}
+
+/** Equally ranked candidates (price ÷ disruption cost): Karpenter orders them arbitrarily. */
+export interface Tie {
+  /** How many of `nodes` the command takes. */
+  count: number;
+  nodes: string[];
+  /** e.g. `Karpenter may pick any of: node-a, node-b (...)`. */
+  message: string;
 }
 
 export interface PoolBudget {
@@ -339,6 +370,10 @@ export interface Decision {
   replacement?: Replacement;
   pricePerHourBefore: number;
   pricePerHourAfter: number;
+  /** The command's Balanced scores, one per Balanced pool among the disrupted nodes. */
+  scores: BalancedScore[];
+  /** Where Karpenter's own pick is not determined. */
+  ties: Tie[];
   nodes: NodeVerdict[];
   nodePools: PoolBudget[];
   skipped: Skipped[];
@@ -373,6 +408,8 @@ export interface NodeExplanation {
   node: NodeVerdict;
   command: string;
   summary: string;
+  /** The decision's ties that name this node. */
+  ties: Tie[];
 }
 
 /** Why a pod goes where it goes, why an instance type was (not) chosen, why a node is (not) disrupted. */

@@ -91,3 +91,33 @@ test('call(fn, ...) is the same as the named function; FUNCTIONS lists them', ()
   assert.equal(unknown.kind, 'Error');
   assert.equal(unknown.errors[0].code, 'unknown-function');
 });
+
+const BALANCED = ['examples/disruption/pool-balanced.yaml', 'examples/disruption/cluster-state.yaml'];
+const SPOT = ['examples/disruption/pool-spot.yaml', 'examples/disruption/cluster-state-spot.yaml'];
+
+test('consolidate: a Balanced pool scores the move (score, threshold, pool cost source)', () => {
+  const a = nodecast.consolidate(requestFor(BALANCED, { now: NOW }));
+  assert.equal(a.status, 'success');
+  assert.equal(a.decision, 'replace');
+  assert.equal(a.scores.length, 1);
+  const [s] = a.scores;
+  assert.equal(s.nodePool, 'gpu-training');
+  assert.equal(s.move, 'replace');
+  assert.equal(s.threshold, 0.5);
+  assert.equal(s.k, 2);
+  assert.equal(s.approved, true);
+  assert.ok(s.score > 0.786 && s.score < 0.787, String(s.score));
+  assert.match(s.poolCostSource, /cluster-cost tracker/);
+  assert.deepEqual(a.nodes[0].score, s);
+  assert.deepEqual(a.ties, []);
+});
+
+test('consolidate: settings.spotToSpotConsolidation is the feature gate (default false)', () => {
+  const off = nodecast.consolidate(requestFor(SPOT, { now: NOW }));
+  assert.equal(off.decision, 'none');
+  assert.equal(off.nodes[0].reasons[0].code, 'spot-to-spot-disabled');
+  const on = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { spotToSpotConsolidation: true } }));
+  assert.equal(on.decision, 'replace');
+  assert.equal(on.replacement.capacityType, 'spot');
+  assert.equal(on.replacement.instanceTypeOptions.length, 15);
+});

@@ -76,6 +76,10 @@ struct Common {
     /// Karpenter's preference policy (preferred affinities and ScheduleAnyway spreads).
     #[arg(long, value_enum, ignore_case = true, value_name = "POLICY")]
     preference_policy: Option<Preference>,
+    /// Karpenter's --feature-gates, e.g. SpotToSpotConsolidation=true (default false, as in
+    /// Karpenter). SpotToSpotConsolidation is the only gate that changes a decision nodecast makes.
+    #[arg(long, value_name = "GATE=BOOL,...")]
+    feature_gates: Option<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     output: Output,
@@ -184,6 +188,9 @@ struct SimulateArgs {
     /// Random seed (start-up latencies, run-time distributions, spot interruptions).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// Karpenter's --feature-gates for the disruption passes, e.g. SpotToSpotConsolidation=true.
+    #[arg(long, value_name = "GATE=BOOL,...")]
+    feature_gates: Option<String>,
     /// Simulation settings (YAML/JSON mapping, docs/simulate.md); --seed overrides its seed.
     #[arg(long, value_name = "FILE")]
     settings: Option<String>,
@@ -272,6 +279,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
         spot_price_factor: a.spot_price_factor,
         min_values_policy: None,
         preference_policy: None,
+        feature_gates: a.feature_gates.clone(),
         output: Output::Json,
     };
     let mut req = request(&common, &a.files)?;
@@ -394,6 +402,9 @@ fn request(common: &Common, files: &[String]) -> Result<Request, Fatal> {
             Preference::Ignore => PreferencePolicy::Ignore,
         };
     }
+    if let Some(gates) = &common.feature_gates {
+        feature_gates(gates, &mut req.settings)?;
+    }
     Ok(req)
 }
 
@@ -413,6 +424,29 @@ fn read_bounded(r: impl Read, name: &str) -> Result<String, Fatal> {
 fn read_file(path: &str) -> Result<String, Fatal> {
     let f = std::fs::File::open(path).map_err(|e| Fatal(format!("{path}: cannot read: {e}")))?;
     read_bounded(f, path)
+}
+
+/// `--feature-gates` in Karpenter's spelling: comma-separated `Name=true|false`. Only the gates
+/// nodecast models are accepted, so a gate that would change Karpenter's answer in a way
+/// nodecast cannot follow is an error rather than silently ignored.
+fn feature_gates(spec: &str, settings: &mut nodecast::model::Settings) -> Result<(), Fatal> {
+    for gate in spec.split(',').map(str::trim).filter(|g| !g.is_empty()) {
+        let (name, value) = gate.split_once('=').ok_or_else(|| Fatal(format!("--feature-gates: {gate:?} is not Name=true|false")))?;
+        let on = match value.trim() {
+            "true" => true,
+            "false" => false,
+            other => return Err(Fatal(format!("--feature-gates: {name}={other}: the value must be true or false"))),
+        };
+        match name.trim() {
+            "SpotToSpotConsolidation" => settings.spot_to_spot_consolidation = on,
+            other => {
+                return Err(Fatal(format!(
+                    "--feature-gates: {other}: nodecast models only SpotToSpotConsolidation (Karpenter's other gates change nothing nodecast decides, or are not modelled)"
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Each FILE becomes one input named after its path; `-` reads stdin (once).

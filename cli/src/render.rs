@@ -1,7 +1,7 @@
 //! Human-readable renderings of the facade's answers (the default `-o table` output).
 
 use crate::table::Table;
-use nodecast::api::{Decision, NodeClaimOut, Plan, UnschedulableOut};
+use nodecast::api::{BalancedScore, Decision, NodeClaimOut, Plan, UnschedulableOut};
 use nodecast::explain::{Explanation, PodExplanation, TypeExplanation, ValidationReport, Verdict};
 use nodecast::model::Skipped;
 use nodecast::query::{CatalogAnswer, CatalogRow};
@@ -215,10 +215,37 @@ pub fn explain(e: &Explanation) -> String {
         for r in &n.node.reasons {
             let _ = writeln!(out, "  {:24} {}", r.code, r.message);
         }
+        if let Some(sc) = &n.node.score {
+            section(&mut out, "Balanced score");
+            let _ = writeln!(out, "  {}", score_line(sc));
+        }
         section(&mut out, "Command now");
         let _ = writeln!(out, "  {}", n.command);
+        for t in &n.ties {
+            let _ = writeln!(out, "  {}", t.message);
+        }
     }
     out
+}
+
+/// One Balanced score in words: the comparison, the two shares and where the pool cost is from.
+fn score_line(s: &BalancedScore) -> String {
+    format!(
+        "{}: {} scores {:.2} {} threshold {:.2} (k {}): saves {}/h = {:.1}% of the pool's {}/h, disruption cost {:.2} = {:.1}% of the pool's {:.2}; pool cost = {}",
+        s.node_pool,
+        s.scored_move,
+        s.score,
+        if s.approved { ">=" } else { "<" },
+        s.threshold,
+        s.k,
+        dollars(s.savings_per_hour),
+        s.savings_fraction * 100.0,
+        dollars(s.pool_cost_per_hour),
+        s.disruption_cost,
+        s.disruption_fraction * 100.0,
+        s.pool_disruption_cost,
+        s.pool_cost_source
+    )
 }
 
 /// `consolidate` as a table: the command, cost before/after, every node's verdict, budgets.
@@ -245,6 +272,18 @@ pub fn decision(d: &Decision) -> String {
             r.instance_type_options.len(),
             r.instance_type_options.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
         );
+    }
+    if !d.scores.is_empty() {
+        section(&mut out, "Balanced score");
+        for s in &d.scores {
+            let _ = writeln!(out, "  {}", score_line(s));
+        }
+    }
+    if !d.ties.is_empty() {
+        section(&mut out, "Ties (Karpenter's pick is not determined)");
+        for t in &d.ties {
+            let _ = writeln!(out, "  {}", t.message);
+        }
     }
     section(&mut out, "Nodes");
     let mut t = Table::new(&["NODE", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "$/H", "PODS", "VERDICT", "WHY"]).right(&[4, 5]);

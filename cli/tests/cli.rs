@@ -431,3 +431,63 @@ fn errors_are_located_at_flags_and_csv_lines() {
     assert!(stderr(&o).contains("t.csv, workload, line 2: "), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+const POOL_BALANCED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/pool-balanced.yaml");
+const POOL_SPOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/pool-spot.yaml");
+const CLUSTER_SPOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/cluster-state-spot.yaml");
+
+#[test]
+fn feature_gates_turn_on_spot_to_spot_consolidation() {
+    let off = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "-o", "json"]);
+    assert_eq!(code(&off), 0, "{}", stderr(&off));
+    assert_eq!(json(&off)["decision"], "none");
+    assert_eq!(json(&off)["nodes"][0]["reasons"][0]["code"], "spot-to-spot-disabled");
+    let on = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "--feature-gates", "SpotToSpotConsolidation=true", "-o", "json"]);
+    let v = json(&on);
+    assert_eq!(v["decision"], "replace");
+    assert_eq!(v["replacement"]["capacityType"], "spot");
+    assert_eq!(v["replacement"]["instanceTypeOptions"].as_array().map(Vec::len), Some(15));
+    // Explicitly false is the default; other gates and malformed values are unusable input.
+    let f = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "--feature-gates", "SpotToSpotConsolidation=false", "-o", "json"]);
+    assert_eq!(f.stdout, off.stdout);
+    for bad in ["NodeRepair=true", "SpotToSpotConsolidation", "SpotToSpotConsolidation=yes"] {
+        let o = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "--feature-gates", bad]);
+        assert_eq!(code(&o), 2, "{bad}");
+        assert!(stderr(&o).contains("--feature-gates"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn balanced_score_in_consolidate_and_explain() {
+    let o = run(&["consolidate", POOL_BALANCED, CLUSTER_STATE, "--now", NOW]);
+    let out = stdout(&o);
+    assert!(out.contains("Balanced score"), "{out}");
+    assert!(out.contains("gpu-training: replace scores 0.79 >= threshold 0.50 (k 2)"), "{out}");
+    assert!(out.contains("cluster-cost tracker"), "{out}");
+    let v = json(&run(&["consolidate", POOL_BALANCED, CLUSTER_STATE, "--now", NOW, "-o", "json"]));
+    assert_eq!(v["scores"][0]["approved"], true);
+    assert_eq!(v["scores"][0]["threshold"], 0.5);
+    let e = stdout(&run(&["explain", POOL_BALANCED, CLUSTER_STATE, "--node", GPU_NODE, "--now", NOW]));
+    assert!(e.contains("Balanced score of the replace 0.79 >= threshold 0.50"), "{e}");
+}
+
+#[test]
+fn ties_are_disclosed_in_text_and_json() {
+    let nodes: String = ["gpu-a", "gpu-b", "gpu-c"]
+        .iter()
+        .map(|n| {
+            format!(
+                "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {n}\n  creationTimestamp: \"2025-03-05T08:00:00Z\"\n  labels: {{karpenter.sh/nodepool: gpu-training, node.kubernetes.io/instance-type: g5.12xlarge, karpenter.sh/capacity-type: on-demand, topology.kubernetes.io/zone: us-east-1a}}\nstatus:\n  allocatable: {{cpu: 47810m, memory: 173400Mi, pods: \"234\", nvidia.com/gpu: \"4\"}}\n"
+            )
+        })
+        .collect();
+    let o = run_stdin(&["consolidate", POOL_WHEN_EMPTY, "-", "--now", NOW], &nodes);
+    let out = stdout(&o);
+    assert!(out.contains("Ties (Karpenter's pick is not determined)"), "{out}");
+    assert!(out.contains("Karpenter may pick any of: gpu-a, gpu-b, gpu-c"), "{out}");
+    let v = json(&run_stdin(&["consolidate", POOL_WHEN_EMPTY, "-", "--now", NOW, "-o", "json"], &nodes));
+    assert_eq!(v["ties"][0]["count"], 1);
+    assert_eq!(v["ties"][0]["nodes"], serde_json::json!(["gpu-a", "gpu-b", "gpu-c"]));
+    let e = stdout(&run_stdin(&["explain", POOL_WHEN_EMPTY, "-", "--node", "gpu-b", "--now", NOW], &nodes));
+    assert!(e.contains("Karpenter may pick any of: gpu-a, gpu-b, gpu-c"), "{e}");
+}

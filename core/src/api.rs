@@ -140,14 +140,14 @@ pub struct NodeClaimOut {
     /// Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
     /// value is one of them. Absent when there is none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub ties: Vec<TieOut>,
+    pub ties: Vec<DomainTieOut>,
 }
 
 /// A choice Karpenter makes at random among equally good values (a zone with the least
 /// count for a topology spread, the first zone for a pod affinity with no pod placed yet).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TieOut {
+pub struct DomainTieOut {
     /// The label key, e.g. `topology.kubernetes.io/zone`.
     pub key: String,
     /// nodecast's value (the first candidate by name).
@@ -238,6 +238,12 @@ pub struct Decision {
     /// $/h of the managed nodes before and after the command.
     pub price_per_hour_before: f64,
     pub price_per_hour_after: f64,
+    /// The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
+    /// when none is Balanced, and for emptiness and expiration, which are never scored).
+    pub scores: Vec<BalancedScore>,
+    /// Where Karpenter's own pick is not determined: candidates that tie on its sort key
+    /// (price ÷ disruption cost) are ordered arbitrarily, so it may pick others than nodecast.
+    pub ties: Vec<TieOut>,
     pub nodes: Vec<NodeVerdict>,
     pub node_pools: Vec<PoolBudgetOut>,
     pub skipped: Vec<Skipped>,
@@ -273,6 +279,51 @@ pub struct NodeVerdict {
     pub disrupted: bool,
     /// Why the node stays (FORMAT §7.2 codes), first the one that decided.
     pub reasons: Vec<Reason>,
+    /// The Balanced score of the move tried for this node (single-node consolidation, or the
+    /// best case when that already fails), or of the command that disrupts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<BalancedScore>,
+}
+
+/// One Balanced pool's score of one move (spec disruption.md §16).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BalancedScore {
+    pub node_pool: String,
+    /// `delete`, `replace`, or `delete (best case)` for the pre-check before simulating.
+    #[serde(rename = "move")]
+    pub scored_move: String,
+    /// savingsFraction ÷ disruptionFraction (0 when nothing is saved).
+    pub score: f64,
+    /// 1 / k: the move passes when score ≥ threshold.
+    pub threshold: f64,
+    pub k: i32,
+    pub approved: bool,
+    /// $/h this pool saves: the removed nodes' price minus the replacement's cheapest offering,
+    /// split by price share when the move spans pools.
+    pub savings_per_hour: f64,
+    /// Summed reschedule disruption cost of the pool's removed nodes.
+    pub disruption_cost: f64,
+    pub savings_fraction: f64,
+    pub disruption_fraction: f64,
+    /// The pool's hourly cost the savings are divided by.
+    pub pool_cost_per_hour: f64,
+    /// The pool's summed disruption cost over all its nodes.
+    pub pool_disruption_cost: f64,
+    /// Where `poolCostPerHour` comes from.
+    pub pool_cost_source: String,
+}
+
+/// Candidates among which Karpenter's choice is arbitrary.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TieOut {
+    /// How many of `nodes` the command takes.
+    pub count: usize,
+    /// The nodes Karpenter may pick from (sorted by name), nodecast's pick among them.
+    pub nodes: Vec<String>,
+    /// e.g. `Karpenter may pick any of: node-x, node-y (equal price ÷ disruption cost 0.1)`.
+    pub message: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

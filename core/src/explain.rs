@@ -73,6 +73,8 @@ pub struct NodeExplanation {
     /// The command Karpenter would execute now, for context.
     pub command: String,
     pub summary: String,
+    /// The answer's ties that name this node: Karpenter may pick it, or others, instead.
+    pub ties: Vec<crate::api::TieOut>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -216,7 +218,7 @@ fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
             vec![InputError::new("unknown-node", format!("no node named {name:?}")).help(format!("one of: {}", known.join(", ")))],
         );
     };
-    let summary = if v.disrupted {
+    let mut summary = if v.disrupted {
         format!("{name} is disrupted now: {}", d.command)
     } else {
         match v.reasons.first() {
@@ -224,9 +226,14 @@ fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
             None => format!("{name} stays"),
         }
     };
+    if let Some(s) = v.score.as_ref() {
+        let cmp = if s.approved { ">=" } else { "<" };
+        summary.push_str(&format!("; Balanced score of the {} {:.2} {cmp} threshold {:.2}", s.scored_move, s.score, s.threshold));
+    }
+    let ties: Vec<crate::api::TieOut> = d.ties.iter().filter(|t| t.nodes.iter().any(|n| n == name)).cloned().collect();
     Answer::success(
         "Explanation",
-        Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary }) },
+        Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary, ties }) },
     )
 }
 

@@ -20,6 +20,10 @@ pub const OS: &str = "kubernetes.io/os";
 pub const HOSTNAME: &str = "kubernetes.io/hostname";
 pub const WINDOWS_BUILD: &str = "node.kubernetes.io/windows-build";
 pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
+/// Per-pod eviction cost for the disruption controller (read before the deletion cost).
+pub const DISRUPTION_COST: &str = "karpenter.sh/disruption-cost";
+/// The ReplicaSet controller's scale-down cost, which Karpenter also reads as an eviction cost.
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
 pub const ON_DEMAND: &str = "on-demand";
 pub const SPOT: &str = "spot";

@@ -381,8 +381,8 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
     }
 }
 
-/// The NodeClaim's choices that Karpenter makes in Go map order (see `TieOut`).
-fn ties_out(m: &Model, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate::api::TieOut> {
+/// The NodeClaim's choices that Karpenter makes in Go map order (see `DomainTieOut`).
+fn ties_out(m: &Model, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate::api::DomainTieOut> {
     pc.ties
         .iter()
         .map(|(key, values)| {
@@ -405,7 +405,7 @@ fn ties_out(m: &Model, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate
                 "the {what} is a tie among {} in Karpenter (Go map order decides, reruns differ); nodecast shows {value}",
                 candidates.join(", ")
             );
-            crate::api::TieOut { key, value, candidates, message }
+            crate::api::DomainTieOut { key, value, candidates, message }
         })
         .collect()
 }

@@ -54,6 +54,10 @@ fn scenario_request(s: &Value, dir: &Path) -> Request {
             settings.preference_policy = PreferencePolicy::Ignore;
         }
         settings.spot_to_spot_consolidation = st.get("spotToSpotConsolidation").and_then(Value::as_bool).unwrap_or(false);
+        // Karpenter's flag spelling, as in the conformance runner.
+        if let Some(gates) = st.get("featureGates").and_then(Value::as_str) {
+            settings.spot_to_spot_consolidation |= gates.split(',').any(|g| g.trim() == "SpotToSpotConsolidation=true");
+        }
     }
     let mut inputs = Vec::new();
     if let Some(text) = s.get("objects").and_then(Value::as_str) {

@@ -51,6 +51,10 @@ const CONSOLIDATE = [
     files: ['disruption/pool-when-empty.yaml', 'disruption/cluster-state.yaml'], now: '2025-03-05T12:00:00Z' },
   { id: 'business-hours', label: 'Budget window: no disruption weekdays 09–17 UTC',
     files: ['disruption/pool-business-hours.yaml', 'disruption/cluster-state.yaml'], now: '2025-03-05T12:00:00Z' },
+  { id: 'balanced', label: 'Balanced: the move is scored against the pool',
+    files: ['disruption/pool-balanced.yaml', 'disruption/cluster-state.yaml'], now: '2025-03-05T12:00:00Z' },
+  { id: 'spot-to-spot', label: 'Spot node: replaced only with SpotToSpotConsolidation',
+    files: ['disruption/pool-spot.yaml', 'disruption/cluster-state-spot.yaml'], now: '2025-03-05T12:00:00Z' },
 ];
 
 // Simulation presets: the cluster editor (NodePools + the workload templates the trace refers

@@ -316,6 +316,45 @@ try {
     await waitText('#decision', 'Replace');
   });
 
+  await step('Balanced shows its score; the SpotToSpotConsolidation toggle is the feature gate', async () => {
+    await page.selectOption('#cpreset', 'balanced');
+    await waitText('#decision', 'Replace');
+    assert.match(await text('#balanced-scores'), /gpu-training: replace scores 0\.79 ≥ threshold 0\.50 \(k 2\).*cluster-cost tracker/);
+    await page.selectOption('#cpreset', 'spot-to-spot');
+    assert.equal(await page.isChecked('#spot-to-spot'), false);
+    await waitText('#decision', 'No action');
+    assert.match(await text('#consolidate-out table.nodes tbody tr'), /spot-to-spot-disabled/);
+    await page.check('#spot-to-spot');
+    await waitText('#decision', 'Replace');
+    const want = cli(['consolidate', '--now', '2025-03-05T12:00:00Z', '--feature-gates', 'SpotToSpotConsolidation=true'], {
+      'cluster.yaml': await page.inputValue('#cluster'),
+    });
+    assert.equal(await text('#command'), want.command);
+    await page.uncheck('#spot-to-spot');
+    await waitText('#decision', 'No action');
+    await page.selectOption('#cpreset', 'underutilized');
+    await waitText('#decision', 'Replace');
+  });
+
+  await step('ties are disclosed: three identical empty nodes, one budget slot', async () => {
+    const nodes = ['gpu-a', 'gpu-b', 'gpu-c'].map((n) => `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: ${n}
+  creationTimestamp: "2025-03-05T08:00:00Z"
+  labels: {karpenter.sh/nodepool: gpu-training, node.kubernetes.io/instance-type: g5.12xlarge, karpenter.sh/capacity-type: on-demand, topology.kubernetes.io/zone: us-east-1a}
+status:
+  allocatable: {cpu: 47810m, memory: 173400Mi, pods: "234", nvidia.com/gpu: "4"}
+`).join('');
+    const pool = (await page.inputValue('#cluster')).split('# Cluster state')[0];
+    await page.fill('#cluster', pool + nodes);
+    await waitText('#decision', 'Delete');
+    assert.match(await text('#ties'), /Karpenter may pick any of: gpu-a, gpu-b, gpu-c/);
+    await page.click('#cpreset-reset');
+    await waitText('#decision', 'Replace');
+  });
+
   await step('tabs are keyboard operable (arrow keys move and select)', async () => {
     await page.focus('#tab-consolidate');
     await page.keyboard.press('ArrowLeft');

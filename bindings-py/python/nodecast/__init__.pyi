@@ -15,6 +15,7 @@ from nodecast._results import FrozenMap as FrozenMap
 from nodecast._results import InstanceTypeRow as InstanceTypeRow
 from nodecast._results import Limit as Limit
 from nodecast._results import NodeClaim as NodeClaim
+from nodecast._results import BalancedScore as BalancedScore
 from nodecast._results import NodeExplanation as NodeExplanation
 from nodecast._results import NodePoolUsage as NodePoolUsage
 from nodecast._results import NodeVerdict as NodeVerdict
@@ -24,6 +25,7 @@ from nodecast._results import PoolBudget as PoolBudget
 from nodecast._results import MetricSeries as MetricSeries
 from nodecast._results import Reason as Reason
 from nodecast._results import Replacement as Replacement
+from nodecast._results import DomainTie as DomainTie
 from nodecast._results import SimulatedNode as SimulatedNode
 from nodecast._results import SimulatedPod as SimulatedPod
 from nodecast._results import Simulation as Simulation
@@ -57,10 +59,12 @@ __all__ = [
     "NodePoolUsage",
     "Limit",
     "Skipped",
-    "Tie",
+    "DomainTie",
     "AnswerWarning",
     "Decision",
     "Replacement",
+    "BalancedScore",
+    "Tie",
     "NodeVerdict",
     "PoolBudget",
     "Explanation",

@@ -190,6 +190,19 @@ def decision_html(d: Decision) -> str:
             f"<div>{_e(r.node_pool)} {_e(r.capacity_type or '?')} <b>{_e(r.instance_type or '?')}</b> in {_e(r.zone or '?')} "
             f"at {_e(_money(r.price_per_hour))}/h <span style=\"{_MUTED}\">({len(r.instance_type_options)} options: {_e(opts)})</span></div>"
         )
+    if d.scores:
+        out.append(_section("Balanced score"))
+        for sc in d.scores:
+            cmp = "≥" if sc.approved else "<"
+            out.append(
+                f"<div>{_e(sc.node_pool)}: {_e(sc.move)} scores <b>{sc.score:.2f}</b> {cmp} threshold {sc.threshold:.2f} "
+                f"(saves {sc.savings_fraction * 100:.1f}% of the pool's cost for {sc.disruption_fraction * 100:.1f}% of its disruption) "
+                f'<span style="{_MUTED}">pool cost: {_e(sc.pool_cost_source)}</span></div>'
+            )
+    if d.ties:
+        out.append(_section("Ties"))
+        for t in d.ties:
+            out.append(f"<div>{_e(t.message)}</div>")
     if d.nodes:
         out.append(_section("Nodes"))
         rows = []

@@ -35,7 +35,7 @@ __all__ = [
     "Answer",
     "Plan",
     "NodeClaim",
-    "Tie",
+    "DomainTie",
     "ExistingNode",
     "UnschedulablePod",
     "Reason",
@@ -138,7 +138,7 @@ class Reason:
 
 
 @dataclass(frozen=True)
-class Tie:
+class DomainTie:
     """A value real Karpenter picks at random among equal candidates (Go map order), so
     reruns of Karpenter differ; ``value`` (nodecast's) is one of ``candidates``."""
 
@@ -148,7 +148,7 @@ class Tie:
     message: str
 
     @classmethod
-    def _from(cls, d: Mapping[str, Any]) -> Tie:
+    def _from(cls, d: Mapping[str, Any]) -> DomainTie:
         return cls(key=d["key"], value=d["value"], candidates=_strs(d.get("candidates")), message=d["message"])
 
 
@@ -257,7 +257,7 @@ class NodeClaim:
     labels: FrozenMap[str, str]
     requirements: Tuple[str, ...]
     #: Values Karpenter itself picks at random among equal ones (empty when none).
-    ties: Tuple[Tie, ...] = ()
+    ties: Tuple[DomainTie, ...] = ()
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeClaim:
@@ -276,7 +276,7 @@ class NodeClaim:
             utilization=_map(d.get("utilization")),
             labels=_map(d.get("labels")),
             requirements=_strs(d.get("requirements")),
-            ties=tuple(Tie._from(t) for t in d.get("ties") or ()),
+            ties=tuple(DomainTie._from(t) for t in d.get("ties") or ()),
         )
 
     @property
@@ -443,6 +443,61 @@ class Replacement:
 
 
 @dataclass(frozen=True)
+class BalancedScore:
+    """One Balanced NodePool's score of a consolidation move: approved when ``score >= threshold``
+    (``1 / k``, k = 2 as in Karpenter). ``pool_cost_source`` says where the pool cost comes from
+    (offline: the pool's nodes' prices, standing in for Karpenter's cluster-cost tracker)."""
+
+    node_pool: str
+    #: ``delete``, ``replace``, or ``delete (best case)`` (the pre-check before simulating).
+    move: str
+    score: float
+    threshold: float
+    k: int
+    approved: bool
+    savings_per_hour: float
+    disruption_cost: float
+    savings_fraction: float
+    disruption_fraction: float
+    pool_cost_per_hour: float
+    pool_disruption_cost: float
+    pool_cost_source: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> BalancedScore:
+        return cls(
+            node_pool=d["nodePool"],
+            move=d["move"],
+            score=d["score"],
+            threshold=d["threshold"],
+            k=d["k"],
+            approved=d["approved"],
+            savings_per_hour=d["savingsPerHour"],
+            disruption_cost=d["disruptionCost"],
+            savings_fraction=d["savingsFraction"],
+            disruption_fraction=d["disruptionFraction"],
+            pool_cost_per_hour=d["poolCostPerHour"],
+            pool_disruption_cost=d["poolDisruptionCost"],
+            pool_cost_source=d["poolCostSource"],
+        )
+
+
+@dataclass(frozen=True)
+class Tie:
+    """Nodes that tie on Karpenter's sort key (price ÷ disruption cost): Karpenter orders them
+    arbitrarily, so it may take any ``count`` of ``nodes`` where nodecast took its pick."""
+
+    count: int
+    nodes: Tuple[str, ...]
+    #: e.g. ``Karpenter may pick any of: node-a, node-b (...)``.
+    message: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Tie:
+        return cls(count=d["count"], nodes=_strs(d.get("nodes")), message=d["message"])
+
+
+@dataclass(frozen=True)
 class NodeVerdict:
     """One node of a disruption decision: disrupted, or why it stays (first reason decided)."""
 
@@ -454,9 +509,12 @@ class NodeVerdict:
     instance_type: Optional[str] = None
     capacity_type: Optional[str] = None
     price_per_hour: Optional[float] = None
+    #: The Balanced score of the move tried for this node, or of the command that takes it.
+    score: Optional[BalancedScore] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeVerdict:
+        sc = d.get("score")
         return cls(
             name=d["name"],
             pods=d["pods"],
@@ -466,6 +524,7 @@ class NodeVerdict:
             instance_type=d.get("instanceType"),
             capacity_type=d.get("capacityType"),
             price_per_hour=d.get("pricePerHour"),
+            score=BalancedScore._from(sc) if sc else None,
         )
 
 
@@ -498,6 +557,10 @@ class Decision(Answer):
     replacement: Optional[Replacement] = None
     price_per_hour_before: float = 0.0
     price_per_hour_after: float = 0.0
+    #: The command's Balanced scores, one per Balanced pool among the disrupted nodes.
+    scores: Tuple[BalancedScore, ...] = ()
+    #: Where Karpenter's own pick is not determined (equally ranked candidates).
+    ties: Tuple[Tie, ...] = ()
     nodes: Tuple[NodeVerdict, ...] = ()
     node_pools: Tuple[PoolBudget, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
@@ -517,6 +580,8 @@ class Decision(Answer):
             replacement=Replacement._from(rep) if rep else None,
             price_per_hour_before=d.get("pricePerHourBefore", 0.0),
             price_per_hour_after=d.get("pricePerHourAfter", 0.0),
+            scores=_seq(d.get("scores"), BalancedScore._from),
+            ties=_seq(d.get("ties"), Tie._from),
             nodes=_seq(d.get("nodes"), NodeVerdict._from),
             node_pools=_seq(d.get("nodePools"), PoolBudget._from),
             skipped=_seq(d.get("skipped"), Skipped._from),
@@ -615,10 +680,17 @@ class NodeExplanation:
     node: NodeVerdict
     command: str
     summary: str
+    #: The decision's ties that name this node.
+    ties: Tuple[Tie, ...] = ()
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeExplanation:
-        return cls(node=NodeVerdict._from(d["node"]), command=d["command"], summary=d["summary"])
+        return cls(
+            node=NodeVerdict._from(d["node"]),
+            command=d["command"],
+            summary=d["summary"],
+            ties=_seq(d.get("ties"), Tie._from),
+        )
 
 
 @dataclass(frozen=True, repr=False)

@@ -3,7 +3,7 @@ import init, {
   plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, call, callJson, isPoisoned, FUNCTIONS,
   type Answer, type AnyAnswer, type CatalogAnswer, type Decision, type Explanation, type InputError,
   type Plan, type PlanAnswer, type Request, type SimulationAnswer, type SimulationText, type SimulatedNode,
-  type Tie, type ValidationReport,
+  type DomainTie, type ValidationReport,
 } from 'nodecast-wasm';
 
 await init();
@@ -20,7 +20,7 @@ if (p.status === 'success') {
   const claims: Plan['nodeClaims'] = p.nodeClaims;
   const price: number | null = claims[0].pricePerHour;
   const total: number = p.totalPricePerHour;
-  const ties: Tie[] = claims[0].ties ?? [];
+  const ties: DomainTie[] = claims[0].ties ?? [];
   const tiedZones: string[] = ties.flatMap((t) => t.candidates);
   void price, total, tiedZones;
   // @ts-expect-error: a success has no errors

@@ -1,5 +1,7 @@
 //! Emptiness, multi-node and single-node consolidation (spec §9, §11–§13).
 
+use super::balanced;
+use super::ties;
 use super::*;
 use crate::requirements::Requirement;
 use crate::scheduling::{self, launch, offering_compatible};
@@ -7,17 +9,31 @@ use crate::scheduling::{self, launch, offering_compatible};
 /// A consolidation command.
 pub(crate) struct Command {
     pub method: &'static str,
+    /// Indices into `infos`, in the order Karpenter ranked them.
+    pub cands: Vec<usize>,
     pub nodes: Vec<usize>,
     pub replacement: Option<Replacement>,
+    /// The Balanced pools' scores of the command (empty when none is Balanced).
+    pub scores: Vec<BalancedScore>,
+    /// Candidates Karpenter may pick instead (ties.rs).
+    pub ties: Vec<TieOut>,
 }
 
-/// Why a consolidation attempt produced nothing.
-struct Rejection(&'static str, String);
+/// Why a consolidation attempt produced nothing, with the Balanced score that decided it when
+/// the scoring did.
+struct Rejection(&'static str, String, Option<Box<BalancedScore>>);
 
-/// Savings ratio ordering (D-6.5): price ÷ (1 + reschedulable pods), descending; ties by name.
-fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) -> Vec<usize> {
-    let ratio = |i: usize| infos[i].price.unwrap_or(0.0) / (1.0 + infos[i].reschedulable.len() as f64);
-    list.sort_by(|&a, &b| ratio(b).total_cmp(&ratio(a)).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name)));
+fn reject(code: &'static str, message: String) -> Rejection {
+    Rejection(code, message, None)
+}
+
+/// Karpenter's consolidation order (D-6.5): savings ratio (price ÷ reschedule disruption cost),
+/// highest first. Karpenter's sort is unstable, so equal ratios come in any order; nodecast
+/// breaks them by name and ties.rs says where that matters.
+pub(crate) fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) -> Vec<usize> {
+    list.sort_by(|&a, &b| {
+        infos[b].savings_ratio().total_cmp(&infos[a].savings_ratio()).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+    });
     list
 }
 
@@ -31,23 +47,35 @@ fn budget_reason(m: &Model, pool: usize, reason: &str) -> Reason {
 
 /// Emptiness (§9): every empty consolidatable candidate its pool's `Empty` budget allows,
 /// most expensive first, in one delete command.
-pub(crate) fn emptiness(m: &Model, infos: &[NodeInfo], now: i64, verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Vec<usize>> {
+/// The ties are those the budgets cut through: which of equally ranked empty nodes a budget
+/// lets go is Karpenter's arbitrary order.
+pub(crate) fn emptiness(
+    m: &Model,
+    infos: &[NodeInfo],
+    now: i64,
+    verdicts: &mut IndexMap<usize, Vec<Reason>>,
+) -> Option<(Vec<usize>, Vec<TieOut>)> {
     let list: Vec<usize> = (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && infos[i].empty).collect();
     let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
     let mut taken = Vec::new();
-    for i in by_savings(m, infos, list) {
+    let ranked = by_savings(m, infos, list);
+    for &i in &ranked {
         let pool = infos[i].pool?;
         let b = budgets.entry(pool).or_insert_with(|| pool_budget(m, pool, "Empty", now));
         match b {
             Some(0) => verdicts.entry(infos[i].node).or_default().push(budget_reason(m, pool, "Empty")),
             Some(n) => {
                 *n -= 1;
-                taken.push(infos[i].node);
+                taken.push(i);
             }
-            None => taken.push(infos[i].node),
+            None => taken.push(i),
         }
     }
-    (!taken.is_empty()).then_some(taken)
+    if taken.is_empty() {
+        return None;
+    }
+    let ties = ties::cut_groups(m, infos, &ranked, &taken, &|p| pool_budget(m, p, "Empty", now), true);
+    Some((taken.iter().map(|&i| infos[i].node).collect(), ties))
 }
 
 /// Non-empty consolidation candidates (§4.2).
@@ -100,6 +128,8 @@ pub(crate) struct Attempts<'m> {
     /// Carried over from the previous pass of a series (the simulator's), if any.
     memo: std::cell::RefCell<Option<&'m mut scheduling::BaselineMemo>>,
     shared: std::cell::OnceCell<Shared>,
+    /// Balanced denominators per pool, from every node of the pass.
+    totals: Vec<balanced::Totals>,
 }
 
 struct Shared {
@@ -111,8 +141,15 @@ struct Shared {
 }
 
 impl<'m> Attempts<'m> {
-    pub fn new(m: &'m Model, now: i64, pass_over_hopeless: bool, memo: Option<&'m mut scheduling::BaselineMemo>) -> Self {
-        Attempts { m, now, pass_over_hopeless, memo: std::cell::RefCell::new(memo), shared: std::cell::OnceCell::new() }
+    pub fn new(
+        m: &'m Model,
+        infos: &[NodeInfo],
+        now: i64,
+        pass_over_hopeless: bool,
+        memo: Option<&'m mut scheduling::BaselineMemo>,
+    ) -> Self {
+        let totals = balanced::totals(m, infos);
+        Attempts { m, now, pass_over_hopeless, memo: std::cell::RefCell::new(memo), shared: std::cell::OnceCell::new(), totals }
     }
 
     fn shared(&self) -> &Shared {
@@ -190,6 +227,12 @@ impl Shared {
 }
 
 /// Simulate removing `cands` (indices into infos) and compute the command (§11).
+///
+/// The simulation re-schedules the candidates' pods together with every pending pod Karpenter
+/// would provision (its SimulateScheduling adds them), and every NodeClaim it opens counts,
+/// including one that holds only pending pods: none is a delete, one is the replacement that
+/// must be cheaper than the candidates, two or more refuse the move. Pending pods that fail to
+/// schedule do not matter; any other pod that fails refuses it.
 fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Result<Command, Rejection> {
     let m = a.m;
     let Shared { base, pending, gated, .. } = a.shared();
@@ -197,33 +240,55 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let mut pods: Vec<usize> = cands.iter().flat_map(|&i| infos[i].reschedulable.iter().copied()).collect();
     pods.extend(pending.iter().copied());
     let sol = scheduling::solve_on(m, base, Some(&pods), &nodes, gated);
-    let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !pending.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+    let is_pending = |p: &usize| pending.binary_search(p).is_ok();
+    let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !is_pending(p)).map(|(p, _)| m.pods[*p].key()).collect();
     if !failed.is_empty() {
-        return Err(Rejection(PODS_DO_NOT_FIT, format!("not all pods would schedule: {}", failed.join(", "))));
+        return Err(reject(PODS_DO_NOT_FIT, format!("not all pods would schedule: {}", failed.join(", "))));
     }
-    // Claims that only hold pending pods are not the candidates' concern.
-    let claims: Vec<usize> = (0..sol.claims.len()).filter(|&c| sol.claims[c].pods.iter().any(|p| !pending.contains(p))).collect();
+    // Karpenter truncates every new NodeClaim's options (MaxInstanceTypes) and, under Strict
+    // minValues, drops a claim the truncation leaves short; its pods then fail to schedule,
+    // which only matters for pods that are not pending.
+    let mut claims = Vec::new();
+    for (c, pc) in sol.claims.iter().enumerate() {
+        match launch::finalize(c, pc, &sol.templates[pc.template], m) {
+            Ok(fin) => claims.push((c, fin)),
+            Err(_) if pc.pods.iter().all(is_pending) => {}
+            Err(_) => {
+                let stranded: Vec<String> = pc.pods.iter().filter(|p| !is_pending(p)).map(|&p| m.pods[p].key()).collect();
+                return Err(reject(
+                    PODS_DO_NOT_FIT,
+                    format!("not all pods would schedule: {} (their NodeClaim cannot meet minValues)", stranded.join(", ")),
+                ));
+            }
+        }
+    }
     let method = if multi { "multi-node-consolidation" } else { "single-node-consolidation" };
+    let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     if claims.is_empty() {
-        return Ok(Command { method, nodes, replacement: None });
+        return approve(a, infos, cands, Command { method, cands: cands.to_vec(), nodes, replacement: None, scores: vec![], ties: vec![] }, candidate_price);
     }
     if claims.len() > 1 {
-        return Err(Rejection(PODS_DO_NOT_FIT, format!("can't remove without creating {} nodes", claims.len())));
+        let only_pending = claims.iter().filter(|(c, _)| sol.claims[*c].pods.iter().all(is_pending)).count();
+        let why = if only_pending > 0 {
+            format!(" ({only_pending} of them only for pending pods, which Karpenter's simulation schedules too)")
+        } else {
+            String::new()
+        };
+        return Err(reject(PODS_DO_NOT_FIT, format!("can't remove without creating {} nodes{why}", claims.len())));
     }
-    let pc = &sol.claims[claims[0]];
+    let (c, fin) = claims.swap_remove(0);
+    let pc = &sol.claims[c];
     let t = &sol.templates[pc.template];
-    let fin =
-        launch::finalize(claims[0], pc, t, m).map_err(|_| Rejection(PODS_DO_NOT_FIT, "the replacement cannot meet minValues".into()))?;
     let mut r = pc.requirements.clone();
-    let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     let all_spot = cands.iter().all(|&i| m.nodes[infos[i].node].capacity_type.as_deref() == Some(crate::labels::SPOT));
     let admits = |r: &crate::requirements::Requirements, ct| r.get(m.keys.capacity_type).is_none_or(|c| c.has(ct, &m.interner));
-    let mut options = fin.options.clone();
+    let mut options = fin.options;
     if all_spot && admits(&r, m.keys.spot) {
         if !m.settings.spot_to_spot_consolidation {
-            return Err(Rejection(
+            return Err(reject(
                 SPOT_TO_SPOT_DISABLED,
-                "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node".into(),
+                "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node (feature gate SpotToSpotConsolidation=false)"
+                    .into(),
             ));
         }
         r.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
@@ -231,7 +296,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     }
     options.retain(|&i| worst_price(m, i, &r) < candidate_price);
     if options.is_empty() {
-        return Err(Rejection(
+        return Err(reject(
             NOT_CHEAPER,
             format!(
                 "can't replace with a cheaper node: every option's worst launch price is at least ${}",
@@ -255,15 +320,15 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             .fold(f64::INFINITY, f64::min);
         options.retain(|&i| worst_price(m, i, &r) < max_price);
         if options.is_empty() {
-            return Err(Rejection(NOT_CHEAPER, "the only cheaper replacement is a type being deleted".into()));
+            return Err(reject(NOT_CHEAPER, "the only cheaper replacement is a type being deleted".into()));
         }
     }
     if crate::scheduling::claim::has_min_values(&r) && crate::scheduling::claim::min_values_shortfall(&options, &r, m).is_some() {
-        return Err(Rejection(NOT_CHEAPER, "filtering by price breaks minValues".into()));
+        return Err(reject(NOT_CHEAPER, "filtering by price breaks minValues".into()));
     }
     if all_spot && admits(&r, m.keys.spot) && !multi {
         if options.len() < 15 {
-            return Err(Rejection(
+            return Err(reject(
                 NOT_CHEAPER,
                 format!(
                     "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got {}",
@@ -289,8 +354,13 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let name = |i: u32| m.catalog.types[i as usize].name.clone();
     let mut pods: Vec<String> = pc.pods.iter().map(|&p| m.pods[p].key()).collect();
     pods.sort();
-    Ok(Command {
+    // Karpenter's estimated savings price the replacement at the cheapest offering of its first
+    // (cheapest) option, not at what the launch picks.
+    let first = launch::min_price(options[0], &r, m);
+    let replacement_price = if first.is_finite() && first < f64::MAX { first } else { 0.0 };
+    let cmd = Command {
         method,
+        cands: cands.to_vec(),
         nodes,
         replacement: Some(Replacement {
             node_pool: m.node_pools[t.pool].name.clone(),
@@ -301,16 +371,34 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             instance_type_options: options.iter().map(|&i| name(i)).collect(),
             pods,
         }),
-    })
+        scores: vec![],
+        ties: vec![],
+    };
+    approve(a, infos, cands, cmd, candidate_price - replacement_price)
 }
 
-/// Multi-node consolidation (§12): binary search over prefixes of ≥ 2 candidates.
+/// The Balanced scoring of a command that would otherwise go ahead (D-16.5): rejected when a
+/// Balanced pool among the candidates scores below its threshold.
+fn approve(a: &Attempts, infos: &[NodeInfo], cands: &[usize], mut cmd: Command, savings: f64) -> Result<Command, Rejection> {
+    let m = a.m;
+    let what = if cmd.replacement.is_some() { "replace" } else { "delete" };
+    let (ok, scores) = balanced::evaluate(m, infos, &a.totals, cands, savings);
+    if !ok {
+        let (pool, s) = scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
+        return Err(Rejection(BELOW_BALANCED_THRESHOLD, s.rejection(m, pool, what).message, Some(Box::new(s.out(m, pool, what)))));
+    }
+    cmd.scores = scores.iter().map(|(p, s)| s.out(m, *p, what)).collect();
+    Ok(cmd)
+}
+
+/// Multi-node consolidation (§12): binary search over prefixes of ≥ 2 candidates. A Balanced
+/// rejection makes a prefix invalid like any other.
 pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
     let (m, now) = (a.m, a.now);
     let sorted = by_savings(m, infos, consolidation_candidates(infos));
     let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
     let mut list = Vec::new();
-    for i in sorted {
+    for &i in &sorted {
         let pool = infos[i].pool?;
         let b = budgets.entry(pool).or_insert_with(|| pool_budget(m, pool, "Underutilized", now));
         match b {
@@ -332,12 +420,12 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
     }
     let max = list.len().min(100);
     let (mut lo, mut hi) = (1usize, if list.len() <= max { list.len() - 1 } else { max });
-    let mut best = None;
+    let mut best: Option<Command> = None;
     while lo <= hi {
         let mid = (lo + hi) / 2;
         // A provably hopeless prefix is a rejection: the search takes the same path.
         let attempt = if a.pass_over_hopeless && hopeless(a, infos, &list[..=mid]) {
-            Err(Rejection(NOT_CHEAPER, String::new()))
+            Err(reject(NOT_CHEAPER, String::new()))
         } else {
             compute(a, infos, &list[..=mid], true)
         };
@@ -354,12 +442,23 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
             }
         }
     }
+    if let Some(cmd) = best.as_mut().filter(|_| a.discloses()) {
+        // Which equally ranked nodes make the budget cut or the prefix is Karpenter's arbitrary
+        // order; other members of a group the command splits are as likely.
+        cmd.ties = ties::cut_groups(m, infos, &sorted, &cmd.cands, &|p| pool_budget(m, p, "Underutilized", now), false);
+    }
     best
 }
 
 /// Single-node consolidation (§13): candidates by savings, interleaved across pools; the first
-/// that yields a command wins. Every candidate tried before records why it stayed.
-pub(crate) fn single_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexMap<usize, Vec<Reason>>) -> Option<Command> {
+/// that yields a command wins. Every candidate tried before records why it stayed, and its
+/// Balanced score when the scoring decided.
+pub(crate) fn single_node(
+    a: &Attempts,
+    infos: &[NodeInfo],
+    verdicts: &mut IndexMap<usize, Vec<Reason>>,
+    scores: &mut IndexMap<usize, BalancedScore>,
+) -> Option<Command> {
     let (m, now) = (a.m, a.now);
     let sorted = by_savings(m, infos, consolidation_candidates(infos));
     let mut groups: IndexMap<usize, Vec<usize>> = IndexMap::new();
@@ -368,7 +467,7 @@ pub(crate) fn single_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut Index
     }
     let longest = groups.values().map(Vec::len).max().unwrap_or(0);
     let order: Vec<usize> = (0..longest).flat_map(|k| groups.values().filter_map(move |g| g.get(k).copied())).collect();
-    for i in order {
+    for (at, &i) in order.iter().enumerate() {
         let pool = infos[i].pool?;
         if pool_budget(m, pool, "Underutilized", now) == Some(0) {
             let v = verdicts.entry(infos[i].node).or_default();
@@ -377,17 +476,60 @@ pub(crate) fn single_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut Index
             }
             continue;
         }
+        if let Some(s) = balanced::cannot_pass(m, &infos[i], &a.totals) {
+            let what = "delete (best case)";
+            verdicts.entry(infos[i].node).or_default().push(s.rejection(m, pool, what));
+            scores.insert(infos[i].node, s.out(m, pool, what));
+            continue;
+        }
         if a.pass_over_hopeless && hopeless(a, infos, &[i]) {
             continue;
         }
         match compute(a, infos, &[i], false) {
-            Ok(cmd) => return Some(cmd),
-            Err(Rejection(code, msg)) => verdicts.entry(infos[i].node).or_default().push(Reason {
-                code: code.into(),
-                node_pool: Some(m.node_pools[pool].name.clone()),
-                message: msg,
-            }),
+            Ok(mut cmd) => {
+                if a.discloses() {
+                    cmd.ties = single_node_tie(a, infos, &order[at + 1..], i);
+                }
+                return Some(cmd);
+            }
+            Err(Rejection(code, msg, score)) => {
+                verdicts.entry(infos[i].node).or_default().push(Reason {
+                    code: code.into(),
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: msg,
+                });
+                if let Some(s) = score {
+                    scores.insert(infos[i].node, *s);
+                }
+            }
         }
     }
     None
+}
+
+/// The candidates of the winner's pool that rank equal to it: Karpenter may try any of them
+/// first, so each that would also yield a command could be its pick. The ones nodecast tried
+/// before the winner were rejected; the ones after it (`rest`) are tried here.
+fn single_node_tie(a: &Attempts, infos: &[NodeInfo], rest: &[usize], winner: usize) -> Vec<TieOut> {
+    let key = infos[winner].savings_ratio();
+    let also: Vec<usize> = rest
+        .iter()
+        .copied()
+        .filter(|&j| infos[j].pool == infos[winner].pool && infos[j].savings_ratio().total_cmp(&key).is_eq())
+        .filter(|&j| balanced::cannot_pass(a.m, &infos[j], &a.totals).is_none() && compute(a, infos, &[j], false).is_ok())
+        .collect();
+    if also.is_empty() {
+        return Vec::new();
+    }
+    let mut group = also;
+    group.push(winner);
+    vec![ties::tie(a.m, infos, &group, 1, key)]
+}
+
+impl Attempts<'_> {
+    /// Ties are output only: a pass that only acts on the decision (the simulator's) skips the
+    /// extra simulations they take.
+    fn discloses(&self) -> bool {
+        !self.pass_over_hopeless
+    }
 }

@@ -2,12 +2,16 @@
 //! single-node consolidation, budgets, and why every other node stays. Re-scheduling reuses the
 //! provisioning engine (`scheduling::solve_pods`): there is no second scheduler.
 
+mod balanced;
 pub mod budget;
 mod consolidation;
+#[cfg(test)]
+mod tests;
+mod ties;
 
 use crate::api::*;
 use crate::error::InputError;
-use crate::model::{ConsolidationPolicy, ExistingNode, IntOrPercent, Model, Pod};
+use crate::model::{ConsolidationPolicy, ExistingNode, IntOrPercent, Model};
 use crate::plan;
 use indexmap::IndexMap;
 
@@ -27,6 +31,8 @@ pub const DELETING: &str = "deleting";
 pub const NODEPOOL_NOT_FOUND: &str = "nodepool-not-found";
 pub const UNKNOWN_INSTANCE_TYPE: &str = "unknown-instance-type";
 pub const NOT_EVALUATED: &str = "not-evaluated";
+/// A Balanced pool's score for the move is below its threshold (balanced.rs).
+pub const BELOW_BALANCED_THRESHOLD: &str = "below-balanced-threshold";
 
 /// Everything disruption knows about one node.
 #[derive(Debug, Clone)]
@@ -38,7 +44,26 @@ pub(crate) struct NodeInfo {
     pub reschedulable: Vec<usize>,
     /// First universal or filter blocker, if any: (code, message; empty in an action-only pass).
     pub blocker: Option<(String, String)>,
+    /// Karpenter's IsEmpty: no reschedulable pod has a positive eviction cost (D-3.4.3), so a
+    /// node whose pods all cost ≤ 0 to evict is empty too.
     pub empty: bool,
+    /// RescheduleDisruptionCost (D-3.4.2): 1 + the positive eviction costs of `reschedulable`.
+    pub rdc: f64,
+    /// Whether Karpenter builds a disruption candidate for the node at all (it passes the
+    /// node- and pod-level checks that come before the methods' filters). Balanced totals
+    /// count a candidate's `rdc` and any other node's `state_cost`.
+    pub candidate: bool,
+    /// The disruption cost Karpenter's cluster state keeps for the node (D-6.6): 1 + the
+    /// positive eviction costs of every bound pod that is neither terminal nor a DaemonSet's.
+    pub state_cost: f64,
+}
+
+impl NodeInfo {
+    /// Karpenter's consolidation sort key (D-6.5), highest first: price per unit of
+    /// disruption. Ties are ordered arbitrarily by Karpenter (ties.rs discloses them).
+    pub fn savings_ratio(&self) -> f64 {
+        self.price.unwrap_or(0.0) / self.rdc
+    }
 }
 
 fn reason(code: &str, message: impl Into<String>) -> Reason {
@@ -71,10 +96,6 @@ fn pods_by_node(m: &Model) -> std::collections::HashMap<&str, Vec<usize>> {
         }
     }
     by_node
-}
-
-fn is_reschedulable(p: &Pod) -> bool {
-    !p.terminal && !p.owned_by_daemonset && !p.mirror
 }
 
 /// Evictions a PDB allows now (FORMAT §3.5).
@@ -166,6 +187,10 @@ impl Say {
     }
 }
 
+/// Blockers that stop Karpenter from building a candidate for the node (NewCandidate); every
+/// other blocker is a method filter applied to a candidate.
+const PRE_CANDIDATE: [&str; 7] = [UNMANAGED, NOT_INITIALIZED, DELETING, DO_NOT_DISRUPT_NODE, NODEPOOL_NOT_FOUND, DO_NOT_DISRUPT_POD, PDB];
+
 pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
     let by_node = pods_by_node(m);
     m.nodes
@@ -174,8 +199,11 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
         .map(|(i, n)| {
             let pool = pool_of(m, n);
             let pods = by_node.get(n.name.as_str()).cloned().unwrap_or_default();
-            let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| is_reschedulable(&m.pods[p])).collect();
-            let empty = reschedulable.is_empty();
+            let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| m.pods[p].is_reschedulable()).collect();
+            let positive = |list: &mut dyn Iterator<Item = &usize>| 1.0 + list.map(|&p| m.pods[p].eviction_cost.max(0.0)).sum::<f64>();
+            let rdc = positive(&mut reschedulable.iter());
+            let state_cost = positive(&mut pods.iter().filter(|&&p| !m.pods[p].owned_by_daemonset));
+            let empty = rdc <= 1.0;
             let blocker = if !n.managed {
                 Some((
                     UNMANAGED.into(),
@@ -218,7 +246,10 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
                     None
                 }
             };
-            NodeInfo { node: i, pool, price: node_price(m, n), reschedulable, blocker, empty }
+            // The checks up to the pod blockers are Karpenter's candidate construction; the
+            // later ones are the methods' filters (static pool, consolidateAfter, policy, price).
+            let candidate = blocker.as_ref().is_none_or(|(code, _)| !PRE_CANDIDATE.contains(&code.as_str()));
+            NodeInfo { node: i, pool, price: node_price(m, n), reschedulable, blocker, empty, rdc, candidate, state_cost }
         })
         .collect()
 }
@@ -330,6 +361,8 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     let infos = node_infos(m, now, Say(!action_only));
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
     let mut verdicts: IndexMap<usize, Vec<Reason>> = IndexMap::new();
+    // Balanced scores per node: of the move tried for it, or of the command that takes it.
+    let mut scores: IndexMap<usize, BalancedScore> = IndexMap::new();
     // Blocker verdicts are output only: no method reads them (they look for budget reasons).
     for info in infos.iter().filter(|_| !action_only) {
         if let Some((code, msg)) = &info.blocker {
@@ -342,20 +375,30 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         d.reason = Some("expired".into());
         d.method = Some("expiration".into());
         d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
-    } else if let Some(nodes) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
+    } else if let Some((nodes, ties)) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
         d.decision = "delete".into();
         d.reason = Some("empty".into());
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
+        d.ties = ties;
     } else if let Some(cmd) = {
-        let attempts = consolidation::Attempts::new(m, now, action_only, memo);
-        consolidation::multi_node(&attempts, &infos, &mut verdicts).or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts))
+        let attempts = consolidation::Attempts::new(m, &infos, now, action_only, memo);
+        consolidation::multi_node(&attempts, &infos, &mut verdicts)
+            .or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts, &mut scores))
     } {
         d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
         d.reason = Some("underutilized".into());
         d.method = Some(cmd.method.into());
         d.disrupted_nodes = cmd.nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
+        for &n in &cmd.nodes {
+            let pool = m.nodes[n].nodepool.as_deref();
+            if let Some(s) = cmd.scores.iter().find(|s| Some(s.node_pool.as_str()) == pool) {
+                scores.insert(n, s.clone());
+            }
+        }
         d.replacement = cmd.replacement;
+        d.scores = cmd.scores;
+        d.ties = cmd.ties;
     } else {
         d.decision = "none".into();
     }
@@ -380,6 +423,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
                     pods: infos[node].reschedulable.len(),
                     disrupted: false,
                     reasons: budget,
+                    score: None,
                 });
             }
         }
@@ -406,6 +450,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
             pods: info.reschedulable.len(),
             disrupted,
             reasons,
+            score: scores.get(&info.node).cloned(),
         });
     }
     d.nodes.sort_by(|a, b| a.name.cmp(&b.name));

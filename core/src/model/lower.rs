@@ -168,6 +168,15 @@ fn object_header(value: &serde_json::Value, root: &At, group: &str, api: &str, k
         return false;
     }
     let name = value.get("metadata").and_then(|m| m.get("name"));
+    if let Some(other) = name.filter(|n| !n.is_string() && !n.is_null()) {
+        // `name: y` or `name: on` are booleans to YAML 1.1 readers, kubectl's included.
+        let meta = root.get("metadata");
+        let name_at = meta.as_ref().and_then(|m| m.get("name"));
+        let at = name_at.unwrap_or(*root);
+        let msg = format!("{kind} metadata.name must be a string, got {other}");
+        sink.error(&at, "wrong-type", msg, "a quoted name (YAML reads y, yes, on, true, ... as booleans)");
+        return false;
+    }
     if name.and_then(serde_json::Value::as_str).is_none_or(str::is_empty) {
         let meta = root.get("metadata");
         let name_at = meta.as_ref().and_then(|m| m.get("name"));
@@ -767,10 +776,11 @@ fn duration(at: &At, allow_never: bool, sink: &mut Sink) -> Option<Option<i64>> 
 fn disruption(d: &At, sink: &mut Sink) -> Disruption {
     let policy = match sink.opt_scalar(d, "consolidationPolicy").as_deref() {
         Some("WhenEmpty") => ConsolidationPolicy::WhenEmpty,
-        None | Some("WhenEmptyOrUnderutilized") | Some("Balanced") => ConsolidationPolicy::WhenEmptyOrUnderutilized,
+        None | Some("WhenEmptyOrUnderutilized") => ConsolidationPolicy::WhenEmptyOrUnderutilized,
+        Some("Balanced") => ConsolidationPolicy::Balanced,
         Some(other) => {
             let at = d.get("consolidationPolicy").unwrap_or(*d);
-            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty or WhenEmptyOrUnderutilized");
+            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty, WhenEmptyOrUnderutilized or Balanced");
             ConsolidationPolicy::WhenEmptyOrUnderutilized
         }
     };

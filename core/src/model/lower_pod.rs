@@ -102,12 +102,16 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         terminal: false,
         owned_by_daemonset: meta.owner.as_ref().is_some_and(|(k, _)| k == "DaemonSet"),
         mirror: meta.owner.as_ref().is_some_and(|(k, _)| k == "Node"),
+        eviction_cost: 1.0,
         ignored: None,
     };
     let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), sink.document, spec_part);
     let mut requests = Resources::new();
     requests.set(PODS, 1000);
     pod.requests = requests;
+    let annotation = |key: &str| meta.annotations.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let priority = spec.and_then(|s| sink.opt_int(s, "priority", "an integer priority"));
+    pod.eviction_cost = eviction_cost(annotation(labels::DISRUPTION_COST), annotation(labels::POD_DELETION_COST), priority);
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);

@@ -60,6 +60,9 @@ pub enum LimitKey {
 pub enum ConsolidationPolicy {
     WhenEmpty,
     WhenEmptyOrUnderutilized,
+    /// Like WhenEmptyOrUnderutilized, but every consolidation move must pass a
+    /// savings-versus-disruption score (disruption/balanced.rs).
+    Balanced,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

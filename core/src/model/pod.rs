@@ -167,6 +167,9 @@ pub struct PodSpec {
     pub terminal: bool,
     pub owned_by_daemonset: bool,
     pub mirror: bool,
+    /// What evicting this pod costs the disruption controller (`eviction_cost`): orders
+    /// consolidation candidates, decides emptiness and weighs Balanced moves.
+    pub eviction_cost: f64,
     /// Why Karpenter would ignore this pod entirely (R5.2.3), if it would.
     pub ignored: Option<String>,
 }
@@ -204,6 +207,11 @@ impl Pod {
         format!("{}/{}", self.namespace, self.name)
     }
 
+    /// Not terminal, not a DaemonSet pod and not a mirror pod: the pods consolidation moves.
+    pub fn is_reschedulable(&self) -> bool {
+        !self.terminal && !self.owned_by_daemonset && !self.mirror
+    }
+
     pub fn is_pending(&self) -> bool {
         self.node_name.is_none() && !self.owned_by_daemonset && !self.mirror && !self.terminal
     }
@@ -227,5 +235,60 @@ impl Pod {
     /// Does an affinity term / selector with these namespaces select this pod?
     pub fn in_namespaces(&self, namespaces: &Option<SmallVec<[ValueId; 2]>>) -> bool {
         namespaces.as_ref().is_none_or(|ns| ns.contains(&self.namespace_id))
+    }
+}
+
+/// Karpenter's per-pod eviction cost (spec disruption.md D-6.1, checked against v1.15.0's
+/// `utils/disruption.EvictionCost`): 1, plus the `karpenter.sh/disruption-cost` annotation ÷ 2^27
+/// when it parses as an int32, otherwise (the PodDeletionCostManagement gate is off by default)
+/// `controller.kubernetes.io/pod-deletion-cost` ÷ 2^27 when that parses as an int32; plus
+/// `spec.priority` ÷ 2^25; clamped to [-10, 10]. Unparsable annotations are ignored, as
+/// Karpenter only logs them. (The spec says the deletion cost parses as a float64; Karpenter
+/// parses an int32, so `"1.5"` counts for nothing.)
+pub fn eviction_cost(disruption_cost: Option<&str>, deletion_cost: Option<&str>, priority: Option<i64>) -> f64 {
+    let int32 = |s: Option<&str>| s.and_then(|s| s.parse::<i32>().ok());
+    let mut cost = 1.0;
+    if let Some(s) = disruption_cost {
+        // A present annotation wins even when it does not parse: the deletion cost is then
+        // not consulted (Karpenter's if / else-if on the annotation's presence).
+        if let Some(v) = int32(Some(s)) {
+            cost += f64::from(v) / 134_217_728.0;
+        }
+    } else if let Some(v) = int32(deletion_cost) {
+        cost += f64::from(v) / 134_217_728.0;
+    }
+    if let Some(p) = priority {
+        cost += p as f64 / 33_554_432.0;
+    }
+    cost.clamp(-10.0, 10.0)
+}
+
+#[cfg(test)]
+mod eviction_cost_tests {
+    use super::eviction_cost;
+
+    #[test]
+    fn defaults_to_one() {
+        assert_eq!(eviction_cost(None, None, None), 1.0);
+    }
+
+    #[test]
+    fn disruption_cost_wins_over_deletion_cost() {
+        // 2^27 adds exactly 1.
+        assert_eq!(eviction_cost(Some("134217728"), Some("268435456"), None), 2.0);
+        assert_eq!(eviction_cost(None, Some("268435456"), None), 3.0);
+        // Present but unparsable: the deletion cost is not consulted either.
+        assert_eq!(eviction_cost(Some("lots"), Some("268435456"), None), 1.0);
+        // Karpenter parses int32: a float or an out-of-range value counts for nothing.
+        assert_eq!(eviction_cost(None, Some("1.5"), None), 1.0);
+        assert_eq!(eviction_cost(None, Some("4294967296"), None), 1.0);
+    }
+
+    #[test]
+    fn priority_and_clamp() {
+        // 2^25 priority adds 1.
+        assert_eq!(eviction_cost(None, None, Some(33_554_432)), 2.0);
+        assert_eq!(eviction_cost(None, None, Some(2_000_000_000)), 10.0);
+        assert_eq!(eviction_cost(Some("-2147483647"), None, Some(-2_000_000_000)), -10.0);
     }
 }

@@ -140,6 +140,15 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
             settings.preference_policy = PreferencePolicy::Ignore;
         }
         settings.spot_to_spot_consolidation = st.get("spotToSpotConsolidation").and_then(Value::as_bool).unwrap_or(false);
+        // Karpenter's own flag spelling, as `nodecast consolidate --feature-gates` takes it.
+        if let Some(gates) = st.get("featureGates").and_then(Value::as_str) {
+            for gate in gates.split(',') {
+                match gate.trim().split_once('=') {
+                    Some(("SpotToSpotConsolidation", v)) => settings.spot_to_spot_consolidation = v.trim() == "true",
+                    _ => return Err(format!("settings.featureGates: unsupported gate {gate:?}")),
+                }
+            }
+        }
     }
     // `objects` (FORMAT.md) or `files` (examples/expectations.yaml: paths next to the file).
     let mut inputs = Vec::new();
@@ -529,6 +538,49 @@ fn check_disrupt(e: &Value, d: &Decision) -> Result<(), String> {
             if actual.contains(&node) {
                 return Err(format!("{node}: expected retained, but it is disrupted"));
             }
+        }
+    }
+    // `ties`: the nodes Karpenter may pick among (set equality with the union of the answer's
+    // disclosures; `[]` = no tie disclosed).
+    if let Some(v) = e.get("ties") {
+        let mut want = strs(v);
+        want.sort();
+        let mut got: Vec<String> = d.ties.iter().flat_map(|t| t.nodes.iter().cloned()).collect();
+        got.sort();
+        got.dedup();
+        if want != got {
+            return Err(format!("expected ties among {want:?}, got {got:?}"));
+        }
+    }
+    // `scores`: node pool -> {approved, score: {min, max}} of the command's Balanced scores.
+    if let Some(want) = e.get("scores").and_then(Value::as_object) {
+        for (pool, w) in want {
+            let s = d.scores.iter().find(|s| &s.node_pool == pool).ok_or_else(|| format!("no Balanced score for pool {pool}"))?;
+            check_score(w, s.score, s.approved, pool)?;
+        }
+    }
+    // `nodeScores`: node -> {approved, score: {min, max}}: the score on that node's verdict.
+    if let Some(want) = e.get("nodeScores").and_then(Value::as_object) {
+        for (node, w) in want {
+            let v = d.nodes.iter().find(|n| &n.name == node).ok_or_else(|| format!("{node}: node not in the answer"))?;
+            let s = v.score.as_ref().ok_or_else(|| format!("{node}: no Balanced score"))?;
+            check_score(w, s.score, s.approved, node)?;
+        }
+    }
+    Ok(())
+}
+
+fn check_score(w: &Value, score: f64, approved: bool, what: &str) -> Result<(), String> {
+    if let Some(a) = w.get("approved").and_then(Value::as_bool) {
+        if a != approved {
+            return Err(format!("{what}: expected approved {a}, got {approved} (score {score})"));
+        }
+    }
+    if let Some(r) = w.get("score") {
+        let min = r.get("min").and_then(Value::as_f64).unwrap_or(f64::MIN);
+        let max = r.get("max").and_then(Value::as_f64).unwrap_or(f64::MAX);
+        if score < min || score > max {
+            return Err(format!("{what}: expected score in [{min}, {max}], got {score}"));
         }
     }
     Ok(())
