@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -243,8 +244,13 @@ func (e *Env) load() error {
 		}
 	}
 	bound := map[string][]*corev1.Pod{}
-	for i, p := range e.objs.Pods {
-		p.UID = types.UID(fmt.Sprintf("pod-%d-%s", i, p.Name))
+	for _, p := range e.objs.Pods {
+		// Karpenter's queue breaks ties between pods of equal requests and creation time by UID
+		// (queue.go byCPUAndMemoryDescending). A real UID is random; FORMAT.md leaves it to
+		// metadata.uid and nodecast then orders by (uid, namespace/name). A UID made of exactly
+		// those two parts, NUL-separated, sorts the same way (and stays unique); an index-based
+		// one ("pod-12" < "pod-8") imposed an order no scenario states.
+		p.UID = types.UID(string(p.UID) + "\x00" + p.Namespace + "/" + p.Name)
 		if p.Spec.NodeName == "" {
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}
 		} else {
@@ -311,7 +317,6 @@ func pdbStatus(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, explicit b
 	st.DesiredHealthy = int32(healthy - int(st.DisruptionsAllowed))
 	return st
 }
-
 
 // syncState feeds cluster state the way its informer controllers would.
 func (e *Env) syncState() error {
@@ -385,6 +390,9 @@ func (e *Env) claim(nc *pscheduling.NodeClaim) Claim {
 	}
 	sort.Strings(c.Options)
 	c.Launch = launch(nc.InstanceTypeOptions, nc.Requirements, e.aws)
+	if os.Getenv("ORACLE_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "claim %v: %s\n", c.Pods, nc.Requirements.String())
+	}
 	return c
 }
 

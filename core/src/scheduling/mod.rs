@@ -125,6 +125,8 @@ pub struct Solver<'m> {
     remaining: HashMap<usize, Vec<(LimitKey, i64)>>,
     pub topo: Topology,
     owned_inverse: HashMap<usize, Vec<usize>>,
+    /// Bound pods that count for topology (pod, node), for groups first built mid-pass.
+    bound: Vec<(usize, usize)>,
     cache: std::cell::RefCell<CompatCache>,
     any_pns: bool,
     next_host: u32,
@@ -207,6 +209,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         remaining,
         topo: Topology::new(m.keys.hostname),
         owned_inverse: HashMap::new(),
+        bound: Vec::new(),
         cache: Default::default(),
         any_pns,
         next_host: 0,
@@ -346,6 +349,7 @@ impl Solver<'_> {
                 }
             }
         }
+        self.bound = bound;
     }
 
     /// The requirement and toleration parts of a view: functions of the pod's spec and the
@@ -404,7 +408,12 @@ impl Solver<'_> {
         for (i, sc) in pod.spread.iter().enumerate() {
             let active = sc.when_unsatisfiable == Unsatisfiable::DoNotSchedule || (respect && !relax.removed_spread.contains(&i));
             if active {
-                push(self, topology::spread_key(sc, pod));
+                let def = topology::relaxed_spread_key(sc, pod, relax.term);
+                if relax.term > 0 && self.topo.find(&def).is_none() {
+                    let g = self.topo.group(def.clone(), pod, m);
+                    self.topo.count_bound(g, &self.bound, m);
+                }
+                push(self, def);
             }
         }
         for t in &pod.affinity {

@@ -139,6 +139,27 @@ impl Topology {
         i
     }
 
+    /// The index of an existing group.
+    pub fn find(&self, def: &GroupKey) -> Option<usize> {
+        self.index.get(def).copied()
+    }
+
+    /// Count into group `g` the bound pods it selects whose node passes its filter
+    /// (`bound`: pod, node), as a group first built mid-pass starts (R5.15.5).
+    pub fn count_bound(&mut self, g: usize, bound: &[(usize, usize)], m: &Model) {
+        let group = &mut self.groups[g];
+        for &(p, n) in bound {
+            let node = &m.nodes[n];
+            if !selects(&group.def, &m.pods[p]) {
+                continue;
+            }
+            let Some(v) = node.labels.get(group.def.key) else { continue };
+            if filter_passes(&group.def, &label_requirements(&node.labels, &m.interner), &node.taints, m) {
+                *group.counts.entry(v).or_insert(0) += 1;
+            }
+        }
+    }
+
     /// The groups (inverse ones when `inverse`) that select `pod`, ascending.
     pub fn selecting(&self, pod: &Pod, inverse: bool, out: &mut Vec<usize>) {
         self.selecting[usize::from(inverse)].candidates(&pod.labels, out);
@@ -234,8 +255,17 @@ pub fn filter_passes(g: &GroupKey, node: &Requirements, taints: &[Taint], m: &Mo
 }
 
 pub fn spread_key(sc: &SpreadConstraint, pod: &Pod) -> GroupKey {
+    relaxed_spread_key(sc, pod, 0)
+}
+
+/// The spread group of a pod whose first `dropped` required node affinity terms were relaxed
+/// away. Karpenter rebuilds a relaxed pod's groups from the relaxed spec, so the node filter
+/// keeps only the remaining terms — a different group from the unrelaxed pod's, counting only
+/// bound pods and the placements recorded after it appears (R5.13.1, R5.15.3).
+pub fn relaxed_spread_key(sc: &SpreadConstraint, pod: &Pod, dropped: usize) -> GroupKey {
+    let terms = pod.required_terms.get(dropped..).unwrap_or_default().to_vec();
     let filter = NodeFilter {
-        affinity: sc.honor_node_affinity.then(|| (pod.node_selector.clone(), pod.required_terms.clone())),
+        affinity: sc.honor_node_affinity.then(|| (pod.node_selector.clone(), terms)),
         tolerations: sc.honor_node_taints.then(|| pod.tolerations.clone()),
     };
     GroupKey {
