@@ -37,8 +37,10 @@ demo: build
 # Everything: unit, doc, property and CLI tests; conformance scenarios; example expectations;
 # the embedded catalog is what the generator makes from ../shared/data (when present).
 # Then the front ends: the Python wheel installed in a virtualenv (pytest, stubtest, mypy), the
-# npm package under Node (node --test, tsc), and the playground in headless Chromium.
-test: build test-rust conformance catalog-check lint test-python wasm-test web-test
+# npm package under Node (node --test, tsc), and the playground in headless Chromium. Last, the
+# differential harness runs the real Karpenter beside nodecast on 200 + 100 random scenarios, the
+# public cases, the examples and tests/scenarios (oracle/; Go from GOTOOLCHAIN, see below).
+test: build test-rust conformance catalog-check lint test-python wasm-test web-test oracle-test
 
 test-rust:
 	$(CARGO) test --release --workspace --exclude nodecast-benches
@@ -115,4 +117,4 @@ oracle: oracle-build
 oracle-test: oracle-build
 	cd oracle && $(ORACLE_ENV) go test ./...
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision $(ORACLE_PROVISION) -disrupt $(ORACLE_DISRUPT) \
-	  $(if $(wildcard $(CASES)),$(abspath $(CASES))) $(abspath examples/expectations.yaml)
+	  $(if $(wildcard $(CASES)),$(abspath $(CASES))) $(abspath examples/expectations.yaml) $(abspath tests/scenarios)
