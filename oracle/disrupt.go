@@ -24,6 +24,8 @@ type DisruptAnswer struct {
 	// Karpenter side only: the method that produced the command.
 	Method string `json:"method,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// nodecast side only: how many ties (candidates Karpenter orders arbitrarily) nodecast disclosed.
+	Ties int `json:"ties,omitempty"`
 }
 
 func (e *Env) nodeClaims() ([]*v1.NodeClaim, error) {

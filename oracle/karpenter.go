@@ -375,6 +375,8 @@ type ProvisionAnswer struct {
 	Existing      map[string]string `json:"existing"`
 	Unschedulable []string          `json:"unschedulable"`
 	Error         string            `json:"error,omitempty"`
+	// nodecast side only: how many ties (Karpenter's map-order picks) nodecast disclosed.
+	Ties int `json:"ties,omitempty"`
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
