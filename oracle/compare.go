@@ -103,19 +103,80 @@ func CompareProvision(n, k *ProvisionAnswer) (string, string) {
 		}
 		return cls, fmt.Sprintf("nodecast %d claims, karpenter %d", len(n.Claims), len(k.Claims))
 	}
-	for i := range n.Claims {
-		nc, kc := n.Claims[i], k.Claims[i]
-		if nc.NodePool != kc.NodePool {
-			return "NodePool of a NodeClaim differs", fmt.Sprintf("%v: nodecast %s, karpenter %s", nc.Pods, nc.NodePool, kc.NodePool)
+	// Claims holding the same (canonical) pods are interchangeable: several replicas of one
+	// Deployment, each alone on a NodeClaim, can be paired either way. The answers agree when some
+	// pairing of equal pod sets matches every claim, so the checks below look for a perfect matching
+	// under ever stricter conditions and report the first condition that has none.
+	sameAll := func(nc, kc Claim) bool {
+		return nc.NodePool == kc.NodePool && slices.Equal(nc.Options, kc.Options) && launchOK(nc, kc)
+	}
+	if _, ok := matchClaims(n.Claims, k.Claims, sameAll); ok {
+		return "", ""
+	}
+	samePool := func(nc, kc Claim) bool { return nc.NodePool == kc.NodePool }
+	if i, ok := matchClaims(n.Claims, k.Claims, samePool); !ok {
+		nc := n.Claims[i]
+		return "NodePool of a NodeClaim differs", fmt.Sprintf("%v: nodecast %s, karpenter %s", nc.Pods, nc.NodePool, poolsOf(k.Claims, nc.Pods))
+	}
+	sameOpts := func(nc, kc Claim) bool { return samePool(nc, kc) && slices.Equal(nc.Options, kc.Options) }
+	if i, ok := matchClaims(n.Claims, k.Claims, sameOpts); !ok {
+		nc := n.Claims[i]
+		for _, kc := range k.Claims {
+			if samePool(nc, kc) && slices.Equal(nc.Pods, kc.Pods) {
+				return "instance-type options differ", fmt.Sprintf("%v: %s", nc.Pods, optionDiff(nc.Options, kc.Options))
+			}
 		}
-		if !slices.Equal(nc.Options, kc.Options) {
-			return "instance-type options differ", fmt.Sprintf("%v: %s", nc.Pods, optionDiff(nc.Options, kc.Options))
-		}
-		if !launchOK(nc, kc) {
-			return "launched offering differs", fmt.Sprintf("%v: nodecast %s %s %s, karpenter may launch %s %v", nc.Pods, nc.CapacityType, nc.InstanceType, nc.Zone, kc.Launch.CapacityType, kc.Launch.Types)
+		return "instance-type options differ", fmt.Sprintf("%v", nc.Pods)
+	}
+	i, _ := matchClaims(n.Claims, k.Claims, sameAll)
+	nc := n.Claims[i]
+	var may []string
+	for _, kc := range k.Claims {
+		if slices.Equal(nc.Pods, kc.Pods) && kc.Launch != nil {
+			may = append(may, fmt.Sprintf("%s %v", kc.Launch.CapacityType, kc.Launch.Types))
 		}
 	}
-	return "", ""
+	return "launched offering differs", fmt.Sprintf("%v: nodecast %s %s %s, karpenter may launch %s", nc.Pods, nc.CapacityType, nc.InstanceType, nc.Zone, strings.Join(may, " | "))
+}
+
+// matchClaims pairs every nodecast claim with a distinct Karpenter claim holding the same pods for
+// which ok holds (augmenting paths; the groups of equal pod sets are small). It returns whether a
+// perfect pairing exists and, if not, a nodecast claim left unpaired.
+func matchClaims(n, k []Claim, ok func(nc, kc Claim) bool) (int, bool) {
+	owner := make([]int, len(k))
+	for j := range owner {
+		owner[j] = -1
+	}
+	var try func(i int, seen []bool) bool
+	try = func(i int, seen []bool) bool {
+		for j := range k {
+			if seen[j] || !slices.Equal(n[i].Pods, k[j].Pods) || !ok(n[i], k[j]) {
+				continue
+			}
+			seen[j] = true
+			if owner[j] < 0 || try(owner[j], seen) {
+				owner[j] = i
+				return true
+			}
+		}
+		return false
+	}
+	for i := range n {
+		if !try(i, make([]bool, len(k))) {
+			return i, false
+		}
+	}
+	return -1, true
+}
+
+func poolsOf(cs []Claim, pods []string) []string {
+	var out []string
+	for _, c := range cs {
+		if slices.Equal(c.Pods, pods) {
+			out = append(out, c.NodePool)
+		}
+	}
+	return out
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	nodeclaimdisruption "sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/expiration"
+	"sigs.k8s.io/karpenter/pkg/state/cost"
 )
 
 // DisruptAnswer is the normalised disruption answer of either side.
@@ -24,6 +25,8 @@ type DisruptAnswer struct {
 	// Karpenter side only: the method that produced the command.
 	Method string `json:"method,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// nodecast side only: how many ties (candidates Karpenter orders arbitrarily) nodecast disclosed.
+	Ties int `json:"ties,omitempty"`
 }
 
 func (e *Env) nodeClaims() ([]*v1.NodeClaim, error) {
@@ -79,6 +82,19 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		return nil, err
 	}
 	queue := disruption.NewQueue(e.client, e.rec, e.cluster, e.clk, e.prov)
+	// The operator hands the disruption controller its cluster-cost tracker, fed with every
+	// NodeClaim by the NodeClaim informer; Balanced scoring reads a NodePool's total cost from it
+	// (with nil it would fall back to the summed prices of the candidates only).
+	clusterCost := cost.NewClusterCost(e.ctx, e.cp, e.client)
+	for _, nc := range ncs {
+		cur := &v1.NodeClaim{}
+		if err := e.client.Get(e.ctx, keyOf(nc), cur); err != nil {
+			return nil, err
+		}
+		if err := clusterCost.UpdateNodeClaim(e.ctx, cur); err != nil {
+			return nil, fmt.Errorf("cluster cost %s: %w", nc.Name, err)
+		}
+	}
 	methods := disruption.NewMethods(e.ctx, e.clk, e.cluster, e.client, e.prov, e.cp, e.rec, queue)
 	for _, m := range methods {
 		// Drift is out of the scenarios' scope (FORMAT.md §3.7): no node is ever drifted.
@@ -86,7 +102,7 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		case *disruption.Drift, *disruption.StaticDrift:
 			continue
 		}
-		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, nil)
+		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, clusterCost)
 		if err != nil {
 			return nil, fmt.Errorf("candidates: %w", err)
 		}

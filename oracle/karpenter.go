@@ -90,6 +90,12 @@ func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*En
 	if b, ok := s.Settings["spotToSpotConsolidation"].(bool); ok {
 		fields.FeatureGates.SpotToSpotConsolidation = lo.ToPtr(b)
 	}
+	// examples/expectations.yaml may state the gate as Karpenter's flag: "Gate=bool,...".
+	for _, kv := range strings.Split(settingString(s.Settings, "featureGates"), ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "SpotToSpotConsolidation" {
+			fields.FeatureGates.SpotToSpotConsolidation = lo.ToPtr(strings.EqualFold(v, "true"))
+		}
+	}
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
 	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}}
 	e.client = fakecr.NewClientBuilder().WithScheme(scheme.Scheme).
@@ -375,6 +381,8 @@ type ProvisionAnswer struct {
 	Existing      map[string]string `json:"existing"`
 	Unschedulable []string          `json:"unschedulable"`
 	Error         string            `json:"error,omitempty"`
+	// nodecast side only: how many ties (Karpenter's map-order picks) nodecast disclosed.
+	Ties int `json:"ties,omitempty"`
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

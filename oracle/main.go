@@ -2,7 +2,7 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-v] [PATH...]
+//	oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
 //	oracle gen -kind provision|disrupt -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 package main
@@ -23,7 +23,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
 	os.Exit(2)
 }
 
@@ -138,7 +138,9 @@ type Result struct {
 	Class, Detail    string
 	// Agreed only after re-running Karpenter (its answer varies from run to run).
 	Nondeterministic bool
-	Nodecast, Karp   any
+	// Ties nodecast disclosed; Karpenter runs made (until the first agreement).
+	Ties, Runs     int
+	Nodecast, Karp any
 }
 
 func compare(r NodecastRecord, k any) (string, string, any) {
@@ -164,15 +166,34 @@ func compare(r NodecastRecord, k any) (string, string, any) {
 	return "error", "unknown answer", nil
 }
 
-// check runs Karpenter on a scenario, up to `runs` times while it disagrees with nodecast.
-func check(r NodecastRecord, cats map[int]*Catalog, runs int) Result {
+// defaultMaxRuns: the re-run budget of a disagreement on which Karpenter is seen to be
+// nondeterministic. See oracle/README.md ("Nondeterminism") for how it was measured.
+const defaultMaxRuns = 300
+
+// disclosedTies: how many of Karpenter's arbitrary picks nodecast's answer says it depends on.
+func disclosedTies(r NodecastRecord) int {
+	var t struct {
+		Ties int `json:"ties"`
+	}
+	_ = json.Unmarshal(r.Nodecast, &t)
+	return t.Ties
+}
+
+// check runs Karpenter on a scenario, up to `runs` times while it disagrees with nodecast. When
+// those runs show that Karpenter's answer varies (two runs differed), or nodecast disclosed a tie,
+// nodecast's answer may be one of Karpenter's rarer outcomes (several map-order picks must all go
+// its way), so it keeps going up to `maxRuns`. A disagreement with a Karpenter that answered the
+// same every time costs only `runs`.
+func check(r NodecastRecord, cats map[int]*Catalog, runs, maxRuns int) Result {
 	res := Result{Name: r.Name, File: r.File, Kind: r.Kind}
 	if r.Error != "" {
 		res.Class, res.Detail = "error", "nodecast: "+r.Error
 		return res
 	}
+	res.Ties = disclosedTies(r)
 	id := catalogID(r)
 	classes := map[string]bool{}
+	answers := map[string]bool{}
 	for i := 0; i < runs; i++ {
 		k, err := karpenterSide(r, cats[id], id)
 		if err != nil {
@@ -181,14 +202,21 @@ func check(r NodecastRecord, cats map[int]*Catalog, runs int) Result {
 		}
 		c, d, n := compare(r, k)
 		res.Nodecast, res.Karp = n, k
+		res.Runs = i + 1
 		if c == "" {
 			res.Class, res.Detail = "", ""
 			res.Nondeterministic = len(classes) > 0
 			return res
 		}
 		classes[c] = true
+		if b, err := json.Marshal(k); err == nil {
+			answers[string(b)] = true
+		}
 		if i == 0 {
 			res.Class, res.Detail = c, d
+		}
+		if i+1 == runs && runs < maxRuns && (len(answers) > 1 || res.Ties > 0) {
+			runs = maxRuns
 		}
 	}
 	return res
@@ -200,6 +228,7 @@ func cmdRun(args []string) error {
 	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
+	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
 	dir := fs.String("dir", "out/scenarios", "where generated scenarios are written")
 	bin := fs.String("nodecast", defaultConformance(), "the nodecast-conformance binary")
 	verbose := fs.Bool("v", false, "print every disagreement")
@@ -237,7 +266,7 @@ func cmdRun(args []string) error {
 	classes := map[string]*agg{}
 	passed, failed, nondet := 0, 0, 0
 	for _, r := range recs {
-		res := check(r, cats, *runs)
+		res := check(r, cats, *runs, *maxRuns)
 		if res.Class == "" {
 			passed++
 			if res.Nondeterministic {
@@ -294,6 +323,7 @@ func cmdShow(args []string) error {
 	kind := fs.String("kind", "provision", "provision or disrupt")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
+	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")
 	dir := fs.String("dir", "out/scenarios", "where generated scenarios are written")
 	bin := fs.String("nodecast", defaultConformance(), "the nodecast-conformance binary")
 	_ = fs.Parse(args)
@@ -313,13 +343,13 @@ func cmdShow(args []string) error {
 		return err
 	}
 	for _, r := range recs {
-		res := check(r, cats, *runs)
+		res := check(r, cats, *runs, *maxRuns)
 		nb, _ := json.MarshalIndent(res.Nodecast, "", "  ")
 		kb, _ := json.MarshalIndent(res.Karp, "", "  ")
 		fmt.Printf("== %s (%s)\n", r.Name, r.File)
 		side(string(nb), string(kb))
 		if res.Class == "" {
-			fmt.Printf("AGREE%s\n", map[bool]string{true: " (after re-running Karpenter)", false: ""}[res.Nondeterministic])
+			fmt.Printf("AGREE%s\n", map[bool]string{true: fmt.Sprintf(" (after re-running Karpenter: run %d)", res.Runs), false: ""}[res.Nondeterministic])
 		} else {
 			fmt.Printf("DIFF [%s] %s\n", res.Class, res.Detail)
 		}

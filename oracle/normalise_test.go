@@ -43,6 +43,27 @@ func TestCompareProvisionClassifies(t *testing.T) {
 	}
 }
 
+func TestInterchangeableReplicasPairByLaunch(t *testing.T) {
+	launch := func(ct string) *Launch {
+		return &Launch{CapacityType: ct, Types: map[string][]string{"x": {"z1"}}}
+	}
+	k := &ProvisionAnswer{Claims: []Claim{
+		{Pods: []string{"d/app-1-0"}, NodePool: "p", Options: []string{"x"}, Launch: launch("spot")},
+		{Pods: []string{"d/app-1-1"}, NodePool: "p", Options: []string{"x"}, Launch: launch("on-demand")},
+	}}
+	n := &ProvisionAnswer{Claims: []Claim{
+		{Pods: []string{"d/app-1-0"}, NodePool: "p", Options: []string{"x"}, InstanceType: "x", CapacityType: "on-demand", Zone: "z1"},
+		{Pods: []string{"d/app-1-1"}, NodePool: "p", Options: []string{"x"}, InstanceType: "x", CapacityType: "spot", Zone: "z1"},
+	}}
+	if c, d := CompareProvision(n, k); c != "" {
+		t.Fatalf("replicas are interchangeable, expected agreement, got %s: %s", c, d)
+	}
+	n.Claims[1].CapacityType = "on-demand"
+	if c, _ := CompareProvision(n, k); c != "launched offering differs" {
+		t.Fatalf("two on-demand against one spot + one on-demand: got %q", c)
+	}
+}
+
 func TestPDBStatus(t *testing.T) {
 	pods := []*corev1.Pod{}
 	for i := 0; i < 3; i++ {

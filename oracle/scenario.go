@@ -13,6 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -182,7 +184,7 @@ func (o *Objects) add(kind string, doc []byte) error {
 		if d.Spec.Replicas != nil {
 			n = *d.Spec.Replicas
 		}
-		o.expand(d.Name, ns(d.Namespace), &d.Spec.Template, int(n), "ReplicaSet")
+		o.expand(d.ObjectMeta, &d.Spec.Template, int(n), "ReplicaSet")
 	case "Job":
 		var j batchv1.Job
 		if err := yaml.Unmarshal(doc, &j); err != nil {
@@ -195,7 +197,7 @@ func (o *Objects) add(kind string, doc []byte) error {
 		if j.Spec.Completions != nil && *j.Spec.Completions < n {
 			n = *j.Spec.Completions
 		}
-		o.expand(j.Name, ns(j.Namespace), &j.Spec.Template, int(n), "Job")
+		o.expand(j.ObjectMeta, &j.Spec.Template, int(n), "Job")
 	case "CronJob":
 		// nodecast plans a CronJob's jobTemplate as one run of its Job.
 		var c batchv1.CronJob
@@ -210,7 +212,7 @@ func (o *Objects) add(kind string, doc []byte) error {
 		if j.Completions != nil && *j.Completions < n {
 			n = *j.Completions
 		}
-		o.expand(c.Name, ns(c.Namespace), &j.Template, int(n), "Job")
+		o.expand(c.ObjectMeta, &j.Template, int(n), "Job")
 	case "DaemonSet":
 		var d appsv1.DaemonSet
 		if err := yaml.Unmarshal(doc, &d); err != nil {
@@ -241,11 +243,17 @@ func (o *Objects) add(kind string, doc []byte) error {
 }
 
 // expand turns a workload into its pending pods `<name>-0` … (FORMAT.md §3.4).
-func (o *Objects) expand(name, namespace string, t *corev1.PodTemplateSpec, n int, ownerKind string) {
+func (o *Objects) expand(owner metav1.ObjectMeta, t *corev1.PodTemplateSpec, n int, ownerKind string) {
+	namespace := ns(owner.Namespace)
 	for i := 0; i < n; i++ {
 		p := &corev1.Pod{ObjectMeta: *t.ObjectMeta.DeepCopy(), Spec: *t.Spec.DeepCopy()}
-		p.Name = fmt.Sprintf("%s-%d", name, i)
+		p.Name = fmt.Sprintf("%s-%d", owner.Name, i)
 		p.Namespace = namespace
+		// nodecast gives a generated pod its workload's creation time.
+		p.CreationTimestamp = owner.CreationTimestamp
+		// nodecast names a generated pod's UID "<namespace>/<name>" (whatever the template
+		// says); Karpenter's queue breaks ties by UID, so the Karpenter side gets the same one.
+		p.UID = types.UID(namespace + "/" + p.Name)
 		o.Pods = append(o.Pods, p)
 	}
 	_ = ownerKind

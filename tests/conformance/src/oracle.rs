@@ -58,7 +58,10 @@ pub fn normal_plan(p: &Plan) -> Value {
     let existing: Map<String, Value> =
         p.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |pod| (pod.clone(), Value::String(n.name.clone())))).collect();
     let unschedulable = sorted(p.unschedulable.iter().map(|u| u.pod.clone()).collect());
-    json!({"claims": claims, "existing": existing, "unschedulable": unschedulable})
+    // How many of Karpenter's coin flips (zones among equal counts) nodecast disclosed: the
+    // harness re-runs Karpenter longer on a disagreement that hangs on them.
+    let ties: usize = p.node_claims.iter().map(|c| c.ties.len()).sum();
+    json!({"claims": claims, "existing": existing, "unschedulable": unschedulable, "ties": ties})
 }
 
 /// nodecast's disruption answer in the harness's normalised form.
@@ -67,7 +70,8 @@ pub fn normal_decision(d: &Decision) -> Value {
         json!({"nodePool": r.node_pool, "instanceType": r.instance_type, "capacityType": r.capacity_type,
                "zone": r.zone, "price": r.price_per_hour, "options": sorted(r.instance_type_options.clone())})
     });
-    json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement})
+    json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
+           "ties": d.ties.len()})
 }
 
 /// One scenario: the catalog line (first time only) and the answer line.
