@@ -1,6 +1,7 @@
 //! The normalised domain: what the scheduler and disruption logic work on, lowered from manifests
 //! once per request. Labels are interned, requirements are algebra values, resources are vectors.
 
+mod header;
 pub mod lower;
 pub mod lower_pod;
 pub mod pod;
