@@ -297,6 +297,31 @@ pub fn single(r: &Requirement) -> Option<ValueId> {
     (!r.complement && r.values.len() == 1).then(|| r.values[0])
 }
 
+/// The global minimum a spread's skew is measured against: the least count over the domains the
+/// pod may use, 0 when there are none or fewer than `minDomains` (no allocation: this runs for
+/// every open NodeClaim a pod is tried against). Shared by the choice and the tie disclosure so
+/// both see the same minimum.
+fn spread_min(g: &Group, pod_domains: &Requirement, interner: &Interner) -> i32 {
+    let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
+    for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
+        n_pod_doms += 1;
+        min = min.min(*c);
+    }
+    if n_pod_doms == 0 || g.def.min_domains.is_some_and(|md| n_pod_doms < md) {
+        0
+    } else {
+        min
+    }
+}
+
+/// A self-selecting affinity pod may open a domain when no domain it may use has a matching pod
+/// yet (or no domain has one at all).
+fn affinity_bootstrap(g: &Group, pod_domains: &Requirement, selects_self: bool, interner: &Interner) -> bool {
+    let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
+    let all_empty = g.counts.values().all(|c| *c == 0);
+    selects_self && (all_empty || !populated_for_pod)
+}
+
 /// The requirement a group imposes on a placement (R5.16–R5.18). `None` = unsatisfiable.
 pub fn next_domain(
     g: &Group,
@@ -316,16 +341,7 @@ pub fn next_domain(
                     return (count(h) + me <= g.def.max_skew).then(|| Requirement::in_values([h]));
                 }
             }
-            // The least count over the domains the pod may use, and how many there are (no
-            // allocation: this runs for every open NodeClaim a pod is tried against).
-            let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
-            for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
-                n_pod_doms += 1;
-                min = min.min(*c);
-            }
-            if n_pod_doms == 0 || g.def.min_domains.is_some_and(|md| n_pod_doms < md) {
-                min = 0;
-            }
+            let min = spread_min(g, pod_domains, interner);
             let best = g
                 .counts
                 .iter()
@@ -336,9 +352,7 @@ pub fn next_domain(
             best.map(|d| Requirement::in_values([d]))
         }
         GroupKind::Affinity => {
-            let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
-            let all_empty = g.counts.values().all(|c| *c == 0);
-            let bootstrap = selects_self && (all_empty || !populated_for_pod);
+            let bootstrap = affinity_bootstrap(g, pod_domains, selects_self, interner);
             if is_host {
                 if let Some(h) = single(node_domains) {
                     let ok = pod_domains.has(h, interner) && (count(h) > 0 || bootstrap);
@@ -401,14 +415,7 @@ pub fn tied_domains(
     let tied: Vec<ValueId> = match g.def.kind {
         GroupKind::Spread => {
             let me = i32::from(selects_self);
-            let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
-            for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
-                n_pod_doms += 1;
-                min = min.min(*c);
-            }
-            if n_pod_doms == 0 || g.def.min_domains.is_some_and(|md| n_pod_doms < md) {
-                min = 0;
-            }
+            let min = spread_min(g, pod_domains, interner);
             let valid = || g.counts.iter().filter(|(d, c)| on_node(d) && **c + me - min <= g.def.max_skew);
             let Some(least) = valid().map(|(_, c)| *c).min() else { return Vec::new() };
             valid().filter(|(_, c)| **c == least).map(|(d, _)| *d).collect()
@@ -416,9 +423,7 @@ pub fn tied_domains(
         GroupKind::Affinity => {
             // Only the bootstrap picks one domain; a populated domain yields them all.
             let populated = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner) && on_node(d));
-            let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
-            let all_empty = g.counts.values().all(|c| *c == 0);
-            if populated || !(selects_self && (all_empty || !populated_for_pod)) {
+            if populated || !affinity_bootstrap(g, pod_domains, selects_self, interner) {
                 return Vec::new();
             }
             g.counts.keys().filter(|d| pod_domains.has(**d, interner) && on_node(d)).copied().collect()
