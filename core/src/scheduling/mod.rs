@@ -285,6 +285,10 @@ impl Solver<'_> {
     fn build_groups(&mut self, batch: &[usize], exclude: &[usize]) {
         let m = self.m;
         let respect = m.settings.preference_policy == PreferencePolicy::Respect;
+        // Karpenter's state nodes: active (not marked for deletion), registered, not a candidate.
+        self.topo.set_domain_nodes(
+            (0..m.nodes.len()).filter(|n| !exclude.contains(n) && !m.nodes[*n].marked_for_deletion && !m.nodes[*n].in_flight).collect(),
+        );
         for &p in batch {
             let pod = &m.pods[p];
             for sc in &pod.spread {

@@ -60,6 +60,9 @@ pub struct Topology {
     index: crate::fxhash::FxHashMap<GroupKey, usize>,
     universe: HashMap<KeyId, BTreeMap<ValueId, Domain>>,
     hostname: KeyId,
+    /// Existing nodes whose labels can add domains to a group (not in flight, not marked for
+    /// deletion, not a disruption candidate): see [`Topology::group`].
+    domain_nodes: Vec<usize>,
     /// Which groups can select a pod, so that recording a placement (and finding the inverse
     /// groups that select a pod) looks at a handful of groups rather than all of them: with one
     /// group per app, a scan of every group per pod made the pass quadratic in pods.
@@ -111,12 +114,25 @@ impl Topology {
         Topology { hostname, ..Default::default() }
     }
 
-    /// Domains of `key` from NodePools × instance types and existing nodes (R5.14.1–3).
+    /// Domains of `key` from NodePools × instance types (R5.14.1–2).
     fn universe_for(&mut self, key: KeyId, m: &Model) -> &BTreeMap<ValueId, Domain> {
         self.universe.entry(key).or_insert_with(|| domains_of(key, m))
     }
 
+    /// The existing nodes that add their own domains to the groups created from now on.
+    pub fn set_domain_nodes(&mut self, nodes: Vec<usize>) {
+        self.domain_nodes = nodes;
+    }
+
     /// Find or create the group for a definition; returns its index.
+    ///
+    /// Its domains: those of the NodePools whose taints the owner tolerates (every one for a
+    /// spread that ignores taints), plus — for a group the owner's own constraint defines, not
+    /// an inverse anti-affinity group — the key's value on every existing node that passes the
+    /// group's node filter. Karpenter adds node values only when it first counts a group's
+    /// pods (topology.go `countDomains`), which it never does for inverse groups: a pod that
+    /// an anti-affinity selects can then only go to a domain some tolerated NodePool offers,
+    /// even onto an existing node.
     pub fn group(&mut self, def: GroupKey, owner: &Pod, m: &Model) -> usize {
         if let Some(&i) = self.index.get(&def) {
             return i;
@@ -129,6 +145,15 @@ impl Topology {
                     !honor_taints || d.untainted || d.taint_lists.iter().any(|t| first_untolerated(t, &owner.tolerations).is_none());
                 if eligible {
                     counts.insert(*v, 0);
+                }
+            }
+            if !def.inverse {
+                for &n in &self.domain_nodes {
+                    let node = &m.nodes[n];
+                    let Some(v) = node.labels.get(def.key) else { continue };
+                    if !counts.contains_key(&v) && filter_passes(&def, &label_requirements(&node.labels, &m.interner), &node.taints, m) {
+                        counts.insert(v, 0);
+                    }
                 }
             }
         }
@@ -174,7 +199,8 @@ impl Topology {
     }
 }
 
-/// Domains of `key` from NodePools × instance types and existing nodes (R5.14.1–3).
+/// Domains of `key` from NodePools × instance types (R5.14.1–2; existing nodes' values are
+/// added per group, see [`Topology::group`]).
 ///
 /// As Karpenter's `buildDomainGroups` (topology.go): every instance type the provider lists
 /// for a NodePool counts, whether or not it is compatible with the NodePool's requirements.
@@ -220,11 +246,6 @@ fn domains_of(key: KeyId, m: &Model) -> BTreeMap<ValueId, Domain> {
         // Every value of an `In` requirement of the NodePool, offered or not.
         if let Some(p) = pool.filter(|p| !p.complement) {
             add(&p.values, &np.taints);
-        }
-    }
-    for n in m.nodes.iter().filter(|n| !n.marked_for_deletion && !n.in_flight) {
-        if let Some(v) = n.labels.get(key) {
-            add(&[v], &[]);
         }
     }
     doms
