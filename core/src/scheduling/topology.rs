@@ -257,9 +257,15 @@ pub fn selects(g: &GroupKey, pod: &Pod) -> bool {
 }
 
 /// Does a node with labels/requirements `node` and `taints` pass the group's node filter?
+///
+/// Unlike the pod-to-NodeClaim check, a key of the owner's node selector or required term
+/// that the node (or NodeClaim) does not define fails the filter even when it is well-known:
+/// Karpenter's `TopologyNodeFilter.Matches` drops the "undefined well-known labels allowed"
+/// option before its compatibility check. So a selected pod on a NodeClaim that leaves, say,
+/// an instance-type label open does not count for a spread whose owner selects on that label.
 pub fn filter_passes(g: &GroupKey, node: &Requirements, taints: &[Taint], m: &Model) -> bool {
     if let Some((selector, terms)) = &g.filter.affinity {
-        let allow = |k: KeyId| m.is_well_known(k);
+        let allow = |_: KeyId| false;
         if node.compatible(selector, allow, &m.interner).is_err() {
             return false;
         }
