@@ -79,6 +79,18 @@ pub fn skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
         .then(|| format!("{api} {kind} creates pods nodecast does not expand (plan them as Pods, Jobs or Deployments)"))
 }
 
+/// How the simulator runs a workload of an expanded kind: `Some(true)` like a Deployment
+/// (clusters and serving groups run until deleted), `Some(false)` like a Job (training and batch
+/// jobs run for their run time). Volcano's `Job` shares its kind name with `batch/v1` Job and is
+/// run as a Job either way.
+pub fn runs_as_service(kind: &str) -> Option<bool> {
+    match kind {
+        "RayCluster" | "RayService" | "LeaderWorkerSet" => Some(true),
+        "PyTorchJob" | "TFJob" | "MPIJob" | "XGBoostJob" | "PaddleJob" | "JAXJob" | "TrainJob" | "JobSet" | "RayJob" => Some(false),
+        _ => None,
+    }
+}
+
 /// Whether `expand` handles this kind.
 pub fn expands(group: &str, kind: &str) -> bool {
     EXPANDED.iter().any(|(g, k, _)| *g == group && *k == kind)
