@@ -32,7 +32,10 @@ fn pytorchjob_example_plans_one_8_gpu_node_per_pod() {
     assert_eq!(a["status"], "success", "{a}");
     assert_eq!(
         pods_of(&a),
-        [("ml/llama-finetune-master-0".to_string(), "g5.48xlarge".to_string()), ("ml/llama-finetune-worker-0".to_string(), "g5.48xlarge".to_string())]
+        [
+            ("ml/llama-finetune-master-0".to_string(), "g5.48xlarge".to_string()),
+            ("ml/llama-finetune-worker-0".to_string(), "g5.48xlarge".to_string())
+        ]
     );
     assert!(a["unschedulable"].as_array().is_none_or(|u| u.is_empty()), "{}", a["unschedulable"]);
 }
@@ -55,7 +58,11 @@ fn every_ml_example_plans_without_unschedulable_pods() {
 
 fn simulate(trace: &str) -> Value {
     let req = Request {
-        inputs: vec![file("nodepools/gpu-general.yaml"), file("nodepools/gpu-training.yaml"), file("workloads/pytorchjob-llama-finetune.yaml")],
+        inputs: vec![
+            file("nodepools/gpu-general.yaml"),
+            file("nodepools/gpu-training.yaml"),
+            file("workloads/pytorchjob-llama-finetune.yaml"),
+        ],
         trace: Some(nodecast::simulate::TraceInput { name: Some("trace.yaml".into()), text: trace.into(), format: None }),
         ..Default::default()
     };
@@ -95,7 +102,12 @@ fn a_trace_submits_training_jobs_and_ray_clusters_with_their_expansion() {
     );
     let s = simulate(&trace);
     assert_eq!(s["status"], "success", "{s}");
-    let pods: Vec<(&str, &str)> = s["pods"].as_array().expect("pods").iter().map(|p| (p["name"].as_str().unwrap_or(""), p["workload"].as_str().unwrap_or(""))).collect();
+    let pods: Vec<(&str, &str)> = s["pods"]
+        .as_array()
+        .expect("pods")
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap_or(""), p["workload"].as_str().unwrap_or("")))
+        .collect();
     assert_eq!(
         pods,
         [
@@ -108,7 +120,12 @@ fn a_trace_submits_training_jobs_and_ray_clusters_with_their_expansion() {
     );
     // The Ray workers' anti-affinity selects `ray.io/cluster: ray`, the name the trace gives the
     // inline cluster: each 1-GPU worker lands on its own node, as it would in the cluster.
-    let nodes: Vec<Vec<&str>> = s["nodes"].as_array().expect("nodes").iter().map(|n| n["pods"].as_array().map(|p| p.iter().filter_map(Value::as_str).collect()).unwrap_or_default()).collect();
+    let nodes: Vec<Vec<&str>> = s["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| n["pods"].as_array().map(|p| p.iter().filter_map(Value::as_str).collect()).unwrap_or_default())
+        .collect();
     let worker_nodes: Vec<&Vec<&str>> = nodes.iter().filter(|n| n.iter().any(|p| p.contains("gpu-worker"))).collect();
     assert!(worker_nodes.iter().all(|n| n.iter().filter(|p| p.contains("gpu-worker")).count() == 1), "{nodes:?}");
 }

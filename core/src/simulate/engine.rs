@@ -328,7 +328,10 @@ impl Sim {
             SimAction::Scale { instance, replicas } => match self.instance_names.get(&instance).copied() {
                 Some(i) if !self.templates[self.instances[i].tpl].members.is_empty() => self.warn(
                     "not-scalable",
-                    format!("scale at {}s: {instance:?} runs the pods its manifest expands to; change the manifest's replica counts", self.now),
+                    format!(
+                        "scale at {}s: {instance:?} runs the pods its manifest expands to; change the manifest's replica counts",
+                        self.now
+                    ),
                 ),
                 Some(i) if !self.instances[i].deleted && self.templates[self.instances[i].tpl].kind == Kind::Service => {
                     self.scale(i, replicas)

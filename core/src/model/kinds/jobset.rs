@@ -39,7 +39,8 @@ struct Replicated<'a> {
 
 pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     let Some(spec) = super::required(root, "spec", "JobSet", "spec.replicatedJobs", sink) else { return };
-    let Some(rjobs_at) = super::required(&spec, "replicatedJobs", "JobSet", "replicatedJobs: [{name: workers, replicas: 1, template: {spec: ...}}]", sink)
+    let Some(rjobs_at) =
+        super::required(&spec, "replicatedJobs", "JobSet", "replicatedJobs: [{name: workers, replicas: 1, template: {spec: ...}}]", sink)
     else {
         return;
     };
@@ -61,7 +62,12 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
         let group = sink.opt_scalar(&r, "groupName").unwrap_or_else(|| "default".into());
         let Some(replicas) = count(&r, "replicas", 1, 0, sink) else { continue };
         if r.v.pointer("/template/spec/template").is_none_or(Value::is_null) {
-            sink.error(&r, "required", format!("replicated job {name:?} without template.spec.template"), "template: {spec: {template: {spec: ...}}}");
+            sink.error(
+                &r,
+                "required",
+                format!("replicated job {name:?} without template.spec.template"),
+                "template: {spec: {template: {spec: ...}}}",
+            );
             continue;
         }
         rjobs.push(Replicated { name, group, replicas, at: r });
@@ -93,8 +99,8 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
         }
         let job_annotations = annotations(&job_template);
         let exclusive = job_annotations.get(EXCLUSIVE).or(set_annotations.get(EXCLUSIVE)).and_then(Value::as_str).map(str::to_string);
-        let node_selector_strategy =
-            exclusive.is_some() && (job_annotations.contains_key(NODE_SELECTOR_STRATEGY) || set_annotations.contains_key(NODE_SELECTOR_STRATEGY));
+        let node_selector_strategy = exclusive.is_some()
+            && (job_annotations.contains_key(NODE_SELECTOR_STRATEGY) || set_annotations.contains_key(NODE_SELECTOR_STRATEGY));
         let Some(pod_template) = job_spec.get("template") else { continue };
         let priority = priority_label(&pod_template);
         let group_replicas: i64 = rjobs.iter().filter(|x| x.group == rj.group).map(|x| x.replicas).sum();

@@ -108,7 +108,8 @@ pub fn expand(root: &At, owner: &Owner, version: &str, out: &mut Out, sink: &mut
     let Some(fw) = FRAMEWORKS.iter().find(|f| f.kind == owner.kind) else { return };
     let Some(spec) = super::required(root, "spec", fw.kind, &format!("spec.{}", fw.specs_field), sink) else { return };
     let suspended = spec.get("runPolicy").is_some_and(|rp| flag(&rp, "suspend", sink));
-    let Some(specs) = super::required(&spec, fw.specs_field, fw.kind, &format!("{}: {{Worker: {{replicas: 1, template: ...}}}}", fw.specs_field), sink)
+    let Some(specs) =
+        super::required(&spec, fw.specs_field, fw.kind, &format!("{}: {{Worker: {{replicas: 1, template: ...}}}}", fw.specs_field), sink)
     else {
         return;
     };
@@ -127,7 +128,12 @@ pub fn expand(root: &At, owner: &Owner, version: &str, out: &mut Out, sink: &mut
             }
         };
         if roles.iter().any(|r| r.name == name) {
-            sink.error(at, "duplicate-name", format!("replica type {name} is written twice (keys match case-insensitively)"), "one entry per replica type");
+            sink.error(
+                at,
+                "duplicate-name",
+                format!("replica type {name} is written twice (keys match case-insensitively)"),
+                "one entry per replica type",
+            );
             continue;
         }
         let Some(replicas) = count(at, "replicas", 1, 0, sink) else { continue };
@@ -157,7 +163,9 @@ pub fn expand(root: &At, owner: &Owner, version: &str, out: &mut Out, sink: &mut
         for i in 0..role.replicas {
             let master = match fw.kind {
                 "PyTorchJob" => role.name == "Master" || (!has_master(&["Master"]) && role.name == "Worker" && i == 0),
-                "TFJob" => role.name == "Chief" || role.name == "Master" || (!has_master(&["Chief", "Master"]) && role.name == "Worker" && i == 0),
+                "TFJob" => {
+                    role.name == "Chief" || role.name == "Master" || (!has_master(&["Chief", "Master"]) && role.name == "Worker" && i == 0)
+                }
                 "MPIJob" => role.name == "Launcher",
                 "JAXJob" => i == 0,
                 _ => role.name == "Master",
@@ -243,7 +251,12 @@ fn check_role(fw: &Framework, role: &str, at: &At, replicas: i64, sink: &mut Sin
         named |= c.get("name").is_some_and(|n| n.v.as_str() == Some(fw.container));
     }
     if !list.is_empty() && !named && !fw.container.is_empty() {
-        sink.error(&containers, "required", format!("{} {role} needs a container named {:?}", fw.kind, fw.container), format!("name: {}", fw.container));
+        sink.error(
+            &containers,
+            "required",
+            format!("{} {role} needs a container named {:?}", fw.kind, fw.container),
+            format!("name: {}", fw.container),
+        );
     }
     let replicas_at = at.get("replicas").unwrap_or(*at);
     let must_be_one = match fw.kind {
@@ -271,7 +284,12 @@ fn check_job(fw: &Framework, mpi_v2: bool, specs: &At, roles: &[Role], sink: &mu
         }
         "MPIJob" if !has("Launcher") => {
             let v = if mpi_v2 { "v2beta1" } else { "v1" };
-            sink.error(specs, "required", format!("MPIJob ({v}) without a Launcher replica spec"), "Launcher: {replicas: 1, template: ...}");
+            sink.error(
+                specs,
+                "required",
+                format!("MPIJob ({v}) without a Launcher replica spec"),
+                "Launcher: {replicas: 1, template: ...}",
+            );
         }
         _ if roles.is_empty() && specs.v.as_object().is_some_and(|m| m.is_empty()) => {
             sink.error(specs, "required", format!("{} without replica specs", fw.kind), fw.types.join(", "));

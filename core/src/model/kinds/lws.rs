@@ -30,19 +30,27 @@ const GROUP_KEY: &str = "leaderworkerset.sigs.k8s.io/group-key";
 pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     let Some(spec) = super::required(root, "spec", "LeaderWorkerSet", "spec.leaderWorkerTemplate", sink) else { return };
     let Some(replicas) = count(&spec, "replicas", 1, 0, sink) else { return };
-    let Some(lwt) = super::required(&spec, "leaderWorkerTemplate", "LeaderWorkerSet", "leaderWorkerTemplate: {size: 2, workerTemplate: ...}", sink)
+    let Some(lwt) =
+        super::required(&spec, "leaderWorkerTemplate", "LeaderWorkerSet", "leaderWorkerTemplate: {size: 2, workerTemplate: ...}", sink)
     else {
         return;
     };
     let Some(size) = count(&lwt, "size", 1, 1, sink) else { return };
-    let Some(worker_template) = super::required(&lwt, "workerTemplate", "LeaderWorkerSet", "workerTemplate: {spec: {containers: ...}}", sink) else {
+    let Some(worker_template) =
+        super::required(&lwt, "workerTemplate", "LeaderWorkerSet", "workerTemplate: {spec: {containers: ...}}", sink)
+    else {
         return;
     };
     let annotations = root.v.pointer("/metadata/annotations").and_then(Value::as_object);
     if annotations.is_some_and(|a| a.contains_key(SUBGROUP_EXCLUSIVE)) {
         let at = root.get("metadata");
         let anchor = at.as_ref().and_then(|m| m.get("annotations")).unwrap_or(*root);
-        sink.error(&anchor, "unsupported-value", format!("{SUBGROUP_EXCLUSIVE} is not modelled by nodecast"), "remove it to plan without sub-group placement");
+        sink.error(
+            &anchor,
+            "unsupported-value",
+            format!("{SUBGROUP_EXCLUSIVE} is not modelled by nodecast"),
+            "remove it to plan without sub-group placement",
+        );
         return;
     }
     let exclusive = annotations.and_then(|a| a.get(EXCLUSIVE)).and_then(Value::as_str).map(str::to_string);

@@ -54,7 +54,12 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
             let mode = sink.opt_scalar(&spec, "submissionMode").unwrap_or_else(|| "K8sJobMode".into());
             if !["K8sJobMode", "HTTPMode", "InteractiveMode", "SidecarMode"].contains(&mode.as_str()) {
                 let at = spec.get("submissionMode").unwrap_or(spec);
-                sink.error(&at, "unsupported-value", format!("unknown submissionMode {mode:?}"), "K8sJobMode, HTTPMode, InteractiveMode or SidecarMode");
+                sink.error(
+                    &at,
+                    "unsupported-value",
+                    format!("unknown submissionMode {mode:?}"),
+                    "K8sJobMode, HTTPMode, InteractiveMode or SidecarMode",
+                );
                 return;
             }
             let Some(cluster_spec) = spec.get("rayClusterSpec") else {
@@ -62,7 +67,12 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
                     submitter(&spec, &mode, owner, out, sink);
                     return;
                 }
-                sink.error(&spec, "required", "RayJob without rayClusterSpec or clusterSelector", "rayClusterSpec: {headGroupSpec: ..., workerGroupSpecs: [...]}");
+                sink.error(
+                    &spec,
+                    "required",
+                    "RayJob without rayClusterSpec or clusterSelector",
+                    "rayClusterSpec: {headGroupSpec: ..., workerGroupSpecs: [...]}",
+                );
                 return;
             };
             let name = format!("{}-00000", owner.name);
@@ -70,8 +80,13 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
             submitter(&spec, &mode, owner, out, sink);
         }
         "RayService" => {
-            let Some(cluster_spec) = super::required(&spec, "rayClusterConfig", "RayService", "rayClusterConfig: {headGroupSpec: ..., workerGroupSpecs: [...]}", sink)
-            else {
+            let Some(cluster_spec) = super::required(
+                &spec,
+                "rayClusterConfig",
+                "RayService",
+                "rayClusterConfig: {headGroupSpec: ..., workerGroupSpecs: [...]}",
+                sink,
+            ) else {
                 return;
             };
             cluster(&cluster_spec, &format!("{}-00000", owner.name), false, owner, out, sink);
@@ -129,15 +144,25 @@ fn merged_template(group: &At) -> Option<Value> {
 fn check_containers(template: &At, what: &str, sink: &mut Sink) -> bool {
     let containers = template.get("spec").and_then(|s| s.get("containers").map(|c| c.v.as_array().is_some_and(|a| !a.is_empty())));
     if containers != Some(true) {
-        sink.error(template, "required", format!("{what} template without containers"), "spec.containers: [{name: ray-head, image: rayproject/ray:2.9.0, ...}]");
+        sink.error(
+            template,
+            "required",
+            format!("{what} template without containers"),
+            "spec.containers: [{name: ray-head, image: rayproject/ray:2.9.0, ...}]",
+        );
         return false;
     }
     true
 }
 
 fn cluster(spec: &At, cluster: &str, sidecar_submitter: bool, owner: &Owner, out: &mut Out, sink: &mut Sink) {
-    let Some(head) = super::required(spec, "headGroupSpec", &owner.kind, "headGroupSpec: {template: {spec: {containers: [...]}}}", sink) else { return };
-    let Some(head_template) = super::required(&head, "template", "headGroupSpec", "template: {spec: {containers: [...]}}", sink) else { return };
+    let Some(head) = super::required(spec, "headGroupSpec", &owner.kind, "headGroupSpec: {template: {spec: {containers: [...]}}}", sink)
+    else {
+        return;
+    };
+    let Some(head_template) = super::required(&head, "template", "headGroupSpec", "template: {spec: {containers: [...]}}", sink) else {
+        return;
+    };
     let before = sink.errors.len();
     check_containers(&head_template, "headGroupSpec", sink);
     // Worker groups: validate every group before emitting anything.
@@ -161,7 +186,12 @@ fn cluster(spec: &At, cluster: &str, sidecar_submitter: bool, owner: &Owner, out
         };
         if min > max {
             let at = g.get("minReplicas").unwrap_or(*g);
-            sink.error(&at, "out-of-range", format!("worker group {name:?}: minReplicas {min} exceeds maxReplicas {max}"), "minReplicas ≤ maxReplicas");
+            sink.error(
+                &at,
+                "out-of-range",
+                format!("worker group {name:?}: minReplicas {min} exceeds maxReplicas {max}"),
+                "minReplicas ≤ maxReplicas",
+            );
             continue;
         }
         let replicas = match g.get("replicas") {
@@ -171,7 +201,9 @@ fn cluster(spec: &At, cluster: &str, sidecar_submitter: bool, owner: &Owner, out
                 None => continue,
             },
         };
-        let Some(template) = super::required(g, "template", "worker group", "template: {spec: {containers: [...]}}", sink) else { continue };
+        let Some(template) = super::required(g, "template", "worker group", "template: {spec: {containers: [...]}}", sink) else {
+            continue;
+        };
         check_containers(&template, &format!("worker group {name:?}"), sink);
         let replicas = if flag(g, "suspend", sink) { 0 } else { replicas };
         plan.push((*g, name, replicas, hosts));
@@ -188,9 +220,9 @@ fn cluster(spec: &At, cluster: &str, sidecar_submitter: bool, owner: &Owner, out
     // The head: KubeRay's containers joined to the template's.
     let mut head_value = merged_template(&head).unwrap_or_else(|| head_template.v.clone());
     if flag(spec, "enableInTreeAutoscaling", sink) {
-        let resources = spec.v.pointer("/autoscalerOptions/resources").cloned().unwrap_or_else(|| {
-            serde_json::json!({"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}})
-        });
+        let resources = spec.v.pointer("/autoscalerOptions/resources").cloned().unwrap_or_else(
+            || serde_json::json!({"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}),
+        );
         push_container(&mut head_value, serde_json::json!({"name": "autoscaler", "resources": resources}));
     }
     if sidecar_submitter {
@@ -198,12 +230,16 @@ fn cluster(spec: &At, cluster: &str, sidecar_submitter: bool, owner: &Owner, out
         push_container(&mut head_value, c);
     }
     let head_at = head.field_at("template", &head_value);
-    let head_plan = PodPlan { name: pod_prefix(cluster, "head"), labels: ray_labels(&head_value, cluster, "head", "headgroup"), exclusive: None };
+    let head_plan =
+        PodPlan { name: pod_prefix(cluster, "head"), labels: ray_labels(&head_value, cluster, "head", "headgroup"), exclusive: None };
     emit(out, owner, &head_at, &[head_plan], sink);
     for (g, name, replicas, hosts) in &plan {
         let Some(template) = g.get("template") else { continue };
         let merged = merged_template(g).unwrap_or_else(|| template.v.clone());
-        let with_init = with_init_container(&merged, resourced_container("wait-gcs-ready", &[("cpu", "200m"), ("memory", "256Mi")], &[("cpu", "200m"), ("memory", "256Mi")]));
+        let with_init = with_init_container(
+            &merged,
+            resourced_container("wait-gcs-ready", &[("cpu", "200m"), ("memory", "256Mi")], &[("cpu", "200m"), ("memory", "256Mi")]),
+        );
         let at = g.field_at("template", &with_init);
         let prefix = pod_prefix(&format!("{cluster}-{name}"), "worker");
         let base = ray_labels(&merged, cluster, "worker", name);

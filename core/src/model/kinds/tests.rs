@@ -46,7 +46,9 @@ const CONTAINER: &str = "
                 requests: {cpu: 10m, memory: 5Mi}";
 
 fn pytorch(master: Option<i64>, workers: i64) -> String {
-    let mut s = String::from("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: mnist, namespace: kubeflow}\nspec:\n  pytorchReplicaSpecs:\n");
+    let mut s = String::from(
+        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: mnist, namespace: kubeflow}\nspec:\n  pytorchReplicaSpecs:\n",
+    );
     if let Some(n) = master {
         s += &format!("    Master:\n      replicas: {n}\n      restartPolicy: OnFailure\n      template:\n        spec:{CONTAINER}\n");
     }
@@ -108,7 +110,8 @@ fn pytorchjob_webhook_rules_are_located() {
 
 #[test]
 fn pytorchjob_suspended_is_reported_not_planned() {
-    let m = model(&pytorch(Some(1), 1).replace("spec:\n  pytorchReplicaSpecs:", "spec:\n  runPolicy: {suspend: true}\n  pytorchReplicaSpecs:"));
+    let m =
+        model(&pytorch(Some(1), 1).replace("spec:\n  pytorchReplicaSpecs:", "spec:\n  runPolicy: {suspend: true}\n  pytorchReplicaSpecs:"));
     assert!(m.pods.is_empty());
     assert!(m.skipped[0].reason.contains("suspended"), "{:?}", m.skipped);
 }
@@ -130,7 +133,11 @@ fn tfjob_roles_in_order_with_chief_as_master() {
     assert_eq!(label(&m, pod(&m, "dist-mnist-chief-0"), "training.kubeflow.org/job-role"), Some("master"));
     assert_eq!(label(&m, pod(&m, "dist-mnist-worker-0"), "training.kubeflow.org/job-role"), None);
     assert_eq!(label(&m, pod(&m, "dist-mnist-ps-0"), "training.kubeflow.org/operator-name"), Some("tfjob-controller"));
-    let both = format!("apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {{name: x}}\nspec:\n  tfReplicaSpecs:\n{}{}", tf_role("Chief", 1), tf_role("Master", 1));
+    let both = format!(
+        "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {{name: x}}\nspec:\n  tfReplicaSpecs:\n{}{}",
+        tf_role("Chief", 1),
+        tf_role("Master", 1)
+    );
     assert_eq!(errors(&both)[0].path.as_deref(), Some("spec.tfReplicaSpecs"));
 }
 
@@ -182,13 +189,24 @@ fn mpijob_v2beta1_names_and_launcher_as_worker() {
 
 #[test]
 fn xgboost_paddle_jax() {
-    let role = |r: &str, c: &str, n: i64| format!("    {r}:\n      replicas: {n}\n      template:\n        spec:\n          containers: [{{name: {c}, image: img}}]\n");
-    let e = errors(&format!("apiVersion: kubeflow.org/v1\nkind: XGBoostJob\nmetadata: {{name: x}}\nspec:\n  xgbReplicaSpecs:\n{}", role("Worker", "xgboost", 2)));
+    let role = |r: &str, c: &str, n: i64| {
+        format!("    {r}:\n      replicas: {n}\n      template:\n        spec:\n          containers: [{{name: {c}, image: img}}]\n")
+    };
+    let e = errors(&format!(
+        "apiVersion: kubeflow.org/v1\nkind: XGBoostJob\nmetadata: {{name: x}}\nspec:\n  xgbReplicaSpecs:\n{}",
+        role("Worker", "xgboost", 2)
+    ));
     assert_eq!((e[0].code.as_str(), e[0].path.as_deref()), ("required", Some("spec.xgbReplicaSpecs")));
-    let m = model(&format!("apiVersion: kubeflow.org/v1\nkind: PaddleJob\nmetadata: {{name: p}}\nspec:\n  paddleReplicaSpecs:\n{}", role("Worker", "paddle", 2)));
+    let m = model(&format!(
+        "apiVersion: kubeflow.org/v1\nkind: PaddleJob\nmetadata: {{name: p}}\nspec:\n  paddleReplicaSpecs:\n{}",
+        role("Worker", "paddle", 2)
+    ));
     assert_eq!(names(&m), ["p-worker-0", "p-worker-1"]);
     assert_eq!(label(&m, pod(&m, "p-worker-0"), "training.kubeflow.org/job-role"), None, "Paddle's master role is Master only");
-    let m = model(&format!("apiVersion: kubeflow.org/v1\nkind: JAXJob\nmetadata: {{name: j}}\nspec:\n  jaxReplicaSpecs:\n{}", role("Worker", "jax", 2)));
+    let m = model(&format!(
+        "apiVersion: kubeflow.org/v1\nkind: JAXJob\nmetadata: {{name: j}}\nspec:\n  jaxReplicaSpecs:\n{}",
+        role("Worker", "jax", 2)
+    ));
     assert_eq!(label(&m, pod(&m, "j-worker-0"), "training.kubeflow.org/job-role"), Some("master"));
     assert_eq!(label(&m, pod(&m, "j-worker-0"), "training.kubeflow.org/operator-name"), Some("jaxjob-controller"));
 }
@@ -216,7 +234,10 @@ spec:
 #[test]
 fn jobset_jobs_pods_labels_and_exclusive_placement() {
     let m = model(JOBSET);
-    assert_eq!(names(&m), ["train-workers-0-0", "train-workers-0-1", "train-workers-0-2", "train-workers-1-0", "train-workers-1-1", "train-workers-1-2"]);
+    assert_eq!(
+        names(&m),
+        ["train-workers-0-0", "train-workers-0-1", "train-workers-0-2", "train-workers-1-0", "train-workers-1-1", "train-workers-1-2"]
+    );
     let p = pod(&m, "train-workers-1-2");
     assert_eq!(label(&m, p, "jobset.sigs.k8s.io/jobset-name"), Some("train"));
     assert_eq!(label(&m, p, "jobset.sigs.k8s.io/replicatedjob-name"), Some("workers"));
@@ -250,7 +271,10 @@ fn jobset_parallelism_completions_suspend_and_node_selector_strategy() {
     assert_eq!(m.pods.len(), 4, "min(parallelism, completions) per Job");
     let m = model(&JOBSET.replace("spec:\n  replicatedJobs:", "spec:\n  suspend: true\n  replicatedJobs:"));
     assert!(m.pods.is_empty() && m.skipped.len() == 1);
-    let m = model(&JOBSET.replace("    alpha.jobset.sigs.k8s.io/exclusive-topology", "    alpha.jobset.sigs.k8s.io/node-selector: \"true\"\n    alpha.jobset.sigs.k8s.io/exclusive-topology"));
+    let m = model(&JOBSET.replace(
+        "    alpha.jobset.sigs.k8s.io/exclusive-topology",
+        "    alpha.jobset.sigs.k8s.io/node-selector: \"true\"\n    alpha.jobset.sigs.k8s.io/exclusive-topology",
+    ));
     let p = pod(&m, "train-workers-0-0");
     assert!(p.affinity.is_empty());
     assert_eq!(p.tolerations.len(), 1);
@@ -482,7 +506,10 @@ spec:
     assert_eq!((e[0].code.as_str(), e[0].path.as_deref()), ("unknown-reference", Some("spec.runtimeRef.name")));
     assert!(e[0].message.contains("torch-distributed"));
     // A runtime error names the runtime's document.
-    let e = errors(&yaml.replace("                  containers:\n", "                  tolerations: [{key: a, effect: Sometimes}]\n                  containers:\n"));
+    let e = errors(&yaml.replace(
+        "                  containers:\n",
+        "                  tolerations: [{key: a, effect: Sometimes}]\n                  containers:\n",
+    ));
     assert_eq!(e[0].path.as_deref(), Some("spec.template.spec.replicatedJobs[0].template.spec.template.spec.tolerations[0].effect"));
     assert_eq!(e[0].object.as_deref(), Some("ClusterTrainingRuntime/torch-distributed"));
 }
@@ -496,6 +523,11 @@ fn unexpanded_pod_creators_are_reported_as_such() {
 
 #[test]
 fn expansion_is_bounded() {
-    let e = errors(&JOBSET.replace("replicas: 2", "replicas: 100000").replace("parallelism: 3", "parallelism: 100").replace("completions: 3", "completions: 100"));
+    let e = errors(
+        &JOBSET
+            .replace("replicas: 2", "replicas: 100000")
+            .replace("parallelism: 3", "parallelism: 100")
+            .replace("completions: 3", "completions: 100"),
+    );
     assert_eq!(e[0].code, "too-many-pods");
 }

@@ -61,7 +61,12 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     let Some(spec) = super::required(root, "spec", "TrainJob", "spec.runtimeRef", sink) else { return };
     for field in ["podSpecOverrides", "podTemplateOverrides"] {
         if let Some(at) = spec.get(field) {
-            sink.error(&at, "unsupported-value", format!("TrainJob {field} is not modelled by nodecast"), "plan the TrainJob without it, or write the overrides into the runtime");
+            sink.error(
+                &at,
+                "unsupported-value",
+                format!("TrainJob {field} is not modelled by nodecast"),
+                "plan the TrainJob without it, or write the overrides into the runtime",
+            );
             return;
         }
     }
@@ -76,16 +81,18 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
         sink.error(&at, "unsupported-value", format!("runtimeRef kind {kind:?}"), "ClusterTrainingRuntime or TrainingRuntime");
         return;
     }
-    let runtime = out.runtimes.iter().find(|r| {
-        r.kind == kind && r.name == name && r.namespace.as_ref().is_none_or(|ns| *ns == owner.namespace)
-    });
+    let runtime =
+        out.runtimes.iter().find(|r| r.kind == kind && r.name == name && r.namespace.as_ref().is_none_or(|ns| *ns == owner.namespace));
     let Some(runtime) = runtime.cloned() else {
         let at = rref.get("name").unwrap_or(rref);
         let scope = if kind == "TrainingRuntime" { format!(" in namespace {}", owner.namespace) } else { String::new() };
         sink.error(
             &at,
             "unknown-reference",
-            format!("TrainJob {} uses {kind} {name:?}{scope}, which is not in the input: its pods cannot be expanded without it", owner.name),
+            format!(
+                "TrainJob {} uses {kind} {name:?}{scope}, which is not in the input: its pods cannot be expanded without it",
+                owner.name
+            ),
             format!("add the {kind} manifest (e.g. `kubectl get {} {name} -o yaml`) to the input", kind.to_lowercase()),
         );
         return;
@@ -110,7 +117,9 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     let mut rsink = Sink { document: runtime.document, object: &object, errors: &mut *sink.errors };
     let rroot = At::root(&runtime.value, &runtime.prefix);
     let Some(rspec) = super::required(&rroot, "spec", &runtime.kind, "spec.template", &mut rsink) else { return };
-    let Some(template) = super::required(&rspec, "template", &runtime.kind, "template: {spec: {replicatedJobs: [...]}}", &mut rsink) else { return };
+    let Some(template) = super::required(&rspec, "template", &runtime.kind, "template: {spec: {replicatedJobs: [...]}}", &mut rsink) else {
+        return;
+    };
     let policy_nodes = rspec.v.pointer("/mlPolicy/numNodes").and_then(Value::as_i64);
     let launcher_as_node = rspec.v.pointer("/mlPolicy/mpi/runLauncherAsNode").and_then(Value::as_bool).unwrap_or(false);
     let mut nodes = job_num_nodes.or(policy_nodes).unwrap_or(1);
@@ -131,7 +140,9 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
 fn jobset_of(template: &Value, nodes: i64, resources: Option<&Value>) -> Value {
     let mut t = template.clone();
     let Some(jobs) = t.pointer_mut("/spec/replicatedJobs").and_then(Value::as_array_mut) else { return t };
-    let labelled = jobs.iter().any(|j| j.pointer("/template/metadata/labels").and_then(|l| l.get(ANCESTOR)).and_then(Value::as_str) == Some("trainer"));
+    let labelled = jobs
+        .iter()
+        .any(|j| j.pointer("/template/metadata/labels").and_then(|l| l.get(ANCESTOR)).and_then(Value::as_str) == Some("trainer"));
     for job in jobs.iter_mut() {
         let is_trainer = if labelled {
             job.pointer("/template/metadata/labels").and_then(|l| l.get(ANCESTOR)).and_then(Value::as_str) == Some("trainer")
@@ -148,7 +159,9 @@ fn jobset_of(template: &Value, nodes: i64, resources: Option<&Value>) -> Value {
             spec.insert("parallelism".into(), Value::from(nodes));
             spec.insert("completions".into(), Value::from(nodes));
         }
-        if let (Some(res), Some(containers)) = (resources, job.pointer_mut("/template/spec/template/spec/containers").and_then(Value::as_array_mut)) {
+        if let (Some(res), Some(containers)) =
+            (resources, job.pointer_mut("/template/spec/template/spec/containers").and_then(Value::as_array_mut))
+        {
             for c in containers.iter_mut().filter(|c| c.get("name").and_then(Value::as_str) == Some("node")) {
                 if let Some(o) = c.as_object_mut() {
                     o.insert("resources".into(), res.clone());

@@ -17,7 +17,9 @@ use crate::manifest::reader::{At, Sink};
 
 pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     let Some(spec) = super::required(root, "spec", "Volcano Job", "spec.tasks", sink) else { return };
-    let Some(tasks_at) = super::required(&spec, "tasks", "Volcano Job", "tasks: [{name: worker, replicas: 2, template: ...}]", sink) else { return };
+    let Some(tasks_at) = super::required(&spec, "tasks", "Volcano Job", "tasks: [{name: worker, replicas: 2, template: ...}]", sink) else {
+        return;
+    };
     let queue = sink.opt_scalar(&spec, "queue").filter(|q| !q.is_empty()).unwrap_or_else(|| "default".into());
     let before = sink.errors.len();
     let tasks = sink.list(&tasks_at);
@@ -40,7 +42,12 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     if let Some(min_at) = spec.get("minAvailable") {
         if let Some(min) = sink.int_in(&min_at, 0, i32::MAX.into(), "an integer ≥ 0") {
             if min > total_replicas {
-                sink.error(&min_at, "out-of-range", format!("minAvailable {min} exceeds the tasks' {total_replicas} replicas"), "minAvailable ≤ the sum of task replicas");
+                sink.error(
+                    &min_at,
+                    "out-of-range",
+                    format!("minAvailable {min} exceeds the tasks' {total_replicas} replicas"),
+                    "minAvailable ≤ the sum of task replicas",
+                );
             }
         }
     }
