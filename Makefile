@@ -51,6 +51,8 @@ conformance: build
 	else echo "== conformance: $(CASES) not present, skipped"; fi
 	@echo "== examples/expectations.yaml (hand-computed GPU guide examples)"
 	@$(CONFORMANCE) examples/expectations.yaml
+	@echo "== examples/expectations-ml.yaml (ML workload kinds, expanded by nodecast)"
+	@$(CONFORMANCE) examples/expectations-ml.yaml
 	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code: in-flight order, topology domains, pending pods, Balanced, spot-to-spot, ties)"
 	@$(CONFORMANCE) tests/scenarios
 

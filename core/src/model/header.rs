@@ -27,13 +27,21 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
         }
         (false, false) => {}
     }
+    let expanded = super::kinds::served_versions(group, kind);
     let read = READ_KINDS.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
-        || (group == "policy" && kind == "PodDisruptionBudget");
+        || (group == "policy" && kind == "PodDisruptionBudget")
+        || expanded.is_some();
     if !read {
         return true;
     }
     let version = api.rsplit_once('/').map_or(api, |(_, v)| v);
-    if version != "v1" {
+    if let Some(served) = expanded.filter(|s| !s.contains(&version)) {
+        let at = root.get("apiVersion").unwrap_or(*root);
+        let help = served.iter().map(|v| format!("{group}/{v}")).collect::<Vec<_>>().join(" or ");
+        sink.error(&at, "unsupported-api-version", format!("{api} {kind} is not a version nodecast expands"), help);
+        return false;
+    }
+    if expanded.is_none() && version != "v1" {
         let at = root.get("apiVersion").unwrap_or(*root);
         let help = match group {
             "karpenter.sh" | "karpenter.k8s.aws" => format!("{group}/v1 (Karpenter v1 no longer serves {api}; its conversion moved fields, see Karpenter's v1 migration guide)"),

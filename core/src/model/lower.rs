@@ -60,6 +60,8 @@ struct Lowering {
     nodes: Vec<ExistingNode>,
     claims: Vec<ExistingNode>,
     pdbs: Vec<Pdb>,
+    /// Training runtimes of the input, for the TrainJobs that reference them.
+    runtimes: Vec<super::kinds::Runtime>,
 }
 
 /// Lower every document. Unknown kinds are reported in `skipped`; errors are collected.
@@ -76,6 +78,7 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
         nodes: Vec::new(),
         claims: Vec::new(),
         pdbs: Vec::new(),
+        runtimes: super::kinds::Runtime::collect(docs),
     };
     for doc in docs {
         l.document(doc);
@@ -160,6 +163,11 @@ impl Lowering {
                 }
             }
             ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
+            (g, k) if super::kinds::expands(g, k) => {
+                let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
+                let mut out = super::kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes };
+                super::kinds::expand(&root, g, &api, &kind, doc.source.clone(), &mut out, &mut sink);
+            }
             ("", "") => {
                 let at = root;
                 sink.error(&at, "required", "object without `kind`/`apiVersion`", "a Kubernetes object with apiVersion and kind");
@@ -169,7 +177,8 @@ impl Lowering {
                 document: doc.index,
                 kind: kind.clone(),
                 name: doc.name().to_string(),
-                reason: format!("{api} {kind} does not influence provisioning or disruption"),
+                reason: super::kinds::skip_reason(group, &api, &kind)
+                    .unwrap_or_else(|| format!("{api} {kind} does not influence provisioning or disruption")),
             }),
         }
         if let Some(src) = &doc.source {

@@ -2,6 +2,7 @@
 //! once per request. Labels are interned, requirements are algebra values, resources are vectors.
 
 mod header;
+pub(crate) mod kinds;
 pub mod lower;
 pub mod lower_pod;
 pub mod pod;

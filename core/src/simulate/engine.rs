@@ -326,6 +326,13 @@ impl Sim {
                 self.submit(tpl, name, replicas, run_time, checkpoint);
             }
             SimAction::Scale { instance, replicas } => match self.instance_names.get(&instance).copied() {
+                Some(i) if !self.templates[self.instances[i].tpl].members.is_empty() => self.warn(
+                    "not-scalable",
+                    format!(
+                        "scale at {}s: {instance:?} runs the pods its manifest expands to; change the manifest's replica counts",
+                        self.now
+                    ),
+                ),
                 Some(i) if !self.instances[i].deleted && self.templates[self.instances[i].tpl].kind == Kind::Service => {
                     self.scale(i, replicas)
                 }
@@ -345,8 +352,11 @@ impl Sim {
             SimAction::Row { tpl, replicas, run_time } => {
                 if self.templates[tpl].kind == Kind::Service {
                     let base = self.templates[tpl].name.clone();
+                    let gang = !self.templates[tpl].members.is_empty();
                     match self.instance_names.get(&base).copied().filter(|&i| !self.instances[i].deleted) {
                         Some(i) if replicas == 0 => self.delete_instance(i),
+                        // A running gang already has all its pods (prepare checked the count).
+                        Some(_) if gang => {}
                         Some(i) => self.scale(i, replicas),
                         None if replicas > 0 => self.submit(tpl, None, replicas, run_time, None),
                         None => {}
@@ -434,8 +444,15 @@ impl Sim {
         let k = self.instances[inst].next_index;
         self.instances[inst].next_index += 1;
         let iname = self.instances[inst].name.clone();
-        let mut pod = t.pod.clone();
-        pod.name = if t.kind == Kind::Pod { iname.clone() } else { format!("{iname}-{k}") };
+        // A gang's k-th pod is its k-th member, renamed from the expansion's name to the instance's.
+        let member = (!t.members.is_empty()).then(|| &t.members[k % t.members.len()]);
+        let mut pod = member.unwrap_or(&t.pod).clone();
+        let suffix = member.and_then(|m| m.name.strip_prefix(t.expanded_as.as_str()));
+        pod.name = match (t.kind, suffix) {
+            (Kind::Pod, _) => iname.clone(),
+            (_, Some(suffix)) => format!("{iname}{suffix}"),
+            _ => format!("{iname}-{k}"),
+        };
         pod.uid = format!("{}/{}", pod.namespace, pod.name);
         pod.created = self.abs_now();
         pod.workload = Some(format!("{}/{}", t.kind_name, iname));

@@ -28,6 +28,11 @@ pub struct Template {
     /// Base instance name (the manifest's name).
     pub name: String,
     pub default_replicas: i64,
+    /// The pods of an expanded ML workload, each with its own role, labels and name: submitting
+    /// creates all of them (empty for replica-style workloads, whose pods are copies of `pod`).
+    pub members: Vec<Pod>,
+    /// The object name the members were expanded under (their names start with it).
+    pub expanded_as: String,
 }
 
 /// A trace event with its workload resolved to a template.
@@ -80,9 +85,11 @@ fn kind_of(k: &str) -> Option<Kind> {
         "Job" | "CronJob" => Some(Kind::Job),
         "Pod" => Some(Kind::Pod),
         "Deployment" | "StatefulSet" | "ReplicaSet" => Some(Kind::Service),
-        _ => None,
+        _ => crate::model::kinds::runs_as_service(k).map(|service| if service { Kind::Service } else { Kind::Job }),
     }
 }
+
+const SUBMITTABLE: &str = "Job, CronJob, Pod, Deployment, StatefulSet, ReplicaSet, a Kubeflow job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob, TrainJob), JobSet, LeaderWorkerSet, RayCluster, RayJob, RayService or a Volcano Job";
 
 pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result<Prepared, Vec<InputError>> {
     // Inline manifests travel as extra `objects`, renamed so their pods can be found again.
@@ -103,7 +110,7 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
                 errors.push(located(
                     &format!("{path}.manifest.kind"),
                     "unsupported-kind",
-                    format!("a trace can submit Job, CronJob, Pod, Deployment, StatefulSet or ReplicaSet, not {kind:?}"),
+                    format!("a trace can submit {SUBMITTABLE}, not {kind:?}"),
                     "kind: Job",
                 ));
                 continue;
@@ -150,7 +157,8 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
 
     let mut templates: Vec<Template> = Vec::new();
     let mut keys: Vec<String> = Vec::new();
-    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64)> {
+    // (template, its pod count, whether it is a gang of distinct pods)
+    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64, bool)> {
         let (kind_name, ns, name, key, display) = match &def.source {
             Source::Ref { kind, namespace, name } => {
                 (kind.clone(), namespace.clone(), name.clone(), format!("ref:{kind}/{namespace:?}/{name}"), format!("{kind}/{name}"))
@@ -163,14 +171,14 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
             }
         };
         if let Some(i) = keys.iter().position(|k| *k == key) {
-            return Some((i, templates[i].default_replicas));
+            return Some((i, templates[i].default_replicas, !templates[i].members.is_empty()));
         }
         let Some(kind) = kind_of(&kind_name) else {
             errors.push(located(
                 &format!("{}.ref", def.path),
                 "unsupported-kind",
                 format!("{kind_name} cannot be submitted"),
-                "Job, CronJob, Pod, Deployment, StatefulSet or ReplicaSet",
+                SUBMITTABLE,
             ));
             return None;
         };
@@ -214,26 +222,59 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
             Source::Ref { .. } => name.clone(),
             Source::Manifest(_) => display,
         };
-        templates.push(Template { pod: (*first).clone(), kind, kind_name, name: shown, default_replicas: matching.len() as i64 });
+        // An expanded ML workload is a gang of distinct pods (roles, index labels); a replica-style
+        // workload's pods all share one spec.
+        let gang = crate::model::kinds::runs_as_service(&kind_name).is_some()
+            || matching.iter().any(|p| p.spec_id() != first.spec_id());
+        let members: Vec<Pod> = if gang { matching.iter().map(|p| (*p).clone()).collect() } else { Vec::new() };
+        templates.push(Template {
+            pod: (*first).clone(),
+            kind,
+            kind_name,
+            name: shown,
+            default_replicas: matching.len() as i64,
+            members,
+            expanded_as: name.clone(),
+        });
         keys.push(key);
-        Some((templates.len() - 1, matching.len() as i64))
+        Some((templates.len() - 1, matching.len() as i64, gang))
     };
     let mut events = Vec::new();
     for ev in &trace.events {
         let action = match &ev.action {
             Action::Submit { def, name } => {
-                let Some((tpl, default)) = resolve(def, &mut errors) else { continue };
+                let Some((tpl, default, gang)) = resolve(def, &mut errors) else { continue };
+                if gang && def.replicas.is_some_and(|r| r != default) {
+                    errors.push(located(
+                        &format!("{}.replicas", def.path),
+                        "invalid-value",
+                        format!("this workload expands to {default} pods with distinct roles; `replicas` cannot change that"),
+                        "leave replicas out, or change the replica counts in the manifest",
+                    ));
+                    continue;
+                }
                 let replicas = def.replicas.unwrap_or(default);
                 SimAction::Submit { tpl, name: name.clone(), replicas, run_time: def.run_time.clone(), checkpoint: def.checkpoint }
             }
             Action::Row { def, replicas } => {
-                let Some((tpl, _)) = resolve(def, &mut errors) else {
+                let Some((tpl, default, gang)) = resolve(def, &mut errors) else {
                     if let Some(e) = errors.last_mut() {
                         e.line = ev.line;
                         e.path = Some("workload".into());
                     }
                     continue;
                 };
+                if gang && *replicas != 0 && *replicas != default {
+                    let mut e = located(
+                        "replicas",
+                        "invalid-value",
+                        format!("this workload expands to {default} pods with distinct roles; a row submits all of them (replicas {default}) or deletes it (0)"),
+                        "replicas 0 or the manifest's pod count",
+                    );
+                    e.line = ev.line;
+                    errors.push(e);
+                    continue;
+                }
                 SimAction::Row { tpl, replicas: *replicas, run_time: def.run_time.clone() }
             }
             Action::Scale { instance, replicas } => SimAction::Scale { instance: instance.clone(), replicas: *replicas },
@@ -244,6 +285,24 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
     }
     if !errors.is_empty() {
         return Err(errors);
+    }
+    // Inline manifests were expanded under an internal name; the labels their controllers set
+    // from it (job names, cluster names) read with the name the trace shows instead, so the
+    // manifest's own selectors on those labels still match.
+    for t in templates.iter_mut().filter(|t| t.expanded_as.starts_with(INLINE_PREFIX) && !t.members.is_empty()) {
+        for m in t.members.iter_mut() {
+            let renamed: Vec<(u32, u32)> = m
+                .labels
+                .iter()
+                .filter_map(|(k, v)| {
+                    let rest = model.interner.str(v).strip_prefix(t.expanded_as.as_str())?.to_string();
+                    Some((k, model.interner.intern(&format!("{}{rest}", t.name))))
+                })
+                .collect();
+            for (k, v) in renamed {
+                m.labels.set(k, v);
+            }
+        }
     }
     Ok(Prepared { model, warnings, templates, events, grace })
 }
