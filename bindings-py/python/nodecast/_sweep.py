@@ -34,7 +34,7 @@ from ._results import Decision, Plan, Simulation
 from ._sources import build_request, trace_value
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas
+    import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 ENGINES = ("local", "process", "ray")
 
@@ -102,7 +102,7 @@ class SweepResult:
 
     def to_pandas(self) -> "pandas.DataFrame":
         """The tidy table (one row per combination, the grid's values as columns; pandas needed)."""
-        import pandas
+        import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         if self._frame is None:
             self._frame = pandas.DataFrame(self.rows, columns=self.columns).set_index("index", drop=False)
@@ -192,7 +192,7 @@ def _progress_bar(progress: Optional[bool], total: int, initial: int) -> Any:
     if progress is False:
         return None
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         if progress:
             raise ImportError("progress=True needs tqdm: pip install 'nodecast[sweep]'") from None
@@ -379,7 +379,7 @@ _RAY_TASK: Any = None
 def _run_ray(payload_json: str, batches: List[List[int]], address: Optional[str], workers: int, take: Callable[[str, float], None]) -> None:
     global _RAY_TASK
     try:
-        import ray
+        import ray  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise ImportError("engine='ray' needs Ray: pip install 'nodecast[ray]'") from None
     if not ray.is_initialized():
