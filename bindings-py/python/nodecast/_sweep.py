@@ -38,8 +38,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ENGINES = ("local", "process", "ray")
 
-#: A task's fixed cost besides re-reading the spec, as measured on a 2-core VM (benches/README.md).
-_TASK_OVERHEAD_SECONDS = {"local": 0.0002, "process": 0.005, "ray": 0.02}
+#: A task's fixed cost besides re-reading the spec: measured with one-plan tasks on the 2-core VM
+#: (benches/README.md, "Sweeps"), where it is mostly waiting for a CPU.
+_TASK_OVERHEAD_SECONDS = {"local": 0.0003, "process": 0.016, "ray": 0.02}
 
 
 def _call(function: str, payload: Mapping[str, Any]) -> Dict[str, Any]:

@@ -138,7 +138,7 @@ pub fn apply(root: &mut Value, path: &FieldPath, value: &Value) -> Result<(), St
                     return Err(format!("{} is not a mapping", FieldPath(segs[..n].to_vec())));
                 };
                 let creatable = matches!(segs[n + 1], Segment::Field(_));
-                if !map.get(name).is_some_and(|v| !v.is_null()) {
+                if map.get(name).is_none_or(|v| v.is_null()) {
                     if !creatable {
                         return Err(format!("{} does not exist (a list is needed to select an element in)", here()));
                     }
