@@ -38,11 +38,13 @@ need=()
 "$PY" -c 'import pandas' 2>/dev/null || need+=("pandas")
 "$PY" -c 'import mypy' 2>/dev/null || need+=("mypy")
 "$PY" -c 'import kubernetes' 2>/dev/null || need+=("kubernetes")  # the client-model dict tests
+"$PY" -c 'import tqdm' 2>/dev/null || need+=("tqdm")              # nodecast.sweep's progress bar
+"$PY" -c 'import ray' 2>/dev/null || need+=("ray")                # nodecast.sweep(engine="ray"): a local Ray in tests/test_sweep.py (~50 s to install)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing: ${need[*]}"
   "$PY" -m pip install --quiet --disable-pip-version-check "${need[@]}"
 else
-  echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes already installed"
+  echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes, tqdm, ray already installed"
 fi
 
 if [ "${NODECAST_SKIP_RUST:-0}" != 1 ]; then

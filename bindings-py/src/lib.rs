@@ -14,6 +14,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::panic::{self, AssertUnwindSafe};
 
+mod sweep;
+
 /// Run `f`, turning a panic into an error message instead of unwinding further.
 fn guarded(f: impl FnOnce() -> String) -> Result<String, String> {
     panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
@@ -47,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(call, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_call, m)?)?;
     Ok(())
 }
 

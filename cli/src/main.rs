@@ -8,6 +8,7 @@
 //! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
 
 mod render;
+mod sweep;
 mod table;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -56,6 +57,9 @@ enum Command {
     /// Replay a workload trace over simulated time: every NodeClaim launched and terminated,
     /// every pod's wait, the cost of every minute, and the static cluster it is compared with.
     Simulate(SimulateArgs),
+    /// Capacity-planning sweep: plan/consolidate/simulate every combination of a spec's
+    /// variants, grid, traces and seeds; one CSV row of metrics each.
+    Sweep(sweep::SweepArgs),
 }
 
 /// Options shared by every subcommand.
@@ -269,6 +273,7 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             Ok(finish(&answer, a.common.output, UNUSABLE, render::catalog))
         }
         Command::Simulate(a) => simulate(a),
+        Command::Sweep(a) => sweep::run(a).map_err(Fatal),
     }
 }
 

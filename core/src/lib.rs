@@ -53,6 +53,7 @@ pub mod requirements;
 pub mod resources;
 pub mod scheduling;
 pub mod simulate;
+pub mod sweep;
 pub mod taints;
 pub mod validate;
 

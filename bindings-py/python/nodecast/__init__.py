@@ -62,6 +62,7 @@ from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
 from ._sources import simulation_value as _simulation_value
 from ._sources import trace_value as _trace_value
+from ._sweep import SweepResult, sweep
 
 __version__: str = _native.__version__
 
@@ -74,6 +75,7 @@ __all__ = [
     "explain",
     "catalog",
     "simulate",
+    "sweep",
     "request_json",
     # errors
     "InputError",
@@ -111,6 +113,7 @@ __all__ = [
     "TimelineEntry",
     "MetricSeries",
     "FrozenMap",
+    "SweepResult",
 ]
 
 Source = Any

@@ -38,6 +38,8 @@ from nodecast._results import TypeExplanation as TypeExplanation
 from nodecast._results import UnschedulablePod as UnschedulablePod
 from nodecast._results import ValidationReport as ValidationReport
 from nodecast._results import Verdict as Verdict
+from nodecast._sweep import SweepResult as SweepResult
+from nodecast._sweep import sweep as sweep
 
 __version__: str
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "explain",
     "catalog",
     "simulate",
+    "sweep",
     "request_json",
     "InputError",
     "ValidationError",
@@ -83,6 +86,7 @@ __all__ = [
     "TimelineEntry",
     "MetricSeries",
     "FrozenMap",
+    "SweepResult",
 ]
 
 # A source: YAML/JSON text, a file path (str or os.PathLike), bytes, a Kubernetes object (dict,

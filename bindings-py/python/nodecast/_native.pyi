@@ -1,6 +1,6 @@
 """The private native module: the Rust core behind ``nodecast``. Use the ``nodecast`` facade."""
 
-__all__ = ["__version__", "call", "_panic_for_test"]
+__all__ = ["__version__", "call", "_panic_for_test", "sweep_call"]
 
 __version__: str
 
@@ -13,3 +13,8 @@ def call(function: str, request_json: str) -> str:
 
 def _panic_for_test(message: str) -> str:
     """Test hook: panics inside the guard ``call`` uses; always raises RuntimeError."""
+
+def sweep_call(function: str, request_json: str) -> str:
+    """The sweep entry points (``sweep-files``, ``sweep-expand``, ``sweep-run``,
+    ``sweep-request``, ``sweep-csv``) of ``nodecast::sweep``: JSON in, JSON (or CSV) out, the GIL
+    released. Use ``nodecast.sweep``."""

@@ -1,0 +1,219 @@
+use super::*;
+use serde_json::json;
+
+const TRAINING: &str = include_str!("../../../examples/nodepools/gpu-training.yaml");
+const INFERENCE: &str = include_str!("../../../examples/nodepools/gpu-inference.yaml");
+const GENERAL: &str = include_str!("../../../examples/nodepools/gpu-general.yaml");
+const JOB: &str = include_str!("../../../examples/workloads/training-job-4gpu.yaml");
+const VLLM: &str = include_str!("../../../examples/workloads/vllm-inference.yaml");
+const DAY: &str = include_str!("../../../examples/simulate/day.yaml");
+
+fn files() -> IndexMap<String, String> {
+    [
+        ("gpu-training.yaml", TRAINING),
+        ("gpu-inference.yaml", INFERENCE),
+        ("gpu-general.yaml", GENERAL),
+        ("job.yaml", JOB),
+        ("vllm.yaml", VLLM),
+        ("day.yaml", DAY),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+fn sweep(spec: Value) -> Result<Sweep, Vec<InputError>> {
+    load(&spec.to_string(), Some("sweep.yaml"), &files())
+}
+
+fn paths(spec: Value) -> Vec<String> {
+    sweep(spec).unwrap_err().iter().map(|e| format!("{}: {}", e.path.clone().unwrap_or_default(), e.code)).collect()
+}
+
+const FAMILY: &str = "spec.template.spec.requirements[key=karpenter.k8s.aws/instance-gpu-name].values";
+
+fn plan_spec() -> Value {
+    json!({
+        "apiVersion": "nodecast/v1", "kind": "Sweep", "operation": "plan",
+        "inputs": ["gpu-general.yaml", "gpu-training.yaml", "job.yaml"],
+        "grid": [
+            {"name": "gpu_names", "target": "NodePool/gpu-training", "path": FAMILY, "values": [["a100", "h100", "a10g"], ["a100"], ["h100"]]},
+            {"name": "capacity", "target": "NodePool/gpu-training",
+             "path": "spec.template.spec.requirements[key=karpenter.sh/capacity-type].values", "values": [["on-demand"], ["spot", "on-demand"]]}
+        ]
+    })
+}
+
+#[test]
+fn the_grid_expands_variant_first_and_last_dimension_fastest() {
+    let s = sweep(plan_spec()).unwrap();
+    assert_eq!(s.len(), 6);
+    assert_eq!(&s.columns()[..6], ["index", "variant", "gpu_names", "capacity", "status", "error"]);
+    let p: Vec<Value> = (0..6).map(|i| s.parameters(i)[3].clone()).collect();
+    let want: Vec<Value> = [json!("[\"on-demand\"]"), json!("[\"spot\",\"on-demand\"]")].iter().cycle().take(6).cloned().collect();
+    assert_eq!(p, want);
+    assert_eq!(s.parameters(5)[2], json!("[\"h100\"]"));
+    assert_eq!(s.parameters(5)[1], json!("base"));
+}
+
+#[test]
+fn edits_change_the_answer_and_untouched_inputs_stay_byte_identical() {
+    let s = sweep(plan_spec()).unwrap();
+    let req = s.request(0).unwrap();
+    assert_eq!(req.inputs[0].text, GENERAL, "an input no edit touches is passed unchanged");
+    assert_eq!(req.inputs[2].text, JOB);
+    let type_of = |i: usize| {
+        let (row, answer) = s.run(i, true);
+        assert_eq!(row[4], "success", "{row:?}");
+        let a: Value = serde_json::from_str(&answer.unwrap()).unwrap();
+        a["nodeClaims"][0]["instanceType"].as_str().unwrap().to_string()
+    };
+    assert_eq!(type_of(0), "g5.12xlarge");
+    assert!(type_of(2).starts_with("p4d"), "a100 only: {}", type_of(2));
+    assert!(type_of(4).starts_with("p5"), "h100 only: {}", type_of(4));
+    // The base combination is exactly `plan` on the base files.
+    let direct = crate::plan(&Request {
+        inputs: ["gpu-general.yaml", "gpu-training.yaml", "job.yaml"]
+            .iter()
+            .map(|f| Input { name: Some(f.to_string()), text: files()[*f].clone() })
+            .collect(),
+        ..Default::default()
+    });
+    let mut plain = plan_spec();
+    plain.as_object_mut().unwrap().remove("grid");
+    let one = sweep(plain).unwrap();
+    assert_eq!(one.run(0, true).1.unwrap(), direct.to_json());
+}
+
+#[test]
+fn a_value_the_api_server_would_refuse_is_a_failed_row_not_a_lost_sweep() {
+    let spec = json!({
+        "operation": "plan", "inputs": ["gpu-training.yaml", "job.yaml"],
+        "grid": [{"name": "weight", "target": "NodePool/gpu-training", "path": "spec.weight", "values": [10, 1000]}]
+    });
+    let s = sweep(spec).unwrap();
+    let (ok, _) = s.run(0, false);
+    let (bad, _) = s.run(1, false);
+    assert_eq!(ok[3], "success");
+    assert_eq!(bad[3], "failure");
+    let msg = bad[4].as_str().unwrap();
+    assert!(msg.contains("spec.weight") && msg.contains("gpu-training.yaml"), "{msg}");
+    assert!(bad[5..].iter().all(Value::is_null));
+}
+
+#[test]
+fn spec_errors_are_located() {
+    let mut s = plan_spec();
+    s["grid"][0]["path"] = json!("spec.template..requirements");
+    s["grid"][1]["target"] = json!("NodePool/nope");
+    s["frobnicate"] = json!(1);
+    let errs = paths(s);
+    assert!(errs.contains(&"grid[0].path: invalid-path".to_string()), "{errs:?}");
+    assert!(errs.contains(&"frobnicate: unknown-field".to_string()), "{errs:?}");
+
+    let mut s = plan_spec();
+    s["grid"][1]["target"] = json!("NodePool/nope");
+    assert_eq!(paths(s), ["grid[1].target: invalid-edit"]);
+
+    let mut s = plan_spec();
+    s["grid"][0]["path"] = json!("spec.template.spec.requirements[key=nope].values");
+    assert_eq!(paths(s), ["grid[0].values[0]: invalid-edit", "grid[0].values[1]: invalid-edit", "grid[0].values[2]: invalid-edit"]);
+
+    let mut s = plan_spec();
+    s["grid"][0]["values"] = json!([]);
+    s["grid"][1]["name"] = json!("cost_usd");
+    s["traces"] = json!(["day.yaml"]);
+    let errs = paths(s);
+    for want in ["grid[0].values: required", "grid[1].name: reserved-name", "traces: not-allowed"] {
+        assert!(errs.contains(&want.to_string()), "{want} not in {errs:?}");
+    }
+    let e = sweep(json!({"operation": "simulate", "inputs": ["missing.yaml"], "traces": ["day.yaml"], "seeds": [1, 1]})).unwrap_err();
+    let codes: Vec<_> = e.iter().map(|e| (e.path.clone().unwrap_or_default(), e.code.clone())).collect();
+    assert!(codes.contains(&("inputs[0]".into(), "file-not-read".into())), "{codes:?}");
+    assert!(codes.contains(&("seeds".into(), "duplicate".into())), "{codes:?}");
+    assert!(e.iter().all(|e| e.source.as_deref() == Some("sweep.yaml")));
+    let e = sweep(json!({"operation": "consolidate", "inputs": ["gpu-training.yaml"]})).unwrap_err();
+    assert_eq!(e[0].path.as_deref(), Some("now"));
+    let e = sweep(json!({"operation": "simulate", "inputs": ["gpu-training.yaml"], "traces": ["day.yaml"],
+        "grid": [{"target": "simulation", "path": "spotInterruptionRatePerHour", "values": [0.01, -1]}]}))
+    .unwrap_err();
+    assert_eq!(e[0].path.as_deref(), Some("grid[0].values[1]"), "{e:?}");
+}
+
+#[test]
+fn combinations_are_bounded_before_anything_is_built() {
+    let values: Vec<i64> = (0..1000).collect();
+    let spec = json!({"operation": "plan", "inputs": ["gpu-training.yaml"], "grid": [
+        {"name": "a", "target": "NodePool/gpu-training", "path": "spec.weight", "values": values},
+        {"name": "b", "target": "NodePool/gpu-training", "path": "spec.weight", "values": values},
+        {"name": "c", "target": "NodePool/gpu-training", "path": "spec.weight", "values": [1, 2]}]});
+    assert!(paths(spec).contains(&"grid: too-many-combinations".to_string()));
+}
+
+#[test]
+fn simulate_sweeps_vary_trace_and_seed_and_match_plain_simulate() {
+    let spec = json!({
+        "operation": "simulate",
+        "inputs": ["gpu-training.yaml", "gpu-inference.yaml", "job.yaml", "vllm.yaml"],
+        "traces": ["day.yaml"], "seeds": {"from": 7, "count": 2},
+        "simulation": {"spotInterruptionRatePerHour": 0.01},
+        "variants": [
+            {"name": "as-is"},
+            {"name": "fast-consolidation", "edits": [{"target": "NodePool/gpu-training", "path": "spec.disruption.consolidateAfter", "value": "1m"}]}
+        ]
+    });
+    let s = sweep(spec).unwrap();
+    assert_eq!(s.len(), 4);
+    let cols = s.columns();
+    let at = |name: &str| cols.iter().position(|c| c == name).unwrap();
+    let rows: Vec<Vec<Value>> = (0..4).map(|i| s.run(i, false).0).collect();
+    assert_eq!(rows.iter().map(|r| r[at("seed")].as_u64().unwrap()).collect::<Vec<_>>(), [7, 8, 7, 8]);
+    assert!(rows.iter().all(|r| r[at("status")] == "success" && r[at("trace")] == "day.yaml"));
+    // Shorter consolidateAfter: less money on empty nodes.
+    assert!(rows[2][at("empty_node_cost_usd")].as_f64() < rows[0][at("empty_node_cost_usd")].as_f64(), "{rows:?}");
+    let direct = crate::simulate(&Request {
+        inputs: ["gpu-training.yaml", "gpu-inference.yaml", "job.yaml", "vllm.yaml"]
+            .iter()
+            .map(|f| Input { name: Some(f.to_string()), text: files()[*f].clone() })
+            .collect(),
+        trace: Some(crate::simulate::TraceInput { name: Some("day.yaml".into()), text: DAY.into(), format: None }),
+        simulation: Some(SimSettings { seed: 8, spot_interruption_rate_per_hour: 0.01, ..Default::default() }),
+        ..Default::default()
+    });
+    assert_eq!(s.run(1, true).1.unwrap(), direct.to_json());
+    let crate::api::Outcome::Success(sim) = &direct.outcome else { panic!() };
+    assert_eq!(rows[1][at("cost_usd")], json!(sim.summary.cost_usd));
+    assert_eq!(rows[1][at("pending_p95_s")], json!(sim.summary.pending_seconds.p95));
+}
+
+#[test]
+fn variant_manifests_replace_documents_by_identity() {
+    let only_a100 = TRAINING.replace("values: [\"a100\", \"h100\", \"a10g\"]", "values: [\"a100\"]");
+    assert_ne!(only_a100, TRAINING, "the example's requirement line changed; update this test");
+    let spec = json!({"operation": "plan", "inputs": ["gpu-training.yaml", "job.yaml"],
+        "variants": [{"name": "base"}, {"name": "a100", "inputs": [{"name": "a100.yaml", "text": only_a100}]}]});
+    let s = sweep(spec).unwrap();
+    let req = s.request(1).unwrap();
+    assert_eq!(req.inputs.len(), 2, "the replacing document took the base one's place");
+    let (row, answer) = s.run(1, true);
+    assert_eq!(row[2], "success");
+    assert!(answer.unwrap().contains("p4d."));
+}
+
+#[test]
+fn the_json_entry_points_agree_with_the_library() {
+    let text = plan_spec().to_string();
+    let files = files();
+    let listed = call("sweep-files", &json!({"text": text}).to_string());
+    let v: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(v["files"], json!(["gpu-general.yaml", "gpu-training.yaml", "job.yaml"]));
+    let expanded: Value = serde_json::from_str(&call("sweep-expand", &json!({"text": text, "files": files}).to_string())).unwrap();
+    assert_eq!(expanded["count"], 6);
+    let run = call("sweep-run", &json!({"text": text, "files": files, "indices": [4, 1]}).to_string());
+    let s = sweep(plan_spec()).unwrap();
+    assert_eq!(rows_of(&run).unwrap(), vec![s.run(4, false).0, s.run(1, false).0]);
+    let bad = call("sweep-run", &json!({"text": text, "files": files, "indices": [6]}).to_string());
+    assert!(bad.contains("combination 6 does not exist"), "{bad}");
+    let csv = call("sweep-csv", &json!({"columns": ["a", "b"], "rows": [[1.5, "x,y"], [null, "say \"hi\""]]}).to_string());
+    assert_eq!(csv, "a,b\n1.5,\"x,y\"\n,\"say \"\"hi\"\"\"\n");
+}
