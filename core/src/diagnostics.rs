@@ -57,6 +57,11 @@ pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> Stri
             .map(|&i| (i, t.alloc(i, m).get(*id) - t.overhead(i).get(*id)))
             .max_by(|a, b| a.1.cmp(&b.1).then_with(|| m.catalog.types[b.0 as usize].name.cmp(&m.catalog.types[a.0 as usize].name)));
         match best {
+            // No allowed type has the resource at all (a GPU pod on a CPU-only NodePool): naming
+            // the "largest" type with 0 would point at an arbitrary type.
+            Some(_) if its.iter().all(|&i| t.alloc(i, m).get(*id) <= 0) => {
+                return format!("needs {}; no instance type this NodePool allows has {}", show(*id, *need), names.name(*id));
+            }
             Some((i, have)) if have < *need => {
                 let daemons = if t.overhead(i).get(*id) > 0 { " after DaemonSet overhead" } else { "" };
                 return format!(

@@ -139,3 +139,16 @@ fn a_gang_cannot_be_resized_from_the_trace() {
     assert_eq!(s["status"], "success", "{s}");
     assert!(s["warnings"].as_array().expect("warnings").iter().any(|w| w["code"] == "not-scalable"), "{}", s["warnings"]);
 }
+
+#[test]
+fn a_gpu_pod_on_a_cpu_only_pool_says_no_type_has_the_gpu() {
+    let pod = Input {
+        name: Some("pod.yaml".into()),
+        text: "apiVersion: v1\nkind: Pod\nmetadata: {name: cuda-test}\nspec:\n  containers: [{name: c, image: nvidia/cuda, resources: {limits: {nvidia.com/gpu: 1}}}]\n".into(),
+    };
+    let a = plan(vec![file("nodepools/gpu-general.yaml"), pod]);
+    let reasons = a["unschedulable"][0]["reasons"].as_array().expect("reasons");
+    let general = reasons.iter().find(|r| r["nodePool"] == "general").expect("general's reason");
+    assert_eq!(general["code"], "no-instance-type-fits");
+    assert_eq!(general["message"], "needs nvidia.com/gpu 1; no instance type this NodePool allows has nvidia.com/gpu");
+}
