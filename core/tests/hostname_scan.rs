@@ -41,9 +41,11 @@ fn mixed_pods_still_share_nodeclaims_with_the_hostname_pods() {
     // Generic pods (no hostname groups) next to 200 anti-affinity pods: the anti-affinity pods'
     // dead NodeClaims must stay open to the generic pods, which fill them up.
     let mut req = gen::hostname_request(200, true);
-    req.objects.extend(gen::diverse_pods_grouped(300, 9, (usize::MAX, usize::MAX)).into_iter().filter(|p| {
-        p["spec"].get("affinity").is_none() && p["spec"].get("topologySpreadConstraints").is_none()
-    }));
+    req.objects.extend(
+        gen::diverse_pods_grouped(300, 9, (usize::MAX, usize::MAX))
+            .into_iter()
+            .filter(|p| p["spec"].get("affinity").is_none() && p["spec"].get("topologySpreadConstraints").is_none()),
+    );
     let answer = nodecast::plan(&req);
     let Outcome::Success(plan) = &answer.outcome else { panic!("plan failed: {}", answer.to_json()) };
     assert!(plan.unschedulable.is_empty());
