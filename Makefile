@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: all deps build demo test test-rust conformance catalog catalog-check bench fuzz lint clean \
-	test-python wasm wasm-test web-test serve oracle oracle-build oracle-test
+	test-python wasm wasm-test web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build
 
@@ -96,6 +96,11 @@ fuzz:
 
 bench:
 	$(CARGO) bench -p nodecast-benches
+
+# Whole-process `nodecast plan -o json` on Karpenter's benchmark inputs ($(SHARED)/bench/karpenter-diverse):
+# median wall/user/sys seconds and peak RSS per size (benches/README.md, "Karpenter's benchmark").
+bench-cli: build
+	NODECAST=$(NODECAST) BENCH=$(SHARED)/bench/karpenter-diverse benches/cli_timing.sh $(or $(RUNS),5)
 
 clean:
 	$(CARGO) clean

@@ -7,6 +7,8 @@
 //! `provision_diverse/one-app/N`: every pod of a kind shares one `app` label, as Karpenter's
 //! own benchmark does for its anti-affinity pods: N/5 hostname anti-affinity pods then need N/5
 //! NodeClaims, which is the expensive shape for the scheduler and the renderer.
+//! `provision_diverse/hostname-{anti,spread}/N`: all N pods carry hostname self anti-affinity
+//! (hostname spread, maxSkew 1) on one label, so each needs its own NodeClaim.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
 use nodecast::api::Request;
@@ -40,6 +42,10 @@ fn provision_diverse(c: &mut Criterion) {
     // Karpenter's benchmark sizes (scheduling_benchmark_test.go) plus 20,000, the issue's target.
     bench(c, None, &[1, 100, 1000, 5000, 10_000, 20_000], nodecast_benches::diverse_request);
     bench(c, Some("one-app"), &[1000, 5000], nodecast_benches::diverse_request_one_app);
+    // Every pod with hostname self anti-affinity (or hostname spread) on one label: one
+    // NodeClaim per pod, the case that was quadratic in the claim scan (issue 21).
+    bench(c, Some("hostname-anti"), &[5000, 20_000], |n| nodecast_benches::hostname_request(n, true));
+    bench(c, Some("hostname-spread"), &[5000, 20_000], |n| nodecast_benches::hostname_request(n, false));
 }
 
 criterion_group!(benches, provision_diverse);

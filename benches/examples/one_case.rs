@@ -95,8 +95,10 @@ fn main() {
         "gpu-unlimited" => nodecast_benches::gpu_request_unlimited(n),
         "gpu-deployments" => nodecast_benches::gpu_request_deployments(n),
         "packing" => nodecast_benches::packing_request(n / 2, n),
+        "hostname-anti" => nodecast_benches::hostname_request(n, true),
+        "hostname-spread" => nodecast_benches::hostname_request(n, false),
         other => panic!(
-            "unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited, gpu-deployments, packing, consolidate or simulate"
+            "unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited, gpu-deployments, packing, hostname-anti, hostname-spread, consolidate or simulate"
         ),
     };
     for i in 0..iterations {

@@ -218,6 +218,24 @@ pub fn diverse_request_one_app(n: usize) -> Request {
     Request { objects, catalog: Some(synthetic_catalog(DIVERSE_TYPES)), ..Default::default() }
 }
 
+/// `n` pods that all carry one hostname constraint selecting the same `app` label, so that no
+/// two of them may share a node (`anti`: required hostname self anti-affinity) or none may go
+/// where another already is more than `maxSkew: 1` ahead (hostname topology spread): every pod
+/// needs a NodeClaim of its own, the worst case for the scan over open NodeClaims (issue 21).
+/// Requests are drawn as in the diverse mix.
+pub fn hostname_pods(n: usize, anti: bool, seed: u64) -> Vec<Value> {
+    let mut rng = SplitMix64::new(seed);
+    let kind = if anti { Kind::HostnameAntiAffinity } else { Kind::HostnameSpread };
+    (0..n).map(|i| diverse_pod(kind, "web", &format!("web-{i}"), &mut rng)).collect()
+}
+
+/// [`hostname_pods`] with the default NodePool over the 400 synthetic types.
+pub fn hostname_request(n: usize, anti: bool) -> Request {
+    let mut objects = vec![default_nodepool()];
+    objects.extend(hostname_pods(n, anti, DIVERSE_SEED));
+    Request { objects, catalog: Some(synthetic_catalog(DIVERSE_TYPES)), ..Default::default() }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The GPU benchmark (embedded AWS catalog, the example GPU NodePools)
 // ---------------------------------------------------------------------------------------------

@@ -313,17 +313,29 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
     req.simulation = Some(settings);
     let answer = nodecast::simulate(&req);
     if let Outcome::Success(s) = &answer.outcome {
+        let mut stdout = std::io::stdout().lock();
         let text = match a.output {
             SimOutput::Csv => nodecast::simulate::render_series_csv(s),
             SimOutput::Prom => nodecast::simulate::render_series_prom(s),
-            SimOutput::Json => answer.to_json() + "\n",
+            SimOutput::Json => {
+                let _ = write_json(&answer, &mut stdout);
+                return Ok(OK);
+            }
             SimOutput::Text => render::simulation(s),
         };
-        let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
         return Ok(OK);
     }
     Ok(finish(&answer, if a.output == SimOutput::Json { Output::Json } else { Output::Table }, UNUSABLE, render::simulation))
+}
+
+/// `answer.to_json()` and a newline, streamed through a 64 KiB buffer (stdout itself is
+/// line-buffered: a write per line of pretty JSON).
+fn write_json<T: serde::Serialize>(answer: &Answer<T>, out: &mut impl Write) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    answer.write_json(&mut out)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// Print an answer and return the exit code: `-o json` prints the facade's JSON unchanged (also
@@ -331,7 +343,12 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
 fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, failure_code: u8, table: fn(&T) -> String) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let text = match (&answer.outcome, output) {
-        (_, Output::Json) => Some(answer.to_json() + "\n"),
+        (_, Output::Json) => {
+            // Streamed: the answer's JSON is never one string in memory (tens of MB at 20,000
+            // pods). A closed pipe (`nodecast plan ... | head`) is not an error worth a panic.
+            let _ = write_json(answer, &mut stdout);
+            None
+        }
         (Outcome::Success(body), Output::Table) => Some(table(body)),
         (Outcome::Failure { .. }, Output::Table) => None,
     };

@@ -93,6 +93,14 @@ impl<T: Serialize> Answer<T> {
         serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
     }
+
+    /// [`Self::to_json`]'s bytes written to `w` as they are produced, so a large answer (tens
+    /// of MB for 20,000 pods) is never held whole in memory. `w` should be buffered. Unlike
+    /// `to_json`, a serialisation error is returned (after part of the answer was written)
+    /// rather than replaced by an internal-error answer.
+    pub fn write_json<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(w, self).map_err(std::io::Error::from)
+    }
 }
 
 /// A provisioning plan.

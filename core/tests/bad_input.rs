@@ -39,7 +39,6 @@ fn bad_quantities() {
     for (q, code) in [
         ("\"1.5.0\"", "invalid-quantity"),
         ("\"-1\"", "invalid-quantity"),
-        ("\"1e400\"", "quantity-too-large"),
         ("\"12XB\"", "invalid-quantity"),
     ] {
         let v = plan(&format!("{POOL}{}", pod(&format!("{{cpu: {q}}}"))));

@@ -57,7 +57,8 @@ pub struct BaselineMemo {
 }
 
 fn templates(m: &Model) -> Vec<Template> {
-    m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template(p, m)).collect()
+    let mut share = claim::TemplateShare::default();
+    m.pool_order().into_iter().filter(|&p| m.provisionable(p)).filter_map(|p| claim::build_template_shared(p, m, &mut share)).collect()
 }
 
 impl Baseline {

@@ -57,7 +57,24 @@ impl Shape {
 pub struct ShapeIds {
     shapes: FxHashMap<Shape, u32>,
     requests: FxHashMap<(Resources, bool), u32>,
+    /// (requests id, hostname groups) → id, see [`ShapeIds::with_hosts`].
+    with_hosts: FxHashMap<(u32, HostGroups), u32>,
+    /// Per set of hostname groups, how many claim scans met it so far.
+    host_uses: FxHashMap<HostGroups, u32>,
 }
+
+/// Hostname groups join the claim scan key once this many scans met them. A new key starts
+/// from every open NodeClaim, which only pays when many pods share it: apps of tens of replicas
+/// (one key per request vector and app) would rebuild the set for almost every pod, while one
+/// label on thousands of anti-affinity pods (Karpenter's benchmark) turns a quadratic scan into
+/// a linear one. The choice of key never changes an answer, only what the scan may skip.
+const HOST_KEY_AFTER: u32 = 64;
+
+/// A view's topology groups on the hostname key that can reject an open NodeClaim for good:
+/// `(group, the group selects the pod)`, topology spread and anti-affinity only, in the view's
+/// order. Affinity is left out: whether a hostname affinity group accepts a NodeClaim also
+/// depends on whether any domain is populated yet, which placements elsewhere change.
+pub type HostGroups = smallvec::SmallVec<[(u32, bool); 4]>;
 
 impl ShapeIds {
     pub fn id(&mut self, shape: Shape) -> u32 {
@@ -72,6 +89,26 @@ impl ShapeIds {
         let next = self.requests.len() as u32;
         *self.requests.entry(key).or_insert(next)
     }
+
+    /// The claim scan key of a pod with topology groups: its [`Self::requests`] id and its
+    /// hostname groups. Pods with one key are rejected for good by the same NodeClaims: for
+    /// lack of room (room only shrinks as pods are added) and by a hostname spread or
+    /// anti-affinity group (a NodeClaim is its own hostname domain, and the group's count in
+    /// it only grows).
+    /// Returns the id and whether the hostname groups are part of it (before
+    /// [`HOST_KEY_AFTER`] scans of the same groups they are not, and the key is the requests').
+    pub fn with_hosts(&mut self, requests: u32, mut hosts: HostGroups) -> (u32, bool) {
+        if !hosts.is_empty() {
+            let uses = self.host_uses.entry(hosts.clone()).or_insert(0);
+            *uses = uses.saturating_add(1);
+            if *uses < HOST_KEY_AFTER {
+                hosts.clear();
+            }
+        }
+        let keyed = !hosts.is_empty();
+        let next = self.with_hosts.len() as u32;
+        (*self.with_hosts.entry((requests, hosts)).or_insert(next), keyed)
+    }
 }
 
 /// What a try of one target says, for the memo.
@@ -82,6 +119,10 @@ pub enum Verdict {
     Reject,
     /// Rejects this pod only: keep the target for the next pod of the key.
     Skip,
+    /// Rejects every pod of this key for the rest of the pass, whatever is committed to the
+    /// target later (see [`RejectMemo::first_accepting`]): the target is not even taken back
+    /// when it changes, so a pass where every pod needs a NodeClaim of its own stays linear.
+    Dead,
 }
 
 /// Per shape, the targets not known to reject it, ordered as the scan visits them:
@@ -92,6 +133,22 @@ struct Open {
     /// How much of [`RejectMemo::changed`] this shape has taken in.
     cursor: usize,
     targets: BTreeSet<(u64, u32)>,
+    /// Targets that answered [`Verdict::Dead`] (a bitset by target index).
+    dead: Vec<u64>,
+}
+
+impl Open {
+    fn is_dead(&self, t: u32) -> bool {
+        self.dead.get(t as usize / 64).is_some_and(|w| w >> (t % 64) & 1 == 1)
+    }
+
+    fn kill(&mut self, t: u32) {
+        let w = t as usize / 64;
+        if self.dead.len() <= w {
+            self.dead.resize(w + 1, 0);
+        }
+        self.dead[w] |= 1 << (t % 64);
+    }
 }
 
 /// Beyond this many remembered (shape, target) pairs the memo starts over: with very many
@@ -109,6 +166,8 @@ pub struct RejectMemo {
     entries: usize,
     /// Entries to drop after a scan (kept to reuse its allocation).
     dropped: Vec<(u64, u32)>,
+    /// Targets found dead in a scan (same).
+    killed: Vec<u32>,
 }
 
 impl RejectMemo {
@@ -119,7 +178,8 @@ impl RejectMemo {
 
     /// Visit the targets that may accept `shape`, in `(order(t), t)` order, until `try_target`
     /// accepts one; return that target. Targets it rejects ([`Verdict::Reject`]) are
-    /// remembered as rejecting; skipped ones stay.
+    /// remembered as rejecting until they change; dead ones ([`Verdict::Dead`]) for good;
+    /// skipped ones stay.
     /// A shape met for the first time starts from `fresh()`: every target that is `alive`.
     /// `order(t)` must only change when `t` is reported through [`Self::changed`] (entries
     /// under an old order are dropped as stale, the new one is inserted); a target that is not `alive` rejects every pod and never comes back.
@@ -140,12 +200,12 @@ impl RejectMemo {
         let id = *self.shapes.entry(shape).or_insert(next);
         if id == next {
             let targets = fresh().into_iter().map(|t| (order(t as usize), t)).collect();
-            self.open.push(Open { cursor: self.changed.len(), targets });
+            self.open.push(Open { cursor: self.changed.len(), targets, dead: Vec::new() });
         }
         let open = &mut self.open[id];
         let before = open.targets.len();
         for &t in &self.changed[open.cursor..] {
-            if alive(t as usize) {
+            if alive(t as usize) && !open.is_dead(t) {
                 open.targets.insert((order(t as usize), t));
             }
         }
@@ -165,12 +225,20 @@ impl RejectMemo {
                     break;
                 }
                 Verdict::Reject => self.dropped.push((o, t)),
+                Verdict::Dead => {
+                    self.dropped.push((o, t));
+                    self.killed.push(t);
+                }
                 Verdict::Skip => {}
             }
         }
         for e in &self.dropped {
             open.targets.remove(e);
         }
+        for &t in &self.killed {
+            open.kill(t);
+        }
+        self.killed.clear();
         self.entries = (self.entries + open.targets.len()).saturating_sub(before);
         found
     }

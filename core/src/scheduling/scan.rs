@@ -5,8 +5,10 @@
 //! `can_add` and `ExistingState::accepts` give it for nothing else, and it reads only the
 //! target's state, the pod's requests and whether the pod is bound.
 
-use super::memo::Verdict;
+use super::memo::{HostGroups, Verdict};
+use super::topology::GroupKind;
 use super::{Fail, Solver, View};
+use crate::labels::KeyId;
 use crate::model::Pod;
 use crate::requirements::Requirements;
 
@@ -51,6 +53,8 @@ impl Solver<'_> {
         shape: Option<u32>,
     ) -> Option<(usize, Requirements, Vec<u32>, super::claim::Ties)> {
         let (key, by_room) = self.scan_key(pod, shape);
+        let (key, hosts_keyed) = if by_room { self.shape_ids.with_hosts(key, self.host_groups(view)) } else { (key, false) };
+        let hostname = self.m.keys.hostname;
         let mut memo = std::mem::take(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo });
         let mut found = None;
         memo.first_accepting(
@@ -63,11 +67,45 @@ impl Solver<'_> {
                     found = Some((c, r, its, ties));
                     Verdict::Accept
                 }
-                Err(e) => rejection(&e, by_room),
+                Err(e) => claim_rejection(&e, by_room, hosts_keyed.then_some(hostname)),
             },
         );
         *(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo }) = memo;
         found
+    }
+}
+
+impl Solver<'_> {
+    /// The view's hostname spread and anti-affinity groups (see `memo::HostGroups`).
+    fn host_groups(&self, view: &View) -> HostGroups {
+        let hostname = self.m.keys.hostname;
+        view.groups
+            .iter()
+            .filter(|&&(g, _)| {
+                let def = &self.topo.groups[g].def;
+                def.key == hostname && def.kind != GroupKind::Affinity
+            })
+            .map(|&(g, selects)| (g as u32, selects))
+            .collect()
+    }
+}
+
+/// What a failed try of an open NodeClaim means for the memo of pods with topology groups,
+/// keyed by requests and hostname groups (`ShapeIds::with_hosts`): a lack of room and a
+/// hostname spread or anti-affinity rejection hold for the rest of the pass. Room only shrinks
+/// (requests grow, candidates only go). A NodeClaim's hostname requirement is its one
+/// placeholder, so such a group judges it by its count in that domain alone (`next_domain`'s
+/// single-domain branch; an incompatible pod hostname fails earlier, on requirements), and that
+/// count only grows. Every pod with the key carries the group with the same `selects`, so the
+/// NodeClaim rejects all of them. Any other rejection (zone groups, hostname affinity, whose
+/// bootstrap depends on other domains) holds for this pod only.
+/// `hostname`: the key when the memo key holds the hostname groups.
+fn claim_rejection(e: &Fail, by_room: bool, hostname: Option<KeyId>) -> Verdict {
+    match e {
+        _ if !by_room => Verdict::Reject,
+        Fail::Resources => Verdict::Dead,
+        Fail::Topology { kind: GroupKind::Spread | GroupKind::AntiAffinity, key } if Some(*key) == hostname => Verdict::Dead,
+        _ => Verdict::Skip,
     }
 }
 
