@@ -181,3 +181,13 @@ def test_progress_bar_and_ctrl_c_returns_the_rows_done(capsys: pytest.CaptureFix
     assert 0 < r.completed < r.count == 108
     assert [row[0] for row in r.rows] == list(range(r.completed))
     assert "interrupted" in repr(r)
+
+
+def test_a_spec_mapping_reads_its_paths_from_the_working_directory(local: nodecast.SweepResult) -> None:
+    r = nodecast.sweep(spec={
+        "operation": "simulate", "inputs": DAY_CLUSTER, "traces": ["examples/simulate/day.yaml"], "seeds": [7, 8],
+        "simulation": {"spotInterruptionRatePerHour": 0.01}, "grid": [AFTER, CAPACITY],
+    }, progress=False)
+    k = r.columns.index("trace")
+    assert [row[:k] + row[k + 1:] for row in r.rows] == [row[:k] + row[k + 1:] for row in local.rows]
+    assert r.rows[0][k] == "examples/simulate/day.yaml"

@@ -73,3 +73,23 @@ def simulation() -> None:
     values: Tuple[float, ...] = s.metric("nodecast_cost_usd_total")[0].values
     csv: str = s.to_csv() + s.to_prometheus() + s._repr_html_()
     _ = (ends, states, events, values, csv, s.timeline_frame(), s.nodes_frame(), s.pods_frame(), s.summary_frame(), s.to_pandas())
+
+
+def sweeps() -> None:
+    r: nodecast.SweepResult = nodecast.sweep(
+        "a.yaml",
+        trace="t.yaml",
+        seeds={"from": 1, "count": 3},
+        grid=[{"name": "w", "target": "NodePool/p", "path": "spec.weight", "values": [1, 2]}],
+        engine="process",
+        workers=2,
+        progress=False,
+    )
+    from_file = nodecast.sweep(spec="sweep.yaml", engine="ray", address="auto")
+    rows: List[List[object]] = r.rows
+    n: int = r.completed + r.failed + from_file.count
+    text: str = r.to_csv() + r.request_json(0)
+    answer = r.answer(0)
+    if isinstance(answer, nodecast.Simulation) and answer.summary is not None:
+        _ = answer.summary.cost_usd
+    _ = (rows, n, text, r.interrupted, r.to_pandas())

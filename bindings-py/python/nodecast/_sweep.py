@@ -176,17 +176,21 @@ def _variant(v: Mapping[str, Any], options: Mapping[str, Any]) -> Dict[str, Any]
     return out
 
 
+def _payload(text: str, name: str, base: str) -> Dict[str, Any]:
+    """The spec with the texts of the files it names (read relative to ``base``)."""
+    listed = _call("sweep-files", {"name": name, "text": text})["files"]
+    files = {}
+    for path in listed:
+        with open(path if os.path.isabs(path) else os.path.join(base, path), encoding="utf-8") as f:
+            files[path] = f.read()
+    return {"name": name, "text": text, "files": files}
+
+
 def _payload_from_file(spec: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     path = os.fspath(spec)
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    listed = _call("sweep-files", {"name": path, "text": text})["files"]
-    base = os.path.dirname(path)
-    files = {}
-    for name in listed:
-        with open(name if os.path.isabs(name) else os.path.join(base, name), encoding="utf-8") as f:
-            files[name] = f.read()
-    return {"name": path, "text": text, "files": files}
+    return _payload(text, path, os.path.dirname(path))
 
 
 def _progress_bar(progress: Optional[bool], total: int, initial: int) -> Any:
@@ -259,7 +263,8 @@ def sweep(
     if spec is not None:
         if sources or traces is not None or trace is not None or grid is not None or variants is not None or seeds is not None:
             raise ValueError("give either spec= or sources with grid/variants/traces/seeds, not both")
-        payload = {"name": "<sweep>", "text": json.dumps(dict(spec)), "files": {}} if isinstance(spec, Mapping) else _payload_from_file(spec)
+        # A mapping's file paths are relative to the working directory, a file's to its directory.
+        payload = _payload(json.dumps(dict(spec)), "<sweep>", ".") if isinstance(spec, Mapping) else _payload_from_file(spec)
     else:
         options: Dict[str, Any] = dict(
             catalog=catalog, zones=zones, spot_price_factor=spot_price_factor, min_values_policy=min_values_policy,

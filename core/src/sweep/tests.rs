@@ -217,3 +217,21 @@ fn the_json_entry_points_agree_with_the_library() {
     let csv = call("sweep-csv", &json!({"columns": ["a", "b"], "rows": [[1.5, "x,y"], [null, "say \"hi\""]]}).to_string());
     assert_eq!(csv, "a,b\n1.5,\"x,y\"\n,\"say \"\"hi\"\"\"\n");
 }
+
+#[test]
+fn consolidate_sweeps_give_one_decision_per_combination() {
+    let mut files = files();
+    files.insert("pool.yaml".into(), include_str!("../../../examples/disruption/pool-underutilized.yaml").into());
+    files.insert("state.yaml".into(), include_str!("../../../examples/disruption/cluster-state.yaml").into());
+    let spec = json!({"operation": "consolidate", "inputs": ["pool.yaml", "state.yaml"], "now": "2025-03-05T12:00:00Z",
+        "grid": [{"name": "policy", "target": "NodePool/gpu-training", "path": "spec.disruption.consolidationPolicy",
+                  "values": ["WhenEmptyOrUnderutilized", "WhenEmpty"]}]});
+    let s = load(&spec.to_string(), None, &files).unwrap();
+    assert_eq!(&s.columns()[..5], ["index", "variant", "policy", "status", "error"]);
+    let (replace, _) = s.run(0, false);
+    let (none, _) = s.run(1, false);
+    assert_eq!((&replace[5], &replace[6]), (&json!("replace"), &json!("underutilized")), "{replace:?}");
+    assert!(replace[10].as_f64().unwrap() > 0.0, "a replacement saves money: {replace:?}");
+    assert_eq!(none[5], "none");
+    assert_eq!(none[10], 0.0);
+}
