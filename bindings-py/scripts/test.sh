@@ -38,6 +38,7 @@ need=()
 "$PY" -c 'import pandas' 2>/dev/null || need+=("pandas")
 "$PY" -c 'import mypy' 2>/dev/null || need+=("mypy")
 "$PY" -c 'import kubernetes' 2>/dev/null || need+=("kubernetes")  # the client-model dict tests
+"$PY" -c 'import ortools' 2>/dev/null || need+=("ortools")  # CP-SAT: the exact solver optimize is checked against
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing: ${need[*]}"
   "$PY" -m pip install --quiet --disable-pip-version-check "${need[@]}"

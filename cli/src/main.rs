@@ -7,6 +7,7 @@
 //! Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors
 //! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
 
+mod optimize;
 mod render;
 mod table;
 
@@ -56,11 +57,14 @@ enum Command {
     /// Replay a workload trace over simulated time: every NodeClaim launched and terminated,
     /// every pod's wait, the cost of every minute, and the static cluster it is compared with.
     Simulate(SimulateArgs),
+    /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
+    /// constraints, with a lower bound, beside Karpenter's plan and its gap per month.
+    Optimize(optimize::OptimizeArgs),
 }
 
 /// Options shared by every subcommand.
 #[derive(Args, Debug, Clone)]
-struct Common {
+pub struct Common {
     /// A JSON/YAML file holding a catalog mapping, or a catalog name (`aws-us-east-1`, the default).
     #[arg(long, value_name = "FILE_OR_NAME")]
     catalog: Option<String>,
@@ -269,6 +273,12 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             Ok(finish(&answer, a.common.output, UNUSABLE, render::catalog))
         }
         Command::Simulate(a) => simulate(a),
+        Command::Optimize(a) => {
+            let mut req = request(&a.common, &a.files)?;
+            req.optimize = Some(optimize::settings(&a));
+            let answer = nodecast::optimize(&req);
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), optimize::render))
+        }
     }
 }
 
