@@ -65,9 +65,9 @@ impl Group {
 }
 
 impl Class {
-    /// How many pods of `g` fit alone on an empty node of this class.
-    pub fn max_of(&self, g: &Group) -> u32 {
-        if !self.admits_group(g) {
+    /// How many pods of group `gi` (`g`) fit alone on an empty node of this class.
+    pub fn max_of(&self, gi: usize, g: &Group) -> u32 {
+        if !self.admits[gi] || !self.admits_group(g) {
             return 0;
         }
         let mut n = g.per_node.min(g.count()) as i64;

@@ -72,7 +72,7 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<(f64, Vec<f64
     let mut cover: Vec<Expression> = vec![Expression::from(0.0); ng];
     for (c, class) in inst.classes.iter().enumerate() {
         for (g, group) in inst.groups.iter().enumerate() {
-            let most = class.max_of(group);
+            let most = class.max_of(g, group);
             if !class.admits[g] || most == 0 {
                 continue;
             }
@@ -169,7 +169,7 @@ fn greedy_fill(inst: &Instance, class: &Class, counts: &mut [u32], order: &[usiz
 pub fn enumerate(inst: &Instance, limit: usize) -> Option<Vec<Pattern>> {
     let mut out = Vec::new();
     for (c, class) in inst.classes.iter().enumerate() {
-        let admitted: Vec<usize> = (0..inst.groups.len()).filter(|&g| class.admits[g] && class.max_of(&inst.groups[g]) > 0).collect();
+        let admitted: Vec<usize> = (0..inst.groups.len()).filter(|&g| class.admits[g] && class.max_of(g, &inst.groups[g]) > 0).collect();
         let mut counts = vec![0u32; inst.groups.len()];
         let mut left = class.room.clone();
         if !dfs(inst, c, &admitted, 0, &mut counts, &mut left, &mut out, limit) {
@@ -241,7 +241,7 @@ pub fn generated(inst: &Instance, lp: &[(f64, Vec<f64>)]) -> Vec<Pattern> {
     for (c, class) in inst.classes.iter().enumerate() {
         if let Some((y, zs)) = lp.get(c) {
             if *y > 1e-9 {
-                let mut counts: Vec<u32> = zs.iter().enumerate().map(|(g, z)| ((z / y + 1e-9).floor() as u32).min(class.max_of(&inst.groups[g]))).collect();
+                let mut counts: Vec<u32> = zs.iter().enumerate().map(|(g, z)| ((z / y + 1e-9).floor() as u32).min(class.max_of(g, &inst.groups[g]))).collect();
                 if fits(inst, class, &counts) {
                     greedy_fill(inst, class, &mut counts, &order);
                     out.push(Pattern { class: c, counts });
@@ -249,11 +249,11 @@ pub fn generated(inst: &Instance, lp: &[(f64, Vec<f64>)]) -> Vec<Pattern> {
             }
         }
         for g in 0..ng {
-            if class.max_of(&inst.groups[g]) == 0 {
+            if class.max_of(g, &inst.groups[g]) == 0 {
                 continue;
             }
             let mut counts = vec![0u32; ng];
-            counts[g] = class.max_of(&inst.groups[g]);
+            counts[g] = class.max_of(g, &inst.groups[g]);
             let mut rest: Vec<usize> = order.iter().copied().filter(|&h| h != g).collect();
             rest.insert(0, g);
             greedy_fill(inst, class, &mut counts, &rest);
