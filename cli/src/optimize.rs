@@ -2,7 +2,7 @@
 //! Karpenter's plan, as a table (or `-o json`, the facade's answer unchanged).
 
 use crate::table::Table;
-use nodecast::optimize::{OptimizeSettings, Optimization};
+use nodecast::optimize::{Optimization, OptimizeSettings};
 
 #[derive(clap::Args, Debug)]
 pub struct OptimizeArgs {
@@ -19,6 +19,10 @@ pub struct OptimizeArgs {
 
 pub fn settings(a: &OptimizeArgs) -> OptimizeSettings {
     OptimizeSettings { time_budget_seconds: a.time_budget, enumerate_limit: None }
+}
+
+fn claims(n: usize) -> String {
+    format!("{n} NodeClaim{}", if n == 1 { "" } else { "s" })
 }
 
 fn money(x: f64) -> String {
@@ -44,7 +48,15 @@ fn claims_table(claims: &[nodecast::optimize::OptimizedClaim]) -> String {
             pods = format!("{} and {} more", c.pods[..6].join(", "), c.pods.len() - 6);
         }
         let name = if c.kept { format!("{} (kept)", c.name) } else { c.name.clone() };
-        t.row(vec![name, c.node_pool.clone(), c.instance_type.clone(), c.capacity_type.clone(), c.zone.clone(), money(c.price_per_hour), pods]);
+        t.row(vec![
+            name,
+            c.node_pool.clone(),
+            c.instance_type.clone(),
+            c.capacity_type.clone(),
+            c.zone.clone(),
+            money(c.price_per_hour),
+            pods,
+        ]);
     }
     t.render("  ")
 }
@@ -52,11 +64,11 @@ fn claims_table(claims: &[nodecast::optimize::OptimizedClaim]) -> String {
 pub fn render(o: &Optimization) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "Karpenter {}/h with {} NodeClaims; optimum {}/h with {} ({}; lower bound {}/h)\n",
+        "Karpenter {}/h with {}; optimum {}/h with {} ({}; lower bound {}/h)\n",
         money(o.karpenter_price_per_hour),
-        o.karpenter_node_claims.len(),
+        claims(o.karpenter_node_claims.len()),
         money(o.optimum_price_per_hour),
-        o.node_claims.len(),
+        claims(o.node_claims.len()),
         o.certificate,
         money(o.lower_bound_per_hour),
     ));

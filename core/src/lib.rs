@@ -101,7 +101,8 @@ pub fn optimize(req: &Request) -> Answer<optimize::Optimization> {
 /// `"explain"`, `"validate"`, `"catalog"`, `"simulate"`, and the renderings `"simulate-csv"` and
 /// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer),
 /// and `"optimize"`.
-pub const FUNCTIONS: [&str; 9] = ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize"];
+pub const FUNCTIONS: [&str; 9] =
+    ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize"];
 
 /// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
 /// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
@@ -123,8 +124,9 @@ pub fn call(function: &str, request_json: &str) -> String {
     let req: Request = match serde_json::from_str(request_json) {
         Ok(r) => r,
         Err(e) => {
-            let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
-                .help("a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize");
+            let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}")).help(
+                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize",
+            );
             return Answer::<()>::failure(kind, vec![err]).to_json();
         }
     };

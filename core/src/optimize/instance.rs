@@ -130,7 +130,9 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
                 .offerings
                 .iter()
                 .filter(|o| o.available && offering_compatible(o, &t.requirements, m))
-                .map(|o| (o.price, m.interner.str(o.capacity_type).to_string(), m.interner.str(o.zone).to_string(), o.zone, o.capacity_type))
+                .map(|o| {
+                    (o.price, m.interner.str(o.capacity_type).to_string(), m.interner.str(o.zone).to_string(), o.zone, o.capacity_type)
+                })
                 .collect();
             offers.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)));
             let mut seen: Vec<Vec<bool>> = Vec::new();
@@ -148,7 +150,17 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
                         (true, LimitKey::Resource(r)) => it_ref.capacity.get(r),
                     })
                     .collect();
-                classes.push(Class { template: ti, pool: t.pool, it, zone, capacity_type: ct, price, room: room.clone(), admits, limit_use });
+                classes.push(Class {
+                    template: ti,
+                    pool: t.pool,
+                    it,
+                    zone,
+                    capacity_type: ct,
+                    price,
+                    room: room.clone(),
+                    admits,
+                    limit_use,
+                });
             }
         }
     }
@@ -166,11 +178,7 @@ fn undominated(classes: Vec<Class>) -> Vec<Class> {
             && a.limit_use.iter().zip(&b.limit_use).all(|(x, y)| x <= y)
     };
     let keep: Vec<bool> = (0..classes.len())
-        .map(|i| {
-            !(0..classes.len()).any(|j| {
-                j != i && beats(&classes[j], &classes[i]) && (j < i || !beats(&classes[i], &classes[j]))
-            })
-        })
+        .map(|i| !(0..classes.len()).any(|j| j != i && beats(&classes[j], &classes[i]) && (j < i || !beats(&classes[i], &classes[j]))))
         .collect();
     classes.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
 }

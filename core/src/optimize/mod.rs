@@ -21,7 +21,7 @@ use crate::error::InputError;
 use crate::model::{LimitKey, Model, Pod, Unsatisfiable};
 use crate::scheduling::{self, Placement, Solution};
 use instance::{Group, LimitRow};
-pub use output::{OptimizedClaim, Optimization, PodMove, Stats};
+pub use output::{Optimization, OptimizedClaim, PodMove, Stats};
 use serde::{Deserialize, Serialize};
 use solve::{Budget, Pattern};
 
@@ -129,7 +129,9 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
         let pod = &m.pods[p];
         let selected = constrained.iter().any(|&q| {
             let other = &m.pods[q];
-            let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| pod.in_namespaces(ns) && sel.matches(&pod.labels);
+            let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| {
+                pod.in_namespaces(ns) && sel.matches(&pod.labels)
+            };
             q != p
                 && (other.spread.iter().any(|s| hit(&s.selector, &None))
                     || other.affinity.iter().chain(&other.anti_affinity).any(|t| hit(&t.selector, &t.namespaces)))
@@ -227,7 +229,8 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
         }
     }
     let outcome = solve::solve(&inst, seeds, budget).map_err(|e| {
-        InputError::new("optimizer-failed", format!("the solver gave no packing: {e}")).help("report this input; nodecast's plan is unaffected")
+        InputError::new("optimizer-failed", format!("the solver gave no packing: {e}"))
+            .help("report this input; nodecast's plan is unaffected")
     })?;
     let nodes = output::assign(&inst, &outcome.chosen);
     check::verify(m, &sol.templates, &inst, &nodes)?;

@@ -163,7 +163,8 @@ pub fn render(
     let karpenter: Vec<OptimizedClaim> = claims.iter().map(|c| out_of(c, c.name.clone(), false)).collect();
     // The optimum: kept claims first (Karpenter's names), then new ones named per pool in a
     // canonical order (pool order, type, capacity type, zone, first pod).
-    let mut optimum: Vec<OptimizedClaim> = claims.iter().zip(kept).filter(|(_, k)| **k).map(|(c, _)| out_of(c, c.name.clone(), true)).collect();
+    let mut optimum: Vec<OptimizedClaim> =
+        claims.iter().zip(kept).filter(|(_, k)| **k).map(|(c, _)| out_of(c, c.name.clone(), true)).collect();
     let pool_rank: std::collections::HashMap<usize, usize> = m.pool_order().into_iter().enumerate().map(|(i, p)| (p, i)).collect();
     let mut fresh: Vec<OptimizedClaim> = nodes
         .iter()
@@ -183,7 +184,8 @@ pub fn render(
             }
         })
         .collect();
-    let rank = |c: &OptimizedClaim| m.node_pools.iter().position(|p| p.name == c.node_pool).and_then(|p| pool_rank.get(&p).copied()).unwrap_or(0);
+    let rank =
+        |c: &OptimizedClaim| m.node_pools.iter().position(|p| p.name == c.node_pool).and_then(|p| pool_rank.get(&p).copied()).unwrap_or(0);
     fresh.sort_by(|a, b| {
         rank(a)
             .cmp(&rank(b))
@@ -223,7 +225,10 @@ pub fn render(
     for c in &optimum {
         for p in &c.pods {
             if let Some((k, desc)) = where_k.get(p.as_str()) {
-                let same = k.node_pool == c.node_pool && k.instance_type == c.instance_type && k.capacity_type == c.capacity_type && k.zone == c.zone;
+                let same = k.node_pool == c.node_pool
+                    && k.instance_type == c.instance_type
+                    && k.capacity_type == c.capacity_type
+                    && k.zone == c.zone;
                 if !same {
                     moved.push(PodMove {
                         pod: p.clone(),
@@ -235,12 +240,8 @@ pub fn render(
         }
     }
     moved.sort_by(|a, b| a.pod.cmp(&b.pod));
-    let mut on_existing: Vec<String> = sol
-        .placements
-        .iter()
-        .filter(|(_, pl)| matches!(pl, crate::scheduling::Placement::Existing(_)))
-        .map(|(&p, _)| key(p))
-        .collect();
+    let mut on_existing: Vec<String> =
+        sol.placements.iter().filter(|(_, pl)| matches!(pl, crate::scheduling::Placement::Existing(_))).map(|(&p, _)| key(p)).collect();
     on_existing.sort();
     let mut unschedulable: Vec<String> = sol.failures.iter().map(|(p, _)| key(*p)).collect();
     unschedulable.sort();

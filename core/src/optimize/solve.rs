@@ -39,7 +39,13 @@ pub struct Outcome {
 }
 
 /// Solve and read `read`'s values, in that order.
-fn run(vars: ProblemVariables, objective: Expression, rows: Vec<Constraint>, seconds: f64, read: &[Variable]) -> Result<(Vec<f64>, bool, bool), ResolutionError> {
+fn run(
+    vars: ProblemVariables,
+    objective: Expression,
+    rows: Vec<Constraint>,
+    seconds: f64,
+    read: &[Variable],
+) -> Result<(Vec<f64>, bool, bool), ResolutionError> {
     #[cfg(feature = "highs")]
     let solution = {
         let model = vars.minimise(objective).using(good_lp::highs).set_threads(1).set_time_limit(seconds.max(0.001));
@@ -180,7 +186,16 @@ pub fn enumerate(inst: &Instance, limit: usize) -> Option<Vec<Pattern>> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn dfs(inst: &Instance, c: usize, admitted: &[usize], i: usize, counts: &mut Vec<u32>, left: &mut [i64], out: &mut Vec<Pattern>, limit: usize) -> bool {
+fn dfs(
+    inst: &Instance,
+    c: usize,
+    admitted: &[usize],
+    i: usize,
+    counts: &mut Vec<u32>,
+    left: &mut [i64],
+    out: &mut Vec<Pattern>,
+    limit: usize,
+) -> bool {
     if i == admitted.len() {
         // Maximal: no admitted group with pods to spare still fits.
         let maximal = admitted.iter().all(|&g| {
@@ -232,7 +247,14 @@ pub fn generated(inst: &Instance, lp: &[(f64, Vec<f64>)]) -> Vec<Pattern> {
         inst.classes
             .iter()
             .filter(|c| c.admits[g])
-            .map(|c| inst.groups[g].requests.iter().zip(&c.room).map(|(n, r)| if *r > 0 && *r != i64::MAX { *n as f64 / *r as f64 } else { 0.0 }).fold(0.0, f64::max))
+            .map(|c| {
+                inst.groups[g]
+                    .requests
+                    .iter()
+                    .zip(&c.room)
+                    .map(|(n, r)| if *r > 0 && *r != i64::MAX { *n as f64 / *r as f64 } else { 0.0 })
+                    .fold(0.0, f64::max)
+            })
             .fold(0.0, f64::max)
     };
     let weights: Vec<f64> = (0..ng).map(weight).collect();
@@ -241,7 +263,8 @@ pub fn generated(inst: &Instance, lp: &[(f64, Vec<f64>)]) -> Vec<Pattern> {
     for (c, class) in inst.classes.iter().enumerate() {
         if let Some((y, zs)) = lp.get(c) {
             if *y > 1e-9 {
-                let mut counts: Vec<u32> = zs.iter().enumerate().map(|(g, z)| ((z / y + 1e-9).floor() as u32).min(class.max_of(g, &inst.groups[g]))).collect();
+                let mut counts: Vec<u32> =
+                    zs.iter().enumerate().map(|(g, z)| ((z / y + 1e-9).floor() as u32).min(class.max_of(g, &inst.groups[g]))).collect();
                 if fits(inst, class, &counts) {
                     greedy_fill(inst, class, &mut counts, &order);
                     out.push(Pattern { class: c, counts });
@@ -281,8 +304,12 @@ pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<(V
         rows.push(constraint!(cover >= group.count() as f64));
     }
     for (l, limit) in inst.limits.iter().enumerate() {
-        let used: Expression =
-            patterns.iter().zip(&x).filter(|(p, _)| inst.classes[p.class].limit_use[l] != 0).map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 * v).sum();
+        let used: Expression = patterns
+            .iter()
+            .zip(&x)
+            .filter(|(p, _)| inst.classes[p.class].limit_use[l] != 0)
+            .map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 * v)
+            .sum();
         rows.push(constraint!(used <= limit.remaining as f64));
     }
     let objective: Expression = patterns.iter().zip(&x).map(|(p, &v)| inst.classes[p.class].price * v).sum();

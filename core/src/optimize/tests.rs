@@ -161,7 +161,11 @@ spec:
 "#;
 
 fn yaml_request(extra: &str) -> Request {
-    Request { inputs: vec![Input { name: Some("t.yaml".into()), text: format!("{POOL}---\n{extra}") }], catalog: Some(gen::catalog()), ..Default::default() }
+    Request {
+        inputs: vec![Input { name: Some("t.yaml".into()), text: format!("{POOL}---\n{extra}") }],
+        catalog: Some(gen::catalog()),
+        ..Default::default()
+    }
 }
 
 #[test]
