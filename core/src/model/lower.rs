@@ -720,12 +720,7 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
         Some("Balanced") => ConsolidationPolicy::Balanced,
         Some(other) => {
             let at = d.get("consolidationPolicy").unwrap_or(*d);
-            sink.error(
-                &at,
-                "unsupported-value",
-                format!("unknown consolidationPolicy {other:?}"),
-                "WhenEmpty, WhenEmptyOrUnderutilized or Balanced",
-            );
+            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty, WhenEmptyOrUnderutilized or Balanced");
             ConsolidationPolicy::WhenEmptyOrUnderutilized
         }
     };
