@@ -16,6 +16,8 @@ fn broken(what: String) -> InputError {
         .help("this is a bug in nodecast's optimiser; the plan itself is unaffected")
 }
 
+// An error here is the answer's only error, returned once per call: its size does not matter.
+#[allow(clippy::result_large_err)]
 pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]) -> Result<(), InputError> {
     let mut seen = std::collections::HashSet::new();
     let mut limit_used = vec![0i64; inst.limits.len()];

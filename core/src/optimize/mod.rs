@@ -112,6 +112,8 @@ pub(crate) fn karpenter_claims(m: &Model, sol: &Solution) -> Vec<KarpenterClaim>
         .collect()
 }
 
+// The error is the answer's only error, returned once per call.
+#[allow(clippy::result_large_err)]
 fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     let sol = scheduling::solve(m);
     let claims = karpenter_claims(m, &sol);

@@ -17,6 +17,12 @@ pub struct Pattern {
     pub counts: Vec<u32>,
 }
 
+/// One class's share of the LP solution: its nodes y_c and the pods z_gc of each group on them.
+pub type ClassShare = (f64, Vec<f64>);
+
+/// The integer program's answer: (pattern, nodes of it), cost, proven optimal, timed out.
+pub type Integral = (Vec<(Pattern, u32)>, f64, bool, bool);
+
 /// Work and time limits.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
@@ -68,7 +74,7 @@ fn run(
 /// are covered, each class's rows hold per resource, no node holds more of a group than fits
 /// alone on it (a valid integer cut that makes the bound count whole GPUs), limits hold.
 /// Returns the bound and, per class, (y_c, z_·c) for the pattern heuristic.
-pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<(f64, Vec<f64>)>), ResolutionError> {
+pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>), ResolutionError> {
     let mut vars = ProblemVariables::new();
     let nc = inst.classes.len();
     let ng = inst.groups.len();
@@ -239,7 +245,7 @@ fn dfs(
 /// Patterns from the LP solution (its per-node mix rounded down, then filled) and, per class
 /// and group, the group alone then filled: a few per class, enough for near-optimal packings
 /// of many identical pods.
-pub fn generated(inst: &Instance, lp: &[(f64, Vec<f64>)]) -> Vec<Pattern> {
+pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
     let ng = inst.groups.len();
     // Biggest pods first (by their largest share of any class's room), then index.
     let mut order: Vec<usize> = (0..ng).collect();
@@ -294,7 +300,7 @@ pub fn fits(inst: &Instance, class: &Class, counts: &[u32]) -> bool {
 }
 
 /// The integer program over `patterns`: cover every group, respect limits, least cost.
-pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<(Vec<(Pattern, u32)>, f64, bool, bool), ResolutionError> {
+pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<Integral, ResolutionError> {
     let mut vars = ProblemVariables::new();
     let total: u32 = inst.groups.iter().map(|g| g.count()).sum();
     let x: Vec<Variable> = patterns.iter().map(|_| vars.add(variable().integer().min(0).max(total as f64))).collect();
