@@ -19,6 +19,13 @@ deps:
 	  echo "cargo not found: installing Rust with rustup"; \
 	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; }
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "add ~/.cargo/bin to PATH and re-run"; exit 1; }
+	@# `optimize` links HiGHS (good_lp's `highs` feature): cmake and a C++ compiler build it, and
+	@# bindgen needs libclang. Debian packages, installed when missing (as root or with sudo).
+	@missing=""; command -v cmake >/dev/null 2>&1 || missing="$$missing cmake"; command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
+	  ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ] || missing="$$missing libclang-dev"; \
+	  if [ -n "$$missing" ]; then echo "installing$$missing (HiGHS for optimize)"; \
+	    sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
 
 build: deps
 	$(CARGO) build --release -p nodecast-cli -p nodecast-conformance

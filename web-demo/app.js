@@ -1,6 +1,7 @@
 // nodecast playground: the page. Every answer is computed by the wasm core in worker.js; this
 // module only keeps the editors, the URL and the rendering. No framework, no build step.
 import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.js';
+import { renderOptimization } from './optimize.js';
 
 const HOURS_PER_MONTH = 730;
 const DEBOUNCE_MS = 250;
@@ -297,6 +298,7 @@ async function runPlan() {
     lastPlan = answer;
     replace(out, renderPlan(answer), answer.status);
     updatePods(answer);
+    runOptimize(seq);
     updateTiming();
     saveUrl();
     if ($('why-out').dataset.shown === 'true') {
@@ -307,6 +309,18 @@ async function runPlan() {
     if (seq === planSeq) replace(out, renderLoadError(e), 'error');
   } finally {
     if (seq === planSeq) $('plan-results').setAttribute('aria-busy', 'false');
+  }
+}
+
+/** The optimum beside the plan, for the same inputs (after the plan, so it never delays it). */
+async function runOptimize(seq) {
+  try {
+    const { answer, ms } = await ask('optimize', { inputs: planInputs() });
+    if (seq !== planSeq) return;
+    timings.lastOptimizeMs = ms;
+    replace($('opt-out'), renderOptimization(answer, h, ms), answer.status);
+  } catch (e) {
+    if (seq === planSeq) replace($('opt-out'), h('p', { class: 'hint', text: `optimize is not available: ${e.message || e}` }), 'error');
   }
 }
 

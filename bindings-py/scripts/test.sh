@@ -40,6 +40,7 @@ need=()
 "$PY" -c 'import kubernetes' 2>/dev/null || need+=("kubernetes")  # the client-model dict tests
 "$PY" -c 'import tqdm' 2>/dev/null || need+=("tqdm")              # nodecast.sweep's progress bar
 "$PY" -c 'import ray' 2>/dev/null || need+=("ray")                # nodecast.sweep(engine="ray"): a local Ray in tests/test_sweep.py (~50 s to install)
+"$PY" -c 'import ortools' 2>/dev/null || need+=("ortools")  # CP-SAT: the exact solver optimize is checked against
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing: ${need[*]}"
   "$PY" -m pip install --quiet --disable-pip-version-check "${need[@]}"

@@ -11,7 +11,7 @@
 // compiled module, synchronously) at the start of the next call.
 
 /** The facade functions, in the order the core lists them. */
-export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom']);
+export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom', 'optimize']);
 
 const KINDS = {
   plan: 'Plan',
@@ -22,6 +22,7 @@ const KINDS = {
   simulate: 'Simulation',
   'simulate-csv': 'Simulation',
   'simulate-prom': 'Simulation',
+  optimize: 'Optimization',
 };
 
 /** `simulate`'s `output` option: the core function that renders it. */
@@ -146,6 +147,8 @@ export function createApi(glue, ready) {
   for (const fn of ['plan', 'consolidate', 'explain', 'validate', 'catalog']) {
     api[fn] = (input, options) => guarded(fn, () => glue[fn](input, options), false);
   }
+  /** The cheapest plan beside Karpenter's (through the generic entry: no export of its own in the glue). */
+  api.optimize = (input, options) => guarded('optimize', () => glue.call('optimize', input, options), false);
   /** Replay a trace over simulated time (docs/simulate.md); `output: "csv" | "prom"` gives the series as text. */
   api.simulate = (input, options) => {
     const prepared = simulateRequest(input, options);

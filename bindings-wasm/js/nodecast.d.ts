@@ -92,6 +92,16 @@ export interface Request {
   trace?: TraceInput;
   /** `simulate`: settings; every field has a default. */
   simulation?: SimulationSettings;
+  /** `optimize`: time budget and enumeration limit; defaults apply. */
+  optimize?: OptimizeSettings;
+}
+
+/** `optimize` options. */
+export interface OptimizeSettings {
+  /** Wall-clock budget of each solver call, seconds (default 10, at most 3600). */
+  timeBudgetSeconds?: number;
+  /** At most this many packing patterns are listed exhaustively (default 20,000). */
+  enumerateLimit?: number;
 }
 
 /** A `simulate` trace: YAML/JSON (`kind: Trace`) or CSV (`time,workload,replicas,runTime`) text. */
@@ -173,8 +183,8 @@ export interface SimulateOptions extends Omit<Options, 'trace'> {
 // ---------------------------------------------------------------------------------------------
 // Answers: tagged unions on `status`
 
-export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom';
-export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Error';
+export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom' | 'optimize';
+export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Optimization' | 'Error';
 
 /** One located problem with the input. */
 export interface InputError {
@@ -565,6 +575,44 @@ export type ExplanationAnswer = Answer<'Explanation', Explanation>;
 export type ValidationAnswer = Answer<'Validation', ValidationReport>;
 export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
 export type SimulationAnswer = Answer<'Simulation', Simulation>;
+export type OptimizationAnswer = Answer<'Optimization', Optimization>;
+
+/** One NodeClaim of either plan of an `optimize` answer. */
+export interface OptimizedClaim {
+  name: string;
+  nodePool: string;
+  instanceType: string;
+  capacityType: string;
+  zone: string;
+  pricePerHour: number;
+  pods: string[];
+  /** Karpenter's NodeClaim kept as it is (its pods carry constraints not optimised). */
+  kept: boolean;
+}
+
+/** Karpenter's plan beside the cheapest plan under the same constraints. */
+export interface Optimization {
+  karpenterPricePerHour: number;
+  optimumPricePerHour: number;
+  /** No placement of these pods costs less. */
+  lowerBoundPerHour: number;
+  /** `"optimal"` or `"within x % of optimal"`. */
+  certificate: string;
+  gapPercent: number;
+  savingsPerHour: number;
+  /** Savings × 730 h. */
+  savingsPerMonth: number;
+  nodeClaims: OptimizedClaim[];
+  karpenterNodeClaims: OptimizedClaim[];
+  /** Pods whose NodePool, instance type, capacity type or zone differ. */
+  movedPods: { pod: string; karpenter: string; optimum: string }[];
+  podsOnExistingNodes: string[];
+  unschedulable: string[];
+  /** Constraints not optimised for, and what the optimiser does with them instead. */
+  notOptimised: string[];
+  stats: { pods: number; groups: number; offerings: number; patterns: number; exhaustive: boolean; timedOut: boolean };
+  warnings: Warning[];
+}
 /** CSV or Prometheus text on success, the failure answer otherwise. */
 export type SimulationText = string | Failure<'Simulation'>;
 /** Any answer (`kind: "Error"` only for an unknown function name). */
@@ -576,6 +624,7 @@ export type AnyAnswer =
   | CatalogQueryAnswer
   | SimulationAnswer
   | SimulationText
+  | OptimizationAnswer
   | Failure<'Error'>;
 
 export interface AnswerOf {
@@ -587,11 +636,20 @@ export interface AnswerOf {
   simulate: SimulationAnswer;
   'simulate-csv': SimulationText;
   'simulate-prom': SimulationText;
+  optimize: OptimizationAnswer;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Functions. None throws for bad input: every problem is a failure answer.
 
+/**
+ * The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints, beside
+ * Karpenter's plan: both $/h, a lower bound, `certificate`, savings per month, pods placed
+ * differently, constraints not optimised. The bytes of `nodecast optimize ... -o json` for the
+ * cost and bound; among equally cheap packings the pure-Rust solver of the wasm build may pick
+ * another one than the CLI's HiGHS.
+ */
+export function optimize(input?: RequestInput, options?: Options): OptimizationAnswer;
 /** What one Karpenter provisioning pass would do with the pending pods. */
 export function plan(input?: RequestInput, options?: Options): PlanAnswer;
 /** What the disruption controller would do at `now` (required), and why every other node stays. */

@@ -7,6 +7,7 @@
 //! Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors
 //! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
 
+mod optimize;
 mod render;
 mod sweep;
 mod table;
@@ -60,11 +61,14 @@ enum Command {
     /// Capacity-planning sweep: plan/consolidate/simulate every combination of a spec's
     /// variants, grid, traces and seeds; one CSV row of metrics each.
     Sweep(sweep::SweepArgs),
+    /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
+    /// constraints, with a lower bound, beside Karpenter's plan and its gap per month.
+    Optimize(optimize::OptimizeArgs),
 }
 
 /// Options shared by every subcommand.
 #[derive(Args, Debug, Clone)]
-struct Common {
+pub struct Common {
     /// A JSON/YAML file holding a catalog mapping, or a catalog name (`aws-us-east-1`, the default).
     #[arg(long, value_name = "FILE_OR_NAME")]
     catalog: Option<String>,
@@ -274,6 +278,12 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         }
         Command::Simulate(a) => simulate(a),
         Command::Sweep(a) => sweep::run(a).map_err(Fatal),
+        Command::Optimize(a) => {
+            let mut req = request(&a.common, &a.files)?;
+            req.optimize = Some(optimize::settings(&a));
+            let answer = nodecast::optimize(&req);
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), optimize::render))
+        }
     }
 }
 

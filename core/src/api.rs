@@ -56,6 +56,9 @@ pub struct Request {
     /// `simulate`: settings (latencies, batching, interruption rate, seed, ...); defaults apply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub simulation: Option<crate::simulate::SimSettings>,
+    /// `optimize`: time budget and enumeration limit; defaults apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimize: Option<crate::optimize::OptimizeSettings>,
 }
 
 /// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.

@@ -46,6 +46,7 @@ pub mod golang;
 pub mod labels;
 pub mod manifest;
 pub mod model;
+pub mod optimize;
 pub mod plan;
 pub mod quantity;
 pub mod query;
@@ -91,10 +92,18 @@ pub fn simulate(req: &Request) -> Answer<simulate::Simulation> {
     simulate::simulate(req)
 }
 
+/// The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
+/// with a lower bound and the comparison with Karpenter's plan (`optimize` module).
+pub fn optimize(req: &Request) -> Answer<optimize::Optimization> {
+    optimize::optimize(req)
+}
+
 /// The facade functions by name, for bindings that speak JSON: `"plan"`, `"consolidate"`,
 /// `"explain"`, `"validate"`, `"catalog"`, `"simulate"`, and the renderings `"simulate-csv"` and
-/// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer).
-pub const FUNCTIONS: [&str; 8] = ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom"];
+/// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer),
+/// and `"optimize"`.
+pub const FUNCTIONS: [&str; 9] =
+    ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize"];
 
 /// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
 /// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
@@ -107,6 +116,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         "validate" => "Validation",
         "catalog" => "CatalogQuery",
         "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
+        "optimize" => "Optimization",
         other => {
             let e = error::InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
             return Answer::<()>::failure("Error", vec![e]).to_json();
@@ -115,8 +125,9 @@ pub fn call(function: &str, request_json: &str) -> String {
     let req: Request = match serde_json::from_str(request_json) {
         Ok(r) => r,
         Err(e) => {
-            let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
-                .help("a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation");
+            let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}")).help(
+                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize",
+            );
             return Answer::<()>::failure(kind, vec![err]).to_json();
         }
     };
@@ -126,6 +137,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         "explain" => explain(&req).to_json(),
         "validate" => validate(&req).to_json(),
         "simulate" => simulate(&req).to_json(),
+        "optimize" => optimize(&req).to_json(),
         "simulate-csv" | "simulate-prom" => {
             let answer = simulate(&req);
             match &answer.outcome {

@@ -58,6 +58,8 @@ from ._results import (
     ValidationReport,
     Verdict,
 )
+from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
+from ._optimize import add_optimize_options as _add_optimize_options
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
 from ._sources import simulation_value as _simulation_value
@@ -76,6 +78,7 @@ __all__ = [
     "catalog",
     "simulate",
     "sweep",
+    "optimize",
     "request_json",
     # errors
     "InputError",
@@ -114,6 +117,10 @@ __all__ = [
     "MetricSeries",
     "FrozenMap",
     "SweepResult",
+    "Optimization",
+    "OptimizedClaim",
+    "PodMove",
+    "OptimizationStats",
 ]
 
 Source = Any
@@ -125,7 +132,7 @@ Seconds = Union[int, _dt.timedelta]
 SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Mapping[str, Union[int, _dt.timedelta]]]
 SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
-_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult)
+_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization)
 
 
 def _run(function: str, cls: Type[_A], request: str) -> _A:
@@ -387,3 +394,32 @@ def simulate(
     if answer.get("status") != "success":
         raise error_from_answer(text, answer)
     return Simulation._from(text, answer, req)
+
+
+def optimize(
+    *sources: Source,
+    time_budget_seconds: Optional[float] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Optimization:
+    """The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
+    beside Karpenter's plan (``nodecast optimize``): both plans' $/h, a lower bound and the
+    certificate (``"optimal"`` or ``"within x % of optimal"``), the savings per month, the pods
+    placed differently, and the constraints not optimised. ``time_budget_seconds`` bounds each
+    solver call (default 10 s; when it binds, the best packing so far is answered)."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+    )
+    return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))

@@ -40,6 +40,10 @@ from nodecast._results import ValidationReport as ValidationReport
 from nodecast._results import Verdict as Verdict
 from nodecast._sweep import SweepResult as SweepResult
 from nodecast._sweep import sweep as sweep
+from nodecast._optimize import Optimization as Optimization
+from nodecast._optimize import OptimizedClaim as OptimizedClaim
+from nodecast._optimize import OptimizationStats as OptimizationStats
+from nodecast._optimize import PodMove as PodMove
 
 __version__: str
 __all__ = [
@@ -51,6 +55,7 @@ __all__ = [
     "catalog",
     "simulate",
     "sweep",
+    "optimize",
     "request_json",
     "InputError",
     "ValidationError",
@@ -87,6 +92,10 @@ __all__ = [
     "MetricSeries",
     "FrozenMap",
     "SweepResult",
+    "Optimization",
+    "OptimizedClaim",
+    "PodMove",
+    "OptimizationStats",
 ]
 
 # A source: YAML/JSON text, a file path (str or os.PathLike), bytes, a Kubernetes object (dict,
@@ -197,3 +206,14 @@ def simulate(
     spot_to_spot_consolidation: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Simulation: ...
+def optimize(
+    *sources: Source,
+    time_budget_seconds: Optional[float] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Optimization: ...

@@ -1,0 +1,24 @@
+//! `optimize` on the random GPU generator (`nodecast::optimize::gen`): 50, 200 and 10,000 pods.
+//! Whole facade calls (decode, lower, Karpenter's plan, bound, patterns, integer program, check).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use nodecast::api::Request;
+use nodecast::optimize::gen;
+
+fn request(seed: u64, pods: usize) -> Request {
+    Request { objects: gen::cluster(seed, pods), catalog: Some(gen::catalog()), ..Default::default() }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("optimize");
+    g.sample_size(10);
+    for (id, pods) in [("gpu-50", 50), ("gpu-200", 200), ("gpu-10000", 10_000)] {
+        let req = request(7, pods);
+        assert!(nodecast::optimize(&req).is_success());
+        g.bench_function(id, |b| b.iter(|| nodecast::optimize(&req)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,48 @@
+//! The gap distribution of Karpenter's plan to the optimum on the random GPU generator, and the
+//! solve times: `cargo run --release -p nodecast-benches --example optimize_gap -- [SEEDS] [PODS...]`.
+
+use nodecast::api::{Outcome, Request};
+use nodecast::optimize::gen;
+use std::time::Instant;
+
+fn pct(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let seeds: u64 = args.first().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let sizes: Vec<usize> = if args.len() > 1 { args[1..].iter().filter_map(|s| s.parse().ok()).collect() } else { vec![30, 200] };
+    println!("| pods (max) | instances | gap median | gap p90 | gap max | optimal | worst gap to bound | solve median | solve max |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for &size in &sizes {
+        let (mut gaps, mut times, mut bound_gaps) = (Vec::new(), Vec::new(), Vec::new());
+        let mut optimal = 0;
+        for seed in 1..=seeds {
+            let req = Request { objects: gen::cluster(seed, size), catalog: Some(gen::catalog()), ..Default::default() };
+            let t = Instant::now();
+            let answer = nodecast::optimize(&req);
+            times.push(t.elapsed().as_secs_f64() * 1000.0);
+            let Outcome::Success(o) = answer.outcome else { panic!("seed {seed}: failure") };
+            let gap = if o.karpenter_price_per_hour > 0.0 { o.savings_per_hour / o.karpenter_price_per_hour * 100.0 } else { 0.0 };
+            gaps.push(gap);
+            bound_gaps.push(o.gap_percent);
+            optimal += usize::from(o.certificate == "optimal");
+        }
+        for v in [&mut gaps, &mut times, &mut bound_gaps] {
+            v.sort_by(f64::total_cmp);
+        }
+        println!(
+            "| {size} | {seeds} | {:.1} % | {:.1} % | {:.1} % | {optimal} | {:.2} % | {:.1} ms | {:.1} ms |",
+            pct(&gaps, 0.5),
+            pct(&gaps, 0.9),
+            pct(&gaps, 1.0),
+            pct(&bound_gaps, 1.0),
+            pct(&times, 0.5),
+            pct(&times, 1.0)
+        );
+    }
+}

@@ -1,0 +1,136 @@
+"""nodecast.optimize: the result class, its byte identity with `nodecast optimize -o json`, and the
+optimum checked against an independent exact solver (OR-Tools CP-SAT) on small random GPU
+instances: the same cost, never above Karpenter's plan."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any, Dict, List, Tuple
+
+import pytest
+
+import nodecast
+from helpers import cli_json, cli_path
+
+# (name, GPUs, vCPU, memory GiB, on-demand $/h): prices per GPU not linear in size.
+TYPES = [
+    ("gpu-1x", 1, 4, 16, 1.00),
+    ("gpu-1x-big", 1, 16, 64, 1.60),
+    ("gpu-2x", 2, 16, 64, 2.10),
+    ("gpu-4x", 4, 48, 192, 4.40),
+    ("gpu-8x", 8, 96, 768, 9.80),
+]
+SPOT = 0.35
+
+
+def catalog() -> Dict[str, Any]:
+    return {
+        "zones": ["zone-a"],
+        "instanceTypes": [
+            {
+                "name": n,
+                "allocatable": {"cpu": f"{c * 1000 - 100}m", "memory": f"{m * 1024 - 512}Mi", "pods": "110", "nvidia.com/gpu": str(g)},
+                "onDemandPrice": p,
+                "spotPrice": round(p * SPOT, 4),
+            }
+            for n, g, c, m, p in TYPES
+        ],
+    }
+
+
+def instance(seed: int) -> Tuple[List[Dict[str, Any]], List[Tuple[int, int, int]], List[str]]:
+    """Objects, the pods as (gpu, milli-cpu, MiB), and the capacity types allowed."""
+    r = random.Random(seed)
+    capacity = ["on-demand"] if r.random() < 0.5 else ["spot", "on-demand"]
+    objects: List[Dict[str, Any]] = [
+        {
+            "apiVersion": "karpenter.sh/v1",
+            "kind": "NodePool",
+            "metadata": {"name": "gpu"},
+            "spec": {"template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacity}],
+            }}},
+        }
+    ]
+    pods: List[Tuple[int, int, int]] = []
+    for w in range(r.randint(1, 3)):
+        replicas = r.randint(1, 5)
+        gpu = r.choice([1, 1, 2, 4])
+        cpu = r.choice([500, 2000, 3500, 6000]) * gpu
+        mem = r.choice([2, 8, 14, 30]) * gpu * 1024
+        pods += [(gpu, cpu, mem)] * replicas
+        objects.append({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"w{w}", "namespace": "ml"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": f"w{w}"}},
+                     "template": {"metadata": {"labels": {"app": f"w{w}"}}, "spec": {"containers": [{
+                         "name": "main", "image": "x",
+                         "resources": {"requests": {"cpu": f"{cpu}m", "memory": f"{mem}Mi"}, "limits": {"nvidia.com/gpu": str(gpu)}}}]}}},
+        })
+    return objects, pods, capacity
+
+
+def cp_sat_optimum(pods: List[Tuple[int, int, int]], capacity: List[str]) -> float:
+    """The cheapest set of nodes for `pods`, by CP-SAT: one slot per (type, capacity type, i)
+    for i < number of pods, binary assignment, prices in micro-dollars."""
+    from ortools.sat.python import cp_model  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    m = cp_model.CpModel()
+    slots = []
+    for name, g, c, mem, p in TYPES:
+        for ct in capacity:
+            price = p if ct == "on-demand" else round(p * SPOT, 4)
+            for _ in range(len(pods)):
+                # Allocatable as the catalog states it; the pods' own `pods: 1` request is far below 110.
+                slots.append((g, c * 1000 - 100, mem * 1024 - 512, round(price * 1_000_000)))
+    used = [m.NewBoolVar(f"u{s}") for s in range(len(slots))]
+    x = [[m.NewBoolVar(f"x{i}_{s}") for s in range(len(slots))] for i in range(len(pods))]
+    for i in range(len(pods)):
+        m.AddExactlyOne(x[i])
+    for s, (g, c, mem, _) in enumerate(slots):
+        for dim, cap in ((0, g), (1, c), (2, mem)):
+            m.Add(sum(pods[i][dim] * x[i][s] for i in range(len(pods))) <= cap * used[s])
+    m.Minimize(sum(slots[s][3] * used[s] for s in range(len(slots))))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.max_time_in_seconds = 60
+    status = solver.Solve(m)
+    assert status == cp_model.OPTIMAL, solver.StatusName(status)
+    return solver.ObjectiveValue() / 1_000_000
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_optimum_equals_cp_sat_and_never_exceeds_karpenter(seed: int) -> None:
+    pytest.importorskip("ortools")
+    objects, pods, capacity = instance(seed)
+    o = nodecast.optimize(*objects, catalog=catalog())
+    assert o.certificate == "optimal"
+    assert o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9
+    assert o.optimum_price_per_hour == pytest.approx(cp_sat_optimum(pods, capacity), abs=1e-6)
+    assert sum(len(c.pods) for c in o.node_claims) == len(pods)
+
+
+def test_result_class_frames_html_and_cli_bytes(tmp_path: Any) -> None:
+    objects, _, _ = instance(3)
+    o = nodecast.optimize(*objects, catalog=catalog())
+    assert isinstance(o, nodecast.Optimization)
+    assert o.kind == "Optimization"
+    assert o.to_dict()["kind"] == "Optimization"
+    df = o.to_pandas()
+    assert set(df["plan"]) == {"optimum", "karpenter"}
+    assert df[df["plan"] == "optimum"]["price_per_hour"].sum() == pytest.approx(o.optimum_price_per_hour)
+    assert list(o.moves_frame().columns) == ["pod", "karpenter", "optimum"]
+    assert "optimum" in o._repr_html_()
+    # The same bytes as the CLI.
+    f = tmp_path / "in.yaml"
+    f.write_text("\n---\n".join(json.dumps(x) for x in objects))
+    c = tmp_path / "catalog.json"
+    c.write_text(json.dumps(catalog()))
+    assert cli_json(cli_path(), "optimize", str(f), "--catalog", str(c)) == nodecast.optimize(str(f), catalog=str(c)).to_json()
+
+
+def test_bad_budget_raises_input_error() -> None:
+    objects, _, _ = instance(1)
+    with pytest.raises(nodecast.InputError):
+        nodecast.optimize(*objects, catalog=catalog(), time_budget_seconds=-1)

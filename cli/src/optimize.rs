@@ -1,0 +1,118 @@
+//! `nodecast optimize`: the cheapest NodeClaims for the pods Karpenter's plan places, beside
+//! Karpenter's plan, as a table (or `-o json`, the facade's answer unchanged).
+
+use crate::table::Table;
+use nodecast::optimize::{Optimization, OptimizeSettings};
+
+#[derive(clap::Args, Debug)]
+pub struct OptimizeArgs {
+    /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Wall-clock budget of each solver call in seconds (default 10): when it binds, the best
+    /// packing so far is shown with its gap to the lower bound.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_budget: Option<f64>,
+    #[command(flatten)]
+    pub common: crate::Common,
+}
+
+pub fn settings(a: &OptimizeArgs) -> OptimizeSettings {
+    OptimizeSettings { time_budget_seconds: a.time_budget, enumerate_limit: None }
+}
+
+fn claims(n: usize) -> String {
+    format!("{n} NodeClaim{}", if n == 1 { "" } else { "s" })
+}
+
+fn money(x: f64) -> String {
+    format!("${}", trim(x))
+}
+
+fn trim(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0');
+    let s = s.strip_suffix('.').unwrap_or(s);
+    if s.contains('.') && s.split('.').nth(1).is_some_and(|d| d.len() == 1) {
+        format!("{s}0")
+    } else {
+        s.to_string()
+    }
+}
+
+fn claims_table(claims: &[nodecast::optimize::OptimizedClaim]) -> String {
+    let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "ZONE", "$/H", "PODS"]).right(&[5]);
+    for c in claims {
+        let mut pods = c.pods.join(", ");
+        if c.pods.len() > 6 {
+            pods = format!("{} and {} more", c.pods[..6].join(", "), c.pods.len() - 6);
+        }
+        let name = if c.kept { format!("{} (kept)", c.name) } else { c.name.clone() };
+        t.row(vec![
+            name,
+            c.node_pool.clone(),
+            c.instance_type.clone(),
+            c.capacity_type.clone(),
+            c.zone.clone(),
+            money(c.price_per_hour),
+            pods,
+        ]);
+    }
+    t.render("  ")
+}
+
+pub fn render(o: &Optimization) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "Karpenter {}/h with {}; optimum {}/h with {} ({}; lower bound {}/h)\n",
+        money(o.karpenter_price_per_hour),
+        claims(o.karpenter_node_claims.len()),
+        money(o.optimum_price_per_hour),
+        claims(o.node_claims.len()),
+        o.certificate,
+        money(o.lower_bound_per_hour),
+    ));
+    out.push_str(&format!("Gap: {}/h, {}/month (730 h)\n", money(o.savings_per_hour), format_args!("${:.2}", o.savings_per_month)));
+    out.push_str("\nOptimum NodeClaims\n");
+    out.push_str(&claims_table(&o.node_claims));
+    out.push_str("\nKarpenter's NodeClaims\n");
+    out.push_str(&claims_table(&o.karpenter_node_claims));
+    if !o.moved_pods.is_empty() {
+        out.push_str(&format!("\nPods placed differently ({})\n", o.moved_pods.len()));
+        let mut t = Table::new(&["POD", "KARPENTER", "OPTIMUM"]);
+        for m in o.moved_pods.iter().take(40) {
+            t.row(vec![m.pod.clone(), m.karpenter.clone(), m.optimum.clone()]);
+        }
+        out.push_str(&t.render("  "));
+        if o.moved_pods.len() > 40 {
+            out.push_str(&format!("  ... and {} more (-o json has all)\n", o.moved_pods.len() - 40));
+        }
+    }
+    if !o.not_optimised.is_empty() {
+        out.push_str("\nNot optimised\n");
+        for n in &o.not_optimised {
+            out.push_str(&format!("  - {n}\n"));
+        }
+    }
+    if !o.pods_on_existing_nodes.is_empty() || !o.unschedulable.is_empty() {
+        out.push_str(&format!(
+            "\n{} pods stay on existing nodes; {} pods Karpenter leaves pending are left out of both\n",
+            o.pods_on_existing_nodes.len(),
+            o.unschedulable.len()
+        ));
+    }
+    let s = &o.stats;
+    out.push_str(&format!(
+        "\nSolver: {} pods in {} groups, {} offerings, {} packing patterns{}{}\n",
+        s.pods,
+        s.groups,
+        s.offerings,
+        s.patterns,
+        if s.exhaustive { " (all of them)" } else { "" },
+        if s.timed_out { "; the time budget ran out" } else { "" }
+    ));
+    for w in &o.warnings {
+        out.push_str(&format!("warning: {}\n", w.message));
+    }
+    out
+}

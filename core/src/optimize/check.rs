@@ -1,0 +1,61 @@
+//! The invariant check every answer passes before it is returned: each optimised node holds
+//! only pods whose requirements and tolerations admit it, their requests plus the DaemonSet
+//! overhead fit the type's allocatable, "one per node" groups hold, NodePool limits hold, and
+//! every pod is placed exactly once. Checked pod by pod with the scheduler's predicates, not
+//! with the group summaries the solver used.
+
+use super::instance::{pod_admits, Instance};
+use super::output::Node;
+use crate::error::InputError;
+use crate::model::Model;
+use crate::resources::Resources;
+use crate::scheduling::claim::Template;
+
+fn broken(what: String) -> InputError {
+    InputError::new("optimizer-invariant", format!("the optimised placement breaks an invariant: {what}"))
+        .help("this is a bug in nodecast's optimiser; the plan itself is unaffected")
+}
+
+// An error here is the answer's only error, returned once per call: its size does not matter.
+#[allow(clippy::result_large_err)]
+pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]) -> Result<(), InputError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut limit_used = vec![0i64; inst.limits.len()];
+    for (i, node) in nodes.iter().enumerate() {
+        let class = &inst.classes[node.class];
+        let t = &templates[class.template];
+        let mut total = Resources::new();
+        for &p in &node.pods {
+            let pod = &m.pods[p];
+            if !seen.insert(p) {
+                return Err(broken(format!("pod {} is placed twice", pod.key())));
+            }
+            if !pod_admits(pod, t, class.it, class.zone, class.capacity_type, m) {
+                return Err(broken(format!("pod {} may not run on node {i} ({})", pod.key(), m.catalog.types[class.it as usize].name)));
+            }
+            total.add(&pod.requests);
+        }
+        if !total.fits_with(t.overhead(class.it), t.alloc(class.it, m)) {
+            return Err(broken(format!("node {i} ({}) is over its allocatable", m.catalog.types[class.it as usize].name)));
+        }
+        for g in inst.groups.iter().filter(|g| g.per_node != u32::MAX) {
+            let here = g.pods.iter().filter(|p| node.pods.contains(p)).count();
+            if here > g.per_node as usize {
+                return Err(broken(format!("node {i} holds {here} pods of a one-per-node group")));
+            }
+        }
+        for (u, c) in limit_used.iter_mut().zip(&class.limit_use) {
+            *u += c;
+        }
+    }
+    for (l, used) in inst.limits.iter().zip(&limit_used) {
+        if *used > l.remaining {
+            return Err(broken(format!("NodePool {} is over its limits", m.node_pools[l.pool].name)));
+        }
+    }
+    let expected: usize = inst.groups.iter().map(|g| g.pods.len()).sum();
+    if seen.len() != expected {
+        return Err(broken(format!("{} of {expected} pods are placed", seen.len())));
+    }
+    Ok(())
+}

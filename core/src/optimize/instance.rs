@@ -1,0 +1,184 @@
+//! The optimisation instance built from a loaded model: identical pods grouped into counts,
+//! and the (NodePool, instance type, capacity type, zone) offerings each group may use.
+//!
+//! Compatibility is decided by the scheduler's own predicates (`it_labels_compatible`,
+//! `offering_compatible`, `Requirements::compatible`, `first_untolerated`) and the NodePool
+//! templates' rooms (allocatable − DaemonSet overhead), so the optimiser and Karpenter's plan
+//! agree on what may go where.
+
+use crate::labels::{KeyId, ValueId};
+use crate::model::{LimitKey, Model, Pod};
+use crate::scheduling::claim::Template;
+use crate::scheduling::{it_labels_compatible, offering_compatible};
+use crate::taints::first_untolerated;
+
+/// Identical pending pods (replicas of one spec), placed by count.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Pod indices, ascending.
+    pub pods: Vec<usize>,
+    /// Requests per resource id (`pods: 1` included).
+    pub requests: Vec<i64>,
+    /// At most this many of the group on one node: 1 under a hostname anti-affinity that
+    /// selects only the group itself, else unbounded.
+    pub per_node: u32,
+}
+
+/// A kind of node the optimiser may open: one offering of one instance type in one NodePool.
+#[derive(Debug, Clone)]
+pub struct Class {
+    /// Index into the templates (pool order).
+    pub template: usize,
+    pub pool: usize,
+    pub it: u32,
+    pub zone: ValueId,
+    pub capacity_type: ValueId,
+    pub price: f64,
+    /// What pods may request per resource (allocatable − DaemonSet overhead).
+    pub room: Vec<i64>,
+    /// Per group: may the group run here?
+    pub admits: Vec<bool>,
+    /// Per limit row: what one node of this class uses of it.
+    pub limit_use: Vec<i64>,
+}
+
+/// A NodePool limit still open after existing nodes and the kept (fixed) NodeClaims.
+#[derive(Debug, Clone)]
+pub struct LimitRow {
+    pub pool: usize,
+    pub key: LimitKey,
+    pub remaining: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub dims: usize,
+    pub groups: Vec<Group>,
+    pub classes: Vec<Class>,
+    pub limits: Vec<LimitRow>,
+}
+
+impl Group {
+    pub fn count(&self) -> u32 {
+        self.pods.len() as u32
+    }
+}
+
+impl Class {
+    /// How many pods of group `gi` (`g`) fit alone on an empty node of this class.
+    pub fn max_of(&self, gi: usize, g: &Group) -> u32 {
+        if !self.admits[gi] || !self.admits_group(g) {
+            return 0;
+        }
+        let mut n = g.per_node.min(g.count()) as i64;
+        for (need, room) in g.requests.iter().zip(&self.room) {
+            if *need > 0 {
+                n = n.min(room / need);
+            }
+        }
+        n.max(0) as u32
+    }
+
+    fn admits_group(&self, g: &Group) -> bool {
+        g.requests.iter().zip(&self.room).all(|(need, room)| need <= room)
+    }
+}
+
+/// Does a pod's required node constraints, tolerations and requests allow it on offering
+/// `(it, zone, capacity type)` of template `t`? Requests are checked against the room row.
+pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type: ValueId, m: &Model) -> bool {
+    let np = &m.node_pools[t.pool];
+    if first_untolerated(&np.taints, &pod.tolerations).is_some() {
+        return false;
+    }
+    let room = t.room.of(it);
+    if !(0..m.resources.len()).all(|r| pod.requests.get(r as u16) <= room.get(r).copied().unwrap_or(0)) {
+        return false;
+    }
+    let it_ref = &m.catalog.types[it as usize];
+    let Some(offering) = it_ref.offerings.iter().find(|o| o.available && o.zone == zone && o.capacity_type == capacity_type) else {
+        return false;
+    };
+    let allow = |k: KeyId| m.is_well_known(k);
+    pod.strict_alternatives(&m.interner).iter().any(|strict| {
+        if t.requirements.compatible(strict, allow, &m.interner).is_err() {
+            return false;
+        }
+        let mut merged = t.requirements.clone();
+        merged.add_all(strict, &m.interner);
+        it_labels_compatible(it_ref, &merged, m) && offering_compatible(offering, &merged, m)
+    })
+}
+
+/// Build the instance: `groups` of free pods (already split), templates in pool order, and the
+/// limits remaining per pool.
+pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<LimitRow>) -> Instance {
+    let dims = m.resources.len();
+    let mut classes: Vec<Class> = Vec::new();
+    for (ti, t) in templates.iter().enumerate() {
+        for &it in &t.its {
+            let row = t.room.of(it);
+            // A type with a negative allocatable fits nothing (all of its row is i64::MIN).
+            if row.first().is_some_and(|&v| v == i64::MIN) {
+                continue;
+            }
+            let room: Vec<i64> = (0..dims).map(|r| row.get(r).copied().unwrap_or(0)).collect();
+            let it_ref = &m.catalog.types[it as usize];
+            // One class per offering; among offerings of the type admitting the same groups,
+            // only the cheapest is kept (zone and capacity type then name order decide ties).
+            let mut offers: Vec<(f64, String, String, ValueId, ValueId)> = it_ref
+                .offerings
+                .iter()
+                .filter(|o| o.available && offering_compatible(o, &t.requirements, m))
+                .map(|o| {
+                    (o.price, m.interner.str(o.capacity_type).to_string(), m.interner.str(o.zone).to_string(), o.zone, o.capacity_type)
+                })
+                .collect();
+            offers.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)));
+            let mut seen: Vec<Vec<bool>> = Vec::new();
+            for (price, _, _, zone, ct) in offers {
+                let admits: Vec<bool> = groups.iter().map(|g| pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, m)).collect();
+                if !admits.iter().any(|&a| a) || seen.contains(&admits) {
+                    continue;
+                }
+                seen.push(admits.clone());
+                let limit_use = limits
+                    .iter()
+                    .map(|l| match (l.pool == t.pool, l.key) {
+                        (false, _) => 0,
+                        (true, LimitKey::Nodes) => 1000,
+                        (true, LimitKey::Resource(r)) => it_ref.capacity.get(r),
+                    })
+                    .collect();
+                classes.push(Class {
+                    template: ti,
+                    pool: t.pool,
+                    it,
+                    zone,
+                    capacity_type: ct,
+                    price,
+                    room: room.clone(),
+                    admits,
+                    limit_use,
+                });
+            }
+        }
+    }
+    let classes = undominated(classes);
+    Instance { dims, groups, classes, limits }
+}
+
+/// Drop every class another class beats on all counts: no dearer, at least as much room,
+/// admits every group it admits, uses no more of any limit. Keeps the first of equals.
+fn undominated(classes: Vec<Class>) -> Vec<Class> {
+    let beats = |a: &Class, b: &Class| {
+        a.price <= b.price
+            && a.room.iter().zip(&b.room).all(|(x, y)| x >= y)
+            && a.admits.iter().zip(&b.admits).all(|(x, y)| *x || !*y)
+            && a.limit_use.iter().zip(&b.limit_use).all(|(x, y)| x <= y)
+    };
+    let keep: Vec<bool> = (0..classes.len())
+        .map(|i| !(0..classes.len()).any(|j| j != i && beats(&classes[j], &classes[i]) && (j < i || !beats(&classes[i], &classes[j]))))
+        .collect();
+    classes.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}

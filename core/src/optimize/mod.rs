@@ -1,0 +1,269 @@
+//! `optimize`: the cheapest set of NodeClaims for the pods Karpenter's plan places, under the
+//! same constraints, with a lower bound, beside Karpenter's plan.
+//!
+//! The pods Karpenter puts on existing nodes stay there, the pods it leaves pending stay out of
+//! both sides, and the pods whose constraints the optimiser cannot express (topology spread,
+//! pod affinity, anti-affinity beyond "one per node", host ports) keep Karpenter's NodeClaims;
+//! every such exclusion is listed in `notOptimised`. The other pods are grouped by spec and
+//! packed by `solve` onto the offerings `instance` finds compatible; `check` verifies the result
+//! with the scheduler's predicates before it is answered.
+
+mod check;
+pub mod gen;
+pub mod instance;
+mod output;
+pub mod solve;
+#[cfg(test)]
+mod tests;
+
+use crate::api::{Answer, Request};
+use crate::error::InputError;
+use crate::model::{LimitKey, Model, Pod, Unsatisfiable};
+use crate::scheduling::{self, Placement, Solution};
+use instance::{Group, LimitRow};
+pub use output::{Optimization, OptimizedClaim, PodMove, Stats};
+use serde::{Deserialize, Serialize};
+use solve::{Budget, Pattern};
+
+/// Request options of `optimize` (`request.optimize`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct OptimizeSettings {
+    /// Wall-clock budget of each solver call, seconds (default 10). When it binds, the best
+    /// packing found so far is answered with its gap to the bound (and reruns may differ).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_budget_seconds: Option<f64>,
+    /// At most this many packing patterns are listed exhaustively (default 20,000); above it,
+    /// patterns are generated and the answer says how far from the bound it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enumerate_limit: Option<usize>,
+}
+
+/// The facade: load, plan as Karpenter, optimise, compare.
+pub fn optimize(req: &Request) -> Answer<Optimization> {
+    let (m, warnings) = match crate::plan::model(req) {
+        Ok(x) => x,
+        Err(errors) => return Answer::failure("Optimization", errors),
+    };
+    let settings = req.optimize.clone().unwrap_or_default();
+    if let Some(s) = settings.time_budget_seconds {
+        if !(s.is_finite() && s > 0.0 && s <= 3600.0) {
+            let e = InputError::new("invalid-number", format!("timeBudgetSeconds {s} is not a number of seconds in (0, 3600]"))
+                .path("optimize.timeBudgetSeconds")
+                .help("a positive number of seconds, at most 3600");
+            return Answer::failure("Optimization", vec![e]);
+        }
+    }
+    let budget = Budget {
+        seconds: settings.time_budget_seconds.unwrap_or(10.0),
+        enumerate_limit: settings.enumerate_limit.unwrap_or(20_000).min(1_000_000),
+    };
+    match run(&m, budget) {
+        Ok(mut body) => {
+            body.warnings = warnings;
+            Answer::success("Optimization", body)
+        }
+        Err(e) => Answer::failure("Optimization", vec![e]),
+    }
+}
+
+/// Karpenter's claims as the optimiser sees them.
+pub(crate) struct KarpenterClaim {
+    pub name: String,
+    pub pool: usize,
+    pub launch: Option<scheduling::launch::Launch>,
+    pub pods: Vec<usize>,
+}
+
+/// Why a pod keeps Karpenter's placement, if it must.
+fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
+    if pod.spread.iter().any(|s| s.when_unsatisfiable == Unsatisfiable::DoNotSchedule) {
+        return Some("topology spread (DoNotSchedule)");
+    }
+    if !pod.spread.is_empty() {
+        return Some("topology spread (ScheduleAnyway)");
+    }
+    if !pod.affinity.is_empty() {
+        return Some("required pod affinity");
+    }
+    if pod.anti_affinity.iter().any(|t| t.key != m.keys.hostname) {
+        return Some("pod anti-affinity on a key other than the hostname");
+    }
+    if !pod.host_ports.is_empty() {
+        return Some("host ports");
+    }
+    None
+}
+
+pub(crate) fn karpenter_claims(m: &Model, sol: &Solution) -> Vec<KarpenterClaim> {
+    let (finals, _) = crate::plan::finalize(m, sol);
+    let mut per_pool: std::collections::HashMap<usize, usize> = Default::default();
+    finals
+        .iter()
+        .map(|f| {
+            let pc = &sol.claims[f.claim];
+            let pool = sol.templates[pc.template].pool;
+            let n = per_pool.entry(pool).or_insert(0);
+            *n += 1;
+            let mut pods = pc.pods.clone();
+            pods.sort_unstable();
+            KarpenterClaim { name: format!("{}-{}", m.node_pools[pool].name, n), pool, launch: f.launch.clone(), pods }
+        })
+        .collect()
+}
+
+// The error is the answer's only error, returned once per call.
+#[allow(clippy::result_large_err)]
+fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
+    let sol = scheduling::solve(m);
+    let claims = karpenter_claims(m, &sol);
+    let mut notes: Vec<String> = Vec::new();
+    // Pods other pods' topology terms select stay too: moving them would change those counts.
+    let placed: Vec<usize> = claims.iter().flat_map(|c| c.pods.iter().copied()).collect();
+    let mut reason: std::collections::BTreeMap<usize, &'static str> = Default::default();
+    for &p in &placed {
+        if let Some(r) = unexpressed(&m.pods[p], m) {
+            reason.insert(p, r);
+        }
+    }
+    let constrained: Vec<usize> = reason.keys().copied().collect();
+    for &p in &placed {
+        let pod = &m.pods[p];
+        let selected = constrained.iter().any(|&q| {
+            let other = &m.pods[q];
+            let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| {
+                pod.in_namespaces(ns) && sel.matches(&pod.labels)
+            };
+            q != p
+                && (other.spread.iter().any(|s| hit(&s.selector, &None))
+                    || other.affinity.iter().chain(&other.anti_affinity).any(|t| hit(&t.selector, &t.namespaces)))
+        });
+        if selected {
+            reason.entry(p).or_insert("selected by another pod's topology constraint");
+        }
+    }
+    // Hostname anti-affinity is "at most one per node" when it selects only its own spec.
+    let mut per_node: std::collections::HashMap<usize, u32> = Default::default();
+    for &p in &placed {
+        let pod = &m.pods[p];
+        if reason.contains_key(&p) || pod.anti_affinity.is_empty() {
+            continue;
+        }
+        let own = |q: usize| m.pods[q].spec_id() == pod.spec_id();
+        let only_own = placed.iter().all(|&q| {
+            let other = &m.pods[q];
+            own(q)
+                || (!pod.anti_affinity.iter().any(|t| other.in_namespaces(&t.namespaces) && t.selector.matches(&other.labels))
+                    && !other.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels)))
+        });
+        let selects_self = pod.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels));
+        if only_own && pod.spec_shared() {
+            per_node.insert(p, if selects_self { 1 } else { u32::MAX });
+        } else {
+            reason.insert(p, "pod anti-affinity across workloads");
+        }
+    }
+    // A claim holding a pod that must stay is kept whole.
+    let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
+    let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (c, claim) in claims.iter().enumerate() {
+        if kept[c] {
+            for p in &claim.pods {
+                *by_reason.entry(reason.get(p).copied().unwrap_or("shares a kept NodeClaim")).or_insert(0) += 1;
+            }
+        }
+    }
+    for (why, n) in &by_reason {
+        notes.push(format!("{why}: {n} pod(s) keep Karpenter's NodeClaims"));
+    }
+    let any_preferences = placed.iter().any(|&p| {
+        let pod = &m.pods[p];
+        !pod.preferred_terms.is_empty() || !pod.preferred_affinity.is_empty() || !pod.preferred_anti_affinity.is_empty()
+    });
+    if any_preferences {
+        notes.push("preferred node and pod affinities: soft, not optimised for (the optimum may ignore them)".into());
+    }
+    if sol.templates.iter().any(|t| crate::scheduling::claim::has_min_values(&t.requirements)) {
+        notes.push("minValues: the optimum launches single instance types; instance-type flexibility is not optimised".into());
+    }
+    if sol.placements.values().any(|pl| matches!(pl, Placement::Existing(_))) {
+        notes.push("existing nodes: pods keep Karpenter's placement on them; their free capacity is not re-packed".into());
+    }
+    // Groups of free pods by spec, in order of first pod.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_of_spec: std::collections::HashMap<usize, usize> = Default::default();
+    let mut free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
+    free.sort_unstable();
+    let dims = m.resources.len();
+    let mut group_index: std::collections::HashMap<usize, usize> = Default::default();
+    for &p in &free {
+        let pod = &m.pods[p];
+        let key = if pod.spec_shared() { pod.spec_id() } else { usize::MAX - p };
+        let g = *group_of_spec.entry(key).or_insert_with(|| {
+            groups.push(Group {
+                pods: Vec::new(),
+                requests: (0..dims).map(|r| pod.requests.get(r as u16)).collect(),
+                per_node: per_node.get(&p).copied().unwrap_or(u32::MAX),
+            });
+            groups.len() - 1
+        });
+        groups[g].pods.push(p);
+        group_index.insert(p, g);
+    }
+    let limits = limit_rows(m, &sol, &claims, &kept);
+    let inst = instance::build(m, &sol.templates, groups, limits);
+    // Karpenter's free claims as seed patterns: each fits some class (its own offering, or one
+    // that beats it), so the optimum is never dearer than Karpenter's plan.
+    let mut seeds = Vec::new();
+    for (c, claim) in claims.iter().enumerate() {
+        if kept[c] {
+            continue;
+        }
+        let mut counts = vec![0u32; inst.groups.len()];
+        for p in &claim.pods {
+            counts[group_index[p]] += 1;
+        }
+        let best = (0..inst.classes.len())
+            .filter(|&k| inst.classes[k].pool == claim.pool && solve::fits(&inst, &inst.classes[k], &counts))
+            .min_by(|&a, &b| inst.classes[a].price.total_cmp(&inst.classes[b].price).then(a.cmp(&b)));
+        if let Some(class) = best {
+            seeds.push(Pattern { class, counts });
+        }
+    }
+    let outcome = solve::solve(&inst, seeds, budget).map_err(|e| {
+        InputError::new("optimizer-failed", format!("the solver gave no packing: {e}"))
+            .help("report this input; nodecast's plan is unaffected")
+    })?;
+    let nodes = output::assign(&inst, &outcome.chosen);
+    check::verify(m, &sol.templates, &inst, &nodes)?;
+    Ok(output::render(m, &inst, &claims, &kept, &nodes, &outcome, notes, &sol))
+}
+
+/// Per NodePool limit: what is left after existing nodes and the kept NodeClaims.
+fn limit_rows(m: &Model, sol: &Solution, claims: &[KarpenterClaim], kept: &[bool]) -> Vec<LimitRow> {
+    let mut rows = Vec::new();
+    for t in &sol.templates {
+        let np = &m.node_pools[t.pool];
+        for &(key, limit) in &np.limits {
+            let usage = |cap: &crate::resources::Resources| match key {
+                LimitKey::Nodes => 1000,
+                LimitKey::Resource(r) => cap.get(r),
+            };
+            let existing: i64 = m
+                .nodes
+                .iter()
+                .filter(|n| n.nodepool.as_deref() == Some(np.name.as_str()) && !n.marked_for_deletion)
+                .map(|n| usage(&n.capacity))
+                .sum();
+            let kept_use: i64 = claims
+                .iter()
+                .zip(kept)
+                .filter(|(c, k)| **k && c.pool == t.pool)
+                .filter_map(|(c, _)| c.launch.as_ref())
+                .map(|l| usage(&m.catalog.types[l.it as usize].capacity))
+                .sum();
+            rows.push(LimitRow { pool: t.pool, key, remaining: limit - existing - kept_use });
+        }
+    }
+    rows
+}

@@ -1,0 +1,273 @@
+//! From the solver's patterns to NodeClaims with pods, and the answer beside Karpenter's plan.
+
+use super::instance::Instance;
+use super::solve::{Outcome, Pattern};
+use super::KarpenterClaim;
+use crate::api::Warning;
+use crate::model::Model;
+use crate::plan::round_price;
+use crate::scheduling::Solution;
+use serde::Serialize;
+
+/// One optimised node: its class and the pods on it.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub class: usize,
+    pub pods: Vec<usize>,
+}
+
+/// Hours in the month the answers price (as `plan` and `consolidate` do).
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Optimization {
+    /// $/h of the NodeClaims Karpenter's plan launches.
+    pub karpenter_price_per_hour: f64,
+    /// $/h of the cheapest NodeClaims found for the same pods.
+    pub optimum_price_per_hour: f64,
+    /// No placement of these pods costs less (LP relaxation, or the optimum when proven).
+    pub lower_bound_per_hour: f64,
+    /// `optimal`, or `within x % of optimal` (the gap of `optimumPricePerHour` to the bound).
+    pub certificate: String,
+    /// (optimum − bound) / optimum, in percent (0 when proven optimal).
+    pub gap_percent: f64,
+    pub savings_per_hour: f64,
+    /// Savings × 730 h.
+    pub savings_per_month: f64,
+    /// The optimum's NodeClaims (kept ones marked `kept`), cheapest plan first by pool.
+    pub node_claims: Vec<OptimizedClaim>,
+    /// Karpenter's NodeClaims, in the same shape.
+    pub karpenter_node_claims: Vec<OptimizedClaim>,
+    /// Pods whose NodePool, instance type, capacity type or zone differ between the two.
+    pub moved_pods: Vec<PodMove>,
+    /// Pods Karpenter puts on existing nodes (kept there in the optimum).
+    pub pods_on_existing_nodes: Vec<String>,
+    /// Pods Karpenter leaves pending (left out of both sides).
+    pub unschedulable: Vec<String>,
+    /// Constraints the optimiser does not optimise for, and what it does with them instead.
+    pub not_optimised: Vec<String>,
+    pub stats: Stats,
+    pub warnings: Vec<Warning>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OptimizedClaim {
+    pub name: String,
+    pub node_pool: String,
+    pub instance_type: String,
+    pub capacity_type: String,
+    pub zone: String,
+    pub price_per_hour: f64,
+    pub pods: Vec<String>,
+    /// Karpenter's NodeClaim, kept as it is (its pods carry constraints not optimised).
+    pub kept: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodMove {
+    pub pod: String,
+    /// `nodeclaim-name (pool, type, capacity type, zone)` on each side.
+    pub karpenter: String,
+    pub optimum: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    /// Pods optimised, grouped into this many groups of identical pods.
+    pub pods: usize,
+    pub groups: usize,
+    /// Offerings (NodePool, type, capacity type, zone) left after dominance.
+    pub offerings: usize,
+    pub patterns: usize,
+    /// Every maximal packing pattern was listed (the integer program is the whole problem).
+    pub exhaustive: bool,
+    /// The solver's time budget ran out; the answer is the best packing so far.
+    pub timed_out: bool,
+}
+
+/// Turn chosen patterns into nodes with pods: groups' pods in index order, nodes in pattern
+/// order; covering rows may over-cover, so surplus slots stay empty and empty nodes vanish.
+/// Each node then moves to the cheapest class of its pool that holds its pods and uses no
+/// more of any limit (never dearer).
+pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)]) -> Vec<Node> {
+    let mut next = vec![0usize; inst.groups.len()];
+    let mut nodes = Vec::new();
+    for (p, n) in chosen {
+        for _ in 0..*n {
+            let mut pods = Vec::new();
+            let mut counts = vec![0u32; inst.groups.len()];
+            for (g, &want) in p.counts.iter().enumerate() {
+                let group = &inst.groups[g];
+                let take = (want as usize).min(group.pods.len() - next[g]);
+                pods.extend_from_slice(&group.pods[next[g]..next[g] + take]);
+                counts[g] = take as u32;
+                next[g] += take;
+            }
+            if pods.is_empty() {
+                continue;
+            }
+            let here = &inst.classes[p.class];
+            let class = (0..inst.classes.len())
+                .filter(|&k| {
+                    let c = &inst.classes[k];
+                    c.pool == here.pool
+                        && c.limit_use.iter().zip(&here.limit_use).all(|(a, b)| a <= b)
+                        && super::solve::fits(inst, c, &counts)
+                })
+                .min_by(|&a, &b| inst.classes[a].price.total_cmp(&inst.classes[b].price).then(a.cmp(&b)))
+                .unwrap_or(p.class);
+            pods.sort_unstable();
+            nodes.push(Node { class, pods });
+        }
+    }
+    nodes
+}
+
+fn describe(name: &str, pool: &str, it: &str, ct: &str, zone: &str) -> String {
+    format!("{name} ({pool}, {it}, {ct}, {zone})")
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn render(
+    m: &Model,
+    inst: &Instance,
+    claims: &[KarpenterClaim],
+    kept: &[bool],
+    nodes: &[Node],
+    outcome: &Outcome,
+    not_optimised: Vec<String>,
+    sol: &Solution,
+) -> Optimization {
+    let key = |p: usize| m.pods[p].key();
+    let out_of = |claim: &KarpenterClaim, name: String, kept: bool| {
+        let l = claim.launch.as_ref();
+        OptimizedClaim {
+            name,
+            node_pool: m.node_pools[claim.pool].name.clone(),
+            instance_type: l.map(|l| m.catalog.types[l.it as usize].name.clone()).unwrap_or_default(),
+            capacity_type: l.map(|l| m.interner.str(l.capacity_type).to_string()).unwrap_or_default(),
+            zone: l.map(|l| m.interner.str(l.zone).to_string()).unwrap_or_default(),
+            price_per_hour: round_price(l.map_or(0.0, |l| l.price)),
+            pods: {
+                let mut p: Vec<String> = claim.pods.iter().map(|&p| key(p)).collect();
+                p.sort();
+                p
+            },
+            kept,
+        }
+    };
+    let karpenter: Vec<OptimizedClaim> = claims.iter().map(|c| out_of(c, c.name.clone(), false)).collect();
+    // The optimum: kept claims first (Karpenter's names), then new ones named per pool in a
+    // canonical order (pool order, type, capacity type, zone, first pod).
+    let mut optimum: Vec<OptimizedClaim> =
+        claims.iter().zip(kept).filter(|(_, k)| **k).map(|(c, _)| out_of(c, c.name.clone(), true)).collect();
+    let pool_rank: std::collections::HashMap<usize, usize> = m.pool_order().into_iter().enumerate().map(|(i, p)| (p, i)).collect();
+    let mut fresh: Vec<OptimizedClaim> = nodes
+        .iter()
+        .map(|n| {
+            let c = &inst.classes[n.class];
+            let mut pods: Vec<String> = n.pods.iter().map(|&p| key(p)).collect();
+            pods.sort();
+            OptimizedClaim {
+                name: String::new(),
+                node_pool: m.node_pools[c.pool].name.clone(),
+                instance_type: m.catalog.types[c.it as usize].name.clone(),
+                capacity_type: m.interner.str(c.capacity_type).to_string(),
+                zone: m.interner.str(c.zone).to_string(),
+                price_per_hour: round_price(c.price),
+                pods,
+                kept: false,
+            }
+        })
+        .collect();
+    let rank =
+        |c: &OptimizedClaim| m.node_pools.iter().position(|p| p.name == c.node_pool).and_then(|p| pool_rank.get(&p).copied()).unwrap_or(0);
+    fresh.sort_by(|a, b| {
+        rank(a)
+            .cmp(&rank(b))
+            .then_with(|| a.instance_type.cmp(&b.instance_type))
+            .then_with(|| a.capacity_type.cmp(&b.capacity_type))
+            .then_with(|| a.zone.cmp(&b.zone))
+            .then_with(|| a.pods.cmp(&b.pods))
+    });
+    let mut per_pool: std::collections::HashMap<String, usize> = Default::default();
+    for c in optimum.iter() {
+        // Kept claims hold their Karpenter numbers; new ones continue after the largest.
+        let n: usize = c.name.rsplit('-').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let e = per_pool.entry(c.node_pool.clone()).or_insert(0);
+        *e = (*e).max(n);
+    }
+    for c in fresh.iter_mut() {
+        let e = per_pool.entry(c.node_pool.clone()).or_insert(0);
+        *e += 1;
+        c.name = format!("{}-opt-{}", c.node_pool, e);
+    }
+    optimum.extend(fresh);
+    let karpenter_price = round_price(karpenter.iter().map(|c| c.price_per_hour).sum());
+    let optimum_price = round_price(optimum.iter().map(|c| c.price_per_hour).sum());
+    let kept_price: f64 = optimum.iter().filter(|c| c.kept).map(|c| c.price_per_hour).sum();
+    let bound = round_price((kept_price + outcome.lower_bound).min(optimum_price));
+    let gap = if optimum_price > 0.0 && !outcome.proven { ((optimum_price - bound) / optimum_price * 100.0).max(0.0) } else { 0.0 };
+    let gap = (gap * 1e4).round() / 1e4;
+    let certificate = if outcome.proven || gap == 0.0 { "optimal".to_string() } else { format!("within {gap:.2} % of optimal") };
+    // Where each pod is on each side.
+    let mut where_k: std::collections::BTreeMap<&str, (&OptimizedClaim, String)> = Default::default();
+    for c in &karpenter {
+        for p in &c.pods {
+            where_k.insert(p, (c, describe(&c.name, &c.node_pool, &c.instance_type, &c.capacity_type, &c.zone)));
+        }
+    }
+    let mut moved = Vec::new();
+    for c in &optimum {
+        for p in &c.pods {
+            if let Some((k, desc)) = where_k.get(p.as_str()) {
+                let same = k.node_pool == c.node_pool
+                    && k.instance_type == c.instance_type
+                    && k.capacity_type == c.capacity_type
+                    && k.zone == c.zone;
+                if !same {
+                    moved.push(PodMove {
+                        pod: p.clone(),
+                        karpenter: desc.clone(),
+                        optimum: describe(&c.name, &c.node_pool, &c.instance_type, &c.capacity_type, &c.zone),
+                    });
+                }
+            }
+        }
+    }
+    moved.sort_by(|a, b| a.pod.cmp(&b.pod));
+    let mut on_existing: Vec<String> =
+        sol.placements.iter().filter(|(_, pl)| matches!(pl, crate::scheduling::Placement::Existing(_))).map(|(&p, _)| key(p)).collect();
+    on_existing.sort();
+    let mut unschedulable: Vec<String> = sol.failures.iter().map(|(p, _)| key(*p)).collect();
+    unschedulable.sort();
+    let savings = round_price(karpenter_price - optimum_price);
+    Optimization {
+        karpenter_price_per_hour: karpenter_price,
+        optimum_price_per_hour: optimum_price,
+        lower_bound_per_hour: bound,
+        certificate,
+        gap_percent: gap,
+        savings_per_hour: savings,
+        savings_per_month: round_price(savings * HOURS_PER_MONTH),
+        node_claims: optimum,
+        karpenter_node_claims: karpenter,
+        moved_pods: moved,
+        pods_on_existing_nodes: on_existing,
+        unschedulable,
+        not_optimised,
+        stats: Stats {
+            pods: inst.groups.iter().map(|g| g.pods.len()).sum(),
+            groups: inst.groups.len(),
+            offerings: inst.classes.len(),
+            patterns: outcome.patterns,
+            exhaustive: outcome.proven,
+            timed_out: outcome.timed_out,
+        },
+        warnings: Vec::new(),
+    }
+}

@@ -1,0 +1,353 @@
+//! The solver: a lower bound from the LP relaxation of the assignment formulation, packing
+//! patterns per node class, and an integer program over the patterns (good_lp: HiGHS natively
+//! with the `highs` feature, microlp otherwise — wasm included).
+//!
+//! Covering rows (`≥ count`) make maximal patterns enough: a pattern's subset costs the same.
+//! When every maximal pattern of every class can be listed (small inputs), the integer program
+//! over them is the whole problem and its optimum is proven; otherwise patterns come from
+//! the LP solution and greedy fills, and the answer carries the gap to the LP bound.
+
+use super::instance::{Class, Instance};
+use good_lp::{constraint, variable, Constraint, Expression, ProblemVariables, ResolutionError, Solution, SolverModel, Variable};
+
+/// A node's contents: a class and a count per group.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pattern {
+    pub class: usize,
+    pub counts: Vec<u32>,
+}
+
+/// One class's share of the LP solution: its nodes y_c and the pods z_gc of each group on them.
+pub type ClassShare = (f64, Vec<f64>);
+
+/// The integer program's answer: (pattern, nodes of it), cost, proven optimal, timed out.
+pub type Integral = (Vec<(Pattern, u32)>, f64, bool, bool);
+
+/// Work and time limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Most patterns listed exhaustively before falling back to generated ones.
+    pub enumerate_limit: usize,
+    /// Wall-clock limit handed to the integer solver (seconds).
+    pub seconds: f64,
+}
+
+pub struct Outcome {
+    /// (pattern, how many nodes of it).
+    pub chosen: Vec<(Pattern, u32)>,
+    pub cost: f64,
+    pub lower_bound: f64,
+    /// Every pattern was listed and the integer solver proved its optimum.
+    pub proven: bool,
+    /// The integer solver stopped at the time limit.
+    pub timed_out: bool,
+    pub patterns: usize,
+}
+
+/// Solve and read `read`'s values, in that order.
+fn run(
+    vars: ProblemVariables,
+    objective: Expression,
+    rows: Vec<Constraint>,
+    seconds: f64,
+    read: &[Variable],
+) -> Result<(Vec<f64>, bool, bool), ResolutionError> {
+    #[cfg(feature = "highs")]
+    let solution = {
+        let model = vars.minimise(objective).using(good_lp::highs).set_threads(1).set_time_limit(seconds.max(0.001));
+        let model = model.set_mip_rel_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
+        model.with_all(rows).solve()?
+    };
+    #[cfg(not(feature = "highs"))]
+    let solution = {
+        use good_lp::{WithMipGap, WithTimeLimit};
+        let model = vars.minimise(objective).using(good_lp::microlp).with_time_limit(seconds.max(0.001));
+        let model = model.with_mip_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
+        model.with_all(rows).solve()?
+    };
+    let status = solution.status();
+    let values = read.iter().map(|&v| solution.value(v)).collect();
+    Ok((values, matches!(status, good_lp::SolutionStatus::Optimal), matches!(status, good_lp::SolutionStatus::TimeLimit)))
+}
+
+/// The LP relaxation of "open y_c nodes of class c, put z_gc pods of group g on them": pods
+/// are covered, each class's rows hold per resource, no node holds more of a group than fits
+/// alone on it (a valid integer cut that makes the bound count whole GPUs), limits hold.
+/// Returns the bound and, per class, (y_c, z_·c) for the pattern heuristic.
+pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>), ResolutionError> {
+    let mut vars = ProblemVariables::new();
+    let nc = inst.classes.len();
+    let ng = inst.groups.len();
+    let y: Vec<Variable> = (0..nc).map(|_| vars.add(variable().min(0.0))).collect();
+    let mut z: Vec<Vec<Option<Variable>>> = vec![vec![None; ng]; nc];
+    let mut rows = Vec::new();
+    let mut cover: Vec<Expression> = vec![Expression::from(0.0); ng];
+    for (c, class) in inst.classes.iter().enumerate() {
+        for (g, group) in inst.groups.iter().enumerate() {
+            let most = class.max_of(g, group);
+            if !class.admits[g] || most == 0 {
+                continue;
+            }
+            let v = vars.add(variable().min(0.0));
+            z[c][g] = Some(v);
+            cover[g] += v;
+            rows.push(constraint!(v - (most as f64) * y[c] <= 0.0));
+        }
+        for r in 0..inst.dims {
+            let room = class.room[r];
+            if room == i64::MAX || room <= 0 {
+                continue;
+            }
+            let mut used = Expression::from(0.0);
+            let mut any = false;
+            for (g, group) in inst.groups.iter().enumerate() {
+                if let (Some(v), need) = (z[c][g], group.requests[r]) {
+                    if need > 0 {
+                        used += (need as f64 / room as f64) * v;
+                        any = true;
+                    }
+                }
+            }
+            if any {
+                rows.push(constraint!(used - y[c] <= 0.0));
+            }
+        }
+    }
+    for (g, group) in inst.groups.iter().enumerate() {
+        rows.push(constraint!(cover[g].clone() >= group.count() as f64));
+    }
+    for (l, limit) in inst.limits.iter().enumerate() {
+        let mut used = Expression::from(0.0);
+        for (c, class) in inst.classes.iter().enumerate() {
+            if class.limit_use[l] != 0 {
+                used += class.limit_use[l] as f64 * y[c];
+            }
+        }
+        rows.push(constraint!(used <= limit.remaining as f64));
+    }
+    let objective: Expression = inst.classes.iter().zip(&y).map(|(c, &v)| c.price * v).sum();
+    let mut read = y.clone();
+    read.extend(z.iter().flatten().flatten().copied());
+    let (values, _, _) = run(vars, objective, rows, seconds, &read)?;
+    let mut bound = 0.0;
+    let mut per_class = Vec::with_capacity(nc);
+    let mut next = nc;
+    for (c, class) in inst.classes.iter().enumerate() {
+        let yv = values[c].max(0.0);
+        bound += class.price * yv;
+        let zs = (0..ng)
+            .map(|g| {
+                z[c][g].map_or(0.0, |_| {
+                    next += 1;
+                    values[next - 1].max(0.0)
+                })
+            })
+            .collect();
+        per_class.push((yv, zs));
+    }
+    Ok((bound, per_class))
+}
+
+/// Fill the room left by `counts` with more pods, groups in the given order.
+fn greedy_fill(inst: &Instance, class: &Class, counts: &mut [u32], order: &[usize]) {
+    let mut left: Vec<i64> = class.room.clone();
+    for (g, &n) in counts.iter().enumerate() {
+        for (l, need) in left.iter_mut().zip(&inst.groups[g].requests) {
+            *l = l.saturating_sub(need.saturating_mul(n as i64));
+        }
+    }
+    for &g in order {
+        let group = &inst.groups[g];
+        if !class.admits[g] {
+            continue;
+        }
+        let cap = group.per_node.min(group.count()).saturating_sub(counts[g]);
+        let mut add = cap as i64;
+        for (l, need) in left.iter().zip(&group.requests) {
+            if *need > 0 {
+                add = add.min(l / need);
+            }
+        }
+        if add > 0 {
+            counts[g] += add as u32;
+            for (l, need) in left.iter_mut().zip(&group.requests) {
+                *l = l.saturating_sub(need.saturating_mul(add));
+            }
+        }
+    }
+}
+
+/// Every maximal pattern of every class, or None past `limit` patterns.
+pub fn enumerate(inst: &Instance, limit: usize) -> Option<Vec<Pattern>> {
+    let mut out = Vec::new();
+    for (c, class) in inst.classes.iter().enumerate() {
+        let admitted: Vec<usize> = (0..inst.groups.len()).filter(|&g| class.admits[g] && class.max_of(g, &inst.groups[g]) > 0).collect();
+        let mut counts = vec![0u32; inst.groups.len()];
+        let mut left = class.room.clone();
+        if !dfs(inst, c, &admitted, 0, &mut counts, &mut left, &mut out, limit) {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dfs(
+    inst: &Instance,
+    c: usize,
+    admitted: &[usize],
+    i: usize,
+    counts: &mut Vec<u32>,
+    left: &mut [i64],
+    out: &mut Vec<Pattern>,
+    limit: usize,
+) -> bool {
+    if i == admitted.len() {
+        // Maximal: no admitted group with pods to spare still fits.
+        let maximal = admitted.iter().all(|&g| {
+            let group = &inst.groups[g];
+            counts[g] >= group.per_node.min(group.count()) || group.requests.iter().zip(left.iter()).any(|(need, l)| need > l)
+        });
+        if maximal && counts.iter().any(|&n| n > 0) {
+            if out.len() >= limit {
+                return false;
+            }
+            out.push(Pattern { class: c, counts: counts.clone() });
+        }
+        return true;
+    }
+    let g = admitted[i];
+    let group = &inst.groups[g];
+    let mut most = group.per_node.min(group.count()) as i64;
+    for (need, l) in group.requests.iter().zip(left.iter()) {
+        if *need > 0 {
+            most = most.min(l / need);
+        }
+    }
+    for n in (0..=most.max(0)).rev() {
+        counts[g] = n as u32;
+        for (l, need) in left.iter_mut().zip(&group.requests) {
+            *l -= need * n;
+        }
+        let ok = dfs(inst, c, admitted, i + 1, counts, left, out, limit);
+        for (l, need) in left.iter_mut().zip(&group.requests) {
+            *l += need * n;
+        }
+        if !ok {
+            counts[g] = 0;
+            return false;
+        }
+    }
+    counts[g] = 0;
+    true
+}
+
+/// Patterns from the LP solution (its per-node mix rounded down, then filled) and, per class
+/// and group, the group alone then filled: a few per class, enough for near-optimal packings
+/// of many identical pods.
+pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
+    let ng = inst.groups.len();
+    // Biggest pods first (by their largest share of any class's room), then index.
+    let mut order: Vec<usize> = (0..ng).collect();
+    let weight = |g: usize| -> f64 {
+        inst.classes
+            .iter()
+            .filter(|c| c.admits[g])
+            .map(|c| {
+                inst.groups[g]
+                    .requests
+                    .iter()
+                    .zip(&c.room)
+                    .map(|(n, r)| if *r > 0 && *r != i64::MAX { *n as f64 / *r as f64 } else { 0.0 })
+                    .fold(0.0, f64::max)
+            })
+            .fold(0.0, f64::max)
+    };
+    let weights: Vec<f64> = (0..ng).map(weight).collect();
+    order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(a.cmp(&b)));
+    let mut out = Vec::new();
+    for (c, class) in inst.classes.iter().enumerate() {
+        if let Some((y, zs)) = lp.get(c) {
+            if *y > 1e-9 {
+                let mut counts: Vec<u32> =
+                    zs.iter().enumerate().map(|(g, z)| ((z / y + 1e-9).floor() as u32).min(class.max_of(g, &inst.groups[g]))).collect();
+                if fits(inst, class, &counts) {
+                    greedy_fill(inst, class, &mut counts, &order);
+                    out.push(Pattern { class: c, counts });
+                }
+            }
+        }
+        for g in 0..ng {
+            if class.max_of(g, &inst.groups[g]) == 0 {
+                continue;
+            }
+            let mut counts = vec![0u32; ng];
+            counts[g] = class.max_of(g, &inst.groups[g]);
+            let mut rest: Vec<usize> = order.iter().copied().filter(|&h| h != g).collect();
+            rest.insert(0, g);
+            greedy_fill(inst, class, &mut counts, &rest);
+            out.push(Pattern { class: c, counts });
+        }
+    }
+    out
+}
+
+pub fn fits(inst: &Instance, class: &Class, counts: &[u32]) -> bool {
+    (0..inst.dims).all(|r| {
+        let used: i128 = counts.iter().enumerate().map(|(g, &n)| inst.groups[g].requests[r] as i128 * n as i128).sum();
+        used <= class.room[r] as i128
+    }) && counts.iter().enumerate().all(|(g, &n)| n == 0 || (class.admits[g] && n <= inst.groups[g].per_node))
+}
+
+/// The integer program over `patterns`: cover every group, respect limits, least cost.
+pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<Integral, ResolutionError> {
+    let mut vars = ProblemVariables::new();
+    let total: u32 = inst.groups.iter().map(|g| g.count()).sum();
+    let x: Vec<Variable> = patterns.iter().map(|_| vars.add(variable().integer().min(0).max(total as f64))).collect();
+    let mut rows = Vec::new();
+    for (g, group) in inst.groups.iter().enumerate() {
+        let cover: Expression = patterns.iter().zip(&x).filter(|(p, _)| p.counts[g] > 0).map(|(p, &v)| p.counts[g] as f64 * v).sum();
+        rows.push(constraint!(cover >= group.count() as f64));
+    }
+    for (l, limit) in inst.limits.iter().enumerate() {
+        let used: Expression = patterns
+            .iter()
+            .zip(&x)
+            .filter(|(p, _)| inst.classes[p.class].limit_use[l] != 0)
+            .map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 * v)
+            .sum();
+        rows.push(constraint!(used <= limit.remaining as f64));
+    }
+    let objective: Expression = patterns.iter().zip(&x).map(|(p, &v)| inst.classes[p.class].price * v).sum();
+    let (values, optimal, timed_out) = run(vars, objective, rows, seconds, &x)?;
+    let mut chosen = Vec::new();
+    let mut cost = 0.0;
+    for (p, v) in patterns.iter().zip(&values) {
+        let n = v.round().max(0.0) as u32;
+        if n > 0 {
+            cost += inst.classes[p.class].price * n as f64;
+            chosen.push((p.clone(), n));
+        }
+    }
+    Ok((chosen, cost, optimal, timed_out))
+}
+
+/// Solve: bound, patterns (all of them when few enough), integer program. `seed` patterns
+/// (Karpenter's own NodeClaims) guarantee the answer is never worse than Karpenter's.
+pub fn solve(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
+    if inst.groups.is_empty() {
+        return Ok(Outcome { chosen: Vec::new(), cost: 0.0, lower_bound: 0.0, proven: true, timed_out: false, patterns: 0 });
+    }
+    let (bound, lp) = lp_bound(inst, budget.seconds)?;
+    let listed = enumerate(inst, budget.enumerate_limit);
+    let complete = listed.is_some();
+    let mut patterns = listed.unwrap_or_default();
+    patterns.extend(seed);
+    patterns.extend(generated(inst, &lp));
+    patterns.sort();
+    patterns.dedup();
+    let (chosen, cost, optimal, timed_out) = integer(inst, &patterns, budget.seconds)?;
+    let proven = complete && optimal;
+    let lower_bound = if proven { cost } else { bound.min(cost) };
+    Ok(Outcome { chosen, cost, lower_bound, proven, timed_out, patterns: patterns.len() })
+}

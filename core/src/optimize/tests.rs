@@ -1,0 +1,265 @@
+use super::instance::pod_admits;
+use super::*;
+use crate::api::{Input, Outcome};
+use serde_json::Value;
+
+fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
+    Request { objects, catalog, ..Default::default() }
+}
+
+fn solved(req: &Request) -> Optimization {
+    match optimize(req).outcome {
+        Outcome::Success(o) => o,
+        Outcome::Failure { errors } => panic!("optimize failed: {errors:?}"),
+    }
+}
+
+/// Independent exact optimum for tiny inputs: every partition of the pods into nodes, every
+/// (pool, type, offering) for each node, straight from the templates (no grouping, classes,
+/// dominance, patterns or LP), NodePool limits tracked. None when too big.
+fn brute_force(req: &Request) -> Option<f64> {
+    let (m, _) = crate::plan::model(req).ok()?;
+    let sol = scheduling::solve(&m);
+    let pods: Vec<usize> = karpenter_claims(&m, &sol).iter().flat_map(|c| c.pods.clone()).collect();
+    if pods.len() > 8 {
+        return None;
+    }
+    let templates = &sol.templates;
+    // (template, it, zone, ct, price)
+    let mut offers = Vec::new();
+    for (ti, t) in templates.iter().enumerate() {
+        for &it in &t.its {
+            for o in m.catalog.types[it as usize].offerings.iter().filter(|o| o.available) {
+                offers.push((ti, it, o.zone, o.capacity_type, o.price));
+            }
+        }
+    }
+    let limits: Vec<(usize, crate::resources::ResourceId, i64)> = templates
+        .iter()
+        .flat_map(|t| {
+            m.node_pools[t.pool].limits.iter().filter_map(move |(k, v)| match k {
+                LimitKey::Resource(r) => Some((t.pool, *r, *v)),
+                LimitKey::Nodes => None,
+            })
+        })
+        .collect();
+    let fits = |block: &[usize], o: &(usize, u32, crate::labels::ValueId, crate::labels::ValueId, f64)| {
+        let t = &templates[o.0];
+        let mut total = crate::resources::Resources::new();
+        for &p in block {
+            if !pod_admits(&m.pods[p], t, o.1, o.2, o.3, &m) {
+                return false;
+            }
+            total.add(&m.pods[p].requests);
+        }
+        total.fits_with(t.overhead(o.1), t.alloc(o.1, &m))
+    };
+    // All set partitions by restricted growth strings.
+    let n = pods.len();
+    let mut best = f64::INFINITY;
+    let mut rgs = vec![0usize; n];
+    loop {
+        let blocks = rgs.iter().copied().max().map_or(0, |b| b + 1);
+        let parts: Vec<Vec<usize>> = (0..blocks).map(|b| (0..n).filter(|&i| rgs[i] == b).map(|i| pods[i]).collect()).collect();
+        let options: Vec<Vec<usize>> = parts.iter().map(|b| (0..offers.len()).filter(|&o| fits(b, &offers[o])).collect()).collect();
+        if options.iter().all(|o| !o.is_empty()) {
+            // Choose an offer per block (limits may forbid the cheapest).
+            let mut stack = vec![(0usize, 0.0f64, vec![0i64; limits.len()])];
+            while let Some((b, cost, used)) = stack.pop() {
+                if cost >= best - 1e-12 {
+                    continue;
+                }
+                if b == parts.len() {
+                    best = cost;
+                    continue;
+                }
+                for &o in &options[b] {
+                    let (ti, it, ..) = offers[o];
+                    let mut u = used.clone();
+                    let mut ok = true;
+                    for (l, (pool, r, v)) in limits.iter().enumerate() {
+                        if *pool == templates[ti].pool {
+                            u[l] += m.catalog.types[it as usize].capacity.get(*r);
+                            ok &= u[l] <= *v;
+                        }
+                    }
+                    if ok {
+                        stack.push((b + 1, cost + offers[o].4, u));
+                    }
+                }
+            }
+        }
+        // Next restricted growth string.
+        let mut i = n;
+        loop {
+            if i == 1 || n == 0 {
+                return Some(if best.is_finite() { best } else { 0.0 });
+            }
+            i -= 1;
+            let max_prev = rgs[..i].iter().copied().max().unwrap_or(0);
+            if rgs[i] <= max_prev {
+                rgs[i] += 1;
+                for x in rgs[i + 1..].iter_mut() {
+                    *x = 0;
+                }
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn random_gpu_clusters_never_cost_more_than_karpenter_and_match_brute_force() {
+    let mut compared = 0;
+    for seed in 0..60 {
+        let max = if seed % 2 == 0 { 8 } else { 30 };
+        let req = request(gen::cluster(seed, max), Some(gen::catalog()));
+        let o = solved(&req);
+        assert!(o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9, "seed {seed}: {o:?}");
+        assert!(o.lower_bound_per_hour <= o.optimum_price_per_hour + 1e-9, "seed {seed}");
+        assert!(o.savings_per_hour >= 0.0);
+        // The same pods on both sides.
+        let mut a: Vec<&String> = o.node_claims.iter().flat_map(|c| &c.pods).collect();
+        let mut b: Vec<&String> = o.karpenter_node_claims.iter().flat_map(|c| &c.pods).collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "seed {seed}");
+        if let Some(exact) = brute_force(&req) {
+            assert!((exact - o.optimum_price_per_hour).abs() < 1e-6, "seed {seed}: brute force {exact} vs {}", o.optimum_price_per_hour);
+            assert_eq!(o.certificate, "optimal", "seed {seed}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "only {compared} instances small enough for the brute force");
+}
+
+#[test]
+fn small_random_instances_are_proven_optimal() {
+    for seed in 100..130 {
+        let o = solved(&request(gen::cluster(seed, 30), Some(gen::catalog())));
+        assert_eq!(o.certificate, "optimal", "seed {seed}: {} gap {}", o.certificate, o.gap_percent);
+        assert!(o.stats.exhaustive);
+    }
+}
+
+#[test]
+fn deterministic_bytes() {
+    let req = request(gen::cluster(5, 30), Some(gen::catalog()));
+    assert_eq!(optimize(&req).to_json(), optimize(&req).to_json());
+}
+
+const POOL: &str = r#"
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+"#;
+
+fn yaml_request(extra: &str) -> Request {
+    Request {
+        inputs: vec![Input { name: Some("t.yaml".into()), text: format!("{POOL}---\n{extra}") }],
+        catalog: Some(gen::catalog()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn hostname_anti_affinity_is_one_per_node() {
+    let req = yaml_request(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: serve, namespace: ml}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: serve}}
+  template:
+    metadata: {labels: {app: serve}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: serve}}}
+      containers:
+      - {name: s, image: s, resources: {requests: {cpu: 500m, memory: 1Gi}, limits: {nvidia.com/gpu: "1"}}}
+"#,
+    );
+    let o = solved(&req);
+    let fresh: Vec<&OptimizedClaim> = o.node_claims.iter().filter(|c| !c.kept).collect();
+    assert_eq!(fresh.len(), 3, "{o:?}");
+    assert!(fresh.iter().all(|c| c.pods.len() == 1 && c.instance_type == "gpu-1x"));
+    assert!(o.not_optimised.is_empty(), "{:?}", o.not_optimised);
+}
+
+#[test]
+fn spread_pods_keep_karpenter_claims_and_say_so() {
+    let req = yaml_request(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: spread, namespace: ml}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: spread}}
+  template:
+    metadata: {labels: {app: spread}}
+    spec:
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: spread}}}
+      containers:
+      - {name: s, image: s, resources: {requests: {cpu: 500m}, limits: {nvidia.com/gpu: "1"}}}
+"#,
+    );
+    let o = solved(&req);
+    assert!(o.node_claims.iter().all(|c| c.kept));
+    assert!(o.not_optimised.iter().any(|n| n.starts_with("topology spread (DoNotSchedule): 2 pod(s)")), "{:?}", o.not_optimised);
+    assert_eq!(o.optimum_price_per_hour, o.karpenter_price_per_hour);
+}
+
+#[test]
+fn five_one_gpu_pods_beat_first_fit() {
+    // Five 1-GPU pods: the cheapest cover mixes sizes; the answer is proven and no dearer.
+    let req = yaml_request(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: infer, namespace: ml}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: infer}}
+  template:
+    metadata: {labels: {app: infer}}
+    spec:
+      containers:
+      - {name: s, image: s, resources: {requests: {cpu: "3", memory: 12Gi}, limits: {nvidia.com/gpu: "1"}}}
+"#,
+    );
+    let o = solved(&req);
+    assert_eq!(o.certificate, "optimal");
+    assert_eq!(brute_force(&req).map(|b| (b * 1e6).round()), Some((o.optimum_price_per_hour * 1e6).round()));
+}
+
+#[test]
+fn bad_time_budget_is_a_located_error() {
+    let mut req = yaml_request("");
+    req.optimize = Some(OptimizeSettings { time_budget_seconds: Some(-1.0), enumerate_limit: None });
+    let json: Value = serde_json::from_str(&optimize(&req).to_json()).unwrap();
+    assert_eq!(json["status"], "failure");
+    assert_eq!(json["errors"][0]["path"], "optimize.timeBudgetSeconds");
+}
+
+#[test]
+fn generated_patterns_stay_within_the_bound_gap_on_many_pods() {
+    // Force the generated-pattern path (no enumeration) on a few hundred pods.
+    let mut req = request(gen::cluster(3, 400), Some(gen::catalog()));
+    req.optimize = Some(OptimizeSettings { time_budget_seconds: None, enumerate_limit: Some(0) });
+    let o = solved(&req);
+    assert!(o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9);
+    assert!(o.lower_bound_per_hour <= o.optimum_price_per_hour + 1e-9);
+    assert!(!o.stats.exhaustive);
+}
