@@ -9,7 +9,7 @@
 //! NodeClaims, which is the expensive shape for the scheduler and the renderer.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
-use nodecast::api::Request;
+use nodecast::Request;
 use std::time::Duration;
 
 fn bench(c: &mut Criterion, label: Option<&str>, sizes: &[usize], make: fn(usize) -> Request) {

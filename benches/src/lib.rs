@@ -3,7 +3,7 @@
 //! Everything here is deterministic: a fixed-seed SplitMix64 generator stands in for `rand`,
 //! so every run (and every machine) benchmarks exactly the same requests.
 
-use nodecast::api::{Outcome, Request};
+use nodecast::{Outcome, Request};
 use serde_json::{json, Value};
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, good enough for picking test inputs.

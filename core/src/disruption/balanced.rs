@@ -15,14 +15,13 @@
 use super::{NodeInfo, BELOW_BALANCED_THRESHOLD};
 use crate::api::{BalancedScore, Reason};
 use crate::model::{ConsolidationPolicy, Model};
-use crate::plan;
+use crate::price;
 
 /// Karpenter's `BalancedK`: a move passes when its score is at least 1/k.
 pub const K: i32 = 2;
 
 /// Where the pool cost comes from, stated in every score.
-pub const POOL_COST_SOURCE: &str =
-    "the summed hourly prices of the pool's nodes (offline stand-in for Karpenter's cluster-cost tracker)";
+pub const POOL_COST_SOURCE: &str = "the summed hourly prices of the pool's nodes (offline stand-in for Karpenter's cluster-cost tracker)";
 
 /// A pool's denominators: its hourly cost and its summed disruption cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -87,11 +86,11 @@ impl Score {
             threshold: Self::threshold(),
             k: K,
             approved: self.approved(),
-            savings_per_hour: plan::round_price(self.savings),
+            savings_per_hour: price::round_price(self.savings),
             disruption_cost: r6(self.disruption),
             savings_fraction: r6(self.savings_fraction),
             disruption_fraction: r6(self.disruption_fraction),
-            pool_cost_per_hour: plan::round_price(self.totals.cost),
+            pool_cost_per_hour: price::round_price(self.totals.cost),
             pool_disruption_cost: r6(self.totals.disruption),
             pool_cost_source: POOL_COST_SOURCE.to_string(),
         }
@@ -107,7 +106,7 @@ impl Score {
                 self.value(),
                 Self::threshold(),
                 self.savings_fraction * 100.0,
-                plan::round_price(self.totals.cost),
+                price::round_price(self.totals.cost),
                 self.disruption_fraction * 100.0,
                 self.totals.disruption
             ),
@@ -118,11 +117,8 @@ impl Score {
 /// Score a move saving `savings` $/h at disruption cost `disruption` against a pool's totals.
 /// Without usable totals both fractions are 0, so the move scores 0 and is rejected.
 pub(crate) fn score_move(savings: f64, disruption: f64, totals: Totals) -> Score {
-    let (sf, df) = if totals.cost <= 0.0 || totals.disruption <= 0.0 {
-        (0.0, 0.0)
-    } else {
-        (savings / totals.cost, disruption / totals.disruption)
-    };
+    let (sf, df) =
+        if totals.cost <= 0.0 || totals.disruption <= 0.0 { (0.0, 0.0) } else { (savings / totals.cost, disruption / totals.disruption) };
     Score { savings, disruption, savings_fraction: sf, disruption_fraction: df, totals }
 }
 

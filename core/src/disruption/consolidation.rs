@@ -32,7 +32,10 @@ fn reject(code: &'static str, message: String) -> Rejection {
 /// breaks them by name and ties.rs says where that matters.
 pub(crate) fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) -> Vec<usize> {
     list.sort_by(|&a, &b| {
-        infos[b].savings_ratio().total_cmp(&infos[a].savings_ratio()).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+        infos[b]
+            .savings_ratio()
+            .total_cmp(&infos[a].savings_ratio())
+            .then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
     });
     list
 }
@@ -265,7 +268,13 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let method = if multi { "multi-node-consolidation" } else { "single-node-consolidation" };
     let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     if claims.is_empty() {
-        return approve(a, infos, cands, Command { method, cands: cands.to_vec(), nodes, replacement: None, scores: vec![], ties: vec![] }, candidate_price);
+        return approve(
+            a,
+            infos,
+            cands,
+            Command { method, cands: cands.to_vec(), nodes, replacement: None, scores: vec![], ties: vec![] },
+            candidate_price,
+        );
     }
     if claims.len() > 1 {
         let only_pending = claims.iter().filter(|(c, _)| sol.claims[*c].pods.iter().all(is_pending)).count();
@@ -298,10 +307,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     if options.is_empty() {
         return Err(reject(
             NOT_CHEAPER,
-            format!(
-                "can't replace with a cheaper node: every option's worst launch price is at least ${}",
-                plan::round_price(candidate_price)
-            ),
+            format!("can't replace with a cheaper node: every option's worst launch price is at least ${}", round_price(candidate_price)),
         ));
     }
     if multi {
@@ -367,7 +373,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             instance_type: chosen.as_ref().map(|l| name(l.it)),
             capacity_type: chosen.as_ref().map(|l| m.interner.str(l.capacity_type).to_string()),
             zone: chosen.as_ref().map(|l| m.interner.str(l.zone).to_string()),
-            price_per_hour: chosen.as_ref().map(|l| plan::round_price(l.price)),
+            price_per_hour: chosen.as_ref().map(|l| round_price(l.price)),
             instance_type_options: options.iter().map(|&i| name(i)).collect(),
             pods,
         }),
@@ -384,7 +390,8 @@ fn approve(a: &Attempts, infos: &[NodeInfo], cands: &[usize], mut cmd: Command, 
     let what = if cmd.replacement.is_some() { "replace" } else { "delete" };
     let (ok, scores) = balanced::evaluate(m, infos, &a.totals, cands, savings);
     if !ok {
-        let (pool, s) = scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
+        let (pool, s) =
+            scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
         return Err(Rejection(BELOW_BALANCED_THRESHOLD, s.rejection(m, pool, what).message, Some(Box::new(s.out(m, pool, what)))));
     }
     cmd.scores = scores.iter().map(|(p, s)| s.out(m, *p, what)).collect();

@@ -288,7 +288,7 @@ impl Sim {
             n.capacity_type.clone().unwrap_or_default(),
             n.instance_type.clone().unwrap_or_default(),
             n.zone.clone().unwrap_or_default(),
-            crate::plan::round_price(n.price)
+            crate::price::round_price(n.price)
         );
         self.metrics.node_launched(&self.nodes[id], false);
         self.log("nodeclaim-launched", name, None, None, Some(detail));

@@ -9,8 +9,9 @@
 
 mod oracle;
 
-use nodecast::api::{Decision, Input, Plan, Request};
+use nodecast::api::{Decision, Plan};
 use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
+use nodecast::{Input, Request};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -84,13 +85,15 @@ fn oracle_main(files: &[PathBuf]) -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     for f in files {
         let stem = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let doc: Value = match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string())) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("{}: {e}", f.display());
-                return ExitCode::from(2);
-            }
-        };
+        let doc: Value =
+            match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string()))
+            {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("{}: {e}", f.display());
+                    return ExitCode::from(2);
+                }
+            };
         let list = match doc {
             Value::Array(list) => list,
             s => vec![s],
@@ -179,12 +182,12 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
         "provision" => {
             let answer = nodecast::plan(&req);
             let plan = match answer.outcome {
-                nodecast::api::Outcome::Success(p) => p,
-                nodecast::api::Outcome::Failure { errors } => {
+                nodecast::Outcome::Success(p) => p,
+                nodecast::Outcome::Failure { errors } => {
                     return Outcome::Fail(format!("plan failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
                 }
             };
-            let model = match nodecast::plan::model(&req) {
+            let model = match nodecast::load::model(&req.sources()) {
                 Ok((m, _)) => m,
                 Err(e) => return Outcome::Fail(format!("model failed: {e:?}")),
             };
@@ -196,11 +199,11 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
         "disrupt" => {
             let answer = nodecast::consolidate(&req);
             match answer.outcome {
-                nodecast::api::Outcome::Success(d) => match check_disrupt(s.get("expect").unwrap_or(&Value::Null), &d) {
+                nodecast::Outcome::Success(d) => match check_disrupt(s.get("expect").unwrap_or(&Value::Null), &d) {
                     Ok(()) => Outcome::Pass,
                     Err(e) => Outcome::Fail(e),
                 },
-                nodecast::api::Outcome::Failure { errors } => {
+                nodecast::Outcome::Failure { errors } => {
                     Outcome::Fail(format!("consolidate failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
                 }
             }

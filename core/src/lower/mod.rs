@@ -1,14 +1,19 @@
-//! Lowering: decoded documents + catalog → `Model`.
+//! Lowering: decoded documents + catalog → `Model`. The only place that knows both the
+//! manifests (as users write them) and the model (what the solver works on): the model itself
+//! knows nothing of manifests.
 
-use super::lower_pod::{self, has_true_annotation, read_meta, Ctx, Meta};
-use super::*;
+mod header;
+pub mod lower_pod;
+
+use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
 use crate::catalog::Tables;
 use crate::error::InputError;
 use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
 use crate::manifest::Document;
+use crate::model::*;
 use crate::requirements::Requirement;
-use crate::resources::{NODES_KEY, PODS};
+use crate::resources::{Resources, NODES_KEY, PODS};
 use crate::taints::{Effect, Taint};
 
 /// Go-style duration (`30m`, `1h30m5s`, `0s`) in seconds; `Never` → Ok(None).
@@ -137,7 +142,7 @@ impl Lowering {
         let object = || doc.object();
         let mut sink = Sink { document: doc.index, object: &object, errors: &mut errors };
         let before = sink.errors.len();
-        if !super::header::object_header(&doc.value, &root, group, &api, &kind, &mut sink) {
+        if !header::object_header(&doc.value, &root, group, &api, &kind, &mut sink) {
             if let Some(src) = &doc.source {
                 for e in sink.errors[before..].iter_mut() {
                     e.source.get_or_insert_with(|| src.clone());
@@ -720,7 +725,12 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
         Some("Balanced") => ConsolidationPolicy::Balanced,
         Some(other) => {
             let at = d.get("consolidationPolicy").unwrap_or(*d);
-            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty, WhenEmptyOrUnderutilized or Balanced");
+            sink.error(
+                &at,
+                "unsupported-value",
+                format!("unknown consolidationPolicy {other:?}"),
+                "WhenEmpty, WhenEmptyOrUnderutilized or Balanced",
+            );
             ConsolidationPolicy::WhenEmptyOrUnderutilized
         }
     };
