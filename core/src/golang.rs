@@ -86,3 +86,4 @@ pub fn duration_nanos(s: &str) -> Option<i128> {
         Some(total)
     }
 }
+

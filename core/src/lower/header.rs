@@ -18,12 +18,7 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
     match (api.is_empty(), kind.is_empty()) {
         (true, true) => return true, // reported by the caller's ("", "") arm
         (true, false) => {
-            sink.error(
-                root,
-                "required",
-                format!("{kind} without `apiVersion`"),
-                "e.g. apiVersion: v1 (Pod, Node), apps/v1, batch/v1, karpenter.sh/v1",
-            );
+            sink.error(root, "required", format!("{kind} without `apiVersion`"), "e.g. apiVersion: v1 (Pod, Node), apps/v1, batch/v1, karpenter.sh/v1");
             return false;
         }
         (false, true) => {
@@ -32,8 +27,8 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
         }
         (false, false) => {}
     }
-    let read =
-        READ_KINDS.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind)) || (group == "policy" && kind == "PodDisruptionBudget");
+    let read = READ_KINDS.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
+        || (group == "policy" && kind == "PodDisruptionBudget");
     if !read {
         return true;
     }
@@ -41,9 +36,7 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
     if version != "v1" {
         let at = root.get("apiVersion").unwrap_or(*root);
         let help = match group {
-            "karpenter.sh" | "karpenter.k8s.aws" => {
-                format!("{group}/v1 (Karpenter v1 no longer serves {api}; its conversion moved fields, see Karpenter's v1 migration guide)")
-            }
+            "karpenter.sh" | "karpenter.k8s.aws" => format!("{group}/v1 (Karpenter v1 no longer serves {api}; its conversion moved fields, see Karpenter's v1 migration guide)"),
             "" => "v1".to_string(),
             g => format!("{g}/v1"),
         };
@@ -69,3 +62,4 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
     }
     true
 }
+

@@ -6,12 +6,12 @@ mod header;
 pub mod lower_pod;
 
 use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
+use crate::model::*;
 use crate::catalog::Tables;
 use crate::error::InputError;
 use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
 use crate::manifest::Document;
-use crate::model::*;
 use crate::requirements::Requirement;
 use crate::resources::{Resources, NODES_KEY, PODS};
 use crate::taints::{Effect, Taint};
@@ -725,12 +725,7 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
         Some("Balanced") => ConsolidationPolicy::Balanced,
         Some(other) => {
             let at = d.get("consolidationPolicy").unwrap_or(*d);
-            sink.error(
-                &at,
-                "unsupported-value",
-                format!("unknown consolidationPolicy {other:?}"),
-                "WhenEmpty, WhenEmptyOrUnderutilized or Balanced",
-            );
+            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty, WhenEmptyOrUnderutilized or Balanced");
             ConsolidationPolicy::WhenEmptyOrUnderutilized
         }
     };

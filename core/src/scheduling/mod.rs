@@ -689,13 +689,7 @@ impl Solver<'_> {
     }
 
     /// Also returns the ties its topology choices broke by name (see `topology::tied_domains`).
-    fn can_add(
-        &self,
-        claim: &PlannedClaim,
-        pod: &Pod,
-        view: &View,
-        new_claim: bool,
-    ) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
+    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // `Fail::Resources` comes from this check only (`scan` relies on it).

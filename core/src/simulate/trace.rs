@@ -1,8 +1,8 @@
 //! The workload trace: YAML/JSON (`kind: Trace`) or CSV, parsed into time-ordered actions with
 //! located errors (`events[3].submit.runTime`, or the CSV line).
 
-use super::settings::MAX_SECONDS;
 use crate::error::InputError;
+use super::settings::MAX_SECONDS;
 use serde_json::Value;
 
 /// Per-pod run time.
@@ -211,12 +211,7 @@ impl P<'_> {
                     return None;
                 }
                 if t - start > MAX_SECONDS {
-                    self.err(
-                        path,
-                        "out-of-range",
-                        format!("{s} is more than ten years after the trace start"),
-                        "a time within ten years of `start`",
-                    );
+                    self.err(path, "out-of-range", format!("{s} is more than ten years after the trace start"), "a time within ten years of `start`");
                     return None;
                 }
                 return Some(t - start);
@@ -531,12 +526,7 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
                     // Both factors are bounded, so the product cannot overflow; the last repeat
                     // must still fall inside the simulator's time bound.
                     if at + every * (times - 1) > MAX_SECONDS {
-                        p.err(
-                            &rp,
-                            "out-of-range",
-                            format!("the last repeat would be more than {MAX_SECONDS} s (ten years) after the start"),
-                            "fewer times or a shorter every",
-                        );
+                        p.err(&rp, "out-of-range", format!("the last repeat would be more than {MAX_SECONDS} s (ten years) after the start"), "fewer times or a shorter every");
                         continue;
                     }
                     if !matches!(action, Action::Submit { .. }) {
@@ -690,12 +680,15 @@ mod tests {
 
     #[test]
     fn times_and_repeats_past_the_bound_are_located_errors() {
-        let e =
-            parse("kind: Trace\nstart: 2025-03-03T00:00:00Z\nevents:\n- {at: 2040-01-01T00:00:00Z, submit: {ref: Job/x}}\n", None, "yaml")
-                .unwrap_err();
+        let e = parse(
+            "kind: Trace\nstart: 2025-03-03T00:00:00Z\nevents:\n- {at: 2040-01-01T00:00:00Z, submit: {ref: Job/x}}\n",
+            None,
+            "yaml",
+        )
+        .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].at"));
-        let e =
-            parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml").unwrap_err();
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml")
+            .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].repeat"));
         assert!(e[0].message.contains("ten years"), "{}", e[0].message);
     }
@@ -720,8 +713,7 @@ mod tests {
 
     #[test]
     fn csv_from_spreadsheets() {
-        let t =
-            parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto").unwrap();
+        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto").unwrap();
         assert_eq!(t.events.len(), 1);
         assert_eq!(t.events[0].at, 7200);
         assert_eq!(csv_fields(r#"a,"b,c","d""e""#), Some(vec!["a".to_string(), "b,c".into(), "d\"e".into()]));

@@ -10,8 +10,8 @@
 mod oracle;
 
 use nodecast::api::{Decision, Plan};
-use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
 use nodecast::{Input, Request};
+use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -85,15 +85,13 @@ fn oracle_main(files: &[PathBuf]) -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     for f in files {
         let stem = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let doc: Value =
-            match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string()))
-            {
-                Ok(v) => v,
-                Err(e) => {
-                    eprintln!("{}: {e}", f.display());
-                    return ExitCode::from(2);
-                }
-            };
+        let doc: Value = match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string())) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("{}: {e}", f.display());
+                return ExitCode::from(2);
+            }
+        };
         let list = match doc {
             Value::Array(list) => list,
             s => vec![s],
