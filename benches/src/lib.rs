@@ -706,7 +706,7 @@ pub fn summarize_decision(req: &Request) -> DecisionSummary {
         Outcome::Success(d) => DecisionSummary {
             nodes: req.objects.iter().filter(|o| o["kind"] == "Node").count(),
             pods: req.objects.iter().filter(|o| o["kind"] == "Pod").count(),
-            decision: d.decision.clone(),
+            decision: d.decision.to_string(),
             method: d.method.clone(),
             disrupted: d.disrupted_nodes.len(),
             replacement: d.replacement.as_ref().and_then(|r| r.instance_type.clone()),

@@ -134,7 +134,7 @@ pub struct Decision {
     /// The clock the decision was made at (RFC 3339).
     pub now: String,
     /// `none`, `delete` or `replace`.
-    pub decision: String,
+    pub decision: Action,
     /// `expired`, `empty` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -162,6 +162,43 @@ pub struct Decision {
     pub warnings: Vec<Warning>,
 }
 
+/// What the disruption controller does now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Nothing: every node stays.
+    #[default]
+    None,
+    /// Delete the disrupted nodes; their pods fit elsewhere.
+    Delete,
+    /// Replace the disrupted nodes with one cheaper node.
+    Replace,
+}
+
+impl Action {
+    /// The wire name: `none`, `delete`, `replace`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::None => "none",
+            Action::Delete => "delete",
+            Action::Replace => "replace",
+        }
+    }
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Action {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The node a `replace` launches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {

@@ -71,11 +71,10 @@
 //! Modules marked hidden in these docs are the engine's inside (used by the project's own
 //! benches, conformance runner and fuzzers); their shape is not a stable API.
 
-#![warn(missing_docs)]
-
 pub mod api;
 #[doc(hidden)]
 pub mod catalog;
+#[warn(missing_docs)]
 mod cluster;
 #[doc(hidden)]
 pub mod cron;
@@ -89,10 +88,12 @@ pub mod explain;
 pub mod fxhash;
 #[doc(hidden)]
 pub mod golang;
+#[warn(missing_docs)]
 pub mod json;
 #[doc(hidden)]
 pub mod labels;
 #[doc(hidden)]
+#[warn(missing_docs)]
 pub mod load;
 #[doc(hidden)]
 pub mod lower;

@@ -8,7 +8,7 @@ use crate::error::InputError;
 use crate::lower;
 use crate::manifest::{self, Document};
 use crate::model::{Model, Settings};
-use crate::validate;
+use crate::validate::{self, Layer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -60,10 +60,16 @@ pub fn documents<'a>(req: &Sources<'a>) -> Result<Vec<Document<'a>>, Vec<InputEr
 /// Validation findings split by layer: admission errors make the input unusable; runtime
 /// errors make Karpenter mark the NodePool not Ready, so it is skipped (R1.1.2).
 pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
+    let (admission, runtime) = layered(docs);
+    (admission, runtime.into_iter().map(|(_, e)| e).collect())
+}
+
+/// [`validation`] with the layer of each runtime finding.
+fn layered(docs: &[Document]) -> (Vec<InputError>, Vec<(Layer, InputError)>) {
     let mut admission = Vec::new();
     let mut runtime = Vec::new();
     for d in docs {
-        for mut e in validate::validate_document(d.index, &d.value, validate::Provider::Aws) {
+        for (layer, mut e) in validate::validate_layered(d.index, &d.value, validate::Provider::Aws) {
             e.source = e.source.or_else(|| d.source.clone());
             if !d.prefix.is_empty() {
                 e.path = Some(match e.path.take() {
@@ -71,43 +77,34 @@ pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
                     None => d.prefix.clone(),
                 });
             }
-            if is_runtime(&e) {
-                runtime.push(e);
-            } else {
-                admission.push(e);
+            match layer {
+                Layer::Admission => admission.push(e),
+                _ => runtime.push((layer, e)),
             }
         }
     }
     (admission, runtime)
 }
 
-/// Runtime-layer findings are marked in their help text by the validator.
-fn is_runtime(e: &InputError) -> bool {
-    e.help.as_deref().is_some_and(|h| h.starts_with("fails at runtime"))
-}
-
 /// Build the model of a request: decode, validate, lower.
 pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
     let docs = documents(req)?;
-    let (admission, runtime) = validation(&docs);
+    let (admission, runtime) = layered(&docs);
     if !admission.is_empty() {
         return Err(admission);
     }
     let (cat, tables) = catalog::build(req.catalog)?;
     let mut model = lower::lower(&docs, cat, tables, req.settings.clone())?;
     let mut warnings = Vec::new();
-    for e in runtime {
+    for (layer, e) in runtime {
         let object = e.object.clone().unwrap_or_default();
-        let help = e.help.as_deref().unwrap_or("");
         // A NodePool (or the EC2NodeClass it uses) that fails runtime validation is not Ready,
         // so provisioning ignores it (R1.1.2). An unparsable budget schedule keeps the NodePool
         // Ready; it only blocks disruption.
-        let not_ready = if help.starts_with("fails at runtime (NodePool not Ready)") {
-            object.strip_prefix("NodePool/").map(|n| (n.to_string(), false))
-        } else if help.starts_with("fails at runtime (EC2NodeClass not Ready)") {
-            object.strip_prefix("EC2NodeClass/").map(|n| (n.to_string(), true))
-        } else {
-            None
+        let not_ready = match layer {
+            Layer::NodePoolRuntime => object.strip_prefix("NodePool/").map(|n| (n.to_string(), false)),
+            Layer::NodeClassRuntime => object.strip_prefix("EC2NodeClass/").map(|n| (n.to_string(), true)),
+            _ => None,
         };
         let mut consequence = "";
         if let Some((name, is_class)) = not_ready {

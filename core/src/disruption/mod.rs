@@ -366,12 +366,12 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     }
     let expired = expired(m, now);
     if !expired.is_empty() {
-        d.decision = "delete".into();
+        d.decision = Action::Delete;
         d.reason = Some("expired".into());
         d.method = Some("expiration".into());
         d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
     } else if let Some((nodes, ties)) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
-        d.decision = "delete".into();
+        d.decision = Action::Delete;
         d.reason = Some("empty".into());
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
@@ -381,7 +381,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         consolidation::multi_node(&attempts, &infos, &mut verdicts)
             .or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts, &mut scores))
     } {
-        d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
+        d.decision = if cmd.replacement.is_some() { Action::Replace } else { Action::Delete };
         d.reason = Some("underutilized".into());
         d.method = Some(cmd.method.into());
         d.disrupted_nodes = cmd.nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
@@ -395,7 +395,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         d.scores = cmd.scores;
         d.ties = cmd.ties;
     } else {
-        d.decision = "none".into();
+        d.decision = Action::None;
     }
     d.disrupted_nodes.sort();
     let before: f64 = infos.iter().filter(|i| m.nodes[i.node].managed).filter_map(|i| i.price).sum();
@@ -461,9 +461,9 @@ fn command_text(d: &Decision) -> String {
     let list = d.disrupted_nodes.join(", ");
     let n = d.disrupted_nodes.len();
     let s = if n == 1 { "" } else { "s" };
-    match (d.decision.as_str(), &d.replacement) {
-        ("delete", _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.clone().unwrap_or_default()),
-        ("replace", Some(r)) => {
+    match (d.decision, &d.replacement) {
+        (Action::Delete, _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.clone().unwrap_or_default()),
+        (Action::Replace, Some(r)) => {
             let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
             let more = r.instance_type_options.len().saturating_sub(5);
             format!(
