@@ -134,7 +134,7 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
         node: None,
         node_claim: None,
         relaxations: sol.relaxed.get(&p).cloned().unwrap_or_default(),
-        existing_nodes: existing_verdicts(&m, p),
+        existing_nodes: existing_verdicts(m, p),
         node_pools: Vec::new(),
         unschedulable: None,
     };
@@ -182,7 +182,7 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
             }
         }
     }
-    ex.node_pools = pool_verdicts(&m, &sol, p, ex.node_claim.as_ref().map(|c| c.node_pool.as_str()));
+    ex.node_pools = pool_verdicts(m, &sol, p, ex.node_claim.as_ref().map(|c| c.node_pool.as_str()));
     let instance_type = instance_type.map(|it| type_verdict(m, &sol, p, it, ex.node_claim.as_ref()));
     Ok(Explanation { pod: Some(ex), instance_type, node: None })
 }
