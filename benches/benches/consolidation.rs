@@ -5,7 +5,7 @@
 //! `consolidation/budget-10pct`: one budget of `nodes: "10%"` (100 nodes may be disrupted).
 //! `consolidation/budget-100pct`: `nodes: "100%"` (every node is a candidate; multi-node
 //! consolidation still tries at most 100).
-//! `consolidation/split-10pct/{lower_only,decide_only}`: `plan::model` versus
+//! `consolidation/split-10pct/{lower_only,decide_only}`: `load::model` versus
 //! `disruption::decide` on the 10 % input; together they make up `nodecast::consolidate`.
 //!
 //! No node is empty, so emptiness finds nothing and the pass runs multi-node consolidation.
@@ -34,11 +34,11 @@ fn consolidation(c: &mut Criterion) {
     group.finish();
 
     let req = &requests[0].1;
-    let (model, _warnings) = nodecast::plan::model(req).expect("benchmark request rejected");
+    let (model, _warnings) = nodecast::load::model(&req.sources()).expect("benchmark request rejected");
     let now = nodecast::disruption::parse_now(req.now.as_deref()).expect("bad now");
     let mut group = c.benchmark_group("consolidation/split-10pct");
     group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(15)).warm_up_time(Duration::from_secs(1));
-    group.bench_function("lower_only", |b| b.iter(|| nodecast::plan::model(black_box(req))));
+    group.bench_function("lower_only", |b| b.iter(|| nodecast::load::model(black_box(&req.sources()))));
     group.bench_function("decide_only", |b| b.iter(|| nodecast::disruption::decide(black_box(&model), now)));
     group.finish();
 }

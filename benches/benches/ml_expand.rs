@@ -4,7 +4,7 @@
 //! pods with exclusive placement, and a PyTorchJob of 1 Master + 7,999 Workers.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use nodecast::api::{Input, Request};
+use nodecast::{Input, Request};
 use std::time::Duration;
 
 const PODS: usize = 8000;
@@ -35,9 +35,9 @@ fn expand(c: &mut Criterion) {
     group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements(PODS as u64));
     for (name, req) in inputs() {
-        let (model, _) = nodecast::plan::model(&req).expect("benchmark request rejected");
+        let (model, _) = nodecast::load::model(&req.sources()).expect("benchmark request rejected");
         assert_eq!(model.pods.len(), PODS, "{name}");
-        group.bench_function(name, |b| b.iter(|| nodecast::plan::model(black_box(&req))));
+        group.bench_function(name, |b| b.iter(|| nodecast::load::model(&black_box(&req).sources())));
     }
     group.finish();
 }

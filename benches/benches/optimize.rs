@@ -2,7 +2,7 @@
 //! Whole facade calls (decode, lower, Karpenter's plan, bound, patterns, integer program, check).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nodecast::api::Request;
+use nodecast::Request;
 use nodecast::optimize::gen;
 
 fn request(seed: u64, pods: usize) -> Request {

@@ -11,7 +11,7 @@
 //! (hostname spread, maxSkew 1) on one label, so each needs its own NodeClaim.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
-use nodecast::api::Request;
+use nodecast::Request;
 use std::time::Duration;
 
 fn bench(c: &mut Criterion, label: Option<&str>, sizes: &[usize], make: fn(usize) -> Request) {

@@ -9,7 +9,7 @@
 //! unschedulable, so this times the failure path and its diagnostics.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
-use nodecast::api::Request;
+use nodecast::Request;
 use std::time::Duration;
 
 fn bench(c: &mut Criterion, label: &str, sizes: &[usize], make: fn(usize) -> Request) {

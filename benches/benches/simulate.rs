@@ -8,7 +8,7 @@
 //! `gpu-inference` node is a consolidation candidate in every disruption pass.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use nodecast::api::Outcome;
+use nodecast::Outcome;
 use nodecast::Request;
 use nodecast_benches::{simulate_week_request, simulate_week_request_disruptable};
 use std::time::Duration;

@@ -5,11 +5,11 @@
 //!     cargo run --release -p nodecast-benches --example one_case -- gpu 100
 //!     cargo run --release -p nodecast-benches --example one_case -- consolidate 20000 [iterations] [budget]
 //!
-//! Prints the wall time of `plan::model`, `scheduling::solve` and `plan::render` of each
+//! Prints the wall time of `load::model`, `scheduling::solve` and `provision::render` of each
 //! iteration, and the peak of heap bytes live during the iteration (a counting global allocator
 //! wraps the system one; the request itself is built before the first iteration and is included
 //! in the "live before" figure). The `consolidate` case builds a cluster of N/20 nodes running N
-//! pods (budget `10%` unless a fourth argument says otherwise) and times `plan::model` and
+//! pods (budget `10%` unless a fourth argument says otherwise) and times `load::model` and
 //! `disruption::decide` instead. `packing N` puts N pending pods next to N/2 existing nodes.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -104,7 +104,7 @@ fn main() {
     for i in 0..iterations {
         let mem = mem_start();
         let t = Instant::now();
-        let (model, _) = nodecast::plan::model(&req).expect("request rejected");
+        let (model, _) = nodecast::load::model(&req.sources()).expect("request rejected");
         let lowered = t.elapsed();
         let after_model = LIVE.load(Relaxed);
         let t = Instant::now();
@@ -112,7 +112,7 @@ fn main() {
         let solved = t.elapsed();
         let after_solve = LIVE.load(Relaxed);
         let t = Instant::now();
-        let plan = nodecast::plan::render(&model, &sol, Vec::new());
+        let plan = nodecast::provision::render(&model, &sol, Vec::new());
         let rendered = t.elapsed();
         let after_render = LIVE.load(Relaxed);
         let total = lowered + solved + rendered;
@@ -145,7 +145,7 @@ fn consolidate(pods: usize, iterations: usize, budget: &str) {
     for i in 0..iterations {
         let mem = mem_start();
         let t = Instant::now();
-        let (model, _) = nodecast::plan::model(&req).expect("request rejected");
+        let (model, _) = nodecast::load::model(&req.sources()).expect("request rejected");
         let lowered = t.elapsed();
         let t = Instant::now();
         let d = nodecast::disruption::decide(&model, now);
@@ -179,7 +179,7 @@ fn simulate(jobs: usize, iterations: usize, disruptable: bool) {
         let json = answer.to_json();
         let serialised = t.elapsed();
         let summary = match &answer.outcome {
-            nodecast::api::Outcome::Success(s) => format!(
+            nodecast::Outcome::Success(s) => format!(
                 "{} launches, {} disruptions, {} timeline events, ${:.2} vs ${:.2} static",
                 s.summary.launches.total,
                 s.summary.disruptions.total,
@@ -187,7 +187,7 @@ fn simulate(jobs: usize, iterations: usize, disruptable: bool) {
                 s.summary.cost_usd,
                 s.summary.static_cost_usd
             ),
-            nodecast::api::Outcome::Failure { errors } => panic!("{errors:?}"),
+            nodecast::Outcome::Failure { errors } => panic!("{errors:?}"),
         };
         println!("simulate {jobs} jobs, iteration {i}: {ran:?} simulate, {serialised:?} to_json ({} bytes); {summary}", json.len());
     }

@@ -1,7 +1,7 @@
 //! The gap distribution of Karpenter's plan to the optimum on the random GPU generator, and the
 //! solve times: `cargo run --release -p nodecast-benches --example optimize_gap -- [SEEDS] [PODS...]`.
 
-use nodecast::api::{Outcome, Request};
+use nodecast::{Outcome, Request};
 use nodecast::optimize::gen;
 use std::time::Instant;
 

@@ -8,7 +8,7 @@
 //!
 //! (the pods file decompressed first). The last file is the inline catalog.
 
-use nodecast::api::{Answer, Input, Request};
+use nodecast::{Answer, Input, Request};
 use std::time::Instant;
 
 fn main() {
@@ -36,13 +36,13 @@ fn main() {
         let docs: usize = req.inputs.iter().map(|i| nodecast::manifest::decode(&i.text, i.name.as_deref()).expect("decode").len()).sum();
         let decode = ms(t);
         let t = cpu_ms();
-        let (model, warnings) = nodecast::plan::model(&req).expect("request rejected");
+        let (model, warnings) = nodecast::load::model(&req.sources()).expect("request rejected");
         let model_ms = ms(t);
         let t = cpu_ms();
         let sol = nodecast::scheduling::solve(&model);
         let solve = ms(t);
         let t = cpu_ms();
-        let plan = nodecast::plan::render(&model, &sol, warnings);
+        let plan = nodecast::provision::render(&model, &sol, warnings);
         let render = ms(t);
         let claims = plan.node_claims.len();
         let answer = Answer::success("Plan", plan);

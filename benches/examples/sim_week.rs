@@ -8,7 +8,7 @@
 //! target/release/examples/sim_week do-not-disrupt 10000 3
 //! ```
 
-use nodecast::api::Outcome;
+use nodecast::Outcome;
 use std::time::Instant;
 
 fn fnv1a(bytes: &[u8]) -> u64 {

@@ -3,7 +3,7 @@
 //! Everything here is deterministic: a fixed-seed SplitMix64 generator stands in for `rand`,
 //! so every run (and every machine) benchmarks exactly the same requests.
 
-use nodecast::api::{Outcome, Request};
+use nodecast::{Outcome, Request};
 use serde_json::{json, Value};
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, good enough for picking test inputs.
@@ -724,7 +724,7 @@ pub fn summarize_decision(req: &Request) -> DecisionSummary {
         Outcome::Success(d) => DecisionSummary {
             nodes: req.objects.iter().filter(|o| o["kind"] == "Node").count(),
             pods: req.objects.iter().filter(|o| o["kind"] == "Pod").count(),
-            decision: d.decision.clone(),
+            decision: d.decision.to_string(),
             method: d.method.clone(),
             disrupted: d.disrupted_nodes.len(),
             replacement: d.replacement.as_ref().and_then(|r| r.instance_type.clone()),

@@ -20,7 +20,7 @@
 //! `__nodecast_panic_ptr`/`__nodecast_panic_len`, re-instantiates the module and returns a
 //! failure answer with code `internal-panic`.
 
-use nodecast::api::Answer;
+use nodecast::Answer;
 use nodecast::error::InputError;
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,6 @@
 //! `nodecast`: the command-line front end of the nodecast core.
 //!
-//! Every subcommand builds one `nodecast::api::Request`, calls the matching facade function and
+//! Every subcommand builds one `nodecast::Request`, calls the matching facade function and
 //! prints the answer: `-o json` prints `answer.to_json()` unchanged (the same bytes as the other
 //! front ends), the default table output renders it for people.
 //!
@@ -13,10 +13,10 @@ mod sweep;
 mod table;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nodecast::api::{Answer, Input, Outcome, Request};
 use nodecast::error::InputError;
 use nodecast::model::{MinValuesPolicy, PreferencePolicy};
 use nodecast::query::CatalogQuery;
+use nodecast::{Answer, Input, Outcome, Request};
 use serde_json::{Map, Value};
 use std::io::{Read, Write};
 use std::process::ExitCode;

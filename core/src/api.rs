@@ -1,110 +1,11 @@
-//! The public, versioned request/answer schema (`apiVersion: nodecast/v1`).
-//!
-//! Every front end (CLI, Python, wasm) builds a `Request`, calls a facade function and prints or
-//! converts the `Answer` unchanged. Answers are tagged unions on `status`:
-//! `{"status": "success", ...}` or `{"status": "failure", "errors": [...]}`.
+//! The typed answers: a provisioning plan, a disruption decision, and their parts. They are
+//! what the typed API ([`crate::Cluster`]) returns and what the JSON layer ([`crate::json`])
+//! serialises unchanged, so their serde names are the wire format (`apiVersion: nodecast/v1`).
 
-use crate::error::InputError;
-use crate::model::{Settings, Skipped};
+use crate::model::Skipped;
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 use std::sync::Arc;
-
-pub const API_VERSION: &str = "nodecast/v1";
-
-/// One text input (a file's contents, stdin, a string from a notebook).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Input {
-    /// Shown in error locations (`cluster.yaml`, `<stdin>`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// YAML or JSON, one or many documents.
-    pub text: String,
-}
-
-/// What every facade function takes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct Request {
-    /// YAML/JSON texts.
-    pub inputs: Vec<Input>,
-    /// Already-decoded Kubernetes objects (what `yaml.safe_load_all` or a JS object gives).
-    pub objects: Vec<Value>,
-    /// `"aws-us-east-1"` (default) or a catalog mapping (README, "Catalogs").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub catalog: Option<Value>,
-    pub settings: Settings,
-    /// The clock for disruption decisions (RFC 3339); the core never reads a clock.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub now: Option<String>,
-    /// `explain`: the pod to explain (`name` or `namespace/name`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pod: Option<String>,
-    /// `explain`: the node to explain.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
-    /// `explain`: also say why this instance type was or was not chosen.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub instance_type: Option<String>,
-    /// `catalog` queries.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub query: Option<crate::query::CatalogQuery>,
-    /// `simulate`: the workload trace (docs/simulate.md).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace: Option<crate::simulate::TraceInput>,
-    /// `simulate`: settings (latencies, batching, interruption rate, seed, ...); defaults apply.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub simulation: Option<crate::simulate::SimSettings>,
-    /// `optimize`: time budget and enumeration limit; defaults apply.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub optimize: Option<crate::optimize::OptimizeSettings>,
-}
-
-/// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Answer<T> {
-    #[serde(rename = "apiVersion")]
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    #[serde(flatten)]
-    pub outcome: Outcome<T>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "status", rename_all = "lowercase")]
-pub enum Outcome<T> {
-    Success(T),
-    Failure { errors: Vec<InputError> },
-}
-
-impl<T: Serialize> Answer<T> {
-    pub fn success(kind: &'static str, body: T) -> Self {
-        Answer { api_version: API_VERSION, kind, outcome: Outcome::Success(body) }
-    }
-
-    pub fn failure(kind: &'static str, errors: Vec<InputError>) -> Self {
-        Answer { api_version: API_VERSION, kind, outcome: Outcome::Failure { errors } }
-    }
-
-    pub fn is_success(&self) -> bool {
-        matches!(self.outcome, Outcome::Success(_))
-    }
-
-    /// Pretty JSON; the same bytes from every front end.
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self)
-            .unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
-    }
-
-    /// [`Self::to_json`]'s bytes written to `w` as they are produced, so a large answer (tens
-    /// of MB for 20,000 pods) is never held whole in memory. `w` should be buffered. Unlike
-    /// `to_json`, a serialisation error is returned (after part of the answer was written)
-    /// rather than replaced by an internal-error answer.
-    pub fn write_json<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
-        serde_json::to_writer_pretty(w, self).map_err(std::io::Error::from)
-    }
-}
 
 /// A provisioning plan.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -233,7 +134,7 @@ pub struct Decision {
     /// The clock the decision was made at (RFC 3339).
     pub now: String,
     /// `none`, `delete` or `replace`.
-    pub decision: String,
+    pub decision: Action,
     /// `expired`, `empty` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -261,6 +162,43 @@ pub struct Decision {
     pub warnings: Vec<Warning>,
 }
 
+/// What the disruption controller does now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Nothing: every node stays.
+    #[default]
+    None,
+    /// Delete the disrupted nodes; their pods fit elsewhere.
+    Delete,
+    /// Replace the disrupted nodes with one cheaper node.
+    Replace,
+}
+
+impl Action {
+    /// The wire name: `none`, `delete`, `replace`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::None => "none",
+            Action::Delete => "delete",
+            Action::Replace => "replace",
+        }
+    }
+}
+
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Action {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The node a `replace` launches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {

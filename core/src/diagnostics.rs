@@ -213,3 +213,19 @@ pub fn render_resources(m: &Model, r: &Resources) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+/// The reason of a pod whose claim lost minValues when its options were cut to
+/// `MaxInstanceTypes`.
+pub fn truncation_reason(m: &Model, s: &crate::scheduling::launch::MinValuesShortfall) -> Reason {
+    Reason {
+        code: MIN_VALUES_NOT_MET.into(),
+        node_pool: Some(m.node_pools[s.pool].name.clone()),
+        message: format!(
+            "the cheapest {} instance types offer {} values of {} but minValues is {}",
+            m.settings.max_instance_types,
+            s.found,
+            m.interner.str(s.key),
+            s.min
+        ),
+    }
+}

@@ -3,8 +3,9 @@
 use crate::api::*;
 use crate::diagnostics::{self, compatible_types, pod_requirements};
 use crate::error::InputError;
+use crate::load::{self, Sources};
 use crate::model::Model;
-use crate::plan;
+use crate::provision;
 use crate::requirements::Incompatible;
 use crate::scheduling::{self, existing, it_labels_compatible, launch, offering_compatible, Placement};
 use crate::taints::first_untolerated;
@@ -20,16 +21,13 @@ pub struct ValidationReport {
 }
 
 /// Run every validation rule (both layers) and every decoding/lowering check.
-pub fn validate(req: &Request) -> Answer<ValidationReport> {
-    let docs = match plan::documents(req) {
-        Ok(d) => d,
-        Err(e) => return Answer::failure("Validation", e),
-    };
-    let (mut errors, runtime) = plan::validation(&docs);
+pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
+    let docs = load::documents(req)?;
+    let (mut errors, runtime) = load::validation(&docs);
     errors.extend(runtime);
-    match crate::catalog::build(req.catalog.as_ref()) {
+    match crate::catalog::build(req.catalog) {
         Err(e) => errors.extend(e),
-        Ok((cat, tables)) => match crate::model::lower::lower(&docs, cat, tables, req.settings.clone()) {
+        Ok((cat, tables)) => match crate::lower::lower(&docs, cat, tables, req.settings.clone()) {
             Err(e) => {
                 // A fact both the validator and lowering reject (an unknown operator, ...) is
                 // reported once, by the validator.
@@ -37,21 +35,18 @@ pub fn validate(req: &Request) -> Answer<ValidationReport> {
                     errors.iter().map(|x| (x.source.clone(), x.document, x.path.clone())).collect();
                 errors.extend(e.into_iter().filter(|x| !seen.contains(&(x.source.clone(), x.document, x.path.clone()))));
             }
-            Ok(m) if errors.is_empty() && plan::missing_node_classes(&m).is_empty() => {
-                return Answer::success(
-                    "Validation",
-                    ValidationReport {
-                        objects: docs.len(),
-                        node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
-                        pods: m.pods.len(),
-                        skipped: m.skipped,
-                    },
-                )
+            Ok(m) if errors.is_empty() && load::missing_node_classes(&m).is_empty() => {
+                return Ok(ValidationReport {
+                    objects: docs.len(),
+                    node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
+                    pods: m.pods.len(),
+                    skipped: m.skipped,
+                })
             }
-            Ok(m) => errors.extend(plan::missing_node_classes(&m).into_iter().map(|(_, e)| e)),
+            Ok(m) => errors.extend(load::missing_node_classes(&m).into_iter().map(|(_, e)| e)),
         },
     }
-    Answer::failure("Validation", errors)
+    Err(errors)
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -119,30 +114,17 @@ fn find_pod(m: &Model, name: &str) -> Option<usize> {
     m.pods.iter().position(|p| p.key() == name).or_else(|| m.pods.iter().position(|p| p.name == name))
 }
 
-pub fn explain(req: &Request) -> Answer<Explanation> {
-    let (m, warnings) = match plan::model(req) {
-        Ok(x) => x,
-        Err(e) => return Answer::failure("Explanation", e),
-    };
-    if let Some(node) = req.node.as_deref() {
-        return explain_node(req, &m, node);
-    }
-    let Some(pod_name) = req.pod.as_deref() else {
-        return Answer::failure(
-            "Explanation",
-            vec![InputError::new("required", "explain needs a pod or a node")
-                .help("--pod NAME (or namespace/name), or --node NAME with --now")],
-        );
-    };
-    let Some(p) = find_pod(&m, pod_name) else {
+/// Why pod `pod_name` (`name` or `namespace/name`) goes where one provisioning pass puts it,
+/// and, with `instance_type`, why that type was or was not chosen.
+pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_type: Option<&str>) -> Result<Explanation, Vec<InputError>> {
+    let Some(p) = find_pod(m, pod_name) else {
         let known: Vec<String> = m.pods.iter().filter(|p| p.is_pending()).take(10).map(|p| p.key()).collect();
-        return Answer::failure(
-            "Explanation",
-            vec![InputError::new("unknown-pod", format!("no pod named {pod_name:?}")).help(format!("one of: {}", known.join(", ")))],
-        );
+        return Err(vec![
+            InputError::new("unknown-pod", format!("no pod named {pod_name:?}")).help(format!("one of: {}", known.join(", ")))
+        ]);
     };
-    let sol = scheduling::solve(&m);
-    let rendered = plan::render(&m, &sol, warnings);
+    let sol = scheduling::solve(m);
+    let rendered = provision::render(m, &sol, warnings.to_vec());
     let pod = &m.pods[p];
     let key = pod.key();
     let mut ex = PodExplanation {
@@ -152,7 +134,7 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
         node: None,
         node_claim: None,
         relaxations: sol.relaxed.get(&p).cloned().unwrap_or_default(),
-        existing_nodes: existing_verdicts(&m, p),
+        existing_nodes: existing_verdicts(m, p),
         node_pools: Vec::new(),
         unschedulable: None,
     };
@@ -200,23 +182,17 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
             }
         }
     }
-    ex.node_pools = pool_verdicts(&m, &sol, p, ex.node_claim.as_ref().map(|c| c.node_pool.as_str()));
-    let instance_type = req.instance_type.as_deref().map(|it| type_verdict(&m, &sol, p, it, ex.node_claim.as_ref()));
-    Answer::success("Explanation", Explanation { pod: Some(ex), instance_type, node: None })
+    ex.node_pools = pool_verdicts(m, &sol, p, ex.node_claim.as_ref().map(|c| c.node_pool.as_str()));
+    let instance_type = instance_type.map(|it| type_verdict(m, &sol, p, it, ex.node_claim.as_ref()));
+    Ok(Explanation { pod: Some(ex), instance_type, node: None })
 }
 
-fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
-    let now = match crate::disruption::parse_now(req.now.as_deref()) {
-        Ok(n) => n,
-        Err(e) => return Answer::failure("Explanation", e),
-    };
+/// Why node `name` is disrupted at `now` (Unix seconds) or stays.
+pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<InputError>> {
     let d = crate::disruption::decide(m, now);
     let Some(v) = d.nodes.iter().find(|n| n.name == name).cloned() else {
         let known: Vec<&str> = d.nodes.iter().take(10).map(|n| n.name.as_str()).collect();
-        return Answer::failure(
-            "Explanation",
-            vec![InputError::new("unknown-node", format!("no node named {name:?}")).help(format!("one of: {}", known.join(", ")))],
-        );
+        return Err(vec![InputError::new("unknown-node", format!("no node named {name:?}")).help(format!("one of: {}", known.join(", ")))]);
     };
     let mut summary = if v.disrupted {
         format!("{name} is disrupted now: {}", d.command)
@@ -231,10 +207,7 @@ fn explain_node(req: &Request, m: &Model, name: &str) -> Answer<Explanation> {
         summary.push_str(&format!("; Balanced score of the {} {:.2} {cmp} threshold {:.2}", s.scored_move, s.score, s.threshold));
     }
     let ties: Vec<crate::api::TieOut> = d.ties.iter().filter(|t| t.nodes.iter().any(|n| n == name)).cloned().collect();
-    Answer::success(
-        "Explanation",
-        Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary, ties }) },
-    )
+    Ok(Explanation { pod: None, instance_type: None, node: Some(NodeExplanation { node: v, command: d.command, summary, ties }) })
 }
 
 fn existing_verdicts(m: &Model, p: usize) -> Vec<Verdict> {
@@ -359,7 +332,7 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
                 reasons: vec![format!(
                     "{name} can hold the pods (it is one of the NodeClaim's {} options) but costs ${} vs ${} for {chosen}",
                     c.instance_type_options.len(),
-                    plan::round_price(price),
+                    crate::price::round_price(price),
                     c.price_per_hour.unwrap_or(0.0)
                 )],
             };

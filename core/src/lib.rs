@@ -1,13 +1,22 @@
-//! nodecast: predict what Karpenter v1 would provision and consolidate, offline and
-//! deterministically. No I/O: no files, network, clock or environment; time is an input.
+//! nodecast predicts what Karpenter v1 (v1.15.0) would provision and consolidate, offline and
+//! deterministically. It has no I/O: no files, network, clock or environment; time is an input.
 //!
-//! One facade serves every front end: build a [`api::Request`], call [`plan`], [`consolidate`],
-//! [`validate`], [`explain`], [`catalog`] or [`simulate`], and serialise the [`api::Answer`] it
-//! returns.
+//! # Load once, ask many times
+//!
+//! A [`Cluster`] is decoded, validated and lowered once from YAML/JSON manifests (NodePools,
+//! EC2NodeClasses, Nodes, Pods and workloads) and the instance-type catalog (the embedded AWS
+//! `us-east-1` data by default). Then ask it, as often as you like, without parsing again:
+//!
+//! - [`Cluster::plan`]: what one provisioning pass launches for the pending pods ([`api::Plan`]);
+//! - [`Cluster::consolidate`]: what the disruption controller does at a given time
+//!   ([`api::Decision`]);
+//! - [`Cluster::explain_pod`], [`Cluster::explain_node`]: why ([`explain::Explanation`]);
+//! - [`Cluster::simulate`]: a workload trace replayed over time ([`simulate::Simulation`]).
 //!
 //! ```
-//! let req = nodecast::api::Request {
-//!     inputs: vec![nodecast::api::Input { name: None, text: r#"
+//! use nodecast::{Cluster, Input, Settings};
+//!
+//! let manifests = r#"
 //! apiVersion: karpenter.sh/v1
 //! kind: NodePool
 //! metadata: {name: default}
@@ -25,127 +34,96 @@
 //! spec:
 //!   containers:
 //!   - {name: web, image: nginx, resources: {requests: {cpu: "1", memory: 2Gi}}}
-//! "#.into() }],
+//! "#;
+//! let inputs = [Input { name: Some("cluster.yaml".into()), text: manifests.into() }];
+//! let cluster = Cluster::from_texts(&inputs, &Settings::default()).expect("valid manifests");
+//!
+//! let plan = cluster.plan();
+//! assert_eq!(plan.node_claims[0].instance_type.as_deref(), Some("m5.large"));
+//! assert_eq!(plan.node_claims[0].pods, ["default/web"]);
+//!
+//! // 2025-03-05T12:00:00Z; no node runs yet, so there is nothing to disrupt.
+//! let decision = cluster.consolidate(1_741_176_000).expect("every node is labelled");
+//! assert!(decision.disrupted_nodes.is_empty());
+//! ```
+//!
+//! Errors are collected, not stopped at: [`Cluster::load`] returns every located problem
+//! ([`InputError`]: code, message, document, object, field path, help).
+//!
+//! # The JSON layer
+//!
+//! Every front end (the CLI, Python, wasm) speaks the versioned wire format of [`json`]: build a
+//! [`Request`], call [`plan()`], [`consolidate()`], [`validate()`], [`explain()`], [`catalog()`]
+//! or [`simulate()`] (or [`call`] with the function's name and the request's JSON), and print
+//! the [`Answer`] unchanged — the same bytes from every front end.
+//!
+//! ```
+//! let req = nodecast::Request {
+//!     inputs: vec![nodecast::Input { name: None, text: "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n".into() }],
 //!     ..Default::default()
 //! };
 //! let answer = nodecast::plan(&req);
 //! let json: serde_json::Value = serde_json::from_str(&answer.to_json()).unwrap();
 //! assert_eq!(json["status"], "success");
-//! assert_eq!(json["nodeClaims"][0]["instanceType"], "m5.large");
+//! assert_eq!(json["unschedulable"][0]["code"], "no-nodepools");
 //! ```
+//!
+//! Modules marked hidden in these docs are the engine's inside (used by the project's own
+//! benches, conformance runner and fuzzers); their shape is not a stable API.
 
 pub mod api;
+#[doc(hidden)]
 pub mod catalog;
+#[warn(missing_docs)]
+mod cluster;
+#[doc(hidden)]
 pub mod cron;
+#[doc(hidden)]
 pub mod diagnostics;
+#[doc(hidden)]
 pub mod disruption;
 pub mod error;
 pub mod explain;
+#[doc(hidden)]
 pub mod fxhash;
+#[doc(hidden)]
 pub mod golang;
+#[warn(missing_docs)]
+pub mod json;
+#[doc(hidden)]
 pub mod labels;
+#[doc(hidden)]
+#[warn(missing_docs)]
+pub mod load;
+#[doc(hidden)]
+pub mod lower;
+#[doc(hidden)]
 pub mod manifest;
+#[doc(hidden)]
 pub mod model;
 pub mod optimize;
-pub mod plan;
+#[doc(hidden)]
+pub mod price;
+#[doc(hidden)]
+pub mod provision;
+#[doc(hidden)]
 pub mod quantity;
 pub mod query;
+#[doc(hidden)]
 pub mod requirements;
+#[doc(hidden)]
 pub mod resources;
+#[doc(hidden)]
 pub mod scheduling;
 pub mod simulate;
 pub mod sweep;
+#[doc(hidden)]
 pub mod taints;
+#[doc(hidden)]
 pub mod validate;
 
-pub use api::{Answer, Input, Request};
-
-/// What one Karpenter provisioning pass would do with the pending pods.
-pub fn plan(req: &Request) -> Answer<api::Plan> {
-    plan::plan(req)
-}
-
-/// Every validation rule (admission and runtime) plus every decoding/lowering error.
-pub fn validate(req: &Request) -> Answer<explain::ValidationReport> {
-    explain::validate(req)
-}
-
-/// Why a pod goes where it goes (and why not elsewhere), or why an instance type was not chosen.
-pub fn explain(req: &Request) -> Answer<explain::Explanation> {
-    explain::explain(req)
-}
-
-/// What Karpenter's disruption controller would do at `request.now`, and why every other node
-/// stays.
-pub fn consolidate(req: &Request) -> Answer<api::Decision> {
-    disruption::consolidate(req)
-}
-
-/// Query the instance-type catalog.
-pub fn catalog(req: &Request) -> Answer<query::CatalogAnswer> {
-    query::catalog(req)
-}
-
-/// Replay a workload trace over time (docs/simulate.md): a timeline, per-node and per-pod costs,
-/// a summary with the static-cluster comparison, and Karpenter-named time series.
-pub fn simulate(req: &Request) -> Answer<simulate::Simulation> {
-    simulate::simulate(req)
-}
-
-/// The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
-/// with a lower bound and the comparison with Karpenter's plan (`optimize` module).
-pub fn optimize(req: &Request) -> Answer<optimize::Optimization> {
-    optimize::optimize(req)
-}
-
-/// The facade functions by name, for bindings that speak JSON: `"plan"`, `"consolidate"`,
-/// `"explain"`, `"validate"`, `"catalog"`, `"simulate"`, and the renderings `"simulate-csv"` and
-/// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer),
-/// and `"optimize"`.
-pub const FUNCTIONS: [&str; 9] =
-    ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize"];
-
-/// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
-/// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
-/// A request that is not valid JSON for the schema gives a failure answer, never a panic.
-pub fn call(function: &str, request_json: &str) -> String {
-    let kind = match function {
-        "plan" => "Plan",
-        "consolidate" => "Decision",
-        "explain" => "Explanation",
-        "validate" => "Validation",
-        "catalog" => "CatalogQuery",
-        "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
-        "optimize" => "Optimization",
-        other => {
-            let e = error::InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
-            return Answer::<()>::failure("Error", vec![e]).to_json();
-        }
-    };
-    let req: Request = match serde_json::from_str(request_json) {
-        Ok(r) => r,
-        Err(e) => {
-            let err = error::InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}")).help(
-                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize",
-            );
-            return Answer::<()>::failure(kind, vec![err]).to_json();
-        }
-    };
-    match function {
-        "plan" => plan(&req).to_json(),
-        "consolidate" => consolidate(&req).to_json(),
-        "explain" => explain(&req).to_json(),
-        "validate" => validate(&req).to_json(),
-        "simulate" => simulate(&req).to_json(),
-        "optimize" => optimize(&req).to_json(),
-        "simulate-csv" | "simulate-prom" => {
-            let answer = simulate(&req);
-            match &answer.outcome {
-                api::Outcome::Success(s) if function == "simulate-csv" => simulate::render_series_csv(s),
-                api::Outcome::Success(s) => simulate::render_series_prom(s),
-                api::Outcome::Failure { .. } => answer.to_json(),
-            }
-        }
-        _ => catalog(&req).to_json(),
-    }
-}
+pub use cluster::Cluster;
+pub use error::{Errors, InputError};
+pub use json::{call, catalog, consolidate, explain, optimize, plan, simulate, validate, Answer, Input, Outcome, Request, FUNCTIONS};
+pub use load::Sources;
+pub use model::{MinValuesPolicy, PreferencePolicy, Settings};

@@ -1,6 +1,5 @@
 //! Catalog queries, like ec2-instance-selector: filter instance types by requirements and GPU.
 
-use crate::api::{Answer, Request};
 use crate::catalog as cat;
 use crate::error::InputError;
 use crate::labels::{self, parse_int};
@@ -72,16 +71,14 @@ pub fn parse_requirement(s: &str) -> Result<(String, Operator, Vec<String>), Str
     }
 }
 
-pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
-    let q = req.query.clone().unwrap_or_default();
-    let (cat, tables) = match cat::build(req.catalog.as_ref()) {
-        Ok(x) => x,
-        Err(e) => return Answer::failure("CatalogQuery", e),
-    };
-    let mut m = match crate::model::lower::lower(&[], cat, tables, req.settings.clone()) {
-        Ok(m) => m,
-        Err(e) => return Answer::failure("CatalogQuery", e),
-    };
+/// The instance types of `catalog` (the embedded AWS catalog when `None`) that `q` selects.
+pub fn catalog(
+    catalog: Option<&serde_json::Value>,
+    settings: &crate::model::Settings,
+    q: &CatalogQuery,
+) -> Result<CatalogAnswer, Vec<InputError>> {
+    let (cat, tables) = cat::build(catalog)?;
+    let mut m = crate::lower::lower(&[], cat, tables, settings.clone())?;
     let mut reqs = Requirements::new();
     let mut errors = Vec::new();
     for (i, r) in q.requirements.iter().enumerate() {
@@ -119,14 +116,14 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
         }
     }
     if !errors.is_empty() {
-        return Answer::failure("CatalogQuery", errors);
+        return Err(errors);
     }
     let rows = rows(&m, &reqs, q.gpu);
     let mut rows = rows;
     if q.limit > 0 {
         rows.truncate(q.limit);
     }
-    Answer::success("CatalogQuery", CatalogAnswer { source: m.catalog.source.clone(), count: rows.len(), instance_types: rows })
+    Ok(CatalogAnswer { source: m.catalog.source.clone(), count: rows.len(), instance_types: rows })
 }
 
 fn known_key(m: &Model, key: &str) -> bool {
@@ -164,7 +161,7 @@ fn rows(m: &Model, reqs: &Requirements, gpu: bool) -> Vec<CatalogRow> {
                     allocatable_cpu: format_milli(it.allocatable.get(CPU), crate::quantity::Unit::Decimal),
                     allocatable_memory: format_milli(it.allocatable.get(MEMORY), crate::quantity::Unit::Bytes),
                     on_demand_price_per_hour: it.on_demand_price,
-                    spot_price_per_hour: (spot < f64::MAX).then(|| crate::plan::round_price(spot)),
+                    spot_price_per_hour: (spot < f64::MAX).then(|| crate::price::round_price(spot)),
                 },
             )
         })

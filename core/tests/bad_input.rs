@@ -1,6 +1,6 @@
 //! Bad input gets a clear, located error — never a panic — and bounded time and memory.
 
-use nodecast::api::{Input, Request};
+use nodecast::{Input, Request};
 use serde_json::Value;
 
 fn plan(text: &str) -> Value {

@@ -6,7 +6,7 @@
 //! - every evicted pod fits in the resulting cluster (checked by planning it again);
 //! - the same input gives the same bytes.
 
-use nodecast::api::Request;
+use nodecast::Request;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -147,7 +147,7 @@ proptest! {
     #[test]
     fn decide_action_acts_like_decide(nodes in prop::collection::vec(node_strategy(), 1..9), budget in 0u32..4) {
         let req = Request { objects: objects(&nodes, budget), catalog: Some(catalog()), now: Some(NOW.into()), ..Default::default() };
-        let (m, _) = nodecast::plan::model(&req).unwrap();
+        let (m, _) = nodecast::load::model(&req.sources()).unwrap();
         let now = nodecast::disruption::parse_now(Some(NOW)).unwrap();
         let full = nodecast::disruption::decide(&m, now);
         let mut memo = nodecast::scheduling::BaselineMemo::default();

@@ -2,7 +2,7 @@
 //! memory. Every test names the exact outcome (error code and location, or the answer's shape),
 //! because "did not panic" alone would also pass when input is silently dropped.
 
-use nodecast::api::{Input, Request};
+use nodecast::{Input, Request};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 #[allow(dead_code)]
 mod gen;
 
-use nodecast::api::Outcome;
+use nodecast::Outcome;
 use std::collections::BTreeSet;
 
 fn each_pod_alone(anti: bool, n: usize) {

@@ -1,7 +1,7 @@
 //! Spec example 8.30: an in-flight NodeClaim (launched by an earlier pass, no Node yet) takes
 //! pods that fit it before any new NodeClaim is planned.
 
-use nodecast::api::{Input, Request};
+use nodecast::{Input, Request};
 use serde_json::{json, Value};
 
 const OBJECTS: &str = r#"

@@ -6,8 +6,8 @@
 //! - the answer does not depend on the order of the input documents;
 //! - the same input gives byte-identical JSON.
 
-use nodecast::api::{Input, Request};
 use nodecast::quantity::parse_milli;
+use nodecast::{Input, Request};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

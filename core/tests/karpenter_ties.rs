@@ -5,7 +5,7 @@
 //! self-selecting pod affinity the same way (`nextDomainAffinity`); Go randomises map order.
 //! nodecast takes the first by name, which is one of Karpenter's outcomes, and lists the others.
 
-use nodecast::api::{Input, Request};
+use nodecast::{Input, Request};
 use serde_json::{json, Value};
 
 const POOL: &str = r#"

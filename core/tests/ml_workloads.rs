@@ -2,7 +2,7 @@
 //! simulation trace (by reference and inline) with the same expansion. Answers are read as the
 //! JSON wire format, which every front end sees.
 
-use nodecast::api::{Input, Request};
+use nodecast::{Input, Request};
 use serde_json::Value;
 
 fn file(path: &str) -> Input {

@@ -4,8 +4,8 @@
 //! batch 1 s, GPU start-up 240 s, device plugin 75 s. g5.xlarge costs $1.006/h on demand in the
 //! embedded AWS catalog.
 
-use nodecast::api::{Input, Outcome, Request};
 use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
+use nodecast::{Input, Outcome, Request};
 use proptest::prelude::*;
 
 const PRICE: f64 = 1.006;

@@ -7,8 +7,8 @@
 //! values (after a deliberate behaviour change): `NODECAST_BLESS=1 cargo test --release -p
 //! nodecast --test simulate_digest -- --nocapture`.
 
-use nodecast::api::{Input, Outcome, Request};
 use nodecast::simulate::{SimSettings, TraceInput};
+use nodecast::{Input, Outcome, Request};
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -4,7 +4,7 @@
 #[allow(dead_code)]
 mod gen;
 
-fn same_bytes<T: serde::Serialize>(answer: &nodecast::api::Answer<T>) {
+fn same_bytes<T: serde::Serialize>(answer: &nodecast::Answer<T>) {
     let mut out = Vec::new();
     answer.write_json(&mut out).expect("writing to a Vec cannot fail");
     assert_eq!(String::from_utf8(out).expect("utf-8"), answer.to_json());
@@ -15,7 +15,7 @@ fn streamed_json_equals_to_json() {
     same_bytes(&nodecast::plan(&gen::diverse_request(300)));
     same_bytes(&nodecast::plan(&gen::gpu_request(50)));
     same_bytes(&nodecast::consolidate(&gen::consolidation_request(20, 300, "10%")));
-    let failed = nodecast::plan(&nodecast::api::Request { objects: vec![serde_json::json!({"kind": "Pod"})], ..Default::default() });
+    let failed = nodecast::plan(&nodecast::Request { objects: vec![serde_json::json!({"kind": "Pod"})], ..Default::default() });
     assert!(!failed.is_success());
     same_bytes(&failed);
 }

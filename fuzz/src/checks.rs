@@ -8,10 +8,10 @@
 //! Depends only on nodecast, serde_json and std (core/tests/fuzz_corpus.rs includes this file).
 
 use crate::cluster::{self, Src};
-use nodecast::api::{Input, Request};
 use nodecast::labels::Interner;
 use nodecast::quantity::{format_milli, parse_milli, QuantityError, Unit};
 use nodecast::requirements::{Operator, Requirement, Requirements};
+use nodecast::{Input, Request};
 use serde_json::{json, Value};
 
 /// The clock of every consolidate request.

@@ -23,7 +23,7 @@ pub(super) struct RawType {
 }
 
 /// The catalog name accepted in requests.
-pub const SOURCE: &str = "aws-us-east-1";
+pub const SOURCE: &str = crate::model::instance_type::AWS_SOURCE;
 pub const DEFAULT_ZONES: [&str; 3] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 pub const REGION: &str = "us-east-1";
 

@@ -10,64 +10,11 @@ pub mod aws;
 use crate::error::InputError;
 use crate::labels::{self, Interner, KeyId, ValueId};
 use crate::manifest::reader::{At, Sink};
+pub use crate::model::instance_type::{Catalog, InstanceType, Offering};
 use crate::model::LabelSet;
 use crate::resources::{ResourceNames, Resources, PODS};
 use serde_json::Value;
 use smallvec::SmallVec;
-
-/// One way to buy an instance type: zone × capacity type, with a price.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Offering {
-    pub zone: ValueId,
-    pub capacity_type: ValueId,
-    pub price: f64,
-    pub available: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct InstanceType {
-    pub name: String,
-    pub name_id: ValueId,
-    /// Single-valued labels (without zone and capacity type, which come from offerings).
-    pub labels: LabelSet,
-    pub allocatable: Resources,
-    /// Used only for NodePool limits.
-    pub capacity: Resources,
-    pub on_demand_price: f64,
-    pub spot_price: Option<f64>,
-    pub offerings: SmallVec<[Offering; 6]>,
-    /// Metal or accelerator type, dropped at launch when ordinary options exist (FORMAT §2.1).
-    pub exotic: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct Catalog {
-    /// `aws-us-east-1` or `inline`.
-    pub source: String,
-    pub types: Vec<InstanceType>,
-    /// Instance-type label keys (FORMAT §2.3), sorted.
-    label_keys: Vec<KeyId>,
-    pub zones: Vec<ValueId>,
-    pub spot_price_factor: f64,
-}
-
-impl Catalog {
-    pub fn is_label_key(&self, key: KeyId) -> bool {
-        self.label_keys.binary_search(&key).is_ok()
-    }
-
-    pub fn label_keys(&self) -> &[KeyId] {
-        &self.label_keys
-    }
-
-    pub fn is_aws(&self) -> bool {
-        self.source == aws::SOURCE
-    }
-
-    pub fn find(&self, name: &str) -> Option<usize> {
-        self.types.iter().position(|t| t.name == name)
-    }
-}
 
 /// Interning state a catalog is built into.
 pub struct Tables {

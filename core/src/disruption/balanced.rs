@@ -15,7 +15,7 @@
 use super::{NodeInfo, BELOW_BALANCED_THRESHOLD};
 use crate::api::{BalancedScore, Reason};
 use crate::model::{ConsolidationPolicy, Model};
-use crate::plan;
+use crate::price;
 
 /// Karpenter's `BalancedK`: a move passes when its score is at least 1/k.
 pub const K: i32 = 2;
@@ -87,11 +87,11 @@ impl Score {
             threshold: Self::threshold(),
             k: K,
             approved: self.approved(),
-            savings_per_hour: plan::round_price(self.savings),
+            savings_per_hour: price::round_price(self.savings),
             disruption_cost: r6(self.disruption),
             savings_fraction: r6(self.savings_fraction),
             disruption_fraction: r6(self.disruption_fraction),
-            pool_cost_per_hour: plan::round_price(self.totals.cost),
+            pool_cost_per_hour: price::round_price(self.totals.cost),
             pool_disruption_cost: r6(self.totals.disruption),
             pool_cost_source: POOL_COST_SOURCE.to_string(),
         }
@@ -107,7 +107,7 @@ impl Score {
                 self.value(),
                 Self::threshold(),
                 self.savings_fraction * 100.0,
-                plan::round_price(self.totals.cost),
+                price::round_price(self.totals.cost),
                 self.disruption_fraction * 100.0,
                 self.totals.disruption
             ),

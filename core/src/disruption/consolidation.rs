@@ -298,10 +298,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     if options.is_empty() {
         return Err(reject(
             NOT_CHEAPER,
-            format!(
-                "can't replace with a cheaper node: every option's worst launch price is at least ${}",
-                plan::round_price(candidate_price)
-            ),
+            format!("can't replace with a cheaper node: every option's worst launch price is at least ${}", round_price(candidate_price)),
         ));
     }
     if multi {
@@ -367,7 +364,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             instance_type: chosen.as_ref().map(|l| name(l.it)),
             capacity_type: chosen.as_ref().map(|l| m.interner.str(l.capacity_type).to_string()),
             zone: chosen.as_ref().map(|l| m.interner.str(l.zone).to_string()),
-            price_per_hour: chosen.as_ref().map(|l| plan::round_price(l.price)),
+            price_per_hour: chosen.as_ref().map(|l| round_price(l.price)),
             instance_type_options: options.iter().map(|&i| name(i)).collect(),
             pods,
         }),

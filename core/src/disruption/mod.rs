@@ -12,7 +12,7 @@ mod ties;
 use crate::api::*;
 use crate::error::InputError;
 use crate::model::{ConsolidationPolicy, ExistingNode, IntOrPercent, Model};
-use crate::plan;
+use crate::price::round_price;
 use indexmap::IndexMap;
 
 pub const DO_NOT_DISRUPT_POD: &str = "do-not-disrupt-pod";
@@ -320,22 +320,17 @@ fn label_errors(m: &Model) -> Vec<InputError> {
     out
 }
 
-/// The `consolidate` facade.
-pub fn consolidate(req: &Request) -> Answer<Decision> {
-    let now = match parse_now(req.now.as_deref()) {
-        Ok(n) => n,
-        Err(e) => return Answer::failure("Decision", e),
-    };
-    match plan::model(req) {
-        Err(e) => Answer::failure("Decision", e),
-        Ok((m, _)) if !label_errors(&m).is_empty() => Answer::failure("Decision", label_errors(&m)),
-        Ok((m, warnings)) => {
-            let mut d = decide(&m, now);
-            d.now = req.now.clone().unwrap_or_default();
-            d.warnings = warnings;
-            Answer::success("Decision", d)
-        }
+/// What the disruption controller does at `now` (Unix seconds; `now_text` is how the answer
+/// shows it) on a loaded model: an error when a managed node lacks the labels that price it.
+pub fn consolidate(m: &Model, warnings: &[Warning], now: i64, now_text: &str) -> Result<Decision, Vec<InputError>> {
+    let errors = label_errors(m);
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    let mut d = decide(m, now);
+    d.now = now_text.to_string();
+    d.warnings = warnings.to_vec();
+    Ok(d)
 }
 
 /// One pass of the disruption controller at `now`.
@@ -371,12 +366,12 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     }
     let expired = expired(m, now);
     if !expired.is_empty() {
-        d.decision = "delete".into();
+        d.decision = Action::Delete;
         d.reason = Some("expired".into());
         d.method = Some("expiration".into());
         d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
     } else if let Some((nodes, ties)) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
-        d.decision = "delete".into();
+        d.decision = Action::Delete;
         d.reason = Some("empty".into());
         d.method = Some("emptiness".into());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
@@ -386,7 +381,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         consolidation::multi_node(&attempts, &infos, &mut verdicts)
             .or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts, &mut scores))
     } {
-        d.decision = if cmd.replacement.is_some() { "replace".into() } else { "delete".into() };
+        d.decision = if cmd.replacement.is_some() { Action::Replace } else { Action::Delete };
         d.reason = Some("underutilized".into());
         d.method = Some(cmd.method.into());
         d.disrupted_nodes = cmd.nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
@@ -400,14 +395,14 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         d.scores = cmd.scores;
         d.ties = cmd.ties;
     } else {
-        d.decision = "none".into();
+        d.decision = Action::None;
     }
     d.disrupted_nodes.sort();
     let before: f64 = infos.iter().filter(|i| m.nodes[i.node].managed).filter_map(|i| i.price).sum();
     let removed: f64 = infos.iter().filter(|i| d.disrupted_nodes.contains(&m.nodes[i.node].name)).filter_map(|i| i.price).sum();
     let added = d.replacement.as_ref().and_then(|r| r.price_per_hour).unwrap_or(0.0);
-    d.price_per_hour_before = plan::round_price(before);
-    d.price_per_hour_after = plan::round_price(before - removed + added);
+    d.price_per_hour_before = round_price(before);
+    d.price_per_hour_after = round_price(before - removed + added);
     d.command = command_text(&d);
     if action_only {
         for (&node, reasons) in &verdicts {
@@ -419,7 +414,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
                     node_pool: n.nodepool.clone(),
                     instance_type: n.instance_type.clone(),
                     capacity_type: n.capacity_type.clone(),
-                    price_per_hour: infos[node].price.map(plan::round_price),
+                    price_per_hour: infos[node].price.map(round_price),
                     pods: infos[node].reschedulable.len(),
                     disrupted: false,
                     reasons: budget,
@@ -446,7 +441,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
             node_pool: n.nodepool.clone(),
             instance_type: n.instance_type.clone(),
             capacity_type: n.capacity_type.clone(),
-            price_per_hour: info.price.map(plan::round_price),
+            price_per_hour: info.price.map(round_price),
             pods: info.reschedulable.len(),
             disrupted,
             reasons,
@@ -466,9 +461,9 @@ fn command_text(d: &Decision) -> String {
     let list = d.disrupted_nodes.join(", ");
     let n = d.disrupted_nodes.len();
     let s = if n == 1 { "" } else { "s" };
-    match (d.decision.as_str(), &d.replacement) {
-        ("delete", _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.clone().unwrap_or_default()),
-        ("replace", Some(r)) => {
+    match (d.decision, &d.replacement) {
+        (Action::Delete, _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.clone().unwrap_or_default()),
+        (Action::Replace, Some(r)) => {
             let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
             let more = r.instance_type_options.len().saturating_sub(5);
             format!(

@@ -2,7 +2,7 @@
 //! (pending pods in the simulation, Balanced scoring and totals, ties).
 
 use super::*;
-use crate::api::{Input, Request};
+use crate::json::{Input, Request};
 
 const CATALOG: &str = r#"{"instanceTypes": [
   {"name": "s-2", "allocatable": {"cpu": "1900m", "memory": "3500Mi", "pods": "20"}, "onDemandPrice": 0.10},
@@ -46,7 +46,7 @@ fn request(docs: &[String]) -> Request {
 }
 
 fn decide_docs(docs: &[String]) -> (Model, Decision) {
-    let (m, _) = plan::model(&request(docs)).expect("model");
+    let (m, _) = crate::load::model(&request(docs).sources()).expect("model");
     let now = parse_now(Some(NOW)).expect("now");
     let d = decide(&m, now);
     (m, d)
@@ -105,7 +105,7 @@ fn balanced_totals_count_every_node_of_the_pool() {
         pod("b1", "100m", Some("b"), ""),
         pod("c1", "100m", Some("c"), ""),
     ];
-    let (m, _) = plan::model(&request(&docs)).expect("model");
+    let (m, _) = crate::load::model(&request(&docs).sources()).expect("model");
     let infos = node_infos(&m, parse_now(Some(NOW)).expect("now"), Say(false));
     let t = balanced::totals(&m, &infos);
     let p = m.node_pools.iter().position(|x| x.name == "p").expect("p");
@@ -127,7 +127,7 @@ fn balanced_splits_savings_across_pools_by_price_share() {
         pod("a1", "100m", Some("a"), ""),
         pod("b1", "100m", Some("b"), ""),
     ];
-    let (m, _) = plan::model(&request(&docs)).expect("model");
+    let (m, _) = crate::load::model(&request(&docs).sources()).expect("model");
     let infos = node_infos(&m, parse_now(Some(NOW)).expect("now"), Say(false));
     let t = balanced::totals(&m, &infos);
     // Deleting both saves $0.60: pool p gets 1/3 of it ($0.20), pool q 2/3 ($0.40).
@@ -145,7 +145,7 @@ fn balanced_splits_savings_across_pools_by_price_share() {
 #[test]
 fn non_balanced_pools_are_never_scored() {
     let docs = [pool("p", "WhenEmptyOrUnderutilized"), node("a", "p", "s-4", false), pod("a1", "100m", Some("a"), "")];
-    let (m, _) = plan::model(&request(&docs)).expect("model");
+    let (m, _) = crate::load::model(&request(&docs).sources()).expect("model");
     let infos = node_infos(&m, parse_now(Some(NOW)).expect("now"), Say(false));
     let t = balanced::totals(&m, &infos);
     assert!(balanced::cannot_pass(&m, &infos[0], &t).is_none());

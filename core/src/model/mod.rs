@@ -1,17 +1,14 @@
 //! The normalised domain: what the scheduler and disruption logic work on, lowered from manifests
 //! once per request. Labels are interned, requirements are algebra values, resources are vectors.
 
-mod header;
-pub(crate) mod kinds;
-pub mod lower;
-pub mod lower_pod;
+pub mod instance_type;
 pub mod pod;
 
-use crate::catalog::Catalog;
 use crate::labels::{Interner, KeyId, ValueId};
 use crate::requirements::Requirements;
 use crate::resources::{ResourceId, ResourceNames, Resources};
 use crate::taints::Taint;
+pub use instance_type::{Catalog, InstanceType, Offering};
 pub use pod::{AffinityTerm, HostPort, LabelSet, Pod, Selector, SpreadConstraint, Unsatisfiable};
 use serde::{Deserialize, Serialize};
 

@@ -16,7 +16,6 @@ pub mod solve;
 #[cfg(test)]
 mod tests;
 
-use crate::api::{Answer, Request};
 use crate::error::InputError;
 use crate::model::{LimitKey, Model, Pod, Unsatisfiable};
 use crate::scheduling::{self, Placement, Solution};
@@ -39,32 +38,24 @@ pub struct OptimizeSettings {
     pub enumerate_limit: Option<usize>,
 }
 
-/// The facade: load, plan as Karpenter, optimise, compare.
-pub fn optimize(req: &Request) -> Answer<Optimization> {
-    let (m, warnings) = match crate::plan::model(req) {
-        Ok(x) => x,
-        Err(errors) => return Answer::failure("Optimization", errors),
-    };
-    let settings = req.optimize.clone().unwrap_or_default();
+/// Optimise a loaded model (`Cluster::optimize`): check the settings, plan as Karpenter,
+/// optimise, compare. `warnings` are the loading warnings, carried into the answer.
+pub fn optimize(m: &Model, warnings: &[crate::api::Warning], settings: &OptimizeSettings) -> Result<Optimization, Vec<InputError>> {
     if let Some(s) = settings.time_budget_seconds {
         if !(s.is_finite() && s > 0.0 && s <= 3600.0) {
             let e = InputError::new("invalid-number", format!("timeBudgetSeconds {s} is not a number of seconds in (0, 3600]"))
                 .path("optimize.timeBudgetSeconds")
                 .help("a positive number of seconds, at most 3600");
-            return Answer::failure("Optimization", vec![e]);
+            return Err(vec![e]);
         }
     }
     let budget = Budget {
         seconds: settings.time_budget_seconds.unwrap_or(10.0),
         enumerate_limit: settings.enumerate_limit.unwrap_or(20_000).min(1_000_000),
     };
-    match run(&m, budget) {
-        Ok(mut body) => {
-            body.warnings = warnings;
-            Answer::success("Optimization", body)
-        }
-        Err(e) => Answer::failure("Optimization", vec![e]),
-    }
+    let mut body = run(m, budget).map_err(|e| vec![e])?;
+    body.warnings = warnings.to_vec();
+    Ok(body)
 }
 
 /// Karpenter's claims as the optimiser sees them.
@@ -96,7 +87,7 @@ fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
 }
 
 pub(crate) fn karpenter_claims(m: &Model, sol: &Solution) -> Vec<KarpenterClaim> {
-    let (finals, _) = crate::plan::finalize(m, sol);
+    let (finals, _) = crate::scheduling::launch::finalize_claims(m, sol);
     let mut per_pool: std::collections::HashMap<usize, usize> = Default::default();
     finals
         .iter()

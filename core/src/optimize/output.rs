@@ -5,7 +5,7 @@ use super::solve::{Outcome, Pattern};
 use super::KarpenterClaim;
 use crate::api::Warning;
 use crate::model::Model;
-use crate::plan::round_price;
+use crate::price::round_price;
 use crate::scheduling::Solution;
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 use super::instance::pod_admits;
 use super::*;
-use crate::api::{Input, Outcome};
+use crate::json::{optimize, Input, Outcome, Request};
 use serde_json::Value;
 
 fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
@@ -18,7 +18,7 @@ fn solved(req: &Request) -> Optimization {
 /// (pool, type, offering) for each node, straight from the templates (no grouping, classes,
 /// dominance, patterns or LP), NodePool limits tracked. None when too big.
 fn brute_force(req: &Request) -> Option<f64> {
-    let (m, _) = crate::plan::model(req).ok()?;
+    let (m, _) = crate::load::model(&req.sources()).ok()?;
     let sol = scheduling::solve(&m);
     let pods: Vec<usize> = karpenter_claims(&m, &sol).iter().flat_map(|c| c.pods.clone()).collect();
     if pods.len() > 8 {

@@ -3,10 +3,12 @@
 
 use super::claim::{self, PlannedClaim, Template};
 use super::offering_compatible;
+use super::Solution;
 use crate::catalog::Offering;
 use crate::labels::ValueId;
 use crate::model::{MinValuesPolicy, Model};
 use crate::requirements::Requirements;
+use crate::requirements::Without;
 use crate::resources::Resources;
 
 /// AWS launch-time truncation (R6.3 step 7).
@@ -147,4 +149,41 @@ pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Lau
         }
     }
     best
+}
+
+/// A claim whose options, cut to `MaxInstanceTypes`, no longer meet a minValues requirement
+/// (strict policy): its pods stay pending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinValuesShortfall {
+    /// The NodePool of the claim.
+    pub pool: usize,
+    /// The requirement key with minValues.
+    pub key: crate::labels::KeyId,
+    /// Its minValues.
+    pub min: u32,
+    /// Distinct values the truncated options still offer.
+    pub found: usize,
+}
+
+/// Launch decisions for every claim; claims whose truncation breaks minValues fail their pods.
+pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usize, MinValuesShortfall)>) {
+    let mut out = Vec::new();
+    let mut failed = Vec::new();
+    // Claims with the same template, candidates and requirements (but for the placeholder
+    // hostname) get the same options and launch: tens of thousands of GPU claims come from a
+    // few pod shapes, and sorting each one's candidates by price dominated rendering.
+    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without), Decision> = Default::default();
+    for (c, pc) in sol.claims.iter().enumerate() {
+        let t = &sol.templates[pc.template];
+        let r = Without { reqs: &pc.requirements, skip: [m.keys.hostname; 4] };
+        let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| decide(&pc.its, &pc.requirements, m)).clone();
+        match decision.map(|(options, l)| finish(c, pc, t, options, l)) {
+            Ok(f) => out.push(f),
+            Err((key, min, found)) => {
+                let shortfall = MinValuesShortfall { pool: t.pool, key, min, found };
+                failed.extend(pc.pods.iter().map(|&p| (p, shortfall)));
+            }
+        }
+    }
+    (out, failed)
 }

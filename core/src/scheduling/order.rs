@@ -53,7 +53,7 @@ struct Key {
 
 #[cfg(test)]
 mod tests {
-    use crate::api::Request;
+    use crate::load::Sources;
     use serde_json::json;
 
     /// Equal requests and no uid or creation time: `namespace/name` decides, compared as the
@@ -73,7 +73,8 @@ mod tests {
             pod("zz", "late", "2"),
             pod("ns0", "a", "1"),
         ];
-        let (m, _) = crate::plan::model(&Request { objects, ..Default::default() }).expect("valid pods");
+        let (m, _) = crate::load::model(&Sources { inputs: &[], objects: &objects, catalog: None, settings: &Default::default() })
+            .expect("valid pods");
         let order: Vec<String> = super::queue_order(&m, &(0..m.pods.len()).collect::<Vec<_>>())
             .into_iter()
             .map(|p| format!("{}/{}", m.pods[p].namespace, m.pods[p].name))

@@ -542,7 +542,7 @@ impl Sim {
         // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
         let base = scheduling::Baseline::remembering(&self.m, &mut self.baseline_memo);
         let sol = scheduling::solve_on(&self.m, &base, Some(&pending), &[], &[]);
-        let (finals, truncated) = crate::plan::finalize(&self.m, &sol);
+        let (finals, truncated) = scheduling::launch::finalize_claims(&self.m, &sol);
         let mut placed: Vec<(usize, Placement)> = sol.placements.iter().map(|(&p, &pl)| (p, pl)).collect();
         placed.sort_by_key(|(p, _)| *p);
         // Nominations to existing and in-flight nodes.
@@ -570,8 +570,8 @@ impl Sim {
             let code = crate::diagnostics::unschedulable(&self.m, &sol, *mp, f).code;
             failed.push((self.model_pod_owner[*mp], code));
         }
-        for (mp, r) in truncated {
-            failed.push((self.model_pod_owner[mp], r.code));
+        for (mp, _) in truncated {
+            failed.push((self.model_pod_owner[mp], crate::diagnostics::MIN_VALUES_NOT_MET.into()));
         }
         for f in finals.iter().filter(|f| f.launch.is_none()) {
             for &mp in &sol.claims[f.claim].pods {

@@ -1,7 +1,7 @@
 //! `simulate`: a discrete-event simulation of Karpenter over a workload trace (docs/simulate.md).
 //!
 //! The simulator owns time and lifecycles only. Every provisioning decision is the `plan` pass
-//! (`scheduling::solve_pods` + `plan::finalize`) on the current state; every disruption decision is
+//! (`scheduling::solve_pods` + `launch::finalize_claims`) on the current state; every disruption decision is
 //! the `consolidate` pass (`disruption::decide`) at the simulated `now`. The model is lowered once;
 //! pods and nodes are then added to and removed from it in place as the clock advances.
 
@@ -15,8 +15,9 @@ mod summary;
 pub mod trace;
 mod workloads;
 
-use crate::api::{Answer, Request, Warning};
+use crate::api::Warning;
 use crate::error::InputError;
+use crate::load::Sources;
 use crate::model::Skipped;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -190,23 +191,27 @@ pub struct Metric {
     pub values: Vec<f64>,
 }
 
-/// The `simulate` facade.
-pub fn simulate(req: &Request) -> Answer<Simulation> {
-    match run(req) {
-        Ok(s) => Answer::success("Simulation", s),
-        Err(e) => Answer::failure("Simulation", e),
-    }
+/// Replay `trace` over the cluster of `req` with `settings` (defaults when `None`). The trace
+/// is checked first, then the cluster is loaded with the trace's inline manifests.
+pub fn simulate(req: &Sources, trace: Option<&TraceInput>, settings: Option<&SimSettings>) -> Result<Simulation, Vec<InputError>> {
+    simulate_loaded(req, None, trace, settings)
 }
 
-fn run(req: &Request) -> Result<Simulation, Vec<InputError>> {
-    let Some(t) = &req.trace else {
+/// [`simulate`] with the model of `req` already lowered (see `workloads::prepare`).
+pub(crate) fn simulate_loaded(
+    req: &Sources,
+    loaded: Option<(&crate::model::Model, &[Warning])>,
+    trace: Option<&TraceInput>,
+    settings: Option<&SimSettings>,
+) -> Result<Simulation, Vec<InputError>> {
+    let Some(t) = trace else {
         return Err(vec![InputError::new("required", "simulate needs a workload trace")
             .path("trace")
             .help("{\"trace\": {\"name\": \"week.yaml\", \"text\": \"...\"}} (--trace on the CLI); docs/simulate.md")]);
     };
-    let settings = req.simulation.clone().unwrap_or_default();
+    let settings = settings.cloned().unwrap_or_default();
     settings.check()?;
     let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"))?;
-    let prepared = workloads::prepare(req, &trace, t.name.as_deref())?;
+    let prepared = workloads::prepare(req, loaded, &trace, t.name.as_deref())?;
     engine::run(prepared, &trace, settings)
 }

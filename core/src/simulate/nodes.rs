@@ -288,7 +288,7 @@ impl Sim {
             n.capacity_type.clone().unwrap_or_default(),
             n.instance_type.clone().unwrap_or_default(),
             n.zone.clone().unwrap_or_default(),
-            crate::plan::round_price(n.price)
+            crate::price::round_price(n.price)
         );
         self.metrics.node_launched(&self.nodes[id], false);
         self.log("nodeclaim-launched", name, None, None, Some(detail));
@@ -529,7 +529,7 @@ impl Sim {
         // Only the decision and the budget verdicts are used below: `decide_action` gives the same.
         // The simulation changes only nodes, pods and interned values: one memo serves all passes.
         let d = crate::disruption::decide_action(&self.m, abs, &mut self.baseline_memo);
-        let acted = d.decision != "none";
+        let acted = d.decision != crate::api::Action::None;
         if acted {
             let reason = d.reason.clone().unwrap_or_else(|| "underutilized".into());
             let targets: Vec<usize> = d.disrupted_nodes.iter().filter_map(|n| self.node_by_name.get(n).copied()).collect();

@@ -3,7 +3,7 @@
 
 use super::engine::{PodState, Sim};
 use super::*;
-use crate::plan::round_price;
+use crate::price::round_price;
 
 fn usd(x: f64) -> f64 {
     (x * 1e6).round() / 1e6 + 0.0

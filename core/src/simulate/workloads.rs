@@ -3,8 +3,9 @@
 //! label and resource is interned in the same model the scheduler and disruption logic use.
 
 use super::trace::{Action, RunTime, Source, Trace, WorkloadDef};
-use crate::api::{Request, Warning};
+use crate::api::Warning;
 use crate::error::InputError;
+use crate::load::Sources;
 use crate::model::{Model, Pod};
 use serde_json::Value;
 
@@ -85,13 +86,20 @@ fn kind_of(k: &str) -> Option<Kind> {
         "Job" | "CronJob" => Some(Kind::Job),
         "Pod" => Some(Kind::Pod),
         "Deployment" | "StatefulSet" | "ReplicaSet" => Some(Kind::Service),
-        _ => crate::model::kinds::runs_as_service(k).map(|service| if service { Kind::Service } else { Kind::Job }),
+        _ => crate::lower::kinds::runs_as_service(k).map(|service| if service { Kind::Service } else { Kind::Job }),
     }
 }
 
 const SUBMITTABLE: &str = "Job, CronJob, Pod, Deployment, StatefulSet, ReplicaSet, a Kubeflow job (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob, TrainJob), JobSet, LeaderWorkerSet, RayCluster, RayJob, RayService or a Volcano Job";
 
-pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result<Prepared, Vec<InputError>> {
+/// `loaded`: the model of `req` when the caller has it (a loaded cluster); used when the trace
+/// brings no manifests of its own, so nothing is lowered again.
+pub fn prepare(
+    req: &Sources,
+    loaded: Option<(&Model, &[Warning])>,
+    trace: &Trace,
+    trace_name: Option<&str>,
+) -> Result<Prepared, Vec<InputError>> {
     // Inline manifests travel as extra `objects`, renamed so their pods can be found again.
     let mut inline: Vec<(String, Value)> = Vec::new();
     let mut errors = Vec::new();
@@ -128,29 +136,11 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
         return Err(errors);
     }
     let base = req.objects.len();
-    let mut req2 = req.clone();
-    req2.objects.extend(inline.iter().map(|(_, m)| m.clone()));
-    let (mut model, warnings) = crate::plan::model(&req2).map_err(|errs| {
-        errs.into_iter()
-            .map(|mut e| {
-                // Errors in inline manifests point at the trace, not at `objects`.
-                if e.source.as_deref() == Some("objects") && e.document.is_some_and(|d| d >= base) {
-                    let k = e.document.unwrap_or(base) - base;
-                    e.source = trace_name.map(str::to_string);
-                    e.document = None;
-                    e.object = None;
-                    let field = e.path.take();
-                    e.path = Some(match field {
-                        Some(f) => format!("{}.manifest.{f}", inline[k].0),
-                        None => format!("{}.manifest", inline[k].0),
-                    });
-                }
-                e
-            })
-            .collect::<Vec<_>>()
-    })?;
-    let grace = termination_grace(req);
-    // Pending pods of the inputs are templates; the trace decides when they exist.
+    let (mut model, warnings) = match loaded {
+        Some((m, w)) if inline.is_empty() => (m.clone(), w.to_vec()),
+        _ => load_with(req, &inline, base, trace_name)?,
+    };
+    let grace = termination_grace(req); // Pending pods of the inputs are templates; the trace decides when they exist.
     let all_pods = std::mem::take(&mut model.pods);
     let (bound, pending): (Vec<Pod>, Vec<Pod>) = all_pods.into_iter().partition(|p| p.node_name.is_some());
     model.pods = bound;
@@ -224,7 +214,7 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
         };
         // An expanded ML workload is a gang of distinct pods (roles, index labels); a replica-style
         // workload's pods all share one spec.
-        let gang = crate::model::kinds::runs_as_service(&kind_name).is_some()
+        let gang = crate::lower::kinds::runs_as_service(&kind_name).is_some()
             || matching.iter().any(|p| p.spec_id() != first.spec_id());
         let members: Vec<Pod> = if gang { matching.iter().map(|p| (*p).clone()).collect() } else { Vec::new() };
         templates.push(Template {
@@ -309,14 +299,46 @@ pub fn prepare(req: &Request, trace: &Trace, trace_name: Option<&str>) -> Result
 
 /// NodePool `spec.template.spec.terminationGracePeriod` is not part of the scheduling model, so
 /// it is read here from the decoded documents.
-fn termination_grace(req: &Request) -> Vec<(String, i64)> {
-    let Ok(docs) = crate::plan::documents(req) else { return Vec::new() };
+fn termination_grace(req: &Sources) -> Vec<(String, i64)> {
+    let Ok(docs) = crate::load::documents(req) else { return Vec::new() };
     docs.iter()
         .filter(|d| d.kind() == "NodePool")
         .filter_map(|d| {
             let s = d.value.pointer("/spec/template/spec/terminationGracePeriod")?.as_str()?;
-            let secs = crate::model::lower::parse_duration(s, false).ok()??;
+            let secs = crate::lower::parse_duration(s, false).ok()??;
             Some((d.name().to_string(), secs))
         })
         .collect()
+}
+
+/// The model of `req` with the trace's inline manifests added as objects; errors in those
+/// point at the trace.
+fn load_with(
+    req: &Sources,
+    inline: &[(String, Value)],
+    base: usize,
+    trace_name: Option<&str>,
+) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
+    let mut objects = req.objects.to_vec();
+    objects.extend(inline.iter().map(|(_, m)| m.clone()));
+    let req2 = Sources { objects: &objects, ..*req };
+    crate::load::model(&req2).map_err(|errs| {
+        errs.into_iter()
+            .map(|mut e| {
+                // Errors in inline manifests point at the trace, not at `objects`.
+                if e.source.as_deref() == Some("objects") && e.document.is_some_and(|d| d >= base) {
+                    let k = e.document.unwrap_or(base) - base;
+                    e.source = trace_name.map(str::to_string);
+                    e.document = None;
+                    e.object = None;
+                    let field = e.path.take();
+                    e.path = Some(match field {
+                        Some(f) => format!("{}.manifest.{f}", inline[k].0),
+                        None => format!("{}.manifest", inline[k].0),
+                    });
+                }
+                e
+            })
+            .collect::<Vec<_>>()
+    })
 }

@@ -2,7 +2,8 @@
 //! DataFrame carry the same columns and the same numbers.
 
 use super::spec::Operation;
-use crate::api::{Answer, Decision, Outcome, Plan};
+use crate::api::{Decision, Plan};
+use crate::json::{Answer, Outcome};
 use crate::simulate::Simulation;
 use serde_json::{json, Value};
 

@@ -22,7 +22,7 @@ mod tests;
 pub use spec::{Operation, Spec, MAX_COMBINATIONS};
 pub use table::{call, render_csv, rows_of, FUNCTIONS};
 
-use crate::api::{Input, Request};
+use crate::json::{Input, Request};
 use crate::error::InputError;
 use crate::manifest;
 use crate::simulate::SimSettings;

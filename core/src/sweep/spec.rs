@@ -4,7 +4,7 @@
 //! texts and objects inline).
 
 use super::edit::{self, FieldPath};
-use crate::api::Input;
+use crate::json::Input;
 use crate::error::InputError;
 use crate::model::Settings;
 use crate::simulate::TraceInput;

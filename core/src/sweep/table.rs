@@ -3,7 +3,7 @@
 //! reading of the spec and one rendering of the rows.
 
 use super::{load, referenced_files};
-use crate::api::Answer;
+use crate::json::Answer;
 use crate::error::InputError;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -77,7 +77,7 @@ struct Rows {
 #[derive(Serialize)]
 struct OneRequest {
     function: &'static str,
-    request: crate::api::Request,
+    request: crate::json::Request,
 }
 
 pub const FUNCTIONS: [&str; 5] = ["sweep-files", "sweep-expand", "sweep-run", "sweep-request", "sweep-csv"];

@@ -181,7 +181,7 @@ fn simulate_sweeps_vary_trace_and_seed_and_match_plain_simulate() {
         ..Default::default()
     });
     assert_eq!(s.run(1, true).1.unwrap(), direct.to_json());
-    let crate::api::Outcome::Success(sim) = &direct.outcome else { panic!() };
+    let crate::json::Outcome::Success(sim) = &direct.outcome else { panic!() };
     assert_eq!(rows[1][at("cost_usd")], json!(sim.summary.cost_usd));
     assert_eq!(rows[1][at("pending_p95_s")], json!(sim.summary.pending_seconds.p95));
 }

@@ -47,6 +47,12 @@ pub enum Provider {
 /// Validate one decoded document. `document` is its 0-based index in the input stream. Documents of other kinds return an empty Vec.
 /// Every returned error has document, object ("NodePool/<name>" or "EC2NodeClass/<name>"), path (e.g. "spec.template.spec.requirements[1].operator", "spec.disruption.budgets[0].nodes"), a stable kebab-case code, the spec's error message text, and help (what would be accepted).
 pub fn validate_document(document: usize, value: &serde_json::Value, provider: Provider) -> Vec<InputError> {
+    validate_layered(document, value, provider).into_iter().map(|(_, e)| e).collect()
+}
+
+/// [`validate_document`] with each error's [`Layer`]: what the caller does with a finding (reject
+/// the input, skip a NodePool, block disruption) is decided by the layer, never by the words.
+pub fn validate_layered(document: usize, value: &serde_json::Value, provider: Provider) -> Vec<(Layer, InputError)> {
     let Some(root) = value.as_object() else {
         return Vec::new();
     };
@@ -69,9 +75,11 @@ pub fn validate_document(document: usize, value: &serde_json::Value, provider: P
     }
 }
 
-/// Which layer a rule belongs to; decides the `help` prefix.
+/// Which layer a rule belongs to: what Kubernetes and Karpenter do with a finding, and the `help`
+/// prefix that says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layer {
+#[non_exhaustive]
+pub enum Layer {
     /// OpenAPI / CEL in the CRD: the API server rejects the object.
     Admission,
     /// `NodePool.RuntimeValidate` (RT-*) and duration decoding.
@@ -97,7 +105,7 @@ impl Layer {
 pub(crate) struct Ctx {
     document: usize,
     object: String,
-    pub(crate) errors: Vec<InputError>,
+    pub(crate) errors: Vec<(Layer, InputError)>,
 }
 
 /// A field's value, treating `null` as absent.
@@ -169,13 +177,14 @@ impl Ctx {
 
     /// Records one error. `message` must already end with the rule ID, `expected` says what is accepted.
     pub(crate) fn push(&mut self, layer: Layer, code: &str, path: &str, message: String, expected: &str) {
-        self.errors.push(
+        self.errors.push((
+            layer,
             InputError::new(code, message)
                 .help(format!("{}{expected}", layer.prefix()))
                 .at_document(self.document)
                 .object(self.object.clone())
                 .path(path),
-        );
+        ));
     }
 
     /// An admission error.

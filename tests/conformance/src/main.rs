@@ -9,7 +9,8 @@
 
 mod oracle;
 
-use nodecast::api::{Decision, Input, Plan, Request};
+use nodecast::api::{Decision, Plan};
+use nodecast::{Input, Request};
 use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -179,12 +180,12 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
         "provision" => {
             let answer = nodecast::plan(&req);
             let plan = match answer.outcome {
-                nodecast::api::Outcome::Success(p) => p,
-                nodecast::api::Outcome::Failure { errors } => {
+                nodecast::Outcome::Success(p) => p,
+                nodecast::Outcome::Failure { errors } => {
                     return Outcome::Fail(format!("plan failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
                 }
             };
-            let model = match nodecast::plan::model(&req) {
+            let model = match nodecast::load::model(&req.sources()) {
                 Ok((m, _)) => m,
                 Err(e) => return Outcome::Fail(format!("model failed: {e:?}")),
             };
@@ -196,11 +197,11 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
         "disrupt" => {
             let answer = nodecast::consolidate(&req);
             match answer.outcome {
-                nodecast::api::Outcome::Success(d) => match check_disrupt(s.get("expect").unwrap_or(&Value::Null), &d) {
+                nodecast::Outcome::Success(d) => match check_disrupt(s.get("expect").unwrap_or(&Value::Null), &d) {
                     Ok(()) => Outcome::Pass,
                     Err(e) => Outcome::Fail(e),
                 },
-                nodecast::api::Outcome::Failure { errors } => {
+                nodecast::Outcome::Failure { errors } => {
                     Outcome::Fail(format!("consolidate failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
                 }
             }

@@ -4,8 +4,9 @@
 //! catalog once, resolved (instance types with labels, allocatable, capacity and offerings), so
 //! that the Karpenter side is fed exactly the instance types nodecast used.
 
-use nodecast::api::{Decision, Outcome, Plan};
+use nodecast::api::{Decision, Plan};
 use nodecast::model::Model;
+use nodecast::Outcome;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
@@ -90,7 +91,7 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         Ok(r) => r,
         Err(e) => return vec![base(json!({"error": e}))],
     };
-    let model = match nodecast::plan::model(&req) {
+    let model = match nodecast::load::model(&req.sources()) {
         Ok((m, _)) => m,
         Err(e) => return vec![base(json!({"error": format!("model failed: {e:?}")}))],
     };

@@ -1,211 +1,20 @@
-//! The provisioning facade: request → model → one pass → plan.
+//! A provisioning pass rendered as a plan: the NodeClaims with their launch, the pods on
+//! existing nodes, the pods that stay pending and why, the NodePools' limits.
 
 use crate::api::*;
-use crate::catalog;
 use crate::diagnostics;
-use crate::error::InputError;
-use crate::manifest::{self, Document};
-use crate::model::{lower, LimitKey, Model};
+use crate::model::{LimitKey, Model};
+use crate::price::round_price;
 use crate::quantity::format_milli;
 use crate::requirements::Without;
 use crate::resources::{ResourceNames, Resources};
-use crate::scheduling::{self, launch, Solution};
-use crate::validate;
+use crate::scheduling::{launch, Solution};
 use indexmap::IndexMap;
 use std::sync::Arc;
 
-/// Decode every input and object of a request.
-pub fn documents(req: &Request) -> Result<Vec<Document<'_>>, Vec<InputError>> {
-    let mut docs = Vec::new();
-    let mut errors = Vec::new();
-    for input in &req.inputs {
-        match manifest::decode(&input.text, input.name.as_deref()) {
-            Ok(d) => docs.extend(d),
-            Err(e) => errors.extend(e),
-        }
-    }
-    for (i, obj) in req.objects.iter().enumerate() {
-        // Objects carry no source text; a List or an array among them expands like one in YAML.
-        manifest::split(std::borrow::Cow::Borrowed(obj), Some("objects"), i, &mut docs, &mut errors);
-    }
-    if errors.is_empty() {
-        Ok(docs)
-    } else {
-        Err(errors)
-    }
-}
-
-/// Validation findings split by layer: admission errors make the input unusable; runtime
-/// errors make Karpenter mark the NodePool not Ready, so it is skipped (R1.1.2).
-pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
-    let mut admission = Vec::new();
-    let mut runtime = Vec::new();
-    for d in docs {
-        for mut e in validate::validate_document(d.index, &d.value, validate::Provider::Aws) {
-            e.source = e.source.or_else(|| d.source.clone());
-            if !d.prefix.is_empty() {
-                e.path = Some(match e.path.take() {
-                    Some(p) => format!("{}.{p}", d.prefix),
-                    None => d.prefix.clone(),
-                });
-            }
-            if is_runtime(&e) {
-                runtime.push(e);
-            } else {
-                admission.push(e);
-            }
-        }
-    }
-    (admission, runtime)
-}
-
-/// Runtime-layer findings are marked in their help text by the validator.
-fn is_runtime(e: &InputError) -> bool {
-    e.help.as_deref().is_some_and(|h| h.starts_with("fails at runtime"))
-}
-
-/// Build the model of a request: decode, validate, lower.
-pub fn model(req: &Request) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
-    let docs = documents(req)?;
-    let (admission, runtime) = validation(&docs);
-    if !admission.is_empty() {
-        return Err(admission);
-    }
-    let (cat, tables) = catalog::build(req.catalog.as_ref())?;
-    let mut model = lower::lower(&docs, cat, tables, req.settings.clone())?;
-    let mut warnings = Vec::new();
-    for e in runtime {
-        let object = e.object.clone().unwrap_or_default();
-        let help = e.help.as_deref().unwrap_or("");
-        // A NodePool (or the EC2NodeClass it uses) that fails runtime validation is not Ready,
-        // so provisioning ignores it (R1.1.2). An unparsable budget schedule keeps the NodePool
-        // Ready; it only blocks disruption.
-        let not_ready = if help.starts_with("fails at runtime (NodePool not Ready)") {
-            object.strip_prefix("NodePool/").map(|n| (n.to_string(), false))
-        } else if help.starts_with("fails at runtime (EC2NodeClass not Ready)") {
-            object.strip_prefix("EC2NodeClass/").map(|n| (n.to_string(), true))
-        } else {
-            None
-        };
-        let mut consequence = "";
-        if let Some((name, is_class)) = not_ready {
-            for np in model.node_pools.iter_mut() {
-                if (!is_class && np.name == name) || (is_class && np.node_class.as_deref() == Some(name.as_str())) {
-                    np.ready = false;
-                    consequence = "; Karpenter would not provision from the affected NodePool";
-                }
-            }
-        }
-        let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
-        warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
-    }
-    for (pool, e) in missing_node_classes(&model) {
-        model.node_pools[pool].ready = false;
-        let message = format!("{}; Karpenter would not provision from the affected NodePool", e.message);
-        warnings.push(Warning { code: e.code, message, object: e.object });
-    }
-    check_bound_pods(&model)?;
-    Ok((model, warnings))
-}
-
-/// NodePools whose `nodeClassRef` names an EC2NodeClass the input does not hold while it holds
-/// others: Karpenter marks such a NodePool not Ready (its node class is not found) and never
-/// launches from it. An input without any EC2NodeClass is read as "node classes not modelled"
-/// (the conformance format's rule), and its NodePools stay Ready.
-pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
-    if m.node_classes.is_empty() {
-        return Vec::new();
-    }
-    m.node_pools
-        .iter()
-        .enumerate()
-        .filter(|(_, np)| np.node_class_index.is_none())
-        .filter_map(|(i, np)| {
-            let class = np.node_class.as_deref()?;
-            let known: Vec<&str> = m.node_classes.iter().map(|c| c.name.as_str()).collect();
-            let e = InputError::new(
-                "node-class-not-found",
-                format!("NodePool {:?} uses EC2NodeClass {class:?}, which is not in the input (it has {})", np.name, known.join(", ")),
-            )
-            .object(format!("NodePool/{}", np.name))
-            .path("spec.template.spec.nodeClassRef.name")
-            .help("fails at runtime (NodePool not Ready): add the EC2NodeClass or name one of the input's");
-            Some((i, e))
-        })
-        .collect()
-}
-
-fn check_bound_pods(m: &Model) -> Result<(), Vec<InputError>> {
-    let nodes: std::collections::HashSet<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
-    let errors: Vec<InputError> = m
-        .pods
-        .iter()
-        .filter_map(|p| {
-            let node = p.node_name.as_deref()?;
-            (!nodes.contains(node)).then(|| {
-                InputError::new("unknown-node", format!("pod {} is bound to node {node:?}, which is not in the input", p.key()))
-                    .at_document(p.document)
-                    .object(format!("Pod/{}/{}", p.namespace, p.name))
-                    .path("spec.nodeName")
-                    .help("include the Node (kubectl get nodes -o yaml) or remove spec.nodeName to treat the pod as pending")
-            })
-        })
-        .collect();
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
-}
-
-/// `plan`: what one provisioning pass would do.
-pub fn plan(req: &Request) -> Answer<Plan> {
-    match model(req) {
-        Err(errors) => Answer::failure("Plan", errors),
-        Ok((m, warnings)) => {
-            let sol = scheduling::solve(&m);
-            Answer::success("Plan", render(&m, &sol, warnings))
-        }
-    }
-}
-
-/// Launch decisions for every claim; claims whose truncation breaks minValues fail their pods.
-pub fn finalize(m: &Model, sol: &Solution) -> (Vec<launch::FinalClaim>, Vec<(usize, Reason)>) {
-    let mut out = Vec::new();
-    let mut failed = Vec::new();
-    // Claims with the same template, candidates and requirements (but for the placeholder
-    // hostname) get the same options and launch: tens of thousands of GPU claims come from a
-    // few pod shapes, and sorting each one's candidates by price dominated rendering.
-    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without), launch::Decision> = Default::default();
-    for (c, pc) in sol.claims.iter().enumerate() {
-        let t = &sol.templates[pc.template];
-        let r = Without { reqs: &pc.requirements, skip: [m.keys.hostname; 4] };
-        let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| launch::decide(&pc.its, &pc.requirements, m)).clone();
-        match decision.map(|(options, l)| launch::finish(c, pc, t, options, l)) {
-            Ok(f) => out.push(f),
-            Err((key, min, found)) => {
-                for &p in &pc.pods {
-                    failed.push((
-                        p,
-                        Reason {
-                            code: "min-values-not-met".into(),
-                            node_pool: Some(m.node_pools[t.pool].name.clone()),
-                            message: format!(
-                                "the cheapest {} instance types offer {found} values of {} but minValues is {min}",
-                                m.settings.max_instance_types,
-                                m.interner.str(key)
-                            ),
-                        },
-                    ));
-                }
-            }
-        }
-    }
-    (out, failed)
-}
-
+/// The plan of one provisioning pass `sol` over `m`.
 pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
-    let (finals, truncation_failures) = finalize(m, sol);
+    let (finals, truncation_failures) = launch::finalize_claims(m, sol);
     let mut plan = Plan { skipped: m.skipped.clone(), warnings, ..Default::default() };
     let mut per_pool: IndexMap<usize, usize> = IndexMap::new();
     let mut shared = Shared::default();
@@ -235,18 +44,13 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
     for (p, failure) in &sol.failures {
         plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
     }
-    for (p, reason) in truncation_failures {
+    for (p, shortfall) in truncation_failures {
+        let reason = diagnostics::truncation_reason(m, &shortfall);
         plan.unschedulable.push(UnschedulableOut { pod: m.pods[p].key(), code: reason.code.clone(), reasons: vec![reason] });
     }
     plan.unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
     plan.node_pools = pools_out(m, sol, &finals);
     plan
-}
-
-/// Prices are rounded to 1e-9 $/h so that sums print the same everywhere.
-pub fn round_price(p: f64) -> f64 {
-    // `+ 0.0` turns the -0.0 of an empty f64 sum into 0.0, so JSON never shows "-0.0".
-    (p * 1e9).round() / 1e9 + 0.0
 }
 
 /// Output parts that many NodeClaims have in common, built once per render and shared: a

@@ -1,12 +1,12 @@
 //! Expansion tests with the shapes the projects' own docs and examples use.
 
-use crate::api::{Input, Request};
+use crate::json::{Input, Request};
 use crate::error::InputError;
 use crate::model::{Model, Pod};
 
 fn model(yaml: &str) -> Model {
     let req = Request { inputs: vec![Input { name: Some("ml.yaml".into()), text: yaml.to_string() }], ..Default::default() };
-    match crate::plan::model(&req) {
+    match crate::load::model(&req.sources()) {
         Ok((m, _)) => m,
         Err(e) => panic!("unexpected errors: {e:#?}"),
     }
@@ -14,7 +14,7 @@ fn model(yaml: &str) -> Model {
 
 fn errors(yaml: &str) -> Vec<InputError> {
     let req = Request { inputs: vec![Input { name: Some("ml.yaml".into()), text: yaml.to_string() }], ..Default::default() };
-    match crate::plan::model(&req) {
+    match crate::load::model(&req.sources()) {
         Ok(_) => panic!("expected errors"),
         Err(e) => e,
     }

@@ -1,6 +1,6 @@
 //! Lowering of pod specs (Pods, workload templates, DaemonSet templates) into `Pod`.
 
-use super::pod::*;
+use crate::model::pod::*;
 use crate::labels::{self, Interner, KeyId};
 use crate::manifest::reader::{At, Sink};
 use crate::requirements::{Operator, Requirement, Requirements};

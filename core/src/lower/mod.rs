@@ -1,14 +1,20 @@
-//! Lowering: decoded documents + catalog → `Model`.
+//! Lowering: decoded documents + catalog → `Model`. The only place that knows both the
+//! manifests (as users write them) and the model (what the solver works on): the model itself
+//! knows nothing of manifests.
 
-use super::lower_pod::{self, has_true_annotation, read_meta, Ctx, Meta};
-use super::*;
+mod header;
+pub(crate) mod kinds;
+pub mod lower_pod;
+
+use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
+use crate::model::*;
 use crate::catalog::Tables;
 use crate::error::InputError;
 use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
 use crate::manifest::Document;
 use crate::requirements::Requirement;
-use crate::resources::{NODES_KEY, PODS};
+use crate::resources::{Resources, NODES_KEY, PODS};
 use crate::taints::{Effect, Taint};
 
 /// Go-style duration (`30m`, `1h30m5s`, `0s`) in seconds; `Never` → Ok(None).
@@ -61,7 +67,7 @@ struct Lowering {
     claims: Vec<ExistingNode>,
     pdbs: Vec<Pdb>,
     /// Training runtimes of the input, for the TrainJobs that reference them.
-    runtimes: Vec<super::kinds::Runtime>,
+    runtimes: Vec<kinds::Runtime>,
 }
 
 /// Lower every document. Unknown kinds are reported in `skipped`; errors are collected.
@@ -78,7 +84,7 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
         nodes: Vec::new(),
         claims: Vec::new(),
         pdbs: Vec::new(),
-        runtimes: super::kinds::Runtime::collect(docs),
+        runtimes: kinds::Runtime::collect(docs),
     };
     for doc in docs {
         l.document(doc);
@@ -140,7 +146,7 @@ impl Lowering {
         let object = || doc.object();
         let mut sink = Sink { document: doc.index, object: &object, errors: &mut errors };
         let before = sink.errors.len();
-        if !super::header::object_header(&doc.value, &root, group, &api, &kind, &mut sink) {
+        if !header::object_header(&doc.value, &root, group, &api, &kind, &mut sink) {
             if let Some(src) = &doc.source {
                 for e in sink.errors[before..].iter_mut() {
                     e.source.get_or_insert_with(|| src.clone());
@@ -163,10 +169,10 @@ impl Lowering {
                 }
             }
             ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
-            (g, k) if super::kinds::expands(g, k) => {
+            (g, k) if kinds::expands(g, k) => {
                 let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
-                let mut out = super::kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes };
-                super::kinds::expand(&root, g, &api, &kind, doc.source.clone(), &mut out, &mut sink);
+                let mut out = kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes };
+                kinds::expand(&root, g, &api, &kind, doc.source.clone(), &mut out, &mut sink);
             }
             ("", "") => {
                 let at = root;
@@ -177,7 +183,7 @@ impl Lowering {
                 document: doc.index,
                 kind: kind.clone(),
                 name: doc.name().to_string(),
-                reason: super::kinds::skip_reason(group, &api, &kind)
+                reason: kinds::skip_reason(group, &api, &kind)
                     .unwrap_or_else(|| format!("{api} {kind} does not influence provisioning or disruption")),
             }),
         }

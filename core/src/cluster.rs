@@ -1,0 +1,99 @@
+//! Load once, ask many times: a [`Cluster`] is decoded, validated and lowered once, then asked
+//! for a plan, a disruption decision, explanations or a simulation — none of which parses again.
+
+use crate::api::{Decision, Plan, Warning};
+use crate::error::Errors;
+use crate::explain::Explanation;
+use crate::load::{self, Input, Sources};
+use crate::model::{Model, Settings};
+use crate::simulate::{SimSettings, Simulation, TraceInput};
+use serde_json::Value;
+
+/// A cluster loaded from manifests: NodePools, EC2NodeClasses, nodes, pods and workloads, the
+/// instance-type catalog and the settings, lowered to the model the solver works on.
+///
+/// Loading reports every located problem at once ([`Errors`]); a NodePool that would not be
+/// Ready in Karpenter (runtime validation) is kept but skipped, with a [`Warning`].
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    model: Model,
+    warnings: Vec<Warning>,
+    /// What the cluster was loaded from: a simulation's trace may bring manifests of its own,
+    /// which are lowered together with these.
+    inputs: Vec<Input>,
+    objects: Vec<Value>,
+    catalog: Option<Value>,
+}
+
+impl Cluster {
+    /// Decode, validate and lower `sources` once.
+    pub fn load(sources: &Sources) -> Result<Cluster, Errors> {
+        let (model, warnings) = load::model(sources)?;
+        Ok(Cluster {
+            model,
+            warnings,
+            inputs: sources.inputs.to_vec(),
+            objects: sources.objects.to_vec(),
+            catalog: sources.catalog.cloned(),
+        })
+    }
+
+    /// [`Cluster::load`] from YAML/JSON texts with the embedded AWS catalog.
+    pub fn from_texts(inputs: &[Input], settings: &Settings) -> Result<Cluster, Errors> {
+        Cluster::load(&Sources { inputs, objects: &[], catalog: None, settings })
+    }
+
+    /// Warnings of loading (NodePools skipped as not Ready, ...), shown in every answer.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The lowered model (for benchmarks and tools; its shape is not a stable API).
+    #[doc(hidden)]
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// What one Karpenter provisioning pass does with the pending pods.
+    pub fn plan(&self) -> Plan {
+        let sol = crate::scheduling::solve(&self.model);
+        crate::provision::render(&self.model, &sol, self.warnings.clone())
+    }
+
+    /// What the disruption controller does at `now` (Unix seconds), and why every other node
+    /// stays. An error when a managed node lacks the labels that price it.
+    pub fn consolidate(&self, now: i64) -> Result<Decision, Errors> {
+        let text = jiff::Timestamp::from_second(now).map(|t| t.to_string()).unwrap_or_default();
+        self.consolidate_at(now, &text)
+    }
+
+    /// [`Cluster::consolidate`] with the clock as the answer shows it.
+    pub(crate) fn consolidate_at(&self, now: i64, now_text: &str) -> Result<Decision, Errors> {
+        crate::disruption::consolidate(&self.model, &self.warnings, now, now_text)
+    }
+
+    /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
+    /// constraints, with a lower bound and the comparison with Karpenter's plan.
+    pub fn optimize(&self, settings: &crate::optimize::OptimizeSettings) -> Result<crate::optimize::Optimization, Errors> {
+        crate::optimize::optimize(&self.model, &self.warnings, settings)
+    }
+
+    /// Why pod `pod` (`name` or `namespace/name`) goes where the provisioning pass puts it,
+    /// and, with `instance_type`, why that type was or was not chosen.
+    pub fn explain_pod(&self, pod: &str, instance_type: Option<&str>) -> Result<Explanation, Errors> {
+        crate::explain::explain_pod(&self.model, &self.warnings, pod, instance_type)
+    }
+
+    /// Why node `node` is disrupted at `now` (Unix seconds) or stays.
+    pub fn explain_node(&self, node: &str, now: i64) -> Result<Explanation, Errors> {
+        crate::explain::explain_node(&self.model, node, now)
+    }
+
+    /// Replay `trace` over this cluster (docs/simulate.md). The cluster is lowered again only
+    /// when the trace carries manifests of its own.
+    pub fn simulate(&self, trace: &TraceInput, settings: &SimSettings) -> Result<Simulation, Errors> {
+        let sources =
+            Sources { inputs: &self.inputs, objects: &self.objects, catalog: self.catalog.as_ref(), settings: &self.model.settings };
+        crate::simulate::simulate_loaded(&sources, Some((&self.model, &self.warnings)), Some(trace), Some(settings))
+    }
+}

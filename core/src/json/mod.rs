@@ -1,0 +1,240 @@
+//! The JSON layer: today's request/answer wire format (`apiVersion: nodecast/v1`), the only
+//! thing the CLI, Python and wasm call. Every function here decodes nothing itself: it reads the
+//! [`Request`], asks the typed API ([`crate::Cluster`] and the functions under it) and wraps the
+//! typed answer in an [`Answer`] — a tagged union on `status`:
+//! `{"status": "success", ...}` or `{"status": "failure", "errors": [...]}`.
+
+use crate::api::{Decision, Plan};
+use crate::cluster::Cluster;
+use crate::error::InputError;
+use crate::explain::{Explanation, ValidationReport};
+pub use crate::load::Input;
+use crate::load::Sources;
+use crate::model::Settings;
+use crate::query::{CatalogAnswer, CatalogQuery};
+use crate::simulate::{SimSettings, Simulation, TraceInput};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The wire format's version, written in every answer.
+pub const API_VERSION: &str = "nodecast/v1";
+
+/// What every JSON facade function takes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Request {
+    /// YAML/JSON texts.
+    pub inputs: Vec<Input>,
+    /// Already-decoded Kubernetes objects (what `yaml.safe_load_all` or a JS object gives).
+    pub objects: Vec<Value>,
+    /// `"aws-us-east-1"` (default) or a catalog mapping (README, "Catalogs").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalog: Option<Value>,
+    /// Scheduling settings (feature gates, policies).
+    pub settings: Settings,
+    /// The clock for disruption decisions (RFC 3339); the core never reads a clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+    /// `explain`: the pod to explain (`name` or `namespace/name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod: Option<String>,
+    /// `explain`: the node to explain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    /// `explain`: also say why this instance type was or was not chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance_type: Option<String>,
+    /// `catalog` queries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<CatalogQuery>,
+    /// `simulate`: the workload trace (docs/simulate.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceInput>,
+    /// `simulate`: settings (latencies, batching, interruption rate, seed, ...); defaults apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<SimSettings>,
+    /// `optimize`: time budget and enumeration limit; defaults apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimize: Option<crate::optimize::OptimizeSettings>,
+}
+
+/// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Answer<T> {
+    /// Always [`API_VERSION`].
+    #[serde(rename = "apiVersion")]
+    pub api_version: &'static str,
+    /// `Plan`, `Decision`, `Explanation`, `Validation`, `CatalogQuery`, `Simulation`, `Error`.
+    pub kind: &'static str,
+    /// The body (success) or the errors (failure).
+    #[serde(flatten)]
+    pub outcome: Outcome<T>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+/// `status: success` with the body's fields, or `status: failure` with `errors`.
+pub enum Outcome<T> {
+    /// The answer.
+    Success(T),
+    /// Why there is none.
+    Failure {
+        /// Every problem found, located.
+        errors: Vec<InputError>,
+    },
+}
+
+impl<T: Serialize> Answer<T> {
+    /// A success of `kind`.
+    pub fn success(kind: &'static str, body: T) -> Self {
+        Answer { api_version: API_VERSION, kind, outcome: Outcome::Success(body) }
+    }
+
+    /// A failure of `kind`.
+    pub fn failure(kind: &'static str, errors: Vec<InputError>) -> Self {
+        Answer { api_version: API_VERSION, kind, outcome: Outcome::Failure { errors } }
+    }
+
+    /// Whether the answer is a success.
+    pub fn is_success(&self) -> bool {
+        matches!(self.outcome, Outcome::Success(_))
+    }
+
+    /// Pretty JSON; the same bytes from every front end.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
+    }
+
+    /// [`Self::to_json`]'s bytes written to `w` as they are produced, so a large answer (tens
+    /// of MB for 20,000 pods) is never held whole in memory. `w` should be buffered. Unlike
+    /// `to_json`, a serialisation error is returned (after part of the answer was written)
+    /// rather than replaced by an internal-error answer.
+    pub fn write_json<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(w, self).map_err(std::io::Error::from)
+    }
+}
+
+impl Request {
+    /// The parts a cluster is loaded from.
+    pub fn sources(&self) -> Sources<'_> {
+        Sources { inputs: &self.inputs, objects: &self.objects, catalog: self.catalog.as_ref(), settings: &self.settings }
+    }
+}
+
+fn answer<T: Serialize>(kind: &'static str, r: Result<T, Vec<InputError>>) -> Answer<T> {
+    match r {
+        Ok(body) => Answer::success(kind, body),
+        Err(errors) => Answer::failure(kind, errors),
+    }
+}
+
+/// What one Karpenter provisioning pass would do with the pending pods.
+pub fn plan(req: &Request) -> Answer<Plan> {
+    answer("Plan", Cluster::load(&req.sources()).map(|c| c.plan()))
+}
+
+/// Every validation rule (admission and runtime) plus every decoding/lowering error.
+pub fn validate(req: &Request) -> Answer<ValidationReport> {
+    answer("Validation", crate::explain::validate(&req.sources()))
+}
+
+/// Why a pod goes where it goes (and why not elsewhere), or why an instance type was not
+/// chosen; with `node`, why that node is disrupted or stays at `now`.
+pub fn explain(req: &Request) -> Answer<Explanation> {
+    let r =
+        Cluster::load(&req.sources()).and_then(|c| match (req.node.as_deref(), req.pod.as_deref()) {
+            (Some(node), _) => c.explain_node(node, parse_now(req.now.as_deref())?),
+            (None, Some(pod)) => c.explain_pod(pod, req.instance_type.as_deref()),
+            (None, None) => Err(vec![InputError::new("required", "explain needs a pod or a node")
+                .help("--pod NAME (or namespace/name), or --node NAME with --now")]),
+        });
+    answer("Explanation", r)
+}
+
+/// What Karpenter's disruption controller would do at `request.now`, and why every other node
+/// stays.
+pub fn consolidate(req: &Request) -> Answer<Decision> {
+    let r = parse_now(req.now.as_deref()).and_then(|now| {
+        let c = Cluster::load(&req.sources())?;
+        c.consolidate_at(now, req.now.as_deref().unwrap_or_default())
+    });
+    answer("Decision", r)
+}
+
+/// Query the instance-type catalog.
+pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
+    let q = req.query.clone().unwrap_or_default();
+    answer("CatalogQuery", crate::query::catalog(req.catalog.as_ref(), &req.settings, &q))
+}
+
+/// Replay a workload trace over time (docs/simulate.md): a timeline, per-node and per-pod costs,
+/// a summary with the static-cluster comparison, and Karpenter-named time series.
+pub fn simulate(req: &Request) -> Answer<Simulation> {
+    answer("Simulation", crate::simulate::simulate(&req.sources(), req.trace.as_ref(), req.simulation.as_ref()))
+}
+
+/// The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
+/// with a lower bound and the comparison with Karpenter's plan (`optimize` module).
+pub fn optimize(req: &Request) -> Answer<crate::optimize::Optimization> {
+    let settings = req.optimize.clone().unwrap_or_default();
+    answer("Optimization", Cluster::load(&req.sources()).and_then(|c| c.optimize(&settings)))
+}
+
+/// The clock of a request (RFC 3339) as Unix seconds; required.
+pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
+    crate::disruption::parse_now(now)
+}
+
+/// The facade functions by name, for bindings that speak JSON: `"plan"`, `"consolidate"`,
+/// `"explain"`, `"validate"`, `"catalog"`, `"simulate"`, and the renderings `"simulate-csv"` and
+/// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer),
+/// and `"optimize"`.
+pub const FUNCTIONS: [&str; 9] =
+    ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize"];
+
+/// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
+/// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
+/// A request that is not valid JSON for the schema gives a failure answer, never a panic.
+pub fn call(function: &str, request_json: &str) -> String {
+    let kind = match function {
+        "plan" => "Plan",
+        "consolidate" => "Decision",
+        "explain" => "Explanation",
+        "validate" => "Validation",
+        "catalog" => "CatalogQuery",
+        "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
+        "optimize" => "Optimization",
+        other => {
+            let e = InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
+            return Answer::<()>::failure("Error", vec![e]).to_json();
+        }
+    };
+    let req: Request = match serde_json::from_str(request_json) {
+        Ok(r) => r,
+        Err(e) => {
+            let err = InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
+                .help(
+                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize",
+            );
+            return Answer::<()>::failure(kind, vec![err]).to_json();
+        }
+    };
+    match function {
+        "plan" => plan(&req).to_json(),
+        "consolidate" => consolidate(&req).to_json(),
+        "explain" => explain(&req).to_json(),
+        "validate" => validate(&req).to_json(),
+        "simulate" => simulate(&req).to_json(),
+        "optimize" => optimize(&req).to_json(),
+        "simulate-csv" | "simulate-prom" => {
+            let answer = simulate(&req);
+            match &answer.outcome {
+                Outcome::Success(s) if function == "simulate-csv" => crate::simulate::render_series_csv(s),
+                Outcome::Success(s) => crate::simulate::render_series_prom(s),
+                Outcome::Failure { .. } => answer.to_json(),
+            }
+        }
+        _ => catalog(&req).to_json(),
+    }
+}

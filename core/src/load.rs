@@ -1,0 +1,178 @@
+//! Request → model, shared by every question: decode every input, validate (admission errors
+//! make the input unusable, runtime errors skip the NodePool), lower, and the checks that need
+//! the whole model (missing node classes, pods bound to unknown nodes).
+
+use crate::api::Warning;
+use crate::catalog;
+use crate::error::InputError;
+use crate::lower;
+use crate::manifest::{self, Document};
+use crate::model::{Model, Settings};
+use crate::validate::{self, Layer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One text input (a file's contents, stdin, a string from a notebook).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Input {
+    /// Shown in error locations (`cluster.yaml`, `<stdin>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// YAML or JSON, one or many documents.
+    pub text: String,
+}
+
+/// What a cluster is loaded from, borrowed: the texts, the already-decoded objects, the catalog
+/// and the settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Sources<'a> {
+    /// YAML/JSON texts.
+    pub inputs: &'a [Input],
+    /// Already-decoded Kubernetes objects.
+    pub objects: &'a [Value],
+    /// `"aws-us-east-1"` (default when `None`) or a catalog mapping.
+    pub catalog: Option<&'a Value>,
+    /// Scheduling settings (feature gates, policies).
+    pub settings: &'a Settings,
+}
+
+/// Decode every input and object of a request.
+pub fn documents<'a>(req: &Sources<'a>) -> Result<Vec<Document<'a>>, Vec<InputError>> {
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    for input in req.inputs {
+        match manifest::decode(&input.text, input.name.as_deref()) {
+            Ok(d) => docs.extend(d),
+            Err(e) => errors.extend(e),
+        }
+    }
+    for (i, obj) in req.objects.iter().enumerate() {
+        // Objects carry no source text; a List or an array among them expands like one in YAML.
+        manifest::split(std::borrow::Cow::Borrowed(obj), Some("objects"), i, &mut docs, &mut errors);
+    }
+    if errors.is_empty() {
+        Ok(docs)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Validation findings split by layer: admission errors make the input unusable; runtime
+/// errors make Karpenter mark the NodePool not Ready, so it is skipped (R1.1.2).
+pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
+    let (admission, runtime) = layered(docs);
+    (admission, runtime.into_iter().map(|(_, e)| e).collect())
+}
+
+/// [`validation`] with the layer of each runtime finding.
+fn layered(docs: &[Document]) -> (Vec<InputError>, Vec<(Layer, InputError)>) {
+    let mut admission = Vec::new();
+    let mut runtime = Vec::new();
+    for d in docs {
+        for (layer, mut e) in validate::validate_layered(d.index, &d.value, validate::Provider::Aws) {
+            e.source = e.source.or_else(|| d.source.clone());
+            if !d.prefix.is_empty() {
+                e.path = Some(match e.path.take() {
+                    Some(p) => format!("{}.{p}", d.prefix),
+                    None => d.prefix.clone(),
+                });
+            }
+            match layer {
+                Layer::Admission => admission.push(e),
+                _ => runtime.push((layer, e)),
+            }
+        }
+    }
+    (admission, runtime)
+}
+
+/// Build the model of a request: decode, validate, lower.
+pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
+    let docs = documents(req)?;
+    let (admission, runtime) = layered(&docs);
+    if !admission.is_empty() {
+        return Err(admission);
+    }
+    let (cat, tables) = catalog::build(req.catalog)?;
+    let mut model = lower::lower(&docs, cat, tables, req.settings.clone())?;
+    let mut warnings = Vec::new();
+    for (layer, e) in runtime {
+        let object = e.object.clone().unwrap_or_default();
+        // A NodePool (or the EC2NodeClass it uses) that fails runtime validation is not Ready,
+        // so provisioning ignores it (R1.1.2). An unparsable budget schedule keeps the NodePool
+        // Ready; it only blocks disruption.
+        let not_ready = match layer {
+            Layer::NodePoolRuntime => object.strip_prefix("NodePool/").map(|n| (n.to_string(), false)),
+            Layer::NodeClassRuntime => object.strip_prefix("EC2NodeClass/").map(|n| (n.to_string(), true)),
+            _ => None,
+        };
+        let mut consequence = "";
+        if let Some((name, is_class)) = not_ready {
+            for np in model.node_pools.iter_mut() {
+                if (!is_class && np.name == name) || (is_class && np.node_class.as_deref() == Some(name.as_str())) {
+                    np.ready = false;
+                    consequence = "; Karpenter would not provision from the affected NodePool";
+                }
+            }
+        }
+        let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
+        warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
+    }
+    for (pool, e) in missing_node_classes(&model) {
+        model.node_pools[pool].ready = false;
+        let message = format!("{}; Karpenter would not provision from the affected NodePool", e.message);
+        warnings.push(Warning { code: e.code, message, object: e.object });
+    }
+    check_bound_pods(&model)?;
+    Ok((model, warnings))
+}
+
+/// NodePools whose `nodeClassRef` names an EC2NodeClass the input does not hold while it holds
+/// others: Karpenter marks such a NodePool not Ready (its node class is not found) and never
+/// launches from it. An input without any EC2NodeClass is read as "node classes not modelled"
+/// (the conformance format's rule), and its NodePools stay Ready.
+pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
+    if m.node_classes.is_empty() {
+        return Vec::new();
+    }
+    m.node_pools
+        .iter()
+        .enumerate()
+        .filter(|(_, np)| np.node_class_index.is_none())
+        .filter_map(|(i, np)| {
+            let class = np.node_class.as_deref()?;
+            let known: Vec<&str> = m.node_classes.iter().map(|c| c.name.as_str()).collect();
+            let e = InputError::new(
+                "node-class-not-found",
+                format!("NodePool {:?} uses EC2NodeClass {class:?}, which is not in the input (it has {})", np.name, known.join(", ")),
+            )
+            .object(format!("NodePool/{}", np.name))
+            .path("spec.template.spec.nodeClassRef.name")
+            .help("fails at runtime (NodePool not Ready): add the EC2NodeClass or name one of the input's");
+            Some((i, e))
+        })
+        .collect()
+}
+
+fn check_bound_pods(m: &Model) -> Result<(), Vec<InputError>> {
+    let nodes: std::collections::HashSet<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+    let errors: Vec<InputError> = m
+        .pods
+        .iter()
+        .filter_map(|p| {
+            let node = p.node_name.as_deref()?;
+            (!nodes.contains(node)).then(|| {
+                InputError::new("unknown-node", format!("pod {} is bound to node {node:?}, which is not in the input", p.key()))
+                    .at_document(p.document)
+                    .object(format!("Pod/{}/{}", p.namespace, p.name))
+                    .path("spec.nodeName")
+                    .help("include the Node (kubectl get nodes -o yaml) or remove spec.nodeName to treat the pod as pending")
+            })
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
