@@ -50,8 +50,10 @@ fi
 
 if [ "${NODECAST_SKIP_RUST:-0}" != 1 ]; then
   step "cargo clippy / cargo test (bindings crate)"
-  "$CARGO" clippy --manifest-path "$BINDINGS/Cargo.toml" --all-targets -- -D warnings
-  "$CARGO" test --manifest-path "$BINDINGS/Cargo.toml" --quiet
+  # --release: the same profile as maturin's build below, so the C++ HiGHS solver (optimize) and
+  # the core are compiled once for this crate, not once per profile.
+  "$CARGO" clippy --release --manifest-path "$BINDINGS/Cargo.toml" --all-targets -- -D warnings
+  "$CARGO" test --release --manifest-path "$BINDINGS/Cargo.toml" --quiet
 fi
 
 step "maturin build --release"

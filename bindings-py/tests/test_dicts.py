@@ -278,8 +278,10 @@ def test_real_kubernetes_client_models_for_every_example() -> None:
         models: List[Any] = []
         for d in load_all(path):
             cls = "V1" + d["kind"]
-            # NodeClaims are CRDs: they stay camelCase dicts, as CustomObjectsApi returns them.
-            models.append(api._ApiClient__deserialize(json.loads(json.dumps(d, default=str)), cls) if hasattr(k8s, cls) else d)
+            # Custom resources (NodeClaims, PyTorchJobs, a Volcano `Job`: a dotted API group) stay
+            # camelCase dicts, as CustomObjectsApi returns them; built-in kinds become client models.
+            builtin = "." not in d["apiVersion"].split("/")[0]
+            models.append(api._ApiClient__deserialize(json.loads(json.dumps(d, default=str)), cls) if builtin and hasattr(k8s, cls) else d)
         dicts = [m.to_dict() if hasattr(m, "to_dict") else m for m in models]
         if "disruption" in path:
             run = lambda src: nodecast.consolidate("examples/disruption/pool-underutilized.yaml", src, now=NOW)  # noqa: E731

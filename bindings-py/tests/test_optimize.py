@@ -78,22 +78,32 @@ def cp_sat_optimum(pods: List[Tuple[int, int, int]], capacity: List[str]) -> flo
 
     m = cp_model.CpModel()
     slots = []
+    rank = []  # the slot's index among the identical slots of its (type, capacity type)
     for name, g, c, mem, p in TYPES:
         for ct in capacity:
             price = p if ct == "on-demand" else round(p * SPOT, 4)
-            for _ in range(len(pods)):
+            for k in range(len(pods)):
                 # Allocatable as the catalog states it; the pods' own `pods: 1` request is far below 110.
                 slots.append((g, c * 1000 - 100, mem * 1024 - 512, round(price * 1_000_000)))
+                rank.append(k)
     used = [m.NewBoolVar(f"u{s}") for s in range(len(slots))]
     x = [[m.NewBoolVar(f"x{i}_{s}") for s in range(len(slots))] for i in range(len(pods))]
     for i in range(len(pods)):
         m.AddExactlyOne(x[i])
+    # Symmetry breaking (exact): number the nodes of one offering by their lowest pod index; then
+    # pod i sits on a node numbered at most i, and the used nodes are a prefix.
+    for s in range(len(slots)):
+        for i in range(min(rank[s], len(pods))):
+            m.Add(x[i][s] == 0)
+        if rank[s] > 0:
+            m.Add(used[s] <= used[s - 1])
     for s, (g, c, mem, _) in enumerate(slots):
         for dim, cap in ((0, g), (1, c), (2, mem)):
             m.Add(sum(pods[i][dim] * x[i][s] for i in range(len(pods))) <= cap * used[s])
     m.Minimize(sum(slots[s][3] * used[s] for s in range(len(slots))))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
+    solver.parameters.catch_sigint_signal = False  # leave Ctrl-C to Python (and to later tests)
     solver.parameters.max_time_in_seconds = 60
     status = solver.Solve(m)
     assert status == cp_model.OPTIMAL, solver.StatusName(status)

@@ -171,12 +171,16 @@ def test_progress_bar_and_ctrl_c_returns_the_rows_done(capsys: pytest.CaptureFix
     pytest.importorskip("tqdm")
     small(progress=True)
     assert "nodecast sweep" in capsys.readouterr().err
+    # Python's own Ctrl-C handler, as in a user's session: a native library loaded by an earlier
+    # test (OR-Tools' CP-SAT) may have left SIGINT at its default action, which would kill pytest.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
         r = nodecast.sweep(spec=WEEK_SPEC, progress=False)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert r.interrupted, "the 108-run sweep finished within a second"
     assert 0 < r.completed < r.count == 108
     assert [row[0] for row in r.rows] == list(range(r.completed))

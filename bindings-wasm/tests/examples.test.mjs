@@ -84,12 +84,30 @@ test('validate: the examples are valid; catalog: the h100/a100 query of the READ
 });
 
 test('call(fn, ...) is the same as the named function; FUNCTIONS lists them', () => {
-  assert.deepEqual([...nodecast.FUNCTIONS], ['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom']);
+  assert.deepEqual([...nodecast.FUNCTIONS], ['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom', 'optimize']);
   assert.deepEqual(nodecast.call('plan', requestFor(TRAINING)), nodecast.plan(requestFor(TRAINING)));
   const unknown = nodecast.call('frobnicate', {});
   assert.equal(unknown.status, 'failure');
   assert.equal(unknown.kind, 'Error');
   assert.equal(unknown.errors[0].code, 'unknown-function');
+});
+
+test('optimize (microlp in wasm): five 1-GPU pods, Karpenter one g5.48xlarge, the optimum five g5.2xlarge, proven', () => {
+  const files = ['examples/nodepools/gpu-training.yaml', 'examples/workloads/eval-jobs-1gpu.yaml'];
+  const a = nodecast.optimize(requestFor(files));
+  assert.equal(a.status, 'success');
+  assert.equal(a.kind, 'Optimization');
+  assert.equal(a.karpenterPricePerHour, 16.288);
+  assert.equal(a.optimumPricePerHour, 6.06);
+  assert.equal(a.lowerBoundPerHour, 6.06);
+  assert.equal(a.certificate, 'optimal');
+  assert.equal(a.savingsPerMonth, 7466.44);
+  assert.deepEqual(a.nodeClaims.map((c) => c.instanceType), Array(5).fill('g5.2xlarge'));
+  assert.deepEqual(a.nodeClaims.flatMap((c) => c.pods).sort(), ['ml/eval-0', 'ml/eval-1', 'ml/eval-2', 'ml/eval-3', 'ml/eval-4']);
+  assert.deepEqual(nodecast.call('optimize', requestFor(files)), a);
+  const bad = nodecast.optimize(requestFor(files, { optimize: { timeBudgetSeconds: -1 } }));
+  assert.equal(bad.status, 'failure');
+  assert.equal(bad.errors[0].path, 'optimize.timeBudgetSeconds');
 });
 
 const BALANCED = ['examples/disruption/pool-balanced.yaml', 'examples/disruption/cluster-state.yaml'];

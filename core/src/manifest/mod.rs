@@ -75,13 +75,14 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
         // JSON first (fast); a flow-style YAML document (`{apiVersion: v1, kind: Pod}`) starts
         // the same way, so when JSON fails on text whose keys are not quoted, it is read as YAML
         // (and a failure is reported as YAML's).
-        // Only text whose first key or item is a bare word (`{apiVersion: v1`) is flow YAML;
+        // Only text whose first key or item is a bare word (`{apiVersion: v1`) is flow YAML, or
+        // JSON documents between YAML's `---` separators (a YAML stream kubectl accepts);
         // anything else (`{"`, `[[[`) is JSON however it fails.
         let first = trimmed.trim_start_matches(|c: char| c == '{' || c == '[' || c.is_whitespace()).chars().next();
         let bare_word = first.is_some_and(char::is_alphabetic);
         match decode_json(text) {
             Ok(v) => v,
-            Err(json_error) if !bare_word => return Err(vec![located(json_error)]),
+            Err(json_error) if !bare_word && !has_document_separator(text) => return Err(vec![located(json_error)]),
             Err(_) => decode_yaml(text).map_err(|e| vec![located(e)])?,
         }
     } else {
@@ -165,6 +166,11 @@ fn members<'a>(value: Cow<'a, Value>, key: Option<&str>) -> Vec<Cow<'a, Value>> 
 
 // One error, returned once per input: its size does not matter.
 #[allow(clippy::result_large_err)]
+/// Whether a line of `text` is YAML's document separator (`---`, alone or before content).
+fn has_document_separator(text: &str) -> bool {
+    text.lines().any(|l| l.trim_end() == "---" || l.starts_with("--- "))
+}
+
 fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     let mut out = Vec::new();
     let stream = serde_json::Deserializer::from_str(text).into_iter::<strict_json::Strict>();
@@ -280,6 +286,16 @@ mod tests {
         assert_eq!(docs[0].kind(), "A");
         assert_eq!(docs[2].prefix, "items[1]");
         assert_eq!(docs[2].index, 1);
+    }
+
+    #[test]
+    fn json_documents_between_yaml_separators() {
+        let pod = |n: &str| format!(r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{n}"}}}}"#);
+        let docs = decode(&format!("{}\n---\n{}\n", pod("a"), pod("b")), None).unwrap();
+        assert_eq!(docs.iter().map(|d| d.name()).collect::<Vec<_>>(), ["a", "b"]);
+        // Without a separator, broken JSON stays a JSON error.
+        let err = decode(&format!("{}\n{{\"x\": ]", pod("a")), None).unwrap_err();
+        assert_eq!(err[0].code, "json-syntax");
     }
 
     #[test]
