@@ -165,12 +165,12 @@ fn members<'a>(value: Cow<'a, Value>, key: Option<&str>) -> Vec<Cow<'a, Value>> 
 }
 
 // One error, returned once per input: its size does not matter.
-#[allow(clippy::result_large_err)]
 /// Whether a line of `text` is YAML's document separator (`---`, alone or before content).
 fn has_document_separator(text: &str) -> bool {
     text.lines().any(|l| l.trim_end() == "---" || l.starts_with("--- "))
 }
 
+#[allow(clippy::result_large_err)]
 fn decode_json(text: &str) -> Result<Vec<Value>, InputError> {
     let mut out = Vec::new();
     let stream = serde_json::Deserializer::from_str(text).into_iter::<strict_json::Strict>();
