@@ -16,14 +16,9 @@ use std::sync::Arc;
 pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
     let (finals, truncation_failures) = launch::finalize_claims(m, sol);
     let mut plan = Plan { skipped: m.skipped.clone(), warnings, ..Default::default() };
-    let mut per_pool: IndexMap<usize, usize> = IndexMap::new();
     let mut shared = Shared::default();
-    for f in &finals {
-        let pc = &sol.claims[f.claim];
-        let pool = sol.templates[pc.template].pool;
-        let n = per_pool.entry(pool).or_insert(0);
-        *n += 1;
-        plan.node_claims.push(claim_out(m, sol, f, format!("{}-{}", m.node_pools[pool].name, n), &mut shared));
+    for (f, name) in finals.iter().zip(launch::claim_names(m, sol, &finals)) {
+        plan.node_claims.push(claim_out(m, sol, f, name, &mut shared));
     }
     plan.total_price_per_hour = round_price(plan.node_claims.iter().filter_map(|c| c.price_per_hour).sum());
     for e in &sol.existing {

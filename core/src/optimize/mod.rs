@@ -87,18 +87,16 @@ fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
 }
 
 pub(crate) fn karpenter_claims(m: &Model, sol: &Solution) -> Vec<KarpenterClaim> {
-    let (finals, _) = crate::scheduling::launch::finalize_claims(m, sol);
-    let mut per_pool: std::collections::HashMap<usize, usize> = Default::default();
+    let (finals, _) = scheduling::launch::finalize_claims(m, sol);
+    let names = scheduling::launch::claim_names(m, sol, &finals);
     finals
         .iter()
-        .map(|f| {
+        .zip(names)
+        .map(|(f, name)| {
             let pc = &sol.claims[f.claim];
-            let pool = sol.templates[pc.template].pool;
-            let n = per_pool.entry(pool).or_insert(0);
-            *n += 1;
             let mut pods = pc.pods.clone();
             pods.sort_unstable();
-            KarpenterClaim { name: format!("{}-{}", m.node_pools[pool].name, n), pool, launch: f.launch.clone(), pods }
+            KarpenterClaim { name, pool: sol.templates[pc.template].pool, launch: f.launch.clone(), pods }
         })
         .collect()
 }

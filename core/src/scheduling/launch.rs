@@ -165,6 +165,21 @@ pub struct MinValuesShortfall {
     pub found: usize,
 }
 
+/// The names of a pass's NodeClaims, in `finals` order: `<nodepool>-<n>`, numbered per NodePool
+/// from 1 in launch order. The plan and the optimiser's copy of Karpenter's plan both use them,
+/// so a claim has one name wherever it is shown.
+pub fn claim_names(m: &Model, sol: &Solution, finals: &[FinalClaim]) -> Vec<String> {
+    let mut per_pool = vec![0usize; m.node_pools.len()];
+    finals
+        .iter()
+        .map(|f| {
+            let pool = sol.templates[sol.claims[f.claim].template].pool;
+            per_pool[pool] += 1;
+            format!("{}-{}", m.node_pools[pool].name, per_pool[pool])
+        })
+        .collect()
+}
+
 /// Launch decisions for every claim; claims whose truncation breaks minValues fail their pods.
 pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usize, MinValuesShortfall)>) {
     let mut out = Vec::new();
