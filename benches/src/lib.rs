@@ -725,7 +725,7 @@ pub fn summarize_decision(req: &Request) -> DecisionSummary {
             nodes: req.objects.iter().filter(|o| o["kind"] == "Node").count(),
             pods: req.objects.iter().filter(|o| o["kind"] == "Pod").count(),
             decision: d.decision.to_string(),
-            method: d.method.clone(),
+            method: d.method.map(|m| m.as_str().to_string()),
             disrupted: d.disrupted_nodes.len(),
             replacement: d.replacement.as_ref().and_then(|r| r.instance_type.clone()),
             price_before: d.price_per_hour_before,

@@ -236,3 +236,24 @@ def test_a_str_is_a_path_only_with_a_manifest_extension(tmp_path: Path) -> None:
     pool = tmp_path / "pool.yaml"
     pool.write_text(Path("examples/nodepools/gpu-general.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     assert nodecast.plan(str(pool)).node_claims == ()
+
+
+@pytest.mark.parametrize(
+    "call, error_class",
+    [
+        (lambda: nodecast.plan(UNKNOWN_OPERATOR), "invalid"),
+        (lambda: nodecast.validate(BAD_QUANTITY), "invalid"),
+        (lambda: nodecast.plan(MALFORMED_YAML), "unusable"),
+        # Syntax next to an invalid object: the input is unusable as a whole.
+        (lambda: nodecast.plan(MALFORMED_YAML, UNKNOWN_OPERATOR), "unusable"),
+        (lambda: nodecast.explain(*TRAINING, pod="no-such-pod"), "unusable"),
+    ],
+    ids=["plan-admission", "validate-quantity", "plan-syntax", "syntax-and-admission", "explain-unknown-pod"],
+)
+def test_exception_class_is_the_answers_error_class(call: object, error_class: str) -> None:
+    # The core classes every failure once ("errorClass"); Python maps it, it never guesses.
+    with pytest.raises(nodecast.InputError) as info:
+        call()  # type: ignore[operator]
+    e = info.value
+    assert e.to_dict()["errorClass"] == error_class
+    assert isinstance(e, nodecast.ValidationError) == (error_class == "invalid")

@@ -4,8 +4,10 @@
 //! prints the answer: `-o json` prints `answer.to_json()` unchanged (the same bytes as the other
 //! front ends), the default table output renders it for people.
 //!
-//! Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors
-//! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
+//! Exit codes, the same for every subcommand: 0 answered (unschedulable pods are an answer, not a
+//! failure), 1 invalid input (every error is a validation error of an input object), 2 unusable
+//! input (unreadable files, syntax errors, bad catalog, query or trace, ...). The core decides
+//! 1 vs 2 once: the failure answer's `errorClass`.
 
 mod optimize;
 mod render;
@@ -13,7 +15,7 @@ mod sweep;
 mod table;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nodecast::error::InputError;
+use nodecast::error::{ErrorClass, InputError};
 use nodecast::model::{MinValuesPolicy, PreferencePolicy};
 use nodecast::query::CatalogQuery;
 use nodecast::{Answer, Input, Outcome, Request};
@@ -23,9 +25,8 @@ use std::process::ExitCode;
 
 /// Exit code: answered.
 const OK: u8 = 0;
-/// Exit code: the input has validation errors (`validate`).
-const INVALID: u8 = 1;
-/// Exit code: the input cannot be used.
+/// Exit code: the input cannot be used (also for problems the CLI finds itself). A failure
+/// answer's exit code is its `errorClass`'s: `ErrorClass::exit_code`.
 const UNUSABLE: u8 = 2;
 
 /// Predict what Karpenter v1 provisions, offline and deterministically.
@@ -34,7 +35,7 @@ const UNUSABLE: u8 = 2;
     name = "nodecast",
     version,
     propagate_version = true,
-    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors, 2 unusable input.\nFILE `-` reads stdin."
+    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 invalid input (validation errors only), 2 unusable input.\nFILE `-` reads stdin."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -244,13 +245,13 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         Command::Plan(a) => {
             let req = request(&a.common, &a.files)?;
             let answer = nodecast::plan(&req);
-            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::plan))
+            Ok(finish(&answer, a.common.output, render::plan))
         }
         Command::Consolidate(a) => {
             let mut req = request(&a.common, &a.files)?;
             req.now = Some(a.now.clone());
             let answer = nodecast::consolidate(&req);
-            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::decision))
+            Ok(finish(&answer, a.common.output, render::decision))
         }
         Command::Explain(a) => {
             if a.node.is_some() && a.now.is_none() {
@@ -262,19 +263,18 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
             let answer = nodecast::explain(&req);
-            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), render::explain))
+            Ok(finish(&answer, a.common.output, render::explain))
         }
         Command::Validate(a) => {
             let req = request(&a.common, &a.files)?;
             let answer = nodecast::validate(&req);
-            let code = if answer.is_success() || input_unusable(&req) { UNUSABLE } else { INVALID };
-            Ok(finish(&answer, a.common.output, code, render::validation))
+            Ok(finish(&answer, a.common.output, render::validation))
         }
         Command::Catalog(a) => {
             let mut req = request(&a.common, &[])?;
             req.query = Some(CatalogQuery { gpu: a.gpu, requirements: a.requirements.clone(), limit: a.limit });
             let answer = nodecast::catalog(&req);
-            Ok(finish(&answer, a.common.output, UNUSABLE, render::catalog))
+            Ok(finish(&answer, a.common.output, render::catalog))
         }
         Command::Simulate(a) => simulate(a),
         Command::Sweep(a) => sweep::run(a).map_err(Fatal),
@@ -282,7 +282,7 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             let mut req = request(&a.common, &a.files)?;
             req.optimize = Some(optimize::settings(&a));
             let answer = nodecast::optimize(&req);
-            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), optimize::render))
+            Ok(finish(&answer, a.common.output, optimize::render))
         }
     }
 }
@@ -336,7 +336,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
         let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
         return Ok(OK);
     }
-    Ok(finish(&answer, if a.output == SimOutput::Json { Output::Json } else { Output::Table }, UNUSABLE, render::simulation))
+    Ok(finish(&answer, if a.output == SimOutput::Json { Output::Json } else { Output::Table }, render::simulation))
 }
 
 /// `answer.to_json()` and a newline, streamed through a 64 KiB buffer (stdout itself is
@@ -350,7 +350,7 @@ fn write_json<T: serde::Serialize>(answer: &Answer<T>, out: &mut impl Write) -> 
 
 /// Print an answer and return the exit code: `-o json` prints the facade's JSON unchanged (also
 /// for failures); failures are also printed on stderr, one located error per line.
-fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, failure_code: u8, table: fn(&T) -> String) -> u8 {
+fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, table: fn(&T) -> String) -> u8 {
     let mut stdout = std::io::stdout().lock();
     let text = match (&answer.outcome, output) {
         (_, Output::Json) => {
@@ -370,7 +370,9 @@ fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, failure_code:
         Outcome::Success(_) => OK,
         Outcome::Failure { errors } => {
             print_errors(errors);
-            failure_code
+            // The core decided the class once (`errorClass` of the JSON answer): 1 when every
+            // error is a validation error of an input object, 2 otherwise.
+            answer.error_class.map_or(UNUSABLE, ErrorClass::exit_code)
         }
     }
 }
@@ -398,25 +400,6 @@ fn flag_located(e: &InputError) -> InputError {
         }
     }
     e
-}
-
-/// The exit code of a failed answer, the same rule for every subcommand (README): 1 when the
-/// input reads but breaks validation rules (what `validate` reports), 2 for everything else
-/// (unreadable input, a bad catalog, an unknown --pod, a bad --now, ...).
-fn failure_code<T: serde::Serialize>(answer: &Answer<T>, req: &Request) -> u8 {
-    if answer.is_success() || input_unusable(req) || nodecast::validate(req).is_success() {
-        UNUSABLE
-    } else {
-        INVALID
-    }
-}
-
-/// A failure: is that because the input cannot be read at all (syntax errors, a bad
-/// catalog) rather than because of validation errors?
-fn input_unusable(req: &Request) -> bool {
-    let undecodable = req.inputs.iter().any(|i| nodecast::manifest::decode(&i.text, i.name.as_deref()).is_err());
-    let catalog_only = Request { catalog: req.catalog.clone(), settings: req.settings.clone(), ..Default::default() };
-    undecodable || !nodecast::catalog(&catalog_only).is_success()
 }
 
 /// The request every subcommand starts from: inputs, catalog and settings.

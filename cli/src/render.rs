@@ -289,10 +289,10 @@ pub fn decision(d: &Decision) -> String {
     let mut t = Table::new(&["NODE", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "$/H", "PODS", "VERDICT", "WHY"]).right(&[4, 5]);
     for n in &d.nodes {
         let (verdict, why) = if n.disrupted {
-            ("disrupted".to_string(), d.reason.clone().unwrap_or_default())
+            ("disrupted".to_string(), d.reason.map(|r| r.as_str().to_string()).unwrap_or_default())
         } else {
             let r = n.reasons.first();
-            (r.map(|r| r.code.clone()).unwrap_or_default(), r.map(|r| r.message.clone()).unwrap_or_default())
+            (r.map(|r| r.code.as_str().to_string()).unwrap_or_default(), r.map(|r| r.message.clone()).unwrap_or_default())
         };
         t.row(vec![
             n.name.clone(),

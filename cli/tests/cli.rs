@@ -188,6 +188,37 @@ fn validate_invalid_operator_exits_1() {
     assert_eq!(code(&run(&["plan", bad.path()])), 1);
 }
 
+/// The exit code follows the answer's `errorClass`, which the core computes once from the
+/// errors' kinds: the same rule for every subcommand (README "Exit codes").
+#[test]
+fn exit_code_is_the_answers_error_class() {
+    let invalid = TempFile::new("class-invalid.yaml", &std::fs::read_to_string(GPU_TRAINING).unwrap().replacen("operator: In", "operator: Inn", 1));
+    let syntax = TempFile::new("class-syntax.yaml", "kind: Pod\n  bad: [\n");
+    let check = |args: &[&str], want_code: i32, want_class: &str| {
+        let o = run(&[args, &["-o", "json"]].concat());
+        assert_eq!(code(&o), want_code, "{args:?}: {}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["status"], "failure", "{args:?}");
+        assert_eq!(v["errorClass"], want_class, "{args:?}");
+        // Table output exits the same way.
+        assert_eq!(code(&run(args)), want_code, "{args:?} (table)");
+    };
+    // Admission errors of an input object: invalid, from every subcommand that loads input.
+    check(&["validate", invalid.path()], 1, "invalid");
+    check(&["plan", invalid.path()], 1, "invalid");
+    check(&["consolidate", invalid.path(), "--now", "2025-03-05T12:00:00Z"], 1, "invalid");
+    check(&["explain", invalid.path(), TRAINING_4GPU, "--pod", "train-llm-0"], 1, "invalid");
+    // Syntax: unusable, even next to an invalid object.
+    check(&["validate", syntax.path()], 2, "unusable");
+    check(&["plan", syntax.path(), invalid.path()], 2, "unusable");
+    // The question, not the input: an unknown pod, a bad clock.
+    check(&["explain", GPU_TRAINING, TRAINING_4GPU, "--pod", "no-such-pod"], 2, "unusable");
+    check(&["consolidate", GPU_TRAINING, "--now", "yesterday"], 2, "unusable");
+    // A success has no class.
+    let ok = json(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "-o", "json"]));
+    assert!(ok.get("errorClass").is_none(), "{ok}");
+}
+
 #[test]
 fn validate_success_summary() {
     let o = run(&["validate", GPU_GENERAL, GPU_INFERENCE, VLLM]);

@@ -3,6 +3,7 @@
 //! serialises unchanged, so their serde names are the wire format (`apiVersion: nodecast/v1`).
 
 use crate::model::Skipped;
+use crate::reason::{DisruptionReason, Method, ReasonCode};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -87,14 +88,14 @@ pub struct ExistingNodeOut {
 pub struct UnschedulableOut {
     pub pod: String,
     /// The most telling reason code over all NodePools (FORMAT §7.1).
-    pub code: String,
+    pub code: ReasonCode,
     pub reasons: Vec<Reason>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reason {
-    pub code: String,
+    pub code: ReasonCode,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_pool: Option<String>,
     pub message: String,
@@ -137,10 +138,10 @@ pub struct Decision {
     pub decision: Action,
     /// `expired`, `empty` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<DisruptionReason>,
     /// `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
+    pub method: Option<Method>,
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
     /// `replace 1 node (a) with 1 spot node from [g4dn.xlarge, ...]`.
     pub command: String,
@@ -210,6 +211,20 @@ pub struct Replacement {
     /// Options that survive the price filter, cheapest first.
     pub instance_type_options: Vec<String>,
     pub pods: Vec<String>,
+    /// The chosen launch as indices into the model (not on the wire): the simulator launches it
+    /// without looking the pool, type, zone and capacity type up by name again.
+    #[serde(skip)]
+    pub launch: Option<ChosenLaunch>,
+}
+
+/// A replacement's launch as the scheduler chose it: NodePool index and the launch (instance
+/// type index, interned zone and capacity type, price) of the model the decision was made on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChosenLaunch {
+    /// Index into `Model::node_pools`.
+    pub pool: usize,
+    /// Instance type, zone, capacity type and price.
+    pub launch: crate::scheduling::launch::Launch,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -84,17 +84,55 @@ impl Schedule {
     }
 }
 
-/// Karpenter's budget activity: no schedule and no duration is always active; otherwise the
-/// schedule is parsed (a missing one is the empty schedule, a parse error) and the budget is
-/// active when the next hit after `now − duration` is not after `now` (the zero time of a
-/// schedule that never fires counts as not after).
-pub fn budget_active(schedule: Option<&str>, duration_seconds: Option<i64>, now: i64) -> Result<bool, CronError> {
-    if schedule.is_none() && duration_seconds.is_none() {
-        return Ok(true);
+/// When a disruption budget applies, decided once when the NodePool is lowered: the schedule is
+/// parsed here and never again, however many disruption passes (a simulation runs thousands)
+/// ask [`BudgetWindow::active`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BudgetWindow {
+    /// No schedule and no duration: the budget always applies.
+    Always,
+    /// Active from each hit of `schedule` for `duration` seconds.
+    Scheduled {
+        /// The parsed schedule.
+        schedule: Schedule,
+        /// Seconds (a missing duration is 0, as Karpenter reads it).
+        duration: i64,
+    },
+    /// A schedule the parser rejects (or a duration without one: the empty schedule). Karpenter
+    /// fails closed: the pool allows no disruptions at all.
+    Unparsable(CronError),
+}
+
+impl BudgetWindow {
+    /// Karpenter's budget activity: no schedule and no duration is always active; otherwise the
+    /// schedule is parsed (a missing one is the empty schedule, a parse error).
+    pub fn new(schedule: Option<&str>, duration_seconds: Option<i64>) -> BudgetWindow {
+        if schedule.is_none() && duration_seconds.is_none() {
+            return BudgetWindow::Always;
+        }
+        match Schedule::parse(schedule.unwrap_or("")) {
+            Ok(schedule) => BudgetWindow::Scheduled { schedule, duration: duration_seconds.unwrap_or(0) },
+            Err(e) => BudgetWindow::Unparsable(e),
+        }
     }
-    let s = Schedule::parse(schedule.unwrap_or(""))?;
-    let checkpoint = now.saturating_sub(duration_seconds.unwrap_or(0));
-    Ok(s.next(checkpoint).is_none_or(|hit| hit <= now))
+
+    /// Whether the budget applies at `now`: the next hit after `now − duration` is not after
+    /// `now` (the zero time of a schedule that never fires counts as not after).
+    pub fn active(&self, now: i64) -> Result<bool, &CronError> {
+        match self {
+            BudgetWindow::Always => Ok(true),
+            BudgetWindow::Scheduled { schedule, duration } => {
+                let checkpoint = now.saturating_sub(*duration);
+                Ok(schedule.next(checkpoint).is_none_or(|hit| hit <= now))
+            }
+            BudgetWindow::Unparsable(e) => Err(e),
+        }
+    }
+}
+
+/// [`BudgetWindow::new`] then [`BudgetWindow::active`], for one-off questions (tests).
+pub fn budget_active(schedule: Option<&str>, duration_seconds: Option<i64>, now: i64) -> Result<bool, CronError> {
+    BudgetWindow::new(schedule, duration_seconds).active(now).map_err(Clone::clone)
 }
 
 fn descriptor(name: &str, spec: &str) -> Result<Schedule, CronError> {

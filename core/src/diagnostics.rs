@@ -3,6 +3,7 @@
 //! instance type" are worked out here, once, only for pods that need them.
 
 use crate::api::{Reason, UnschedulableOut};
+use crate::reason::ReasonCode;
 use crate::model::{Model, Pod};
 use crate::quantity::format_milli;
 use crate::requirements::{Incompatible, Requirements};
@@ -11,15 +12,6 @@ use crate::scheduling::claim::Template;
 use crate::scheduling::topology::GroupKind;
 use crate::scheduling::{it_labels_compatible, offering_compatible, Fail, PodFailure, Solution};
 
-pub const NO_INSTANCE_TYPE_FITS: &str = "no-instance-type-fits";
-pub const REQUIREMENT_CONFLICT: &str = "requirement-conflict";
-pub const TAINT_NOT_TOLERATED: &str = "taint-not-tolerated";
-pub const LIMIT_EXCEEDED: &str = "limit-exceeded";
-pub const TOPOLOGY_UNSATISFIABLE: &str = "topology-unsatisfiable";
-pub const MIN_VALUES_NOT_MET: &str = "min-values-not-met";
-pub const HOST_PORT_CONFLICT: &str = "host-port-conflict";
-pub const POD_IGNORED: &str = "pod-ignored";
-pub const NO_NODEPOOLS: &str = "no-nodepools";
 
 /// The requirements a pod brings to a new NodeClaim of `t` (most relaxed form: node selector
 /// and the last required term).
@@ -110,39 +102,39 @@ fn group_name(kind: GroupKind) -> &'static str {
 }
 
 /// Code and message for one NodePool's failure.
-pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> (String, String) {
+pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> (ReasonCode, String) {
     let pod = &m.pods[p];
     let t = sol.templates.iter().find(|t| t.pool == pool);
     let key = |k| m.interner.str(k).to_string();
     match fail {
-        Fail::Taint(taint) => (TAINT_NOT_TOLERATED.into(), format!("did not tolerate taint {taint}")),
+        Fail::Taint(taint) => (ReasonCode::TaintNotTolerated, format!("did not tolerate taint {taint}")),
         Fail::Requirements(Incompatible::Undefined(k)) => (
-            REQUIREMENT_CONFLICT.into(),
+            ReasonCode::RequirementConflict,
             format!("label {:?} is not defined by the NodePool (a custom label must come from its labels or requirements)", key(*k)),
         ),
         Fail::Requirements(Incompatible::Conflict(k)) => {
             let np = m.node_pools[pool].requirements.get(*k).map(|r| r.render(&m.interner)).unwrap_or_else(|| "nothing".into());
-            (REQUIREMENT_CONFLICT.into(), format!("incompatible requirements: key {}, the NodePool allows {np}", key(*k)))
+            (ReasonCode::RequirementConflict, format!("incompatible requirements: key {}, the NodePool allows {np}", key(*k)))
         }
         Fail::Topology { kind, key: k } => {
-            (TOPOLOGY_UNSATISFIABLE.into(), format!("unsatisfiable {} constraint on {}", group_name(*kind), key(*k)))
+            (ReasonCode::TopologyUnsatisfiable, format!("unsatisfiable {} constraint on {}", group_name(*kind), key(*k)))
         }
-        Fail::HostPort => (HOST_PORT_CONFLICT.into(), "a host port conflicts with a DaemonSet or another pod of the same node".into()),
+        Fail::HostPort => (ReasonCode::HostPortConflict, "a host port conflicts with a DaemonSet or another pod of the same node".into()),
         Fail::MinValues { key: k, min, found } => {
-            (MIN_VALUES_NOT_MET.into(), format!("minValues {min} for {} cannot be met: {found} values remain", key(*k)))
+            (ReasonCode::MinValuesNotMet, format!("minValues {min} for {} cannot be met: {found} values remain", key(*k)))
         }
-        Fail::Limits => (LIMIT_EXCEEDED.into(), "all available instance types exceed the NodePool's remaining limits".into()),
-        Fail::NodesLimit => (LIMIT_EXCEEDED.into(), "the NodePool's node limit is exhausted".into()),
-        Fail::Resources => (NO_INSTANCE_TYPE_FITS.into(), "not enough room".into()),
+        Fail::Limits => (ReasonCode::LimitExceeded, "all available instance types exceed the NodePool's remaining limits".into()),
+        Fail::NodesLimit => (ReasonCode::LimitExceeded, "the NodePool's node limit is exhausted".into()),
+        Fail::Resources => (ReasonCode::NoInstanceTypeFits, "not enough room".into()),
         Fail::NoType(fit) => {
-            let Some(t) = t else { return (NO_INSTANCE_TYPE_FITS.into(), "no instance type fits".into()) };
+            let Some(t) = t else { return (ReasonCode::NoInstanceTypeFits, "no instance type fits".into()) };
             let r = pod_requirements(pod, t, m);
             let its = compatible_types(t, &r, m);
             if !fit.any_requirements || its.is_empty() {
                 let shown = r.render(&m.interner, |k| k == m.keys.hostname || k == m.keys.registered || k == m.keys.initialized);
-                (REQUIREMENT_CONFLICT.into(), format!("no instance type of the NodePool meets the requirements {shown}"))
+                (ReasonCode::RequirementConflict, format!("no instance type of the NodePool meets the requirements {shown}"))
             } else {
-                (NO_INSTANCE_TYPE_FITS.into(), resource_message(pod, t, &its, m))
+                (ReasonCode::NoInstanceTypeFits, resource_message(pod, t, &its, m))
             }
         }
     }
@@ -159,15 +151,15 @@ fn fits_ignoring_taints(m: &Model, sol: &Solution, p: usize, pool: usize) -> boo
     compatible_types(t, &r, m).iter().any(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m)))
 }
 
-fn priority(code: &str, taint_binding: bool) -> u8 {
+fn priority(code: ReasonCode, taint_binding: bool) -> u8 {
     match code {
-        TAINT_NOT_TOLERATED if taint_binding => 10,
-        LIMIT_EXCEEDED => 9,
-        MIN_VALUES_NOT_MET => 8,
-        TOPOLOGY_UNSATISFIABLE => 7,
-        NO_INSTANCE_TYPE_FITS => 6,
-        HOST_PORT_CONFLICT => 5,
-        TAINT_NOT_TOLERATED => 3,
+        ReasonCode::TaintNotTolerated if taint_binding => 10,
+        ReasonCode::LimitExceeded => 9,
+        ReasonCode::MinValuesNotMet => 8,
+        ReasonCode::TopologyUnsatisfiable => 7,
+        ReasonCode::NoInstanceTypeFits => 6,
+        ReasonCode::HostPortConflict => 5,
+        ReasonCode::TaintNotTolerated => 3,
         _ => 2,
     }
 }
@@ -177,31 +169,31 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
     match failure {
         PodFailure::Ignored(why) => UnschedulableOut {
             pod,
-            code: POD_IGNORED.into(),
-            reasons: vec![Reason { code: POD_IGNORED.into(), node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
+            code: ReasonCode::PodIgnored,
+            reasons: vec![Reason { code: ReasonCode::PodIgnored, node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
         },
         PodFailure::NoNodePools => UnschedulableOut {
             pod,
-            code: NO_NODEPOOLS.into(),
+            code: ReasonCode::NoNodepools,
             reasons: vec![Reason {
-                code: NO_NODEPOOLS.into(),
+                code: ReasonCode::NoNodepools,
                 node_pool: None,
                 message: "no NodePool can launch any instance type of the catalog".into(),
             }],
         },
         PodFailure::PerPool(errs) => {
-            let mut best: Option<(u8, String)> = None;
+            let mut best: Option<(u8, ReasonCode)> = None;
             let mut reasons = Vec::new();
             for (pool, fail) in errs {
                 let (code, message) = describe(m, sol, p, *pool, fail);
-                let binding = code == TAINT_NOT_TOLERATED && fits_ignoring_taints(m, sol, p, *pool);
-                let pr = priority(&code, binding);
+                let binding = code == ReasonCode::TaintNotTolerated && fits_ignoring_taints(m, sol, p, *pool);
+                let pr = priority(code, binding);
                 if best.as_ref().is_none_or(|(b, _)| pr > *b) {
-                    best = Some((pr, code.clone()));
+                    best = Some((pr, code));
                 }
                 reasons.push(Reason { code, node_pool: Some(m.node_pools[*pool].name.clone()), message });
             }
-            UnschedulableOut { pod, code: best.map(|b| b.1).unwrap_or_else(|| NO_INSTANCE_TYPE_FITS.into()), reasons }
+            UnschedulableOut { pod, code: best.map_or(ReasonCode::NoInstanceTypeFits, |b| b.1), reasons }
         }
     }
 }
@@ -218,7 +210,7 @@ pub fn render_resources(m: &Model, r: &Resources) -> String {
 /// `MaxInstanceTypes`.
 pub fn truncation_reason(m: &Model, s: &crate::scheduling::launch::MinValuesShortfall) -> Reason {
     Reason {
-        code: MIN_VALUES_NOT_MET.into(),
+        code: ReasonCode::MinValuesNotMet,
         node_pool: Some(m.node_pools[s.pool].name.clone()),
         message: format!(
             "the cheapest {} instance types offer {} values of {} but minValues is {}",

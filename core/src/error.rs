@@ -38,6 +38,95 @@ pub struct InputError {
     /// 1-based column of a syntax error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
+    /// Which stage found the problem; decides the answer's [`ErrorClass`]. Not written per error
+    /// on the wire (the failure answer carries the class once).
+    #[serde(skip)]
+    pub kind: ErrorKind,
+}
+
+/// The stage of the pipeline that found an error. Every [`InputError`] carries one; the front
+/// ends never guess it from codes or locations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The text is not YAML/JSON, a document is not a Kubernetes object, or it is too large or
+    /// too deep to decode.
+    Syntax,
+    /// The object breaks a rule the API server enforces (OpenAPI/CEL of the CRD, the built-in
+    /// types' validation) or one nodecast needs to model it: Kubernetes would not accept it.
+    Admission,
+    /// The object is accepted but Karpenter's controllers reject it at runtime (NodePool or
+    /// EC2NodeClass not Ready, a budget schedule that does not parse).
+    Runtime,
+    /// The question, not the cluster: an unknown pod or node, a bad `now`, trace, query,
+    /// setting or request document. The default: an error a front end builds is about the
+    /// request it was given.
+    #[default]
+    Request,
+    /// The instance-type catalog cannot be used.
+    Catalog,
+}
+
+impl ErrorKind {
+    /// Lower-case name, for messages and tests.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "syntax",
+            ErrorKind::Admission => "admission",
+            ErrorKind::Runtime => "runtime",
+            ErrorKind::Request => "request",
+            ErrorKind::Catalog => "catalog",
+        }
+    }
+
+    /// The class of an answer failing with only this kind of error.
+    pub const fn class(self) -> ErrorClass {
+        match self {
+            ErrorKind::Admission | ErrorKind::Runtime => ErrorClass::Invalid,
+            ErrorKind::Syntax | ErrorKind::Request | ErrorKind::Catalog => ErrorClass::Unusable,
+        }
+    }
+}
+
+/// What a failure means for the user, decided once here for every front end: `invalid` (the
+/// input reads, but objects in it break Kubernetes/Karpenter rules: CLI exit 1, Python
+/// `ValidationError`) or `unusable` (it cannot be read or the question cannot be asked: CLI exit
+/// 2, Python `InputError`). Carried by every failure answer as `errorClass`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorClass {
+    /// Every error is a validation error of an input object.
+    Invalid,
+    /// At least one error is not: syntax, catalog or request.
+    Unusable,
+}
+
+impl ErrorClass {
+    /// The class of a failure with `errors`: `invalid` only when every error is one (an
+    /// unreadable file next to an invalid NodePool is still unusable input).
+    pub fn of(errors: &[InputError]) -> ErrorClass {
+        if !errors.is_empty() && errors.iter().all(|e| e.kind.class() == ErrorClass::Invalid) {
+            ErrorClass::Invalid
+        } else {
+            ErrorClass::Unusable
+        }
+    }
+
+    /// The wire name: `invalid` or `unusable`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorClass::Invalid => "invalid",
+            ErrorClass::Unusable => "unusable",
+        }
+    }
+
+    /// The CLI's exit code for a failure of this class (README "Exit codes").
+    pub const fn exit_code(self) -> u8 {
+        match self {
+            ErrorClass::Invalid => 1,
+            ErrorClass::Unusable => 2,
+        }
+    }
 }
 
 impl InputError {
@@ -52,7 +141,14 @@ impl InputError {
             path: None,
             line: None,
             column: None,
+            kind: ErrorKind::default(),
         }
+    }
+
+    /// Say which stage found the error (the default is [`ErrorKind::Request`]).
+    pub fn kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {

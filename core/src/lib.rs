@@ -108,6 +108,7 @@ pub mod price;
 pub mod provision;
 #[doc(hidden)]
 pub mod quantity;
+pub mod reason;
 pub mod query;
 #[doc(hidden)]
 pub mod requirements;

@@ -162,7 +162,7 @@ proptest! {
         let budget_held = |d: &nodecast::api::Decision| -> Vec<(String, Vec<String>)> {
             d.nodes
                 .iter()
-                .map(|v| (v.name.clone(), v.reasons.iter().filter(|r| r.code == nodecast::disruption::BUDGET).map(|r| r.message.clone()).collect::<Vec<_>>()))
+                .map(|v| (v.name.clone(), v.reasons.iter().filter(|r| r.code == nodecast::reason::ReasonCode::Budget).map(|r| r.message.clone()).collect::<Vec<_>>()))
                 .filter(|(_, r)| !r.is_empty())
                 .collect()
         };

@@ -2,6 +2,8 @@
 //! each other, directly or around a circle, and the arrows the design forbids are absent (the
 //! model knows no manifests, scheduling knows no disruption, nothing below the JSON layer
 //! knows it). Paths are read as text: every `crate::module` outside comments and test code.
+//! Inside every module directory the files import each other in one direction too (a file may
+//! name its parent `mod.rs`, which declares it; siblings form no circle).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -90,10 +92,67 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     g
 }
 
-#[test]
-fn core_modules_import_each_other_in_one_direction_only() {
-    let g = graph();
-    // Depth-first search; a back edge is a circle, reported with its path.
+/// Every directory of core/src (except unit-test folders) → file stem (or subdirectory) → the
+/// siblings it names, as `super::x` or `crate::<dir>::x`. `mod.rs` is the directory's root: it
+/// declares its files and is not a node.
+fn file_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut dirs: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut siblings: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).expect("under src");
+        let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) else { continue };
+        let dir = parent.to_string_lossy().replace('\\', "/");
+        let stem = rel.file_stem().expect("a file name").to_string_lossy().to_string();
+        if stem != "mod" {
+            siblings.entry(dir.clone()).or_default().insert(stem);
+        }
+        // A subdirectory is a sibling of the files next to it.
+        if let Some(grand) = parent.parent().filter(|p| !p.as_os_str().is_empty()) {
+            let name = parent.file_name().expect("a directory name").to_string_lossy().to_string();
+            siblings.entry(grand.to_string_lossy().replace('\\', "/")).or_default().insert(name);
+        }
+    }
+    for f in &files {
+        let rel = f.strip_prefix(&src).expect("under src");
+        let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) else { continue };
+        let dir = parent.to_string_lossy().replace('\\', "/");
+        let stem = rel.file_stem().expect("a file name").to_string_lossy().to_string();
+        if stem == "mod" {
+            continue;
+        }
+        let names = &siblings[&dir];
+        let text = code(&std::fs::read_to_string(f).expect("read source"));
+        let mut deps = BTreeSet::new();
+        let mut add = |name: &str| {
+            if name != stem && names.contains(name) {
+                deps.insert(name.to_string());
+            }
+        };
+        let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+        let absolute = format!("crate::{}::", dir.replace('/', "::"));
+        for prefix in ["super::", absolute.as_str()] {
+            for (i, _) in text.match_indices(prefix) {
+                let rest = &text[i + prefix.len()..];
+                if let Some(list) = rest.strip_prefix('{') {
+                    let list: String = list.chars().take_while(|c| *c != '}').collect();
+                    for item in list.split(',') {
+                        add(&ident(item.trim()));
+                    }
+                } else {
+                    add(&ident(rest));
+                }
+            }
+        }
+        dirs.entry(dir).or_default().insert(stem, deps);
+    }
+    dirs
+}
+
+/// Circles of a graph, each as its path (depth-first search; a back edge is a circle).
+fn circles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
     fn visit<'a>(
         n: &'a str,
         g: &'a BTreeMap<String, BTreeSet<String>>,
@@ -117,13 +176,37 @@ fn core_modules_import_each_other_in_one_direction_only() {
         state.insert(n, 2);
     }
     let mut state = BTreeMap::new();
-    let mut circles = Vec::new();
+    let mut found = Vec::new();
     for n in g.keys() {
         if !state.contains_key(n.as_str()) {
-            visit(n, &g, &mut state, &mut Vec::new(), &mut circles);
+            visit(n, g, &mut state, &mut Vec::new(), &mut found);
         }
     }
-    assert!(circles.is_empty(), "import circles in core: {circles:#?}\ngraph: {g:#?}");
+    found
+}
+
+#[test]
+fn files_of_a_module_import_each_other_in_one_direction_only() {
+    let dirs = file_graphs();
+    let found: Vec<String> =
+        dirs.iter().flat_map(|(dir, g)| circles(g).into_iter().map(move |c| format!("{dir}: {c}"))).collect();
+    assert!(found.is_empty(), "import circles between files: {found:#?}");
+    // The checker itself sees the arrows it should (and simulate/ is the directory that had one).
+    let sim = &dirs["simulate"];
+    assert!(sim["engine"].contains("sim") && sim["nodes"].contains("state") && sim["metrics"].contains("state"));
+    assert!(!sim["nodes"].contains("engine") && sim["state"].is_empty());
+    assert!(dirs["scheduling"]["launch"].contains("claim"));
+    // A circle is reported.
+    let looped: BTreeMap<String, BTreeSet<String>> =
+        [("a", "b"), ("b", "a")].iter().map(|(x, y)| (x.to_string(), BTreeSet::from([y.to_string()]))).collect();
+    assert_eq!(circles(&looped), ["a -> b -> a"]);
+}
+
+#[test]
+fn core_modules_import_each_other_in_one_direction_only() {
+    let g = graph();
+    let found = circles(&g);
+    assert!(found.is_empty(), "import circles in core: {found:#?}\ngraph: {g:#?}");
 }
 
 #[test]

@@ -4,7 +4,9 @@
 not a mapping, an unusable catalog, an unknown pod/node for ``explain``, a bad ``now`` or catalog
 query. ``ValidationError`` (a subclass of ``InputError``): the input was read, but objects in it
 break Karpenter's rules (an unknown operator, a bad quantity, a NodePool that admission rejects).
-The split is the CLI's exit codes: 2 for unusable input, 1 for validation errors.
+The split is the CLI's exit codes: 2 for unusable input, 1 for validation errors; both follow the
+``errorClass`` the core writes into every failure answer (``"invalid"`` or ``"unusable"``), so
+Python never guesses it.
 
 Both carry every located error of the answer: ``.errors()`` is a list of dicts with ``code``,
 ``message`` and, as present, ``path``, ``document``, ``object``, ``source``, ``help``, ``line``,
@@ -75,7 +77,14 @@ class InputError(ValueError):
         """The failure answer as the core returned it (for errors found in Python, the same shape)."""
         if self._answer_json is not None:
             return self._answer_json
-        body = {"apiVersion": "nodecast/v1", "kind": self.kind, "status": "failure", "errors": self.errors()}
+        error_class = "invalid" if isinstance(self, ValidationError) else "unusable"
+        body = {
+            "apiVersion": "nodecast/v1",
+            "kind": self.kind,
+            "errorClass": error_class,
+            "status": "failure",
+            "errors": self.errors(),
+        }
         return json.dumps(body, indent=2)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -94,16 +103,9 @@ def _rebuild(cls: Type[InputError], errors: List[Dict[str, Any]], kind: str, ans
     return cls(errors, kind=kind, answer_json=answer_json)
 
 
-def _is_validation(errors: Sequence[Mapping[str, Any]]) -> bool:
-    """Validation errors are about an object of the input. Decoding errors (syntax, a document
-    that is not a mapping), catalog errors (object ``Catalog``) and request errors (unknown pod,
-    bad ``now``, bad query) are not."""
-    return bool(errors) and all(e.get("object") not in (None, "", "Catalog") for e in errors)
-
-
 def error_from_answer(answer_json: str, answer: Mapping[str, Any]) -> InputError:
-    """The exception for a failure answer: ValidationError when every error is a validation error
-    of an input object, InputError otherwise."""
+    """The exception for a failure answer: ValidationError when the core classed it ``invalid``
+    (every error is a validation error of an input object), InputError otherwise."""
     errors = answer.get("errors") or [{"code": "internal", "message": "failure answer without errors"}]
-    cls = ValidationError if _is_validation(errors) else InputError
+    cls = ValidationError if answer.get("errorClass") == "invalid" else InputError
     return cls(errors, kind=str(answer.get("kind", "Error")), answer_json=answer_json)

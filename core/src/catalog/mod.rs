@@ -7,7 +7,7 @@
 
 pub mod aws;
 
-use crate::error::InputError;
+use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner, KeyId, ValueId};
 use crate::manifest::reader::{At, Sink};
 pub use crate::model::instance_type::{Catalog, InstanceType, Offering};
@@ -73,7 +73,7 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
     match result {
         Some(r) if errors.is_empty() => Ok(r),
         // The catalog is a request field, not a document of the inputs: no document index.
-        _ => Err(errors.into_iter().map(|e| InputError { document: None, ..e }).collect()),
+        _ => Err(errors.into_iter().map(|e| InputError { document: None, kind: ErrorKind::Catalog, ..e }).collect()),
     }
 }
 

@@ -12,7 +12,8 @@
 //! the tracker says 0 (the summed candidate prices) is then 0 as well, because both look the
 //! prices up the same way.
 
-use super::{NodeInfo, BELOW_BALANCED_THRESHOLD};
+use super::NodeInfo;
+use crate::reason::ReasonCode;
 use crate::api::{BalancedScore, Reason};
 use crate::model::{ConsolidationPolicy, Model};
 use crate::price;
@@ -100,7 +101,7 @@ impl Score {
     /// The verdict of a rejected move: score, threshold and the numbers behind them.
     pub fn rejection(&self, m: &Model, pool: usize, what: &str) -> Reason {
         Reason {
-            code: BELOW_BALANCED_THRESHOLD.into(),
+            code: ReasonCode::BelowBalancedThreshold,
             node_pool: Some(m.node_pools[pool].name.clone()),
             message: format!(
                 "Balanced: {what} scores {:.2} < threshold {:.2} (k {K}): saves {:.1}% of the pool's ${}/h for {:.1}% of its disruption cost {:.2}",

@@ -8,7 +8,7 @@ use crate::scheduling::{self, launch, offering_compatible};
 
 /// A consolidation command.
 pub(crate) struct Command {
-    pub method: &'static str,
+    pub method: Method,
     /// Indices into `infos`, in the order Karpenter ranked them.
     pub cands: Vec<usize>,
     pub nodes: Vec<usize>,
@@ -21,9 +21,9 @@ pub(crate) struct Command {
 
 /// Why a consolidation attempt produced nothing, with the Balanced score that decided it when
 /// the scoring did.
-struct Rejection(&'static str, String, Option<Box<BalancedScore>>);
+struct Rejection(ReasonCode, String, Option<Box<BalancedScore>>);
 
-fn reject(code: &'static str, message: String) -> Rejection {
+fn reject(code: ReasonCode, message: String) -> Rejection {
     Rejection(code, message, None)
 }
 
@@ -39,7 +39,7 @@ pub(crate) fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) ->
 
 fn budget_reason(m: &Model, pool: usize, reason: &str) -> Reason {
     Reason {
-        code: BUDGET.into(),
+        code: ReasonCode::Budget,
         node_pool: Some(m.node_pools[pool].name.clone()),
         message: format!("NodePool {:?} allows no more disruptions for reason {reason} now", m.node_pools[pool].name),
     }
@@ -243,7 +243,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let is_pending = |p: &usize| pending.binary_search(p).is_ok();
     let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !is_pending(p)).map(|(p, _)| m.pods[*p].key()).collect();
     if !failed.is_empty() {
-        return Err(reject(PODS_DO_NOT_FIT, format!("not all pods would schedule: {}", failed.join(", "))));
+        return Err(reject(ReasonCode::PodsDoNotFit, format!("not all pods would schedule: {}", failed.join(", "))));
     }
     // Karpenter truncates every new NodeClaim's options (MaxInstanceTypes) and, under Strict
     // minValues, drops a claim the truncation leaves short; its pods then fail to schedule,
@@ -256,13 +256,13 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             Err(_) => {
                 let stranded: Vec<String> = pc.pods.iter().filter(|p| !is_pending(p)).map(|&p| m.pods[p].key()).collect();
                 return Err(reject(
-                    PODS_DO_NOT_FIT,
+                    ReasonCode::PodsDoNotFit,
                     format!("not all pods would schedule: {} (their NodeClaim cannot meet minValues)", stranded.join(", ")),
                 ));
             }
         }
     }
-    let method = if multi { "multi-node-consolidation" } else { "single-node-consolidation" };
+    let method = if multi { Method::MultiNodeConsolidation } else { Method::SingleNodeConsolidation };
     let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     if claims.is_empty() {
         return approve(a, infos, cands, Command { method, cands: cands.to_vec(), nodes, replacement: None, scores: vec![], ties: vec![] }, candidate_price);
@@ -274,7 +274,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
         } else {
             String::new()
         };
-        return Err(reject(PODS_DO_NOT_FIT, format!("can't remove without creating {} nodes{why}", claims.len())));
+        return Err(reject(ReasonCode::PodsDoNotFit, format!("can't remove without creating {} nodes{why}", claims.len())));
     }
     let (c, fin) = claims.swap_remove(0);
     let pc = &sol.claims[c];
@@ -286,7 +286,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     if all_spot && admits(&r, m.keys.spot) {
         if !m.settings.spot_to_spot_consolidation {
             return Err(reject(
-                SPOT_TO_SPOT_DISABLED,
+                ReasonCode::SpotToSpotDisabled,
                 "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node (feature gate SpotToSpotConsolidation=false)"
                     .into(),
             ));
@@ -297,7 +297,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     options.retain(|&i| worst_price(m, i, &r) < candidate_price);
     if options.is_empty() {
         return Err(reject(
-            NOT_CHEAPER,
+            ReasonCode::NotCheaper,
             format!("can't replace with a cheaper node: every option's worst launch price is at least ${}", round_price(candidate_price)),
         ));
     }
@@ -317,16 +317,16 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             .fold(f64::INFINITY, f64::min);
         options.retain(|&i| worst_price(m, i, &r) < max_price);
         if options.is_empty() {
-            return Err(reject(NOT_CHEAPER, "the only cheaper replacement is a type being deleted".into()));
+            return Err(reject(ReasonCode::NotCheaper, "the only cheaper replacement is a type being deleted".into()));
         }
     }
     if crate::scheduling::claim::has_min_values(&r) && crate::scheduling::claim::min_values_shortfall(&options, &r, m).is_some() {
-        return Err(reject(NOT_CHEAPER, "filtering by price breaks minValues".into()));
+        return Err(reject(ReasonCode::NotCheaper, "filtering by price breaks minValues".into()));
     }
     if all_spot && admits(&r, m.keys.spot) && !multi {
         if options.len() < 15 {
             return Err(reject(
-                NOT_CHEAPER,
+                ReasonCode::NotCheaper,
                 format!(
                     "SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got {}",
                     options.len()
@@ -367,6 +367,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             price_per_hour: chosen.as_ref().map(|l| round_price(l.price)),
             instance_type_options: options.iter().map(|&i| name(i)).collect(),
             pods,
+            launch: chosen.map(|launch| crate::api::ChosenLaunch { pool: t.pool, launch }),
         }),
         scores: vec![],
         ties: vec![],
@@ -382,7 +383,7 @@ fn approve(a: &Attempts, infos: &[NodeInfo], cands: &[usize], mut cmd: Command, 
     let (ok, scores) = balanced::evaluate(m, infos, &a.totals, cands, savings);
     if !ok {
         let (pool, s) = scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
-        return Err(Rejection(BELOW_BALANCED_THRESHOLD, s.rejection(m, pool, what).message, Some(Box::new(s.out(m, pool, what)))));
+        return Err(Rejection(ReasonCode::BelowBalancedThreshold, s.rejection(m, pool, what).message, Some(Box::new(s.out(m, pool, what)))));
     }
     cmd.scores = scores.iter().map(|(p, s)| s.out(m, *p, what)).collect();
     Ok(cmd)
@@ -401,7 +402,7 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
         match b {
             Some(0) => {
                 let v = verdicts.entry(infos[i].node).or_default();
-                if !v.iter().any(|r| r.code == BUDGET) {
+                if !v.iter().any(|r| r.code == ReasonCode::Budget) {
                     v.push(budget_reason(m, pool, "Underutilized"));
                 }
             }
@@ -422,7 +423,7 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
         let mid = (lo + hi) / 2;
         // A provably hopeless prefix is a rejection: the search takes the same path.
         let attempt = if a.pass_over_hopeless && hopeless(a, infos, &list[..=mid]) {
-            Err(reject(NOT_CHEAPER, String::new()))
+            Err(reject(ReasonCode::NotCheaper, String::new()))
         } else {
             compute(a, infos, &list[..=mid], true)
         };
@@ -468,7 +469,7 @@ pub(crate) fn single_node(
         let pool = infos[i].pool?;
         if pool_budget(m, pool, "Underutilized", now) == Some(0) {
             let v = verdicts.entry(infos[i].node).or_default();
-            if !v.iter().any(|r| r.code == BUDGET) {
+            if !v.iter().any(|r| r.code == ReasonCode::Budget) {
                 v.push(budget_reason(m, pool, "Underutilized"));
             }
             continue;
@@ -491,7 +492,7 @@ pub(crate) fn single_node(
             }
             Err(Rejection(code, msg, score)) => {
                 verdicts.entry(infos[i].node).or_default().push(Reason {
-                    code: code.into(),
+                    code,
                     node_pool: Some(m.node_pools[pool].name.clone()),
                     message: msg,
                 });

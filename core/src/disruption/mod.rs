@@ -13,26 +13,9 @@ use crate::api::*;
 use crate::error::InputError;
 use crate::model::{ConsolidationPolicy, ExistingNode, IntOrPercent, Model};
 use crate::price::round_price;
+use crate::reason::{DisruptionReason, Method, ReasonCode};
 use indexmap::IndexMap;
 
-pub const DO_NOT_DISRUPT_POD: &str = "do-not-disrupt-pod";
-pub const DO_NOT_DISRUPT_NODE: &str = "do-not-disrupt-node";
-pub const PDB: &str = "pdb";
-pub const BUDGET: &str = "budget";
-pub const NOT_CONSOLIDATABLE_YET: &str = "not-consolidatable-yet";
-pub const CONSOLIDATION_DISABLED: &str = "consolidation-disabled";
-pub const POLICY_WHEN_EMPTY: &str = "policy-when-empty";
-pub const NOT_CHEAPER: &str = "not-cheaper";
-pub const PODS_DO_NOT_FIT: &str = "pods-do-not-fit";
-pub const SPOT_TO_SPOT_DISABLED: &str = "spot-to-spot-disabled";
-pub const NOT_INITIALIZED: &str = "not-initialized";
-pub const UNMANAGED: &str = "unmanaged";
-pub const DELETING: &str = "deleting";
-pub const NODEPOOL_NOT_FOUND: &str = "nodepool-not-found";
-pub const UNKNOWN_INSTANCE_TYPE: &str = "unknown-instance-type";
-pub const NOT_EVALUATED: &str = "not-evaluated";
-/// A Balanced pool's score for the move is below its threshold (balanced.rs).
-pub const BELOW_BALANCED_THRESHOLD: &str = "below-balanced-threshold";
 
 /// Everything disruption knows about one node.
 #[derive(Debug, Clone)]
@@ -43,7 +26,7 @@ pub(crate) struct NodeInfo {
     /// Pods that must find a new home (D-3.3.4).
     pub reschedulable: Vec<usize>,
     /// First universal or filter blocker, if any: (code, message; empty in an action-only pass).
-    pub blocker: Option<(String, String)>,
+    pub blocker: Option<(ReasonCode, String)>,
     /// Karpenter's IsEmpty: no reschedulable pod has a positive eviction cost (D-3.4.3), so a
     /// node whose pods all cost ≤ 0 to evict is empty too.
     pub empty: bool,
@@ -66,8 +49,8 @@ impl NodeInfo {
     }
 }
 
-fn reason(code: &str, message: impl Into<String>) -> Reason {
-    Reason { code: code.into(), node_pool: None, message: message.into() }
+fn reason(code: ReasonCode, message: impl Into<String>) -> Reason {
+    Reason { code, node_pool: None, message: message.into() }
 }
 
 /// The pool a node belongs to, by its `karpenter.sh/nodepool` label.
@@ -98,7 +81,7 @@ fn pods_by_node(m: &Model) -> std::collections::HashMap<&str, Vec<usize>> {
     by_node
 }
 
-/// Evictions a PDB allows now (FORMAT §3.5).
+/// Evictions a ReasonCode::Pdb allows now (FORMAT §3.5).
 fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
     if let Some(a) = pdb.disruptions_allowed {
         return a.max(0);
@@ -119,12 +102,12 @@ fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
     v.max(0)
 }
 
-fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(String, String)> {
+fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(ReasonCode, String)> {
     for &i in pods {
         let p = &m.pods[i];
         if p.do_not_disrupt {
             return Some((
-                DO_NOT_DISRUPT_POD.into(),
+                ReasonCode::DoNotDisruptPod,
                 say.text(|| format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())),
             ));
         }
@@ -138,7 +121,7 @@ fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(String, String)> 
             m.pdbs.iter().filter(|b| b.namespace == p.namespace && b.selector.matches(&p.labels)).collect();
         if matching.len() > 1 {
             return Some((
-                PDB.into(),
+                ReasonCode::Pdb,
                 say.text(|| {
                     let names: Vec<String> = matching.iter().map(|b| format!("{}/{}", b.namespace, b.name)).collect();
                     format!("eviction does not support multiple PDBs ({}) for pod {}", names.join(", "), p.key())
@@ -147,7 +130,7 @@ fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(String, String)> 
         }
         if let Some(b) = matching.first() {
             if pdb_allows(m, b) == 0 {
-                return Some((PDB.into(), say.text(|| format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key()))));
+                return Some((ReasonCode::Pdb, say.text(|| format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key()))));
             }
         }
     }
@@ -155,18 +138,18 @@ fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(String, String)> 
 }
 
 /// Consolidatable (§5): consolidateAfter elapsed since the last pod event / initialization.
-fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64, say: Say) -> Result<(), (String, String)> {
+fn consolidatable(m: &Model, n: &ExistingNode, pool: usize, now: i64, say: Say) -> Result<(), (ReasonCode, String)> {
     let np = &m.node_pools[pool];
     let Some(after) = np.disruption.consolidate_after else {
         return Err((
-            CONSOLIDATION_DISABLED.into(),
+            ReasonCode::ConsolidationDisabled,
             say.text(|| format!("NodePool {:?} has consolidation disabled (consolidateAfter: Never)", np.name)),
         ));
     };
     let t0 = n.consolidation_reference().unwrap_or(i64::MIN / 2);
     if after > 0 && now - t0 < after {
         return Err((
-            NOT_CONSOLIDATABLE_YET.into(),
+            ReasonCode::NotConsolidatableYet,
             say.text(|| format!("consolidateAfter {}s has not elapsed: last pod event or initialization {}s ago", after, now - t0)),
         ));
     }
@@ -189,7 +172,7 @@ impl Say {
 
 /// Blockers that stop Karpenter from building a candidate for the node (NewCandidate); every
 /// other blocker is a method filter applied to a candidate.
-const PRE_CANDIDATE: [&str; 7] = [UNMANAGED, NOT_INITIALIZED, DELETING, DO_NOT_DISRUPT_NODE, NODEPOOL_NOT_FOUND, DO_NOT_DISRUPT_POD, PDB];
+const PRE_CANDIDATE: [ReasonCode; 7] = [ReasonCode::Unmanaged, ReasonCode::NotInitialized, ReasonCode::Deleting, ReasonCode::DoNotDisruptNode, ReasonCode::NodepoolNotFound, ReasonCode::DoNotDisruptPod, ReasonCode::Pdb];
 
 pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
     let by_node = pods_by_node(m);
@@ -206,21 +189,21 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
             let empty = rdc <= 1.0;
             let blocker = if !n.managed {
                 Some((
-                    UNMANAGED.into(),
+                    ReasonCode::Unmanaged,
                     say.text(|| "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()),
                 ))
             } else if n.in_flight || !n.initialized {
-                Some((NOT_INITIALIZED.into(), say.text(|| "node isn't initialized".into())))
+                Some((ReasonCode::NotInitialized, say.text(|| "node isn't initialized".into())))
             } else if n.marked_for_deletion {
-                Some((DELETING.into(), say.text(|| "node is deleting or marked for deletion".into())))
+                Some((ReasonCode::Deleting, say.text(|| "node is deleting or marked for deletion".into())))
             } else if n.do_not_disrupt {
                 Some((
-                    DO_NOT_DISRUPT_NODE.into(),
+                    ReasonCode::DoNotDisruptNode,
                     say.text(|| "disruption is blocked through the \"karpenter.sh/do-not-disrupt\" annotation".into()),
                 ))
             } else if pool.is_none() {
                 Some((
-                    NODEPOOL_NOT_FOUND.into(),
+                    ReasonCode::NodepoolNotFound,
                     say.text(|| format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())),
                 ))
             } else if let Some(b) = pod_blocker(m, &pods, say) {
@@ -229,17 +212,17 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
                 let pool = pool.unwrap_or(0);
                 let np = &m.node_pools[pool];
                 if np.is_static {
-                    Some((CONSOLIDATION_DISABLED.into(), say.text(|| format!("NodePool {:?} is static", np.name))))
+                    Some((ReasonCode::ConsolidationDisabled, say.text(|| format!("NodePool {:?} is static", np.name))))
                 } else if let Err(e) = consolidatable(m, n, pool, now, say) {
                     Some(e)
                 } else if !empty && np.disruption.policy == ConsolidationPolicy::WhenEmpty {
                     Some((
-                        POLICY_WHEN_EMPTY.into(),
+                        ReasonCode::PolicyWhenEmpty,
                         say.text(|| format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name)),
                     ))
                 } else if !empty && node_price(m, n).is_none() {
                     Some((
-                        UNKNOWN_INSTANCE_TYPE.into(),
+                        ReasonCode::UnknownInstanceType,
                         say.text(|| "instance type, zone or capacity type of the node is not in the catalog".into()),
                     ))
                 } else {
@@ -248,7 +231,7 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
             };
             // The checks up to the pod blockers are Karpenter's candidate construction; the
             // later ones are the methods' filters (static pool, consolidateAfter, policy, price).
-            let candidate = blocker.as_ref().is_none_or(|(code, _)| !PRE_CANDIDATE.contains(&code.as_str()));
+            let candidate = blocker.as_ref().is_none_or(|(code, _)| !PRE_CANDIDATE.contains(code));
             NodeInfo { node: i, pool, price: node_price(m, n), reschedulable, blocker, empty, rdc, candidate, state_cost }
         })
         .collect()
@@ -361,19 +344,19 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     // Blocker verdicts are output only: no method reads them (they look for budget reasons).
     for info in infos.iter().filter(|_| !action_only) {
         if let Some((code, msg)) = &info.blocker {
-            verdicts.entry(info.node).or_default().push(reason(code, msg.clone()));
+            verdicts.entry(info.node).or_default().push(reason(*code, msg.clone()));
         }
     }
     let expired = expired(m, now);
     if !expired.is_empty() {
         d.decision = Action::Delete;
-        d.reason = Some("expired".into());
-        d.method = Some("expiration".into());
+        d.method = Some(Method::Expiration);
+        d.reason = Some(Method::Expiration.reason());
         d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
     } else if let Some((nodes, ties)) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
         d.decision = Action::Delete;
-        d.reason = Some("empty".into());
-        d.method = Some("emptiness".into());
+        d.method = Some(Method::Emptiness);
+        d.reason = Some(Method::Emptiness.reason());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
         d.ties = ties;
     } else if let Some(cmd) = {
@@ -382,8 +365,8 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
             .or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts, &mut scores))
     } {
         d.decision = if cmd.replacement.is_some() { Action::Replace } else { Action::Delete };
-        d.reason = Some("underutilized".into());
-        d.method = Some(cmd.method.into());
+        d.method = Some(cmd.method);
+        d.reason = Some(cmd.method.reason());
         d.disrupted_nodes = cmd.nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
         for &n in &cmd.nodes {
             let pool = m.nodes[n].nodepool.as_deref();
@@ -406,7 +389,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     d.command = command_text(&d);
     if action_only {
         for (&node, reasons) in &verdicts {
-            let budget: Vec<Reason> = reasons.iter().filter(|r| r.code == BUDGET).cloned().collect();
+            let budget: Vec<Reason> = reasons.iter().filter(|r| r.code == ReasonCode::Budget).cloned().collect();
             if !budget.is_empty() {
                 let n = &m.nodes[node];
                 d.nodes.push(NodeVerdict {
@@ -430,11 +413,11 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         let disrupted = d.disrupted_nodes.contains(&n.name);
         let mut reasons = if disrupted { Vec::new() } else { verdicts.get(&info.node).cloned().unwrap_or_default() };
         if !disrupted && reasons.is_empty() {
-            let why = match d.method.as_deref() {
+            let why = match d.method {
                 Some(method) => format!("the pass ended with {method} on other nodes before this node was considered"),
                 None => "no disruption method found an action for this node".into(),
             };
-            reasons.push(reason(NOT_EVALUATED, why));
+            reasons.push(reason(ReasonCode::NotEvaluated, why));
         }
         d.nodes.push(NodeVerdict {
             name: n.name.clone(),
@@ -462,7 +445,7 @@ fn command_text(d: &Decision) -> String {
     let n = d.disrupted_nodes.len();
     let s = if n == 1 { "" } else { "s" };
     match (d.decision, &d.replacement) {
-        (Action::Delete, _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.clone().unwrap_or_default()),
+        (Action::Delete, _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.map_or("", DisruptionReason::as_str)),
         (Action::Replace, Some(r)) => {
             let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
             let more = r.instance_type_options.len().saturating_sub(5);
@@ -471,7 +454,7 @@ fn command_text(d: &Decision) -> String {
                 r.capacity_type.clone().unwrap_or_default(),
                 opts.join(", "),
                 if more > 0 { format!(" and {more} more") } else { String::new() },
-                d.reason.clone().unwrap_or_default()
+                d.reason.map_or("", DisruptionReason::as_str)
             )
         }
         _ => "no action".into(),

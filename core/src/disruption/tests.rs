@@ -85,7 +85,7 @@ fn two_new_claims_refuse_the_move() {
     let (_, d) = decide_docs(&docs);
     assert_eq!(d.decision, "none", "{}", d.command);
     let a = d.nodes.iter().find(|n| n.name == "a").expect("a");
-    assert_eq!(a.reasons[0].code, PODS_DO_NOT_FIT);
+    assert_eq!(a.reasons[0].code, ReasonCode::PodsDoNotFit);
     assert!(a.reasons[0].message.contains("2 nodes"), "{}", a.reasons[0].message);
     assert!(a.reasons[0].message.contains("pending"), "{}", a.reasons[0].message);
 }
@@ -162,7 +162,7 @@ fn pods_costing_nothing_to_evict_leave_a_node_empty() {
         pod("cheap", "100m", Some("a"), "\n  annotations: {karpenter.sh/disruption-cost: \"-2147483647\"}"),
     ];
     let (_, d) = decide_docs(&docs);
-    assert_eq!(d.method.as_deref(), Some("emptiness"), "{}", d.command);
+    assert_eq!(d.method, Some(Method::Emptiness), "{}", d.command);
 }
 
 #[test]

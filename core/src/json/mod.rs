@@ -6,7 +6,7 @@
 
 use crate::api::{Decision, Plan};
 use crate::cluster::Cluster;
-use crate::error::InputError;
+use crate::error::{ErrorClass, InputError};
 use crate::explain::{Explanation, ValidationReport};
 pub use crate::load::Input;
 use crate::load::Sources;
@@ -66,6 +66,12 @@ pub struct Answer<T> {
     pub api_version: &'static str,
     /// `Plan`, `Decision`, `Explanation`, `Validation`, `CatalogQuery`, `Simulation`, `Error`.
     pub kind: &'static str,
+    /// A failure's class (`invalid` or `unusable`), computed once from the errors' kinds: the
+    /// CLI's exit code (1 or 2) and Python's exception (`ValidationError` or `InputError`) are
+    /// read from it. Absent on success. Added within `nodecast/v1`: an optional field more is a
+    /// compatible change (Kubernetes' API convention), so the version is not bumped.
+    #[serde(rename = "errorClass", skip_serializing_if = "Option::is_none")]
+    pub error_class: Option<ErrorClass>,
     /// The body (success) or the errors (failure).
     #[serde(flatten)]
     pub outcome: Outcome<T>,
@@ -87,12 +93,12 @@ pub enum Outcome<T> {
 impl<T: Serialize> Answer<T> {
     /// A success of `kind`.
     pub fn success(kind: &'static str, body: T) -> Self {
-        Answer { api_version: API_VERSION, kind, outcome: Outcome::Success(body) }
+        Answer { api_version: API_VERSION, kind, error_class: None, outcome: Outcome::Success(body) }
     }
 
     /// A failure of `kind`.
     pub fn failure(kind: &'static str, errors: Vec<InputError>) -> Self {
-        Answer { api_version: API_VERSION, kind, outcome: Outcome::Failure { errors } }
+        Answer { api_version: API_VERSION, kind, error_class: Some(ErrorClass::of(&errors)), outcome: Outcome::Failure { errors } }
     }
 
     /// Whether the answer is a success.
@@ -103,7 +109,7 @@ impl<T: Serialize> Answer<T> {
     /// Pretty JSON; the same bytes from every front end.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self)
-            .unwrap_or_else(|e| format!("{{\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
+            .unwrap_or_else(|e| format!("{{\"errorClass\":\"unusable\",\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
     }
 
     /// [`Self::to_json`]'s bytes written to `w` as they are produced, so a large answer (tens

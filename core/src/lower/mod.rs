@@ -9,7 +9,7 @@ pub mod lower_pod;
 use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
 use crate::model::*;
 use crate::catalog::Tables;
-use crate::error::InputError;
+use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
 use crate::manifest::Document;
@@ -118,7 +118,9 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
         np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
     }
     if !l.errors.is_empty() {
-        return Err(l.errors);
+        // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):
+        // errors of the objects, like admission's.
+        return Err(l.errors.into_iter().map(|e| e.kind(ErrorKind::Admission)).collect());
     }
     Ok(Model {
         interner: l.interner,
@@ -263,6 +265,11 @@ impl Lowering {
             None => Some(720 * 3600),
             Some(at) => duration(&at, true, sink).unwrap_or(Some(720 * 3600)),
         };
+        // Admission already checked the format (NP-58); only the simulator's drain uses it.
+        let termination_grace_period = tspec
+            .as_ref()
+            .and_then(|s| s.get("terminationGracePeriod"))
+            .and_then(|at| parse_duration(at.v.as_str()?, false).ok().flatten());
         let mut limits = Vec::new();
         if let Some(l) = spec.as_ref().and_then(|s| s.get("limits")) {
             for (k, v) in sink.map(&l) {
@@ -277,7 +284,7 @@ impl Lowering {
         let disruption = spec.as_ref().and_then(|s| s.get("disruption")).map(|d| disruption(&d, sink)).unwrap_or(Disruption {
             policy: ConsolidationPolicy::WhenEmptyOrUnderutilized,
             consolidate_after: Some(0),
-            budgets: vec![Budget { nodes: BudgetNodes::Percent(10), reasons: vec![], schedule: None, duration: None }],
+            budgets: vec![Budget::new(BudgetNodes::Percent(10), vec![], None, None)],
         });
         self.node_pools.push(NodePool {
             name: meta.name,
@@ -290,6 +297,7 @@ impl Lowering {
             node_class,
             node_class_index: None,
             expire_after,
+            termination_grace_period,
             disruption,
             is_static,
             ready: true,
@@ -741,7 +749,7 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
     };
     let consolidate_after = d.get("consolidateAfter").and_then(|a| duration(&a, true, sink)).unwrap_or(Some(0));
     let budgets = match d.get("budgets") {
-        None => vec![Budget { nodes: BudgetNodes::Percent(10), reasons: vec![], schedule: None, duration: None }],
+        None => vec![Budget::new(BudgetNodes::Percent(10), vec![], None, None)],
         Some(bs) => {
             let mut out = Vec::new();
             for b in sink.list(&bs) {
@@ -763,7 +771,7 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
                 let reasons = b.get("reasons").map(|r| sink.string_list(&r)).unwrap_or_default();
                 let schedule = sink.opt_scalar(&b, "schedule");
                 let dur = b.get("duration").and_then(|a| duration(&a, false, sink)).flatten();
-                out.push(Budget { nodes, reasons, schedule, duration: dur });
+                out.push(Budget::new(nodes, reasons, schedule, dur));
             }
             out
         }

@@ -8,7 +8,7 @@
 pub mod reader;
 mod strict_json;
 
-use crate::error::InputError;
+use crate::error::{ErrorKind, InputError};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -60,9 +60,10 @@ impl Document<'_> {
 /// Decode one text (YAML or JSON, one or many documents) into documents; `kind: List` items
 /// become documents of their own. Empty documents are skipped.
 pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>, Vec<InputError>> {
+    // Everything decoding refuses is a syntax error (of the text or of the document's shape).
     let located = |e: InputError| match source {
-        Some(s) => InputError { source: Some(s.to_string()), ..e },
-        None => e,
+        Some(s) => InputError { source: Some(s.to_string()), kind: ErrorKind::Syntax, ..e },
+        None => e.kind(ErrorKind::Syntax),
     };
     if text.len() > MAX_INPUT_BYTES {
         return Err(vec![located(
@@ -105,7 +106,7 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
 /// empty document. Shared by text inputs and the request's already-decoded `objects`, so a List
 /// dict from a notebook or a JS object behaves exactly like the same List in YAML.
 pub fn split<'a>(value: Cow<'a, Value>, source: Option<&str>, index: usize, docs: &mut Vec<Document<'a>>, errors: &mut Vec<InputError>) {
-    let located = |e: InputError| InputError { source: source.map(str::to_string), ..e };
+    let located = |e: InputError| InputError { source: source.map(str::to_string), kind: ErrorKind::Syntax, ..e };
     let doc = |prefix: String, value: Cow<'a, Value>| Document { source: source.map(str::to_string), index, prefix, value };
     match &*value {
         Value::Null => {}

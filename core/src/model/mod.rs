@@ -78,6 +78,16 @@ pub struct Budget {
     pub schedule: Option<String>,
     /// Seconds.
     pub duration: Option<i64>,
+    /// `schedule` and `duration` parsed once, at lowering (the evaluator never re-parses).
+    pub window: crate::cron::BudgetWindow,
+}
+
+impl Budget {
+    /// A budget, its schedule parsed now.
+    pub fn new(nodes: BudgetNodes, reasons: Vec<String>, schedule: Option<String>, duration: Option<i64>) -> Budget {
+        let window = crate::cron::BudgetWindow::new(schedule.as_deref(), duration);
+        Budget { nodes, reasons, schedule, duration, window }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +115,9 @@ pub struct NodePool {
     pub node_class_index: Option<usize>,
     /// Seconds; None = Never.
     pub expire_after: Option<i64>,
+    /// `spec.template.spec.terminationGracePeriod` in seconds: how long a draining node waits
+    /// for its pods before it is terminated anyway (None = waits for ever).
+    pub termination_grace_period: Option<i64>,
     pub disruption: Disruption,
     /// Static NodePools (`spec.replicas`) are ignored by dynamic provisioning (R5.3.1).
     pub is_static: bool,

@@ -1,139 +1,21 @@
 //! The clock, the event queue, pods and the provisioning batches. Node lifecycles are in
-//! `nodes.rs`, disruption passes in `nodes.rs` too (they act on nodes), metrics in `metrics.rs`.
+//! `nodes.rs`, disruption passes in `nodes.rs` too (they act on nodes), metrics in `metrics.rs`;
+//! the `Sim` struct they all extend is in `sim.rs`, the objects' state in `state.rs`.
 
 use super::rng::SplitMix64;
 use super::settings::SimSettings;
 use super::trace::{RunTime, Trace, DEFAULT_START};
-use super::workloads::{Kind, Prepared, SimAction, SimEvent, Template};
+use super::workloads::{Kind, Prepared, SimAction};
+use super::sim::{Instance, Sim};
+use super::state::*;
 use super::{Simulation, TimelineEntry};
 use crate::api::Warning;
 use crate::error::InputError;
 use crate::model::Model;
+use crate::reason::ReasonCode;
 use crate::scheduling::{self, Placement};
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
-
-/// Random streams: each purpose draws from its own generator per object (rng.rs).
-pub const STREAM_RUN: u64 = 1;
-pub const STREAM_LAUNCH: u64 = 2;
-pub const STREAM_INTERRUPT: u64 = 3;
-
-/// Most samples per series (a year at one minute is 525,600).
-pub const MAX_SAMPLES: i64 = 600_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Ev {
-    Trace(usize),
-    BatchClose(u64),
-    Registered(usize),
-    Initialized(usize),
-    Finish(usize, u64),
-    Disrupt(u64),
-    Interrupt(usize),
-    /// Node, reason index into `REASONS`.
-    Terminate(usize, usize),
-    DeleteInstance(usize),
-}
-
-pub const REASONS: [&str; 4] = ["empty", "underutilized", "expired", "interrupted"];
-
-pub fn reason_index(r: &str) -> usize {
-    REASONS.iter().position(|x| *x == r).unwrap_or(1)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PodState {
-    Pending,
-    Nominated,
-    Bound,
-    Running,
-    Finished,
-    Deleted,
-}
-
-#[derive(Debug, Clone)]
-pub struct SPod {
-    pub key: String,
-    pub workload: String,
-    pub state: PodState,
-    pub node: Option<usize>,
-    pub run: Option<i64>,
-    pub checkpoint: Option<i64>,
-    /// Work done and kept (survives evictions up to the last checkpoint).
-    pub progress: i64,
-    pub run_since: i64,
-    pub submitted: i64,
-    pub first_start: Option<i64>,
-    pub finished: Option<i64>,
-    pub pending_since: i64,
-    pub pending_total: i64,
-    pub running_total: i64,
-    pub lost: i64,
-    pub restarts: u32,
-    pub nodes: Vec<usize>,
-    /// Bumped on every eviction so a stale Finish event is ignored.
-    pub gen: u64,
-    /// Index in `model.pods` while the pod exists in the cluster.
-    pub midx: Option<usize>,
-    pub unschedulable_reported: bool,
-    /// GPUs requested (whole devices).
-    pub gpus: i64,
-    /// Bound in the cluster inputs: runs for the whole simulation, not a trace pod.
-    pub initial: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct Instance {
-    pub name: String,
-    pub tpl: usize,
-    pub pods: Vec<usize>,
-    pub next_index: usize,
-    pub run_time: Option<RunTime>,
-    pub checkpoint: Option<i64>,
-    pub rng: SplitMix64,
-    pub deleted: bool,
-}
-
-pub struct Sim {
-    pub m: Model,
-    pub s: SimSettings,
-    pub templates: Vec<Template>,
-    pub trace_events: Vec<SimEvent>,
-    pub grace: Vec<(String, i64)>,
-    pub origin: i64,
-    pub show_time: bool,
-    pub now: i64,
-    pub end: i64,
-    seq: u64,
-    queue: BinaryHeap<Reverse<(i64, u64, Ev)>>,
-    pub pods: Vec<SPod>,
-    pub model_pod_owner: Vec<usize>,
-    pub pending: BTreeSet<usize>,
-    pub instances: Vec<Instance>,
-    instance_names: HashMap<String, usize>,
-    used_names: HashMap<String, usize>,
-    pub nodes: Vec<super::nodes::SNode>,
-    pub model_node_owner: Vec<usize>,
-    pub node_by_name: HashMap<String, usize>,
-    pub pool_counters: Vec<usize>,
-    batch_open: Option<i64>,
-    batch_gen: u64,
-    pub pass_at: Option<i64>,
-    pub pass_token: u64,
-    pub timeline: Vec<TimelineEntry>,
-    pub warnings: Vec<Warning>,
-    pub metrics: super::metrics::Recorder,
-    pub live_trace_pods: usize,
-    pub live_sim_nodes: usize,
-    trace_left: usize,
-    pub templates_cache: Vec<Option<Option<scheduling::claim::Template>>>,
-    pub gpu_resources: Vec<crate::resources::ResourceId>,
-    pub accel_resources: Vec<crate::resources::ResourceId>,
-    /// Carried between scheduling passes (templates, node label requirements).
-    pub baseline_memo: scheduling::BaselineMemo,
-    /// Pending pods summed over the provisioning passes so far (bounded by maxPodAttempts).
-    pub pod_attempts: u64,
-}
 
 /// Keep only the instance types some NodePool can launch (or an input node runs). Every
 /// provisioning and consolidation pass rebuilds the NodePool templates over the whole catalog;
@@ -192,7 +74,6 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         templates: p.templates,
         trace_left: p.events.len(),
         trace_events: p.events,
-        grace: p.grace,
         origin,
         show_time: trace.start.is_some(),
         now: 0,
@@ -565,17 +446,17 @@ impl Sim {
             let n = self.launch_node(t.pool, l.it as usize, l.capacity_type, l.zone, Some(&pc.requirements), alloc, None);
             launches.push((n, pods));
         }
-        let mut failed: Vec<(usize, String)> = Vec::new();
+        let mut failed: Vec<(usize, ReasonCode)> = Vec::new();
         for (mp, f) in &sol.failures {
             let code = crate::diagnostics::unschedulable(&self.m, &sol, *mp, f).code;
             failed.push((self.model_pod_owner[*mp], code));
         }
         for (mp, _) in truncated {
-            failed.push((self.model_pod_owner[mp], crate::diagnostics::MIN_VALUES_NOT_MET.into()));
+            failed.push((self.model_pod_owner[mp], ReasonCode::MinValuesNotMet));
         }
         for f in finals.iter().filter(|f| f.launch.is_none()) {
             for &mp in &sol.claims[f.claim].pods {
-                failed.push((self.model_pod_owner[mp], "no-instance-type-fits".into()));
+                failed.push((self.model_pod_owner[mp], ReasonCode::NoInstanceTypeFits));
             }
         }
         drop(sol);
@@ -587,12 +468,13 @@ impl Sim {
                 self.nominate(p, n);
             }
         }
-        failed.sort();
+        // By pod, then by wire name: the order the timeline has always had.
+        failed.sort_by_key(|&(p, code)| (p, code.as_str()));
         for (p, code) in failed {
             if !self.pods[p].unschedulable_reported && self.pods[p].state == PodState::Pending {
                 self.pods[p].unschedulable_reported = true;
                 let key = self.pods[p].key.clone();
-                self.log("pod-unschedulable", key, None, Some(code), None);
+                self.log("pod-unschedulable", key, None, Some(code.as_str().into()), None);
             }
         }
     }
@@ -610,8 +492,8 @@ impl Sim {
         let key = self.pods[p].key.clone();
         self.log("pod-nominated", key, Some(name), None, None);
         match self.nodes[n].state {
-            super::nodes::NState::Registered => self.bind(p),
-            super::nodes::NState::Initialized => {
+            NState::Registered => self.bind(p),
+            NState::Initialized => {
                 self.bind(p);
                 self.start(p);
             }

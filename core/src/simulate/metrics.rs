@@ -1,7 +1,7 @@
 //! Time series under Karpenter's metric names, sampled every `metricsIntervalSeconds`, and the
 //! peak node mix per NodePool for the static-cluster comparison.
 
-use super::nodes::{NState, SNode};
+use super::state::{NState, SNode};
 use super::{Metric, Series};
 use crate::model::{LimitKey, Model};
 use crate::resources::Resources;

@@ -11,6 +11,8 @@ mod nodes;
 mod render;
 pub mod rng;
 pub mod settings;
+mod sim;
+mod state;
 mod summary;
 pub mod trace;
 mod workloads;

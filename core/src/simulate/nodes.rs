@@ -1,57 +1,14 @@
 //! NodeClaim lifecycles (launched → registered → initialized → terminated), spot interruptions,
 //! and the disruption passes that run `disruption::decide` on the simulated clock.
 
-use super::engine::{reason_index, Ev, PodState, SPod, Sim, STREAM_INTERRUPT, STREAM_LAUNCH};
+use super::sim::Sim;
+use super::state::{reason_index, Ev, NState, PodState, SNode, SPod, STREAM_INTERRUPT, STREAM_LAUNCH};
 use super::rng::SplitMix64;
 use crate::labels::ValueId;
 use crate::model::{ExistingNode, LabelSet};
+use crate::reason::{DisruptionReason, ReasonCode};
 use crate::requirements::Requirements;
 use crate::resources::Resources;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NState {
-    Launching,
-    Registered,
-    Initialized,
-    Terminated,
-}
-
-#[derive(Debug, Clone)]
-pub struct SNode {
-    pub name: String,
-    pub pool: Option<usize>,
-    pub pool_name: Option<String>,
-    pub instance_type: Option<String>,
-    pub capacity_type: Option<String>,
-    pub zone: Option<String>,
-    pub price: f64,
-    /// On-demand price of the same type (for the static cluster), else `price`.
-    pub on_demand_price: f64,
-    pub gpus: i64,
-    pub capacity: Resources,
-    pub allocatable: Resources,
-    pub launched: i64,
-    pub registered: Option<i64>,
-    pub initialized: Option<i64>,
-    pub terminated: Option<i64>,
-    pub reason: Option<String>,
-    pub state: NState,
-    /// Cordoned: being deleted (disruption, interruption or expiry drain).
-    pub deleting: bool,
-    /// Why it is being deleted, once decided.
-    pub deleting_reason: Option<String>,
-    pub pods: Vec<usize>,
-    pub pods_ever: usize,
-    pub empty_since: Option<i64>,
-    pub empty_seconds: i64,
-    pub midx: Option<usize>,
-    /// From the cluster inputs (alive at time 0).
-    pub existing: bool,
-    /// Nodes this replacement replaces: drained once it is initialized.
-    pub replaces: Vec<usize>,
-    /// Seconds after an expiry decision after which remaining pods are evicted.
-    pub grace: Option<i64>,
-}
 
 impl Sim {
     /// Nodes and bound pods of the inputs become the state at time 0.
@@ -236,7 +193,7 @@ impl Sim {
         let capacity = t.capacity.clone();
         let gpus = self.gpu_count(&capacity);
         let accel = gpus > 0 || self.has_accelerator(&capacity);
-        let grace = self.grace.iter().find(|(n, _)| *n == pool_name).map(|(_, g)| *g).or(self.s.termination_grace_period_seconds);
+        let grace = self.m.node_pools[pool].termination_grace_period.or(self.s.termination_grace_period_seconds);
         let id = self.nodes.len();
         self.nodes.push(SNode {
             name: name.clone(),
@@ -274,7 +231,7 @@ impl Sim {
         let (reg, dp) = self.latencies(id, accel);
         self.push(reg, Ev::Registered(id));
         self.push(reg + dp, Ev::Initialized(id));
-        if self.nodes[id].capacity_type.as_deref() == Some("spot") && self.s.spot_interruption_rate_per_hour > 0.0 {
+        if self.nodes[id].capacity_type.as_deref() == Some(crate::reason::CapacityType::Spot.as_str()) && self.s.spot_interruption_rate_per_hour > 0.0 {
             let mut g = SplitMix64::derive(self.s.seed, STREAM_INTERRUPT, id as u64);
             let wait = g.exponential(3600.0 / self.s.spot_interruption_rate_per_hour);
             if wait < (self.end - self.now + 1) as f64 {
@@ -531,14 +488,14 @@ impl Sim {
         let d = crate::disruption::decide_action(&self.m, abs, &mut self.baseline_memo);
         let acted = d.decision != crate::api::Action::None;
         if acted {
-            let reason = d.reason.clone().unwrap_or_else(|| "underutilized".into());
+            let reason = d.reason.unwrap_or(DisruptionReason::Underutilized);
             let targets: Vec<usize> = d.disrupted_nodes.iter().filter_map(|n| self.node_by_name.get(n).copied()).collect();
             for &n in &targets {
                 let name = self.nodes[n].name.clone();
-                self.log("nodeclaim-disrupted", name, None, Some(reason.clone()), Some(d.command.clone()));
-                self.metrics.disrupted(&reason);
+                self.log("nodeclaim-disrupted", name, None, Some(reason.as_str().into()), Some(d.command.clone()));
+                self.metrics.disrupted(reason.as_str());
             }
-            match (&d.replacement, reason.as_str()) {
+            match (&d.replacement, reason) {
                 (Some(r), _) => {
                     let launched = self.launch_replacement(r, &targets);
                     for &n in &targets {
@@ -548,14 +505,14 @@ impl Sim {
                         }
                     }
                 }
-                (None, "expired") => {
+                (None, DisruptionReason::Expired) => {
                     for &n in &targets {
                         self.expire(n);
                     }
                 }
                 (None, r) => {
                     for &n in &targets {
-                        self.terminate(n, r);
+                        self.terminate(n, r.as_str());
                     }
                 }
             }
@@ -567,7 +524,7 @@ impl Sim {
         let tick = (self.now / poll + 1) * poll;
         if acted {
             self.request_pass(tick);
-        } else if d.nodes.iter().any(|v| v.reasons.iter().any(|r| r.code == crate::disruption::BUDGET)) {
+        } else if d.nodes.iter().any(|v| v.reasons.iter().any(|r| r.code == ReasonCode::Budget)) {
             // Without schedules a budget only changes with the cluster (which requests a pass
             // itself). Cron windows open and close on minute boundaries (plus whole-minute
             // durations), so looking once a minute is as exact as polling and 6x cheaper.
@@ -635,10 +592,9 @@ impl Sim {
     }
 
     fn launch_replacement(&mut self, r: &crate::api::Replacement, replaces: &[usize]) -> Option<usize> {
-        let pool = self.m.node_pools.iter().position(|p| p.name == r.node_pool)?;
-        let it = self.m.catalog.find(r.instance_type.as_deref()?)?;
-        let ct = self.m.interner.get(r.capacity_type.as_deref()?)?;
-        let zone = self.m.interner.get(r.zone.as_deref()?)?;
+        // The decision was made on this simulation's model: its indices are ours.
+        let chosen = r.launch.as_ref()?;
+        let (pool, it, ct, zone) = (chosen.pool, chosen.launch.it as usize, chosen.launch.capacity_type, chosen.launch.zone);
         if self.templates_cache[pool].is_none() {
             self.templates_cache[pool] = Some(crate::scheduling::claim::build_template(pool, &self.m));
         }

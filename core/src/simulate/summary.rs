@@ -1,7 +1,8 @@
 //! From the final simulation state to the answer: per-node and per-pod tables, the summary and
 //! the static cluster sized for the peak.
 
-use super::engine::{PodState, Sim};
+use super::sim::Sim;
+use super::state::PodState;
 use super::*;
 use crate::price::round_price;
 
@@ -132,7 +133,7 @@ pub fn build(sim: Sim, duration: i64) -> Simulation {
         by_pool.insert(k.clone(), *v);
     }
     let mut by_reason = IndexMap::new();
-    for r in super::engine::REASONS {
+    for r in super::state::REASONS {
         by_reason.insert(r.to_string(), sim.metrics.disruptions.get(r).copied().unwrap_or(0));
     }
     let summary = Summary {

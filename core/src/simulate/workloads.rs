@@ -75,8 +75,6 @@ pub struct Prepared {
     pub warnings: Vec<Warning>,
     pub templates: Vec<Template>,
     pub events: Vec<SimEvent>,
-    /// `spec.template.spec.terminationGracePeriod` per NodePool name, seconds.
-    pub grace: Vec<(String, i64)>,
 }
 
 const INLINE_PREFIX: &str = "nodecast-inline-";
@@ -140,7 +138,7 @@ pub fn prepare(
         Some((m, w)) if inline.is_empty() => (m.clone(), w.to_vec()),
         _ => load_with(req, &inline, base, trace_name)?,
     };
-    let grace = termination_grace(req); // Pending pods of the inputs are templates; the trace decides when they exist.
+    // Pending pods of the inputs are templates; the trace decides when they exist.
     let all_pods = std::mem::take(&mut model.pods);
     let (bound, pending): (Vec<Pod>, Vec<Pod>) = all_pods.into_iter().partition(|p| p.node_name.is_some());
     model.pods = bound;
@@ -294,21 +292,7 @@ pub fn prepare(
             }
         }
     }
-    Ok(Prepared { model, warnings, templates, events, grace })
-}
-
-/// NodePool `spec.template.spec.terminationGracePeriod` is not part of the scheduling model, so
-/// it is read here from the decoded documents.
-fn termination_grace(req: &Sources) -> Vec<(String, i64)> {
-    let Ok(docs) = crate::load::documents(req) else { return Vec::new() };
-    docs.iter()
-        .filter(|d| d.kind() == "NodePool")
-        .filter_map(|d| {
-            let s = d.value.pointer("/spec/template/spec/terminationGracePeriod")?.as_str()?;
-            let secs = crate::lower::parse_duration(s, false).ok()??;
-            Some((d.name().to_string(), secs))
-        })
-        .collect()
+    Ok(Prepared { model, warnings, templates, events })
 }
 
 /// The model of `req` with the trace's inline manifests added as objects; errors in those

@@ -1,7 +1,7 @@
 //! One answer → the metric cells of its row. Defined once here so the CLI's CSV and Python's
 //! DataFrame carry the same columns and the same numbers.
 
-use super::spec::Operation;
+use super::Operation;
 use crate::api::{Decision, Plan};
 use crate::json::{Answer, Outcome};
 use crate::simulate::Simulation;

@@ -22,7 +22,7 @@
 //! make the walk recurse without bound, and nothing here panics on unexpected types: a value of
 //! the wrong JSON type yields a `wrong-type` error and its subtree is skipped.
 
-use crate::error::InputError;
+use crate::error::{ErrorKind, InputError};
 use serde_json::{Map, Value};
 
 mod ec2nodeclass;
@@ -180,6 +180,7 @@ impl Ctx {
         self.errors.push((
             layer,
             InputError::new(code, message)
+                .kind(if layer == Layer::Admission { ErrorKind::Admission } else { ErrorKind::Runtime })
                 .help(format!("{}{expected}", layer.prefix()))
                 .at_document(self.document)
                 .object(self.object.clone())

@@ -290,7 +290,7 @@ fn spots(plan: &Plan, m: &Model) -> HashMap<String, Spot> {
                 zone: None,
                 node_pool: None,
                 labels: BTreeMap::new(),
-                reason: Some(u.code.clone()),
+                reason: Some(u.code.as_str().to_string()),
             },
         );
     }
@@ -474,7 +474,7 @@ fn check_disrupt(e: &Value, d: &Decision) -> Result<(), String> {
         }
     }
     if let Some(want) = e.get("reason").and_then(Value::as_str) {
-        if d.reason.as_deref() != Some(want) {
+        if d.reason.map(|r| r.as_str()) != Some(want) {
             return Err(format!("expected reason {want}, got {:?}", d.reason));
         }
     }

@@ -1,0 +1,69 @@
+//! The simulation: one `Sim` holds the model, the clock, the event queue and every simulated
+//! pod and node. Its behaviour is split by subject, each file an `impl Sim` block: the event
+//! loop and scheduling passes (engine.rs), NodeClaim lifecycles and disruption (nodes.rs). They
+//! share this struct and state.rs, and never import each other.
+
+use super::metrics::Recorder;
+use super::rng::SplitMix64;
+use super::settings::SimSettings;
+use super::state::{Ev, SNode, SPod};
+use super::trace::RunTime;
+use super::workloads::{SimEvent, Template};
+use super::TimelineEntry;
+use crate::api::Warning;
+use crate::model::Model;
+use crate::scheduling;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+#[derive(Debug, Clone)]
+pub struct Instance {
+    pub name: String,
+    pub tpl: usize,
+    pub pods: Vec<usize>,
+    pub next_index: usize,
+    pub run_time: Option<RunTime>,
+    pub checkpoint: Option<i64>,
+    pub rng: SplitMix64,
+    pub deleted: bool,
+}
+
+pub struct Sim {
+    pub m: Model,
+    pub s: SimSettings,
+    pub templates: Vec<Template>,
+    pub trace_events: Vec<SimEvent>,
+    pub origin: i64,
+    pub show_time: bool,
+    pub now: i64,
+    pub end: i64,
+    pub(super) seq: u64,
+    pub(super) queue: BinaryHeap<Reverse<(i64, u64, Ev)>>,
+    pub pods: Vec<SPod>,
+    pub model_pod_owner: Vec<usize>,
+    pub pending: BTreeSet<usize>,
+    pub instances: Vec<Instance>,
+    pub(super) instance_names: HashMap<String, usize>,
+    pub(super) used_names: HashMap<String, usize>,
+    pub nodes: Vec<SNode>,
+    pub model_node_owner: Vec<usize>,
+    pub node_by_name: HashMap<String, usize>,
+    pub pool_counters: Vec<usize>,
+    pub(super) batch_open: Option<i64>,
+    pub(super) batch_gen: u64,
+    pub pass_at: Option<i64>,
+    pub pass_token: u64,
+    pub timeline: Vec<TimelineEntry>,
+    pub warnings: Vec<Warning>,
+    pub metrics: Recorder,
+    pub live_trace_pods: usize,
+    pub live_sim_nodes: usize,
+    pub(super) trace_left: usize,
+    pub templates_cache: Vec<Option<Option<scheduling::claim::Template>>>,
+    pub gpu_resources: Vec<crate::resources::ResourceId>,
+    pub accel_resources: Vec<crate::resources::ResourceId>,
+    /// Carried between scheduling passes (templates, node label requirements).
+    pub baseline_memo: scheduling::BaselineMemo,
+    /// Pending pods summed over the provisioning passes so far (bounded by maxPodAttempts).
+    pub pod_attempts: u64,
+}
