@@ -130,6 +130,8 @@ impl ErrorClass {
 }
 
 impl InputError {
+    /// An error with only its code and message; the builders below add what is known. Its
+    /// kind is [`ErrorKind::Request`] until a stage says otherwise.
     pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
         InputError {
             code: code.into(),
@@ -151,21 +153,25 @@ impl InputError {
         self
     }
 
+    /// What would be accepted (printed as `(expected: ...)`).
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
+    /// The 0-based document of the input stream the error is in.
     pub fn at_document(mut self, document: usize) -> Self {
         self.document = Some(document);
         self
     }
 
+    /// The object the error is about, `Kind/name` or `Kind/namespace/name`.
     pub fn object(mut self, object: impl Into<String>) -> Self {
         self.object = Some(object.into());
         self
     }
 
+    /// The field path inside the object, e.g. `spec.template.spec.requirements[1].operator`.
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = Some(path.into());
         self

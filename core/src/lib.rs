@@ -82,6 +82,7 @@ pub mod cron;
 pub mod diagnostics;
 #[doc(hidden)]
 pub mod disruption;
+#[warn(missing_docs)]
 pub mod error;
 pub mod explain;
 #[doc(hidden)]
@@ -108,6 +109,7 @@ pub mod price;
 pub mod provision;
 #[doc(hidden)]
 pub mod quantity;
+#[warn(missing_docs)]
 pub mod reason;
 pub mod query;
 #[doc(hidden)]
