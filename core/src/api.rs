@@ -8,6 +8,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// A provisioning plan.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
@@ -20,6 +21,7 @@ pub struct Plan {
     pub warnings: Vec<Warning>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeClaimOut {
@@ -57,6 +59,7 @@ pub struct NodeClaimOut {
 
 /// A choice Karpenter makes at random among equally good values (a zone with the least
 /// count for a topology spread, the first zone for a pod affinity with no pod placed yet).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DomainTieOut {
@@ -71,6 +74,7 @@ pub struct DomainTieOut {
     pub message: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExistingNodeOut {
@@ -82,6 +86,7 @@ pub struct ExistingNodeOut {
     pub pods: Vec<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnschedulableOut {
@@ -91,6 +96,7 @@ pub struct UnschedulableOut {
     pub reasons: Vec<Reason>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reason {
@@ -100,6 +106,7 @@ pub struct Reason {
     pub message: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePoolOut {
@@ -110,6 +117,7 @@ pub struct NodePoolOut {
     pub limits: IndexMap<String, LimitOut>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LimitOut {
     pub limit: String,
@@ -117,6 +125,7 @@ pub struct LimitOut {
     pub remaining: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Warning {
@@ -128,6 +137,7 @@ pub struct Warning {
 
 /// A disruption decision: what Karpenter's disruption controller would do now, and why every
 /// other node stays.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
@@ -163,6 +173,7 @@ pub struct Decision {
 }
 
 /// What the disruption controller does now.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
@@ -199,6 +210,7 @@ impl PartialEq<&str> for Action {
 }
 
 /// The node a `replace` launches.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {
@@ -212,6 +224,7 @@ pub struct Replacement {
     pub pods: Vec<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeVerdict {
@@ -235,6 +248,7 @@ pub struct NodeVerdict {
 }
 
 /// One Balanced pool's score of one move (spec disruption.md §16).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalancedScore {
@@ -264,6 +278,7 @@ pub struct BalancedScore {
 }
 
 /// Candidates among which Karpenter's choice is arbitrary.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TieOut {
@@ -275,6 +290,7 @@ pub struct TieOut {
     pub message: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PoolBudgetOut {

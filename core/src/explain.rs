@@ -11,6 +11,7 @@ use crate::scheduling::{self, existing, it_labels_compatible, launch, offering_c
 use crate::taints::first_untolerated;
 use serde::Serialize;
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationReport {
@@ -49,6 +50,7 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
     Err(errors)
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Explanation {
@@ -61,6 +63,7 @@ pub struct Explanation {
 }
 
 /// Why a node is (or is not) disrupted at `now`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeExplanation {
@@ -72,6 +75,7 @@ pub struct NodeExplanation {
     pub ties: Vec<crate::api::TieOut>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodExplanation {
@@ -94,6 +98,7 @@ pub struct PodExplanation {
     pub unschedulable: Option<UnschedulableOut>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
     pub name: String,
@@ -101,6 +106,7 @@ pub struct Verdict {
     pub reason: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeExplanation {

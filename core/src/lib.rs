@@ -115,6 +115,8 @@ pub mod requirements;
 pub mod resources;
 #[doc(hidden)]
 pub mod scheduling;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod simulate;
 pub mod sweep;
 #[doc(hidden)]

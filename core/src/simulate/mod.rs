@@ -26,6 +26,7 @@ pub use render::{render_series_csv, render_series_prom};
 pub use settings::{SecondsRange, SimSettings};
 
 /// The trace of a `simulate` request.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceInput {
@@ -38,6 +39,7 @@ pub struct TraceInput {
 }
 
 /// The answer of `simulate` (`kind: Simulation`).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Simulation {
@@ -59,6 +61,7 @@ pub struct Simulation {
     pub origin: i64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
@@ -81,6 +84,7 @@ pub struct Summary {
     pub nodes_alive_at_end: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StaticNodes {
@@ -91,6 +95,7 @@ pub struct StaticNodes {
     pub price_per_hour_usd: f64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Percentiles {
     pub p50: i64,
@@ -98,6 +103,7 @@ pub struct Percentiles {
     pub max: i64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PodCounts {
     pub submitted: usize,
@@ -107,6 +113,7 @@ pub struct PodCounts {
     pub deleted: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Launches {
@@ -114,6 +121,7 @@ pub struct Launches {
     pub by_node_pool: IndexMap<String, usize>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Disruptions {
@@ -121,6 +129,7 @@ pub struct Disruptions {
     pub by_reason: IndexMap<String, usize>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeOut {
@@ -143,6 +152,7 @@ pub struct NodeOut {
     pub pods: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodOut {
@@ -160,6 +170,7 @@ pub struct PodOut {
     pub nodes: Vec<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineEntry {
@@ -176,6 +187,7 @@ pub struct TimelineEntry {
     pub detail: Option<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Series {
@@ -184,6 +196,7 @@ pub struct Series {
     pub metrics: Vec<Metric>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Metric {
     pub name: String,
