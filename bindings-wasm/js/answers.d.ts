@@ -9,7 +9,7 @@ export interface BalancedScore {
   disruptionFraction: number;
   k: number;
   /** `delete`, `replace`, or `delete (best case)` for the pre-check before simulating. */
-  move: string;
+  move: ScoredMove;
   nodePool: string;
   /** The pool's hourly cost the savings are divided by. */
   poolCostPerHour: number;
@@ -29,6 +29,9 @@ export interface BalancedScore {
   threshold: number;
 }
 
+/** A NodeClaim's capacity type (`karpenter.sh/capacity-type`). */
+export type CapacityType = 'spot' | 'on-demand' | 'reserved';
+
 export interface CatalogAnswer {
   count: number;
   instanceTypes: CatalogRow[];
@@ -36,18 +39,26 @@ export interface CatalogAnswer {
 }
 
 /** The answer of kind `CatalogQuery`: a success with the `CatalogAnswer` fields, or a failure. */
-export type CatalogQueryAnswer = (CatalogAnswer & { apiVersion: 'nodecast/v1'; kind: 'CatalogQuery'; status: 'success'; }) | Failure_CatalogQuery;
+export type CatalogQueryAnswer = (CatalogAnswer & { apiVersion: 'nodecast/v1'; kind: 'CatalogQuery'; status: 'success'; }) | CatalogQueryFailure;
+
+/** No answer: every problem found, located. */
+export interface CatalogQueryFailure {
+  apiVersion: 'nodecast/v1';
+  errors: InputError[];
+  kind: 'CatalogQuery';
+  status: 'failure';
+}
 
 export interface CatalogRow {
-  acceleratorCount?: string | null;
-  acceleratorName?: string | null;
+  acceleratorCount?: string;
+  acceleratorName?: string;
   allocatableCpu: string;
   allocatableMemory: string;
   arch: string;
-  gpuCount?: string | null;
+  gpuCount?: string;
   /** Per GPU, MiB. */
-  gpuMemoryMib?: string | null;
-  gpuName?: string | null;
+  gpuMemoryMib?: string;
+  gpuName?: string;
   memory: string;
   name: string;
   onDemandPricePerHour: number;
@@ -69,7 +80,7 @@ export interface Decision {
   decision: DecisionAction;
   disruptedNodes: string[];
   /** `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`. */
-  method?: string | null;
+  method?: DisruptionMethod;
   nodePools: PoolBudget[];
   nodes: NodeVerdict[];
   /** The clock the decision was made at (RFC 3339). */
@@ -78,8 +89,8 @@ export interface Decision {
   /** $/h of the managed nodes before and after the command. */
   pricePerHourBefore: number;
   /** `expired`, `empty` or `underutilized` (absent for `none`). */
-  reason?: string | null;
-  replacement?: Replacement | null;
+  reason?: DisruptionReason;
+  replacement?: Replacement;
   /**
    * The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
    * when none is Balanced, and for emptiness and expiration, which are never scored).
@@ -98,7 +109,21 @@ export interface Decision {
 export type DecisionAction = 'none' | 'delete' | 'replace';
 
 /** The answer of kind `Decision`: a success with the `Decision` fields, or a failure. */
-export type DecisionAnswer = (Decision & { apiVersion: 'nodecast/v1'; kind: 'Decision'; status: 'success'; }) | Failure_Decision;
+export type DecisionAnswer = (Decision & { apiVersion: 'nodecast/v1'; kind: 'Decision'; status: 'success'; }) | DecisionFailure;
+
+/** No answer: every problem found, located. */
+export interface DecisionFailure {
+  apiVersion: 'nodecast/v1';
+  errors: InputError[];
+  kind: 'Decision';
+  status: 'failure';
+}
+
+/** How Karpenter's disruption controller found the command. */
+export type DisruptionMethod = 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation';
+
+/** Why a disruption command is taken. */
+export type DisruptionReason = 'expired' | 'empty' | 'underutilized';
 
 export interface Disruptions {
   byReason: Record<string, number>;
@@ -123,83 +148,35 @@ export interface DomainTie {
   value: string;
 }
 
-export interface ExistingNode {
-  instanceType?: string | null;
-  name: string;
-  nodePool?: string | null;
-  pods: string[];
-}
-
-export interface Explanation {
-  instanceType?: TypeExplanation | null;
-  node?: NodeExplanation | null;
-  pod?: PodExplanation | null;
-}
-
-/** The answer of kind `Explanation`: a success with the `Explanation` fields, or a failure. */
-export type ExplanationAnswer = (Explanation & { apiVersion: 'nodecast/v1'; kind: 'Explanation'; status: 'success'; }) | Failure_Explanation;
-
 /** No answer: every problem found, located. */
-export interface Failure_CatalogQuery {
-  apiVersion: 'nodecast/v1';
-  errors: InputError[];
-  kind: 'CatalogQuery';
-  status: 'failure';
-}
-
-/** No answer: every problem found, located. */
-export interface Failure_Decision {
-  apiVersion: 'nodecast/v1';
-  errors: InputError[];
-  kind: 'Decision';
-  status: 'failure';
-}
-
-/** No answer: every problem found, located. */
-export interface Failure_Error {
+export interface ErrorFailure {
   apiVersion: 'nodecast/v1';
   errors: InputError[];
   kind: 'Error';
   status: 'failure';
 }
 
+export interface ExistingNode {
+  instanceType?: string;
+  name: string;
+  nodePool?: string;
+  pods: string[];
+}
+
+export interface Explanation {
+  instanceType?: TypeExplanation;
+  node?: NodeExplanation;
+  pod?: PodExplanation;
+}
+
+/** The answer of kind `Explanation`: a success with the `Explanation` fields, or a failure. */
+export type ExplanationAnswer = (Explanation & { apiVersion: 'nodecast/v1'; kind: 'Explanation'; status: 'success'; }) | ExplanationFailure;
+
 /** No answer: every problem found, located. */
-export interface Failure_Explanation {
+export interface ExplanationFailure {
   apiVersion: 'nodecast/v1';
   errors: InputError[];
   kind: 'Explanation';
-  status: 'failure';
-}
-
-/** No answer: every problem found, located. */
-export interface Failure_Optimization {
-  apiVersion: 'nodecast/v1';
-  errors: InputError[];
-  kind: 'Optimization';
-  status: 'failure';
-}
-
-/** No answer: every problem found, located. */
-export interface Failure_Plan {
-  apiVersion: 'nodecast/v1';
-  errors: InputError[];
-  kind: 'Plan';
-  status: 'failure';
-}
-
-/** No answer: every problem found, located. */
-export interface Failure_Simulation {
-  apiVersion: 'nodecast/v1';
-  errors: InputError[];
-  kind: 'Simulation';
-  status: 'failure';
-}
-
-/** No answer: every problem found, located. */
-export interface Failure_Validation {
-  apiVersion: 'nodecast/v1';
-  errors: InputError[];
-  kind: 'Validation';
   status: 'failure';
 }
 
@@ -208,22 +185,28 @@ export interface InputError {
   /** Stable machine-readable code, e.g. `invalid-operator`, `invalid-quantity`, `yaml-syntax`. */
   code: string;
   /** 1-based column of a syntax error. */
-  column?: number | null;
+  column?: number;
   /** 0-based index of the document in the input. */
-  document?: number | null;
+  document?: number;
   /** What would be accepted, when that is short enough to say. */
-  help?: string | null;
+  help?: string;
   /** 1-based line of a syntax error. */
-  line?: number | null;
+  line?: number;
   /** What is wrong, in one sentence. */
   message: string;
   /** `Kind/name` (or `Kind/namespace/name`) of the object the error is about. */
-  object?: string | null;
+  object?: string;
   /** Field path inside the object, e.g. `spec.template.spec.requirements[1].operator`. */
-  path?: string | null;
+  path?: string;
   /** Name of the input (file name, `<stdin>`, ...) when the front end supplied one. */
-  source?: string | null;
+  source?: string;
 }
+
+/** A NodeClaim that launches: its launch fields are not null. */
+export type LaunchedNodeClaim = NodeClaimFields & NodeClaimLaunch;
+
+/** A Replacement that launches: its launch fields are not null. */
+export type LaunchedReplacement = ReplacementFields & ReplacementLaunch;
 
 export interface Launches {
   byNodePool: Record<string, number>;
@@ -242,11 +225,11 @@ export interface Metric {
   values: number[];
 }
 
-export interface NodeClaim {
+export type NodeClaim = NodeClaimFields & (NodeClaimLaunch | NodeClaimNoLaunch);
+
+export interface NodeClaimFields {
   allocatable: Record<string, string>;
-  capacityType: string | null;
   daemonSets: string[];
-  instanceType: string | null;
   /**
    * Cheapest first, as Karpenter writes them on the NodeClaim (at most 600). Shared by
    * the NodeClaims with the same list (`Arc`: serialised as the list itself).
@@ -261,7 +244,6 @@ export interface NodeClaim {
   name: string;
   nodePool: string;
   pods: string[];
-  pricePerHour: number | null;
   /**
    * Pods + daemons on the launched type. This and the next two are shared by the
    * NodeClaims with the same values (`Arc`: serialised as the map itself); with many
@@ -281,7 +263,22 @@ export interface NodeClaim {
   ties?: DomainTie[];
   /** requests / allocatable per resource, 0..1. */
   utilization: Record<string, number>;
-  zone: string | null;
+}
+
+/** What is launched: every launch field set. */
+export interface NodeClaimLaunch {
+  capacityType: CapacityType;
+  instanceType: string;
+  pricePerHour: number;
+  zone: string;
+}
+
+/** No offering can launch (none available or compatible): every launch field null. */
+export interface NodeClaimNoLaunch {
+  capacityType: null;
+  instanceType: null;
+  pricePerHour: null;
+  zone: null;
 }
 
 /** Why a node is (or is not) disrupted at `now`. */
@@ -303,20 +300,20 @@ export interface NodePoolUsage {
 }
 
 export interface NodeVerdict {
-  capacityType?: string | null;
+  capacityType?: CapacityType;
   disrupted: boolean;
-  instanceType?: string | null;
+  instanceType?: string;
   name: string;
-  nodePool?: string | null;
+  nodePool?: string;
   pods: number;
-  pricePerHour?: number | null;
+  pricePerHour?: number;
   /** Why the node stays (FORMAT §7.2 codes), first the one that decided. */
   reasons: Reason[];
   /**
    * The Balanced score of the move tried for this node (single-node consolidation, or the
    * best case when that already fails), or of the command that disrupts it.
    */
-  score?: BalancedScore | null;
+  score?: BalancedScore;
 }
 
 export interface Optimization {
@@ -350,7 +347,15 @@ export interface Optimization {
 }
 
 /** The answer of kind `Optimization`: a success with the `Optimization` fields, or a failure. */
-export type OptimizationAnswer = (Optimization & { apiVersion: 'nodecast/v1'; kind: 'Optimization'; status: 'success'; }) | Failure_Optimization;
+export type OptimizationAnswer = (Optimization & { apiVersion: 'nodecast/v1'; kind: 'Optimization'; status: 'success'; }) | OptimizationFailure;
+
+/** No answer: every problem found, located. */
+export interface OptimizationFailure {
+  apiVersion: 'nodecast/v1';
+  errors: InputError[];
+  kind: 'Optimization';
+  status: 'failure';
+}
 
 export interface OptimizedClaim {
   capacityType: string;
@@ -382,7 +387,15 @@ export interface Plan {
 }
 
 /** The answer of kind `Plan`: a success with the `Plan` fields, or a failure. */
-export type PlanAnswer = (Plan & { apiVersion: 'nodecast/v1'; kind: 'Plan'; status: 'success'; }) | Failure_Plan;
+export type PlanAnswer = (Plan & { apiVersion: 'nodecast/v1'; kind: 'Plan'; status: 'success'; }) | PlanFailure;
+
+/** No answer: every problem found, located. */
+export interface PlanFailure {
+  apiVersion: 'nodecast/v1';
+  errors: InputError[];
+  kind: 'Plan';
+  status: 'failure';
+}
 
 export interface PodCounts {
   deleted: number;
@@ -398,17 +411,17 @@ export interface PodExplanation {
    * before this pass).
    */
   existingNodes: Verdict[];
-  node?: string | null;
-  nodeClaim?: NodeClaim | null;
+  node?: string;
+  nodeClaim?: NodeClaim;
   /** Each NodePool in the order Karpenter tries them. */
   nodePools: Verdict[];
   /** `existing-node`, `new-node-claim` or `unschedulable`. */
-  outcome: string;
+  outcome: PodOutcome;
   pod: string;
   /** Preference relaxation steps that were needed. */
   relaxations: string[];
   summary: string;
-  unschedulable?: Unschedulable | null;
+  unschedulable?: Unschedulable;
 }
 
 export interface PodMove {
@@ -417,6 +430,12 @@ export interface PodMove {
   optimum: string;
   pod: string;
 }
+
+/** Where an explained pod goes. */
+export type PodOutcome = 'existing-node' | 'new-node-claim' | 'unschedulable';
+
+/** A simulated pod's state at the end of the trace. */
+export type PodState = 'finished' | 'running' | 'pending' | 'deleted';
 
 export interface PoolBudget {
   /**
@@ -431,93 +450,44 @@ export interface PoolBudget {
 export interface Reason {
   code: string;
   message: string;
-  nodePool?: string | null;
+  nodePool?: string;
 }
 
 /** The node a `replace` launches. */
-export interface Replacement {
-  capacityType: string | null;
-  instanceType: string | null;
+export type Replacement = ReplacementFields & (ReplacementLaunch | ReplacementNoLaunch);
+
+/** The node a `replace` launches. */
+export interface ReplacementFields {
   /** Options that survive the price filter, cheapest first. */
   instanceTypeOptions: string[];
   nodePool: string;
   pods: string[];
-  pricePerHour: number | null;
-  zone: string | null;
 }
 
-/** An inclusive range of whole seconds, sampled uniformly per NodeClaim. */
-export interface SecondsRange {
-  max: number;
-  min: number;
+/** What is launched: every launch field set. */
+export interface ReplacementLaunch {
+  capacityType: CapacityType;
+  instanceType: string;
+  pricePerHour: number;
+  zone: string;
 }
 
-export interface Series {
-  intervalSeconds: number;
-  metrics: Metric[];
-  timesSeconds: number[];
+/** No offering can launch (none available or compatible): every launch field null. */
+export interface ReplacementNoLaunch {
+  capacityType: null;
+  instanceType: null;
+  pricePerHour: null;
+  zone: null;
 }
 
-export interface SimulatedNode {
-  capacityType: string | null;
-  costUsd: number;
-  emptyCostUsd: number;
-  gpus: number;
-  initializedSeconds: number | null;
-  instanceType: string | null;
-  launchedSeconds: number;
-  lifetimeSeconds: number;
-  name: string;
-  nodePool: string | null;
-  pods: number;
-  pricePerHourUsd: number;
-  registeredSeconds: number | null;
-  terminatedSeconds: number | null;
-  terminationReason?: string | null;
-  zone: string | null;
-}
-
-export interface SimulatedPod {
-  finishedSeconds: number | null;
-  name: string;
-  nodes: string[];
-  pendingSeconds: number;
-  restarts: number;
-  runTimeSeconds: number | null;
-  runningSeconds: number;
-  startedSeconds: number | null;
-  state: string;
-  submittedSeconds: number;
-  workLostSeconds: number;
-  workload: string;
-}
-
-/** The answer of `simulate` (`kind: Simulation`). */
-export interface Simulation {
-  nodes: SimulatedNode[];
-  pods: SimulatedPod[];
-  seed: number;
-  series: Series;
-  settings: SimulationSettings;
-  skipped: Skipped[];
-  /** RFC 3339 start, when the trace gave one. */
-  start?: string | null;
-  summary: SimulationSummary;
-  timeline: TimelineEntry[];
-  warnings: Warning[];
-}
-
-/** The answer of kind `Simulation`: a success with the `Simulation` fields, or a failure. */
-export type SimulationAnswer = (Simulation & { apiVersion: 'nodecast/v1'; kind: 'Simulation'; status: 'success'; }) | Failure_Simulation;
-
-export interface SimulationSettings {
+export interface ResolvedSimulationSettings {
   batchIdleSeconds: number;
   batchMaxSeconds: number;
   /** Registered → initialized on accelerator nodes: the device plugin registering the devices. */
   devicePluginSeconds: SecondsRange;
   disruptionPollSeconds: number;
   /** Overrides the trace's `end` (seconds from the start). */
-  endSeconds?: number | null;
+  endSeconds?: number;
   /**
    * Launch → Node registered, for instance types with GPUs or other accelerators (3–5 min:
    * launch, cluster join, driver start).
@@ -538,7 +508,82 @@ export interface SimulationSettings {
   /** Launch → Node registered, other instance types (1–2 min). */
   startupSeconds: SecondsRange;
   /** Used when the NodePool template has no `terminationGracePeriod`; None = wait for pods. */
-  terminationGracePeriodSeconds?: number | null;
+  terminationGracePeriodSeconds?: number;
+}
+
+/** The move a Balanced score is about. */
+export type ScoredMove = 'delete' | 'replace' | 'delete (best case)';
+
+/** An inclusive range of whole seconds, sampled uniformly per NodeClaim. */
+export interface SecondsRange {
+  max: number;
+  min: number;
+}
+
+export interface Series {
+  intervalSeconds: number;
+  metrics: Metric[];
+  timesSeconds: number[];
+}
+
+export interface SimulatedNode {
+  capacityType: CapacityType | null;
+  costUsd: number;
+  emptyCostUsd: number;
+  gpus: number;
+  initializedSeconds: number | null;
+  instanceType: string | null;
+  launchedSeconds: number;
+  lifetimeSeconds: number;
+  name: string;
+  nodePool: string | null;
+  pods: number;
+  pricePerHourUsd: number;
+  registeredSeconds: number | null;
+  terminatedSeconds: number | null;
+  terminationReason?: TerminationReason;
+  zone: string | null;
+}
+
+export interface SimulatedPod {
+  finishedSeconds: number | null;
+  name: string;
+  nodes: string[];
+  pendingSeconds: number;
+  restarts: number;
+  runTimeSeconds: number | null;
+  runningSeconds: number;
+  startedSeconds: number | null;
+  state: PodState;
+  submittedSeconds: number;
+  workLostSeconds: number;
+  workload: string;
+}
+
+/** The answer of `simulate` (`kind: Simulation`). */
+export interface Simulation {
+  nodes: SimulatedNode[];
+  pods: SimulatedPod[];
+  seed: number;
+  series: Series;
+  settings: ResolvedSimulationSettings;
+  skipped: Skipped[];
+  /** RFC 3339 start, when the trace gave one. */
+  start?: string;
+  summary: SimulationSummary;
+  timeline: TimelineEntry[];
+  warnings: Warning[];
+}
+
+/** The answer of kind `Simulation`: a success with the `Simulation` fields, or a failure. */
+export type SimulationAnswer = (Simulation & { apiVersion: 'nodecast/v1'; kind: 'Simulation'; status: 'success'; }) | SimulationFailure;
+
+/** No answer: every problem found, located. */
+export interface SimulationFailure {
+  apiVersion: 'nodecast/v1';
+  errors: InputError[];
+  kind: 'Simulation';
+  status: 'failure';
 }
 
 export interface SimulationSummary {
@@ -567,11 +612,11 @@ export interface Skipped {
   kind: string;
   name: string;
   reason: string;
-  source?: string | null;
+  source?: string;
 }
 
 export interface StaticNodes {
-  capacityType: string;
+  capacityType: CapacityType;
   count: number;
   instanceType: string;
   nodePool: string;
@@ -591,6 +636,9 @@ export interface Stats {
   timedOut: boolean;
 }
 
+/** Why a simulated node ended. */
+export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted';
+
 /** Candidates among which Karpenter's choice is arbitrary. */
 export interface Tie {
   /** How many of `nodes` the command takes. */
@@ -602,21 +650,27 @@ export interface Tie {
 }
 
 export interface TimelineEntry {
-  detail?: string | null;
-  event: string;
-  node?: string | null;
+  detail?: string;
+  event: TimelineEvent;
+  node?: string;
   object: string;
-  reason?: string | null;
-  time?: string | null;
+  reason?: string;
+  time?: string;
   timeSeconds: number;
 }
+
+/** What happened at a timeline entry. */
+export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated';
 
 export interface TypeExplanation {
   instanceType: string;
   reasons: string[];
   /** `launched`, `option` (allowed but not the cheapest) or `rejected`. */
-  verdict: string;
+  verdict: TypeVerdict;
 }
+
+/** What an explained instance type is to the plan. */
+export type TypeVerdict = 'launched' | 'option' | 'rejected';
 
 export interface Unschedulable {
   /** The most telling reason code over all NodePools (FORMAT §7.1). */
@@ -626,7 +680,15 @@ export interface Unschedulable {
 }
 
 /** The answer of kind `Validation`: a success with the `ValidationReport` fields, or a failure. */
-export type ValidationAnswer = (ValidationReport & { apiVersion: 'nodecast/v1'; kind: 'Validation'; status: 'success'; }) | Failure_Validation;
+export type ValidationAnswer = (ValidationReport & { apiVersion: 'nodecast/v1'; kind: 'Validation'; status: 'success'; }) | ValidationFailure;
+
+/** No answer: every problem found, located. */
+export interface ValidationFailure {
+  apiVersion: 'nodecast/v1';
+  errors: InputError[];
+  kind: 'Validation';
+  status: 'failure';
+}
 
 export interface ValidationReport {
   nodePools: string[];
@@ -644,5 +706,5 @@ export interface Verdict {
 export interface Warning {
   code: string;
   message: string;
-  object?: string | null;
+  object?: string;
 }

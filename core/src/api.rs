@@ -29,6 +29,7 @@ pub struct NodeClaimOut {
     pub name: String,
     pub node_pool: String,
     pub instance_type: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
@@ -147,9 +148,11 @@ pub struct Decision {
     pub decision: Action,
     /// `expired`, `empty` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::DisruptionReason>"))]
     pub reason: Option<String>,
     /// `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::DisruptionMethod>"))]
     pub method: Option<String>,
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
     /// `replace 1 node (a) with 1 spot node from [g4dn.xlarge, ...]`.
@@ -216,6 +219,7 @@ impl PartialEq<&str> for Action {
 pub struct Replacement {
     pub node_pool: String,
     pub instance_type: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
@@ -234,6 +238,7 @@ pub struct NodeVerdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_per_hour: Option<f64>,
@@ -255,6 +260,7 @@ pub struct BalancedScore {
     pub node_pool: String,
     /// `delete`, `replace`, or `delete (best case)` for the pre-check before simulating.
     #[serde(rename = "move")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::ScoredMove"))]
     pub scored_move: String,
     /// savingsFraction ÷ disruptionFraction (0 when nothing is saved).
     pub score: f64,

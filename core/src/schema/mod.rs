@@ -42,7 +42,7 @@ const RENAMES: [(&str, &str); 13] = [
     ("Summary", "SimulationSummary"),
     ("NodeOut", "SimulatedNode"),
     ("PodOut", "SimulatedPod"),
-    ("SimSettings", "SimulationSettings"),
+    ("SimSettings", "ResolvedSimulationSettings"),
     ("Action", "DecisionAction"),
 ];
 
@@ -70,6 +70,9 @@ pub fn answers_schema() -> Value {
     let mut defs = Value::Object(defs);
     rename_refs(&mut defs);
     let Value::Object(mut defs) = defs else { unreachable!("built as an object") };
+    defs.values_mut().for_each(absent_is_not_null);
+    split_launch(&mut defs, "NodeClaim");
+    split_launch(&mut defs, "Replacement");
 
     let envelope = |kind: &str, status: &str| {
         json!({
@@ -121,6 +124,114 @@ pub fn answers_schema() -> Value {
         "oneOf": answers,
         "$defs": defs,
     })
+}
+
+/// The launch fields of a NodeClaim (and of a replacement) are set together or not at all:
+/// `provision::claim_out` and the consolidation's replacement fill all four from one
+/// `scheduling::launch::Launch`, or leave all four null when no offering can launch. The
+/// derived schema sees four independent `Option`s; this states the invariant, so a launched
+/// claim's `instanceType`, `zone` and `pricePerHour` are not nullable once one of them is
+/// known not to be (`{name}Fields & ({name}Launch | {name}NoLaunch)` in TypeScript).
+/// `core/tests/schema.rs` checks the goldens' claims against it.
+pub const LAUNCH_FIELDS: [&str; 4] = ["instanceType", "capacityType", "zone", "pricePerHour"];
+
+fn split_launch(defs: &mut Map<String, Value>, name: &str) {
+    let mut fields = defs.remove(name).unwrap_or_else(|| panic!("{name} is an answer type"));
+    let props = fields["properties"].as_object_mut().expect("an object type");
+    let mut launch = Map::new();
+    let mut none = Map::new();
+    for key in LAUNCH_FIELDS {
+        let mut schema = props.remove(key).unwrap_or_else(|| panic!("{name} has {key}"));
+        none.insert(key.into(), json!({"type": "null"}));
+        // `["string", "null"]` → `"string"`; `anyOf: [X, null]` → X.
+        if let Some(Value::Array(types)) = schema.get("type") {
+            let one: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+            schema["type"] = one[0].clone();
+        } else if let Some(Value::Array(alts)) = schema.get("anyOf") {
+            schema = alts.iter().find(|a| a.get("type") != Some(&Value::from("null"))).expect("a non-null alternative").clone();
+        }
+        launch.insert(key.into(), schema);
+    }
+    if let Some(Value::Array(required)) = fields.get_mut("required") {
+        required.retain(|r| !LAUNCH_FIELDS.contains(&r.as_str().unwrap_or_default()));
+    }
+    let object = |props: Map<String, Value>, description: String| {
+        json!({"description": description, "type": "object", "properties": props, "required": LAUNCH_FIELDS})
+    };
+    defs.insert(format!("{name}Launch"), object(launch, "What is launched: every launch field set.".into()));
+    defs.insert(
+        format!("{name}NoLaunch"),
+        object(none, "No offering can launch (none available or compatible): every launch field null.".into()),
+    );
+    let description = fields.get("description").cloned().unwrap_or(Value::Null);
+    defs.insert(format!("{name}Fields"), fields);
+    defs.insert(
+        format!("Launched{name}"),
+        json!({
+            "description": format!("A {name} that launches: its launch fields are not null."),
+            "allOf": [{"$ref": format!("#/$defs/{name}Fields")}, {"$ref": format!("#/$defs/{name}Launch")}],
+        }),
+    );
+    let mut whole = json!({
+        "allOf": [
+            {"$ref": format!("#/$defs/{name}Fields")},
+            {"oneOf": [{"$ref": format!("#/$defs/{name}Launch")}, {"$ref": format!("#/$defs/{name}NoLaunch")}]},
+        ],
+    });
+    if !description.is_null() {
+        whole["description"] = description;
+    }
+    defs.insert(name.into(), whole);
+}
+
+/// A field the answer leaves out when it has no value (`skip_serializing_if`, so not in
+/// `required`) is never `null`: schemars' serialize contract still allows null for an
+/// `Option`, which would make TypeScript say `field?: T | null` where `field?: T` is the truth.
+fn absent_is_not_null(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            let required: Vec<String> = m
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(|s| s.as_str().map(String::from)).collect())
+                .unwrap_or_default();
+            if let Some(Value::Object(props)) = m.get_mut("properties") {
+                for (key, schema) in props.iter_mut().filter(|(k, _)| !required.contains(k)) {
+                    drop_null(schema).unwrap_or_else(|| panic!("optional field {key} has a non-null type"));
+                }
+            }
+            m.values_mut().for_each(absent_is_not_null);
+        }
+        Value::Array(a) => a.iter_mut().for_each(absent_is_not_null),
+        _ => {}
+    }
+}
+
+/// `["T", "null"]` → `"T"`, `anyOf: [X, {type: null}]` → X; `None` when nothing non-null is left.
+fn drop_null(schema: &mut Value) -> Option<()> {
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let one = types[0].clone();
+            schema["type"] = one;
+        }
+        return (!schema["type"].as_array().is_some_and(Vec::is_empty)).then_some(());
+    }
+    if let Some(Value::Array(alts)) = schema.get("anyOf") {
+        let rest: Vec<Value> = alts.iter().filter(|a| a.get("type") != Some(&Value::from("null"))).cloned().collect();
+        let description = schema.get("description").cloned();
+        match rest.len() {
+            0 => return None,
+            1 => {
+                *schema = rest[0].clone();
+                if let (Some(d), Value::Object(m)) = (description, &mut *schema) {
+                    m.entry("description").or_insert(d);
+                }
+            }
+            _ => schema["anyOf"] = Value::Array(rest),
+        }
+    }
+    Some(())
 }
 
 /// `#/$defs/NodeClaimOut` → `#/$defs/NodeClaim`, everywhere.
