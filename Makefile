@@ -47,7 +47,7 @@ demo: build
 # npm package under Node (node --test, tsc), and the playground in headless Chromium. Last, the
 # differential harness runs the real Karpenter beside nodecast on 200 + 100 random scenarios, the
 # public cases, the examples and tests/scenarios (oracle/; Go from GOTOOLCHAIN, see below).
-test: build test-rust conformance catalog-check lint test-python wasm-test web-test oracle-test
+test: build test-rust schema-check conformance catalog-check lint test-python wasm-test web-test oracle-test
 
 test-rust:
 	$(CARGO) test --release --workspace --exclude nodecast-benches
@@ -62,6 +62,15 @@ conformance: build
 	@$(CONFORMANCE) examples/expectations-ml.yaml
 	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code: in-flight order, topology domains, pending pods, Balanced, spot-to-spot, ties)"
 	@$(CONFORMANCE) tests/scenarios
+
+# The answers' JSON Schema and TypeScript declarations, generated from the Rust answer types
+# (core/src/schema); schema-check fails when the checked-in copies are stale or a real answer
+# does not validate.
+schema:
+	$(CARGO) run --release -p nodecast --features schema --example gen_schema
+
+schema-check:
+	$(CARGO) test --release -p nodecast --features schema --test schema
 
 catalog:
 	python3 tools/gen_catalog.py $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs
