@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: all deps build demo test test-rust conformance catalog catalog-check bench fuzz lint clean \
+.PHONY: all deps build demo test test-rust schema schema-check conformance catalog catalog-check bench fuzz lint clean \
 	test-python wasm wasm-test web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build

@@ -24,6 +24,10 @@ fn checked_in_schema_is_fresh() {
         checked_in("schema/answers.schema.json") == nodecast::schema::answers_schema_text(),
         "schema/answers.schema.json differs from the Rust answer types: run `make schema` and commit it"
     );
+    assert!(
+        checked_in("bindings-py/python/nodecast/answers.schema.json") == nodecast::schema::answers_schema_text(),
+        "the Python package's answers.schema.json differs: run `make schema` and commit it"
+    );
 }
 
 #[test]
