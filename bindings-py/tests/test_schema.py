@@ -57,6 +57,7 @@ CLASSES: Dict[str, type] = {
     "OptimizedClaim": _optimize.OptimizedClaim,
     "PodMove": _optimize.PodMove,
     "Stats": _optimize.OptimizationStats,
+    "Accelerator": _results.Accelerator,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.
@@ -79,7 +80,10 @@ def snake(name: str) -> str:
 
 
 def fields_of(cls: type) -> Set[str]:
-    return {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    """Dataclass fields; `_x` counts as `x` when the class reads it through a method `x()`
+    (Plan.summary(), Decision.summary(): methods since before the field existed)."""
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    return names | {n[1:] for n in names if n.startswith("_") and callable(getattr(cls, n[1:], None))}
 
 
 def objects() -> List[str]:

@@ -1,6 +1,27 @@
 // Generated from the Rust answer types by `make schema` (core/src/schema): do not edit.
 // The same definitions as schema/answers.schema.json (`apiVersion: nodecast/v1`).
 
+/**
+ * One kind of accelerator on a NodeClaim: the resource and how many the node has, with what
+ * the instance type's labels say about the device (AWS catalog facts; absent in a custom
+ * catalog that does not label them).
+ */
+export interface Accelerator {
+  /** Devices on the node (its allocatable of `resource`). */
+  count: number;
+  /** e.g. `nvidia`, `aws` (`instance-gpu-manufacturer` or `instance-accelerator-manufacturer`). */
+  manufacturer?: string;
+  /** Memory of one device in MiB (`instance-gpu-memory`; GPUs only). */
+  memoryMib?: number;
+  /**
+   * The device, e.g. `a10g`, `l4`, `inferentia2` (`instance-gpu-name` or
+   * `instance-accelerator-name`).
+   */
+  name?: string;
+  /** The extended resource, e.g. `nvidia.com/gpu`, `aws.amazon.com/neuron`. */
+  resource: string;
+}
+
 /** One Balanced pool's score of one move (spec disruption.md §16). */
 export interface BalancedScore {
   approved: boolean;
@@ -91,12 +112,16 @@ export interface Decision {
   /** `expired`, `empty` or `underutilized` (absent for `none`). */
   reason?: DisruptionReason;
   replacement?: Replacement;
+  /** (before − after) × 730 h, to the cent ([`crate::figures::per_month`]). */
+  savingsPerMonth: number;
   /**
    * The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
    * when none is Balanced, and for emptiness and expiration, which are never scored).
    */
   scores: BalancedScore[];
   skipped: Skipped[];
+  /** The decision in one line, as the CLI prints it first ([`crate::figures::decision_summary`]). */
+  summary: string;
   /**
    * Where Karpenter's own pick is not determined: candidates that tie on its sort key
    * (price ÷ disruption cost) are ordered arbitrarily, so it may pick others than nodecast.
@@ -228,6 +253,11 @@ export interface Metric {
 export type NodeClaim = NodeClaimFields & (NodeClaimLaunch | NodeClaimNoLaunch);
 
 export interface NodeClaimFields {
+  /**
+   * GPUs and other accelerators of the launched type ([`crate::figures::accelerators`]);
+   * empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
+   */
+  accelerators: Accelerator[];
   allocatable: Record<string, string>;
   daemonSets: string[];
   /**
@@ -381,7 +411,11 @@ export interface Plan {
   nodeClaims: NodeClaim[];
   nodePools: NodePoolUsage[];
   skipped: Skipped[];
+  /** The plan in one line, as the CLI prints it first ([`crate::figures::plan_summary`]). */
+  summary: string;
   totalPricePerHour: number;
+  /** `totalPricePerHour` × 730 h, to the cent ([`crate::figures::per_month`]). */
+  totalPricePerMonth: number;
   unschedulable: Unschedulable[];
   warnings: Warning[];
 }

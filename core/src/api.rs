@@ -17,6 +17,10 @@ pub struct Plan {
     pub unschedulable: Vec<UnschedulableOut>,
     pub node_pools: Vec<NodePoolOut>,
     pub total_price_per_hour: f64,
+    /// `totalPricePerHour` × 730 h, to the cent ([`crate::figures::per_month`]).
+    pub total_price_per_month: f64,
+    /// The plan in one line, as the CLI prints it first ([`crate::figures::plan_summary`]).
+    pub summary: String,
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<Warning>,
 }
@@ -51,6 +55,9 @@ pub struct NodeClaimOut {
     /// Requirements written on the NodeClaim (without the instance-type list). Shared by the
     /// NodeClaims with the same requirements.
     pub requirements: Arc<Vec<String>>,
+    /// GPUs and other accelerators of the launched type ([`crate::figures::accelerators`]);
+    /// empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
+    pub accelerators: Arc<Vec<crate::figures::Accelerator>>,
     /// Where Karpenter itself is not deterministic: values of this NodeClaim that real
     /// Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
     /// value is one of them. Absent when there is none.
@@ -163,6 +170,10 @@ pub struct Decision {
     /// $/h of the managed nodes before and after the command.
     pub price_per_hour_before: f64,
     pub price_per_hour_after: f64,
+    /// (before − after) × 730 h, to the cent ([`crate::figures::per_month`]).
+    pub savings_per_month: f64,
+    /// The decision in one line, as the CLI prints it first ([`crate::figures::decision_summary`]).
+    pub summary: String,
     /// The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
     /// when none is Balanced, and for emptiness and expiration, which are never scored).
     pub scores: Vec<BalancedScore>,

@@ -84,6 +84,8 @@ pub mod diagnostics;
 pub mod disruption;
 pub mod error;
 pub mod explain;
+/// Figures a user reads (monthly cost, accelerators, summary lines), computed once.
+pub mod figures;
 #[doc(hidden)]
 pub mod fxhash;
 #[doc(hidden)]

@@ -17,7 +17,7 @@ pub struct Node {
 }
 
 /// Hours in the month the answers price (as `plan` and `consolidate` do).
-pub const HOURS_PER_MONTH: f64 = 730.0;
+pub use crate::figures::HOURS_PER_MONTH;
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
