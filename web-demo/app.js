@@ -66,14 +66,14 @@ function fmtResource(key, q) {
 const fmtLimit = (key, q) => (/memory|storage/.test(key) ? fmtBytes(parseQuantity(q)) : q);
 // Prices exactly as the core gives them (5.672, 0.29328), never rounded to cents per hour.
 const fmtPrice = (p) => (p === undefined || p === null ? '–' : `$${Number(p.toFixed(6))}`);
-const fmtMonth = (p) => (p === undefined || p === null ? '–' : `$${(p * HOURS_PER_MONTH).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`);
+const fmtDollars2 = (m) => `$${m.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+// A claim's own month (the answers carry the plan's and the decision's: totalPricePerMonth, savingsPerMonth).
+const fmtMonth = (p) => (p === undefined || p === null ? '–' : fmtDollars2(p * HOURS_PER_MONTH));
 const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 const pct = (x) => `${Math.round(x * 100)}%`;
 
 // Long resource names shortened for the row label (the full name is its title).
 const shortKey = (key) => (key.length > 16 ? key.split('/').pop() : key);
-// Extended resources drawn as slots (GPUs and other accelerators).
-const isAccelerator = (key) => /gpu|neuron|gaudi|habana|accelerator|tpu/i.test(key) && !key.startsWith('vpc.amazonaws.com/');
 
 // ---------------------------------------------------------------------------------------------
 // The worker.
@@ -406,7 +406,7 @@ function renderPlan(a) {
       h('strong', { text: plural(a.nodeClaims.length, 'new NodeClaim') }),
       ` for ${plural(placed, 'pod')} · `,
       h('strong', { class: 'total-hour', text: `${fmtPrice(a.totalPricePerHour)}/h` }),
-      ` · ${fmtMonth(a.totalPricePerHour)}/month (${HOURS_PER_MONTH} h) · ${plural(onExisting, 'pod')} on existing nodes · `,
+      ` · ${fmtDollars2(a.totalPricePerMonth)}/month (${HOURS_PER_MONTH} h) · ${plural(onExisting, 'pod')} on existing nodes · `,
       h('span', { class: a.unschedulable.length ? 'bad' : '' }, `${plural(a.unschedulable.length, 'pod')} unschedulable`),
     ),
   );
@@ -438,7 +438,8 @@ function renderClaim(c) {
   const colors = new Map();
   const workloads = [...new Set(c.pods.map(workloadOf))];
   workloads.forEach((w) => colorIndex(w, colors));
-  const accel = Object.keys(c.allocatable).filter((k) => isAccelerator(k) && parseQuantity(c.allocatable[k]) > 0);
+  // GPUs and other accelerators drawn as slots: the core names them (nodecast::figures).
+  const accel = (c.accelerators ?? []).map((a) => a.resource);
   const packing = h('div', { class: 'packing' });
   for (const key of accel) packing.append(renderSlots(key, c, colors, workloads));
   for (const key of ['cpu', 'memory']) {
@@ -815,7 +816,7 @@ function renderDecision(a) {
       ' before and ',
       h('strong', { text: `${fmtPrice(a.pricePerHourAfter)}/h` }),
       ' after',
-      saved > 0 ? ` (${fmtMonth(saved)}/month saved)` : '',
+      saved > 0 ? ` (${fmtDollars2(a.savingsPerMonth)}/month saved)` : '',
     ),
   );
   if (a.replacement) {

@@ -109,7 +109,7 @@ fi
 # ---- 3. Bind, optimise, assemble pkg/ (skipped when nothing changed) -----------------------------
 fingerprint() {
   {
-    sha256sum "$WASM_IN" "$HERE/scripts/build.sh" "$HERE"/js/* "$HERE/README.md" 2>/dev/null | cut -d' ' -f1
+    sha256sum "$WASM_IN" "$HERE/scripts/build.sh" "$HERE"/js/* "$ROOT/schema/answers.schema.json" "$HERE/README.md" 2>/dev/null | cut -d' ' -f1
     wasm-bindgen --version
     command -v wasm-opt >/dev/null 2>&1 && wasm-opt --version
   } | sha256sum | cut -d' ' -f1
@@ -162,7 +162,9 @@ else
     smoke || die "the module does not work in Node (see above)"
   fi
   rm -f "$TMP/opt.wasm"
-  cp "$HERE"/js/{index.js,node.js,api.js,nodecast.d.ts,package.json} "$TMP/"
+  cp "$HERE"/js/{index.js,node.js,api.js,nodecast.d.ts,answers.d.ts,package.json} "$TMP/"
+  # The answers' JSON Schema (generated with answers.d.ts by `make schema`), shipped.
+  cp "$ROOT/schema/answers.schema.json" "$TMP/"
   cp "$HERE/README.md" "$TMP/README.md"
   echo "$STAMP" >"$TMP/.stamp"
   rm -rf "$PKG"
@@ -181,7 +183,7 @@ if [ -d "$ROOT/web-demo" ]; then
     log "copying the browser build to web-demo/pkg/"
     rm -rf "$DEMO"
     mkdir -p "$DEMO"
-    cp -r "$PKG"/{index.js,api.js,nodecast.d.ts,package.json,web,.stamp} "$DEMO/"
+    cp -r "$PKG"/{index.js,api.js,nodecast.d.ts,answers.d.ts,package.json,web,.stamp} "$DEMO/"
   fi
 fi
 

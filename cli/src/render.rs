@@ -9,8 +9,7 @@ use nodecast::simulate::Simulation;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Hours in a month, as cloud price sheets count them.
-const HOURS_PER_MONTH: f64 = 730.0;
+use nodecast::figures::HOURS_PER_MONTH;
 /// Pod names shown per NodeClaim row before "+N more".
 const PODS_SHOWN: usize = 3;
 /// Instance-type options shown by `explain` before "and N more".
@@ -68,17 +67,7 @@ pub fn plan(p: &Plan) -> String {
     let mut out = String::new();
     // `+ 0.0` turns an empty sum's -0.0 into 0.0.
     let total = p.total_price_per_hour + 0.0;
-    let placed_existing: usize = p.existing_nodes.iter().map(|n| n.pods.len()).sum();
-    let placed_new: usize = p.node_claims.iter().map(|c| c.pods.len()).sum();
-    let _ = writeln!(
-        out,
-        "{}: {} for {}; {} on existing nodes; {} unschedulable",
-        plural(p.node_claims.len(), "new NodeClaim", "new NodeClaims"),
-        format_args!("{}/h", dollars(total)),
-        plural(placed_new, "pod", "pods"),
-        plural(placed_existing, "pod", "pods"),
-        plural(p.unschedulable.len(), "pod", "pods"),
-    );
+    let _ = writeln!(out, "{}", p.summary);
 
     if !p.node_claims.is_empty() {
         section(&mut out, "NodeClaims");
@@ -143,7 +132,7 @@ pub fn plan(p: &Plan) -> String {
     }
 
     section(&mut out, "Cost");
-    let _ = writeln!(out, "  {}/h, {}/month ({} h)", dollars(total), dollars_2(total * HOURS_PER_MONTH), HOURS_PER_MONTH);
+    let _ = writeln!(out, "  {}/h, {}/month ({} h)", dollars(total), dollars_2(p.total_price_per_month), HOURS_PER_MONTH);
 
     skipped(&mut out, &p.skipped);
     if !p.warnings.is_empty() {
@@ -251,13 +240,13 @@ fn score_line(s: &BalancedScore) -> String {
 /// `consolidate` as a table: the command, cost before/after, every node's verdict, budgets.
 pub fn decision(d: &Decision) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "At {}: {}", d.now, d.command);
+    let _ = writeln!(out, "{}", d.summary);
     let _ = writeln!(
         out,
         "Managed nodes cost {}/h before and {}/h after ({}/month saved)",
         dollars(d.price_per_hour_before),
         dollars(d.price_per_hour_after),
-        dollars_2((d.price_per_hour_before - d.price_per_hour_after) * 730.0)
+        dollars_2(d.savings_per_month)
     );
     if let Some(r) = &d.replacement {
         section(&mut out, "Replacement");

@@ -9,6 +9,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 /// A provisioning plan.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
@@ -17,10 +18,15 @@ pub struct Plan {
     pub unschedulable: Vec<UnschedulableOut>,
     pub node_pools: Vec<NodePoolOut>,
     pub total_price_per_hour: f64,
+    /// `totalPricePerHour` × 730 h, to the cent ([`crate::figures::per_month`]).
+    pub total_price_per_month: f64,
+    /// The plan in one line, as the CLI prints it first ([`crate::figures::plan_summary`]).
+    pub summary: String,
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<Warning>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeClaimOut {
@@ -28,6 +34,7 @@ pub struct NodeClaimOut {
     pub name: String,
     pub node_pool: String,
     pub instance_type: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
@@ -49,6 +56,9 @@ pub struct NodeClaimOut {
     /// Requirements written on the NodeClaim (without the instance-type list). Shared by the
     /// NodeClaims with the same requirements.
     pub requirements: Arc<Vec<String>>,
+    /// GPUs and other accelerators of the launched type ([`crate::figures::accelerators`]);
+    /// empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
+    pub accelerators: Arc<Vec<crate::figures::Accelerator>>,
     /// Where Karpenter itself is not deterministic: values of this NodeClaim that real
     /// Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
     /// value is one of them. Absent when there is none.
@@ -58,6 +68,7 @@ pub struct NodeClaimOut {
 
 /// A choice Karpenter makes at random among equally good values (a zone with the least
 /// count for a topology spread, the first zone for a pod affinity with no pod placed yet).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DomainTieOut {
@@ -72,6 +83,7 @@ pub struct DomainTieOut {
     pub message: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExistingNodeOut {
@@ -83,6 +95,7 @@ pub struct ExistingNodeOut {
     pub pods: Vec<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnschedulableOut {
@@ -92,6 +105,7 @@ pub struct UnschedulableOut {
     pub reasons: Vec<Reason>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reason {
@@ -101,6 +115,7 @@ pub struct Reason {
     pub message: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePoolOut {
@@ -111,6 +126,7 @@ pub struct NodePoolOut {
     pub limits: IndexMap<String, LimitOut>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LimitOut {
     pub limit: String,
@@ -118,6 +134,7 @@ pub struct LimitOut {
     pub remaining: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Warning {
@@ -129,6 +146,7 @@ pub struct Warning {
 
 /// A disruption decision: what Karpenter's disruption controller would do now, and why every
 /// other node stays.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
@@ -138,9 +156,11 @@ pub struct Decision {
     pub decision: Action,
     /// `expired`, `empty` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::DisruptionReason>"))]
     pub reason: Option<DisruptionReason>,
     /// `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::DisruptionMethod>"))]
     pub method: Option<Method>,
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
     /// `replace 1 node (a) with 1 spot node from [g4dn.xlarge, ...]`.
@@ -151,6 +171,10 @@ pub struct Decision {
     /// $/h of the managed nodes before and after the command.
     pub price_per_hour_before: f64,
     pub price_per_hour_after: f64,
+    /// (before − after) × 730 h, to the cent ([`crate::figures::per_month`]).
+    pub savings_per_month: f64,
+    /// The decision in one line, as the CLI prints it first ([`crate::figures::decision_summary`]).
+    pub summary: String,
     /// The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
     /// when none is Balanced, and for emptiness and expiration, which are never scored).
     pub scores: Vec<BalancedScore>,
@@ -164,6 +188,7 @@ pub struct Decision {
 }
 
 /// What the disruption controller does now.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
@@ -200,11 +225,13 @@ impl PartialEq<&str> for Action {
 }
 
 /// The node a `replace` launches.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {
     pub node_pool: String,
     pub instance_type: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
@@ -227,6 +254,7 @@ pub struct ChosenLaunch {
     pub launch: crate::scheduling::launch::Launch,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeVerdict {
@@ -236,6 +264,7 @@ pub struct NodeVerdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_per_hour: Option<f64>,
@@ -250,12 +279,14 @@ pub struct NodeVerdict {
 }
 
 /// One Balanced pool's score of one move (spec disruption.md §16).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalancedScore {
     pub node_pool: String,
     /// `delete`, `replace`, or `delete (best case)` for the pre-check before simulating.
     #[serde(rename = "move")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::ScoredMove"))]
     pub scored_move: String,
     /// savingsFraction ÷ disruptionFraction (0 when nothing is saved).
     pub score: f64,
@@ -279,6 +310,7 @@ pub struct BalancedScore {
 }
 
 /// Candidates among which Karpenter's choice is arbitrary.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TieOut {
@@ -290,6 +322,7 @@ pub struct TieOut {
     pub message: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PoolBudgetOut {

@@ -11,6 +11,7 @@ use crate::scheduling::{self, existing, it_labels_compatible, launch, offering_c
 use crate::taints::first_untolerated;
 use serde::Serialize;
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationReport {
@@ -49,6 +50,7 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
     Err(errors)
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Explanation {
@@ -61,6 +63,7 @@ pub struct Explanation {
 }
 
 /// Why a node is (or is not) disrupted at `now`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeExplanation {
@@ -72,11 +75,13 @@ pub struct NodeExplanation {
     pub ties: Vec<crate::api::TieOut>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodExplanation {
     pub pod: String,
     /// `existing-node`, `new-node-claim` or `unschedulable`.
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::PodOutcome"))]
     pub outcome: String,
     pub summary: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,6 +99,7 @@ pub struct PodExplanation {
     pub unschedulable: Option<UnschedulableOut>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
     pub name: String,
@@ -101,11 +107,13 @@ pub struct Verdict {
     pub reason: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeExplanation {
     pub instance_type: String,
     /// `launched`, `option` (allowed but not the cheapest) or `rejected`.
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::TypeVerdict"))]
     pub verdict: String,
     pub reasons: Vec<String>,
 }

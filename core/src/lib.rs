@@ -85,6 +85,8 @@ pub mod disruption;
 #[warn(missing_docs)]
 pub mod error;
 pub mod explain;
+/// Figures a user reads (monthly cost, accelerators, summary lines), computed once.
+pub mod figures;
 #[doc(hidden)]
 pub mod fxhash;
 #[doc(hidden)]
@@ -118,6 +120,8 @@ pub mod requirements;
 pub mod resources;
 #[doc(hidden)]
 pub mod scheduling;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod simulate;
 pub mod sweep;
 #[doc(hidden)]

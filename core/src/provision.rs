@@ -45,6 +45,8 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
     }
     plan.unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
     plan.node_pools = pools_out(m, sol, &finals);
+    plan.total_price_per_month = crate::figures::per_month(plan.total_price_per_hour);
+    plan.summary = crate::figures::plan_summary(&plan);
     plan
 }
 
@@ -62,6 +64,8 @@ struct Shared<'a> {
     quantities: crate::fxhash::FxHashMap<Resources, Arc<IndexMap<String, String>>>,
     /// Utilization maps by (requests, allocatable).
     utilization: crate::fxhash::FxHashMap<(Resources, Resources), Arc<IndexMap<String, f64>>>,
+    /// Accelerators by the (shared) allocatable and labels maps they are read from.
+    accelerators: crate::fxhash::FxHashMap<(usize, usize), Arc<Vec<crate::figures::Accelerator>>>,
 }
 
 impl Shared<'_> {
@@ -161,6 +165,12 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
             o
         }
     };
+    let allocatable = shared.quantities(names, &allocatable);
+    let accelerators = shared
+        .accelerators
+        .entry((Arc::as_ptr(&allocatable) as usize, Arc::as_ptr(&labels) as usize))
+        .or_insert_with(|| Arc::new(crate::figures::accelerators(&allocatable, &labels)))
+        .clone();
     NodeClaimOut {
         name,
         node_pool: np.name.clone(),
@@ -172,10 +182,11 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         pods,
         daemon_sets: f.daemons.iter().map(|&d| format!("{}/{}", m.daemonsets[d].namespace, m.daemonsets[d].name)).collect(),
         requests: shared.quantities(names, &f.requests),
-        allocatable: shared.quantities(names, &allocatable),
+        allocatable,
         utilization,
         labels,
         requirements,
+        accelerators,
         ties: ties_out(m, pc),
     }
 }

@@ -10,6 +10,7 @@ use crate::resources::{CPU, MEMORY};
 use crate::scheduling::{it_labels_compatible, offering_compatible};
 use serde::{Deserialize, Serialize};
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct CatalogQuery {
@@ -22,6 +23,7 @@ pub struct CatalogQuery {
     pub limit: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogRow {
@@ -46,6 +48,7 @@ pub struct CatalogRow {
     pub spot_price_per_hour: Option<f64>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogAnswer {

@@ -33,6 +33,7 @@ from ._results import (
     FrozenMap,
     InstanceTypeRow,
     Limit,
+    Accelerator,
     NodeClaim,
     BalancedScore,
     NodeExplanation,
@@ -85,6 +86,7 @@ __all__ = [
     "ValidationError",
     # results
     "Plan",
+    "Accelerator",
     "NodeClaim",
     "ExistingNode",
     "UnschedulablePod",

@@ -14,6 +14,7 @@ from nodecast._results import Explanation as Explanation
 from nodecast._results import FrozenMap as FrozenMap
 from nodecast._results import InstanceTypeRow as InstanceTypeRow
 from nodecast._results import Limit as Limit
+from nodecast._results import Accelerator as Accelerator
 from nodecast._results import NodeClaim as NodeClaim
 from nodecast._results import BalancedScore as BalancedScore
 from nodecast._results import NodeExplanation as NodeExplanation
@@ -60,6 +61,7 @@ __all__ = [
     "InputError",
     "ValidationError",
     "Plan",
+    "Accelerator",
     "NodeClaim",
     "ExistingNode",
     "UnschedulablePod",

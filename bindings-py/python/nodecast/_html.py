@@ -118,7 +118,7 @@ def plan_html(p: Plan) -> str:
     total = p.total_price_per_hour + 0.0
     head = (
         f"<b>nodecast plan</b>: {_plural(len(p.node_claims), 'new NodeClaim', 'new NodeClaims')} · "
-        f"<b>{_e(_money(total))}/h</b> (${total * 730.0:.2f}/month) for {_plural(placed_new, 'pod', 'pods')} · "
+        f"<b>{_e(_money(total))}/h</b> (${p.total_price_per_month:.2f}/month) for {_plural(placed_new, 'pod', 'pods')} · "
         f"{_plural(placed_existing, 'pod', 'pods')} on existing nodes · "
         f"{_plural(len(p.unschedulable), 'pod', 'pods')} unschedulable"
     )
@@ -173,7 +173,7 @@ def plan_html(p: Plan) -> str:
 
 def decision_html(d: Decision) -> str:
     before, after = d.price_per_hour_before + 0.0, d.price_per_hour_after + 0.0
-    saved = (before - after) * 730.0
+    saved = d.savings_per_month
     out = [f'<div style="{_BOX}">', f"<div><b>nodecast consolidate</b> at {_e(d.now)}: <b>{_e(d.command)}</b></div>"]
     scale = max(before, after, 1e-9)
     out.append(

@@ -63,6 +63,7 @@ __all__ = [
     "TimelineEntry",
     "MetricSeries",
     "ACCELERATOR_RESOURCES",
+    "Accelerator",
 ]
 
 
@@ -236,6 +237,29 @@ def accelerator_of(resources: Mapping[str, Any]) -> Optional[str]:
 
 
 @dataclass(frozen=True)
+class Accelerator:
+    """GPUs or other accelerators of a NodeClaim, as the core answers them (one definition, in
+    Rust: ``nodecast::figures``): the resource, how many, and the catalog's facts."""
+
+    resource: str
+    count: int
+    name: Optional[str] = None
+    manufacturer: Optional[str] = None
+    #: Memory of one device in MiB (GPUs).
+    memory_mib: Optional[int] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Accelerator:
+        return cls(
+            resource=d["resource"],
+            count=d["count"],
+            name=d.get("name"),
+            manufacturer=d.get("manufacturer"),
+            memory_mib=d.get("memoryMib"),
+        )
+
+
+@dataclass(frozen=True)
 class NodeClaim:
     """A NodeClaim the provisioning pass creates."""
 
@@ -256,6 +280,8 @@ class NodeClaim:
     utilization: FrozenMap[str, float]
     labels: FrozenMap[str, str]
     requirements: Tuple[str, ...]
+    #: GPUs and other accelerators of the launched type (empty when none).
+    accelerators: Tuple[Accelerator, ...] = ()
     #: Values Karpenter itself picks at random among equal ones (empty when none).
     ties: Tuple[DomainTie, ...] = ()
 
@@ -276,13 +302,14 @@ class NodeClaim:
             utilization=_map(d.get("utilization")),
             labels=_map(d.get("labels")),
             requirements=_strs(d.get("requirements")),
+            accelerators=_seq(d.get("accelerators"), Accelerator._from),
             ties=tuple(DomainTie._from(t) for t in d.get("ties") or ()),
         )
 
     @property
     def accelerator(self) -> Optional[str]:
         """The accelerator resource the node has (``nvidia.com/gpu``, ...), or None."""
-        return accelerator_of(self.allocatable) or accelerator_of(self.utilization)
+        return self.accelerators[0].resource if self.accelerators else None
 
 
 @dataclass(frozen=True)
@@ -343,8 +370,12 @@ class Plan(Answer):
     unschedulable: Tuple[UnschedulablePod, ...] = ()
     node_pools: Tuple[NodePoolUsage, ...] = ()
     total_price_per_hour: float = 0.0
+    #: ``total_price_per_hour`` × 730 h, to the cent (computed by the core).
+    total_price_per_month: float = 0.0
     skipped: Tuple[Skipped, ...] = ()
     warnings: Tuple[AnswerWarning, ...] = ()
+    #: The answer's ``summary`` line (read with ``summary()``).
+    _summary: str = field(default="", repr=False)
 
     @classmethod
     def _from(cls, text: str, d: Mapping[str, Any]) -> Plan:
@@ -355,8 +386,10 @@ class Plan(Answer):
             unschedulable=_seq(d.get("unschedulable"), UnschedulablePod._from),
             node_pools=_seq(d.get("nodePools"), NodePoolUsage._from),
             total_price_per_hour=d.get("totalPricePerHour", 0.0),
+            total_price_per_month=d.get("totalPricePerMonth", 0.0),
             skipped=_seq(d.get("skipped"), Skipped._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
+            _summary=d.get("summary", ""),
         )
 
     @property
@@ -370,19 +403,13 @@ class Plan(Answer):
 
     @property
     def monthly_price(self) -> float:
-        """``total_price_per_hour`` × 730 h, as the CLI's Cost line."""
-        return self.total_price_per_hour * 730.0
+        """``total_price_per_hour`` × 730 h, to the cent, as the CLI's Cost line."""
+        return self.total_price_per_month
 
     def summary(self) -> str:
-        """The CLI's first line, e.g. ``1 new NodeClaim: $5.672/h for 1 pod; ...``."""
-        n = len(self.node_claims)
-        on_claims = sum(len(c.pods) for c in self.node_claims)
-        existing = sum(len(e.pods) for e in self.existing_nodes)
-        return (
-            f"{n} new NodeClaim{'' if n == 1 else 's'}: ${_price(self.total_price_per_hour)}/h for "
-            f"{on_claims} pod{'' if on_claims == 1 else 's'}; {existing} pod{'' if existing == 1 else 's'} on existing nodes; "
-            f"{len(self.unschedulable)} pod{'' if len(self.unschedulable) == 1 else 's'} unschedulable"
-        )
+        """The CLI's first line, e.g. ``1 new NodeClaim: $5.672/h for 1 pod; ...`` (the answer's
+        ``summary``, written by the core)."""
+        return self._summary
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per new NodeClaim, with its pods joined (``pods``: count, ``pod_names``)."""
@@ -557,6 +584,8 @@ class Decision(Answer):
     replacement: Optional[Replacement] = None
     price_per_hour_before: float = 0.0
     price_per_hour_after: float = 0.0
+    #: (before − after) × 730 h, to the cent (computed by the core).
+    savings_per_month: float = 0.0
     #: The command's Balanced scores, one per Balanced pool among the disrupted nodes.
     scores: Tuple[BalancedScore, ...] = ()
     #: Where Karpenter's own pick is not determined (equally ranked candidates).
@@ -565,6 +594,8 @@ class Decision(Answer):
     node_pools: Tuple[PoolBudget, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
     warnings: Tuple[AnswerWarning, ...] = ()
+    #: The answer's ``summary`` line (read with ``summary()``).
+    _summary: str = field(default="", repr=False)
 
     @classmethod
     def _from(cls, text: str, d: Mapping[str, Any]) -> Decision:
@@ -580,12 +611,14 @@ class Decision(Answer):
             replacement=Replacement._from(rep) if rep else None,
             price_per_hour_before=d.get("pricePerHourBefore", 0.0),
             price_per_hour_after=d.get("pricePerHourAfter", 0.0),
+            savings_per_month=d.get("savingsPerMonth", 0.0),
             scores=_seq(d.get("scores"), BalancedScore._from),
             ties=_seq(d.get("ties"), Tie._from),
             nodes=_seq(d.get("nodes"), NodeVerdict._from),
             node_pools=_seq(d.get("nodePools"), PoolBudget._from),
             skipped=_seq(d.get("skipped"), Skipped._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
+            _summary=d.get("summary", ""),
         )
 
     @property
@@ -594,12 +627,13 @@ class Decision(Answer):
 
     @property
     def monthly_savings(self) -> float:
-        """(before − after) $/h × 730 h."""
-        return (self.price_per_hour_before - self.price_per_hour_after) * 730.0
+        """(before − after) $/h × 730 h, to the cent."""
+        return self.savings_per_month
 
     def summary(self) -> str:
-        """The CLI's first line, e.g. ``At 2025-03-05T12:00:00Z: replace 1 node (...) ...``."""
-        return f"At {self.now}: {self.command}"
+        """The CLI's first line, e.g. ``At 2025-03-05T12:00:00Z: replace 1 node (...) ...`` (the
+        answer's ``summary``, written by the core)."""
+        return self._summary
 
     def to_pandas(self) -> pandas.DataFrame:
         """One row per node: disrupted or the reason it stays."""

@@ -3,7 +3,7 @@ import init, {
   plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, call, callJson, isPoisoned, FUNCTIONS,
   type Answer, type AnyAnswer, type CatalogAnswer, type Decision, type Explanation, type InputError,
   type Plan, type PlanAnswer, type Request, type SimulationAnswer, type SimulationText, type SimulatedNode,
-  type DomainTie, type ValidationReport,
+  type DomainTie, type ValidationReport, type LaunchedNodeClaim, type CapacityType, type NodeClaim,
 } from 'nodecast-wasm';
 
 await init();
@@ -23,6 +23,25 @@ if (p.status === 'success') {
   const ties: DomainTie[] = claims[0].ties ?? [];
   const tiedZones: string[] = ties.flatMap((t) => t.candidates);
   void price, total, tiedZones;
+  // A claim's launch fields are set together or all null: one check narrows all four, and a
+  // launched claim's instanceType, zone and pricePerHour are read without a null check.
+  const launched: LaunchedNodeClaim[] = claims.filter((c): c is LaunchedNodeClaim => c.instanceType !== null);
+  const typeName: string = launched[0].instanceType;
+  const zone: string = launched[0].zone;
+  const hourly: number = launched[0].pricePerHour;
+  const capacity: 'spot' | 'on-demand' | 'reserved' = launched[0].capacityType;
+  const sameSet: CapacityType = capacity;
+  void typeName, zone, hourly, sameSet;
+  const any: NodeClaim = claims[0];
+  if (any.zone !== null) {
+    const narrowed: number = any.pricePerHour;
+    void narrowed;
+  }
+  // @ts-expect-error: a claim may not launch (every launch field null)
+  const unchecked: string = claims[0].instanceType;
+  // @ts-expect-error: capacityType is a closed set
+  const preemptible: CapacityType = 'preemptible';
+  void unchecked, preemptible;
   // @ts-expect-error: a success has no errors
   p.errors;
 } else {
@@ -35,7 +54,10 @@ if (p.status === 'success') {
 
 const d = consolidate('---\nkind: NodePool', { now: '2025-03-05T12:00:00Z', name: 'pools.yaml' });
 if (d.status === 'success') {
-  const decision: Decision['decision'] = d.decision;
+  const decision: 'none' | 'delete' | 'replace' = d.decision;
+  const method: 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation' | undefined = d.method;
+  const moves: ('delete' | 'replace' | 'delete (best case)')[] = d.scores.map((s) => s.move);
+  void method, moves;
   const replacement: string | null | undefined = d.replacement?.instanceType;
   void decision, replacement;
 }

@@ -312,6 +312,7 @@ pub fn consolidate(m: &Model, warnings: &[Warning], now: i64, now_text: &str) ->
     }
     let mut d = decide(m, now);
     d.now = now_text.to_string();
+    d.summary = crate::figures::decision_summary(&d);
     d.warnings = warnings.to_vec();
     Ok(d)
 }
@@ -386,6 +387,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     let added = d.replacement.as_ref().and_then(|r| r.price_per_hour).unwrap_or(0.0);
     d.price_per_hour_before = round_price(before);
     d.price_per_hour_after = round_price(before - removed + added);
+    d.savings_per_month = crate::figures::per_month(d.price_per_hour_before - d.price_per_hour_after);
     d.command = command_text(&d);
     if action_only {
         for (&node, reasons) in &verdicts {

@@ -13,6 +13,7 @@ pub use pod::{AffinityTerm, HostPort, LabelSet, Pod, Selector, SpreadConstraint,
 use serde::{Deserialize, Serialize};
 
 /// Global Karpenter settings that change decisions (spec §1.7, FORMAT §4).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
@@ -34,6 +35,7 @@ impl Default for Settings {
     }
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum MinValuesPolicy {
     #[default]
@@ -41,6 +43,7 @@ pub enum MinValuesPolicy {
     BestEffort,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub enum PreferencePolicy {
     #[default]
@@ -202,6 +205,7 @@ pub enum IntOrPercent {
 }
 
 /// An object nodecast read but does not model.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {

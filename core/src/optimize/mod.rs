@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use solve::{Budget, Pattern};
 
 /// Request options of `optimize` (`request.optimize`).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct OptimizeSettings {

@@ -17,8 +17,9 @@ pub struct Node {
 }
 
 /// Hours in the month the answers price (as `plan` and `consolidate` do).
-pub const HOURS_PER_MONTH: f64 = 730.0;
+pub use crate::figures::HOURS_PER_MONTH;
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Optimization {
@@ -51,6 +52,7 @@ pub struct Optimization {
     pub warnings: Vec<Warning>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OptimizedClaim {
@@ -65,6 +67,7 @@ pub struct OptimizedClaim {
     pub kept: bool,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodMove {
@@ -74,6 +77,7 @@ pub struct PodMove {
     pub optimum: String,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {

@@ -28,6 +28,7 @@ pub use render::{render_series_csv, render_series_prom};
 pub use settings::{SecondsRange, SimSettings};
 
 /// The trace of a `simulate` request.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceInput {
@@ -40,6 +41,7 @@ pub struct TraceInput {
 }
 
 /// The answer of `simulate` (`kind: Simulation`).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Simulation {
@@ -61,6 +63,7 @@ pub struct Simulation {
     pub origin: i64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
@@ -83,16 +86,19 @@ pub struct Summary {
     pub nodes_alive_at_end: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StaticNodes {
     pub node_pool: String,
     pub instance_type: String,
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::CapacityType"))]
     pub capacity_type: String,
     pub count: usize,
     pub price_per_hour_usd: f64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Percentiles {
     pub p50: i64,
@@ -100,6 +106,7 @@ pub struct Percentiles {
     pub max: i64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PodCounts {
     pub submitted: usize,
@@ -109,6 +116,7 @@ pub struct PodCounts {
     pub deleted: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Launches {
@@ -116,6 +124,7 @@ pub struct Launches {
     pub by_node_pool: IndexMap<String, usize>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Disruptions {
@@ -123,12 +132,14 @@ pub struct Disruptions {
     pub by_reason: IndexMap<String, usize>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeOut {
     pub name: String,
     pub node_pool: Option<String>,
     pub instance_type: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour_usd: f64,
@@ -141,10 +152,12 @@ pub struct NodeOut {
     pub cost_usd: f64,
     pub empty_cost_usd: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::TerminationReason>"))]
     pub termination_reason: Option<String>,
     pub pods: usize,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodOut {
@@ -153,6 +166,7 @@ pub struct PodOut {
     pub submitted_seconds: i64,
     pub started_seconds: Option<i64>,
     pub finished_seconds: Option<i64>,
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::PodState"))]
     pub state: String,
     pub pending_seconds: i64,
     pub run_time_seconds: Option<i64>,
@@ -162,12 +176,14 @@ pub struct PodOut {
     pub nodes: Vec<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineEntry {
     pub time_seconds: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::TimelineEvent"))]
     pub event: &'static str,
     pub object: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -178,6 +194,7 @@ pub struct TimelineEntry {
     pub detail: Option<String>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Series {
@@ -186,6 +203,7 @@ pub struct Series {
     pub metrics: Vec<Metric>,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Metric {
     pub name: String,

@@ -14,6 +14,7 @@ pub const MAX_SECONDS: i64 = 10 * 366 * 86_400;
 pub const MAX_INTERRUPTION_RATE_PER_HOUR: f64 = 60.0;
 
 /// An inclusive range of whole seconds, sampled uniformly per NodeClaim.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SecondsRange {
@@ -21,6 +22,7 @@ pub struct SecondsRange {
     pub max: i64,
 }
 
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct SimSettings {
