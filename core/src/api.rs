@@ -34,7 +34,7 @@ pub struct NodeClaimOut {
     pub name: String,
     pub node_pool: String,
     pub instance_type: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
@@ -156,11 +156,9 @@ pub struct Decision {
     pub decision: Action,
     /// `expired`, `empty` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::DisruptionReason>"))]
     pub reason: Option<DisruptionReason>,
     /// `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::DisruptionMethod>"))]
     pub method: Option<Method>,
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
     /// `replace 1 node (a) with 1 spot node from [g4dn.xlarge, ...]`.
@@ -231,7 +229,7 @@ impl PartialEq<&str> for Action {
 pub struct Replacement {
     pub node_pool: String,
     pub instance_type: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour: Option<f64>,
@@ -264,7 +262,7 @@ pub struct NodeVerdict {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instance_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
     pub capacity_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_per_hour: Option<f64>,

@@ -65,6 +65,18 @@ macro_rules! wire_enum {
                 *self == other.as_str()
             }
         }
+
+        // The JSON Schema (and so the TypeScript literal union) of the wire names: the same
+        // list `as_str` writes, so the schema cannot drift from the answers.
+        #[cfg(feature = "schema")]
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "type": "string", "enum": [$($wire),+] })
+            }
+        }
     };
 }
 

@@ -1,51 +1,11 @@
 //! The closed sets of strings in the answers, as schema-only enums: fields that travel as
 //! strings (`capacityType`, `decision`, a pod's `outcome`, ...) point their schema here with
 //! `#[schemars(with = "...")]`, so the JSON Schema has an `enum` and TypeScript a literal union.
-//! These enums are never built: the core writes the strings, and `core/tests/schema.rs` checks
+//! (Sets the core also uses as types — reason codes, disruption methods and reasons, capacity
+//! types — get their schema from `crate::reason` instead.) These enums are never built: the core writes the strings, and `core/tests/schema.rs` checks
 //! that the strings it writes in the golden answers are members of these sets.
 
 use schemars::JsonSchema;
-
-/// A NodeClaim's capacity type (`karpenter.sh/capacity-type`).
-#[derive(JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-#[allow(dead_code)]
-pub enum CapacityType {
-    /// Spot capacity.
-    Spot,
-    /// On-demand capacity.
-    OnDemand,
-    /// Reserved capacity (capacity reservations).
-    Reserved,
-}
-
-/// Why a disruption command is taken.
-#[derive(JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-#[allow(dead_code)]
-pub enum DisruptionReason {
-    /// The node outlived `expireAfter`.
-    Expired,
-    /// The node has no pods but daemons.
-    Empty,
-    /// The node's pods fit elsewhere (or on a cheaper node).
-    Underutilized,
-}
-
-/// How Karpenter's disruption controller found the command.
-#[derive(JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-#[allow(dead_code)]
-pub enum DisruptionMethod {
-    /// Expiration.
-    Expiration,
-    /// Emptiness.
-    Emptiness,
-    /// Multi-node consolidation.
-    MultiNodeConsolidation,
-    /// Single-node consolidation.
-    SingleNodeConsolidation,
-}
 
 /// Where an explained pod goes.
 #[derive(JsonSchema)]

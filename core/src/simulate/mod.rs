@@ -92,7 +92,7 @@ pub struct Summary {
 pub struct StaticNodes {
     pub node_pool: String,
     pub instance_type: String,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::CapacityType"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::reason::CapacityType"))]
     pub capacity_type: String,
     pub count: usize,
     pub price_per_hour_usd: f64,
@@ -139,7 +139,7 @@ pub struct NodeOut {
     pub name: String,
     pub node_pool: Option<String>,
     pub instance_type: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour_usd: f64,
