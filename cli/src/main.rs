@@ -8,6 +8,7 @@
 //! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
 
 mod optimize;
+mod parquet_out;
 mod render;
 mod sweep;
 mod table;
