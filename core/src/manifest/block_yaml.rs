@@ -249,7 +249,10 @@ fn scalar(text: &str) -> Option<Value> {
             // A quantity (`500m`, `512Mi`, `1.5Gi`): a letter no number spelling uses makes it
             // a string for any reader; `_`, `:` and the radix and exponent letters are left to
             // the parser.
-            let telling = bytes.iter().any(|b| b.is_ascii_alphabetic() && !b"eExXoObB".contains(b));
+            // So does a `-` after a digit (a UUID such as `34405275-4eeb-...`, a date): numbers
+            // have a `-` only first or after an exponent's `e`.
+            let telling = bytes.iter().any(|b| b.is_ascii_alphabetic() && !b"eExXoObB".contains(b))
+                || bytes.windows(2).any(|w| w[0].is_ascii_digit() && w[1] == b'-');
             if telling && !text.contains(['_', ':']) {
                 Some(Value::String(text.to_string()))
             } else {
@@ -289,12 +292,15 @@ mod tests {
             "---\nk: v\n---\nk: w\n",
             "list:\n-\n- x\n",
             "quantity: 1.5Gi\nmilli: 250m\nint: 0\nbig: 18446744073709551615\n",
+            "uid: 34405275-4eeb-47bb-9713-285589528612\ndate: 2026-11-26\n",
         ] {
             if let Some(fast) = decode(text) {
                 assert_eq!(fast, slow(text), "{text:?}");
             }
         }
         assert!(decode("a:\n  - k: v\n    l:\n    - 1\n    - 2\n  - 3\n").is_some());
+        assert!(decode("uid: 34405275-4eeb-47bb-9713-285589528612\n").is_some());
+        assert_eq!(decode("a: 1e-3\n"), None);
     }
 
     /// Every YAML file of the repository's examples and of the shared conformance cases (when
