@@ -28,5 +28,9 @@ fn main() {
         best = best.min(cpu() - t);
     }
     let mb = text.len() as f64 / 1e6;
-    println!("{docs} documents, {mb:.1} MB: best {:.0} ms of CPU (decode + drop) = {:.0} MB/s", best.as_secs_f64() * 1e3, mb / best.as_secs_f64());
+    println!(
+        "{docs} documents, {mb:.1} MB: best {:.0} ms of CPU (decode + drop) = {:.0} MB/s",
+        best.as_secs_f64() * 1e3,
+        mb / best.as_secs_f64()
+    );
 }

@@ -143,9 +143,7 @@ fn mapping(lines: &mut [Line], at: &mut usize, indent: usize, depth: usize) -> O
             Some(text) => scalar(text)?,
             None => match lines.get(*at) {
                 // A sequence may sit at its key's own indent (`containers:` / `- name: x`).
-                Some(next) if next.indent > indent || (next.indent == indent && is_item(next.content)) => {
-                    node(lines, at, depth + 1)?
-                }
+                Some(next) if next.indent > indent || (next.indent == indent && is_item(next.content)) => node(lines, at, depth + 1)?,
                 _ => Value::Null,
             },
         };
@@ -329,11 +327,8 @@ mod tests {
         for f in &files {
             let text = std::fs::read_to_string(f).unwrap();
             // Without comments many more files are in the subset: check those too.
-            let stripped: String = text
-                .lines()
-                .filter(|l| !l.trim_start().starts_with('#'))
-                .map(|l| format!("{}\n", l.trim_end()))
-                .collect();
+            let stripped: String =
+                text.lines().filter(|l| !l.trim_start().starts_with('#')).map(|l| format!("{}\n", l.trim_end())).collect();
             for t in [&text, &stripped] {
                 if let Some(fast) = decode(t) {
                     fast_files += 1;
