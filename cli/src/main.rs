@@ -10,6 +10,7 @@
 //! 1 vs 2 once: the failure answer's `errorClass`.
 
 mod optimize;
+mod parquet_out;
 mod render;
 mod sweep;
 mod table;

@@ -25,7 +25,7 @@ pub struct SweepArgs {
     /// Worker threads (default: the number of CPUs).
     #[arg(short = 'j', long, value_name = "N")]
     jobs: Option<usize>,
-    /// Output: the table as CSV, or as JSON {columns, rows}.
+    /// Output: the table as CSV, as JSON {columns, rows}, or as a Parquet file (needs --out).
     #[arg(short = 'o', long, value_enum, default_value_t = SweepOutput::Csv)]
     output: SweepOutput,
     /// Write the table to FILE instead of stdout.
@@ -45,6 +45,7 @@ pub struct SweepArgs {
 enum SweepOutput {
     Csv,
     Json,
+    Parquet,
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -85,6 +86,9 @@ pub fn run(a: SweepArgs) -> Result<u8, String> {
             return Ok(2);
         }
     };
+    if a.output == SweepOutput::Parquet && a.out.is_none() && !a.dry_run {
+        return Err("-o parquet writes a binary file: give it with --out FILE".into());
+    }
     if a.dry_run {
         println!("{} combinations ({}); columns: {}", sw.len(), sw.operation().name(), sw.columns().join(","));
         return Ok(0);
@@ -96,14 +100,15 @@ pub fn run(a: SweepArgs) -> Result<u8, String> {
     let rows = run_all(&sw, jobs, progress);
     let failed = rows.iter().filter(|r| r.iter().any(|c| c == "failure")).count();
     let table = match a.output {
-        SweepOutput::Csv => sweep::render_csv(sw.columns(), &rows),
-        SweepOutput::Json => serde_json::json!({"columns": sw.columns(), "rows": rows}).to_string() + "\n",
+        SweepOutput::Csv => sweep::render_csv(sw.columns(), &rows).into_bytes(),
+        SweepOutput::Json => (serde_json::json!({"columns": sw.columns(), "rows": rows}).to_string() + "\n").into_bytes(),
+        SweepOutput::Parquet => crate::parquet_out::render(sw.columns(), &rows)?,
     };
     match &a.out {
         Some(path) => std::fs::write(path, table).map_err(|e| format!("--out {path}: cannot write: {e}"))?,
         None => {
             let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(table.as_bytes()).and_then(|_| stdout.flush());
+            let _ = stdout.write_all(&table).and_then(|_| stdout.flush());
         }
     }
     eprintln!(

@@ -120,3 +120,63 @@ fn failed_combinations_are_rows_with_their_error() {
     assert!(lines[2].contains("spec.weight"), "{csv}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("2 combinations (plan), 1 failed"));
 }
+
+/// A Parquet cell back as the JSON cell it was written from.
+fn cell(f: &parquet::record::Field) -> serde_json::Value {
+    use parquet::record::Field;
+    match f {
+        Field::Null => serde_json::Value::Null,
+        Field::Bool(b) => (*b).into(),
+        Field::Long(i) => (*i).into(),
+        Field::Double(x) => (*x).into(),
+        Field::Str(s) => s.clone().into(),
+        other => panic!("a sweep column of an unexpected type: {other:?}"),
+    }
+}
+
+#[test]
+fn parquet_output_reads_back_as_the_csv_rows_with_numeric_types() {
+    use parquet::basic::Type as Physical;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let path = spec(
+        "weights-parquet.yaml",
+        "operation: plan\ninputs: [EX/nodepools/gpu-training.yaml, EX/workloads/training-job-4gpu.yaml]\ngrid:\n  - {name: weight, target: NodePool/gpu-training, path: spec.weight, values: [10, 1000]}\n",
+    );
+    let p = path.to_str().unwrap();
+    let csv = run(&["sweep", p]);
+    assert_eq!(csv.status.code(), Some(0));
+    let out = path.with_extension("parquet");
+    let o = run(&["sweep", p, "-o", "parquet", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.is_empty());
+
+    let reader = SerializedFileReader::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let schema = reader.metadata().file_metadata().schema_descr_ptr();
+    let columns: Vec<String> = schema.columns().iter().map(|c| c.name().to_string()).collect();
+    let physical = |name: &str| schema.columns().iter().find(|c| c.name() == name).unwrap().physical_type();
+    assert_eq!(physical("index"), Physical::INT64);
+    assert_eq!(physical("weight"), Physical::INT64);
+    assert_eq!(physical("price_per_hour_usd"), Physical::DOUBLE);
+    assert_eq!(physical("node_claims"), Physical::INT64);
+    assert_eq!(physical("status"), Physical::BYTE_ARRAY);
+    let rows: Vec<Vec<serde_json::Value>> = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| r.unwrap().get_column_iter().map(|(_, f)| cell(f)).collect())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    // The failed combination's metrics are nulls, not zeros.
+    let k = columns.iter().position(|c| c == "price_per_hour_usd").unwrap();
+    assert!(rows[1][k].is_null(), "{:?}", rows[1]);
+    // Every cell is the CSV's: same columns, same numbers, same strings.
+    assert_eq!(nodecast::sweep::render_csv(&columns, &rows), String::from_utf8(csv.stdout).unwrap());
+    // The same rows give the same bytes.
+    let again = path.with_extension("again.parquet");
+    assert_eq!(run(&["sweep", p, "-o", "parquet", "--out", again.to_str().unwrap(), "-j", "1"]).status.code(), Some(0));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+
+    // Binary output needs a file.
+    let o = run(&["sweep", p, "-o", "parquet"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--out FILE"), "{}", String::from_utf8_lossy(&o.stderr));
+}

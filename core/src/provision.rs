@@ -262,7 +262,9 @@ fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<No
                 LimitOut {
                     limit: format_milli(*limit, unit),
                     used: format_milli(used, unit),
-                    remaining: format_milli(*limit - used, unit),
+                    // A capped limit (`i64::MAX`, beyond milli-units) stays beyond them after
+                    // any finite use: shown as the same lower bound, not as cap − used.
+                    remaining: format_milli(if *limit == i64::MAX { i64::MAX } else { *limit - used }, unit),
                 },
             );
         }

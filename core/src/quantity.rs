@@ -212,7 +212,18 @@ pub enum Unit {
 }
 
 /// Format milli-units canonically: `1500m`, `4`, `64Gi`, `1536Mi`.
+///
+/// `i64::MAX` is not a real amount but the cap a quantity too large for milli-units is held at
+/// (the reader's note on Kubernetes accepting any magnitude): it prints as a lower bound that
+/// holds for every capped value (`>8Pi` bytes, `>9223372036854775` units), not as
+/// `9223372036854775807m`.
 pub fn format_milli(milli: i64, unit: Unit) -> String {
+    if milli == i64::MAX {
+        return match unit {
+            Unit::Bytes => ">8Pi".to_string(),
+            Unit::Decimal => format!(">{}", i64::MAX / 1000),
+        };
+    }
     if milli % 1000 != 0 {
         return format!("{milli}m");
     }
@@ -251,6 +262,16 @@ mod tests {
         assert_eq!(parse_milli("+4"), Ok(4000));
         assert_eq!(parse_milli("-1"), Ok(-1000));
         assert_eq!(parse_milli("0"), Ok(0));
+    }
+
+    #[test]
+    fn capped_amounts_print_as_a_lower_bound() {
+        assert_eq!(format_milli(i64::MAX, Unit::Bytes), ">8Pi");
+        assert_eq!(format_milli(i64::MAX, Unit::Decimal), ">9223372036854775");
+        // One below the cap is a real amount and prints as one.
+        assert_eq!(format_milli(i64::MAX - 807, Unit::Decimal), "9223372036854775");
+        // 8Pi (2^53 bytes) is below the cap, so `>8Pi` is true of every capped value.
+        assert!(i128::from(i64::MAX) > (1i128 << 53) * 1000);
     }
 
     #[test]

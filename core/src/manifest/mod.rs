@@ -5,6 +5,7 @@
 //! every error its exact field path and lets lowering accept what the API server accepts
 //! (numbers where strings are expected, `null` for absent) without a second validation pass.
 
+mod block_yaml;
 pub mod reader;
 mod strict_json;
 
@@ -238,6 +239,16 @@ fn budget_breach(mut e: &serde_saphyr::Error) -> Option<&serde_saphyr::budget::B
 
 #[allow(clippy::result_large_err)]
 fn decode_yaml(text: &str) -> Result<Vec<Value>, InputError> {
+    // Plain block YAML (what kubectl and generators write) is read in one pass; anything else,
+    // and every error, comes from the full parser below.
+    if let Some(values) = block_yaml::decode(text) {
+        return Ok(values);
+    }
+    decode_yaml_with_parser(text)
+}
+
+#[allow(clippy::result_large_err)]
+fn decode_yaml_with_parser(text: &str) -> Result<Vec<Value>, InputError> {
     // serde-saphyr enforces the budget (anchors, aliases, depth, nodes), so alias bombs and
     // pathological nesting end in an error, never in unbounded memory or a stack overflow.
     let mut options = serde_saphyr::Options::default();
