@@ -88,6 +88,7 @@ pub mod explain;
 pub mod fxhash;
 #[doc(hidden)]
 pub mod golang;
+pub mod interrupt;
 #[warn(missing_docs)]
 pub mod json;
 #[doc(hidden)]

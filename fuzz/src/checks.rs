@@ -318,3 +318,205 @@ pub fn facade_consolidate(data: &[u8]) {
         }
     }
 }
+
+/// A trace over the workloads of `objects` (Pods, Deployments, Jobs), with every event kind,
+/// durations and repeats from mundane to extreme, as YAML.
+fn sim_trace(src: &mut Src, objects: &[Value]) -> String {
+    let refs: Vec<(String, bool)> = objects
+        .iter()
+        .filter_map(|o| {
+            let kind = o["kind"].as_str()?;
+            if !["Pod", "Deployment", "Job"].contains(&kind) {
+                return None;
+            }
+            let m = &o["metadata"];
+            Some((format!("{kind}/{}/{}", m["namespace"].as_str()?, m["name"].as_str()?), kind == "Deployment"))
+        })
+        .collect();
+    let mut workloads = serde_json::Map::new();
+    for (i, (r, _)) in refs.iter().enumerate() {
+        let mut w = json!({"ref": r});
+        match src.below(5) {
+            0 => {}
+            1 => w["runTime"] = json!(src.pick(&["30m", "2h", "1s", "0s"])),
+            2 => w["runTime"] = json!({"distribution": "uniform", "min": src.pick(&["1m", "1h"]), "max": src.pick(&["2h", "30m"])}),
+            3 => w["runTime"] = json!({"distribution": "exponential", "mean": src.pick(&["20m", "3h"])}),
+            _ => w["runTime"] = json!(src.pick(&["9223372036854775807s", "-5m", "3650d"])),
+        }
+        if src.chance(60) {
+            w["checkpointInterval"] = json!(src.pick(&["10m", "1h", "0s"]));
+        }
+        workloads.insert(format!("w{i}"), w);
+    }
+    let times = ["0s", "0s", "1m", "5m", "1h", "3h", "12h", "2d", "-1s", "9223372036854775807s"];
+    let mut events = Vec::new();
+    for i in 0..src.below(14) {
+        let at = src.pick(&times);
+        let def = if refs.is_empty() { 0 } else { src.below(refs.len()) };
+        let ev = match src.below(6) {
+            0 | 1 => {
+                let mut e = json!({"at": at, "submit": format!("w{def}"), "name": format!("i{i}")});
+                if src.chance(40) {
+                    e["repeat"] = json!({"every": src.pick(&["1h", "6h", "0s"]), "times": src.pick(&[2, 5, 100, 0])});
+                }
+                e
+            }
+            2 => json!({"at": at, "scale": {"workload": format!("i{}", src.below(i + 1)), "replicas": src.pick(&[0i64, 1, 4, 20, -1])}}),
+            3 => json!({"at": at, "delete": format!("i{}", src.below(i + 1))}),
+            4 => json!({"at": at, "interrupt": format!("{}-{}", src.pick(&["default", "gpu", "spot", "a"]), src.below(3) + 1)}),
+            _ => json!({"at": at, "submit": format!("w{def}")}),
+        };
+        events.push(ev);
+    }
+    let trace = json!({
+        "apiVersion": "nodecast/v1", "kind": "Trace",
+        "start": "2026-11-23T00:00:00Z",
+        "end": src.pick(&["1h", "1d", "7d", "0s"]),
+        "workloads": workloads,
+        "events": events,
+    });
+    trace.to_string()
+}
+
+/// Simulation settings: defaults, mundane changes, and values at the edges of their bounds.
+fn sim_settings(src: &mut Src) -> Value {
+    let mut s = json!({"seed": src.byte()});
+    let mut set = |src: &mut Src, key: &str, values: &[Value]| {
+        if src.chance(50) {
+            s[key] = values[src.below(values.len())].clone();
+        }
+    };
+    let big = json!(i64::MAX);
+    set(src, "spotInterruptionRatePerHour", &[json!(0), json!(0.5), json!(60), json!(60.5), json!(1e6)]);
+    set(src, "metricsIntervalSeconds", &[json!(60), json!(1), json!(0), big.clone()]);
+    set(src, "devicePluginSeconds", &[json!({"min": 0, "max": 0}), json!({"min": 60, "max": 90}), json!({"min": i64::MAX - 10, "max": i64::MAX})]);
+    set(src, "gpuStartupSeconds", &[json!({"min": 1, "max": 1}), json!({"min": 300, "max": 180})]);
+    set(src, "batchMaxSeconds", &[json!(0), json!(10), big.clone()]);
+    set(src, "disruptionPollSeconds", &[json!(1), json!(10), json!(0), big.clone()]);
+    set(src, "interruptionNoticeSeconds", &[json!(0), json!(120), big.clone()]);
+    set(src, "terminationGracePeriodSeconds", &[json!(0), json!(60), big.clone()]);
+    set(src, "endSeconds", &[json!(0), json!(600), json!(86_400 * 3), big.clone()]);
+    set(src, "maxEvents", &[json!(10), json!(1000)]);
+    set(src, "maxPodAttempts", &[json!(5), json!(100_000)]);
+    s
+}
+
+fn num(v: &Value, what: &str) -> f64 {
+    let x = v.as_f64().unwrap_or_else(|| panic!("{what} is not a number: {v}"));
+    assert!(x.is_finite(), "{what} = {x}");
+    x
+}
+
+fn secs(v: &Value, what: &str) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("{what} is not an integer: {v}"))
+}
+
+/// The simulator: a cluster (as `facade_consolidate`), a trace and settings from the bytes.
+/// Besides the envelope and determinism, a successful answer must be physically possible:
+/// costs finite and ≥ 0 (each node's cost its price × its lifetime), every node's times in
+/// order and inside the simulated span, the timeline monotone, the pod counts adding up, every
+/// pod's nodes existing, the metric series aligned with its clock.
+pub fn facade_simulate(data: &[u8]) {
+    let mut src = Src::new(data);
+    let (objects, catalog) = cluster::cluster(&mut src, src_chance_nodes(&mut src));
+    let trace = sim_trace(&mut src, &objects);
+    let settings = sim_settings(&mut src);
+    let request = json!({
+        "inputs": [{"name": "cluster.yaml", "text": cluster::to_yaml(&objects)}],
+        "catalog": catalog,
+        "trace": {"name": "trace.yaml", "text": trace},
+        "simulation": settings,
+    })
+    .to_string();
+    let v = run(|| nodecast::call("simulate", &request));
+    if v["status"] != "success" {
+        return;
+    }
+    let s = &v["summary"];
+    let duration = secs(&s["durationSeconds"], "durationSeconds");
+    assert!(duration >= 0, "durationSeconds {duration}");
+    for key in ["costUsd", "staticCostUsd", "emptyNodeCostUsd", "gpuHoursPaid", "gpuHoursUsed"] {
+        assert!(num(&s[key], key) >= 0.0, "{key} < 0: {s}");
+    }
+    let cost = num(&s["costUsd"], "costUsd");
+    assert!(num(&s["emptyNodeCostUsd"], "emptyNodeCostUsd") <= cost + 1e-6 * cost.max(1.0), "empty cost above the cost: {s}");
+    assert!(num(&s["gpuHoursUsed"], "gpuHoursUsed") <= num(&s["gpuHoursPaid"], "gpuHoursPaid") * (1.0 + 1e-9) + 1e-9, "{s}");
+    assert!((0.0..=1.0 + 1e-9).contains(&num(&s["gpuUtilization"], "gpuUtilization")), "{s}");
+
+    let nodes = v["nodes"].as_array().expect("nodes");
+    let mut sum = 0.0;
+    for n in nodes {
+        let price = num(&n["pricePerHourUsd"], "pricePerHourUsd");
+        let node_cost = num(&n["costUsd"], "node costUsd");
+        assert!(price >= 0.0 && node_cost >= 0.0, "{n}");
+        assert!(num(&n["emptyCostUsd"], "emptyCostUsd") <= node_cost + 1e-6 * node_cost.max(1.0), "{n}");
+        let lifetime = secs(&n["lifetimeSeconds"], "lifetimeSeconds");
+        assert!((0..=duration).contains(&lifetime) || duration == 0, "lifetime {lifetime} outside 0..={duration}: {n}");
+        let expected = price * lifetime as f64 / 3600.0;
+        assert!((node_cost - expected).abs() <= 1e-6 * expected.max(1.0), "cost {node_cost} ≠ price × lifetime {expected}: {n}");
+        sum += node_cost;
+        let mut last = secs(&n["launchedSeconds"], "launchedSeconds");
+        assert!(last <= duration, "{n}");
+        for key in ["registeredSeconds", "initializedSeconds", "terminatedSeconds"] {
+            if let Some(t) = n[key].as_i64() {
+                assert!(t >= last && t <= duration, "{key} {t} out of order (after {last}, end {duration}): {n}");
+                last = t;
+            }
+        }
+    }
+    assert!((sum - cost).abs() <= 1e-6 * cost.max(1.0), "cost {cost} is not the sum of the nodes' {sum}");
+
+    let mut last = i64::MIN;
+    for e in v["timeline"].as_array().expect("timeline") {
+        let t = secs(&e["timeSeconds"], "timeSeconds");
+        assert!(t >= last && (0..=duration).contains(&t), "timeline not monotone or outside 0..={duration}: {e}");
+        last = t;
+    }
+
+    let pods = v["pods"].as_array().expect("pods");
+    let c = &s["pods"];
+    let count = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("pods.{k}: {c}"));
+    assert_eq!(count("submitted") as usize, pods.len(), "{c}");
+    assert_eq!(count("finished") + count("running") + count("pending") + count("deleted"), count("submitted"), "{c}");
+    let names: std::collections::HashSet<&str> = nodes.iter().filter_map(|n| n["name"].as_str()).collect();
+    for p in pods {
+        let submitted = secs(&p["submittedSeconds"], "submittedSeconds");
+        assert!((0..=duration).contains(&submitted), "{p}");
+        let started = p["startedSeconds"].as_i64();
+        if let Some(t) = started {
+            assert!(t >= submitted && t <= duration, "started before submitted: {p}");
+        }
+        if let Some(t) = p["finishedSeconds"].as_i64() {
+            assert!(t >= started.unwrap_or(submitted) && t <= duration, "finished out of order: {p}");
+        }
+        for key in ["pendingSeconds", "runningSeconds", "workLostSeconds"] {
+            let x = secs(&p[key], key);
+            assert!((0..=duration).contains(&x) || key == "workLostSeconds" && x >= 0, "{key} {x}: {p}");
+        }
+        for n in p["nodes"].as_array().expect("pod nodes") {
+            let n = n.as_str().expect("node name");
+            assert!(names.contains(n), "pod ran on {n}, which is no node of the answer: {p}");
+        }
+    }
+
+    let series = &v["series"];
+    let times = series["timesSeconds"].as_array().expect("timesSeconds");
+    let mut last = i64::MIN;
+    for t in times {
+        let t = secs(t, "timesSeconds[]");
+        assert!(t > last && t <= duration.max(0), "series clock not increasing or past the end: {t}");
+        last = t;
+    }
+    for m in series["metrics"].as_array().expect("metrics") {
+        let values = m["values"].as_array().expect("values");
+        assert_eq!(values.len(), times.len(), "metric {} has {} values for {} times", m["name"], values.len(), times.len());
+        for x in values {
+            num(x, "metric value");
+        }
+    }
+}
+
+/// Whether the simulated cluster starts with nodes (half of the inputs).
+fn src_chance_nodes(src: &mut Src) -> bool {
+    src.chance(128)
+}

@@ -232,7 +232,8 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
     let mut processed: u64 = 0;
     let mut finished_at = None;
     while let Some(Reverse((t, _, ev))) = sim.queue.pop() {
-        if t > sim.end {
+        // Cancelled: the caller drops this answer (crate::interrupt).
+        if t > sim.end || crate::interrupt::poll() {
             break;
         }
         let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
