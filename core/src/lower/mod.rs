@@ -74,6 +74,12 @@ struct Lowering {
     pool_sources: Vec<(usize, Option<String>)>,
 }
 
+/// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
+/// time of a plan grow with this product; 4,000,000 is 2,973 NodePools on the embedded AWS
+/// catalog (1,345 types), far beyond the few dozen of real clusters, and keeps the templates
+/// under about 450 MB.
+pub const MAX_POOL_TYPE_PAIRS: usize = 4_000_000;
+
 /// The source of item `i` in runs recorded as (first index, source).
 fn source_of(runs: &[(usize, Option<String>)], i: usize) -> Option<&str> {
     let at = runs.partition_point(|(first, _)| *first <= i);
@@ -138,6 +144,7 @@ pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables
         }
     }
     l.check_duplicates();
+    l.check_pool_bound(catalog.types.len());
     for np in l.node_pools.iter_mut() {
         np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
     }
@@ -678,6 +685,33 @@ impl Lowering {
                 None => self.nodes.push(claim),
             }
         }
+    }
+
+    /// Refuse, before any scheduling work, more NodePool × instance-type pairs than
+    /// [`MAX_POOL_TYPE_PAIRS`]: each NodePool's template holds per-type rows (about 110 bytes
+    /// per type), so 10,000 NodePools on the AWS catalog took 1.5 GB before this bound.
+    fn check_pool_bound(&mut self, types: usize) {
+        let pools = self.node_pools.len();
+        if types == 0 || pools.saturating_mul(types) <= MAX_POOL_TYPE_PAIRS {
+            return;
+        }
+        let allowed = MAX_POOL_TYPE_PAIRS / types;
+        // Located at the first NodePool past the bound.
+        let np = &self.node_pools[allowed];
+        let mut e = InputError::new(
+            "too-many-nodepools",
+            format!(
+                "{pools} NodePools × {types} instance types is {} NodePool–instance type pairs; nodecast plans with at most {MAX_POOL_TYPE_PAIRS} ({allowed} NodePools on this catalog), and NodePool/{} is number {}",
+                pools.saturating_mul(types),
+                np.name,
+                allowed + 1
+            ),
+        )
+        .at_document(np.document)
+        .object(format!("NodePool/{}", np.name))
+        .help("fewer NodePools (a Karpenter cluster has a few dozen), or a catalog with fewer instance types (README: resource bounds)");
+        e.source = source_of(&self.pool_sources, allowed).map(str::to_string);
+        self.errors.push(e);
     }
 
     fn check_duplicates(&mut self) {
