@@ -322,7 +322,7 @@ pub fn facade_consolidate(data: &[u8]) {
 /// A trace over the workloads of `objects` (Pods, Deployments, Jobs), with every event kind,
 /// durations and repeats from mundane to extreme, as YAML.
 fn sim_trace(src: &mut Src, objects: &[Value]) -> String {
-    let refs: Vec<(String, bool)> = objects
+    let refs: Vec<String> = objects
         .iter()
         .filter_map(|o| {
             let kind = o["kind"].as_str()?;
@@ -330,11 +330,11 @@ fn sim_trace(src: &mut Src, objects: &[Value]) -> String {
                 return None;
             }
             let m = &o["metadata"];
-            Some((format!("{kind}/{}/{}", m["namespace"].as_str()?, m["name"].as_str()?), kind == "Deployment"))
+            Some(format!("{kind}/{}/{}", m["namespace"].as_str()?, m["name"].as_str()?))
         })
         .collect();
     let mut workloads = serde_json::Map::new();
-    for (i, (r, _)) in refs.iter().enumerate() {
+    for (i, r) in refs.iter().enumerate() {
         let mut w = json!({"ref": r});
         match src.below(5) {
             0 => {}
@@ -418,7 +418,8 @@ fn secs(v: &Value, what: &str) -> i64 {
 /// pod's nodes existing, the metric series aligned with its clock.
 pub fn facade_simulate(data: &[u8]) {
     let mut src = Src::new(data);
-    let (objects, catalog) = cluster::cluster(&mut src, src_chance_nodes(&mut src));
+    let with_nodes = src.chance(128);
+    let (objects, catalog) = cluster::cluster(&mut src, with_nodes);
     let trace = sim_trace(&mut src, &objects);
     let settings = sim_settings(&mut src);
     let request = json!({
@@ -491,7 +492,7 @@ pub fn facade_simulate(data: &[u8]) {
         }
         for key in ["pendingSeconds", "runningSeconds", "workLostSeconds"] {
             let x = secs(&p[key], key);
-            assert!((0..=duration).contains(&x) || key == "workLostSeconds" && x >= 0, "{key} {x}: {p}");
+            assert!((0..=duration).contains(&x) || (key == "workLostSeconds" && x >= 0), "{key} {x}: {p}");
         }
         for n in p["nodes"].as_array().expect("pod nodes") {
             let n = n.as_str().expect("node name");
@@ -514,9 +515,4 @@ pub fn facade_simulate(data: &[u8]) {
             num(x, "metric value");
         }
     }
-}
-
-/// Whether the simulated cluster starts with nodes (half of the inputs).
-fn src_chance_nodes(src: &mut Src) -> bool {
-    src.chance(128)
 }
