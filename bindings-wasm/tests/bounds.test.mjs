@@ -5,21 +5,26 @@ import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import * as nodecast from 'nodecast-wasm';
 
-/** 40 NodePools and `n` pods of distinct shapes: a plan that takes seconds. */
-function slowInput(n) {
+/** 40 NodePools and `deployments` Deployments of 100 replicas each, every Deployment a distinct
+ * pod shape: a plan that takes about a second from small text (decoding is not interruptible,
+ * so the text stays small and the time goes into scheduling, which polls the deadline). */
+function slowInput(deployments) {
   let text = '';
   for (let i = 0; i < 40; i++) {
     text += `---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np${i}}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n`;
   }
-  for (let i = 0; i < n; i++) {
-    text += `---\napiVersion: v1\nkind: Pod\nmetadata: {name: p${i}}\nspec: {containers: [{name: c, resources: {requests: {cpu: ${100 + (i % 997)}m, memory: ${128 + (i % 1013)}Mi}}}]}\n`;
+  for (let i = 0; i < deployments; i++) {
+    text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d${i}}\nspec:\n  replicas: 100\n  selector: {matchLabels: {app: d${i}}}\n  template:\n    metadata: {labels: {app: d${i}}}\n    spec: {containers: [{name: c, resources: {requests: {cpu: ${100 + i * 7}m, memory: ${128 + i * 13}Mi}}}]}\n`;
   }
   return text;
 }
 
 test('deadlineMs: a long plan stops soon after the deadline with deadline-exceeded', () => {
-  const text = slowInput(12000);
-  const deadline = 300;
+  const text = slowInput(300);
+  const t1 = performance.now();
+  assert.equal(nodecast.plan(text).status, 'success');
+  const full = performance.now() - t1;
+  const deadline = 100;
   const t0 = performance.now();
   const a = nodecast.plan(text, { deadlineMs: deadline });
   const took = performance.now() - t0;
@@ -27,13 +32,14 @@ test('deadlineMs: a long plan stops soon after the deadline with deadline-exceed
   assert.equal(a.kind, 'Plan');
   assert.equal(a.errors[0].code, 'deadline-exceeded');
   assert.equal(a.errors[0].path, 'options.deadlineMs');
-  console.log(`deadline ${deadline} ms: answered after ${took.toFixed(0)} ms`);
-  // Decoding the text (before the first poll) counts too; the bound leaves room for a slow CI.
-  assert.ok(took < deadline + 400, `answered ${took.toFixed(0)} ms after the start`);
+  console.log(`whole plan ${full.toFixed(0)} ms; deadline ${deadline} ms: answered after ${took.toFixed(0)} ms`);
+  // The overrun is decoding (not interruptible) plus one loop step; on an idle machine about
+  // 80 ms. Relative to the whole plan, so a loaded CI machine does not fail it.
+  assert.ok(took < full / 2, `answered ${took.toFixed(0)} ms after the start (the whole plan: ${full.toFixed(0)} ms)`);
 });
 
 test('deadlineMs: a call within its deadline answers as without one', () => {
-  const small = slowInput(3);
+  const small = slowInput(2);
   assert.deepEqual(nodecast.plan(small, { deadlineMs: 60000 }), nodecast.plan(small));
 });
 

@@ -416,7 +416,8 @@ fn secs(v: &Value, what: &str) -> i64 {
 /// costs finite and ≥ 0 (each node's cost its price × its lifetime), every node's times in
 /// order and inside the simulated span, the timeline monotone, the pod counts adding up, every
 /// pod's nodes existing, the metric series aligned with its clock.
-pub fn facade_simulate(data: &[u8]) {
+/// Returns whether the simulation succeeded (so runs can say how many answers were checked).
+pub fn facade_simulate(data: &[u8]) -> bool {
     let mut src = Src::new(data);
     let with_nodes = src.chance(128);
     let (objects, catalog) = cluster::cluster(&mut src, with_nodes);
@@ -431,7 +432,7 @@ pub fn facade_simulate(data: &[u8]) {
     .to_string();
     let v = run(|| nodecast::call("simulate", &request));
     if v["status"] != "success" {
-        return;
+        return false;
     }
     let s = &v["summary"];
     let duration = secs(&s["durationSeconds"], "durationSeconds");
@@ -515,4 +516,5 @@ pub fn facade_simulate(data: &[u8]) {
             num(x, "metric value");
         }
     }
+    true
 }
