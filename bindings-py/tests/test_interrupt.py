@@ -13,8 +13,10 @@ import time
 
 import pytest
 
-# A plan that takes seconds: 12,000 pods of distinct shapes over 40 NodePools. The child prints
-# READY right before the call, then either INTERRUPTED <monotonic time> or FINISHED.
+# A plan that takes seconds from small text: 40 NodePools and Deployments of 100 replicas, each
+# Deployment a distinct pod shape (decoding text is not interruptible, so the time must go into
+# scheduling, which polls). The child prints READY right before the call, then either
+# INTERRUPTED <monotonic time> or FINISHED <seconds>.
 CHILD = textwrap.dedent(
     """
     import sys, time
@@ -24,15 +26,16 @@ CHILD = textwrap.dedent(
         "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\\n      requirements: []\\n" % i
         for i in range(40)
     )
-    pods = "".join(
-        "---\\napiVersion: v1\\nkind: Pod\\nmetadata: {name: p%d}\\nspec: {containers: [{name: c, resources: {requests: {cpu: %dm, memory: %dMi}}}]}\\n"
-        % (i, 100 + i % 997, 128 + i % 1013)
+    deployments = "".join(
+        "---\\napiVersion: apps/v1\\nkind: Deployment\\nmetadata: {name: d%d}\\nspec:\\n  replicas: 100\\n"
+        "  selector: {matchLabels: {app: d%d}}\\n  template:\\n    metadata: {labels: {app: d%d}}\\n"
+        "    spec: {containers: [{name: c, resources: {requests: {cpu: %dm, memory: %dMi}}}]}\\n" % (i, i, i, 100 + i * 7, 128 + i * 13)
         for i in range(int(sys.argv[1]))
     )
     print("READY", flush=True)
     start = time.monotonic()
     try:
-        nodecast.plan(pools, pods)
+        nodecast.plan(pools, deployments)
     except KeyboardInterrupt:
         print("INTERRUPTED %.6f" % time.monotonic(), flush=True)
         sys.exit(0)
@@ -40,12 +43,12 @@ CHILD = textwrap.dedent(
     """
 )
 
-PODS = int(os.environ.get("NODECAST_INTERRUPT_PODS", "12000"))
+DEPLOYMENTS = int(os.environ.get("NODECAST_INTERRUPT_DEPLOYMENTS", "2000"))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 def test_ctrl_c_interrupts_a_long_call_within_100_ms() -> None:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(PODS)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(DEPLOYMENTS)], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "READY"
@@ -57,7 +60,7 @@ def test_ctrl_c_interrupts_a_long_call_within_100_ms() -> None:
     finally:
         if child.poll() is None:
             child.kill()
-    assert line.startswith("INTERRUPTED"), f"the call was not interrupted: {line!r} (make it longer: NODECAST_INTERRUPT_PODS)"
+    assert line.startswith("INTERRUPTED"), f"the call was not interrupted: {line!r} (make it longer: NODECAST_INTERRUPT_DEPLOYMENTS)"
     latency = float(line.split()[1]) - sent
     print(f"KeyboardInterrupt {latency * 1000:.1f} ms after SIGINT")
     # ~100 ms is the goal (20 ms polling + one loop step); the bound leaves room for a loaded

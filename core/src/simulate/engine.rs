@@ -265,6 +265,10 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
             break;
         }
     }
+    // Cancelled (crate::interrupt): the caller drops the answer; skip summarising it.
+    if crate::interrupt::poll() {
+        return Err(vec![InputError::new("interrupted", "the simulation was interrupted before its end").path("simulation")]);
+    }
     let duration = finished_at.unwrap_or(sim.end).min(sim.end);
     sim.now = duration;
     let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
