@@ -81,7 +81,10 @@ const AWS_TYPES: usize = 1345;
 
 /// Plans `pools` NodePools with `pod_count` pods; returns (answer status, peak bytes, input bytes).
 fn measure(pools_n: usize, pod_count: usize) -> (String, usize, usize) {
-    let inputs = vec![Input { name: Some("pools.yaml".into()), text: pools(pools_n) }, Input { name: Some("pods.yaml".into()), text: pods(pod_count) }];
+    let inputs = vec![
+        Input { name: Some("pools.yaml".into()), text: pools(pools_n) },
+        Input { name: Some("pods.yaml".into()), text: pods(pod_count) },
+    ];
     let bytes: usize = inputs.iter().map(|i| i.text.len()).sum();
     let settings = Settings::default();
     let ((status, detail), peak) = peak_of(|| match Cluster::from_texts(&inputs, &settings) {
