@@ -2,12 +2,11 @@
 //! JSON out, all the work in `nodecast::sweep`, the GIL released while it runs so a process or
 //! Ray worker's batch does not hold the interpreter.
 
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 /// `function` ∈ `sweep-files`, `sweep-expand`, `sweep-run`, `sweep-request`, `sweep-csv`;
 /// `request_json` is `{name, text, files, indices, index, answers, columns, rows}` as each needs.
 #[pyfunction]
 pub fn sweep_call(py: Python<'_>, function: &str, request_json: &str) -> PyResult<String> {
-    py.detach(|| crate::guarded(|| nodecast::sweep::call(function, request_json))).map_err(PyRuntimeError::new_err)
+    crate::interruptible(py, || nodecast::sweep::call(function, request_json))
 }

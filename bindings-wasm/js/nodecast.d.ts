@@ -161,6 +161,11 @@ export interface SimulationSettings {
 export interface Options extends Request {
   as?: 'manifests' | 'request';
   name?: string;
+  /**
+   * Wall-time bound in milliseconds (≥ 0). A call still running past it stops within one loop
+   * step of the engine and answers a failure with code `deadline-exceeded`.
+   */
+  deadlineMs?: number;
 }
 
 /** The first argument of every function: manifest text, a request, or nothing (the empty request). */

@@ -13,6 +13,12 @@
 //!   with `options.as == "request"`, a JSON request. Every other option is a request field that
 //!   overrides the request's (`consolidate(yaml, {now: "2025-03-05T12:00:00Z"})`).
 //!   `undefined`/`null` is the empty request. User errors are failure answers, never exceptions.
+//!   `options.deadlineMs` (a number > 0) bounds the call's wall time: the core polls a
+//!   cancellation hook ([`nodecast::interrupt`]) that compares `Date.now()` with the deadline, and
+//!   a call past it stops within one loop step and answers a failure with code
+//!   `deadline-exceeded` (the core itself never reads a clock).
+//! * A manifest string with a lone UTF-16 surrogate (JS strings may hold one; UTF-8 cannot) is a
+//!   located `invalid-text` failure, not silently replaced with U+FFFD.
 //!
 //! Panics: the module is built with `panic = "abort"`, so a panic ends in a wasm `unreachable`
 //! trap (a JS `RuntimeError`) and the instance must not be used again. The hook installed at
@@ -107,32 +113,121 @@ pub fn catalog(input: JsValue, options: JsValue) -> JsValue {
 }
 
 fn answer(function: &str, input: &JsValue, options: &JsValue) -> JsValue {
-    let json = match request_json(input, options) {
-        Ok(request) => nodecast::call(function, &request),
-        Err(message) => invalid_request(function, message),
+    let json = match (request_json(input, options), deadline_ms(options)) {
+        (Err(Refused::Text(error)), _) => failure(function, error),
+        (Err(Refused::Request(message)), _) | (_, Err(message)) => invalid_request(function, message),
+        (Ok(request), Ok(None)) => nodecast::call(function, &request),
+        (Ok(request), Ok(Some(ms))) => {
+            let until = js_sys::Date::now() + ms;
+            nodecast::interrupt::run(move || js_sys::Date::now() > until, || nodecast::call(function, &request))
+                .unwrap_or_else(|_| deadline_exceeded(function, ms))
+        }
     };
     js_sys::JSON::parse(&json).unwrap_or_else(|_| JsValue::from_str(&json))
 }
 
+/// `options.deadlineMs`: `None` when absent, else a finite number ≥ 0.
+fn deadline_ms(options: &JsValue) -> Result<Option<f64>, String> {
+    if !options.is_object() {
+        return Ok(None);
+    }
+    let v = js_sys::Reflect::get(options, &JsValue::from_str("deadlineMs")).unwrap_or(JsValue::UNDEFINED);
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    match v.as_f64() {
+        Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(Some(ms)),
+        _ => Err(format!("options.deadlineMs must be a finite number of milliseconds ≥ 0, not {}", js_message(&v))),
+    }
+}
+
+/// The manifest text of a JS string, or a located error for a lone surrogate: a JS string is
+/// UTF-16 and may hold one, and `as_string` would replace it with U+FFFD without a word.
+fn manifest_text(input: &JsValue, name: &str) -> Result<String, InputError> {
+    let js: &js_sys::JsString = input.unchecked_ref();
+    if js.is_valid_utf16() {
+        return Ok(input.as_string().unwrap_or_default());
+    }
+    let units: Vec<u16> = js.iter().collect();
+    let (mut line, mut column) = (1usize, 1usize);
+    for unit in char::decode_utf16(units.iter().copied()) {
+        match unit {
+            Err(e) => {
+                let mut error = InputError::new(
+                    "invalid-text",
+                    format!(
+                        "the text holds a lone UTF-16 surrogate (0x{:04X}) at line {line}, column {column}: it is no character and cannot be decoded",
+                        e.unpaired_surrogate()
+                    ),
+                )
+                .help("remove the character or write it as a pair (a JS string built by slicing may split a pair)");
+                // Located like the core's syntax errors: the input's name, line and column.
+                error.source = Some(name.to_string());
+                error.line = Some(line);
+                error.column = Some(column);
+                return Err(error);
+            }
+            Ok('\n') => {
+                line += 1;
+                column = 1;
+            }
+            Ok(_) => column += 1,
+        }
+    }
+    Ok(input.as_string().unwrap_or_default())
+}
+
+/// The failure answer for a call stopped by `options.deadlineMs`.
+fn deadline_exceeded(function: &str, ms: f64) -> String {
+    let error = InputError::new("deadline-exceeded", format!("the call did not finish within options.deadlineMs = {ms} ms and was stopped"))
+        .path("options.deadlineMs")
+        .help("a larger deadlineMs, or a smaller input (README: resource bounds)");
+    failure(function, error)
+}
+
+/// Why there is no request: a bad request shape, or manifest text that is no text.
+enum Refused {
+    Request(String),
+    Text(InputError),
+}
+
+impl From<String> for Refused {
+    fn from(message: String) -> Self {
+        Refused::Request(message)
+    }
+}
+
+impl From<&str> for Refused {
+    fn from(message: &str) -> Self {
+        Refused::Request(message.to_string())
+    }
+}
+
 /// The JSON request for `input` and `options` (see the crate docs), or why there is none.
-fn request_json(input: &JsValue, options: &JsValue) -> Result<String, String> {
+fn request_json(input: &JsValue, options: &JsValue) -> Result<String, Refused> {
     let mut overrides = match to_json(options, "options")? {
         None => Map::new(),
         Some(Value::Object(m)) => m,
         Some(_) => return Err("options must be an object".into()),
     };
+    // Read by `answer` (deadline_ms), not a request field.
+    overrides.remove("deadlineMs");
     let as_request = match overrides.remove("as") {
         None | Some(Value::Null) => false,
         Some(Value::String(s)) if s == "manifests" => false,
         Some(Value::String(s)) if s == "request" => true,
-        Some(other) => return Err(format!("options.as must be \"manifests\" or \"request\", not {other}")),
+        Some(other) => return Err(format!("options.as must be \"manifests\" or \"request\", not {other}").into()),
     };
     let name = match overrides.remove("name") {
         None | Some(Value::Null) => "input".to_string(),
         Some(Value::String(s)) => s,
-        Some(other) => return Err(format!("options.name must be a string, not {other}")),
+        Some(other) => return Err(format!("options.name must be a string, not {other}").into()),
     };
-    let request = if let Some(text) = input.as_string() {
+    let request = if input.is_string() {
+        let text = match manifest_text(input, &name) {
+            Ok(text) => text,
+            Err(e) => return Err(Refused::Text(e)),
+        };
         if as_request {
             if overrides.is_empty() {
                 return Ok(text);
@@ -195,6 +290,15 @@ fn js_message(e: &JsValue) -> String {
 
 /// The failure answer the core would give for a request that is not one.
 fn invalid_request(function: &str, message: String) -> String {
+    let error = InputError::new("invalid-request", message).help(
+        "a request object {inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation}, or manifest \
+         text with options {name, as: \"manifests\" | \"request\", deadlineMs, ...request fields}",
+    );
+    failure(function, error)
+}
+
+/// A failure answer of `function`'s kind carrying `error`.
+fn failure(function: &str, error: InputError) -> String {
     let kind = match function {
         "plan" => "Plan",
         "consolidate" => "Decision",
@@ -205,9 +309,5 @@ fn invalid_request(function: &str, message: String) -> String {
         // Unknown function: the core's own answer.
         _ => return nodecast::call(function, "{}"),
     };
-    let error = InputError::new("invalid-request", message).help(
-        "a request object {inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation}, or manifest \
-         text with options {name, as: \"manifests\" | \"request\", ...request fields}",
-    );
     Answer::<()>::failure(kind, vec![error]).to_json()
 }

@@ -91,6 +91,7 @@ pub mod figures;
 pub mod fxhash;
 #[doc(hidden)]
 pub mod golang;
+pub mod interrupt;
 #[warn(missing_docs)]
 pub mod json;
 #[doc(hidden)]

@@ -23,6 +23,9 @@ const TARGETS: &[(&str, Check)] = &[
     ("requirements", checks::requirements),
     ("facade_plan", checks::facade_plan),
     ("facade_consolidate", checks::facade_consolidate),
+    ("facade_simulate", |data| {
+        checks::facade_simulate(data);
+    }),
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -87,4 +90,45 @@ fn the_checks_reject_a_bad_answer() {
     assert!(std::panic::catch_unwind(|| checks::check_answer(bad)).is_err());
     let good = r#"{"apiVersion": "nodecast/v1", "status": "failure", "errors": [{"code": "x", "message": "m", "path": "spec"}]}"#;
     assert_eq!(checks::check_answer(good)["status"], "failure");
+}
+
+/// Inputs for `check` from a fixed pseudo-random stream (SplitMix64), `count` of them with
+/// lengths up to 320 bytes: the stable stand-in for a fuzz campaign where cargo-fuzz is absent
+/// (blind, not coverage-guided; `cargo test -- --ignored simulate_campaign` runs a long one).
+/// Returns how many inputs `check` reported as a success (an answer it checked in full).
+fn random_inputs(seed: u64, count: usize, check: fn(&[u8]) -> bool) -> usize {
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut succeeded = 0;
+    for i in 0..count {
+        let len = (next() % 320) as usize;
+        let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let outcome = std::panic::catch_unwind(|| check(&data));
+        assert!(outcome.is_ok(), "random input {i} of seed {seed} fails its check: {data:?}");
+        succeeded += usize::from(outcome.unwrap_or(false));
+    }
+    eprintln!("{count} inputs, {succeeded} successful answers checked in full");
+    succeeded
+}
+
+#[test]
+fn simulate_target_on_random_inputs() {
+    let succeeded = random_inputs(1, 120, checks::facade_simulate);
+    // Not only refusals: the physical checks must have run on real simulations.
+    assert!(succeeded >= 12, "only {succeeded} of 120 random inputs simulated successfully");
+}
+
+/// A longer blind campaign of the simulator target (fuzz/README.md, "Campaigns").
+/// `NODECAST_SIM_CAMPAIGN=<inputs>` sets its size.
+#[test]
+#[ignore]
+fn simulate_campaign() {
+    let count = std::env::var("NODECAST_SIM_CAMPAIGN").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    random_inputs(2, count, checks::facade_simulate);
 }

@@ -318,3 +318,270 @@ pub fn facade_consolidate(data: &[u8]) {
         }
     }
 }
+
+/// A trace over the workloads of `objects` (Pods, Deployments, Jobs), as JSON. Mostly a trace
+/// the simulator accepts (times in order, instances scaled or deleted after their submission),
+/// so that the physical checks run; when `wild`, any event kind, duration and time, up to
+/// i64::MAX and negative, to exercise the refusals.
+fn sim_trace(src: &mut Src, objects: &[Value], wild: bool) -> String {
+    let refs: Vec<(String, bool)> = objects
+        .iter()
+        .filter_map(|o| {
+            let kind = o["kind"].as_str()?;
+            if !["Pod", "Deployment", "Job"].contains(&kind) {
+                return None;
+            }
+            let m = &o["metadata"];
+            Some((format!("{kind}/{}/{}", m["namespace"].as_str()?, m["name"].as_str()?), kind == "Deployment"))
+        })
+        .collect();
+    let mut workloads = serde_json::Map::new();
+    for (i, (r, _)) in refs.iter().enumerate() {
+        let mut w = json!({"ref": r});
+        match src.below(if wild { 5 } else { 4 }) {
+            0 => {}
+            1 => w["runTime"] = json!(src.pick(&["30m", "2h", "1s"])),
+            2 => w["runTime"] = json!({"distribution": "uniform", "min": src.pick(&["1m", "1h"]), "max": "2h"}),
+            3 => w["runTime"] = json!({"distribution": "exponential", "mean": src.pick(&["20m", "3h"])}),
+            _ => w["runTime"] = json!(src.pick(&["9223372036854775807s", "-5m", "3650d", "0s"])),
+        }
+        if src.chance(60) {
+            w["checkpointInterval"] = json!(if wild { src.pick(&["10m", "0s", "-1s"]) } else { src.pick(&["10m", "1h"]) });
+        }
+        workloads.insert(format!("w{i}"), w);
+    }
+    let times = ["0s", "1m", "5m", "1h", "3h", "12h", "2d", "-1s", "9223372036854775807s"];
+    let mut at = 0;
+    let mut events = Vec::new();
+    let mut live: Vec<(String, bool)> = Vec::new();
+    for i in 0..src.below(14) {
+        at = if wild { src.below(times.len()) } else { (at + src.below(2)).min(5) };
+        let when = times[at];
+        let ev = match src.below(5) {
+            _ if refs.is_empty() => break,
+            0 | 1 => {
+                let def = src.below(refs.len());
+                let mut e = json!({"at": when, "submit": format!("w{def}"), "name": format!("i{i}")});
+                if src.chance(40) {
+                    e["repeat"] = if wild {
+                        json!({"every": src.pick(&["1h", "0s"]), "times": src.pick(&[2, 100, 0])})
+                    } else {
+                        json!({"every": src.pick(&["1h", "6h"]), "times": src.pick(&[2, 5])})
+                    };
+                }
+                live.push((format!("i{i}"), refs[def].1));
+                e
+            }
+            2 if wild || live.iter().any(|(_, d)| *d) => {
+                let deployments: Vec<&String> = live.iter().filter(|(_, d)| *d || wild).map(|(n, _)| n).collect();
+                let name = deployments.get(src.below(deployments.len().max(1))).map_or("none".to_string(), |n| n.to_string());
+                let replicas = if wild { src.pick(&[0i64, 4, 20, -1, 1_000_000]) } else { src.pick(&[0i64, 1, 4, 20]) };
+                json!({"at": when, "scale": {"workload": name, "replicas": replicas}})
+            }
+            3 if wild || !live.is_empty() => {
+                let name = live.get(src.below(live.len().max(1))).map_or("none".to_string(), |(n, _)| n.clone());
+                live.retain(|(n, _)| *n != name);
+                json!({"at": when, "delete": name})
+            }
+            4 if wild => json!({"at": when, "interrupt": format!("{}-{}", src.pick(&["default", "gpu", "spot", "a"]), src.below(3) + 1)}),
+            _ => json!({"at": when, "submit": format!("w{}", src.below(refs.len()))}),
+        };
+        events.push(ev);
+    }
+    let trace = json!({
+        "apiVersion": "nodecast/v1", "kind": "Trace",
+        "start": "2026-11-23T00:00:00Z",
+        "end": if wild { src.pick(&["1h", "7d", "0s", "-1h"]) } else { src.pick(&["1h", "1d", "2d"]) },
+        "workloads": workloads,
+        "events": events,
+    });
+    trace.to_string()
+}
+
+/// Simulation settings: defaults and mundane changes, or (`wild`) values at and past the edges
+/// of their bounds.
+fn sim_settings(src: &mut Src, wild: bool) -> Value {
+    let mut s = json!({"seed": src.byte()});
+    let mut set = |src: &mut Src, key: &str, calm: &[Value], extreme: &[Value]| {
+        if src.chance(50) {
+            let all: Vec<&Value> = calm.iter().chain(if wild { extreme } else { &[] }).collect();
+            s[key] = all[src.below(all.len())].clone();
+        }
+    };
+    let big = json!(i64::MAX);
+    set(src, "spotInterruptionRatePerHour", &[json!(0), json!(0.5), json!(60)], &[json!(60.5), json!(1e6), json!(-1)]);
+    set(src, "metricsIntervalSeconds", &[json!(60), json!(600)], &[json!(1), json!(0), big.clone()]);
+    set(src, "devicePluginSeconds", &[json!({"min": 0, "max": 0}), json!({"min": 60, "max": 90})], &[json!({"min": i64::MAX - 10, "max": i64::MAX})]);
+    set(src, "gpuStartupSeconds", &[json!({"min": 1, "max": 1})], &[json!({"min": 300, "max": 180})]);
+    set(src, "batchMaxSeconds", &[json!(0), json!(10)], std::slice::from_ref(&big));
+    set(src, "disruptionPollSeconds", &[json!(1), json!(10)], &[json!(0), big.clone()]);
+    set(src, "interruptionNoticeSeconds", &[json!(0), json!(120)], std::slice::from_ref(&big));
+    set(src, "terminationGracePeriodSeconds", &[json!(0), json!(60)], std::slice::from_ref(&big));
+    set(src, "endSeconds", &[json!(600), json!(86_400)], &[json!(0), big.clone()]);
+    set(src, "maxEvents", &[json!(100_000)], &[json!(10)]);
+    set(src, "maxPodAttempts", &[json!(100_000)], &[json!(5)]);
+    s
+}
+
+/// The shared cluster generator makes most clusters invalid on purpose (plan's refusals are
+/// its subject); a simulation needs a valid one for its checks to run, so outside `wild` runs
+/// the fields it gets wrong are dropped: NodePool weights, disruption blocks and restricted or
+/// numeric requirements, negative replicas, and the inline catalog (the embedded one is used).
+fn calm(objects: &mut [Value], catalog: &mut Value) {
+    *catalog = Value::Null;
+    for o in objects.iter_mut() {
+        match o["kind"].as_str() {
+            Some("NodePool") => {
+                if let Some(spec) = o["spec"].as_object_mut() {
+                    spec.remove("weight");
+                    spec.remove("disruption");
+                    spec.remove("limits");
+                }
+                if let Some(reqs) = o["spec"]["template"]["spec"]["requirements"].as_array_mut() {
+                    reqs.retain(|r| {
+                        let key = r["key"].as_str().unwrap_or("");
+                        let op = r["operator"].as_str().unwrap_or("");
+                        ["In", "NotIn", "Exists", "DoesNotExist"].contains(&op)
+                            && key.contains('/')
+                            && !["karpenter.sh/nodepool", "kubernetes.io/hostname"].contains(&key)
+                    });
+                }
+            }
+            Some("Deployment") | Some("Job") => {
+                for key in ["replicas", "parallelism", "completions"] {
+                    if o["spec"][key].as_i64().is_some_and(|n| n < 0) {
+                        o["spec"][key] = json!(1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn num(v: &Value, what: &str) -> f64 {
+    let x = v.as_f64().unwrap_or_else(|| panic!("{what} is not a number: {v}"));
+    assert!(x.is_finite(), "{what} = {x}");
+    x
+}
+
+fn secs(v: &Value, what: &str) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("{what} is not an integer: {v}"))
+}
+
+/// The simulator: a cluster (as `facade_consolidate`), a trace and settings from the bytes.
+/// Besides the envelope and determinism, a successful answer must be physically possible:
+/// costs finite and ≥ 0 (each node's cost its price × its lifetime), every node's times in
+/// order and inside the simulated span, the timeline monotone, the pod counts adding up, every
+/// pod's nodes existing, the metric series aligned with its clock.
+/// Returns whether the simulation succeeded (so runs can say how many answers were checked).
+pub fn facade_simulate(data: &[u8]) -> bool {
+    let mut src = Src::new(data);
+    let with_nodes = src.chance(128);
+    let wild = src.chance(48);
+    let (mut objects, mut catalog) = cluster::cluster(&mut src, with_nodes);
+    if !wild {
+        calm(&mut objects, &mut catalog);
+    }
+    let trace = sim_trace(&mut src, &objects, wild);
+    let settings = sim_settings(&mut src, wild);
+    let request = json!({
+        "inputs": [{"name": "cluster.yaml", "text": cluster::to_yaml(&objects)}],
+        "catalog": catalog,
+        "trace": {"name": "trace.yaml", "text": trace},
+        "simulation": settings,
+    })
+    .to_string();
+    let v = run(|| nodecast::call("simulate", &request));
+    if v["status"] != "success" {
+        if std::env::var_os("NODECAST_SIM_DEBUG").is_some() {
+            eprintln!("refused: {} {} {}", v["errors"][0]["code"], v["errors"][0]["path"], v["errors"][0]["message"]);
+        }
+        return false;
+    }
+    let s = &v["summary"];
+    let duration = secs(&s["durationSeconds"], "durationSeconds");
+    assert!(duration >= 0, "durationSeconds {duration}");
+    for key in ["costUsd", "staticCostUsd", "emptyNodeCostUsd", "gpuHoursPaid", "gpuHoursUsed"] {
+        assert!(num(&s[key], key) >= 0.0, "{key} < 0: {s}");
+    }
+    let cost = num(&s["costUsd"], "costUsd");
+    assert!(num(&s["emptyNodeCostUsd"], "emptyNodeCostUsd") <= cost + 1e-6 * cost.max(1.0), "empty cost above the cost: {s}");
+    assert!(num(&s["gpuHoursUsed"], "gpuHoursUsed") <= num(&s["gpuHoursPaid"], "gpuHoursPaid") * (1.0 + 1e-9) + 1e-9, "{s}");
+    assert!((0.0..=1.0 + 1e-9).contains(&num(&s["gpuUtilization"], "gpuUtilization")), "{s}");
+
+    let nodes = v["nodes"].as_array().expect("nodes");
+    let mut sum = 0.0;
+    for n in nodes {
+        let price = num(&n["pricePerHourUsd"], "pricePerHourUsd");
+        let node_cost = num(&n["costUsd"], "node costUsd");
+        assert!(price >= 0.0 && node_cost >= 0.0, "{n}");
+        assert!(num(&n["emptyCostUsd"], "emptyCostUsd") <= node_cost + 1e-6 * node_cost.max(1.0), "{n}");
+        let lifetime = secs(&n["lifetimeSeconds"], "lifetimeSeconds");
+        assert!((0..=duration).contains(&lifetime) || duration == 0, "lifetime {lifetime} outside 0..={duration}: {n}");
+        let expected = price * lifetime as f64 / 3600.0;
+        assert!((node_cost - expected).abs() <= 1e-6 * expected.max(1.0), "cost {node_cost} ≠ price × lifetime {expected}: {n}");
+        sum += node_cost;
+        let mut last = secs(&n["launchedSeconds"], "launchedSeconds");
+        assert!(last <= duration, "{n}");
+        for key in ["registeredSeconds", "initializedSeconds", "terminatedSeconds"] {
+            if let Some(t) = n[key].as_i64() {
+                assert!(t >= last && t <= duration, "{key} {t} out of order (after {last}, end {duration}): {n}");
+                last = t;
+            }
+        }
+    }
+    // Each cost is rounded to 6 decimals in the answer: the sum may drift by half a unit per node.
+    let drift = 5e-7 * (nodes.len() + 1) as f64 + 1e-9 * cost;
+    assert!((sum - cost).abs() <= drift, "cost {cost} is not the sum of the nodes' {sum}");
+
+    let mut last = i64::MIN;
+    for e in v["timeline"].as_array().expect("timeline") {
+        let t = secs(&e["timeSeconds"], "timeSeconds");
+        assert!(t >= last && (0..=duration).contains(&t), "timeline not monotone or outside 0..={duration}: {e}");
+        last = t;
+    }
+
+    let pods = v["pods"].as_array().expect("pods");
+    let c = &s["pods"];
+    let count = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("pods.{k}: {c}"));
+    assert_eq!(count("submitted") as usize, pods.len(), "{c}");
+    assert_eq!(count("finished") + count("running") + count("pending") + count("deleted"), count("submitted"), "{c}");
+    let names: std::collections::HashSet<&str> = nodes.iter().filter_map(|n| n["name"].as_str()).collect();
+    for p in pods {
+        let submitted = secs(&p["submittedSeconds"], "submittedSeconds");
+        assert!((0..=duration).contains(&submitted), "{p}");
+        let started = p["startedSeconds"].as_i64();
+        if let Some(t) = started {
+            assert!(t >= submitted && t <= duration, "started before submitted: {p}");
+        }
+        if let Some(t) = p["finishedSeconds"].as_i64() {
+            assert!(t >= started.unwrap_or(submitted) && t <= duration, "finished out of order: {p}");
+        }
+        for key in ["pendingSeconds", "runningSeconds", "workLostSeconds"] {
+            let x = secs(&p[key], key);
+            assert!((0..=duration).contains(&x) || (key == "workLostSeconds" && x >= 0), "{key} {x}: {p}");
+        }
+        for n in p["nodes"].as_array().expect("pod nodes") {
+            let n = n.as_str().expect("node name");
+            assert!(names.contains(n), "pod ran on {n}, which is no node of the answer: {p}");
+        }
+    }
+
+    let series = &v["series"];
+    let times = series["timesSeconds"].as_array().expect("timesSeconds");
+    let mut last = i64::MIN;
+    for t in times {
+        let t = secs(t, "timesSeconds[]");
+        assert!(t > last && t <= duration.max(0), "series clock not increasing or past the end: {t}");
+        last = t;
+    }
+    for m in series["metrics"].as_array().expect("metrics") {
+        let values = m["values"].as_array().expect("values");
+        assert_eq!(values.len(), times.len(), "metric {} has {} values for {} times", m["name"], values.len(), times.len());
+        for x in values {
+            num(x, "metric value");
+        }
+    }
+    true
+}

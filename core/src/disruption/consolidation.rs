@@ -419,7 +419,7 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
     let max = list.len().min(100);
     let (mut lo, mut hi) = (1usize, if list.len() <= max { list.len() - 1 } else { max });
     let mut best: Option<Command> = None;
-    while lo <= hi {
+    while lo <= hi && !crate::interrupt::poll() {
         let mid = (lo + hi) / 2;
         // A provably hopeless prefix is a rejection: the search takes the same path.
         let attempt = if a.pass_over_hopeless && hopeless(a, infos, &list[..=mid]) {
@@ -466,6 +466,9 @@ pub(crate) fn single_node(
     let longest = groups.values().map(Vec::len).max().unwrap_or(0);
     let order: Vec<usize> = (0..longest).flat_map(|k| groups.values().filter_map(move |g| g.get(k).copied())).collect();
     for (at, &i) in order.iter().enumerate() {
+        if crate::interrupt::poll() {
+            return None;
+        }
         let pool = infos[i].pool?;
         if pool_budget(m, pool, "Underutilized", now) == Some(0) {
             let v = verdicts.entry(infos[i].node).or_default();

@@ -250,6 +250,11 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
     let mut queue: VecDeque<usize> = queue.into();
     let mut pushed_at: crate::fxhash::FxHashMap<usize, usize> = Default::default();
     while let Some(p) = queue.pop_front() {
+        // Cancelled: the caller drops this pass's answer (crate::interrupt).
+        if crate::interrupt::poll() {
+            queue.push_front(p);
+            break;
+        }
         if pushed_at.get(&p) == Some(&(queue.len() + 1)) {
             queue.push_front(p);
             break;

@@ -113,7 +113,8 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
     let mut processed: u64 = 0;
     let mut finished_at = None;
     while let Some(Reverse((t, _, ev))) = sim.queue.pop() {
-        if t > sim.end {
+        // Cancelled: the caller drops this answer (crate::interrupt).
+        if t > sim.end || crate::interrupt::poll() {
             break;
         }
         let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
@@ -144,6 +145,10 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
             finished_at = Some(sim.now);
             break;
         }
+    }
+    // Cancelled (crate::interrupt): the caller drops the answer; skip summarising it.
+    if crate::interrupt::poll() {
+        return Err(vec![InputError::new("interrupted", "the simulation was interrupted before its end").path("simulation")]);
     }
     let duration = finished_at.unwrap_or(sim.end).min(sim.end);
     sim.now = duration;
