@@ -3,9 +3,8 @@
 //! Before, each front end derived them itself, with different rules (three accelerator lists,
 //! the ×730 in four places); now they are answer fields and the front ends only format them.
 
-use crate::api::{Decision, Plan};
+use crate::api::{Accelerator, Decision, Plan};
 use indexmap::IndexMap;
-use serde::Serialize;
 
 /// Hours in a month, as cloud price sheets count them (365 × 24 / 12).
 pub const HOURS_PER_MONTH: f64 = 730.0;
@@ -27,29 +26,6 @@ pub const ACCELERATOR_RESOURCES: [&str; 7] = [
     "habana.ai/gaudi",
     "gpu.intel.com/i915",
 ];
-
-/// One kind of accelerator on a NodeClaim: the resource and how many the node has, with what
-/// the instance type's labels say about the device (AWS catalog facts; absent in a custom
-/// catalog that does not label them).
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Accelerator {
-    /// The extended resource, e.g. `nvidia.com/gpu`, `aws.amazon.com/neuron`.
-    pub resource: String,
-    /// Devices on the node (its allocatable of `resource`).
-    pub count: i64,
-    /// The device, e.g. `a10g`, `l4`, `inferentia2` (`instance-gpu-name` or
-    /// `instance-accelerator-name`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// e.g. `nvidia`, `aws` (`instance-gpu-manufacturer` or `instance-accelerator-manufacturer`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub manufacturer: Option<String>,
-    /// Memory of one device in MiB (`instance-gpu-memory`; GPUs only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_mib: Option<i64>,
-}
 
 /// The accelerators of a node with `allocatable` (rendered quantities) and `labels`.
 pub fn accelerators(allocatable: &IndexMap<String, String>, labels: &IndexMap<String, String>) -> Vec<Accelerator> {

@@ -9,7 +9,7 @@
 //! the schema, the TypeScript types and (through its pytest) the Python classes cannot drift.
 
 mod ts;
-pub mod vocab;
+
 
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Map, Value};

@@ -90,7 +90,7 @@ pub struct Summary {
 pub struct StaticNodes {
     pub node_pool: String,
     pub instance_type: String,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::CapacityType"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::CapacityType"))]
     pub capacity_type: String,
     pub count: usize,
     pub price_per_hour_usd: f64,
@@ -137,7 +137,7 @@ pub struct NodeOut {
     pub name: String,
     pub node_pool: Option<String>,
     pub instance_type: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::CapacityType>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::vocab::CapacityType>"))]
     pub capacity_type: Option<String>,
     pub zone: Option<String>,
     pub price_per_hour_usd: f64,
@@ -150,7 +150,7 @@ pub struct NodeOut {
     pub cost_usd: f64,
     pub empty_cost_usd: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::TerminationReason>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::vocab::TerminationReason>"))]
     pub termination_reason: Option<String>,
     pub pods: usize,
 }
@@ -164,7 +164,7 @@ pub struct PodOut {
     pub submitted_seconds: i64,
     pub started_seconds: Option<i64>,
     pub finished_seconds: Option<i64>,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::PodState"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodState"))]
     pub state: String,
     pub pending_seconds: i64,
     pub run_time_seconds: Option<i64>,
@@ -181,7 +181,7 @@ pub struct TimelineEntry {
     pub time_seconds: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::TimelineEvent"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TimelineEvent"))]
     pub event: &'static str,
     pub object: String,
     #[serde(skip_serializing_if = "Option::is_none")]
