@@ -105,10 +105,16 @@ mod tests {
         ]);
         let a = accelerators(&alloc, &labels);
         assert_eq!(a.len(), 1, "the EFA interface is no accelerator");
-        assert_eq!((a[0].resource.as_str(), a[0].count, a[0].name.as_deref(), a[0].memory_mib), ("nvidia.com/gpu", 4, Some("a10g"), Some(22888)));
+        assert_eq!(
+            (a[0].resource.as_str(), a[0].count, a[0].name.as_deref(), a[0].memory_mib),
+            ("nvidia.com/gpu", 4, Some("a10g"), Some(22888))
+        );
         let neuron = accelerators(
             &map(&[("aws.amazon.com/neuron", "1"), ("aws.amazon.com/neuroncore", "2")]),
-            &map(&[("karpenter.k8s.aws/instance-accelerator-name", "inferentia2"), ("karpenter.k8s.aws/instance-accelerator-manufacturer", "aws")]),
+            &map(&[
+                ("karpenter.k8s.aws/instance-accelerator-name", "inferentia2"),
+                ("karpenter.k8s.aws/instance-accelerator-manufacturer", "aws"),
+            ]),
         );
         assert_eq!(neuron.len(), 2);
         assert_eq!((neuron[1].count, neuron[1].name.as_deref(), neuron[1].memory_mib), (2, Some("inferentia2"), None));
