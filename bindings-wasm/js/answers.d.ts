@@ -112,7 +112,7 @@ export interface Decision {
   /** `expired`, `empty` or `underutilized` (absent for `none`). */
   reason?: DisruptionReason;
   replacement?: Replacement;
-  /** (before − after) × 730 h, to the cent ([`crate::figures::per_month`]). */
+  /** (before − after) × 730 h, to the cent (computed once, in `figures`). */
   savingsPerMonth: number;
   /**
    * The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
@@ -120,7 +120,7 @@ export interface Decision {
    */
   scores: BalancedScore[];
   skipped: Skipped[];
-  /** The decision in one line, as the CLI prints it first ([`crate::figures::decision_summary`]). */
+  /** The decision in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
   /**
    * Where Karpenter's own pick is not determined: candidates that tie on its sort key
@@ -254,7 +254,7 @@ export type NodeClaim = NodeClaimFields & (NodeClaimLaunch | NodeClaimNoLaunch);
 
 export interface NodeClaimFields {
   /**
-   * GPUs and other accelerators of the launched type ([`crate::figures::accelerators`]);
+   * GPUs and other accelerators of the launched type (computed once, in `figures`);
    * empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
    */
   accelerators: Accelerator[];
@@ -411,10 +411,10 @@ export interface Plan {
   nodeClaims: NodeClaim[];
   nodePools: NodePoolUsage[];
   skipped: Skipped[];
-  /** The plan in one line, as the CLI prints it first ([`crate::figures::plan_summary`]). */
+  /** The plan in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
   totalPricePerHour: number;
-  /** `totalPricePerHour` × 730 h, to the cent ([`crate::figures::per_month`]). */
+  /** `totalPricePerHour` × 730 h, to the cent (computed once, in `figures`). */
   totalPricePerMonth: number;
   unschedulable: Unschedulable[];
   warnings: Warning[];

@@ -197,8 +197,8 @@ export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'C
 
 export * from './answers.js';
 import type {
-  InputError, PlanAnswer, DecisionAnswer, ExplanationAnswer, ValidationAnswer, CatalogQueryAnswer,
-  SimulationAnswer, OptimizationAnswer, SimulationFailure, ErrorFailure,
+  InputError, Plan, Decision, Explanation, ValidationReport, CatalogAnswer, Simulation, Optimization,
+  SimulationFailure, ErrorFailure,
 } from './answers.js';
 
 export interface Failure<K extends AnswerKind = AnswerKind> {
@@ -215,6 +215,16 @@ export type Success<K extends AnswerKind, T> = T & {
 };
 
 export type Answer<K extends AnswerKind, T> = Success<K, T> | Failure<K>;
+
+// The answers as instances of the generic Answer (the same shapes as answers.d.ts's, written
+// through Answer<K, T> so that generic helpers over Answer<K, T> infer K and T).
+export type PlanAnswer = Answer<'Plan', Plan>;
+export type DecisionAnswer = Answer<'Decision', Decision>;
+export type ExplanationAnswer = Answer<'Explanation', Explanation>;
+export type ValidationAnswer = Answer<'Validation', ValidationReport>;
+export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
+export type SimulationAnswer = Answer<'Simulation', Simulation>;
+export type OptimizationAnswer = Answer<'Optimization', Optimization>;
 
 /** CSV or Prometheus text on success, the failure answer otherwise. */
 export type SimulationText = string | SimulationFailure;

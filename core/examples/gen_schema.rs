@@ -6,10 +6,7 @@
 use std::path::PathBuf;
 
 fn main() -> std::io::Result<()> {
-    let root = std::env::args()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let root = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
     let schema = nodecast::schema::answers_schema();
     std::fs::write(root.join("schema/answers.schema.json"), nodecast::schema::answers_schema_text())?;
     // The Python package's copy (shipped in the wheel; its pytest checks the classes against it).

@@ -18,9 +18,9 @@ pub struct Plan {
     pub unschedulable: Vec<UnschedulableOut>,
     pub node_pools: Vec<NodePoolOut>,
     pub total_price_per_hour: f64,
-    /// `totalPricePerHour` × 730 h, to the cent ([`crate::figures::per_month`]).
+    /// `totalPricePerHour` × 730 h, to the cent (computed once, in `figures`).
     pub total_price_per_month: f64,
-    /// The plan in one line, as the CLI prints it first ([`crate::figures::plan_summary`]).
+    /// The plan in one line, as the CLI prints it first (computed once, in `figures`).
     pub summary: String,
     pub skipped: Vec<Skipped>,
     pub warnings: Vec<Warning>,
@@ -56,9 +56,9 @@ pub struct NodeClaimOut {
     /// Requirements written on the NodeClaim (without the instance-type list). Shared by the
     /// NodeClaims with the same requirements.
     pub requirements: Arc<Vec<String>>,
-    /// GPUs and other accelerators of the launched type ([`crate::figures::accelerators`]);
+    /// GPUs and other accelerators of the launched type (computed once, in `figures`);
     /// empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
-    pub accelerators: Arc<Vec<crate::figures::Accelerator>>,
+    pub accelerators: Arc<Vec<Accelerator>>,
     /// Where Karpenter itself is not deterministic: values of this NodeClaim that real
     /// Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
     /// value is one of them. Absent when there is none.
@@ -144,6 +144,29 @@ pub struct Warning {
     pub object: Option<String>,
 }
 
+/// One kind of accelerator on a NodeClaim: the resource and how many the node has, with what
+/// the instance type's labels say about the device (AWS catalog facts; absent in a custom
+/// catalog that does not label them).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Accelerator {
+    /// The extended resource, e.g. `nvidia.com/gpu`, `aws.amazon.com/neuron`.
+    pub resource: String,
+    /// Devices on the node (its allocatable of `resource`).
+    pub count: i64,
+    /// The device, e.g. `a10g`, `l4`, `inferentia2` (`instance-gpu-name` or
+    /// `instance-accelerator-name`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// e.g. `nvidia`, `aws` (`instance-gpu-manufacturer` or `instance-accelerator-manufacturer`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manufacturer: Option<String>,
+    /// Memory of one device in MiB (`instance-gpu-memory`; GPUs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<i64>,
+}
+
 /// A disruption decision: what Karpenter's disruption controller would do now, and why every
 /// other node stays.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -169,9 +192,9 @@ pub struct Decision {
     /// $/h of the managed nodes before and after the command.
     pub price_per_hour_before: f64,
     pub price_per_hour_after: f64,
-    /// (before − after) × 730 h, to the cent ([`crate::figures::per_month`]).
+    /// (before − after) × 730 h, to the cent (computed once, in `figures`).
     pub savings_per_month: f64,
-    /// The decision in one line, as the CLI prints it first ([`crate::figures::decision_summary`]).
+    /// The decision in one line, as the CLI prints it first (computed once, in `figures`).
     pub summary: String,
     /// The command's Balanced scores, one per Balanced pool among the disrupted nodes (empty
     /// when none is Balanced, and for emptiness and expiration, which are never scored).
@@ -284,7 +307,7 @@ pub struct BalancedScore {
     pub node_pool: String,
     /// `delete`, `replace`, or `delete (best case)` for the pre-check before simulating.
     #[serde(rename = "move")]
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::ScoredMove"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::ScoredMove"))]
     pub scored_move: String,
     /// savingsFraction ÷ disruptionFraction (0 when nothing is saved).
     pub score: f64,

@@ -81,7 +81,7 @@ pub struct NodeExplanation {
 pub struct PodExplanation {
     pub pod: String,
     /// `existing-node`, `new-node-claim` or `unschedulable`.
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::PodOutcome"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodOutcome"))]
     pub outcome: String,
     pub summary: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -113,7 +113,7 @@ pub struct Verdict {
 pub struct TypeExplanation {
     pub instance_type: String,
     /// `launched`, `option` (allowed but not the cheapest) or `rejected`.
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::TypeVerdict"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TypeVerdict"))]
     pub verdict: String,
     pub reasons: Vec<String>,
 }

@@ -3,9 +3,8 @@
 //! Before, each front end derived them itself, with different rules (three accelerator lists,
 //! the ×730 in four places); now they are answer fields and the front ends only format them.
 
-use crate::api::{Decision, Plan};
+use crate::api::{Accelerator, Decision, Plan};
 use indexmap::IndexMap;
-use serde::Serialize;
 
 /// Hours in a month, as cloud price sheets count them (365 × 24 / 12).
 pub const HOURS_PER_MONTH: f64 = 730.0;
@@ -27,29 +26,6 @@ pub const ACCELERATOR_RESOURCES: [&str; 7] = [
     "habana.ai/gaudi",
     "gpu.intel.com/i915",
 ];
-
-/// One kind of accelerator on a NodeClaim: the resource and how many the node has, with what
-/// the instance type's labels say about the device (AWS catalog facts; absent in a custom
-/// catalog that does not label them).
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Accelerator {
-    /// The extended resource, e.g. `nvidia.com/gpu`, `aws.amazon.com/neuron`.
-    pub resource: String,
-    /// Devices on the node (its allocatable of `resource`).
-    pub count: i64,
-    /// The device, e.g. `a10g`, `l4`, `inferentia2` (`instance-gpu-name` or
-    /// `instance-accelerator-name`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// e.g. `nvidia`, `aws` (`instance-gpu-manufacturer` or `instance-accelerator-manufacturer`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub manufacturer: Option<String>,
-    /// Memory of one device in MiB (`instance-gpu-memory`; GPUs only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_mib: Option<i64>,
-}
 
 /// The accelerators of a node with `allocatable` (rendered quantities) and `labels`.
 pub fn accelerators(allocatable: &IndexMap<String, String>, labels: &IndexMap<String, String>) -> Vec<Accelerator> {
@@ -129,10 +105,16 @@ mod tests {
         ]);
         let a = accelerators(&alloc, &labels);
         assert_eq!(a.len(), 1, "the EFA interface is no accelerator");
-        assert_eq!((a[0].resource.as_str(), a[0].count, a[0].name.as_deref(), a[0].memory_mib), ("nvidia.com/gpu", 4, Some("a10g"), Some(22888)));
+        assert_eq!(
+            (a[0].resource.as_str(), a[0].count, a[0].name.as_deref(), a[0].memory_mib),
+            ("nvidia.com/gpu", 4, Some("a10g"), Some(22888))
+        );
         let neuron = accelerators(
             &map(&[("aws.amazon.com/neuron", "1"), ("aws.amazon.com/neuroncore", "2")]),
-            &map(&[("karpenter.k8s.aws/instance-accelerator-name", "inferentia2"), ("karpenter.k8s.aws/instance-accelerator-manufacturer", "aws")]),
+            &map(&[
+                ("karpenter.k8s.aws/instance-accelerator-name", "inferentia2"),
+                ("karpenter.k8s.aws/instance-accelerator-manufacturer", "aws"),
+            ]),
         );
         assert_eq!(neuron.len(), 2);
         assert_eq!((neuron[1].count, neuron[1].name.as_deref(), neuron[1].memory_mib), (2, Some("inferentia2"), None));

@@ -123,6 +123,9 @@ pub mod resources;
 pub mod scheduling;
 #[cfg(feature = "schema")]
 pub mod schema;
+/// The closed sets of answer strings, for the schema (feature `schema`).
+#[cfg(feature = "schema")]
+pub mod vocab;
 pub mod simulate;
 pub mod sweep;
 #[doc(hidden)]

@@ -65,7 +65,7 @@ struct Shared<'a> {
     /// Utilization maps by (requests, allocatable).
     utilization: crate::fxhash::FxHashMap<(Resources, Resources), Arc<IndexMap<String, f64>>>,
     /// Accelerators by the (shared) allocatable and labels maps they are read from.
-    accelerators: crate::fxhash::FxHashMap<(usize, usize), Arc<Vec<crate::figures::Accelerator>>>,
+    accelerators: crate::fxhash::FxHashMap<(usize, usize), Arc<Vec<crate::api::Accelerator>>>,
 }
 
 impl Shared<'_> {

@@ -199,7 +199,10 @@ fn real_answers_are_valid_against_the_schema() {
         answer("validate", json!({"inputs": inputs})),
         answer("explain", json!({"inputs": inputs, "pod": "ml/train-llm-0", "instanceType": "p4d.24xlarge"})),
         answer("catalog", json!({"query": {"gpu": true, "limit": 5}})),
-        answer("simulate", json!({"inputs": inputs, "trace": {"name": "day.yaml", "text": checked_in("examples/simulate/day.yaml")}, "simulation": {"seed": 7}})),
+        answer(
+            "simulate",
+            json!({"inputs": inputs, "trace": {"name": "day.yaml", "text": checked_in("examples/simulate/day.yaml")}, "simulation": {"seed": 7}}),
+        ),
         answer("optimize", json!({"inputs": inputs})),
     ];
     let mut claims = 0;

@@ -9,7 +9,6 @@
 //! the schema, the TypeScript types and (through its pytest) the Python classes cannot drift.
 
 mod ts;
-pub mod vocab;
 
 use schemars::generate::SchemaSettings;
 use serde_json::{json, Map, Value};
@@ -155,9 +154,7 @@ fn split_launch(defs: &mut Map<String, Value>, name: &str) {
     if let Some(Value::Array(required)) = fields.get_mut("required") {
         required.retain(|r| !LAUNCH_FIELDS.contains(&r.as_str().unwrap_or_default()));
     }
-    let object = |props: Map<String, Value>, description: String| {
-        json!({"description": description, "type": "object", "properties": props, "required": LAUNCH_FIELDS})
-    };
+    let object = |props: Map<String, Value>, description: String| json!({"description": description, "type": "object", "properties": props, "required": LAUNCH_FIELDS});
     defs.insert(format!("{name}Launch"), object(launch, "What is launched: every launch field set.".into()));
     defs.insert(
         format!("{name}NoLaunch"),

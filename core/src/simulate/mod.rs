@@ -152,7 +152,7 @@ pub struct NodeOut {
     pub cost_usd: f64,
     pub empty_cost_usd: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::vocab::TerminationReason>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::vocab::TerminationReason>"))]
     pub termination_reason: Option<String>,
     pub pods: usize,
 }
@@ -166,7 +166,7 @@ pub struct PodOut {
     pub submitted_seconds: i64,
     pub started_seconds: Option<i64>,
     pub finished_seconds: Option<i64>,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::PodState"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodState"))]
     pub state: String,
     pub pending_seconds: i64,
     pub run_time_seconds: Option<i64>,
@@ -183,7 +183,7 @@ pub struct TimelineEntry {
     pub time_seconds: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::vocab::TimelineEvent"))]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TimelineEvent"))]
     pub event: &'static str,
     pub object: String,
     #[serde(skip_serializing_if = "Option::is_none")]

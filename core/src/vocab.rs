@@ -1,4 +1,5 @@
-//! The closed sets of strings in the answers, as schema-only enums: fields that travel as
+//! The closed sets of strings in the answers (a leaf module: the answer types point here, and
+//! `schema` reads them through the answer types), as schema-only enums: fields that travel as
 //! strings (`capacityType`, `decision`, a pod's `outcome`, ...) point their schema here with
 //! `#[schemars(with = "...")]`, so the JSON Schema has an `enum` and TypeScript a literal union.
 //! (Sets the core also uses as types — reason codes, disruption methods and reasons, capacity
