@@ -7,6 +7,7 @@
 //! Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 validation errors
 //! (`validate`), 2 unusable input (unreadable files, syntax errors, bad catalog or query, ...).
 
+mod advise;
 mod optimize;
 mod render;
 mod sweep;
@@ -64,6 +65,9 @@ enum Command {
     /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
     /// constraints, with a lower bound, beside Karpenter's plan and its gap per month.
     Optimize(optimize::OptimizeArgs),
+    /// NodePool edits (bounds, exclusions, spot, weights) that make Karpenter's own plan
+    /// cheaper, each verified by planning again: ranked, with the YAML diff and $/month saved.
+    Advise(advise::AdviseArgs),
 }
 
 /// Options shared by every subcommand.
@@ -283,6 +287,12 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             req.optimize = Some(optimize::settings(&a));
             let answer = nodecast::optimize(&req);
             Ok(finish(&answer, a.common.output, failure_code(&answer, &req), optimize::render))
+        }
+        Command::Advise(a) => {
+            let mut req = request(&a.common, &a.files)?;
+            req.advise = Some(advise::settings(&a));
+            let answer = nodecast::advise(&req);
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), advise::render))
         }
     }
 }

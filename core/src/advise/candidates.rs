@@ -109,13 +109,13 @@ pub fn generate(m: &Model, docs: &[Value], plan: &Plan, opt: &Optimization, limi
         let (Some(k), Some(o)) = (karpenter.get(pool.name.as_str()), optimum.get(pool.name.as_str())) else { continue };
         let name = &pool.name;
         // Numeric upper bounds: each value the optimum uses that is below Karpenter's largest.
-        for (key, what, kind) in [(GPU_COUNT, "GPUs", "gpu-count-bound"), (CPU, "vCPUs", "cpu-bound")] {
+        for (key, what, kind) in [(GPU_COUNT, "GPU(s)", "gpu-count-bound"), (CPU, "vCPU(s)", "cpu-bound")] {
             let (Some(ks), Some(os)) = (labels.all(k, |t| labels.int(t, key)), labels.all(o, |t| labels.int(t, key))) else { continue };
             let top = ks.iter().max().copied().unwrap_or(0);
             for &v in os.iter().filter(|&&v| v < top) {
                 out.push(Candidate {
                     kind,
-                    title: format!("NodePool {name}: instance types with at most {v} {what} ({key} Lt {})", v + 1),
+                    title: format!("NodePool {name}: at most {v} {what} per instance ({key} Lt {})", v + 1),
                     changes: vec![require(pool.doc, key, "Lt", vec![(v + 1).to_string()])],
                 });
             }

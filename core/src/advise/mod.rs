@@ -211,7 +211,7 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
     let gap = round_price(opt.karpenter_price_per_hour - opt.optimum_price_per_hour);
     let mut stats = AdviseStats { candidate_limit: MAX_CANDIDATES, candidates: cands.len(), ..Default::default() };
     let mut verified: Vec<(Candidate, Plan)> = Vec::new();
-    let mut check = |c: Candidate, stats: &mut AdviseStats, verified: &mut Vec<(Candidate, Plan)>| {
+    let check = |c: Candidate, stats: &mut AdviseStats, verified: &mut Vec<(Candidate, Plan)>| {
         let mut edited = docs.clone();
         if c.changes.iter().any(|ch| ch.apply(&mut edited).is_err()) {
             stats.invalid += 1;
