@@ -94,6 +94,16 @@ export interface Request {
   simulation?: SimulationSettings;
   /** `optimize`: time budget and enumeration limit; defaults apply. */
   optimize?: OptimizeSettings;
+  /** `advise`: how many edits to answer, the optimize time budget; defaults apply. */
+  advise?: AdviseSettings;
+}
+
+/** `advise` options. */
+export interface AdviseSettings {
+  /** Answer at most this many edits (default 5, 1 to 50). */
+  top?: number;
+  /** Time budget of the optimize call that measures the gap, seconds (default 10). */
+  timeBudgetSeconds?: number;
 }
 
 /** `optimize` options. */
@@ -183,7 +193,7 @@ export interface SimulateOptions extends Omit<Options, 'trace'> {
 // ---------------------------------------------------------------------------------------------
 // Answers: tagged unions on `status`
 
-export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom' | 'optimize';
+export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom' | 'optimize' | 'advise';
 export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Optimization' | 'Error';
 
 /** One located problem with the input. */
@@ -576,6 +586,50 @@ export type ValidationAnswer = Answer<'Validation', ValidationReport>;
 export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
 export type SimulationAnswer = Answer<'Simulation', Simulation>;
 export type OptimizationAnswer = Answer<'Optimization', Optimization>;
+export type AdviceAnswer = Answer<'Advice', Advice>;
+
+/** One verified NodePool edit (or pair of edits) of an `advise` answer. */
+export interface Advised {
+  rank: number;
+  /** `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
+   * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, `combined`. */
+  kind: string;
+  title: string;
+  /** `value` put at `path` of NodePool `nodePool` (a requirement at
+   * `spec.template.spec.requirements` replaces one with the same key and operator). */
+  edits: { nodePool: string; path: string; value: unknown }[];
+  /** A unified diff of each edited NodePool manifest (as YAML). */
+  diff: string;
+  /** Karpenter's plan with the edit applied. */
+  plan: { pricePerHour: number; nodeClaims: number; launches: string[]; unschedulable: number };
+  savingsPerHour: number;
+  savingsPerMonth: number;
+  /** Share of the gap to the optimum recovered, percent (absent without a gap). */
+  gapRecoveredPercent?: number;
+  /** What else changes: spot capacity, existing nodes taking more pods, pods scheduled now. */
+  alsoChanges: string[];
+}
+
+/** NodePool edits that make Karpenter's own plan cheaper, most saving first. */
+export interface Advice {
+  karpenterPricePerHour: number;
+  optimumPricePerHour: number;
+  optimumCertificate: string;
+  gapPerHour: number;
+  advice: Advised[];
+  stats: {
+    candidateLimit: number;
+    candidates: number;
+    combinations: number;
+    cheaper: number;
+    leavePodsPending: number;
+    notCheaper: number;
+    invalid: number;
+    duplicates: number;
+  };
+  notes: string[];
+  warnings: Warning[];
+}
 
 /** One NodeClaim of either plan of an `optimize` answer. */
 export interface OptimizedClaim {
@@ -625,6 +679,7 @@ export type AnyAnswer =
   | SimulationAnswer
   | SimulationText
   | OptimizationAnswer
+  | AdviceAnswer
   | Failure<'Error'>;
 
 export interface AnswerOf {
@@ -637,6 +692,7 @@ export interface AnswerOf {
   'simulate-csv': SimulationText;
   'simulate-prom': SimulationText;
   optimize: OptimizationAnswer;
+  advise: AdviceAnswer;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -650,6 +706,12 @@ export interface AnswerOf {
  * another one than the CLI's HiGHS.
  */
 export function optimize(input?: RequestInput, options?: Options): OptimizationAnswer;
+/**
+ * NodePool edits (GPU-count / vCPU bounds, excluded sizes, families and types, generations, spot,
+ * weights) that make Karpenter's own plan cheaper, each verified by planning again with the edit
+ * applied: most saving first, with the YAML diff, Karpenter's new plan, $/h and $/month saved.
+ */
+export function advise(input?: RequestInput, options?: Options): AdviceAnswer;
 /** What one Karpenter provisioning pass would do with the pending pods. */
 export function plan(input?: RequestInput, options?: Options): PlanAnswer;
 /** What the disruption controller would do at `now` (required), and why every other node stays. */
