@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
 
 from ._results import Answer, AnswerWarning, _seq, _strs
 
@@ -186,7 +186,7 @@ class Advice(Answer):
 
 def add_advise_options(request: str, top: Optional[int], time_budget_seconds: Optional[float]) -> str:
     """The request with its ``advise`` options (the same compact JSON as the other functions)."""
-    opts: dict = {}
+    opts: Dict[str, Any] = {}
     if top is not None:
         if isinstance(top, bool) or not isinstance(top, int):
             raise TypeError(f"top must be an int, not {top!r}")
