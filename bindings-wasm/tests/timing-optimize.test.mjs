@@ -32,7 +32,8 @@ spec:
 
 export const FIFTY_PODS = {
   inputs: [
-    { name: 'gpu-training.yaml', text: read('examples/nodepools/gpu-training.yaml') },
+    // The example's GPU limit (16) would leave most of the 50 pods pending: raised to 128.
+    { name: 'gpu-training.yaml', text: read('examples/nodepools/gpu-training.yaml').replace('nvidia.com/gpu: "16"', 'nvidia.com/gpu: "128"') },
     {
       name: 'fifty.yaml',
       text: [gpuDeployment('eval', 20, 1, 6, '24Gi'), gpuDeployment('small', 20, 1, 2, '8Gi'), gpuDeployment('pair', 10, 2, 12, '48Gi')].join('---\n'),

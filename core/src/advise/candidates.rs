@@ -121,7 +121,11 @@ pub fn generate(m: &Model, docs: &[Value], plan: &Plan, opt: &Optimization, limi
             }
         }
         // Lists: what Karpenter picks and the optimum does not.
-        for (key, what, kind) in [(SIZE, "sizes", "size-exclusion"), (FAMILY, "families", "family-exclusion"), (INSTANCE_TYPE, "instance types", "type-exclusion")] {
+        for (key, what, kind) in [
+            (SIZE, "sizes", "size-exclusion"),
+            (FAMILY, "families", "family-exclusion"),
+            (INSTANCE_TYPE, "instance types", "type-exclusion"),
+        ] {
             let get = |t: &str| if key == INSTANCE_TYPE { Some(t.to_string()) } else { labels.get(t, key) };
             let (Some(ks), Some(os)) = (labels.all(k, get), labels.all(o, get)) else { continue };
             let extra: BTreeSet<String> = ks.difference(&os).cloned().collect();
@@ -162,7 +166,8 @@ pub fn generate(m: &Model, docs: &[Value], plan: &Plan, opt: &Optimization, limi
     }
     // Spot: a NodePool that launched on-demand only, when its requirement allows changing it.
     for pool in &pools {
-        let launched_on_demand = plan.node_claims.iter().any(|c| c.node_pool == pool.name && c.capacity_type.as_deref() == Some("on-demand"));
+        let launched_on_demand =
+            plan.node_claims.iter().any(|c| c.node_pool == pool.name && c.capacity_type.as_deref() == Some("on-demand"));
         let spot_launched = plan.node_claims.iter().any(|c| c.node_pool == pool.name && c.capacity_type.as_deref() == Some("spot"));
         if launched_on_demand && !spot_launched {
             out.push(Candidate {

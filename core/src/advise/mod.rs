@@ -174,12 +174,7 @@ pub struct AdviseStats {
 pub fn summary(plan: &Plan) -> PlanSummary {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for c in &plan.node_claims {
-        let key = format!(
-            "{} {} ({})",
-            c.instance_type.as_deref().unwrap_or("?"),
-            c.capacity_type.as_deref().unwrap_or("?"),
-            c.node_pool
-        );
+        let key = format!("{} {} ({})", c.instance_type.as_deref().unwrap_or("?"), c.capacity_type.as_deref().unwrap_or("?"), c.node_pool);
         *counts.entry(key).or_insert(0) += 1;
     }
     let mut launches: Vec<(String, usize)> = counts.into_iter().collect();
@@ -197,9 +192,15 @@ pub fn summary(plan: &Plan) -> PlanSummary {
 pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &AdviseSettings) -> Result<Advice, Vec<InputError>> {
     let top = settings.top.unwrap_or(5);
     if !(1..=50).contains(&top) {
-        return Err(vec![InputError::new("invalid-number", format!("top {top} is not in 1..=50")).path("advise.top").help("how many edits to answer, 1 to 50")]);
+        return Err(vec![InputError::new("invalid-number", format!("top {top} is not in 1..=50"))
+            .path("advise.top")
+            .help("how many edits to answer, 1 to 50")]);
     }
-    let opt = crate::optimize::optimize(m, warnings, &OptimizeSettings { time_budget_seconds: settings.time_budget_seconds, enumerate_limit: None })?;
+    let opt = crate::optimize::optimize(
+        m,
+        warnings,
+        &OptimizeSettings { time_budget_seconds: settings.time_budget_seconds, enumerate_limit: None },
+    )?;
     let docs: Vec<Value> = crate::load::documents(sources)?.into_iter().map(|d| d.value.into_owned()).collect();
     let replan = |docs: &[Value]| -> Option<Plan> {
         let s = Sources { inputs: &[], objects: docs, catalog: sources.catalog, settings: sources.settings };
@@ -311,7 +312,8 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
 /// What an edit changes besides the price.
 fn also_changes(base: &Plan, new: &Plan) -> Vec<String> {
     let mut out = Vec::new();
-    let on = |p: &Plan, ct: &str| p.node_claims.iter().filter(|c| c.capacity_type.as_deref() == Some(ct)).map(|c| c.pods.len()).sum::<usize>();
+    let on =
+        |p: &Plan, ct: &str| p.node_claims.iter().filter(|c| c.capacity_type.as_deref() == Some(ct)).map(|c| c.pods.len()).sum::<usize>();
     let (spot_before, spot_after) = (on(base, "spot"), on(new, "spot"));
     if spot_after > spot_before {
         out.push(format!("{} pod(s) run on spot capacity (was {spot_before}): EC2 can interrupt them", spot_after));

@@ -17,8 +17,7 @@ fn example(path: &str) -> Input {
 /// Apply an answered advice's edits to the request's objects as a user would (the edit list is
 /// the contract, not advise's internal changes) and plan again.
 fn replanned(req: &Request, a: &Advised) -> crate::api::Plan {
-    let mut docs: Vec<Value> =
-        crate::load::documents(&req.sources()).expect("valid").into_iter().map(|d| d.value.into_owned()).collect();
+    let mut docs: Vec<Value> = crate::load::documents(&req.sources()).expect("valid").into_iter().map(|d| d.value.into_owned()).collect();
     for e in &a.edits {
         let doc = docs
             .iter()
