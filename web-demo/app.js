@@ -2,6 +2,7 @@
 // module only keeps the editors, the URL and the rendering. No framework, no build step.
 import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.js';
 import { renderOptimization } from './optimize.js';
+import { renderAdvice } from './advise.js';
 
 const HOURS_PER_MONTH = 730;
 const DEBOUNCE_MS = 250;
@@ -321,6 +322,18 @@ async function runOptimize(seq) {
     replace($('opt-out'), renderOptimization(answer, h, ms), answer.status);
   } catch (e) {
     if (seq === planSeq) replace($('opt-out'), h('p', { class: 'hint', text: `optimize is not available: ${e.message || e}` }), 'error');
+  }
+  runAdvise(seq);
+}
+
+/** NodePool edits that make Karpenter cheaper (after the optimum: it re-plans many times). */
+async function runAdvise(seq) {
+  try {
+    const { answer, ms } = await ask('advise', { inputs: planInputs() });
+    if (seq !== planSeq) return;
+    replace($('adv-out'), renderAdvice(answer, h, ms), answer.status);
+  } catch (e) {
+    if (seq === planSeq) replace($('adv-out'), h('p', { class: 'hint', text: `advise is not available: ${e.message || e}` }), 'error');
   }
 }
 

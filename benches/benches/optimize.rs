@@ -1,5 +1,5 @@
 //! `optimize` on the random GPU generator (`nodecast::optimize::gen`): 50, 200 and 10,000 pods.
-//! Whole facade calls (decode, lower, Karpenter's plan, bound, patterns, integer program, check).
+//! Also `advise` at 30 and 200 pods. Whole facade calls (decode, lower, Karpenter's plan, bound, patterns, integer program, check).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nodecast::Request;
@@ -16,6 +16,15 @@ fn bench(c: &mut Criterion) {
         let req = request(7, pods);
         assert!(nodecast::optimize(&req).is_success());
         g.bench_function(id, |b| b.iter(|| nodecast::optimize(&req)));
+    }
+    g.finish();
+    // `advise`: optimize once, then one load and one plan per candidate edit.
+    let mut g = c.benchmark_group("advise");
+    g.sample_size(10);
+    for (id, pods) in [("gpu-30", 30), ("gpu-200", 200)] {
+        let req = request(7, pods);
+        assert!(nodecast::advise(&req).is_success());
+        g.bench_function(id, |b| b.iter(|| nodecast::advise(&req)));
     }
     g.finish();
 }

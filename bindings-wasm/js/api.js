@@ -11,7 +11,7 @@
 // compiled module, synchronously) at the start of the next call.
 
 /** The facade functions, in the order the core lists them. */
-export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom', 'optimize']);
+export const FUNCTIONS = Object.freeze(['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom', 'optimize', 'advise']);
 
 const KINDS = {
   plan: 'Plan',
@@ -23,6 +23,7 @@ const KINDS = {
   'simulate-csv': 'Simulation',
   'simulate-prom': 'Simulation',
   optimize: 'Optimization',
+  advise: 'Advice',
 };
 
 /** `simulate`'s `output` option: the core function that renders it. */
@@ -149,6 +150,8 @@ export function createApi(glue, ready) {
   }
   /** The cheapest plan beside Karpenter's (through the generic entry: no export of its own in the glue). */
   api.optimize = (input, options) => guarded('optimize', () => glue.call('optimize', input, options), false);
+  /** NodePool edits that make Karpenter's own plan cheaper, each verified by planning again. */
+  api.advise = (input, options) => guarded('advise', () => glue.call('advise', input, options), false);
   /** Replay a trace over simulated time (docs/simulate.md); `output: "csv" | "prom"` gives the series as text. */
   api.simulate = (input, options) => {
     const prepared = simulateRequest(input, options);

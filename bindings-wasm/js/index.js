@@ -25,6 +25,6 @@ const api = createApi(glue, () => {
   if (!initialised) throw new Error('nodecast: call `await init()` before using the module');
 });
 
-export const { plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, optimize, call, callJson, isPoisoned, __nodecast_test_panic } = api;
+export const { plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, optimize, advise, call, callJson, isPoisoned, __nodecast_test_panic } = api;
 export { FUNCTIONS };
 export default init;

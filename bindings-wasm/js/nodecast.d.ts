@@ -94,6 +94,16 @@ export interface Request {
   simulation?: SimulationSettings;
   /** `optimize`: time budget and enumeration limit; defaults apply. */
   optimize?: OptimizeSettings;
+  /** `advise`: how many edits to answer, the optimize time budget; defaults apply. */
+  advise?: AdviseSettings;
+}
+
+/** `advise` options. */
+export interface AdviseSettings {
+  /** Answer at most this many edits (default 5, 1 to 50). */
+  top?: number;
+  /** Time budget of the optimize call that measures the gap, seconds (default 10). */
+  timeBudgetSeconds?: number;
 }
 
 /** `optimize` options. */
@@ -188,8 +198,8 @@ export interface SimulateOptions extends Omit<Options, 'trace'> {
 // ---------------------------------------------------------------------------------------------
 // Answers: tagged unions on `status`
 
-export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom' | 'optimize';
-export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Optimization' | 'Error';
+export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom' | 'optimize' | 'advise';
+export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Optimization' | 'Advice' | 'Error';
 
 // ---------------------------------------------------------------------------------------------
 // Answers: generated from the Rust answer types (answers.d.ts, `make schema`; the same
@@ -197,7 +207,7 @@ export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'C
 
 export * from './answers.js';
 import type {
-  InputError, Plan, Decision, Explanation, ValidationReport, CatalogAnswer, Simulation, Optimization,
+  InputError, Plan, Decision, Explanation, ValidationReport, CatalogAnswer, Simulation, Optimization, Advice,
   SimulationFailure, ErrorFailure,
 } from './answers.js';
 
@@ -205,6 +215,9 @@ export interface Failure<K extends AnswerKind = AnswerKind> {
   apiVersion: 'nodecast/v1';
   kind: K;
   status: 'failure';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python
+   * `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
 }
 
@@ -225,6 +238,7 @@ export type ValidationAnswer = Answer<'Validation', ValidationReport>;
 export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
 export type SimulationAnswer = Answer<'Simulation', Simulation>;
 export type OptimizationAnswer = Answer<'Optimization', Optimization>;
+export type AdviceAnswer = Answer<'Advice', Advice>;
 
 /** CSV or Prometheus text on success, the failure answer otherwise. */
 export type SimulationText = string | SimulationFailure;
@@ -238,6 +252,7 @@ export type AnyAnswer =
   | SimulationAnswer
   | SimulationText
   | OptimizationAnswer
+  | AdviceAnswer
   | ErrorFailure;
 
 export interface AnswerOf {
@@ -250,6 +265,7 @@ export interface AnswerOf {
   'simulate-csv': SimulationText;
   'simulate-prom': SimulationText;
   optimize: OptimizationAnswer;
+  advise: AdviceAnswer;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,6 +279,12 @@ export interface AnswerOf {
  * another one than the CLI's HiGHS.
  */
 export function optimize(input?: RequestInput, options?: Options): OptimizationAnswer;
+/**
+ * NodePool edits (GPU-count / vCPU bounds, excluded sizes, families and types, generations, spot,
+ * weights) that make Karpenter's own plan cheaper, each verified by planning again with the edit
+ * applied: most saving first, with the YAML diff, Karpenter's new plan, $/h and $/month saved.
+ */
+export function advise(input?: RequestInput, options?: Options): AdviceAnswer;
 /** What one Karpenter provisioning pass would do with the pending pods. */
 export function plan(input?: RequestInput, options?: Options): PlanAnswer;
 /** What the disruption controller would do at `now` (required), and why every other node stays. */

@@ -84,7 +84,7 @@ test('validate: the examples are valid; catalog: the h100/a100 query of the READ
 });
 
 test('call(fn, ...) is the same as the named function; FUNCTIONS lists them', () => {
-  assert.deepEqual([...nodecast.FUNCTIONS], ['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom', 'optimize']);
+  assert.deepEqual([...nodecast.FUNCTIONS], ['plan', 'consolidate', 'explain', 'validate', 'catalog', 'simulate', 'simulate-csv', 'simulate-prom', 'optimize', 'advise']);
   assert.deepEqual(nodecast.call('plan', requestFor(TRAINING)), nodecast.plan(requestFor(TRAINING)));
   const unknown = nodecast.call('frobnicate', {});
   assert.equal(unknown.status, 'failure');
@@ -138,4 +138,22 @@ test('consolidate: settings.spotToSpotConsolidation is the feature gate (default
   assert.equal(on.decision, 'replace');
   assert.equal(on.replacement.capacityType, 'spot');
   assert.equal(on.replacement.instanceTypeOptions.length, 15);
+});
+
+test('advise (microlp in wasm): a GPU-count bound makes Karpenter pick five g5.2xlarge, verified', () => {
+  const files = ['examples/nodepools/gpu-training.yaml', 'examples/workloads/eval-jobs-1gpu.yaml'];
+  const a = nodecast.advise(requestFor(files));
+  assert.equal(a.status, 'success', JSON.stringify(a.errors));
+  assert.equal(a.kind, 'Advice');
+  assert.equal(a.karpenterPricePerHour, 16.288);
+  assert.equal(a.optimumPricePerHour, 6.06);
+  const bound = a.advice.find((x) => x.kind === 'gpu-count-bound');
+  assert.deepEqual(bound.plan.launches, ['5 × g5.2xlarge on-demand (gpu-training)']);
+  assert.equal(bound.savingsPerMonth, 7466.44);
+  assert.ok(bound.diff.includes('+      - key: karpenter.k8s.aws/instance-gpu-count'));
+  for (const x of a.advice) assert.ok(x.plan.pricePerHour < a.karpenterPricePerHour);
+  assert.deepEqual(nodecast.call('advise', requestFor(files)), a);
+  const bad = nodecast.advise(requestFor(files, { advise: { top: 0 } }));
+  assert.equal(bad.status, 'failure');
+  assert.equal(bad.errors[0].path, 'advise.top');
 });

@@ -9,6 +9,7 @@
 //! input (unreadable files, syntax errors, bad catalog, query or trace, ...). The core decides
 //! 1 vs 2 once: the failure answer's `errorClass`.
 
+mod advise;
 mod optimize;
 mod parquet_out;
 mod render;
@@ -66,6 +67,9 @@ enum Command {
     /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
     /// constraints, with a lower bound, beside Karpenter's plan and its gap per month.
     Optimize(optimize::OptimizeArgs),
+    /// NodePool edits (bounds, exclusions, spot, weights) that make Karpenter's own plan
+    /// cheaper, each verified by planning again: ranked, with the YAML diff and $/month saved.
+    Advise(advise::AdviseArgs),
 }
 
 /// Options shared by every subcommand.
@@ -284,6 +288,12 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             req.optimize = Some(optimize::settings(&a));
             let answer = nodecast::optimize(&req);
             Ok(finish(&answer, a.common.output, optimize::render))
+        }
+        Command::Advise(a) => {
+            let mut req = request(&a.common, &a.files)?;
+            req.advise = Some(advise::settings(&a));
+            let answer = nodecast::advise(&req);
+            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), advise::render))
         }
     }
 }

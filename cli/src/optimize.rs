@@ -25,7 +25,7 @@ fn claims(n: usize) -> String {
     format!("{n} NodeClaim{}", if n == 1 { "" } else { "s" })
 }
 
-fn money(x: f64) -> String {
+pub(crate) fn money(x: f64) -> String {
     format!("${}", trim(x))
 }
 

@@ -83,6 +83,14 @@ impl Cluster {
         crate::optimize::optimize(&self.model, &self.warnings, settings)
     }
 
+    /// NodePool edits that make Karpenter's own plan cheaper, each verified by planning again
+    /// with the edit applied, best first, with the YAML diff and the gap to the optimum.
+    pub fn advise(&self, settings: &crate::advise::AdviseSettings) -> Result<crate::advise::Advice, Errors> {
+        let sources =
+            Sources { inputs: &self.inputs, objects: &self.objects, catalog: self.catalog.as_ref(), settings: &self.model.settings };
+        crate::advise::advise(&sources, &self.model, &self.warnings, settings)
+    }
+
     /// Why pod `pod` (`name` or `namespace/name`) goes where the provisioning pass puts it,
     /// and, with `instance_type`, why that type was or was not chosen.
     pub fn explain_pod(&self, pod: &str, instance_type: Option<&str>) -> Result<Explanation, Errors> {

@@ -71,6 +71,7 @@
 //! Modules marked hidden in these docs are the engine's inside (used by the project's own
 //! benches, conformance runner and fuzzers); their shape is not a stable API.
 
+pub mod advise;
 pub mod api;
 #[doc(hidden)]
 pub mod catalog;
@@ -135,6 +136,6 @@ pub mod validate;
 
 pub use cluster::Cluster;
 pub use error::{Errors, InputError};
-pub use json::{call, catalog, consolidate, explain, optimize, plan, simulate, validate, Answer, Input, Outcome, Request, FUNCTIONS};
+pub use json::{advise, call, catalog, consolidate, explain, optimize, plan, simulate, validate, Answer, Input, Outcome, Request, FUNCTIONS};
 pub use load::Sources;
 pub use model::{MinValuesPolicy, PreferencePolicy, Settings};

@@ -61,6 +61,8 @@ from ._results import (
 )
 from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
 from ._optimize import add_optimize_options as _add_optimize_options
+from ._advise import Advice, AdviceEdit, AdviceStats, Advised, AdvisedPlan
+from ._advise import add_advise_options as _add_advise_options
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
 from ._sources import simulation_value as _simulation_value
@@ -80,6 +82,7 @@ __all__ = [
     "simulate",
     "sweep",
     "optimize",
+    "advise",
     "request_json",
     # errors
     "InputError",
@@ -120,6 +123,11 @@ __all__ = [
     "FrozenMap",
     "SweepResult",
     "Optimization",
+    "Advice",
+    "Advised",
+    "AdviceEdit",
+    "AdvisedPlan",
+    "AdviceStats",
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
@@ -425,3 +433,34 @@ def optimize(
         max_instance_types=max_instance_types,
     )
     return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))
+
+
+def advise(
+    *sources: Source,
+    top: Optional[int] = None,
+    time_budget_seconds: Optional[float] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Advice:
+    """NodePool edits that make Karpenter's own plan cheaper (``nodecast advise``): bounds on GPU
+    count / vCPU, excluded sizes, families and types, generations, spot, weights — each applied
+    to the manifests and planned again by the same engine, answered only when strictly cheaper
+    with no further pod pending; most saving first (at most ``top``, default 5), each with the
+    YAML diff, Karpenter's new plan, $/h and $/month saved and the share of ``optimize``'s gap
+    recovered. ``time_budget_seconds`` bounds the optimize call that measures the gap."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        min_values_policy=min_values_policy,
+        preference_policy=preference_policy,
+        spot_to_spot_consolidation=spot_to_spot_consolidation,
+        max_instance_types=max_instance_types,
+    )
+    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds))

@@ -45,6 +45,11 @@ from nodecast._optimize import Optimization as Optimization
 from nodecast._optimize import OptimizedClaim as OptimizedClaim
 from nodecast._optimize import OptimizationStats as OptimizationStats
 from nodecast._optimize import PodMove as PodMove
+from nodecast._advise import Advice as Advice
+from nodecast._advise import Advised as Advised
+from nodecast._advise import AdviceEdit as AdviceEdit
+from nodecast._advise import AdvisedPlan as AdvisedPlan
+from nodecast._advise import AdviceStats as AdviceStats
 
 __version__: str
 __all__ = [
@@ -57,6 +62,7 @@ __all__ = [
     "simulate",
     "sweep",
     "optimize",
+    "advise",
     "request_json",
     "InputError",
     "ValidationError",
@@ -95,6 +101,11 @@ __all__ = [
     "FrozenMap",
     "SweepResult",
     "Optimization",
+    "Advice",
+    "Advised",
+    "AdviceEdit",
+    "AdvisedPlan",
+    "AdviceStats",
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
@@ -219,3 +230,15 @@ def optimize(
     spot_to_spot_consolidation: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Optimization: ...
+def advise(
+    *sources: Source,
+    top: Optional[int] = None,
+    time_budget_seconds: Optional[float] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    min_values_policy: Optional[str] = None,
+    preference_policy: Optional[str] = None,
+    spot_to_spot_consolidation: Optional[bool] = None,
+    max_instance_types: Optional[int] = None,
+) -> Advice: ...

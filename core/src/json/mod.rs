@@ -56,6 +56,9 @@ pub struct Request {
     /// `optimize`: time budget and enumeration limit; defaults apply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimize: Option<crate::optimize::OptimizeSettings>,
+    /// `advise`: how many edits to answer and the optimize time budget; defaults apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advise: Option<crate::advise::AdviseSettings>,
 }
 
 /// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.
@@ -140,6 +143,13 @@ pub fn plan(req: &Request) -> Answer<Plan> {
     answer("Plan", Cluster::load(&req.sources()).map(|c| c.plan()))
 }
 
+/// NodePool edits that make Karpenter's own plan cheaper, each verified by re-planning
+/// (`advise` module).
+pub fn advise(req: &Request) -> Answer<crate::advise::Advice> {
+    let settings = req.advise.clone().unwrap_or_default();
+    answer("Advice", Cluster::load(&req.sources()).and_then(|c| c.advise(&settings)))
+}
+
 /// Every validation rule (admission and runtime) plus every decoding/lowering error.
 pub fn validate(req: &Request) -> Answer<ValidationReport> {
     answer("Validation", crate::explain::validate(&req.sources()))
@@ -195,9 +205,9 @@ pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
 /// The facade functions by name, for bindings that speak JSON: `"plan"`, `"consolidate"`,
 /// `"explain"`, `"validate"`, `"catalog"`, `"simulate"`, and the renderings `"simulate-csv"` and
 /// `"simulate-prom"` (the series as CSV / Prometheus text; a failure is still the JSON answer),
-/// and `"optimize"`.
-pub const FUNCTIONS: [&str; 9] =
-    ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize"];
+/// `"optimize"` and `"advise"`.
+pub const FUNCTIONS: [&str; 10] =
+    ["plan", "consolidate", "explain", "validate", "catalog", "simulate", "simulate-csv", "simulate-prom", "optimize", "advise"];
 
 /// JSON in, JSON out: run facade function `function` on a JSON `Request` and return the
 /// answer's JSON — the exact bytes `nodecast <function> -o json` prints (without the newline).
@@ -211,6 +221,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         "catalog" => "CatalogQuery",
         "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
         "optimize" => "Optimization",
+        "advise" => "Advice",
         other => {
             let e = InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
             return Answer::<()>::failure("Error", vec![e]).to_json();
@@ -221,7 +232,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         Err(e) => {
             let err = InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
                 .help(
-                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize",
+                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize, advise",
             );
             return Answer::<()>::failure(kind, vec![err]).to_json();
         }
@@ -233,6 +244,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         "validate" => validate(&req).to_json(),
         "simulate" => simulate(&req).to_json(),
         "optimize" => optimize(&req).to_json(),
+        "advise" => advise(&req).to_json(),
         "simulate-csv" | "simulate-prom" => {
             let answer = simulate(&req);
             match &answer.outcome {

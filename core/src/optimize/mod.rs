@@ -20,7 +20,7 @@ use crate::error::InputError;
 use crate::model::{LimitKey, Model, Pod, Unsatisfiable};
 use crate::scheduling::{self, Placement, Solution};
 use instance::{Group, LimitRow};
-pub use output::{Optimization, OptimizedClaim, PodMove, Stats};
+pub use output::{Optimization, OptimizedClaim, PodMove, Stats, HOURS_PER_MONTH};
 use serde::{Deserialize, Serialize};
 use solve::{Budget, Pattern};
 

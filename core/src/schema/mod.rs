@@ -17,7 +17,7 @@ pub use ts::typescript;
 
 /// Every answer: its `kind`, the facade functions that give it, and its body's definition.
 /// The body of a failure is `errors` (the same for every kind).
-pub const ANSWERS: [(&str, &str); 7] = [
+pub const ANSWERS: [(&str, &str); 8] = [
     ("Plan", "Plan"),
     ("Decision", "Decision"),
     ("Explanation", "Explanation"),
@@ -25,6 +25,7 @@ pub const ANSWERS: [(&str, &str); 7] = [
     ("CatalogQuery", "CatalogAnswer"),
     ("Simulation", "Simulation"),
     ("Optimization", "Optimization"),
+    ("Advice", "Advice"),
 ];
 
 /// The public names of answer types whose Rust names say how they are built (`...Out`).
@@ -62,6 +63,7 @@ pub fn answers_schema() -> Value {
     generator.subschema_for::<crate::query::CatalogAnswer>();
     generator.subschema_for::<crate::simulate::Simulation>();
     generator.subschema_for::<crate::optimize::Optimization>();
+    generator.subschema_for::<crate::advise::Advice>();
     let mut defs: Map<String, Value> = Map::new();
     for (name, schema) in generator.take_definitions(true) {
         defs.insert(public_name(&name).to_string(), schema);
@@ -101,6 +103,12 @@ pub fn answers_schema() -> Value {
     }
     for kind in ANSWERS.iter().map(|(k, _)| *k).chain(["Error"]) {
         let mut properties = envelope(kind, "failure");
+        use crate::error::ErrorClass;
+        properties["errorClass"] = json!({
+            "description": "`invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`).",
+            "type": "string",
+            "enum": [ErrorClass::Invalid.as_str(), ErrorClass::Unusable.as_str()],
+        });
         properties["errors"] = json!({"type": "array", "items": {"$ref": "#/$defs/InputError"}});
         defs.insert(
             format!("{kind}Failure"),
@@ -108,7 +116,7 @@ pub fn answers_schema() -> Value {
                 "description": "No answer: every problem found, located.",
                 "type": "object",
                 "properties": properties,
-                "required": ["apiVersion", "kind", "status", "errors"],
+                "required": ["apiVersion", "kind", "status", "errorClass", "errors"],
                 "additionalProperties": false,
             }),
         );

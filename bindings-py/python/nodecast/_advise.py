@@ -1,0 +1,202 @@
+"""``nodecast.advise``: NodePool edits that make Karpenter's own plan cheaper, each verified by
+planning again with the edit applied (``nodecast advise``)."""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
+
+from ._results import Answer, AnswerWarning, _seq, _strs
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+__all__ = ["Advice", "Advised", "AdviceEdit", "AdvisedPlan", "AdviceStats", "add_advise_options"]
+
+
+@dataclass(frozen=True)
+class AdviceEdit:
+    """One field edit: ``value`` put at ``path`` of NodePool ``node_pool`` (a requirement at
+    ``spec.template.spec.requirements`` replaces one with the same key and operator)."""
+
+    node_pool: str
+    path: str
+    value: Any
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AdviceEdit:
+        return cls(node_pool=d["nodePool"], path=d["path"], value=d["value"])
+
+
+@dataclass(frozen=True)
+class AdvisedPlan:
+    """Karpenter's plan with an edit applied, in a few numbers."""
+
+    price_per_hour: float
+    node_claims: int
+    #: ``count × type capacity-type (NodePool)``, most first.
+    launches: Tuple[str, ...]
+    unschedulable: int
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AdvisedPlan:
+        return cls(
+            price_per_hour=d["pricePerHour"],
+            node_claims=d["nodeClaims"],
+            launches=_strs(d.get("launches")),
+            unschedulable=d["unschedulable"],
+        )
+
+
+@dataclass(frozen=True)
+class Advised:
+    """One verified edit (or pair of edits): its diff, Karpenter's new plan and the savings."""
+
+    rank: int
+    kind: str
+    title: str
+    edits: Tuple[AdviceEdit, ...]
+    #: A unified diff of each edited NodePool manifest (as YAML).
+    diff: str
+    plan: AdvisedPlan
+    savings_per_hour: float
+    savings_per_month: float
+    #: Share of the gap to the optimum recovered, percent (None without a gap).
+    gap_recovered_percent: Optional[float]
+    also_changes: Tuple[str, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Advised:
+        return cls(
+            rank=d["rank"],
+            kind=d["kind"],
+            title=d["title"],
+            edits=_seq(d.get("edits"), AdviceEdit._from),
+            diff=d["diff"],
+            plan=AdvisedPlan._from(d["plan"]),
+            savings_per_hour=d["savingsPerHour"],
+            savings_per_month=d["savingsPerMonth"],
+            gap_recovered_percent=d.get("gapRecoveredPercent"),
+            also_changes=_strs(d.get("alsoChanges")),
+        )
+
+
+@dataclass(frozen=True)
+class AdviceStats:
+    candidate_limit: int
+    candidates: int
+    combinations: int
+    cheaper: int
+    leave_pods_pending: int
+    not_cheaper: int
+    invalid: int
+    duplicates: int
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AdviceStats:
+        return cls(
+            candidate_limit=d["candidateLimit"],
+            candidates=d["candidates"],
+            combinations=d["combinations"],
+            cheaper=d["cheaper"],
+            leave_pods_pending=d["leavePodsPending"],
+            not_cheaper=d["notCheaper"],
+            invalid=d["invalid"],
+            duplicates=d["duplicates"],
+        )
+
+
+@dataclass(frozen=True)
+class Advice(Answer):
+    """The verified NodePool edits, most saving first, beside the gap ``optimize`` measures."""
+
+    karpenter_price_per_hour: float = 0.0
+    optimum_price_per_hour: float = 0.0
+    optimum_certificate: str = ""
+    gap_per_hour: float = 0.0
+    advice: Tuple[Advised, ...] = ()
+    stats: Optional[AdviceStats] = None
+    notes: Tuple[str, ...] = ()
+    warnings: Tuple[AnswerWarning, ...] = ()
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> Advice:
+        return cls(
+            _json=text,
+            karpenter_price_per_hour=d["karpenterPricePerHour"],
+            optimum_price_per_hour=d["optimumPricePerHour"],
+            optimum_certificate=d["optimumCertificate"],
+            gap_per_hour=d["gapPerHour"],
+            advice=_seq(d.get("advice"), Advised._from),
+            stats=AdviceStats._from(d["stats"]),
+            notes=_strs(d.get("notes")),
+            warnings=_seq(d.get("warnings"), AnswerWarning._from),
+        )
+
+    @property
+    def kind(self) -> str:
+        return "Advice"
+
+    def __str__(self) -> str:
+        best = f"; best: {self.advice[0].title} saves ${self.advice[0].savings_per_month:.2f}/month" if self.advice else "; no edit is cheaper"
+        return f"Karpenter ${self.karpenter_price_per_hour:.4f}/h, optimum ${self.optimum_price_per_hour:.4f}/h{best}"
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per advised edit, most saving first."""
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        columns = ["rank", "kind", "title", "price_per_hour", "savings_per_hour", "savings_per_month", "gap_recovered_percent", "node_claims", "launches", "also_changes"]
+        rows = [
+            {
+                "rank": a.rank,
+                "kind": a.kind,
+                "title": a.title,
+                "price_per_hour": a.plan.price_per_hour,
+                "savings_per_hour": a.savings_per_hour,
+                "savings_per_month": a.savings_per_month,
+                "gap_recovered_percent": a.gap_recovered_percent,
+                "node_claims": a.plan.node_claims,
+                "launches": ", ".join(a.plan.launches),
+                "also_changes": "; ".join(a.also_changes),
+            }
+            for a in self.advice
+        ]
+        return pd.DataFrame(rows, columns=columns)
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        items = "".join(
+            f"<li><b>{e(a.title)}</b>: ${a.plan.price_per_hour:.4f}/h, saves ${a.savings_per_hour:.4f}/h "
+            f"(${a.savings_per_month:.2f}/month"
+            + (f", {a.gap_recovered_percent:.1f} % of the gap" if a.gap_recovered_percent is not None else "")
+            + f")<br>{e(', '.join(a.plan.launches))}"
+            + "".join(f"<br><i>also: {e(c)}</i>" for c in a.also_changes)
+            + f"<pre>{e(a.diff)}</pre></li>"
+            for a in self.advice
+        )
+        return (
+            f"<div class='nodecast-advice'><p><b>Karpenter ${self.karpenter_price_per_hour:.4f}/h; optimum "
+            f"${self.optimum_price_per_hour:.4f}/h</b> ({e(self.optimum_certificate)}; gap ${self.gap_per_hour:.4f}/h)</p>"
+            + (f"<ol>{items}</ol>" if items else "<p>No NodePool edit makes Karpenter's plan cheaper.</p>")
+            + "</div>"
+        )
+
+
+def add_advise_options(request: str, top: Optional[int], time_budget_seconds: Optional[float]) -> str:
+    """The request with its ``advise`` options (the same compact JSON as the other functions)."""
+    opts: Dict[str, Any] = {}
+    if top is not None:
+        if isinstance(top, bool) or not isinstance(top, int):
+            raise TypeError(f"top must be an int, not {top!r}")
+        opts["top"] = top
+    if time_budget_seconds is not None:
+        if isinstance(time_budget_seconds, bool) or not isinstance(time_budget_seconds, (int, float)):
+            raise TypeError(f"time_budget_seconds must be a number, not {time_budget_seconds!r}")
+        opts["timeBudgetSeconds"] = float(time_budget_seconds)
+    if not opts:
+        return request
+    r = json.loads(request)
+    r["advise"] = opts
+    return json.dumps(r, allow_nan=True, ensure_ascii=False, separators=(",", ":"))

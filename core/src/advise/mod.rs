@@ -1,0 +1,339 @@
+//! `advise`: NodePool edits that make Karpenter itself cheaper.
+//!
+//! Users cannot replace Karpenter's first-fit packing, but they can change its inputs. Starting
+//! from the gap `optimize` measures, [`candidates`] lists the edits a platform engineer would
+//! try on the NodePool documents (bounds on GPU count / vCPU, excluded sizes, families and
+//! types, generations, spot, weights); each is applied to the decoded documents, the cluster is
+//! loaded again (the same validation as the user's files) and planned by the same engine that
+//! predicts Karpenter. Only edits whose plan is strictly cheaper and leaves no further pod
+//! pending are answered, best first; the two best are also tried together.
+
+pub mod candidates;
+mod diff;
+#[cfg(test)]
+mod tests;
+
+use crate::api::{Plan, Warning};
+use crate::error::InputError;
+use crate::load::Sources;
+use crate::model::Model;
+use crate::optimize::{OptimizeSettings, HOURS_PER_MONTH};
+use crate::price::round_price;
+use crate::sweep::edit::{self, FieldPath};
+use candidates::Candidate;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// At most this many single edits are verified per call (each is one load and one plan).
+pub const MAX_CANDIDATES: usize = 48;
+/// The best this many single edits are also tried pairwise.
+const COMBINE_BEST: usize = 3;
+
+/// Request options of `advise` (`request.advise`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct AdviseSettings {
+    /// Answer at most this many edits (default 5, at most 50).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top: Option<usize>,
+    /// The time budget of the `optimize` call that measures the gap, seconds (default 10).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_budget_seconds: Option<f64>,
+}
+
+/// One change to the input documents.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Put `value` at `path` of document `doc` (the sweep's field-path edits).
+    Set { doc: usize, path: FieldPath, value: Value },
+    /// Add a requirement to NodePool `doc`, replacing one with the same key and operator.
+    Require { doc: usize, requirement: Value },
+}
+
+impl Change {
+    fn doc(&self) -> usize {
+        match self {
+            Change::Set { doc, .. } | Change::Require { doc, .. } => *doc,
+        }
+    }
+
+    fn apply(&self, docs: &mut [Value]) -> Result<(), String> {
+        match self {
+            Change::Set { doc, path, value } => edit::apply(&mut docs[*doc], path, value),
+            Change::Require { doc, requirement } => {
+                let path = edit::parse(REQUIREMENTS).expect("a fixed, valid path");
+                let mut list = docs[*doc].pointer("/spec/template/spec/requirements").cloned().unwrap_or(Value::Array(vec![]));
+                let items = list.as_array_mut().ok_or("spec.template.spec.requirements is not a list")?;
+                let same = |r: &Value| r.get("key") == requirement.get("key") && r.get("operator") == requirement.get("operator");
+                match items.iter().position(same) {
+                    Some(i) => items[i] = requirement.clone(),
+                    None => items.push(requirement.clone()),
+                }
+                edit::apply(&mut docs[*doc], &path, &list)
+            }
+        }
+    }
+
+    fn out(&self, docs: &[Value]) -> EditOut {
+        let node_pool = docs[self.doc()].pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+        match self {
+            Change::Set { path, value, .. } => EditOut { node_pool, path: path.to_string(), value: value.clone() },
+            Change::Require { requirement, .. } => EditOut { node_pool, path: REQUIREMENTS.to_string(), value: requirement.clone() },
+        }
+    }
+}
+
+const REQUIREMENTS: &str = "spec.template.spec.requirements";
+
+/// The answer of `advise`.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Advice {
+    /// $/h of Karpenter's plan for the inputs as given.
+    pub karpenter_price_per_hour: f64,
+    /// $/h of `optimize`'s cheapest NodeClaims for the same pods, and its certificate.
+    pub optimum_price_per_hour: f64,
+    pub optimum_certificate: String,
+    /// Karpenter − optimum, $/h (what the edits try to recover).
+    pub gap_per_hour: f64,
+    /// The verified edits, most saving first (at most `top`).
+    pub advice: Vec<Advised>,
+    pub stats: AdviseStats,
+    /// What advise does not search, and what `optimize` did not optimise.
+    pub notes: Vec<String>,
+    pub warnings: Vec<Warning>,
+}
+
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Advised {
+    pub rank: usize,
+    /// `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
+    /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
+    /// `combined`.
+    pub kind: String,
+    pub title: String,
+    /// The field edits, per NodePool.
+    pub edits: Vec<EditOut>,
+    /// A unified diff of each edited NodePool's manifest (as YAML).
+    pub diff: String,
+    /// Karpenter's plan with the edit applied.
+    pub plan: PlanSummary,
+    pub savings_per_hour: f64,
+    pub savings_per_month: f64,
+    /// Share of the gap to the optimum this edit recovers, percent (absent when there is no
+    /// gap; above 100 when the edit opens offerings the optimum could not use, such as spot).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap_recovered_percent: Option<f64>,
+    /// What else changes: capacity type, existing nodes taking more pods, pods scheduled now.
+    pub also_changes: Vec<String>,
+}
+
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditOut {
+    pub node_pool: String,
+    pub path: String,
+    pub value: Value,
+}
+
+/// A plan in a few numbers and lines.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanSummary {
+    pub price_per_hour: f64,
+    pub node_claims: usize,
+    /// `count × type capacity-type (NodePool)`, most first.
+    pub launches: Vec<String>,
+    pub unschedulable: usize,
+}
+
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdviseStats {
+    /// The bound on single edits verified per call.
+    pub candidate_limit: usize,
+    /// Single edits generated and verified (each one load and one plan).
+    pub candidates: usize,
+    /// Pairs of the best single edits tried together.
+    pub combinations: usize,
+    /// Edits whose plan is strictly cheaper with no further pod pending.
+    pub cheaper: usize,
+    /// Edits that are cheaper only because they leave pods pending (not answered).
+    pub leave_pods_pending: usize,
+    /// Edits whose plan is not cheaper.
+    pub not_cheaper: usize,
+    /// Edits the validation refuses (not answered).
+    pub invalid: usize,
+    /// Cheaper edits whose plan equals a simpler edit's (not answered twice).
+    pub duplicates: usize,
+}
+
+/// Summarise a plan.
+pub fn summary(plan: &Plan) -> PlanSummary {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &plan.node_claims {
+        let key = format!("{} {} ({})", c.instance_type.as_deref().unwrap_or("?"), c.capacity_type.as_deref().unwrap_or("?"), c.node_pool);
+        *counts.entry(key).or_insert(0) += 1;
+    }
+    let mut launches: Vec<(String, usize)> = counts.into_iter().collect();
+    launches.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    PlanSummary {
+        price_per_hour: plan.total_price_per_hour,
+        node_claims: plan.node_claims.len(),
+        launches: launches.into_iter().map(|(k, n)| format!("{n} × {k}")).collect(),
+        unschedulable: plan.unschedulable.len(),
+    }
+}
+
+/// Advise on the cluster loaded from `sources` (`m` and `warnings` are its model and loading
+/// warnings, as `Cluster` holds them).
+pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &AdviseSettings) -> Result<Advice, Vec<InputError>> {
+    let top = settings.top.unwrap_or(5);
+    if !(1..=50).contains(&top) {
+        return Err(vec![InputError::new("invalid-number", format!("top {top} is not in 1..=50"))
+            .path("advise.top")
+            .help("how many edits to answer, 1 to 50")]);
+    }
+    let opt = crate::optimize::optimize(
+        m,
+        warnings,
+        &OptimizeSettings { time_budget_seconds: settings.time_budget_seconds, enumerate_limit: None },
+    )?;
+    let docs: Vec<Value> = crate::load::documents(sources)?.into_iter().map(|d| d.value.into_owned()).collect();
+    let replan = |docs: &[Value]| -> Option<Plan> {
+        let s = Sources { inputs: &[], objects: docs, catalog: sources.catalog, settings: sources.settings };
+        let (model, w) = crate::load::model(&s).ok()?;
+        Some(crate::provision::render(&model, &crate::scheduling::solve(&model), w))
+    };
+    let base = crate::provision::render(m, &crate::scheduling::solve(m), warnings.to_vec());
+    let cands = candidates::generate(m, &docs, &base, &opt, MAX_CANDIDATES);
+    let gap = round_price(opt.karpenter_price_per_hour - opt.optimum_price_per_hour);
+    let mut stats = AdviseStats { candidate_limit: MAX_CANDIDATES, candidates: cands.len(), ..Default::default() };
+    let mut verified: Vec<(Candidate, Plan)> = Vec::new();
+    let check = |c: Candidate, stats: &mut AdviseStats, verified: &mut Vec<(Candidate, Plan)>| {
+        let mut edited = docs.clone();
+        if c.changes.iter().any(|ch| ch.apply(&mut edited).is_err()) {
+            stats.invalid += 1;
+            return;
+        }
+        let Some(plan) = replan(&edited) else {
+            stats.invalid += 1;
+            return;
+        };
+        let pending_before: BTreeSet<&str> = base.unschedulable.iter().map(|u| u.pod.as_str()).collect();
+        if plan.unschedulable.iter().any(|u| !pending_before.contains(u.pod.as_str())) {
+            stats.leave_pods_pending += 1;
+        } else if plan.total_price_per_hour < base.total_price_per_hour - 1e-9 {
+            let same = verified.iter().any(|(_, p)| summary(p) == summary(&plan));
+            if same {
+                stats.duplicates += 1;
+            } else {
+                stats.cheaper += 1;
+                verified.push((c, plan));
+            }
+        } else {
+            stats.not_cheaper += 1;
+        }
+    };
+    for c in cands {
+        check(c, &mut stats, &mut verified);
+    }
+    let rank = |v: &mut Vec<(Candidate, Plan)>| {
+        // Stable: equal savings keep the generation order (simplest first).
+        v.sort_by(|a, b| a.1.total_price_per_hour.total_cmp(&b.1.total_price_per_hour));
+    };
+    rank(&mut verified);
+    let best: Vec<Candidate> = verified.iter().take(COMBINE_BEST).map(|(c, _)| c.clone()).collect();
+    for i in 0..best.len() {
+        for j in i + 1..best.len() {
+            let (a, b) = (&best[i], &best[j]);
+            stats.combinations += 1;
+            let cheapest_single = verified[0].1.total_price_per_hour;
+            let mut trial = verified.clone();
+            let before = trial.len();
+            let combined = Candidate {
+                kind: "combined",
+                title: format!("{} + {}", a.title, b.title),
+                changes: a.changes.iter().chain(&b.changes).cloned().collect(),
+            };
+            let mut s = stats.clone();
+            check(combined, &mut s, &mut trial);
+            // A pair is answered only when it beats every single edit.
+            if trial.len() > before && trial[before].1.total_price_per_hour < cheapest_single - 1e-9 {
+                stats = s;
+                verified.push(trial.pop().expect("just pushed"));
+            }
+        }
+    }
+    rank(&mut verified);
+    let advice = verified
+        .iter()
+        .take(top)
+        .enumerate()
+        .map(|(i, (c, plan))| {
+            let saved = round_price(base.total_price_per_hour - plan.total_price_per_hour);
+            let mut edited = docs.clone();
+            for ch in &c.changes {
+                ch.apply(&mut edited).expect("applied once already");
+            }
+            let touched: BTreeSet<usize> = c.changes.iter().map(Change::doc).collect();
+            Advised {
+                rank: i + 1,
+                kind: c.kind.to_string(),
+                title: c.title.clone(),
+                edits: c.changes.iter().map(|ch| ch.out(&docs)).collect(),
+                diff: touched.iter().map(|&d| diff::unified(&docs[d], &edited[d])).collect(),
+                plan: summary(plan),
+                savings_per_hour: saved,
+                savings_per_month: round_price(saved * HOURS_PER_MONTH),
+                gap_recovered_percent: (gap > 0.0).then(|| (saved / gap * 1000.0).round() / 10.0),
+                also_changes: also_changes(&base, plan),
+            }
+        })
+        .collect();
+    let mut notes = vec![
+        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; not searched: splitting a NodePool, consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
+    ];
+    notes.extend(opt.not_optimised.iter().map(|n| format!("optimize: {n}")));
+    Ok(Advice {
+        karpenter_price_per_hour: base.total_price_per_hour,
+        optimum_price_per_hour: opt.optimum_price_per_hour,
+        optimum_certificate: opt.certificate.clone(),
+        gap_per_hour: gap,
+        advice,
+        stats,
+        notes,
+        warnings: warnings.to_vec(),
+    })
+}
+
+/// What an edit changes besides the price.
+fn also_changes(base: &Plan, new: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    let on =
+        |p: &Plan, ct: &str| p.node_claims.iter().filter(|c| c.capacity_type.as_deref() == Some(ct)).map(|c| c.pods.len()).sum::<usize>();
+    let (spot_before, spot_after) = (on(base, "spot"), on(new, "spot"));
+    if spot_after > spot_before {
+        out.push(format!("{} pod(s) run on spot capacity (was {spot_before}): EC2 can interrupt them", spot_after));
+    }
+    if base.node_claims.len() != new.node_claims.len() {
+        out.push(format!("NodeClaims: {} → {}", base.node_claims.len(), new.node_claims.len()));
+    }
+    for n in &new.existing_nodes {
+        let before = base.existing_nodes.iter().find(|b| b.name == n.name).map_or(0, |b| b.pods.len());
+        if n.pods.len() > before {
+            out.push(format!("existing node {} takes {} more pod(s): less headroom", n.name, n.pods.len() - before));
+        }
+    }
+    if new.unschedulable.len() < base.unschedulable.len() {
+        out.push(format!("{} pod(s) pending before are now scheduled", base.unschedulable.len() - new.unschedulable.len()));
+    }
+    out
+}
