@@ -22,6 +22,81 @@ export interface Accelerator {
   resource: string;
 }
 
+/** The answer of `advise`. */
+export interface Advice {
+  /** The verified edits, most saving first (at most `top`). */
+  advice: Advised[];
+  /** Karpenter − optimum, $/h (what the edits try to recover). */
+  gapPerHour: number;
+  /** $/h of Karpenter's plan for the inputs as given. */
+  karpenterPricePerHour: number;
+  /** What advise does not search, and what `optimize` did not optimise. */
+  notes: string[];
+  optimumCertificate: string;
+  /** $/h of `optimize`'s cheapest NodeClaims for the same pods, and its certificate. */
+  optimumPricePerHour: number;
+  stats: AdviseStats;
+  warnings: Warning[];
+}
+
+/** The answer of kind `Advice`: a success with the `Advice` fields, or a failure. */
+export type AdviceAnswer = (Advice & { apiVersion: 'nodecast/v1'; kind: 'Advice'; status: 'success'; }) | AdviceFailure;
+
+/** No answer: every problem found, located. */
+export interface AdviceFailure {
+  apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
+  errors: InputError[];
+  kind: 'Advice';
+  status: 'failure';
+}
+
+export interface AdviseStats {
+  /** The bound on single edits verified per call. */
+  candidateLimit: number;
+  /** Single edits generated and verified (each one load and one plan). */
+  candidates: number;
+  /** Edits whose plan is strictly cheaper with no further pod pending. */
+  cheaper: number;
+  /** Pairs of the best single edits tried together. */
+  combinations: number;
+  /** Cheaper edits whose plan equals a simpler edit's (not answered twice). */
+  duplicates: number;
+  /** Edits the validation refuses (not answered). */
+  invalid: number;
+  /** Edits that are cheaper only because they leave pods pending (not answered). */
+  leavePodsPending: number;
+  /** Edits whose plan is not cheaper. */
+  notCheaper: number;
+}
+
+export interface Advised {
+  /** What else changes: capacity type, existing nodes taking more pods, pods scheduled now. */
+  alsoChanges: string[];
+  /** A unified diff of each edited NodePool's manifest (as YAML). */
+  diff: string;
+  /** The field edits, per NodePool. */
+  edits: EditOut[];
+  /**
+   * Share of the gap to the optimum this edit recovers, percent (absent when there is no
+   * gap; above 100 when the edit opens offerings the optimum could not use, such as spot).
+   */
+  gapRecoveredPercent?: number;
+  /**
+   * `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
+   * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
+   * `combined`.
+   */
+  kind: string;
+  /** Karpenter's plan with the edit applied. */
+  plan: PlanSummary;
+  rank: number;
+  savingsPerHour: number;
+  savingsPerMonth: number;
+  title: string;
+}
+
 /** One Balanced pool's score of one move (spec disruption.md §16). */
 export interface BalancedScore {
   approved: boolean;
@@ -50,8 +125,7 @@ export interface BalancedScore {
   threshold: number;
 }
 
-/** A NodeClaim's capacity type (`karpenter.sh/capacity-type`). */
-export type CapacityType = 'spot' | 'on-demand' | 'reserved';
+export type CapacityType = 'on-demand' | 'spot' | 'reserved';
 
 export interface CatalogAnswer {
   count: number;
@@ -65,6 +139,8 @@ export type CatalogQueryAnswer = (CatalogAnswer & { apiVersion: 'nodecast/v1'; k
 /** No answer: every problem found, located. */
 export interface CatalogQueryFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'CatalogQuery';
   status: 'failure';
@@ -101,7 +177,7 @@ export interface Decision {
   decision: DecisionAction;
   disruptedNodes: string[];
   /** `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`. */
-  method?: DisruptionMethod;
+  method?: Method;
   nodePools: PoolBudget[];
   nodes: NodeVerdict[];
   /** The clock the decision was made at (RFC 3339). */
@@ -139,15 +215,13 @@ export type DecisionAnswer = (Decision & { apiVersion: 'nodecast/v1'; kind: 'Dec
 /** No answer: every problem found, located. */
 export interface DecisionFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Decision';
   status: 'failure';
 }
 
-/** How Karpenter's disruption controller found the command. */
-export type DisruptionMethod = 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation';
-
-/** Why a disruption command is taken. */
 export type DisruptionReason = 'expired' | 'empty' | 'underutilized';
 
 export interface Disruptions {
@@ -173,9 +247,17 @@ export interface DomainTie {
   value: string;
 }
 
+export interface EditOut {
+  nodePool: string;
+  path: string;
+  value: unknown;
+}
+
 /** No answer: every problem found, located. */
 export interface ErrorFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Error';
   status: 'failure';
@@ -200,6 +282,8 @@ export type ExplanationAnswer = (Explanation & { apiVersion: 'nodecast/v1'; kind
 /** No answer: every problem found, located. */
 export interface ExplanationFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Explanation';
   status: 'failure';
@@ -243,6 +327,8 @@ export interface LimitUsage {
   remaining: string;
   used: string;
 }
+
+export type Method = 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation';
 
 export interface Metric {
   labels: Record<string, string>;
@@ -382,6 +468,8 @@ export type OptimizationAnswer = (Optimization & { apiVersion: 'nodecast/v1'; ki
 /** No answer: every problem found, located. */
 export interface OptimizationFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Optimization';
   status: 'failure';
@@ -426,9 +514,20 @@ export type PlanAnswer = (Plan & { apiVersion: 'nodecast/v1'; kind: 'Plan'; stat
 /** No answer: every problem found, located. */
 export interface PlanFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Plan';
   status: 'failure';
+}
+
+/** A plan in a few numbers and lines. */
+export interface PlanSummary {
+  /** `count × type capacity-type (NodePool)`, most first. */
+  launches: string[];
+  nodeClaims: number;
+  pricePerHour: number;
+  unschedulable: number;
 }
 
 export interface PodCounts {
@@ -482,10 +581,12 @@ export interface PoolBudget {
 }
 
 export interface Reason {
-  code: string;
+  code: ReasonCode;
   message: string;
   nodePool?: string;
 }
+
+export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'not-evaluated' | 'below-balanced-threshold';
 
 /** The node a `replace` launches. */
 export type Replacement = ReplacementFields & (ReplacementLaunch | ReplacementNoLaunch);
@@ -615,6 +716,8 @@ export type SimulationAnswer = (Simulation & { apiVersion: 'nodecast/v1'; kind: 
 /** No answer: every problem found, located. */
 export interface SimulationFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Simulation';
   status: 'failure';
@@ -708,7 +811,7 @@ export type TypeVerdict = 'launched' | 'option' | 'rejected';
 
 export interface Unschedulable {
   /** The most telling reason code over all NodePools (FORMAT §7.1). */
-  code: string;
+  code: ReasonCode;
   pod: string;
   reasons: Reason[];
 }
@@ -719,6 +822,8 @@ export type ValidationAnswer = (ValidationReport & { apiVersion: 'nodecast/v1'; 
 /** No answer: every problem found, located. */
 export interface ValidationFailure {
   apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
   errors: InputError[];
   kind: 'Validation';
   status: 'failure';
