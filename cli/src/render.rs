@@ -179,6 +179,16 @@ fn unschedulable(out: &mut String, u: &UnschedulableOut, indent: &str) {
             }
         }
     }
+    hints(out, &u.hints, indent);
+}
+
+/// The checked fix hints of an unschedulable pod, each with what its re-plan showed.
+fn hints(out: &mut String, hints: &[nodecast::api::Hint], indent: &str) {
+    for h in hints {
+        let tag = if h.verified { "fix (verified)" } else { "fix (not enough alone)" };
+        let _ = writeln!(out, "{indent}  {tag} for {}: {}", h.node_pool, h.change);
+        let _ = writeln!(out, "{indent}    {}", h.check);
+    }
 }
 
 fn skipped(out: &mut String, skipped: &[Skipped]) {
@@ -376,6 +386,7 @@ fn pod_explanation(out: &mut String, p: &PodExplanation) {
         for r in u.reasons.iter().filter(|r| !shown_above(&r.node_pool)) {
             let _ = writeln!(out, "  {} [{}]", r.message, r.code);
         }
+        hints(out, &u.hints, "");
     }
 }
 

@@ -131,8 +131,8 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
         Fail::MinValues { key: k, min, found } => {
             (MIN_VALUES_NOT_MET.into(), format!("minValues {min} for {} cannot be met: {found} values remain", key(*k)))
         }
-        Fail::Limits => (LIMIT_EXCEEDED.into(), "all available instance types exceed the NodePool's remaining limits".into()),
-        Fail::NodesLimit => (LIMIT_EXCEEDED.into(), "the NodePool's node limit is exhausted".into()),
+        Fail::Limits { remaining } => (LIMIT_EXCEEDED.into(), crate::hints::limit_message(m, sol, p, pool, remaining)),
+        Fail::NodesLimit => (LIMIT_EXCEEDED.into(), crate::hints::nodes_limit_message(m, sol, pool)),
         Fail::Resources => (NO_INSTANCE_TYPE_FITS.into(), "not enough room".into()),
         Fail::NoType(fit) => {
             let Some(t) = t else { return (NO_INSTANCE_TYPE_FITS.into(), "no instance type fits".into()) };
@@ -179,6 +179,7 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
             pod,
             code: POD_IGNORED.into(),
             reasons: vec![Reason { code: POD_IGNORED.into(), node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
+            hints: Vec::new(),
         },
         PodFailure::NoNodePools => UnschedulableOut {
             pod,
@@ -188,6 +189,7 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
                 node_pool: None,
                 message: "no NodePool can launch any instance type of the catalog".into(),
             }],
+            hints: Vec::new(),
         },
         PodFailure::PerPool(errs) => {
             let mut best: Option<(u8, String)> = None;
@@ -201,7 +203,7 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
                 }
                 reasons.push(Reason { code, node_pool: Some(m.node_pools[*pool].name.clone()), message });
             }
-            UnschedulableOut { pod, code: best.map(|b| b.1).unwrap_or_else(|| NO_INSTANCE_TYPE_FITS.into()), reasons }
+            UnschedulableOut { pod, code: best.map(|b| b.1).unwrap_or_else(|| NO_INSTANCE_TYPE_FITS.into()), reasons, hints: Vec::new() }
         }
     }
 }

@@ -86,6 +86,8 @@ pub mod error;
 pub mod explain;
 #[doc(hidden)]
 pub mod fxhash;
+/// Checked fix hints for pods that stay pending.
+pub mod hints;
 #[doc(hidden)]
 pub mod golang;
 #[warn(missing_docs)]

@@ -449,7 +449,7 @@ pub fn limit_filter(remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m:
         })
         .collect();
     if out.is_empty() {
-        Err(Fail::Limits)
+        Err(Fail::Limits { remaining: remaining.to_vec() })
     } else {
         Ok(out)
     }

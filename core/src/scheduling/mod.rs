@@ -61,7 +61,8 @@ pub enum Fail {
     HostPort,
     NoType(NoTypeFit),
     MinValues { key: KeyId, min: u32, found: usize },
-    Limits,
+    /// Every type that fits exceeds a limit; what remained of each limit then.
+    Limits { remaining: Vec<(LimitKey, i64)> },
     NodesLimit,
     Resources,
 }
