@@ -534,6 +534,27 @@ function renderUnschedulable(list) {
           { class: 'reasons' },
           u.reasons.map((r) => h('li', {}, r.nodePool ? h('strong', { text: `${r.nodePool}: ` }) : null, r.message, ' ', h('span', { class: 'code', text: `[${r.code}]` }))),
         ),
+        renderHints(u.hints || []),
+      ),
+    ),
+  );
+}
+
+// Checked fix hints: the change, and what re-planning with it did ("verified" or not enough).
+function renderHints(hints) {
+  if (!hints.length) return null;
+  return h(
+    'ul',
+    { class: 'hints' },
+    hints.map((x) =>
+      h(
+        'li',
+        { class: x.verified ? 'fix verified' : 'fix' },
+        h('span', { class: `badge ${x.verified ? 'good' : 'warn'}`, text: x.verified ? 'fix · verified' : 'fix · not enough alone' }),
+        ' ',
+        h('strong', { text: `${x.nodePool}: ` }),
+        x.change,
+        h('div', { class: 'hint small', text: x.check }),
       ),
     ),
   );

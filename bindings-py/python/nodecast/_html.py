@@ -108,7 +108,12 @@ def _unschedulable_rows(items: Sequence[UnschedulablePod]) -> List[List[str]]:
             f"{_e(r.node_pool) + ': ' if r.node_pool else ''}{_e(r.message)} <span style=\"{_MUTED}\">[{_e(r.code)}]</span>"
             for r in u.reasons
         )
-        rows.append([_e(u.pod), f"<code>{_e(u.code)}</code>", reasons])
+        fixes = "".join(
+            f"<br><b>fix{' (verified)' if h.verified else ' (not enough alone)'}</b> for {_e(h.node_pool)}: {_e(h.change)}"
+            f" <span style=\"{_MUTED}\">{_e(h.check)}</span>"
+            for h in u.hints
+        )
+        rows.append([_e(u.pod), f"<code>{_e(u.code)}</code>", reasons + fixes])
     return rows
 
 
