@@ -65,8 +65,14 @@ function fmtResource(key, q) {
 // Limits: memory-like quantities in binary units (7577Mi of 4000Gi → 7.4Gi of 4000Gi), others as given.
 const fmtLimit = (key, q) => (/memory|storage/.test(key) ? fmtBytes(parseQuantity(q)) : q);
 // Prices exactly as the core gives them (5.672, 0.29328), never rounded to cents per hour.
-const fmtPrice = (p) => (p === undefined || p === null ? '–' : `$${Number(p.toFixed(6))}`);
-const fmtMonth = (p) => (p === undefined || p === null ? '–' : `$${(p * HOURS_PER_MONTH).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`);
+// One rule for money in every front end (CLI, Python HTML, here): $/h with up to 5 decimals,
+// trailing zeros dropped, at least 2 ($5.672, $0.01578, $6.00); monthly amounts with exactly 2.
+const fmtPrice = (p) => {
+  if (p === undefined || p === null) return '–';
+  const [whole, frac = ''] = (p + 0).toFixed(5).split('.');
+  return `$${whole}.${frac.replace(/0+$/, '').padEnd(2, '0')}`;
+};
+const fmtMonth = (p) => (p === undefined || p === null ? '–' : `$${(p * HOURS_PER_MONTH).toFixed(2)}`);
 const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 const pct = (x) => `${Math.round(x * 100)}%`;
 

@@ -24,6 +24,17 @@ fn dollars(p: f64) -> String {
     format!("${int}.{frac:0<2}")
 }
 
+/// `3 options: a, b, c`, or `8 of 14 options: a, …` when only the first `shown` are listed:
+/// the count never claims more names than follow it.
+fn options_shown(options: &[String], shown: usize) -> String {
+    let list = options.iter().take(shown).cloned().collect::<Vec<_>>().join(", ");
+    if options.len() > shown {
+        format!("{shown} of {} options: {list}", options.len())
+    } else {
+        format!("{}: {list}", plural(options.len(), "option", "options"))
+    }
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -273,14 +284,13 @@ pub fn decision(d: &Decision) -> String {
         section(&mut out, "Replacement");
         let _ = writeln!(
             out,
-            "  {} {} {} in {} at {}/h ({} options: {})",
+            "  {} {} {} in {} at {}/h ({})",
             r.node_pool,
             opt(&r.capacity_type),
             opt(&r.instance_type),
             opt(&r.zone),
             r.price_per_hour.map(dollars).unwrap_or_else(|| "?".into()),
-            r.instance_type_options.len(),
-            r.instance_type_options.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+            options_shown(&r.instance_type_options, 8)
         );
     }
     if !d.scores.is_empty() {

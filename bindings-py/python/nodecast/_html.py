@@ -189,11 +189,13 @@ def decision_html(d: Decision) -> str:
     )
     if d.replacement is not None:
         r = d.replacement
-        opts = ", ".join(r.instance_type_options[:8]) + (" …" if len(r.instance_type_options) > 8 else "")
+        n_opts = len(r.instance_type_options)
+        opts = ", ".join(r.instance_type_options[:8])
+        counted = f"8 of {n_opts} options" if n_opts > 8 else f"{n_opts} option{'' if n_opts == 1 else 's'}"
         out.append(_section("Replacement"))
         out.append(
             f"<div>{_e(r.node_pool)} {_e(r.capacity_type or '?')} <b>{_e(r.instance_type or '?')}</b> in {_e(r.zone or '?')} "
-            f"at {_e(_money(r.price_per_hour))}/h <span style=\"{_MUTED}\">({len(r.instance_type_options)} options: {_e(opts)})</span></div>"
+            f"at {_e(_money(r.price_per_hour))}/h <span style=\"{_MUTED}\">({counted}: {_e(opts)})</span></div>"
         )
     if d.scores:
         out.append(_section("Balanced score"))
