@@ -5,11 +5,11 @@
 use crate::api::{Reason, UnschedulableOut};
 use crate::model::{Model, Pod};
 use crate::quantity::format_milli;
-use crate::requirements::{Incompatible, Requirements};
+use crate::requirements::Incompatible;
 use crate::resources::Resources;
 use crate::scheduling::claim::Template;
 use crate::scheduling::topology::GroupKind;
-use crate::scheduling::{it_labels_compatible, offering_compatible, Fail, PodFailure, Solution};
+use crate::scheduling::{Fail, PodFailure, Solution};
 
 pub const NO_INSTANCE_TYPE_FITS: &str = "no-instance-type-fits";
 pub const REQUIREMENT_CONFLICT: &str = "requirement-conflict";
@@ -21,28 +21,7 @@ pub const HOST_PORT_CONFLICT: &str = "host-port-conflict";
 pub const POD_IGNORED: &str = "pod-ignored";
 pub const NO_NODEPOOLS: &str = "no-nodepools";
 
-/// The requirements a pod brings to a new NodeClaim of `t` (most relaxed form: node selector
-/// and the last required term).
-pub fn pod_requirements(pod: &Pod, t: &Template, m: &Model) -> Requirements {
-    let mut r = t.requirements.clone();
-    r.add_all(&pod.node_selector, &m.interner);
-    if let Some(term) = pod.required_terms.last() {
-        r.add_all(term, &m.interner);
-    }
-    r
-}
-
-/// Instance types of `t` compatible with `r` (labels and an available offering).
-pub fn compatible_types(t: &Template, r: &Requirements, m: &Model) -> Vec<u32> {
-    t.its
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let it = &m.catalog.types[i as usize];
-            it_labels_compatible(it, r, m) && it.offerings.iter().any(|o| o.available && offering_compatible(o, r, m))
-        })
-        .collect()
-}
+pub use crate::fit::{compatible_types, pod_requirements};
 
 /// Explain a resource misfit: the binding resource and the largest type, or the closest type.
 pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> String {
@@ -131,8 +110,8 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
         Fail::MinValues { key: k, min, found } => {
             (MIN_VALUES_NOT_MET.into(), format!("minValues {min} for {} cannot be met: {found} values remain", key(*k)))
         }
-        Fail::Limits { remaining } => (LIMIT_EXCEEDED.into(), crate::hints::limit_message(m, sol, p, pool, remaining)),
-        Fail::NodesLimit => (LIMIT_EXCEEDED.into(), crate::hints::nodes_limit_message(m, sol, pool)),
+        Fail::Limits { remaining } => (LIMIT_EXCEEDED.into(), crate::fit::limit_message(m, sol, p, pool, remaining)),
+        Fail::NodesLimit => (LIMIT_EXCEEDED.into(), crate::fit::nodes_limit_message(m, sol, pool)),
         Fail::Resources => (NO_INSTANCE_TYPE_FITS.into(), "not enough room".into()),
         Fail::NoType(fit) => {
             let Some(t) = t else { return (NO_INSTANCE_TYPE_FITS.into(), "no instance type fits".into()) };

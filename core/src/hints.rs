@@ -9,10 +9,11 @@
 //! that budget get no hint rather than an unchecked one.
 
 use crate::api::{Hint, UnschedulableOut};
-use crate::diagnostics::{compatible_types, LIMIT_EXCEEDED, REQUIREMENT_CONFLICT, TAINT_NOT_TOLERATED};
+use crate::diagnostics::{LIMIT_EXCEEDED, REQUIREMENT_CONFLICT, TAINT_NOT_TOLERATED};
+use crate::fit::{closest_within_limits, limit_name, nodes_in_use};
 use crate::labels::{KeyId, ValueId};
 use crate::model::{LimitKey, Model};
-use crate::quantity::{format_milli, Unit};
+use crate::quantity::format_milli;
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::scheduling::claim::Template;
@@ -105,15 +106,6 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Opt
     }
 }
 
-/// Milli-nodes of `pool` counted against its `nodes` limit: its nodes not marked for deletion
-/// and the NodeClaims this pass planned on it.
-fn nodes_in_use(m: &Model, sol: &Solution, pool: usize) -> i64 {
-    let name = m.node_pools[pool].name.as_str();
-    let nodes = m.nodes.iter().filter(|n| n.nodepool.as_deref() == Some(name) && !n.marked_for_deletion).count();
-    let claims = sol.claims.iter().filter(|c| sol.templates[c.template].pool == pool).count();
-    1000 * (nodes + claims) as i64
-}
-
 /// The pod's own requirements in their most relaxed form (node selector + last required term).
 fn pod_only_requirements(m: &Model, p: usize) -> Requirements {
     let pod = &m.pods[p];
@@ -122,35 +114,6 @@ fn pod_only_requirements(m: &Model, p: usize) -> Requirements {
         r.add_all(term, &m.interner);
     }
     r
-}
-
-/// Of the types `t` allows that the pod's requirements and resources admit, the one whose
-/// launch overshoots the remaining limits least (summed over limits, each relative to its
-/// limit), with its overshoot per limit key.
-pub(crate) fn closest_within_limits(m: &Model, t: &Template, p: usize, remaining: &[(LimitKey, i64)]) -> Option<(u32, Vec<(LimitKey, i64)>)> {
-    let pod = &m.pods[p];
-    let r = crate::diagnostics::pod_requirements(pod, t, m);
-    let limits = &m.node_pools[t.pool].limits;
-    compatible_types(t, &r, m)
-        .into_iter()
-        .filter(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m)))
-        .map(|i| {
-            let cap = &m.catalog.types[i as usize].capacity;
-            let over: Vec<(LimitKey, i64)> = remaining
-                .iter()
-                .filter_map(|&(k, rem)| match k {
-                    LimitKey::Resource(id) if cap.get(id) > rem => Some((k, cap.get(id) - rem)),
-                    _ => None,
-                })
-                .collect();
-            let score: f64 = over
-                .iter()
-                .map(|(k, x)| *x as f64 / limits.iter().find(|(lk, _)| lk == k).map_or(1.0, |l| l.1.max(1) as f64))
-                .sum();
-            (i, over, score)
-        })
-        .min_by(|a, b| a.2.total_cmp(&b.2).then_with(|| m.catalog.types[a.0 as usize].name.cmp(&m.catalog.types[b.0 as usize].name)))
-        .map(|(i, over, _)| (i, over))
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -312,13 +275,6 @@ fn replan(m: &Model, p: usize, edit: &Edit) -> (bool, String) {
     }
 }
 
-fn limit_name(m: &Model, k: LimitKey) -> (String, Unit) {
-    match k {
-        LimitKey::Nodes => ("nodes".into(), Unit::Decimal),
-        LimitKey::Resource(r) => (m.resources.name(r).to_string(), m.resources.unit(r)),
-    }
-}
-
 fn describe(m: &Model, p: usize, edit: &Edit) -> String {
     let show_keys = |reqs: &Requirements, keys: &[(KeyId, ValueId)]| {
         keys.iter()
@@ -357,43 +313,5 @@ fn describe(m: &Model, p: usize, edit: &Edit) -> String {
             let np = &m.node_pools[*pool];
             format!("widen NodePool {} requirements: {}", np.name, show_keys(&np.requirements, keys))
         }
-    }
-}
-
-/// The words of a `limit-exceeded` reason: what remains of each limit and what the closest
-/// fitting instance type would need.
-pub fn limit_message(m: &Model, sol: &Solution, p: usize, pool: usize, remaining: &[(LimitKey, i64)]) -> String {
-    let show = |k: LimitKey, v: i64| {
-        let (name, unit) = limit_name(m, k);
-        format!("{name} {}", format_milli(v, unit))
-    };
-    let rem: Vec<String> = remaining.iter().filter(|(k, _)| *k != LimitKey::Nodes).map(|&(k, v)| show(k, v.max(0))).collect();
-    let head = format!("every fitting instance type exceeds the NodePool's remaining limits ({} remaining)", rem.join(", "));
-    let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else { return head };
-    match closest_within_limits(m, t, p, remaining) {
-        Some((it, over)) => {
-            let cap = &m.catalog.types[it as usize].capacity;
-            let needs: Vec<String> = over
-                .iter()
-                .map(|&(k, _)| match k {
-                    LimitKey::Resource(r) => show(k, cap.get(r)),
-                    LimitKey::Nodes => show(k, 1000),
-                })
-                .collect();
-            format!("{head}; the closest, {}, needs {}", m.catalog.types[it as usize].name, needs.join(", "))
-        }
-        None => head,
-    }
-}
-
-/// The words of a `limit-exceeded` reason for the `nodes` limit.
-pub fn nodes_limit_message(m: &Model, sol: &Solution, pool: usize) -> String {
-    match m.node_pools[pool].limits.iter().find(|(k, _)| *k == LimitKey::Nodes) {
-        Some(&(_, limit)) => format!(
-            "the NodePool's node limit is exhausted (limit {}, {} in use)",
-            format_milli(limit, Unit::Decimal),
-            format_milli(nodes_in_use(m, sol, pool), Unit::Decimal)
-        ),
-        None => "the NodePool's node limit is exhausted".into(),
     }
 }

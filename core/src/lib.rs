@@ -86,6 +86,8 @@ pub mod error;
 pub mod explain;
 #[doc(hidden)]
 pub mod fxhash;
+#[doc(hidden)]
+pub mod fit;
 /// Checked fix hints for pods that stay pending.
 pub mod hints;
 #[doc(hidden)]
