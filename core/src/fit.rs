@@ -58,10 +58,8 @@ pub fn closest_within_limits(m: &Model, t: &Template, p: usize, remaining: &[(Li
                     _ => None,
                 })
                 .collect();
-            let score: f64 = over
-                .iter()
-                .map(|(k, x)| *x as f64 / limits.iter().find(|(lk, _)| lk == k).map_or(1.0, |l| l.1.max(1) as f64))
-                .sum();
+            let score: f64 =
+                over.iter().map(|(k, x)| *x as f64 / limits.iter().find(|(lk, _)| lk == k).map_or(1.0, |l| l.1.max(1) as f64)).sum();
             (i, over, score)
         })
         .min_by(|a, b| a.2.total_cmp(&b.2).then_with(|| m.catalog.types[a.0 as usize].name.cmp(&m.catalog.types[b.0 as usize].name)))

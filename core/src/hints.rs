@@ -17,7 +17,7 @@ use crate::quantity::format_milli;
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
 use crate::scheduling::claim::Template;
-use crate::scheduling::{offering_compatible, Fail, PodFailure, Placement, Solution};
+use crate::scheduling::{offering_compatible, Fail, Placement, PodFailure, Solution};
 use crate::taints::{Taint, Toleration, TolerationOp};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -87,8 +87,7 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Opt
         Fail::NodesLimit => {
             let np = &m.node_pools[pool];
             let used = np.limits.iter().find(|(k, _)| *k == LimitKey::Nodes).map(|_| nodes_in_use(m, sol, pool))?;
-            let limits =
-                np.limits.iter().map(|&(k, v)| if k == LimitKey::Nodes { (k, v.max(used) + 1000) } else { (k, v) }).collect();
+            let limits = np.limits.iter().map(|&(k, v)| if k == LimitKey::Nodes { (k, v.max(used) + 1000) } else { (k, v) }).collect();
             Some((LIMIT_EXCEEDED, Edit::Limits { pool, limits }))
         }
         Fail::Requirements(_) | Fail::NoType(_) => {
@@ -165,12 +164,8 @@ fn admitting_edit(m: &Model, t: &Template, p: usize, side: Side) -> Option<Vec<(
         }
         let mut both = pool_req.clone();
         both.add_all(&pod_req, &m.interner);
-        let Some(price) = it
-            .offerings
-            .iter()
-            .filter(|o| o.available && offering_compatible(o, &both, m))
-            .map(|o| o.price)
-            .min_by(f64::total_cmp)
+        let Some(price) =
+            it.offerings.iter().filter(|o| o.available && offering_compatible(o, &both, m)).map(|o| o.price).min_by(f64::total_cmp)
         else {
             continue;
         };

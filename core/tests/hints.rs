@@ -74,7 +74,11 @@ fn limit_reason_has_numbers_and_a_verified_limit() {
 
 #[test]
 fn gpu_pod_on_cpu_pool_gets_the_pool_requirement_to_widen() {
-    let input = format!("{CLASS}{}{}", pool("cpu", "", ON_DEMAND_C, ""), pod("gpu", "{cpu: 1}", "").replace("requests: {cpu: 1}", "requests: {cpu: 1}, limits: {nvidia.com/gpu: 1}"));
+    let input = format!(
+        "{CLASS}{}{}",
+        pool("cpu", "", ON_DEMAND_C, ""),
+        pod("gpu", "{cpu: 1}", "").replace("requests: {cpu: 1}", "requests: {cpu: 1}, limits: {nvidia.com/gpu: 1}")
+    );
     let v = plan(&input);
     let u = unschedulable(&v, "default/gpu").unwrap();
     assert!(u["reasons"][0]["message"].as_str().unwrap().contains("no instance type this NodePool allows has nvidia.com/gpu"), "{u}");
@@ -94,7 +98,10 @@ fn pod_requirement_that_excludes_every_fitting_type_is_widened() {
     assert_eq!(h["code"], "requirement-conflict");
     assert_eq!(h["verified"], true, "{h}");
     let change = h["change"].as_str().unwrap();
-    assert!(change.starts_with("widen the pod's node requirements: node.kubernetes.io/instance-type In [c5.large] → In [c5.large "), "{change}");
+    assert!(
+        change.starts_with("widen the pod's node requirements: node.kubernetes.io/instance-type In [c5.large] → In [c5.large "),
+        "{change}"
+    );
 }
 
 #[test]
