@@ -115,6 +115,9 @@ fn pod_only_requirements(m: &Model, p: usize) -> Requirements {
     r
 }
 
+/// An admitting edit: (keys changed, cheapest price it admits, that type, the (key, value)s).
+type Candidate = (usize, f64, u32, Vec<(KeyId, ValueId)>);
+
 #[derive(Clone, Copy, PartialEq)]
 enum Side {
     Pod,
@@ -139,7 +142,7 @@ fn admitting_edit(m: &Model, t: &Template, p: usize, side: Side) -> Option<Vec<(
         Side::Pod => Box::new(t.its.iter().copied()),
         Side::Pool => Box::new(0..m.catalog.types.len() as u32),
     };
-    let mut best: Option<(usize, f64, u32, Vec<(KeyId, ValueId)>)> = None;
+    let mut best: Option<Candidate> = None;
     for i in candidates {
         let it = &m.catalog.types[i as usize];
         let overhead = if t.group_of[i as usize] == usize::MAX { &none } else { t.overhead(i) };
