@@ -66,8 +66,14 @@ function fmtResource(key, q) {
 // Limits: memory-like quantities in binary units (7577Mi of 4000Gi → 7.4Gi of 4000Gi), others as given.
 const fmtLimit = (key, q) => (/memory|storage/.test(key) ? fmtBytes(parseQuantity(q)) : q);
 // Prices exactly as the core gives them (5.672, 0.29328), never rounded to cents per hour.
-const fmtPrice = (p) => (p === undefined || p === null ? '–' : `$${Number(p.toFixed(6))}`);
-const fmtDollars2 = (m) => `$${m.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+// One rule for money in every front end (CLI, Python HTML, here): $/h with up to 5 decimals,
+// trailing zeros dropped, at least 2 ($5.672, $0.01578, $6.00); monthly amounts with exactly 2.
+const fmtPrice = (p) => {
+  if (p === undefined || p === null) return '–';
+  const [whole, frac = ''] = (p + 0).toFixed(5).split('.');
+  return `$${whole}.${frac.replace(/0+$/, '').padEnd(2, '0')}`;
+};
+const fmtDollars2 = (m) => `$${m.toFixed(2)}`;
 // A claim's own month (the answers carry the plan's and the decision's: totalPricePerMonth, savingsPerMonth).
 const fmtMonth = (p) => (p === undefined || p === null ? '–' : fmtDollars2(p * HOURS_PER_MONTH));
 const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
@@ -548,6 +554,27 @@ function renderUnschedulable(list) {
           { class: 'reasons' },
           u.reasons.map((r) => h('li', {}, r.nodePool ? h('strong', { text: `${r.nodePool}: ` }) : null, r.message, ' ', h('span', { class: 'code', text: `[${r.code}]` }))),
         ),
+        renderHints(u.hints || []),
+      ),
+    ),
+  );
+}
+
+// Checked fix hints: the change, and what re-planning with it did ("verified" or not enough).
+function renderHints(hints) {
+  if (!hints.length) return null;
+  return h(
+    'ul',
+    { class: 'hints' },
+    hints.map((x) =>
+      h(
+        'li',
+        { class: x.verified ? 'fix verified' : 'fix' },
+        h('span', { class: `badge ${x.verified ? 'good' : 'warn'}`, text: x.verified ? 'fix · verified' : 'fix · not enough alone' }),
+        ' ',
+        h('strong', { text: `${x.nodePool}: ` }),
+        x.change,
+        h('div', { class: 'hint small', text: x.check }),
       ),
     ),
   );

@@ -17,6 +17,8 @@ pub struct AdviseArgs {
     #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
     #[command(flatten)]
+    pub policies: crate::Policies,
+    #[command(flatten)]
     pub common: crate::Common,
 }
 

@@ -84,19 +84,30 @@ pub struct Common {
     /// Spot price as a fraction of the on-demand price (default 0.3).
     #[arg(long, value_name = "F", allow_negative_numbers = true)]
     spot_price_factor: Option<f64>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    output: Output,
+}
+
+/// Karpenter's scheduling policies: only the subcommands that schedule pods take them (a
+/// catalog query or validation would silently ignore them).
+#[derive(Args, Debug, Clone, Default)]
+pub struct Policies {
     /// Karpenter's MIN_VALUES_POLICY.
     #[arg(long, value_enum, ignore_case = true, value_name = "POLICY")]
     min_values_policy: Option<MinValues>,
     /// Karpenter's preference policy (preferred affinities and ScheduleAnyway spreads).
     #[arg(long, value_enum, ignore_case = true, value_name = "POLICY")]
     preference_policy: Option<Preference>,
+}
+
+/// Karpenter's feature gates: only the subcommands that make disruption decisions take them.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Gates {
     /// Karpenter's --feature-gates, e.g. SpotToSpotConsolidation=true (default false, as in
     /// Karpenter). SpotToSpotConsolidation is the only gate that changes a decision nodecast makes.
     #[arg(long, value_name = "GATE=BOOL,...")]
     feature_gates: Option<String>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
-    output: Output,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,17 +138,20 @@ struct PlanArgs {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<String>,
     #[command(flatten)]
+    policies: Policies,
+    #[command(flatten)]
     common: Common,
 }
 
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("subject").required(true).args(["pod", "node"])))]
 struct ExplainArgs {
     /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
-    #[arg(required_unless_present = "node", value_name = "FILE")]
+    #[arg(required = true, value_name = "FILE")]
     files: Vec<String>,
     /// The pod to explain (`name` or `namespace/name`; a pending pod of a Deployment or Job is
     /// `<name>-<n>`).
-    #[arg(long, value_name = "NAME", required_unless_present = "node")]
+    #[arg(long, value_name = "NAME")]
     pod: Option<String>,
     /// Also say why this instance type was or was not chosen.
     #[arg(long, value_name = "TYPE")]
@@ -148,6 +162,10 @@ struct ExplainArgs {
     /// The clock for --node (RFC 3339, e.g. 2025-03-05T12:00:00Z).
     #[arg(long, value_name = "RFC3339")]
     now: Option<String>,
+    #[command(flatten)]
+    policies: Policies,
+    #[command(flatten)]
+    gates: Gates,
     #[command(flatten)]
     common: Common,
 }
@@ -161,6 +179,10 @@ struct ConsolidateArgs {
     /// are evaluated at this time. nodecast never reads the system clock.
     #[arg(long, value_name = "RFC3339", required = true)]
     now: String,
+    #[command(flatten)]
+    policies: Policies,
+    #[command(flatten)]
+    gates: Gates,
     #[command(flatten)]
     common: Common,
 }
@@ -248,12 +270,12 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, Fatal> {
     match cli.command {
         Command::Plan(a) => {
-            let req = request(&a.common, &a.files)?;
+            let req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, render::plan))
         }
         Command::Consolidate(a) => {
-            let mut req = request(&a.common, &a.files)?;
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = Some(a.now.clone());
             let answer = nodecast::consolidate(&req);
             Ok(finish(&answer, a.common.output, render::decision))
@@ -262,7 +284,7 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             if a.node.is_some() && a.now.is_none() {
                 return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()));
             }
-            let mut req = request(&a.common, &a.files)?;
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.node = a.node.clone();
             req.now = a.now.clone();
             req.pod = a.pod.clone();
@@ -271,12 +293,12 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             Ok(finish(&answer, a.common.output, render::explain))
         }
         Command::Validate(a) => {
-            let req = request(&a.common, &a.files)?;
+            let req = request(&a.common, &Policies::default(), &Gates::default(), &a.files)?;
             let answer = nodecast::validate(&req);
             Ok(finish(&answer, a.common.output, render::validation))
         }
         Command::Catalog(a) => {
-            let mut req = request(&a.common, &[])?;
+            let mut req = request(&a.common, &Policies::default(), &Gates::default(), &[])?;
             req.query = Some(CatalogQuery { gpu: a.gpu, requirements: a.requirements.clone(), limit: a.limit });
             let answer = nodecast::catalog(&req);
             Ok(finish(&answer, a.common.output, render::catalog))
@@ -284,16 +306,16 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         Command::Simulate(a) => simulate(a),
         Command::Sweep(a) => sweep::run(a).map_err(Fatal),
         Command::Optimize(a) => {
-            let mut req = request(&a.common, &a.files)?;
+            let mut req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
             req.optimize = Some(optimize::settings(&a));
             let answer = nodecast::optimize(&req);
             Ok(finish(&answer, a.common.output, optimize::render))
         }
         Command::Advise(a) => {
-            let mut req = request(&a.common, &a.files)?;
+            let mut req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
             req.advise = Some(advise::settings(&a));
             let answer = nodecast::advise(&req);
-            Ok(finish(&answer, a.common.output, failure_code(&answer, &req), advise::render))
+            Ok(finish(&answer, a.common.output, advise::render))
         }
     }
 }
@@ -303,12 +325,10 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
         catalog: a.catalog.clone(),
         zones: a.zones.clone(),
         spot_price_factor: a.spot_price_factor,
-        min_values_policy: None,
-        preference_policy: None,
-        feature_gates: a.feature_gates.clone(),
         output: Output::Json,
     };
-    let mut req = request(&common, &a.files)?;
+    let gates = Gates { feature_gates: a.feature_gates.clone() };
+    let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
     req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
     let mut settings = match &a.settings {
@@ -414,21 +434,21 @@ fn flag_located(e: &InputError) -> InputError {
 }
 
 /// The request every subcommand starts from: inputs, catalog and settings.
-fn request(common: &Common, files: &[String]) -> Result<Request, Fatal> {
+fn request(common: &Common, policies: &Policies, gates: &Gates, files: &[String]) -> Result<Request, Fatal> {
     let mut req = Request { inputs: read_inputs(files)?, catalog: catalog(common)?, ..Default::default() };
-    if let Some(p) = common.min_values_policy {
+    if let Some(p) = policies.min_values_policy {
         req.settings.min_values_policy = match p {
             MinValues::Strict => MinValuesPolicy::Strict,
             MinValues::BestEffort => MinValuesPolicy::BestEffort,
         };
     }
-    if let Some(p) = common.preference_policy {
+    if let Some(p) = policies.preference_policy {
         req.settings.preference_policy = match p {
             Preference::Respect => PreferencePolicy::Respect,
             Preference::Ignore => PreferencePolicy::Ignore,
         };
     }
-    if let Some(gates) = &common.feature_gates {
+    if let Some(gates) = &gates.feature_gates {
         feature_gates(gates, &mut req.settings)?;
     }
     Ok(req)

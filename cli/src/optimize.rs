@@ -14,6 +14,8 @@ pub struct OptimizeArgs {
     #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
     #[command(flatten)]
+    pub policies: crate::Policies,
+    #[command(flatten)]
     pub common: crate::Common,
 }
 

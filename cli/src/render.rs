@@ -23,6 +23,17 @@ fn dollars(p: f64) -> String {
     format!("${int}.{frac:0<2}")
 }
 
+/// `3 options: a, b, c`, or `8 of 14 options: a, …` when only the first `shown` are listed:
+/// the count never claims more names than follow it.
+fn options_shown(options: &[String], shown: usize) -> String {
+    let list = options.iter().take(shown).cloned().collect::<Vec<_>>().join(", ");
+    if options.len() > shown {
+        format!("{shown} of {} options: {list}", options.len())
+    } else {
+        format!("{}: {list}", plural(options.len(), "option", "options"))
+    }
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -168,6 +179,16 @@ fn unschedulable(out: &mut String, u: &UnschedulableOut, indent: &str) {
             }
         }
     }
+    hints(out, &u.hints, indent);
+}
+
+/// The checked fix hints of an unschedulable pod, each with what its re-plan showed.
+fn hints(out: &mut String, hints: &[nodecast::api::Hint], indent: &str) {
+    for h in hints {
+        let tag = if h.verified { "fix (verified)" } else { "fix (not enough alone)" };
+        let _ = writeln!(out, "{indent}  {tag} for {}: {}", h.node_pool, h.change);
+        let _ = writeln!(out, "{indent}    {}", h.check);
+    }
 }
 
 fn skipped(out: &mut String, skipped: &[Skipped]) {
@@ -252,14 +273,13 @@ pub fn decision(d: &Decision) -> String {
         section(&mut out, "Replacement");
         let _ = writeln!(
             out,
-            "  {} {} {} in {} at {}/h ({} options: {})",
+            "  {} {} {} in {} at {}/h ({})",
             r.node_pool,
             opt(&r.capacity_type),
             opt(&r.instance_type),
             opt(&r.zone),
             r.price_per_hour.map(dollars).unwrap_or_else(|| "?".into()),
-            r.instance_type_options.len(),
-            r.instance_type_options.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+            options_shown(&r.instance_type_options, 8)
         );
     }
     if !d.scores.is_empty() {
@@ -365,6 +385,7 @@ fn pod_explanation(out: &mut String, p: &PodExplanation) {
         for r in u.reasons.iter().filter(|r| !shown_above(&r.node_pool)) {
             let _ = writeln!(out, "  {} [{}]", r.message, r.code);
         }
+        hints(out, &u.hints, "");
     }
 }
 

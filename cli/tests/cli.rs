@@ -522,3 +522,29 @@ fn ties_are_disclosed_in_text_and_json() {
     let e = stdout(&run_stdin(&["explain", POOL_WHEN_EMPTY, "-", "--node", "gpu-b", "--now", NOW], &nodes));
     assert!(e.contains("Karpenter may pick any of: gpu-a, gpu-b, gpu-c"), "{e}");
 }
+
+#[test]
+fn help_offers_only_options_a_subcommand_uses() {
+    let help = |cmd: &str| stdout(&run(&[cmd, "--help"]));
+    for cmd in ["catalog", "validate"] {
+        let h = help(cmd);
+        assert!(!h.contains("--feature-gates") && !h.contains("--min-values-policy") && !h.contains("--preference-policy"), "{cmd}: {h}");
+    }
+    for cmd in ["plan", "optimize"] {
+        let h = help(cmd);
+        assert!(h.contains("--min-values-policy") && !h.contains("--feature-gates"), "{cmd}: {h}");
+    }
+    assert!(help("consolidate").contains("--feature-gates"));
+    // explain needs manifests and one of --pod / --node: the usage line says so.
+    let h = help("explain");
+    assert!(h.contains("<FILE>...") && h.contains("<--pod <NAME>|--node <NAME>>"), "{h}");
+    assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "SpotToSpotConsolidation=true"])), 2);
+}
+
+#[test]
+fn unschedulable_pods_print_their_checked_fix() {
+    let notebook = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/workloads/gpu-notebook.yaml");
+    let out = stdout(&run(&["plan", GPU_INFERENCE, notebook]));
+    assert!(out.contains("fix (verified) for gpu-inference: add to the pod's tolerations: {key: nvidia.com/gpu, operator: Equal, value: true, effect: NoSchedule}"), "{out}");
+    assert!(out.contains("verified: re-planned with this change, research/notebook-gpu goes on a new NodeClaim of NodePool gpu-inference"), "{out}");
+}

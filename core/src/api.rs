@@ -103,6 +103,27 @@ pub struct UnschedulableOut {
     /// The most telling reason code over all NodePools (FORMAT §7.1).
     pub code: ReasonCode,
     pub reasons: Vec<Reason>,
+    /// Checked fix hints, one per NodePool reason nodecast could find a change for (absent
+    /// when there is none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<Hint>,
+}
+
+/// A change that may let a pending pod onto a NodePool, checked by re-planning with it applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hint {
+    /// The reason code the change answers (`taint-not-tolerated`, `limit-exceeded`,
+    /// `requirement-conflict`).
+    pub code: ReasonCode,
+    pub node_pool: String,
+    /// The change, in the manifest's words.
+    pub change: String,
+    /// True when the re-plan with the change schedules the pod.
+    pub verified: bool,
+    /// What the re-plan did, e.g. "verified: re-planned with this change, default/a goes on a
+    /// new NodeClaim of NodePool gpu".
+    pub check: String,
 }
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

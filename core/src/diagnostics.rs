@@ -6,35 +6,14 @@ use crate::api::{Reason, UnschedulableOut};
 use crate::reason::ReasonCode;
 use crate::model::{Model, Pod};
 use crate::quantity::format_milli;
-use crate::requirements::{Incompatible, Requirements};
+use crate::requirements::Incompatible;
 use crate::resources::Resources;
 use crate::scheduling::claim::Template;
 use crate::scheduling::topology::GroupKind;
-use crate::scheduling::{it_labels_compatible, offering_compatible, Fail, PodFailure, Solution};
+use crate::scheduling::{Fail, PodFailure, Solution};
 
 
-/// The requirements a pod brings to a new NodeClaim of `t` (most relaxed form: node selector
-/// and the last required term).
-pub fn pod_requirements(pod: &Pod, t: &Template, m: &Model) -> Requirements {
-    let mut r = t.requirements.clone();
-    r.add_all(&pod.node_selector, &m.interner);
-    if let Some(term) = pod.required_terms.last() {
-        r.add_all(term, &m.interner);
-    }
-    r
-}
-
-/// Instance types of `t` compatible with `r` (labels and an available offering).
-pub fn compatible_types(t: &Template, r: &Requirements, m: &Model) -> Vec<u32> {
-    t.its
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let it = &m.catalog.types[i as usize];
-            it_labels_compatible(it, r, m) && it.offerings.iter().any(|o| o.available && offering_compatible(o, r, m))
-        })
-        .collect()
-}
+pub use crate::fit::{compatible_types, pod_requirements};
 
 /// Explain a resource misfit: the binding resource and the largest type, or the closest type.
 pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> String {
@@ -123,8 +102,8 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
         Fail::MinValues { key: k, min, found } => {
             (ReasonCode::MinValuesNotMet, format!("minValues {min} for {} cannot be met: {found} values remain", key(*k)))
         }
-        Fail::Limits => (ReasonCode::LimitExceeded, "all available instance types exceed the NodePool's remaining limits".into()),
-        Fail::NodesLimit => (ReasonCode::LimitExceeded, "the NodePool's node limit is exhausted".into()),
+        Fail::Limits { remaining } => (ReasonCode::LimitExceeded, crate::fit::limit_message(m, sol, p, pool, remaining)),
+        Fail::NodesLimit => (ReasonCode::LimitExceeded, crate::fit::nodes_limit_message(m, sol, pool)),
         Fail::Resources => (ReasonCode::NoInstanceTypeFits, "not enough room".into()),
         Fail::NoType(fit) => {
             let Some(t) = t else { return (ReasonCode::NoInstanceTypeFits, "no instance type fits".into()) };
@@ -171,6 +150,7 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
             pod,
             code: ReasonCode::PodIgnored,
             reasons: vec![Reason { code: ReasonCode::PodIgnored, node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
+            hints: Vec::new(),
         },
         PodFailure::NoNodePools => UnschedulableOut {
             pod,
@@ -180,6 +160,7 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
                 node_pool: None,
                 message: "no NodePool can launch any instance type of the catalog".into(),
             }],
+            hints: Vec::new(),
         },
         PodFailure::PerPool(errs) => {
             let mut best: Option<(u8, ReasonCode)> = None;
@@ -193,7 +174,7 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
                 }
                 reasons.push(Reason { code, node_pool: Some(m.node_pools[*pool].name.clone()), message });
             }
-            UnschedulableOut { pod, code: best.map_or(ReasonCode::NoInstanceTypeFits, |b| b.1), reasons }
+            UnschedulableOut { pod, code: best.map_or(ReasonCode::NoInstanceTypeFits, |b| b.1), reasons, hints: Vec::new() }
         }
     }
 }

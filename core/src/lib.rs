@@ -91,6 +91,10 @@ pub mod figures;
 #[doc(hidden)]
 pub mod fxhash;
 #[doc(hidden)]
+pub mod fit;
+/// Checked fix hints for pods that stay pending.
+pub mod hints;
+#[doc(hidden)]
 pub mod golang;
 pub mod interrupt;
 #[warn(missing_docs)]

@@ -39,9 +39,10 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
     for (p, failure) in &sol.failures {
         plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
     }
+    crate::hints::attach(m, sol, &mut plan.unschedulable);
     for (p, shortfall) in truncation_failures {
         let reason = diagnostics::truncation_reason(m, &shortfall);
-        plan.unschedulable.push(UnschedulableOut { pod: m.pods[p].key(), code: reason.code, reasons: vec![reason] });
+        plan.unschedulable.push(UnschedulableOut { pod: m.pods[p].key(), code: reason.code, reasons: vec![reason], hints: Vec::new() });
     }
     plan.unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
     plan.node_pools = pools_out(m, sol, &finals);

@@ -37,6 +37,7 @@ from nodecast._results import StaticNodeGroup as StaticNodeGroup
 from nodecast._results import TimelineEntry as TimelineEntry
 from nodecast._results import TypeExplanation as TypeExplanation
 from nodecast._results import UnschedulablePod as UnschedulablePod
+from nodecast._results import Hint as Hint
 from nodecast._results import ValidationReport as ValidationReport
 from nodecast._results import Verdict as Verdict
 from nodecast._sweep import SweepResult as SweepResult
@@ -72,6 +73,7 @@ __all__ = [
     "ExistingNode",
     "UnschedulablePod",
     "Reason",
+    "Hint",
     "NodePoolUsage",
     "Limit",
     "Skipped",

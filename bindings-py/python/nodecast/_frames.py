@@ -95,6 +95,8 @@ PODS_COLUMNS = [
     "node_price_per_hour",
     "code",
     "reason",
+    "fix",
+    "fix_verified",
 ]
 
 
@@ -146,6 +148,8 @@ def plan_pods_frame(p: Plan) -> pandas.DataFrame:
     for u in p.unschedulable:
         ns, name = _split(u.pod)
         first = next((r for r in u.reasons if r.code == u.code), u.reasons[0] if u.reasons else None)
+        # The first verified hint, else the first checked one.
+        fix = next((h for h in u.hints if h.verified), u.hints[0] if u.hints else None)
         rows.append(
             {
                 "pod": u.pod,
@@ -160,6 +164,8 @@ def plan_pods_frame(p: Plan) -> pandas.DataFrame:
                 "node_price_per_hour": None,
                 "code": u.code,
                 "reason": first.message if first else None,
+                "fix": fix.change if fix else None,
+                "fix_verified": fix.verified if fix else None,
             }
         )
     return _frame(rows, PODS_COLUMNS)

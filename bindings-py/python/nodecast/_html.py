@@ -108,7 +108,12 @@ def _unschedulable_rows(items: Sequence[UnschedulablePod]) -> List[List[str]]:
             f"{_e(r.node_pool) + ': ' if r.node_pool else ''}{_e(r.message)} <span style=\"{_MUTED}\">[{_e(r.code)}]</span>"
             for r in u.reasons
         )
-        rows.append([_e(u.pod), f"<code>{_e(u.code)}</code>", reasons])
+        fixes = "".join(
+            f"<br><b>fix{' (verified)' if h.verified else ' (not enough alone)'}</b> for {_e(h.node_pool)}: {_e(h.change)}"
+            f" <span style=\"{_MUTED}\">{_e(h.check)}</span>"
+            for h in u.hints
+        )
+        rows.append([_e(u.pod), f"<code>{_e(u.code)}</code>", reasons + fixes])
     return rows
 
 
@@ -184,11 +189,13 @@ def decision_html(d: Decision) -> str:
     )
     if d.replacement is not None:
         r = d.replacement
-        opts = ", ".join(r.instance_type_options[:8]) + (" …" if len(r.instance_type_options) > 8 else "")
+        n_opts = len(r.instance_type_options)
+        opts = ", ".join(r.instance_type_options[:8])
+        counted = f"8 of {n_opts} options" if n_opts > 8 else f"{n_opts} option{'' if n_opts == 1 else 's'}"
         out.append(_section("Replacement"))
         out.append(
             f"<div>{_e(r.node_pool)} {_e(r.capacity_type or '?')} <b>{_e(r.instance_type or '?')}</b> in {_e(r.zone or '?')} "
-            f"at {_e(_money(r.price_per_hour))}/h <span style=\"{_MUTED}\">({len(r.instance_type_options)} options: {_e(opts)})</span></div>"
+            f"at {_e(_money(r.price_per_hour))}/h <span style=\"{_MUTED}\">({counted}: {_e(opts)})</span></div>"
         )
     if d.scores:
         out.append(_section("Balanced score"))

@@ -139,6 +139,23 @@ class Reason:
 
 
 @dataclass(frozen=True)
+class Hint:
+    """A change that may let a pending pod onto a NodePool, checked by re-planning with it
+    applied: ``verified`` is True only when the pod then schedules; ``check`` says what the
+    re-plan did."""
+
+    code: str
+    node_pool: str
+    change: str
+    verified: bool
+    check: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Hint:
+        return cls(code=d["code"], node_pool=d["nodePool"], change=d["change"], verified=bool(d["verified"]), check=d["check"])
+
+
+@dataclass(frozen=True)
 class DomainTie:
     """A value real Karpenter picks at random among equal candidates (Go map order), so
     reruns of Karpenter differ; ``value`` (nodecast's) is one of ``candidates``."""
@@ -333,10 +350,12 @@ class UnschedulablePod:
     pod: str
     code: str
     reasons: Tuple[Reason, ...]
+    #: Checked fix hints (see :class:`Hint`), empty when nodecast found no change to check.
+    hints: Tuple[Hint, ...] = ()
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> UnschedulablePod:
-        return cls(pod=d["pod"], code=d["code"], reasons=_seq(d.get("reasons"), Reason._from))
+        return cls(pod=d["pod"], code=d["code"], reasons=_seq(d.get("reasons"), Reason._from), hints=_seq(d.get("hints"), Hint._from))
 
 
 @dataclass(frozen=True)

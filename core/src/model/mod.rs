@@ -52,7 +52,7 @@ pub enum PreferencePolicy {
 }
 
 /// A NodePool limit key: a resource or the special `nodes` count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LimitKey {
     Resource(ResourceId),
     Nodes,

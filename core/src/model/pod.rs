@@ -198,6 +198,11 @@ impl Pod {
         Arc::as_ptr(&self.spec) as usize
     }
 
+    /// Replace the spec (a what-if copy of the model giving a workload's replicas one edited spec).
+    pub fn set_spec(&mut self, spec: Arc<PodSpec>) {
+        self.spec = spec;
+    }
+
     /// Whether another pod shares this one's spec (caches keyed by `spec_id` only pay off then).
     pub fn spec_shared(&self) -> bool {
         Arc::strong_count(&self.spec) > 1

@@ -449,10 +449,39 @@ pub fn limit_filter(remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m:
         })
         .collect();
     if out.is_empty() {
-        Err(Fail::Limits)
+        Err(Fail::Limits { remaining: remaining.to_vec() })
     } else {
         Ok(out)
     }
+}
+
+/// Did the remaining limits remove every type of `t` that would hold `pod` (labels and
+/// resources with DaemonSet overhead)? Asked only after a new claim found no type.
+pub fn limits_bind(remaining: &[(crate::model::LimitKey, i64)], t: &Template, pod: &crate::model::Pod, reqs: &Requirements, m: &Model) -> bool {
+    use crate::model::LimitKey;
+    if remaining.is_empty() {
+        return false;
+    }
+    let fits = |i: u32| {
+        it_labels_compatible(&m.catalog.types[i as usize], reqs, m) && pod.requests.fits_with(t.overhead(i), t.alloc(i, m))
+    };
+    let within = |i: u32| {
+        let cap = &m.catalog.types[i as usize].capacity;
+        remaining.iter().all(|(k, v)| match k {
+            LimitKey::Nodes => true,
+            LimitKey::Resource(r) => cap.get(*r) <= *v,
+        })
+    };
+    let mut any_fit = false;
+    for &i in &t.its {
+        if fits(i) {
+            if within(i) {
+                return false;
+            }
+            any_fit = true;
+        }
+    }
+    any_fit
 }
 
 #[cfg(test)]

@@ -61,7 +61,8 @@ pub enum Fail {
     HostPort,
     NoType(NoTypeFit),
     MinValues { key: KeyId, min: u32, found: usize },
-    Limits,
+    /// Every type that fits exceeds a limit; what remained of each limit then.
+    Limits { remaining: Vec<(LimitKey, i64)> },
     NodesLimit,
     Resources,
 }
@@ -627,6 +628,12 @@ impl Solver<'_> {
                     }
                     self.commit(c, p, r, its, ties);
                     return Ok(Placement::Claim(c));
+                }
+                // No type is left because the limits removed every type that would hold the
+                // pod: that is the limit's doing, and the answer says so with the numbers.
+                Err(Fail::NoType(_)) if claim::limits_bind(self.remaining.get(&t.pool).map_or(&[], Vec::as_slice), t, pod, &view.full, m) => {
+                    let remaining = self.remaining.get(&t.pool).cloned().unwrap_or_default();
+                    errs.push((t.pool, Fail::Limits { remaining }))
                 }
                 Err(e) => errs.push((t.pool, e)),
             }
