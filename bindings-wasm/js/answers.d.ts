@@ -289,6 +289,25 @@ export interface ExplanationFailure {
   status: 'failure';
 }
 
+/** A change that may let a pending pod onto a NodePool, checked by re-planning with it applied. */
+export interface Hint {
+  /** The change, in the manifest's words. */
+  change: string;
+  /**
+   * What the re-plan did, e.g. "verified: re-planned with this change, default/a goes on a
+   * new NodeClaim of NodePool gpu".
+   */
+  check: string;
+  /**
+   * The reason code the change answers (`taint-not-tolerated`, `limit-exceeded`,
+   * `requirement-conflict`).
+   */
+  code: ReasonCode;
+  nodePool: string;
+  /** True when the re-plan with the change schedules the pod. */
+  verified: boolean;
+}
+
 /** One located problem with the input. */
 export interface InputError {
   /** Stable machine-readable code, e.g. `invalid-operator`, `invalid-quantity`, `yaml-syntax`. */
@@ -812,6 +831,11 @@ export type TypeVerdict = 'launched' | 'option' | 'rejected';
 export interface Unschedulable {
   /** The most telling reason code over all NodePools (FORMAT §7.1). */
   code: ReasonCode;
+  /**
+   * Checked fix hints, one per NodePool reason nodecast could find a change for (absent
+   * when there is none).
+   */
+  hints?: Hint[];
   pod: string;
   reasons: Reason[];
 }

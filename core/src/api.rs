@@ -110,6 +110,7 @@ pub struct UnschedulableOut {
 }
 
 /// A change that may let a pending pod onto a NodePool, checked by re-planning with it applied.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Hint {
