@@ -134,6 +134,8 @@ pub mod vocab;
 pub mod simulate;
 pub mod sweep;
 #[doc(hidden)]
+pub mod edit;
+#[doc(hidden)]
 pub mod taints;
 #[doc(hidden)]
 pub mod validate;

@@ -6,7 +6,7 @@ use super::Change;
 use crate::api::Plan;
 use crate::model::Model;
 use crate::optimize::Optimization;
-use crate::sweep::edit;
+use crate::edit;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -19,7 +19,7 @@ use crate::load::Sources;
 use crate::model::Model;
 use crate::optimize::{OptimizeSettings, HOURS_PER_MONTH};
 use crate::price::round_price;
-use crate::sweep::edit::{self, FieldPath};
+use crate::edit::{self, FieldPath};
 use candidates::Candidate;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

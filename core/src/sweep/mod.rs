@@ -12,7 +12,7 @@
 //! Order: the variant varies slowest, then the grid dimensions in the order given, then the
 //! trace, and the seed fastest.
 
-pub mod edit;
+pub use crate::edit;
 pub mod metrics;
 pub mod spec;
 mod table;

@@ -3,7 +3,7 @@
 //! SWEEP.yaml`, where inputs and traces are file paths the CLI reads) and Python (which passes
 //! texts and objects inline).
 
-use super::edit::{self, FieldPath};
+use crate::edit::{self, FieldPath};
 use crate::json::Input;
 use crate::error::InputError;
 use crate::model::Settings;

@@ -1,5 +1,6 @@
-//! Field edits of a sweep: a path into one Kubernetes document (or the simulation settings) and
-//! the value to put there.
+//! Field edits of Kubernetes documents, shared by `sweep` (its grid axes) and `advise` (the
+//! NodePool edits it verifies): a path into one document (or the simulation settings) and the
+//! value to put there.
 //!
 //! Path grammar (dots separate segments):
 //! - `spec.weight` — a mapping field; missing intermediate mappings are created;
