@@ -495,7 +495,7 @@ export interface OptimizationFailure {
 }
 
 export interface OptimizedClaim {
-  capacityType: string;
+  capacityType: CapacityType;
   instanceType: string;
   /** Karpenter's NodeClaim, kept as it is (its pods carry constraints not optimised). */
   kept: boolean;

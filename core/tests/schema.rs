@@ -43,7 +43,7 @@ fn checked_in_typescript_is_fresh() {
 fn typescript_has_the_precise_types() {
     let ts = nodecast::schema::typescript(&nodecast::schema::answers_schema());
     for line in [
-        "export type CapacityType = 'spot' | 'on-demand' | 'reserved';",
+        "export type CapacityType = 'on-demand' | 'spot' | 'reserved';",
         "export type NodeClaim = NodeClaimFields & (NodeClaimLaunch | NodeClaimNoLaunch);",
         "export type PlanAnswer = (Plan & { apiVersion: 'nodecast/v1'; kind: 'Plan'; status: 'success'; }) | PlanFailure;",
         "export type DecisionAction = 'none' | 'delete' | 'replace';",
@@ -204,6 +204,7 @@ fn real_answers_are_valid_against_the_schema() {
             json!({"inputs": inputs, "trace": {"name": "day.yaml", "text": checked_in("examples/simulate/day.yaml")}, "simulation": {"seed": 7}}),
         ),
         answer("optimize", json!({"inputs": inputs})),
+        answer("advise", json!({"inputs": inputs})),
     ];
     let mut claims = 0;
     for a in &answers {
@@ -239,4 +240,4 @@ fn real_answers_are_valid_against_the_schema() {
     }
 }
 
-const ANSWER_BODIES: [(&str, &str); 7] = nodecast::schema::ANSWERS;
+const ANSWER_BODIES: [(&str, &str); 8] = nodecast::schema::ANSWERS;

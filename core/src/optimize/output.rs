@@ -59,6 +59,7 @@ pub struct OptimizedClaim {
     pub name: String,
     pub node_pool: String,
     pub instance_type: String,
+    #[cfg_attr(feature = "schema", schemars(with = "crate::reason::CapacityType"))]
     pub capacity_type: String,
     pub zone: String,
     pub price_per_hour: f64,
