@@ -24,18 +24,31 @@ CHILD = textwrap.dedent(
     pools = "".join(
         "---\\napiVersion: karpenter.sh/v1\\nkind: NodePool\\nmetadata: {name: np%d}\\nspec:\\n  template:\\n    spec:\\n"
         "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\\n      requirements: []\\n" % i
-        for i in range(40)
+        for i in range(int(sys.argv[2]))
     )
-    deployments = "".join(
-        "---\\napiVersion: apps/v1\\nkind: Deployment\\nmetadata: {name: d%d}\\nspec:\\n  replicas: 100\\n"
-        "  selector: {matchLabels: {app: d%d}}\\n  template:\\n    metadata: {labels: {app: d%d}}\\n"
-        "    spec: {containers: [{name: c, resources: {requests: {cpu: %dm, memory: %dMi}}}]}\\n" % (i, i, i, 100 + i * 7, 128 + i * 13)
-        for i in range(int(sys.argv[1]))
-    )
+    def deployments(replicas):
+        return "".join(
+            "---\\napiVersion: apps/v1\\nkind: Deployment\\nmetadata: {name: d%d}\\nspec:\\n  replicas: %d\\n"
+            "  selector: {matchLabels: {app: d%d}}\\n  template:\\n    metadata: {labels: {app: d%d}}\\n"
+            "    spec: {containers: [{name: c, resources: {requests: {cpu: %dm, memory: %dMi}}}]}\\n"
+            % (i, replicas, i, i, 100 + i * 7, 128 + i * 13)
+            for i in range(int(sys.argv[1]))
+        )
+    # Calibrate: double the replicas until one call takes >= 2.5 s on this machine (the engine
+    # got faster more than once; a fixed size stopped being "long").
+    replicas = 25
+    while True:
+        text = deployments(replicas)
+        start = time.monotonic()
+        nodecast.plan(pools, text)
+        took = time.monotonic() - start
+        if took >= 2.5 or replicas >= 800:
+            break
+        replicas *= 2
     print("READY", flush=True)
     start = time.monotonic()
     try:
-        nodecast.plan(pools, deployments)
+        nodecast.plan(pools, text)
     except KeyboardInterrupt:
         print("INTERRUPTED %.6f" % time.monotonic(), flush=True)
         sys.exit(0)
@@ -44,11 +57,12 @@ CHILD = textwrap.dedent(
 )
 
 DEPLOYMENTS = int(os.environ.get("NODECAST_INTERRUPT_DEPLOYMENTS", "2000"))
+POOLS = int(os.environ.get("NODECAST_INTERRUPT_POOLS", "40"))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 def test_ctrl_c_interrupts_a_long_call_within_about_100_ms() -> None:
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(DEPLOYMENTS)], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(DEPLOYMENTS), str(POOLS)], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "READY"

@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any, Dict, List, Set, Tuple
 
 import nodecast
-from nodecast import _errors, _optimize, _results
+from nodecast import _advise, _errors, _optimize, _results
 
 SCHEMA: Dict[str, Any] = json.loads(resources.files("nodecast").joinpath("answers.schema.json").read_text())
 DEFS: Dict[str, Any] = SCHEMA["$defs"]
@@ -58,6 +58,12 @@ CLASSES: Dict[str, type] = {
     "PodMove": _optimize.PodMove,
     "Stats": _optimize.OptimizationStats,
     "Accelerator": _results.Accelerator,
+    "Hint": _results.Hint,
+    "Advice": _advise.Advice,
+    "Advised": _advise.Advised,
+    "EditOut": _advise.AdviceEdit,
+    "PlanSummary": _advise.AdvisedPlan,
+    "AdviseStats": _advise.AdviceStats,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.
