@@ -2,9 +2,7 @@
 // edits that make Karpenter's own plan cheaper, each verified by planning again, with the YAML
 // diff. Built with the page's DOM helper (no innerHTML with user data).
 
-function price(p) {
-  return `$${Number(p.toFixed(4))}`;
-}
+import { fmtDollars2, fmtPrice as price } from './money.js';
 
 /** The diff as lines, each coloured by its first character. */
 function diffBlock(diff, h) {
@@ -40,7 +38,7 @@ export function renderAdvice(a, h, ms) {
         'li',
         { class: 'adv-item', 'data-kind': x.kind },
         h('p', {}, h('strong', { class: 'adv-title', text: x.title })),
-        h('p', { class: 'adv-saving' }, `Karpenter's plan ${price(x.plan.pricePerHour)}/h: saves `, h('span', { class: 'good', text: `${price(x.savingsPerHour)}/h, $${x.savingsPerMonth.toFixed(2)}/month` }), gap),
+        h('p', { class: 'adv-saving' }, `Karpenter's plan ${price(x.plan.pricePerHour)}/h: saves `, h('span', { class: 'good', text: `${price(x.savingsPerHour)}/h, ${fmtDollars2(x.savingsPerMonth)}/month` }), gap),
         h('p', { class: 'hint adv-plan', text: x.plan.launches.join(', ') }),
         x.alsoChanges.length ? h('ul', { class: 'adv-also' }, x.alsoChanges.map((c) => h('li', { text: c }))) : null,
         h('details', {}, h('summary', { text: 'YAML diff' }), diffBlock(x.diff, h)),

@@ -1,10 +1,10 @@
 // nodecast playground: the page. Every answer is computed by the wasm core in worker.js; this
 // module only keeps the editors, the URL and the rendering. No framework, no build step.
 import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.js';
+import { HOURS_PER_MONTH, fmtDollars2, fmtMonth, fmtPrice } from './money.js';
 import { renderOptimization } from './optimize.js';
 import { renderAdvice } from './advise.js';
 
-const HOURS_PER_MONTH = 730;
 const DEBOUNCE_MS = 250;
 const $ = (id) => document.getElementById(id);
 
@@ -66,16 +66,6 @@ function fmtResource(key, q) {
 // Limits: memory-like quantities in binary units (7577Mi of 4000Gi → 7.4Gi of 4000Gi), others as given.
 const fmtLimit = (key, q) => (/memory|storage/.test(key) ? fmtBytes(parseQuantity(q)) : q);
 // Prices exactly as the core gives them (5.672, 0.29328), never rounded to cents per hour.
-// One rule for money in every front end (CLI, Python HTML, here): $/h with up to 5 decimals,
-// trailing zeros dropped, at least 2 ($5.672, $0.01578, $6.00); monthly amounts with exactly 2.
-const fmtPrice = (p) => {
-  if (p === undefined || p === null) return '–';
-  const [whole, frac = ''] = (p + 0).toFixed(5).split('.');
-  return `$${whole}.${frac.replace(/0+$/, '').padEnd(2, '0')}`;
-};
-const fmtDollars2 = (m) => `$${m.toFixed(2)}`;
-// A claim's own month (the answers carry the plan's and the decision's: totalPricePerMonth, savingsPerMonth).
-const fmtMonth = (p) => (p === undefined || p === null ? '–' : fmtDollars2(p * HOURS_PER_MONTH));
 const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 const pct = (x) => `${Math.round(x * 100)}%`;
 

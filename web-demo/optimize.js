@@ -1,11 +1,7 @@
 // The playground's "cheapest possible" card: the core's `optimize` answer for the plan's inputs,
 // beside Karpenter's plan. Built with the page's DOM helper (no innerHTML with user data).
 
-const HOURS_PER_MONTH = 730;
-
-function price(p) {
-  return `$${Number(p.toFixed(4))}`;
-}
+import { fmtMonth, fmtPrice as price } from './money.js';
 
 /** The card's content for an `optimize` answer; `h` is the page's element builder. */
 export function renderOptimization(a, h, ms) {
@@ -22,7 +18,7 @@ export function renderOptimization(a, h, ms) {
       ' → optimum ',
       h('strong', { class: 'opt-hour', text: `${price(a.optimumPricePerHour)}/h` }),
       ` (${a.certificate}; lower bound ${price(a.lowerBoundPerHour)}/h) · `,
-      h('span', { class: a.savingsPerHour > 0 ? 'good' : '' }, `$${(a.savingsPerHour * HOURS_PER_MONTH).toFixed(2)}/month left on the table`),
+      h('span', { class: a.savingsPerHour > 0 ? 'good' : '' }, `${fmtMonth(a.savingsPerHour)}/month left on the table`),
     ),
   );
   if (a.nodeClaims.length) {

@@ -1,12 +1,12 @@
 // nodecast playground worker: loads the wasm build of the core and answers requests off the main
 // thread, so typing never waits for a plan. Messages in: {id, op, request}; op is one of the
-// facade functions (plan, consolidate, explain, catalog, validate, simulate) or 'bench'. Messages out:
+// facade functions (plan, consolidate, explain, catalog, validate, simulate, optimize, advise) or 'bench'. Messages out:
 // {id, op, answer, ms} or {id, op, error} ({type: 'ready', ...} once the wasm is loaded).
 import { PLAN_PRESETS } from './presets.js';
 
-const FUNCTIONS = ['plan', 'consolidate', 'explain', 'catalog', 'validate', 'simulate'];
-// A pkg/ built before `simulate` existed still serves the other tabs.
-const REQUIRED = FUNCTIONS.filter((f) => f !== 'simulate');
+const FUNCTIONS = ['plan', 'consolidate', 'explain', 'catalog', 'validate', 'simulate', 'optimize', 'advise'];
+// A pkg/ built before `simulate` (or `optimize`, `advise`) existed still serves the other tabs.
+const REQUIRED = FUNCTIONS.filter((f) => !['simulate', 'optimize', 'advise'].includes(f));
 
 // The browser ESM build that bindings-wasm's build copies into pkg/. The first module that loads
 // and exports the facade functions wins (a JS wrapper first, then wasm-bindgen's own output).

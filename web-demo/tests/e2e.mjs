@@ -188,6 +188,22 @@ try {
     await page.screenshot({ path: join(OUT, '01-training.png'), fullPage: true });
   });
 
+  await step('the optimum and the NodePool edits cards answer beside the plan, as the CLI says', async () => {
+    const files = { 'nodepools.yaml': presetNodepools, 'workloads.yaml': await page.inputValue('#workloads') };
+    const opt = cli(['optimize'], files);
+    const adv = cli(['advise'], files);
+    assert.equal(opt.status, 'success');
+    assert.equal(adv.status, 'success');
+    // The cards run after the plan (optimize, then advise: it re-plans once per candidate edit).
+    await waitText('#opt-summary', 'Karpenter');
+    await waitText('#adv-summary', 'Karpenter');
+    const summary = await text('#adv-summary');
+    assert.ok(summary.includes('Karpenter $5.672/h'), summary);
+    assert.ok(summary.includes(`(${adv.optimumCertificate})`), `${summary} vs the CLI's ${adv.optimumCertificate}`);
+    assert.equal(await page.locator('#adv-out .adv-item').count(), adv.advice.length);
+    await page.screenshot({ path: join(OUT, '01b-optimize-advise.png'), fullPage: true });
+  });
+
   await step('editing the pod to 8 GPUs re-plans live to what the CLI says', async () => {
     const workloads = await page.inputValue('#workloads');
     const n = workloads.split('nvidia.com/gpu: "4"').length - 1;
