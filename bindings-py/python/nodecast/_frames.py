@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from ._results import accelerator_of
-
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -392,5 +390,4 @@ __all__ = [
     "explanation_frame",
     "validation_frame",
     "catalog_frame",
-    "accelerator_of",
 ]

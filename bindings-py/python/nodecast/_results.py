@@ -62,7 +62,6 @@ __all__ = [
     "SimulatedPod",
     "TimelineEntry",
     "MetricSeries",
-    "ACCELERATOR_RESOURCES",
     "Accelerator",
 ]
 
@@ -227,31 +226,6 @@ class Answer:
 
 # ----------------------------------------------------------------------------------------------
 # Plan
-
-#: Extended resources shown as "GPU" (first one present wins), then any other non-core resource.
-ACCELERATOR_RESOURCES = (
-    "nvidia.com/gpu",
-    "amd.com/gpu",
-    "aws.amazon.com/neuron",
-    "aws.amazon.com/neuroncore",
-    "aws.amazon.com/neurondevice",
-    "habana.ai/gaudi",
-    "gpu.intel.com/i915",
-)
-_CORE_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
-
-
-def accelerator_of(resources: Mapping[str, Any]) -> Optional[str]:
-    """The accelerator resource among ``resources`` (``nvidia.com/gpu``, ``aws.amazon.com/neuron``
-    ...), or None."""
-    for r in ACCELERATOR_RESOURCES:
-        if r in resources:
-            return r
-    for r in resources:
-        if r not in _CORE_RESOURCES and not r.startswith("vpc.amazonaws.com/"):
-            return r
-    return None
-
 
 @dataclass(frozen=True)
 class Accelerator:
