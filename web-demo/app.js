@@ -281,6 +281,7 @@ function debounce(fn) {
 
 let planSeq = 0;
 let lastPlan = null;
+let lastGoodPlan = null; // shown dimmed under the errors while an edit is invalid
 const schedulePlan = debounce(runPlan);
 async function runPlan() {
   const seq = ++planSeq;
@@ -293,7 +294,8 @@ async function runPlan() {
     if (seq !== planSeq) return; // a newer edit is on its way
     timings.lastPlanMs = ms;
     lastPlan = answer;
-    replace(out, renderPlan(answer), answer.status);
+    if (answer.status === 'success') lastGoodPlan = answer;
+    replace(out, answer.status === 'success' || !lastGoodPlan ? renderPlan(answer) : withStale(renderErrors(answer), renderPlan(lastGoodPlan), 'plan'), answer.status);
     updatePods(answer);
     runOptimize(seq);
     updateTiming();
@@ -335,6 +337,7 @@ async function runAdvise(seq) {
 
 let consolidateSeq = 0;
 const scheduleConsolidate = debounce(runConsolidate);
+let lastGoodDecision = null;
 async function runConsolidate() {
   const seq = ++consolidateSeq;
   const out = $('consolidate-out');
@@ -348,7 +351,8 @@ async function runConsolidate() {
       settings: { spotToSpotConsolidation: state.spotToSpot },
     });
     if (seq !== consolidateSeq) return;
-    replace(out, renderDecision(answer), answer.status);
+    if (answer.status === 'success') lastGoodDecision = answer;
+    replace(out, answer.status === 'success' || !lastGoodDecision ? renderDecision(answer) : withStale(renderErrors(answer), renderDecision(lastGoodDecision), 'consolidate'), answer.status);
     saveUrl();
   } catch (e) {
     if (seq === consolidateSeq) replace(out, renderLoadError(e), 'error');
@@ -389,6 +393,25 @@ function replace(region, node, status) {
   region.dataset.rendered = html;
   region.dataset.status = status;
   region.replaceChildren(node);
+}
+
+/**
+ * The errors of an invalid edit with the last good answer under them, dimmed: the page does not
+ * jump while typing, and the dimmed answer says (aria-describedby) which errors hold it back.
+ */
+function withStale(errors, last, prefix) {
+  errors.id = `${prefix}-error`;
+  return h(
+    'div',
+    { class: 'with-stale' },
+    errors,
+    h(
+      'div',
+      { class: 'stale', id: `${prefix}-stale`, 'aria-busy': 'true', 'aria-describedby': errors.id, 'aria-label': 'The last good answer, kept until the errors are fixed' },
+      h('p', { class: 'stale-note hint', text: 'The last good answer (for the inputs before this edit), kept until the errors above are fixed:' }),
+      last,
+    ),
+  );
 }
 
 function renderLoadError(e) {
@@ -471,6 +494,7 @@ function renderClaim(c) {
       'header',
       {},
       h('h4', { class: 'itype', text: c.instanceType || '?' }),
+      (c.accelerators ?? []).map((a) => h('span', { class: 'accel', title: `${a.resource}${a.manufacturer ? ` (${a.manufacturer})` : ''}`, text: acceleratorText(a) })),
       h('span', { class: `badge ${c.capacityType}`, text: c.capacityType || '?' }),
       h('span', { class: 'zone', text: c.zone || '' }),
       h('span', { class: 'price' }, h('strong', { class: 'per-hour', text: `${fmtPrice(c.pricePerHour)}/h` }), h('span', { class: 'per-month', text: ` · ${fmtMonth(c.pricePerHour)}/month` })),
@@ -487,6 +511,15 @@ function renderClaim(c) {
       c.requirements.length ? h('p', { class: 'mono small', text: c.requirements.join('\n') }) : null,
     ),
   );
+}
+
+/** "8 × L4 24 GB": the count, the device (short GPU names in capitals, as vendors write them) and one device's memory. */
+function acceleratorText(a) {
+  const raw = a.name || a.resource;
+  const name = a.name ? (a.name.length <= 5 ? a.name.toUpperCase() : a.name[0].toUpperCase() + a.name.slice(1)) : raw;
+  const gb = a.memoryMib ? a.memoryMib / 1024 : null;
+  const mem = gb === null ? '' : ` ${Number.isInteger(gb) ? gb : gb.toFixed(1)} GB`;
+  return `${a.count} × ${name}${mem}`;
 }
 
 function renderSlots(key, c, colors, workloads) {
@@ -1283,15 +1316,29 @@ async function measure() {
 
 // ---------------------------------------------------------------------------------------------
 // Wiring.
+// The clock is typed as what the core gets: an ISO 8601 / RFC 3339 UTC date-time ending in Z, so
+// the field, the shared link and the request hold the same string (no browser-local zone).
+const ISO_UTC = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
 function setNowInput(iso) {
-  // datetime-local has no zone: the field shows UTC, the request gets RFC 3339 with Z.
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)/.exec(iso || '');
-  $('now').value = m ? (m[1].length === 16 ? m[1] + ':00' : m[1]) : '';
+  $('now').value = iso || '';
+  showNowError(null);
 }
+function showNowError(msg) {
+  $('now').setAttribute('aria-invalid', msg ? 'true' : 'false');
+  $('now-error').textContent = msg || '';
+  $('now-error').hidden = !msg;
+}
+/** The field's date-time, or an error saying what is expected. */
 function nowFromInput() {
-  const v = $('now').value;
-  if (!v) return undefined;
-  return (v.length === 16 ? v + ':00' : v) + 'Z';
+  const v = $('now').value.trim();
+  const m = ISO_UTC.exec(v);
+  if (!m) return { error: `"${v}" is not a UTC date-time: expected ISO 8601 like 2025-03-05T12:00:00Z (seconds and the Z are required)` };
+  const [y, mo, d, hh, mi, ss] = m.slice(1, 7).map(Number);
+  const t = new Date(Date.UTC(y, mo - 1, d, hh, mi, ss));
+  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d || hh > 23 || mi > 59 || ss > 59) {
+    return { error: `"${v}" is not a date-time that exists` };
+  }
+  return { now: v };
 }
 
 function updateEdited() {
@@ -1377,7 +1424,10 @@ async function main() {
     });
   }
   $('now').addEventListener('input', () => {
-    state.now = nowFromInput();
+    const r = nowFromInput();
+    showNowError(r.error || null);
+    if (r.error) return; // the last answer stays, for the last valid clock
+    state.now = r.now;
     scheduleConsolidate();
   });
   $('spot-to-spot').addEventListener('change', () => {
