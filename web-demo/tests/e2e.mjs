@@ -184,6 +184,8 @@ try {
     assert.equal(await text('#plan-out .claim .badge'), 'on-demand');
     assert.equal(await page.getAttribute('#plan-out .claim .slots', 'aria-label'), 'nvidia.com/gpu: 4 of 4 used');
     assert.match(await text('#plan-out .limits'), /4 of 16 \(12 left\)/);
+    // The card names the accelerator: count × device and one device's memory, from the answer.
+    assert.equal(await text('#plan-out .claim .accel'), '4 × A10G 24 GB');
     presetNodepools = await page.inputValue('#nodepools');
     await page.screenshot({ path: join(OUT, '01-training.png'), fullPage: true });
   });
@@ -222,6 +224,11 @@ try {
     assert.equal(await text('#plan-out .claim .badge'), expected8.capacityType);
     assert.equal(await page.getAttribute('#plan-out .claim .slots', 'aria-label'), `nvidia.com/gpu: 8 of ${expected8.allocatable['nvidia.com/gpu']} used`);
     assert.equal(await page.isVisible('#preset-edited'), true);
+    const acc = expected8.accelerators[0];
+    assert.ok(acc && acc.count === 8, JSON.stringify(expected8.accelerators));
+    const accText = await text('#plan-out .claim .accel');
+    assert.ok(accText.startsWith('8 × ') && accText.toLowerCase().includes(acc.name.toLowerCase()) && accText.endsWith(` ${acc.memoryMib / 1024} GB`), `${accText} vs ${JSON.stringify(acc)}`);
+    console.log(`     accelerator on the card: ${accText}`);
     await page.screenshot({ path: join(OUT, '02-eight-gpus.png'), fullPage: true });
   });
 
@@ -289,6 +296,13 @@ try {
     const err = await text('#plan-out .errors');
     assert.match(err, /invalid-operator/);
     assert.match(err, /nodepools\.yaml, document 1, NodePool\/general, spec\.template\.spec\.requirements\[1\]\.operator/);
+    // The last good answer stays, dimmed and busy, described by the errors beside it.
+    assert.equal(await page.getAttribute('#plan-stale', 'aria-busy'), 'true');
+    assert.equal(await page.getAttribute('#plan-stale', 'aria-describedby'), 'plan-error');
+    assert.match(await text('#plan-error'), /invalid-operator/);
+    assert.equal(await text('#plan-stale .claim .itype'), expected8.instanceType);
+    const opacity = await page.evaluate(() => Number(getComputedStyle(document.getElementById('plan-stale')).opacity));
+    assert.ok(opacity < 0.6, `the stale answer is dimmed (opacity ${opacity})`);
     await page.click('#plan-out .errors button.link');
     const line = await page.evaluate(() => {
       const ta = document.getElementById('nodepools');
@@ -315,6 +329,21 @@ try {
     const row = await text('#consolidate-out table.nodes tbody tr');
     assert.match(row, /ip-10-0-3-41\.ec2\.internal/);
     assert.match(row, /replaced/);
+    // The clock field holds the exact ISO 8601 UTC string the core got (the answer echoes it).
+    assert.equal(await page.inputValue('#now'), '2025-03-05T12:00:00Z');
+    assert.match(await text('#consolidate-out .summary'), /at 2025-03-05T12:00:00Z/);
+    assert.equal(want.now, await page.inputValue('#now'));
+    // No clipped column: every cell's text fits its cell (the Why column wraps), and the table
+    // fits its card or scrolls inside it.
+    const clip = await page.evaluate(() => {
+      const wrap = document.querySelector('#consolidate-out .table-wrap');
+      const cells = [...wrap.querySelectorAll('th, td')].filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent.slice(0, 40));
+      const fits = wrap.scrollWidth <= wrap.clientWidth + 1;
+      return { cells, fits, scrolls: getComputedStyle(wrap).overflowX === 'auto', whyWraps: getComputedStyle(wrap.querySelector('tbody td:nth-child(7)')).whiteSpace };
+    });
+    assert.deepEqual(clip.cells, [], 'cells whose text overflows');
+    assert.ok(clip.fits || clip.scrolls, JSON.stringify(clip));
+    assert.equal(clip.whyWraps, 'normal');
     await page.screenshot({ path: join(OUT, '04-consolidation.png'), fullPage: true });
   });
 
@@ -322,8 +351,18 @@ try {
     await page.selectOption('#cpreset', 'business-hours');
     await waitText('#decision', 'No action');
     assert.match(await text('#consolidate-out table.nodes tbody tr'), /budget/);
+    // A date-time without its zone is ambiguous: flagged beside the field, the answer stays.
     await page.fill('#now', '2025-03-05T18:00:00');
+    await page.waitForSelector('#now-error:not([hidden])', { timeout: TIMEOUT });
+    assert.equal(await page.getAttribute('#now', 'aria-invalid'), 'true');
+    assert.match(await text('#now-error'), /expected ISO 8601 like 2025-03-05T12:00:00Z/);
+    await page.waitForTimeout(400);
+    assert.equal(await text('#decision'), 'No action');
+    await page.fill('#now', '2025-03-05T18:00:00Z');
     await waitText('#decision', 'Replace');
+    assert.equal(await page.getAttribute('#now', 'aria-invalid'), 'false');
+    assert.equal(await page.isVisible('#now-error'), false);
+    assert.match(await text('#consolidate-out .summary'), /at 2025-03-05T18:00:00Z/);
     const want = cli(['consolidate', '--now', '2025-03-05T18:00:00Z'], {
       'cluster.yaml': await page.inputValue('#cluster'),
     });
@@ -505,6 +544,11 @@ status:
     // The page measures once after loading, while this test is still driving it; measure again
     // now that the page is idle (the "Measure again" button) and report both.
     await page.waitForFunction(() => window.__nodecastTimings?.plan500, null, { timeout: 60000 });
+    // The developer timing sits behind a closed <details> toggle.
+    assert.equal(await page.evaluate(() => document.getElementById('timing-details').open), false);
+    assert.equal(await page.isVisible('#timing-rerun'), false);
+    await page.click('#timing-details summary');
+    assert.equal(await page.isVisible('#timing-rerun'), true);
     const atLoad = await page.evaluate(() => window.__nodecastTimings.plan500);
     await page.waitForTimeout(500);
     await page.click('#timing-rerun');
