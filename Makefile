@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: all deps build demo test test-rust schema schema-check conformance catalog catalog-check bench fuzz lint clean \
-	test-python wasm wasm-test web-test serve oracle oracle-build oracle-test bench-cli
+	test-python wasm wasm-test wasm-size web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build
 
@@ -93,6 +93,10 @@ wasm:
 
 wasm-test:
 	bindings-wasm/scripts/test.sh
+
+# Raw and gzip -9 size of the built .wasm (the README's figure comes from this).
+wasm-size: wasm
+	bindings-wasm/scripts/size.sh
 
 # The playground end to end in headless Chromium (installs Debian's chromium when missing).
 web-test: wasm
