@@ -494,7 +494,7 @@ function renderClaim(c) {
       'header',
       {},
       h('h4', { class: 'itype', text: c.instanceType || '?' }),
-      (c.accelerators ?? []).map((a) => h('span', { class: 'accel', title: `${a.resource}${a.manufacturer ? ` (${a.manufacturer})` : ''}`, text: acceleratorText(a) })),
+      (c.accelerators ?? []).map((a) => h('span', { class: 'accel', title: `${a.resource}${a.manufacturer ? ` (${a.manufacturer})` : ''}${a.memoryMib ? `, ${a.memoryMib} MiB per device` : ''}`, text: acceleratorText(a) })),
       h('span', { class: `badge ${c.capacityType}`, text: c.capacityType || '?' }),
       h('span', { class: 'zone', text: c.zone || '' }),
       h('span', { class: 'price' }, h('strong', { class: 'per-hour', text: `${fmtPrice(c.pricePerHour)}/h` }), h('span', { class: 'per-month', text: ` · ${fmtMonth(c.pricePerHour)}/month` })),
@@ -513,12 +513,16 @@ function renderClaim(c) {
   );
 }
 
-/** "8 × L4 24 GB": the count, the device (short GPU names in capitals, as vendors write them) and one device's memory. */
+/**
+ * "4 × A10G 22.4 GiB": the count, the device (short GPU names in capitals, as vendors write them)
+ * and one device's memory as the catalog gives it (instance-gpu-memory, MiB: the A10G's 22888 MiB
+ * is sold as "24 GB"; GiB is the unit that matches the data).
+ */
 function acceleratorText(a) {
   const raw = a.name || a.resource;
   const name = a.name ? (a.name.length <= 5 ? a.name.toUpperCase() : a.name[0].toUpperCase() + a.name.slice(1)) : raw;
-  const gb = a.memoryMib ? a.memoryMib / 1024 : null;
-  const mem = gb === null ? '' : ` ${Number.isInteger(gb) ? gb : gb.toFixed(1)} GB`;
+  const gib = a.memoryMib ? a.memoryMib / 1024 : null;
+  const mem = gib === null ? '' : ` ${Number.isInteger(gib) ? gib : gib.toFixed(1)} GiB`;
   return `${a.count} × ${name}${mem}`;
 }
 

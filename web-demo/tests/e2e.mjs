@@ -185,7 +185,7 @@ try {
     assert.equal(await page.getAttribute('#plan-out .claim .slots', 'aria-label'), 'nvidia.com/gpu: 4 of 4 used');
     assert.match(await text('#plan-out .limits'), /4 of 16 \(12 left\)/);
     // The card names the accelerator: count × device and one device's memory, from the answer.
-    assert.equal(await text('#plan-out .claim .accel'), '4 × A10G 24 GB');
+    assert.equal(await text('#plan-out .claim .accel'), '4 × A10G 22.4 GiB'); // 22888 MiB each in the catalog
     presetNodepools = await page.inputValue('#nodepools');
     await page.screenshot({ path: join(OUT, '01-training.png'), fullPage: true });
   });
@@ -227,7 +227,7 @@ try {
     const acc = expected8.accelerators[0];
     assert.ok(acc && acc.count === 8, JSON.stringify(expected8.accelerators));
     const accText = await text('#plan-out .claim .accel');
-    assert.ok(accText.startsWith('8 × ') && accText.toLowerCase().includes(acc.name.toLowerCase()) && accText.endsWith(` ${acc.memoryMib / 1024} GB`), `${accText} vs ${JSON.stringify(acc)}`);
+    assert.ok(accText.startsWith('8 × ') && accText.toLowerCase().includes(acc.name.toLowerCase()) && accText.endsWith(` ${Number.isInteger(acc.memoryMib / 1024) ? acc.memoryMib / 1024 : (acc.memoryMib / 1024).toFixed(1)} GiB`), `${accText} vs ${JSON.stringify(acc)}`);
     console.log(`     accelerator on the card: ${accText}`);
     await page.screenshot({ path: join(OUT, '02-eight-gpus.png'), fullPage: true });
   });
