@@ -758,6 +758,11 @@ class Explanation(Answer):
 
         return explanation_frame(self)
 
+    def _repr_html_(self) -> str:
+        from ._html_more import explanation_html
+
+        return explanation_html(self)
+
     def __str__(self) -> str:
         return self.summary()
 
@@ -794,6 +799,11 @@ class ValidationReport(Answer):
         from ._frames import validation_frame
 
         return validation_frame(self)
+
+    def _repr_html_(self) -> str:
+        from ._html_more import validation_html
+
+        return validation_html(self)
 
     def __str__(self) -> str:
         return f"valid: {self.objects} objects, {len(self.node_pools)} NodePools, {self.pods} pods, {len(self.skipped)} skipped"
@@ -864,6 +874,11 @@ class CatalogResult(Answer):
         from ._frames import catalog_frame
 
         return catalog_frame(self)
+
+    def _repr_html_(self) -> str:
+        from ._html_more import catalog_html
+
+        return catalog_html(self)
 
     def __str__(self) -> str:
         return f"{self.count} instance types ({self.source})"
