@@ -1219,6 +1219,20 @@ class Simulation(Answer):
 
         return sim_series_frame(self)
 
+    def plot_cost(self, ax: Any = None) -> Any:
+        """Cumulative cost over time with Karpenter against the static cluster (matplotlib, needed
+        only here). Draws on ``ax`` or a new figure; returns the Axes."""
+        from ._plots import plot_cost
+
+        return plot_cost(self, ax)
+
+    def plot_nodes(self, ax: Any = None, max_rows: int = 60) -> Any:
+        """Node Gantt chart: a bar per NodeClaim from launch to termination, coloured by capacity
+        type (matplotlib, needed only here). Returns the Axes."""
+        from ._plots import plot_nodes
+
+        return plot_nodes(self, ax, max_rows)
+
     def _repr_html_(self) -> str:
         from ._html import simulation_html
 
