@@ -70,3 +70,20 @@ def test_html_escapes_every_text() -> None:
     html = v._repr_html_()
     _safe(html)
     assert "<p>" not in html and "&lt;cm&gt;" in html and "a &amp; b" in html and "Skipped (1)" in html
+
+
+def test_every_result_has_the_same_shape() -> None:
+    # Data of the answer are attributes; conversions and renderings are methods with one name on
+    # every result: to_json(), to_dict(), to_pandas(), summary_line() (== str()), _repr_html_().
+    results = [
+        nodecast.plan(*TRAINING),
+        nodecast.explain(*TRAINING, pod="ml/train-llm-0"),
+        nodecast.validate(*TRAINING),
+        nodecast.catalog(gpu=True, limit=3),
+    ]
+    for r in results:
+        line = r.summary_line()
+        assert line == str(r) and "\n" not in line and line
+        assert r.to_dict() == __import__("json").loads(r.to_json())
+        assert callable(r._repr_html_) and r._repr_html_().startswith("<div")
+        assert repr(r) == f"<nodecast.{type(r).__name__}: {line}>"

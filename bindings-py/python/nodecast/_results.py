@@ -220,6 +220,11 @@ class Answer:
     def to_pandas(self) -> pandas.DataFrame:
         raise NotImplementedError  # pragma: no cover - every concrete answer overrides it
 
+    def summary_line(self) -> str:
+        """The answer in one line, the same as ``str(result)``: one method name on every result
+        (``Plan.summary()`` and the like remain; ``Simulation.summary`` is its totals)."""
+        return str(self)
+
     def __repr__(self) -> str:
         return f"<nodecast.{type(self).__name__}: {self}>"
 
