@@ -118,6 +118,11 @@ class ValidationError(InputError):
     """The input was read, but objects in it break Karpenter's validation rules."""
 
 
+# Shown as ``nodecast.InputError`` in tracebacks (the public name), not ``nodecast._errors...``.
+InputError.__module__ = "nodecast"
+ValidationError.__module__ = "nodecast"
+
+
 def _rebuild(cls: Type[InputError], errors: List[Dict[str, Any]], kind: str, answer_json: Optional[str]) -> InputError:
     return cls(errors, kind=kind, answer_json=answer_json)
 
