@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: all deps build demo test test-rust schema schema-check conformance catalog catalog-check bench fuzz lint clean \
-	test-python wasm wasm-test wasm-size web-test serve oracle oracle-build oracle-test bench-cli
+	test-python wheel wasm wasm-test wasm-size web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build
 
@@ -86,6 +86,19 @@ lint:
 # Python: builds the abi3 wheel with maturin, installs it into .venv-py and tests the installed package.
 test-python:
 	CARGO=$(CARGO) bindings-py/scripts/test.sh
+
+# Python: one abi3 wheel (CPython 3.9+) into dist/, with the optimize solver (HiGHS, the `highs`
+# feature bindings-py/Cargo.toml enables), built by maturin in .venv-py (created when missing).
+# Compiling HiGHS and the core from scratch takes minutes: cargo's progress is shown, unlike
+# `pip install ./bindings-py`. Then: pip install dist/nodecast-*.whl
+PYVENV ?= .venv-py
+wheel:
+	@[ -x "$(PYVENV)/bin/python" ] || python3 -m venv "$(PYVENV)"
+	@"$(PYVENV)/bin/python" -c 'import maturin' 2>/dev/null || "$(PYVENV)/bin/python" -m pip install --disable-pip-version-check 'maturin>=1.9.4,<2'
+	@mkdir -p dist
+	rm -f dist/nodecast-*.whl
+	cd bindings-py && "$(abspath $(PYVENV))/bin/maturin" build --release --out "$(abspath dist)"
+	@ls -l dist/nodecast-*-abi3-*.whl
 
 # WebAssembly: the npm package in bindings-wasm/pkg/ (and the playground's copy in web-demo/pkg/).
 wasm:

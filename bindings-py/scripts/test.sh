@@ -40,12 +40,13 @@ need=()
 "$PY" -c 'import kubernetes' 2>/dev/null || need+=("kubernetes")  # the client-model dict tests
 "$PY" -c 'import tqdm' 2>/dev/null || need+=("tqdm")              # nodecast.sweep's progress bar
 "$PY" -c 'import ray' 2>/dev/null || need+=("ray")                # nodecast.sweep(engine="ray"): a local Ray in tests/test_sweep.py (~50 s to install)
+"$PY" -c 'import matplotlib' 2>/dev/null || need+=("matplotlib")  # Simulation.plot_cost()/plot_nodes() (tests/test_plots.py, Agg)
 "$PY" -c 'import ortools' 2>/dev/null || need+=("ortools")  # CP-SAT: the exact solver optimize is checked against
 if [ "${#need[@]}" -gt 0 ]; then
   echo "installing: ${need[*]}"
   "$PY" -m pip install --quiet --disable-pip-version-check "${need[@]}"
 else
-  echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes, tqdm, ray already installed"
+  echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes, tqdm, ray, matplotlib, ortools already installed"
 fi
 
 if [ "${NODECAST_SKIP_RUST:-0}" != 1 ]; then

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import pickle
 from pathlib import Path
+from typing import Any, List
 
 import pytest
 
@@ -257,3 +258,53 @@ def test_exception_class_is_the_answers_error_class(call: object, error_class: s
     e = info.value
     assert e.to_dict()["errorClass"] == error_class
     assert isinstance(e, nodecast.ValidationError) == (error_class == "invalid")
+
+
+# ---------------------------------------------------------------------------------------------
+# Short tracebacks: a user error shows the user's line, one frame of nodecast and the message.
+
+
+def _nodecast_frames(e: BaseException) -> List[str]:
+    import traceback
+
+    return [f.filename for f in traceback.extract_tb(e.__traceback__) if "nodecast" in f.filename.replace("\\", "/").split("/")]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: nodecast.plan("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i, resources: {requests: {cpu: lots}}}]}\n"),
+        lambda: nodecast.plan("kind: [\n"),
+        lambda: nodecast.consolidate(*UNDERUTILIZED, now=dt.datetime(2025, 1, 1)),
+        lambda: nodecast.plan(*TRAINING, zones=[]),
+        lambda: nodecast.explain(*TRAINING, pod="ml/nope"),
+        lambda: nodecast.simulate(*TRAINING, trace="apiVersion: nodecast/v1\nkind: Trace\nevents: [\n"),
+        lambda: nodecast.request_json({"apiVersion": "v1", "kind": "Pod", "x": float("nan")}),
+    ],
+)
+def test_user_errors_have_a_short_traceback(call: Any) -> None:
+    import traceback
+
+    with pytest.raises(nodecast.InputError) as info:
+        call()
+    e = info.value
+    assert len(_nodecast_frames(e)) == 1, traceback.format_exception(type(e), e, e.__traceback__)
+    assert e.__suppress_context__ and e.__cause__ is None
+    printed = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+    assert "During handling" not in printed and "direct cause" not in printed
+    # What nodecast adds to the user's own frames: one frame (file line, source line, maybe carets).
+    ours = [f for f in traceback.extract_tb(e.__traceback__) if f.filename in _nodecast_frames(e)]
+    assert len("".join(traceback.format_list(ours)).splitlines()) <= 3
+    assert printed.endswith(f"{type(e).__module__}.{type(e).__qualname__}: {e}\n")
+
+
+def test_a_bug_keeps_its_full_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nodecast._native as native
+
+    def broken(function: str, request: str) -> str:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(native, "call", broken)
+    with pytest.raises(RuntimeError, match="boom") as info:
+        nodecast.plan(*TRAINING)
+    assert len(_nodecast_frames(info.value)) >= 3

@@ -216,7 +216,7 @@ def test_request_json_of_the_simulation_is_kept(day: nodecast.Simulation) -> Non
 def test_frames(day: nodecast.Simulation) -> None:
     pd = pytest.importorskip("pandas")
     nodes = day.nodes_frame()
-    assert nodes.shape == (len(day.nodes), 16)
+    assert nodes.shape == (len(day.nodes), 18)  # 16 + launched/terminated as UTC times
     assert list(nodes["name"]) == [n.name for n in day.nodes]
     assert str(nodes["terminated_seconds"].dtype) == "Int64"
     alive = nodes[nodes["termination_reason"].isna()]
@@ -226,7 +226,7 @@ def test_frames(day: nodecast.Simulation) -> None:
     assert day.to_pandas().equals(nodes)
 
     pods = day.pods_frame()
-    assert pods.shape == (len(day.pods), 12)
+    assert pods.shape == (len(day.pods), 15)  # 12 + submitted/started/finished as UTC times
     assert set(pods["state"]) <= {"finished", "running", "pending", "deleted"}
     assert str(pods["started_seconds"].dtype) == "Int64"
 
@@ -244,7 +244,8 @@ def test_frames(day: nodecast.Simulation) -> None:
     assert "g5.12xlarge" in row["static_cluster"]
 
     series = day.series_frame()
-    assert series.shape == (len(day.series) * len(day.series_times_seconds), 4)
+    assert series.shape[0] == len(day.series) * len(day.series_times_seconds)
+    assert list(series.columns[:5]) == ["time_seconds", "time", "metric", "labels", "value"]
     csv_rows = day.to_csv().splitlines()[1:]
     assert len(csv_rows) == len(series)
     first = csv_rows[0].split(",")

@@ -73,6 +73,7 @@ def simulation() -> None:
     values: Tuple[float, ...] = s.metric("nodecast_cost_usd_total")[0].values
     csv: str = s.to_csv() + s.to_prometheus() + s._repr_html_()
     _ = (ends, states, events, values, csv, s.timeline_frame(), s.nodes_frame(), s.pods_frame(), s.summary_frame(), s.to_pandas())
+    _ = (s.plot_cost(), s.plot_nodes(max_rows=10), s.series_frame())
 
 
 def sweeps() -> None:

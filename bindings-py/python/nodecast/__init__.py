@@ -23,7 +23,7 @@ import os
 from typing import Any, Mapping, Optional, Sequence, Type, TypeVar, Union
 
 from . import _native
-from ._errors import InputError, ValidationError, error_from_answer
+from ._errors import InputError, ValidationError, error_from_answer, user_errors
 from ._results import (
     AnswerWarning,
     CatalogResult,
@@ -156,6 +156,7 @@ def _run(function: str, cls: Type[_A], request: str) -> _A:
     return result
 
 
+@user_errors
 def request_json(
     *sources: Source,
     catalog: Optional[CatalogSpec] = None,
@@ -188,6 +189,7 @@ def request_json(
     )
 
 
+@user_errors
 def plan(
     *sources: Source,
     catalog: Optional[CatalogSpec] = None,
@@ -218,6 +220,7 @@ def plan(
     return _run("plan", Plan, req)
 
 
+@user_errors
 def consolidate(
     *sources: Source,
     now: Now,
@@ -246,6 +249,7 @@ def consolidate(
     return _run("consolidate", Decision, req)
 
 
+@user_errors
 def validate(
     *sources: Source,
     catalog: Optional[CatalogSpec] = None,
@@ -273,6 +277,7 @@ def validate(
     return _run("validate", ValidationReport, req)
 
 
+@user_errors
 def explain(
     *sources: Source,
     pod: Optional[str] = None,
@@ -307,6 +312,7 @@ def explain(
     return _run("explain", Explanation, req)
 
 
+@user_errors
 def catalog(
     gpu: bool = False,
     requirements: Union[str, Sequence[str]] = (),
@@ -332,6 +338,7 @@ def catalog(
     return _run("catalog", CatalogResult, req)
 
 
+@user_errors
 def simulate(
     *sources: Source,
     trace: Trace,
@@ -408,6 +415,7 @@ def simulate(
     return Simulation._from(text, answer, req)
 
 
+@user_errors
 def optimize(
     *sources: Source,
     time_budget_seconds: Optional[float] = None,
@@ -437,6 +445,7 @@ def optimize(
     return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))
 
 
+@user_errors
 def advise(
     *sources: Source,
     top: Optional[int] = None,

@@ -15,10 +15,29 @@ Both carry every located error of the answer: ``.errors()`` is a list of dicts w
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, cast
 
-__all__ = ["InputError", "ValidationError", "error_from_answer", "format_error"]
+__all__ = ["InputError", "ValidationError", "error_from_answer", "format_error", "user_errors"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def user_errors(function: _F) -> _F:
+    """A public function whose ``InputError`` shows as a user error, not as a bug: the traceback
+    stops at the public function (none of the facade's internal frames: in a notebook the message
+    is what matters, and it carries every location) and no chained exception is printed
+    (``from None``). Other exceptions (a bug, ``KeyboardInterrupt``) keep their full traceback."""
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except InputError as e:
+            raise e.with_traceback(None) from None
+
+    return cast(_F, call)
 
 _LOCATION_KEYS = ("code", "message", "path", "document", "object", "source", "help", "line", "column")
 
@@ -97,6 +116,11 @@ class InputError(ValueError):
 
 class ValidationError(InputError):
     """The input was read, but objects in it break Karpenter's validation rules."""
+
+
+# Shown as ``nodecast.InputError`` in tracebacks (the public name), not ``nodecast._errors...``.
+InputError.__module__ = "nodecast"
+ValidationError.__module__ = "nodecast"
 
 
 def _rebuild(cls: Type[InputError], errors: List[Dict[str, Any]], kind: str, answer_json: Optional[str]) -> InputError:

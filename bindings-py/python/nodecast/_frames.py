@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,6 +27,47 @@ def _frame(rows: List[Dict[str, Any]], columns: List[str]) -> pandas.DataFrame:
     return frame
 
 
+# Kubernetes quantity suffixes (binary first: "Mi" must not be read as "M" + "i").
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "k": Decimal(10**3),
+            "M": Decimal(10**6), "G": Decimal(10**9), "T": Decimal(10**12), "P": Decimal(10**15), "E": Decimal(10**18)}
+_GIB = Decimal(2**30)
+
+
+def quantity(q: Optional[str]) -> Optional[Decimal]:
+    """A Kubernetes quantity ("3500m", "128Gi", "1e3") as an exact Decimal; None stays None.
+    The answers only carry quantities the core wrote, so a malformed one is a bug: it raises."""
+    if q is None:
+        return None
+    text = q.strip()
+    try:
+        if text[-2:] in _BINARY:
+            return Decimal(text[:-2]) * _BINARY[text[-2:]]
+        if text[-1:] in _DECIMAL:
+            return Decimal(text[:-1]) * _DECIMAL[text[-1:]]
+        return Decimal(text)
+    except (InvalidOperation, IndexError):
+        raise ValueError(f"not a Kubernetes quantity: {q!r}") from None
+
+
+def cores(q: Optional[str]) -> Optional[float]:
+    """CPU in cores, a float ("3500m" -> 3.5)."""
+    v = quantity(q)
+    return None if v is None else float(v)
+
+
+def gib(q: Optional[str]) -> Optional[float]:
+    """Memory in GiB, a float ("173400Mi" -> 169.336)."""
+    v = quantity(q)
+    return None if v is None else float(v / _GIB)
+
+
+def count(q: Optional[str]) -> Optional[int]:
+    """A whole count (GPUs, pods) as an int; a fractional one rounds up, as a request does."""
+    v = quantity(q)
+    return None if v is None else int(v.to_integral_value(rounding="ROUND_CEILING"))
+
+
 PLAN_COLUMNS = [
     "name",
     "node_pool",
@@ -41,13 +83,15 @@ PLAN_COLUMNS = [
     "gpu_utilization",
     "gpu_resource",
     "requests_cpu",
-    "requests_memory",
+    "requests_memory_gib",
     "requests_gpu",
     "allocatable_cpu",
-    "allocatable_memory",
+    "allocatable_memory_gib",
     "allocatable_gpu",
     "daemon_sets",
 ]
+# Numbers, not quantity strings: cpu in cores (float), memory in GiB (float), GPUs (nullable int).
+_PLAN_INT_COLUMNS = ["requests_gpu", "allocatable_gpu"]
 
 
 def _claim_row(c: NodeClaim) -> Dict[str, Any]:
@@ -66,18 +110,18 @@ def _claim_row(c: NodeClaim) -> Dict[str, Any]:
         "memory_utilization": c.utilization.get("memory"),
         "gpu_utilization": c.utilization.get(acc) if acc else None,
         "gpu_resource": acc,
-        "requests_cpu": c.requests.get("cpu"),
-        "requests_memory": c.requests.get("memory"),
-        "requests_gpu": c.requests.get(acc) if acc else None,
-        "allocatable_cpu": c.allocatable.get("cpu"),
-        "allocatable_memory": c.allocatable.get("memory"),
-        "allocatable_gpu": c.allocatable.get(acc) if acc else None,
+        "requests_cpu": cores(c.requests.get("cpu")),
+        "requests_memory_gib": gib(c.requests.get("memory")),
+        "requests_gpu": count(c.requests.get(acc)) if acc else None,
+        "allocatable_cpu": cores(c.allocatable.get("cpu")),
+        "allocatable_memory_gib": gib(c.allocatable.get("memory")),
+        "allocatable_gpu": count(c.allocatable.get(acc)) if acc else None,
         "daemon_sets": ", ".join(c.daemon_sets),
     }
 
 
 def plan_frame(p: Plan) -> pandas.DataFrame:
-    return _frame([_claim_row(c) for c in p.node_claims], PLAN_COLUMNS)
+    return _nullable_ints(_frame([_claim_row(c) for c in p.node_claims], PLAN_COLUMNS), _PLAN_INT_COLUMNS)
 
 
 PODS_COLUMNS = [
@@ -234,7 +278,7 @@ def validation_frame(v: ValidationReport) -> pandas.DataFrame:
 CATALOG_COLUMNS = [
     "name",
     "vcpu",
-    "memory",
+    "memory_gib",
     "arch",
     "gpu_name",
     "gpu_count",
@@ -242,15 +286,32 @@ CATALOG_COLUMNS = [
     "accelerator_name",
     "accelerator_count",
     "allocatable_cpu",
-    "allocatable_memory",
+    "allocatable_memory_gib",
     "on_demand_price_per_hour",
     "spot_price_per_hour",
 ]
 
 
 def catalog_frame(c: CatalogResult) -> pandas.DataFrame:
-    rows = [{col: getattr(r, col) for col in CATALOG_COLUMNS} for r in c.instance_types]
-    return _frame(rows, CATALOG_COLUMNS)
+    rows = [
+        {
+            "name": r.name,
+            "vcpu": count(r.vcpu),
+            "memory_gib": gib(r.memory),
+            "arch": r.arch,
+            "gpu_name": r.gpu_name,
+            "gpu_count": count(r.gpu_count),
+            "gpu_memory_mib": count(r.gpu_memory_mib),
+            "accelerator_name": r.accelerator_name,
+            "accelerator_count": count(r.accelerator_count),
+            "allocatable_cpu": cores(r.allocatable_cpu),
+            "allocatable_memory_gib": gib(r.allocatable_memory),
+            "on_demand_price_per_hour": r.on_demand_price_per_hour,
+            "spot_price_per_hour": r.spot_price_per_hour,
+        }
+        for r in c.instance_types
+    ]
+    return _nullable_ints(_frame(rows, CATALOG_COLUMNS), ["vcpu", "gpu_count", "gpu_memory_mib", "accelerator_count"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -264,6 +325,24 @@ def _nullable_ints(frame: pandas.DataFrame, columns: List[str]) -> pandas.DataFr
         return frame
     result: pandas.DataFrame = frame.astype({c: "Int64" for c in columns})
     return result
+
+
+_UTC_NS = "datetime64[ns, UTC]"
+
+
+def _with_times(frame: pandas.DataFrame, start: Optional[str], pairs: List[Any]) -> pandas.DataFrame:
+    """Beside each ``<x>_seconds`` column, a ``<x>`` column of ``datetime64[ns, UTC]``: the trace's
+    start + the offset (NaT when the trace gave no start, or the event never happened)."""
+    pd = _pandas()
+    origin = pd.Timestamp(start).tz_convert("UTC") if start else None
+    for seconds_col, time_col in pairs:
+        if origin is None or len(frame) == 0:
+            values = pd.Series(pd.NaT, index=frame.index, dtype=_UTC_NS)
+        else:
+            offsets = pd.to_timedelta(pd.to_numeric(frame[seconds_col], errors="coerce"), unit="s")
+            values = (origin + offsets).astype(_UTC_NS)
+        frame.insert(frame.columns.get_loc(seconds_col) + 1, time_col, values)
+    return frame
 
 
 SIM_NODE_COLUMNS = [
@@ -288,7 +367,8 @@ SIM_NODE_COLUMNS = [
 
 def sim_nodes_frame(s: Simulation) -> pandas.DataFrame:
     rows = [{c: getattr(n, c) for c in SIM_NODE_COLUMNS} for n in s.nodes]
-    return _nullable_ints(_frame(rows, SIM_NODE_COLUMNS), ["registered_seconds", "initialized_seconds", "terminated_seconds"])
+    frame = _nullable_ints(_frame(rows, SIM_NODE_COLUMNS), ["registered_seconds", "initialized_seconds", "terminated_seconds"])
+    return _with_times(frame, s.start, [("launched_seconds", "launched"), ("terminated_seconds", "terminated")])
 
 
 SIM_POD_COLUMNS = [
@@ -313,15 +393,18 @@ def sim_pods_frame(s: Simulation) -> pandas.DataFrame:
         row = {c: getattr(p, c) for c in SIM_POD_COLUMNS}
         row["nodes"] = ", ".join(p.nodes)
         rows.append(row)
-    return _nullable_ints(_frame(rows, SIM_POD_COLUMNS), ["started_seconds", "finished_seconds", "run_time_seconds"])
+    frame = _nullable_ints(_frame(rows, SIM_POD_COLUMNS), ["started_seconds", "finished_seconds", "run_time_seconds"])
+    pairs = [("submitted_seconds", "submitted"), ("started_seconds", "started"), ("finished_seconds", "finished")]
+    return _with_times(frame, s.start, pairs)
 
 
-SIM_TIMELINE_COLUMNS = ["time_seconds", "time", "event", "object", "node", "reason", "detail"]
+SIM_TIMELINE_COLUMNS = ["time_seconds", "event", "object", "node", "reason", "detail"]
 
 
 def sim_timeline_frame(s: Simulation) -> pandas.DataFrame:
+    """``time`` is ``datetime64[ns, UTC]`` (the answer's RFC 3339 string, parsed) beside ``time_seconds``."""
     rows = [{c: getattr(t, c) for c in SIM_TIMELINE_COLUMNS} for t in s.timeline]
-    return _frame(rows, SIM_TIMELINE_COLUMNS)
+    return _with_times(_frame(rows, SIM_TIMELINE_COLUMNS), s.start, [("time_seconds", "time")])
 
 
 SIM_SUMMARY_COLUMNS = [
@@ -370,12 +453,21 @@ def sim_summary_frame(s: Simulation) -> pandas.DataFrame:
 
 
 def sim_series_frame(s: Simulation) -> pandas.DataFrame:
+    """One row per metric and sample, metric-major (the row order of ``to_csv()``): ``time_seconds``,
+    ``time`` (UTC), ``metric``, ``labels`` (``k=v;...``, sorted), ``value``, then one column per label
+    key (sorted; None where a metric lacks that label), ready for ``groupby``/``pivot``."""
+    keys = sorted({k for metric in s.series for k in metric.labels})
     rows: List[Dict[str, Any]] = []
-    for metric in s.series:  # metric-major, the row order of to_csv()
+    for metric in s.series:
         labels = ";".join(f"{k}={metric.labels[k]}" for k in sorted(metric.labels))
+        per_label = {k: metric.labels.get(k) for k in keys}
         for t, v in zip(s.series_times_seconds, metric.values):
-            rows.append({"time_seconds": t, "metric": metric.name, "labels": labels, "value": v})
-    return _frame(rows, ["time_seconds", "metric", "labels", "value"])
+            rows.append({"time_seconds": t, "metric": metric.name, "labels": labels, "value": v, **per_label})
+    columns = ["time_seconds", "metric", "labels", "value"] + [k for k in keys if k not in SERIES_BASE_COLUMNS]
+    return _with_times(_frame(rows, columns), s.start, [("time_seconds", "time")])
+
+
+SERIES_BASE_COLUMNS = ("time_seconds", "time", "metric", "labels", "value")
 
 
 __all__ = [

@@ -220,6 +220,11 @@ class Answer:
     def to_pandas(self) -> pandas.DataFrame:
         raise NotImplementedError  # pragma: no cover - every concrete answer overrides it
 
+    def summary_line(self) -> str:
+        """The answer in one line, the same as ``str(result)``: one method name on every result
+        (``Plan.summary()`` and the like remain; ``Simulation.summary`` is its totals)."""
+        return str(self)
+
     def __repr__(self) -> str:
         return f"<nodecast.{type(self).__name__}: {self}>"
 
@@ -758,6 +763,11 @@ class Explanation(Answer):
 
         return explanation_frame(self)
 
+    def _repr_html_(self) -> str:
+        from ._html_more import explanation_html
+
+        return explanation_html(self)
+
     def __str__(self) -> str:
         return self.summary()
 
@@ -794,6 +804,11 @@ class ValidationReport(Answer):
         from ._frames import validation_frame
 
         return validation_frame(self)
+
+    def _repr_html_(self) -> str:
+        from ._html_more import validation_html
+
+        return validation_html(self)
 
     def __str__(self) -> str:
         return f"valid: {self.objects} objects, {len(self.node_pools)} NodePools, {self.pods} pods, {len(self.skipped)} skipped"
@@ -864,6 +879,11 @@ class CatalogResult(Answer):
         from ._frames import catalog_frame
 
         return catalog_frame(self)
+
+    def _repr_html_(self) -> str:
+        from ._html_more import catalog_html
+
+        return catalog_html(self)
 
     def __str__(self) -> str:
         return f"{self.count} instance types ({self.source})"
@@ -1203,6 +1223,20 @@ class Simulation(Answer):
         from ._frames import sim_series_frame
 
         return sim_series_frame(self)
+
+    def plot_cost(self, ax: Any = None) -> Any:
+        """Cumulative cost over time with Karpenter against the static cluster (matplotlib, needed
+        only here). Draws on ``ax`` or a new figure; returns the Axes."""
+        from ._plots import plot_cost
+
+        return plot_cost(self, ax)
+
+    def plot_nodes(self, ax: Any = None, max_rows: int = 60) -> Any:
+        """Node Gantt chart: a bar per NodeClaim from launch to termination, coloured by capacity
+        type (matplotlib, needed only here). Returns the Axes."""
+        from ._plots import plot_nodes
+
+        return plot_nodes(self, ax, max_rows)
 
     def _repr_html_(self) -> str:
         from ._html import simulation_html

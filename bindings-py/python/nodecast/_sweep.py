@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._errors import InputError, error_from_answer
+from ._errors import InputError, error_from_answer, user_errors
 from ._results import Decision, Plan, Simulation
 from ._sources import build_request, trace_value
 
@@ -212,6 +212,7 @@ def _batches(indices: Sequence[int], size: int) -> Iterator[List[int]]:
         yield list(indices[k : k + size])
 
 
+@user_errors
 def sweep(
     *sources: Any,
     spec: Optional[Union[str, "os.PathLike[str]", Mapping[str, Any]]] = None,

@@ -1,0 +1,92 @@
+"""matplotlib pictures of a Simulation: cost over time against the static cluster, and the node
+Gantt chart. matplotlib is optional: it is imported only here, when a plot is asked for."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Any, List, Tuple
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._results import Simulation
+
+COST_METRIC = "nodecast_cost_usd_total"
+# One colour per capacity type (spot is the cheap, interruptible one).
+CAPACITY_COLORS = {"spot": "#f28e2b", "on-demand": "#4c78a8", "reserved": "#59a14f"}
+OTHER_COLOR = "#9c9c9c"
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        raise ImportError(
+            "plotting needs matplotlib, which is not installed: pip install matplotlib. "
+            "Everything else in nodecast works without it."
+        ) from None
+    return plt
+
+
+def _axes(ax: Any) -> Any:
+    if ax is not None:
+        return ax
+    _, new = _pyplot().subplots(figsize=(10, 4))
+    return new
+
+
+def _clock(s: Simulation) -> Tuple[Any, str]:
+    """Seconds since the start -> an x value: a UTC datetime when the trace has a start, else hours."""
+    if s.start:
+        origin = _dt.datetime.fromisoformat(s.start.replace("Z", "+00:00")).astimezone(_dt.timezone.utc)
+        return (lambda t: origin + _dt.timedelta(seconds=t)), "time (UTC)"
+    return (lambda t: t / 3600.0), "hours since start"
+
+
+def plot_cost(s: Simulation, ax: Any = None) -> Any:
+    """Cumulative $ with Karpenter (the ``nodecast_cost_usd_total`` series) against the static
+    cluster sized for the peak (its total spread evenly over the duration). Returns the Axes."""
+    ax = _axes(ax)
+    x, xlabel = _clock(s)
+    series = [m for m in s.series if m.name == COST_METRIC]
+    if not series or s.summary is None:
+        raise ValueError(f"this simulation has no {COST_METRIC} series to plot")
+    times = list(s.series_times_seconds)
+    ax.plot([x(t) for t in times], list(series[0].values), label=f"Karpenter (${s.summary.cost_usd:.2f})", color="#4c78a8")
+    end = s.summary.duration_seconds or (times[-1] if times else 0)
+    static = s.summary.static_cost_usd
+    ax.plot([x(0), x(end)], [0.0, static], label=f"static cluster (${static:.2f})", color="#c62828", linestyle="--")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("cumulative cost (USD)")
+    ax.set_title(f"Cost over time: {s.summary.savings_percent:.1f}% saved")
+    ax.legend(loc="upper left")
+    return ax
+
+
+def plot_nodes(s: Simulation, ax: Any = None, max_rows: int = 60) -> Any:
+    """One bar per NodeClaim from launch to termination (or the end), coloured by capacity type,
+    the first ``max_rows`` in launch order. Returns the Axes."""
+    ax = _axes(ax)
+    x, xlabel = _clock(s)
+    end = s.summary.duration_seconds if s.summary is not None else max((n.launched_seconds for n in s.nodes), default=0)
+    nodes = list(s.nodes[:max_rows])
+    names: List[str] = []
+    for row, n in enumerate(nodes):
+        stop = n.terminated_seconds if n.terminated_seconds is not None else end
+        left = x(n.launched_seconds)
+        width = x(stop) - left
+        color = CAPACITY_COLORS.get(n.capacity_type or "", OTHER_COLOR)
+        ax.barh(row, width, left=left, height=0.7, color=color)
+        names.append(f"{n.name} ({n.instance_type})")
+    ax.set_yticks(range(len(nodes)))
+    ax.set_yticklabels(names)
+    ax.invert_yaxis()  # the first node on top, as in the HTML view
+    ax.set_xlabel(xlabel)
+    shown = "" if len(s.nodes) <= max_rows else f" (first {max_rows} of {len(s.nodes)})"
+    ax.set_title(f"NodeClaims{shown}")
+    used = sorted({n.capacity_type or "other" for n in nodes})
+    handles = [_pyplot().Rectangle((0, 0), 1, 1, color=CAPACITY_COLORS.get(c, OTHER_COLOR)) for c in used]
+    if handles:
+        ax.legend(handles, used, loc="lower right")
+    return ax
+
+
+__all__ = ["plot_cost", "plot_nodes", "COST_METRIC"]
