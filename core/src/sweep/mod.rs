@@ -13,13 +13,14 @@
 //! trace, and the seed fastest.
 
 pub use crate::edit;
-pub mod metrics;
-pub mod spec;
+pub(crate) mod metrics;
+pub(crate) mod spec;
 mod table;
 #[cfg(test)]
 mod tests;
 
-pub use spec::{Operation, Spec, MAX_COMBINATIONS};
+pub use spec::{Operation, MAX_COMBINATIONS};
+pub(crate) use spec::Spec;
 pub use table::{call, render_csv, rows_of, FUNCTIONS};
 
 use crate::json::{Input, Request};
@@ -393,6 +394,7 @@ impl Sweep {
         let len = radices.iter().product();
         Ok(Sweep { spec, variants, columns, radices, len })
     }
+/// The function every combination runs.
 
     pub fn operation(&self) -> Operation {
         self.spec.operation
@@ -402,10 +404,12 @@ impl Sweep {
     pub fn len(&self) -> usize {
         self.len
     }
+/// True when the sweep expands to no combination at all.
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+/// The result table's column names: parameters (variant, grid axes, trace, seed), then the metrics.
 
     pub fn columns(&self) -> &[String] {
         &self.columns
