@@ -394,8 +394,8 @@ impl Sweep {
         let len = radices.iter().product();
         Ok(Sweep { spec, variants, columns, radices, len })
     }
-/// The function every combination runs.
 
+    /// The function every combination runs.
     pub fn operation(&self) -> Operation {
         self.spec.operation
     }
@@ -404,13 +404,13 @@ impl Sweep {
     pub fn len(&self) -> usize {
         self.len
     }
-/// True when the sweep expands to no combination at all.
 
+    /// True when the sweep expands to no combination at all.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
-/// The result table's column names: parameters (variant, grid axes, trace, seed), then the metrics.
 
+    /// The result table's column names: parameters (variant, grid axes, trace, seed), then the metrics.
     pub fn columns(&self) -> &[String] {
         &self.columns
     }
