@@ -1,7 +1,7 @@
 //! `advise`: NodePool edits that make Karpenter itself cheaper.
 //!
 //! Users cannot replace Karpenter's first-fit packing, but they can change its inputs. Starting
-//! from the gap `optimize` measures, [`candidates`] lists the edits a platform engineer would
+//! from the gap `optimize` measures, `candidates` lists the edits a platform engineer would
 //! try on the NodePool documents (bounds on GPU count / vCPU, excluded sizes, families and
 //! types, generations, spot, weights); each is applied to the decoded documents, the cluster is
 //! loaded again (the same validation as the user's files) and planned by the same engine that

@@ -3,8 +3,8 @@
 //! for every combination, each answer reduced to one row of metrics.
 //!
 //! Everything a front end needs to agree on lives here: reading and validating the spec
-//! ([`spec`]), expanding it into numbered combinations in a fixed order, building each
-//! combination's request, the row of each answer ([`metrics`]) and the CSV rendering. Front ends
+//! (`spec`), expanding it into numbered combinations in a fixed order, building each
+//! combination's request, the row of each answer (`metrics`) and the CSV rendering. Front ends
 //! only read files and decide where combinations run (the CLI's threads, Python's process pool or
 //! Ray); the rows are the same bytes whichever ran them, because combination `i` is a pure
 //! function of the spec.
