@@ -1033,7 +1033,7 @@ export interface TimelineEntry {
   detail?: string;
   /** What happened, e.g. `pod-bound`, `nodeclaim-launched`, `nodeclaim-terminated`. */
   event: TimelineEvent;
-  /** The node involved, for pod events that have one. */
+  /** The node involved, when the event has one (e.g. the node a pod is bound to). */
   node?: string;
   /** The pod (`namespace/name`) or NodeClaim the event is about. */
   object: string;
@@ -1117,6 +1117,6 @@ export interface Warning {
   code: string;
   /** The finding for people. */
   message: string;
-  /** The object it is about, as `Kind/namespace/name`; absent when it is about the whole input. */
+  /** The object it is about, e.g. `NodePool/default`; absent when it is about the whole input. */
   object?: string;
 }

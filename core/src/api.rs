@@ -203,7 +203,7 @@ pub struct Warning {
     /// The finding for people.
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    /// The object it is about, as `Kind/namespace/name`; absent when it is about the whole input.
+    /// The object it is about, e.g. `NodePool/default`; absent when it is about the whole input.
     pub object: Option<String>,
 }
 

@@ -273,7 +273,7 @@ pub struct TimelineEntry {
     /// The pod (`namespace/name`) or NodeClaim the event is about.
     pub object: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    /// The node involved, for pod events that have one.
+    /// The node involved, when the event has one (e.g. the node a pod is bound to).
     pub node: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// A reason code: the disruption reason on evictions and terminations, the summary code on `pod-unschedulable`.
