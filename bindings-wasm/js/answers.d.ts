@@ -32,10 +32,13 @@ export interface Advice {
   karpenterPricePerHour: number;
   /** What advise does not search, and what `optimize` did not optimise. */
   notes: string[];
+  /** `optimal`, or `within x % of optimal`: how far `optimumPricePerHour` may be above the true optimum. */
   optimumCertificate: string;
   /** $/h of `optimize`'s cheapest NodeClaims for the same pods, and its certificate. */
   optimumPricePerHour: number;
+  /** How many edits were generated, verified and sorted into each outcome. */
   stats: AdviseStats;
+  /** Non-fatal findings about the input. */
   warnings: Warning[];
 }
 
@@ -52,6 +55,7 @@ export interface AdviceFailure {
   status: 'failure';
 }
 
+/** How much `advise` searched and what became of each edit. */
 export interface AdviseStats {
   /** The bound on single edits verified per call. */
   candidateLimit: number;
@@ -71,6 +75,7 @@ export interface AdviseStats {
   notCheaper: number;
 }
 
+/** One verified NodePool edit that makes Karpenter's plan cheaper. */
 export interface Advised {
   /** What else changes: capacity type, existing nodes taking more pods, pods scheduled now. */
   alsoChanges: string[];
@@ -91,21 +96,29 @@ export interface Advised {
   kind: string;
   /** Karpenter's plan with the edit applied. */
   plan: PlanSummary;
+  /** Position in the answer, 1 = most saving. */
   rank: number;
+  /** $/h the edited plan saves against Karpenter's plan for the inputs as given. */
   savingsPerHour: number;
+  /** `savingsPerHour` × 730 h, to the cent. */
   savingsPerMonth: number;
+  /** The edit in one line for people, e.g. which families it excludes. */
   title: string;
 }
 
 /** One Balanced pool's score of one move (spec disruption.md §16). */
 export interface BalancedScore {
+  /** True when score ≥ threshold, so Karpenter allows the move for this pool. */
   approved: boolean;
   /** Summed reschedule disruption cost of the pool's removed nodes. */
   disruptionCost: number;
+  /** `disruptionCost ÷ poolDisruptionCost`. */
   disruptionFraction: number;
+  /** Balanced's constant k (2 in Karpenter v1.15.0); the threshold is 1 / k. */
   k: number;
   /** `delete`, `replace`, or `delete (best case)` for the pre-check before simulating. */
   move: ScoredMove;
+  /** The Balanced NodePool scored. */
   nodePool: string;
   /** The pool's hourly cost the savings are divided by. */
   poolCostPerHour: number;
@@ -113,6 +126,7 @@ export interface BalancedScore {
   poolCostSource: string;
   /** The pool's summed disruption cost over all its nodes. */
   poolDisruptionCost: number;
+  /** `savingsPerHour ÷ poolCostPerHour`. */
   savingsFraction: number;
   /**
    * $/h this pool saves: the removed nodes' price minus the replacement's cheapest offering,
@@ -127,9 +141,13 @@ export interface BalancedScore {
 
 export type CapacityType = 'on-demand' | 'spot' | 'reserved';
 
+/** The answer of `catalog`: the matching instance types, cheapest on-demand first. */
 export interface CatalogAnswer {
+  /** How many rows `instanceTypes` holds (after `limit`). */
   count: number;
+  /** The matching instance types. */
   instanceTypes: CatalogRow[];
+  /** Which catalog was searched (the embedded AWS region or a custom one). */
   source: string;
 }
 
@@ -146,20 +164,33 @@ export interface CatalogQueryFailure {
   status: 'failure';
 }
 
+/** One instance type of the catalog, as `catalog` lists it. */
 export interface CatalogRow {
+  /** Accelerators on the machine (`karpenter.k8s.aws/instance-accelerator-count`). */
   acceleratorCount?: string;
+  /** The accelerator model, e.g. `inferentia2` (`karpenter.k8s.aws/instance-accelerator-name`). */
   acceleratorName?: string;
+  /** CPU pods can request: capacity minus reserved and overhead. */
   allocatableCpu: string;
+  /** Memory pods can request: capacity minus reserved, overhead and eviction threshold. */
   allocatableMemory: string;
+  /** `kubernetes.io/arch`: `amd64` or `arm64`. */
   arch: string;
+  /** GPUs on the machine (`karpenter.k8s.aws/instance-gpu-count`). */
   gpuCount?: string;
   /** Per GPU, MiB. */
   gpuMemoryMib?: string;
+  /** The GPU model (`karpenter.k8s.aws/instance-gpu-name`), when it has GPUs. */
   gpuName?: string;
+  /** Memory of the machine (`instance-memory` label in Mi, else capacity). */
   memory: string;
+  /** The instance type, e.g. `m5.large`. */
   name: string;
+  /** The catalog's on-demand $/h for the type; rows are sorted by it, cheapest first. */
   onDemandPricePerHour: number;
+  /** The cheapest spot $/h over the zones; absent when the type has no spot offering. */
   spotPricePerHour: number | null;
+  /** vCPUs of the machine (capacity, a Kubernetes quantity). */
   vcpu: string;
 }
 
@@ -175,18 +206,23 @@ export interface Decision {
   command: string;
   /** `none`, `delete` or `replace`. */
   decision: DecisionAction;
+  /** The nodes the command removes, by name. */
   disruptedNodes: string[];
   /** `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`. */
   method?: Method;
+  /** Disruption budgets per NodePool at `now`. */
   nodePools: PoolBudget[];
+  /** Every candidate node with its verdict: disrupted, or the reasons it stays. */
   nodes: NodeVerdict[];
   /** The clock the decision was made at (RFC 3339). */
   now: string;
+  /** $/h of the managed nodes once the command has run. */
   pricePerHourAfter: number;
   /** $/h of the managed nodes before and after the command. */
   pricePerHourBefore: number;
   /** `expired`, `empty` or `underutilized` (absent for `none`). */
   reason?: DisruptionReason;
+  /** The node a `replace` launches; absent for `none` and `delete`. */
   replacement?: Replacement;
   /** (before − after) × 730 h, to the cent (computed once, in `figures`). */
   savingsPerMonth: number;
@@ -195,6 +231,7 @@ export interface Decision {
    * when none is Balanced, and for emptiness and expiration, which are never scored).
    */
   scores: BalancedScore[];
+  /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
   /** The decision in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
@@ -203,6 +240,7 @@ export interface Decision {
    * (price ÷ disruption cost) are ordered arbitrarily, so it may pick others than nodecast.
    */
   ties: Tie[];
+  /** Non-fatal findings about the input (unsupported fields, defaults assumed). */
   warnings: Warning[];
 }
 
@@ -224,8 +262,11 @@ export interface DecisionFailure {
 
 export type DisruptionReason = 'expired' | 'empty' | 'underutilized';
 
+/** Nodes disrupted during the run. */
 export interface Disruptions {
+  /** Nodes disrupted per reason: `empty`, `underutilized`, `expired`, `interrupted`. */
   byReason: Record<string, number>;
+  /** All nodes disrupted. */
   total: number;
 }
 
@@ -247,9 +288,13 @@ export interface DomainTie {
   value: string;
 }
 
+/** One field edit of a NodePool manifest. */
 export interface EditOut {
+  /** The NodePool edited. */
   nodePool: string;
+  /** The field path in the manifest, e.g. `spec.template.spec.requirements`. */
   path: string;
+  /** The new value at that path (for requirements: the requirement added or replaced). */
   value: unknown;
 }
 
@@ -263,16 +308,25 @@ export interface ErrorFailure {
   status: 'failure';
 }
 
+/** A node already in the cluster and the pending pods this plan binds to it. */
 export interface ExistingNode {
+  /** The node's `node.kubernetes.io/instance-type` label, when it has one. */
   instanceType?: string;
+  /** The Node's name. */
   name: string;
+  /** The NodePool that owns the node (its `karpenter.sh/nodepool` label); absent for unmanaged nodes. */
   nodePool?: string;
+  /** Pending pods this plan binds to the node, as `namespace/name`. */
   pods: string[];
 }
 
+/** The answer of `explain`: whichever of pod, instance type and node the request asked about. */
 export interface Explanation {
+  /** Why the asked instance type is launched, an option, or rejected for the pod. */
   instanceType?: TypeExplanation;
+  /** Why the asked node is or is not disrupted now. */
   node?: NodeExplanation;
+  /** Where one provisioning pass puts the asked pod, and why not elsewhere. */
   pod?: PodExplanation;
 }
 
@@ -303,6 +357,7 @@ export interface Hint {
    * `requirement-conflict`).
    */
   code: ReasonCode;
+  /** The NodePool the change is for. */
   nodePool: string;
   /** True when the re-plan with the change schedules the pod. */
   verified: boolean;
@@ -336,34 +391,49 @@ export type LaunchedNodeClaim = NodeClaimFields & NodeClaimLaunch;
 /** A Replacement that launches: its launch fields are not null. */
 export type LaunchedReplacement = ReplacementFields & ReplacementLaunch;
 
+/** NodeClaims launched during the run. */
 export interface Launches {
+  /** NodeClaims launched per NodePool name. */
   byNodePool: Record<string, number>;
+  /** All NodeClaims launched. */
   total: number;
 }
 
+/** One of a NodePool's `spec.limits`, as Kubernetes quantities. */
 export interface LimitUsage {
+  /** The limit as written in `spec.limits`. */
   limit: string;
+  /** `limit − used`: what the pool may still launch before the limit stops it. */
   remaining: string;
+  /** Capacity the pool already has: existing nodes plus the NodeClaims this plan launches. */
   used: string;
 }
 
 export type Method = 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation';
 
+/** One time series, named and labelled as Karpenter's Prometheus metric. */
 export interface Metric {
+  /** The metric's labels, e.g. `nodepool`, `resource_type`. */
   labels: Record<string, string>;
+  /** Karpenter's metric name, e.g. `karpenter_nodepool_usage`. */
   name: string;
+  /** One value per entry of `timesSeconds`. */
   values: number[];
 }
 
+/** One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes. */
 export type NodeClaim = NodeClaimFields & (NodeClaimLaunch | NodeClaimNoLaunch);
 
+/** One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes. */
 export interface NodeClaimFields {
   /**
    * GPUs and other accelerators of the launched type (computed once, in `figures`);
    * empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
    */
   accelerators: Accelerator[];
+  /** What the launched type offers to pods: capacity minus kube/system reserved and eviction threshold. */
   allocatable: Record<string, string>;
+  /** DaemonSet pods the node will also run, as `namespace/name`; their requests count in `requests`. */
   daemonSets: string[];
   /**
    * Cheapest first, as Karpenter writes them on the NodeClaim (at most 600). Shared by
@@ -377,7 +447,9 @@ export interface NodeClaimFields {
   labels: Record<string, string>;
   /** `<nodepool>-<n>`, numbered per NodePool in creation order. */
   name: string;
+  /** The NodePool the NodeClaim is created from. */
   nodePool: string;
+  /** Pending pods bound to this NodeClaim, as `namespace/name`. */
   pods: string[];
   /**
    * Pods + daemons on the launched type. This and the next two are shared by the
@@ -403,8 +475,11 @@ export interface NodeClaimFields {
 /** What is launched: every launch field set. */
 export interface NodeClaimLaunch {
   capacityType: CapacityType;
+  /** The instance type nodecast expects EC2 to launch (the cheapest option); absent when none fits. */
   instanceType: string;
+  /** $/h of the chosen offering (the catalog's price for type, zone and capacity type). */
   pricePerHour: number;
+  /** The availability zone of the chosen offering. */
   zone: string;
 }
 
@@ -420,27 +495,41 @@ export interface NodeClaimNoLaunch {
 export interface NodeExplanation {
   /** The command Karpenter would execute now, for context. */
   command: string;
+  /** The node's verdict, as in the `consolidate` answer's `nodes`. */
   node: NodeVerdict;
+  /** The node's verdict in one line for people. */
   summary: string;
   /** The answer's ties that name this node: Karpenter may pick it, or others, instead. */
   ties: Tie[];
 }
 
+/** A NodePool as this plan leaves it. */
 export interface NodePoolUsage {
   /** Per limited resource: limit, used (existing nodes + launched NodeClaims), remaining. */
   limits: Record<string, LimitUsage>;
+  /** The NodePool's name. */
   name: string;
+  /** How many NodeClaims this plan launches from the pool. */
   newNodeClaims: number;
+  /** `spec.weight`: Karpenter tries NodePools with higher weight first (default 0). */
   weight: number;
 }
 
+/** One node's verdict in a disruption decision. */
 export interface NodeVerdict {
+  /** `on-demand`, `spot` or `reserved` (the node's `karpenter.sh/capacity-type` label). */
   capacityType?: CapacityType;
+  /** True when the command removes this node. */
   disrupted: boolean;
+  /** The node's instance type label, when it has one. */
   instanceType?: string;
+  /** The Node's name. */
   name: string;
+  /** The NodePool that owns the node; absent for unmanaged nodes. */
   nodePool?: string;
+  /** How many reschedulable pods run on the node (DaemonSet pods excluded). */
   pods: number;
+  /** $/h of the node's offering in the catalog, when known. */
   pricePerHour?: number;
   /** Why the node stays (FORMAT §7.2 codes), first the one that decided. */
   reasons: Reason[];
@@ -451,6 +540,7 @@ export interface NodeVerdict {
   score?: BalancedScore;
 }
 
+/** The answer of `optimize`: Karpenter's plan next to the cheapest packing of the same pods, with a bound that certifies how close it is. */
 export interface Optimization {
   /** `optimal`, or `within x % of optimal` (the gap of `optimumPricePerHour` to the bound). */
   certificate: string;
@@ -472,12 +562,15 @@ export interface Optimization {
   optimumPricePerHour: number;
   /** Pods Karpenter puts on existing nodes (kept there in the optimum). */
   podsOnExistingNodes: string[];
+  /** `karpenterPricePerHour − optimumPricePerHour`: what the optimum saves, $/h. */
   savingsPerHour: number;
   /** Savings × 730 h. */
   savingsPerMonth: number;
+  /** Size of the problem solved and how the solver ended. */
   stats: Stats;
   /** Pods Karpenter leaves pending (left out of both sides). */
   unschedulable: string[];
+  /** Non-fatal findings about the input. */
   warnings: Warning[];
 }
 
@@ -494,36 +587,55 @@ export interface OptimizationFailure {
   status: 'failure';
 }
 
+/** One NodeClaim of the optimum or of Karpenter's plan. */
 export interface OptimizedClaim {
+  /** `on-demand`, `spot` or `reserved`. */
   capacityType: CapacityType;
+  /** The instance type launched. */
   instanceType: string;
   /** Karpenter's NodeClaim, kept as it is (its pods carry constraints not optimised). */
   kept: boolean;
+  /** The NodeClaim's name, `<nodepool>-<n>`. */
   name: string;
+  /** The NodePool it is launched from. */
   nodePool: string;
+  /** The pods it takes, as `namespace/name`. */
   pods: string[];
+  /** $/h of the offering. */
   pricePerHour: number;
+  /** The availability zone. */
   zone: string;
 }
 
+/** p50, p95 and maximum of a duration in seconds (nearest rank). */
 export interface Percentiles {
+  /** Largest value, in seconds. */
   max: number;
+  /** Median, in seconds. */
   p50: number;
+  /** 95th percentile, in seconds. */
   p95: number;
 }
 
 /** A provisioning plan. */
 export interface Plan {
+  /** Nodes already in the cluster and the pending pods this pass binds to them. */
   existingNodes: ExistingNode[];
+  /** New NodeClaims the provisioner launches for the pending pods, in creation order. */
   nodeClaims: NodeClaim[];
+  /** Every NodePool with its weight, NodeClaims launched and limits after this plan. */
   nodePools: NodePoolUsage[];
+  /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
   /** The plan in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
+  /** $/h of all new NodeClaims, each at the price of its chosen offering. */
   totalPricePerHour: number;
   /** `totalPricePerHour` × 730 h, to the cent (computed once, in `figures`). */
   totalPricePerMonth: number;
+  /** Pending pods no NodePool and no existing node can take, with the reason per NodePool. */
   unschedulable: Unschedulable[];
+  /** Non-fatal findings about the input (unsupported fields, defaults assumed). */
   warnings: Warning[];
 }
 
@@ -544,42 +656,60 @@ export interface PlanFailure {
 export interface PlanSummary {
   /** `count × type capacity-type (NodePool)`, most first. */
   launches: string[];
+  /** How many NodeClaims the plan launches. */
   nodeClaims: number;
+  /** $/h of the plan's NodeClaims. */
   pricePerHour: number;
+  /** Pods the plan leaves pending. */
   unschedulable: number;
 }
 
+/** How many pods ended the run in each state. */
 export interface PodCounts {
+  /** Pods the trace deleted (a scale-down or delete event) before they finished. */
   deleted: number;
+  /** Pods whose run time completed. */
   finished: number;
+  /** Pods still pending at the end. */
   pending: number;
+  /** Pods still running at the end. */
   running: number;
+  /** Pods the trace submitted. */
   submitted: number;
 }
 
+/** Why a pod goes where one provisioning pass puts it. */
 export interface PodExplanation {
   /**
    * Why each existing node did not take the pod (checked against the nodes as they were
    * before this pass).
    */
   existingNodes: Verdict[];
+  /** The existing node it binds to, when the outcome is `existing-node`. */
   node?: string;
+  /** The NodeClaim launched for it, when the outcome is `new-node-claim`. */
   nodeClaim?: NodeClaim;
   /** Each NodePool in the order Karpenter tries them. */
   nodePools: Verdict[];
   /** `existing-node`, `new-node-claim` or `unschedulable`. */
   outcome: PodOutcome;
+  /** The pod, as `namespace/name`. */
   pod: string;
   /** Preference relaxation steps that were needed. */
   relaxations: string[];
+  /** Where it goes, in one line for people. */
   summary: string;
+  /** Why it stays pending, when the outcome is `unschedulable`. */
   unschedulable?: Unschedulable;
 }
 
+/** A pod placed differently by Karpenter and by the optimum. */
 export interface PodMove {
   /** `nodeclaim-name (pool, type, capacity type, zone)` on each side. */
   karpenter: string;
+  /** Where the optimum puts it, in the same form as `karpenter`. */
   optimum: string;
+  /** The pod, as `namespace/name`. */
   pod: string;
 }
 
@@ -589,19 +719,26 @@ export type PodOutcome = 'existing-node' | 'new-node-claim' | 'unschedulable';
 /** A simulated pod's state at the end of the trace. */
 export type PodState = 'finished' | 'running' | 'pending' | 'deleted';
 
+/** A NodePool's disruption budgets at the decision's clock. */
 export interface PoolBudget {
   /**
    * Disruptions allowed now per reason (after subtracting nodes already disrupting); absent
    * = unlimited.
    */
   allowed: Record<string, number | null>;
+  /** The NodePool's name. */
   name: string;
+  /** Nodes the pool owns (the base the budget percentages apply to). */
   nodes: number;
 }
 
+/** One reason a pod does not fit a NodePool or a node cannot be disrupted. */
 export interface Reason {
+  /** The reason code (FORMAT §7), stable across releases. */
   code: ReasonCode;
+  /** The reason for people, naming the objects and values involved. */
   message: string;
+  /** The NodePool the reason is about; absent when it is not about one. */
   nodePool?: string;
 }
 
@@ -614,15 +751,20 @@ export type Replacement = ReplacementFields & (ReplacementLaunch | ReplacementNo
 export interface ReplacementFields {
   /** Options that survive the price filter, cheapest first. */
   instanceTypeOptions: string[];
+  /** The NodePool the replacement is created from. */
   nodePool: string;
+  /** Pods moved onto the replacement, as `namespace/name`. */
   pods: string[];
 }
 
 /** What is launched: every launch field set. */
 export interface ReplacementLaunch {
   capacityType: CapacityType;
+  /** The instance type nodecast expects EC2 to launch (the cheapest option). */
   instanceType: string;
+  /** $/h of the chosen offering. */
   pricePerHour: number;
+  /** The availability zone of the chosen offering. */
   zone: string;
 }
 
@@ -634,11 +776,15 @@ export interface ReplacementNoLaunch {
   zone: null;
 }
 
+/** The knobs of `simulate` (`request.simulation`); every field has a default, and the answer repeats them all as resolved. */
 export interface ResolvedSimulationSettings {
+  /** Seconds the provisioner waits with no new pending pod before it plans (Karpenter's batch idle duration, 1 s). */
   batchIdleSeconds: number;
+  /** Longest a provisioning batch may keep growing, seconds (Karpenter's batch max duration, 10 s). */
   batchMaxSeconds: number;
   /** Registered → initialized on accelerator nodes: the device plugin registering the devices. */
   devicePluginSeconds: SecondsRange;
+  /** Seconds between two passes of the disruption controller. */
   disruptionPollSeconds: number;
   /** Overrides the trace's `end` (seconds from the start). */
   endSeconds?: number;
@@ -647,7 +793,9 @@ export interface ResolvedSimulationSettings {
    * launch, cluster join, driver start).
    */
   gpuStartupSeconds: SecondsRange;
+  /** Warning time a spot interruption gives before the instance goes, seconds (EC2 gives 120). */
   interruptionNoticeSeconds: number;
+  /** Safety stop: the most events one run may process before it fails. */
   maxEvents: number;
   /**
    * Safety stop on scheduling work: the pending pods summed over every provisioning pass.
@@ -655,7 +803,9 @@ export interface ResolvedSimulationSettings {
    * (behind a limit) make the work grow with the square of the queue; this bounds the time.
    */
   maxPodAttempts: number;
+  /** Seconds between two samples of `series`. */
   metricsIntervalSeconds: number;
+  /** Seed of every random draw (startup times, run times, interruptions); same seed, same run. */
   seed: number;
   /** Poisson rate of spot interruption notices per spot instance-hour. */
   spotInterruptionRatePerHour: number;
@@ -670,62 +820,107 @@ export type ScoredMove = 'delete' | 'replace' | 'delete (best case)';
 
 /** An inclusive range of whole seconds, sampled uniformly per NodeClaim. */
 export interface SecondsRange {
+  /** Longest duration, in seconds (≥ `min`). */
   max: number;
+  /** Shortest duration, in seconds. */
   min: number;
 }
 
+/** Metric samples at `0, intervalSeconds, …` up to the end of the run. */
 export interface Series {
+  /** Seconds between samples. */
   intervalSeconds: number;
+  /** One time series per metric name and label set. */
   metrics: Metric[];
+  /** The sample times, in simulated seconds. */
   timesSeconds: number[];
 }
 
+/** One NodeClaim of the run, its lifecycle and what it cost. */
 export interface SimulatedNode {
+  /** `on-demand`, `spot` or `reserved`. */
   capacityType: CapacityType | null;
+  /** `pricePerHourUsd × lifetime`, in USD. */
   costUsd: number;
+  /** USD the node cost while initialized with no pods. */
   emptyCostUsd: number;
+  /** GPUs the node has (its capacity of the GPU resources, e.g. `nvidia.com/gpu`). */
   gpus: number;
+  /** Second the node became initialized and could run pods (absent if it never did). */
   initializedSeconds: number | null;
+  /** The instance type launched. */
   instanceType: string | null;
+  /** Simulated second the NodeClaim was created. */
   launchedSeconds: number;
+  /** Seconds from launch to termination (or to the end of the run). */
   lifetimeSeconds: number;
+  /** The NodeClaim's name, `<nodepool>-<n>` as in a plan. */
   name: string;
+  /** The NodePool it was launched from. */
   nodePool: string | null;
+  /** How many pods ever ran on the node. */
   pods: number;
+  /** $/h of the launched offering. */
   pricePerHourUsd: number;
+  /** Second the Node registered with the cluster (absent if it never did). */
   registeredSeconds: number | null;
+  /** Second the node was terminated; absent when it was alive at the end. */
   terminatedSeconds: number | null;
+  /** Why the node was terminated: `empty`, `underutilized`, `expired` or `interrupted`; absent when alive at the end. */
   terminationReason?: TerminationReason;
+  /** The availability zone launched in. */
   zone: string | null;
 }
 
+/** One pod of the run: when it waited, ran and ended. */
 export interface SimulatedPod {
+  /** Second its run time completed (absent if it did not finish). */
   finishedSeconds: number | null;
+  /** The pod, as `namespace/name`. */
   name: string;
+  /** The nodes it ran on, in order. */
   nodes: string[];
+  /** Seconds pending, summed over every spell (submission or eviction until start). */
   pendingSeconds: number;
+  /** How many times the pod restarted after an eviction or interruption. */
   restarts: number;
+  /** The run time the trace drew for the pod; absent when it runs until deleted. */
   runTimeSeconds: number | null;
+  /** Seconds spent running, lost work included. */
   runningSeconds: number;
+  /** Second it first started running (absent if it never did). */
   startedSeconds: number | null;
+  /** Final state: `finished`, `running`, `pending` or `deleted`. */
   state: PodState;
+  /** Simulated second the pod was submitted. */
   submittedSeconds: number;
+  /** Seconds of running lost to evictions and interruptions. */
   workLostSeconds: number;
+  /** The workload that created it, as `Kind/namespace/name`. */
   workload: string;
 }
 
 /** The answer of `simulate` (`kind: Simulation`). */
 export interface Simulation {
+  /** Every NodeClaim the run launched, with its lifecycle times and cost. */
   nodes: SimulatedNode[];
+  /** Every pod the trace submitted, with its waits, run time and outcome. */
   pods: SimulatedPod[];
+  /** The seed every random draw derives from; the same seed replays the same run. */
   seed: number;
+  /** Karpenter's metrics sampled at a fixed interval. */
   series: Series;
+  /** Every setting as resolved (defaults filled in), so a run can be reproduced from the answer. */
   settings: ResolvedSimulationSettings;
+  /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
   /** RFC 3339 start, when the trace gave one. */
   start?: string;
+  /** Totals over the whole run: cost, savings against a static cluster, GPU hours, pod waits. */
   summary: SimulationSummary;
+  /** Every event in time order (pod and NodeClaim lifecycle steps). */
   timeline: TimelineEntry[];
+  /** Non-fatal findings about the input or the trace. */
   warnings: Warning[];
 }
 
@@ -742,23 +937,41 @@ export interface SimulationFailure {
   status: 'failure';
 }
 
+/** The run's totals (`summary` of a Simulation). */
 export interface SimulationSummary {
+  /** What every NodeClaim cost over its lifetime, in US dollars. */
   costUsd: number;
+  /** Nodes disrupted, in total and per reason (`empty`, `underutilized`, `expired`, `interrupted`). */
   disruptions: Disruptions;
+  /** Simulated time from 0 to the end of the run, in seconds. */
   durationSeconds: number;
+  /** USD spent on initialized nodes with no pods (waiting for `consolidateAfter`, a budget, or never used). */
   emptyNodeCostUsd: number;
+  /** Seconds nodes spent initialized and empty, summed over nodes. */
   emptyNodeSeconds: number;
+  /** Σ node GPUs × node lifetime, in hours: the GPU time paid for. */
   gpuHoursPaid: number;
+  /** Σ pod GPU requests × pod running time, in hours: the GPU time pods used. */
   gpuHoursUsed: number;
+  /** `gpuHoursUsed ÷ gpuHoursPaid` (0 when nothing was paid). */
   gpuUtilization: number;
+  /** NodeClaims launched, in total and per NodePool. */
   launches: Launches;
+  /** Nodes still running when the simulation ended. */
   nodesAliveAtEnd: number;
+  /** Nearest-rank percentiles of the time pods waited before they started (pods that started at least once). */
   pendingSeconds: Percentiles;
+  /** Pods by final state. */
   pods: PodCounts;
+  /** `100 × (static − actual) / static`. */
   savingsPercent: number;
+  /** `staticCostUsd − costUsd`: what autoscaling saved against the static cluster. */
   savingsUsd: number;
+  /** The static cluster's node mix, per NodePool, instance type and capacity type. */
   staticCluster: StaticNodes[];
+  /** What the static cluster (nodes alive at each pool's on-demand peak, kept all run) would cost, USD. */
   staticCostUsd: number;
+  /** Seconds of pod run time lost to evictions and interruptions (restarted from zero). */
   workLostSeconds: number;
 }
 
@@ -771,20 +984,29 @@ export interface Skipped {
   source?: string;
 }
 
+/** One group of the static cluster: nodes of one type a pool had at its on-demand peak. */
 export interface StaticNodes {
+  /** Capacity type of the nodes at the peak (priced on-demand in the comparison). */
   capacityType: CapacityType;
+  /** How many such nodes the pool had at its peak. */
   count: number;
+  /** The nodes' instance type. */
   instanceType: string;
+  /** The NodePool the nodes belong to. */
   nodePool: string;
+  /** On-demand $/h of one such node. */
   pricePerHourUsd: number;
 }
 
+/** How big the optimised problem was and how the solver ended. */
 export interface Stats {
   /** Every maximal packing pattern was listed (the integer program is the whole problem). */
   exhaustive: boolean;
+  /** Groups of identical pods (same requests and constraints) the pods fall into. */
   groups: number;
   /** Offerings (NodePool, type, capacity type, zone) left after dominance. */
   offerings: number;
+  /** Node packing patterns (instance class and pods per group) given to the integer program. */
   patterns: number;
   /** Pods optimised, grouped into this many groups of identical pods. */
   pods: number;
@@ -805,21 +1027,32 @@ export interface Tie {
   nodes: string[];
 }
 
+/** One event of the run. */
 export interface TimelineEntry {
+  /** Free text for people, e.g. the launched offering and its price. */
   detail?: string;
+  /** What happened, e.g. `pod-bound`, `nodeclaim-launched`, `nodeclaim-terminated`. */
   event: TimelineEvent;
+  /** The node involved, when the event has one (e.g. the node a pod is bound to). */
   node?: string;
+  /** The pod (`namespace/name`) or NodeClaim the event is about. */
   object: string;
+  /** A reason code: the disruption reason on evictions and terminations, the summary code on `pod-unschedulable`. */
   reason?: string;
+  /** The same instant in RFC 3339, when the trace gave a start. */
   time?: string;
+  /** Simulated second of the event. */
   timeSeconds: number;
 }
 
 /** What happened at a timeline entry. */
 export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated';
 
+/** What one instance type means for the pod: launched, a fallback option, or rejected. */
 export interface TypeExplanation {
+  /** The instance type asked about, e.g. `g5.xlarge`. */
   instanceType: string;
+  /** Why, one line per check (requirements, offerings, resources, price filter). */
   reasons: string[];
   /** `launched`, `option` (allowed but not the cheapest) or `rejected`. */
   verdict: TypeVerdict;
@@ -828,6 +1061,7 @@ export interface TypeExplanation {
 /** What an explained instance type is to the plan. */
 export type TypeVerdict = 'launched' | 'option' | 'rejected';
 
+/** A pending pod that stays pending, and why per NodePool. */
 export interface Unschedulable {
   /** The most telling reason code over all NodePools (FORMAT §7.1). */
   code: ReasonCode;
@@ -836,7 +1070,9 @@ export interface Unschedulable {
    * when there is none).
    */
   hints?: Hint[];
+  /** The pod, as `namespace/name`. */
   pod: string;
+  /** Every reason the pod fits nowhere, one per NodePool (and one for existing nodes). */
   reasons: Reason[];
 }
 
@@ -853,21 +1089,34 @@ export interface ValidationFailure {
   status: 'failure';
 }
 
+/** The answer of `validate` when the input is valid: what was loaded. */
 export interface ValidationReport {
+  /** The NodePools found, by name. */
   nodePools: string[];
+  /** How many YAML/JSON documents (objects) the inputs held. */
   objects: number;
+  /** How many pods (and workload-expanded pods) the model holds. */
   pods: number;
+  /** Objects recognised but not modelled (kind/name and why). */
   skipped: Skipped[];
 }
 
+/** One candidate (node or NodePool) and whether it takes the pod. */
 export interface Verdict {
+  /** The node or NodePool name. */
   name: string;
+  /** True when the candidate can take the pod. */
   ok: boolean;
+  /** Why it can or cannot, for people. */
   reason: string;
 }
 
+/** A non-fatal finding about the input. */
 export interface Warning {
+  /** Stable warning code, kebab-case. */
   code: string;
+  /** The finding for people. */
   message: string;
+  /** The object it is about, e.g. `NodePool/default`; absent when it is about the whole input. */
   object?: string;
 }

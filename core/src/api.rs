@@ -13,40 +13,56 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Plan {
+    /// New NodeClaims the provisioner launches for the pending pods, in creation order.
     pub node_claims: Vec<NodeClaimOut>,
+    /// Nodes already in the cluster and the pending pods this pass binds to them.
     pub existing_nodes: Vec<ExistingNodeOut>,
+    /// Pending pods no NodePool and no existing node can take, with the reason per NodePool.
     pub unschedulable: Vec<UnschedulableOut>,
+    /// Every NodePool with its weight, NodeClaims launched and limits after this plan.
     pub node_pools: Vec<NodePoolOut>,
+    /// $/h of all new NodeClaims, each at the price of its chosen offering.
     pub total_price_per_hour: f64,
     /// `totalPricePerHour` × 730 h, to the cent (computed once, in `figures`).
     pub total_price_per_month: f64,
     /// The plan in one line, as the CLI prints it first (computed once, in `figures`).
     pub summary: String,
+    /// Objects the loader recognised but does not model (kind/name and why).
     pub skipped: Vec<Skipped>,
+    /// Non-fatal findings about the input (unsupported fields, defaults assumed).
     pub warnings: Vec<Warning>,
 }
 
+/// One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeClaimOut {
     /// `<nodepool>-<n>`, numbered per NodePool in creation order.
     pub name: String,
+    /// The NodePool the NodeClaim is created from.
     pub node_pool: String,
+    /// The instance type nodecast expects EC2 to launch (the cheapest option); absent when none fits.
     pub instance_type: Option<String>,
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
+    /// `on-demand`, `spot` or `reserved`: the offering's capacity type.
     pub capacity_type: Option<String>,
+    /// The availability zone of the chosen offering.
     pub zone: Option<String>,
+    /// $/h of the chosen offering (the catalog's price for type, zone and capacity type).
     pub price_per_hour: Option<f64>,
     /// Cheapest first, as Karpenter writes them on the NodeClaim (at most 600). Shared by
     /// the NodeClaims with the same list (`Arc`: serialised as the list itself).
     pub instance_type_options: Arc<Vec<String>>,
+    /// Pending pods bound to this NodeClaim, as `namespace/name`.
     pub pods: Vec<String>,
+    /// DaemonSet pods the node will also run, as `namespace/name`; their requests count in `requests`.
     pub daemon_sets: Vec<String>,
     /// Pods + daemons on the launched type. This and the next two are shared by the
     /// NodeClaims with the same values (`Arc`: serialised as the map itself); with many
     /// NodeClaims of few shapes, rendering each quantity once was a third of `plan::render`.
     pub requests: Arc<IndexMap<String, String>>,
+    /// What the launched type offers to pods: capacity minus kube/system reserved and eviction threshold.
     pub allocatable: Arc<IndexMap<String, String>>,
     /// requests / allocatable per resource, 0..1.
     pub utilization: Arc<IndexMap<String, f64>>,
@@ -83,25 +99,33 @@ pub struct DomainTieOut {
     pub message: String,
 }
 
+/// A node already in the cluster and the pending pods this plan binds to it.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExistingNodeOut {
+    /// The Node's name.
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The NodePool that owns the node (its `karpenter.sh/nodepool` label); absent for unmanaged nodes.
     pub node_pool: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The node's `node.kubernetes.io/instance-type` label, when it has one.
     pub instance_type: Option<String>,
+    /// Pending pods this plan binds to the node, as `namespace/name`.
     pub pods: Vec<String>,
 }
 
+/// A pending pod that stays pending, and why per NodePool.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnschedulableOut {
+    /// The pod, as `namespace/name`.
     pub pod: String,
     /// The most telling reason code over all NodePools (FORMAT §7.1).
     pub code: ReasonCode,
+    /// Every reason the pod fits nowhere, one per NodePool (and one for existing nodes).
     pub reasons: Vec<Reason>,
     /// Checked fix hints, one per NodePool reason nodecast could find a change for (absent
     /// when there is none).
@@ -117,6 +141,7 @@ pub struct Hint {
     /// The reason code the change answers (`taint-not-tolerated`, `limit-exceeded`,
     /// `requirement-conflict`).
     pub code: ReasonCode,
+    /// The NodePool the change is for.
     pub node_pool: String,
     /// The change, in the manifest's words.
     pub change: String,
@@ -127,42 +152,58 @@ pub struct Hint {
     pub check: String,
 }
 
+/// One reason a pod does not fit a NodePool or a node cannot be disrupted.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reason {
+    /// The reason code (FORMAT §7), stable across releases.
     pub code: ReasonCode,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The NodePool the reason is about; absent when it is not about one.
     pub node_pool: Option<String>,
+    /// The reason for people, naming the objects and values involved.
     pub message: String,
 }
 
+/// A NodePool as this plan leaves it.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodePoolOut {
+    /// The NodePool's name.
     pub name: String,
+    /// `spec.weight`: Karpenter tries NodePools with higher weight first (default 0).
     pub weight: i32,
+    /// How many NodeClaims this plan launches from the pool.
     pub new_node_claims: usize,
     /// Per limited resource: limit, used (existing nodes + launched NodeClaims), remaining.
     pub limits: IndexMap<String, LimitOut>,
 }
 
+/// One of a NodePool's `spec.limits`, as Kubernetes quantities.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LimitOut {
+    /// The limit as written in `spec.limits`.
     pub limit: String,
+    /// Capacity the pool already has: existing nodes plus the NodeClaims this plan launches.
     pub used: String,
+    /// `limit − used`: what the pool may still launch before the limit stops it.
     pub remaining: String,
 }
 
+/// A non-fatal finding about the input.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Warning {
+    /// Stable warning code, kebab-case.
     pub code: String,
+    /// The finding for people.
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The object it is about, e.g. `NodePool/default`; absent when it is about the whole input.
     pub object: Option<String>,
 }
 
@@ -208,11 +249,14 @@ pub struct Decision {
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
     /// `replace 1 node (a) with 1 spot node from [g4dn.xlarge, ...]`.
     pub command: String,
+    /// The nodes the command removes, by name.
     pub disrupted_nodes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The node a `replace` launches; absent for `none` and `delete`.
     pub replacement: Option<Replacement>,
     /// $/h of the managed nodes before and after the command.
     pub price_per_hour_before: f64,
+    /// $/h of the managed nodes once the command has run.
     pub price_per_hour_after: f64,
     /// (before − after) × 730 h, to the cent (computed once, in `figures`).
     pub savings_per_month: f64,
@@ -224,9 +268,13 @@ pub struct Decision {
     /// Where Karpenter's own pick is not determined: candidates that tie on its sort key
     /// (price ÷ disruption cost) are ordered arbitrarily, so it may pick others than nodecast.
     pub ties: Vec<TieOut>,
+    /// Every candidate node with its verdict: disrupted, or the reasons it stays.
     pub nodes: Vec<NodeVerdict>,
+    /// Disruption budgets per NodePool at `now`.
     pub node_pools: Vec<PoolBudgetOut>,
+    /// Objects the loader recognised but does not model (kind/name and why).
     pub skipped: Vec<Skipped>,
+    /// Non-fatal findings about the input (unsupported fields, defaults assumed).
     pub warnings: Vec<Warning>,
 }
 
@@ -272,14 +320,20 @@ impl PartialEq<&str> for Action {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {
+    /// The NodePool the replacement is created from.
     pub node_pool: String,
+    /// The instance type nodecast expects EC2 to launch (the cheapest option).
     pub instance_type: Option<String>,
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
+    /// `on-demand`, `spot` or `reserved`: the offering's capacity type.
     pub capacity_type: Option<String>,
+    /// The availability zone of the chosen offering.
     pub zone: Option<String>,
+    /// $/h of the chosen offering.
     pub price_per_hour: Option<f64>,
     /// Options that survive the price filter, cheapest first.
     pub instance_type_options: Vec<String>,
+    /// Pods moved onto the replacement, as `namespace/name`.
     pub pods: Vec<String>,
     /// The chosen launch as indices into the model (not on the wire): the simulator launches it
     /// without looking the pool, type, zone and capacity type up by name again.
@@ -297,21 +351,29 @@ pub struct ChosenLaunch {
     pub launch: crate::scheduling::launch::Launch,
 }
 
+/// One node's verdict in a disruption decision.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeVerdict {
+    /// The Node's name.
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The NodePool that owns the node; absent for unmanaged nodes.
     pub node_pool: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The node's instance type label, when it has one.
     pub instance_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
+    /// `on-demand`, `spot` or `reserved` (the node's `karpenter.sh/capacity-type` label).
     pub capacity_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// $/h of the node's offering in the catalog, when known.
     pub price_per_hour: Option<f64>,
+    /// How many reschedulable pods run on the node (DaemonSet pods excluded).
     pub pods: usize,
+    /// True when the command removes this node.
     pub disrupted: bool,
     /// Why the node stays (FORMAT §7.2 codes), first the one that decided.
     pub reasons: Vec<Reason>,
@@ -326,6 +388,7 @@ pub struct NodeVerdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalancedScore {
+    /// The Balanced NodePool scored.
     pub node_pool: String,
     /// `delete`, `replace`, or `delete (best case)` for the pre-check before simulating.
     #[serde(rename = "move")]
@@ -335,14 +398,18 @@ pub struct BalancedScore {
     pub score: f64,
     /// 1 / k: the move passes when score ≥ threshold.
     pub threshold: f64,
+    /// Balanced's constant k (2 in Karpenter v1.15.0); the threshold is 1 / k.
     pub k: i32,
+    /// True when score ≥ threshold, so Karpenter allows the move for this pool.
     pub approved: bool,
     /// $/h this pool saves: the removed nodes' price minus the replacement's cheapest offering,
     /// split by price share when the move spans pools.
     pub savings_per_hour: f64,
     /// Summed reschedule disruption cost of the pool's removed nodes.
     pub disruption_cost: f64,
+    /// `savingsPerHour ÷ poolCostPerHour`.
     pub savings_fraction: f64,
+    /// `disruptionCost ÷ poolDisruptionCost`.
     pub disruption_fraction: f64,
     /// The pool's hourly cost the savings are divided by.
     pub pool_cost_per_hour: f64,
@@ -365,11 +432,14 @@ pub struct TieOut {
     pub message: String,
 }
 
+/// A NodePool's disruption budgets at the decision's clock.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PoolBudgetOut {
+    /// The NodePool's name.
     pub name: String,
+    /// Nodes the pool owns (the base the budget percentages apply to).
     pub nodes: usize,
     /// Disruptions allowed now per reason (after subtracting nodes already disrupting); absent
     /// = unlimited.

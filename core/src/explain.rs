@@ -11,13 +11,18 @@ use crate::scheduling::{self, existing, it_labels_compatible, launch, offering_c
 use crate::taints::first_untolerated;
 use serde::Serialize;
 
+/// The answer of `validate` when the input is valid: what was loaded.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationReport {
+    /// How many YAML/JSON documents (objects) the inputs held.
     pub objects: usize,
+    /// The NodePools found, by name.
     pub node_pools: Vec<String>,
+    /// How many pods (and workload-expanded pods) the model holds.
     pub pods: usize,
+    /// Objects recognised but not modelled (kind/name and why).
     pub skipped: Vec<crate::model::Skipped>,
 }
 
@@ -50,15 +55,19 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
     Err(errors)
 }
 
+/// The answer of `explain`: whichever of pod, instance type and node the request asked about.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Explanation {
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Where one provisioning pass puts the asked pod, and why not elsewhere.
     pub pod: Option<PodExplanation>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the asked instance type is launched, an option, or rejected for the pod.
     pub instance_type: Option<TypeExplanation>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why the asked node is or is not disrupted now.
     pub node: Option<NodeExplanation>,
 }
 
@@ -67,26 +76,33 @@ pub struct Explanation {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeExplanation {
+    /// The node's verdict, as in the `consolidate` answer's `nodes`.
     pub node: NodeVerdict,
     /// The command Karpenter would execute now, for context.
     pub command: String,
+    /// The node's verdict in one line for people.
     pub summary: String,
     /// The answer's ties that name this node: Karpenter may pick it, or others, instead.
     pub ties: Vec<crate::api::TieOut>,
 }
 
+/// Why a pod goes where one provisioning pass puts it.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodExplanation {
+    /// The pod, as `namespace/name`.
     pub pod: String,
     /// `existing-node`, `new-node-claim` or `unschedulable`.
     #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodOutcome"))]
     pub outcome: String,
+    /// Where it goes, in one line for people.
     pub summary: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The existing node it binds to, when the outcome is `existing-node`.
     pub node: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The NodeClaim launched for it, when the outcome is `new-node-claim`.
     pub node_claim: Option<NodeClaimOut>,
     /// Preference relaxation steps that were needed.
     pub relaxations: Vec<String>,
@@ -96,25 +112,33 @@ pub struct PodExplanation {
     /// Each NodePool in the order Karpenter tries them.
     pub node_pools: Vec<Verdict>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why it stays pending, when the outcome is `unschedulable`.
     pub unschedulable: Option<UnschedulableOut>,
 }
 
+/// One candidate (node or NodePool) and whether it takes the pod.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
+    /// The node or NodePool name.
     pub name: String,
+    /// True when the candidate can take the pod.
     pub ok: bool,
+    /// Why it can or cannot, for people.
     pub reason: String,
 }
 
+/// What one instance type means for the pod: launched, a fallback option, or rejected.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeExplanation {
+    /// The instance type asked about, e.g. `g5.xlarge`.
     pub instance_type: String,
     /// `launched`, `option` (allowed but not the cheapest) or `rejected`.
     #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TypeVerdict"))]
     pub verdict: String,
+    /// Why, one line per check (requirements, offerings, resources, price filter).
     pub reasons: Vec<String>,
 }
 

@@ -5,7 +5,7 @@
 //! did (`verified` true only when the pod then schedules).
 //!
 //! Work is bounded: one re-plan per distinct (pod spec, change) — replicas of one workload share
-//! their spec and so their hints — and at most [`MAX_REPLANS`] re-plans per answer; reasons past
+//! their spec and so their hints — and at most [`MAX_REPLANS`](crate::hints::MAX_REPLANS) re-plans per answer; reasons past
 //! that budget get no hint rather than an unchecked one.
 
 use crate::api::{Hint, UnschedulableOut};

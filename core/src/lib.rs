@@ -71,11 +71,12 @@
 //! Modules marked hidden in these docs are the engine's inside (used by the project's own
 //! benches, conformance runner and fuzzers); their shape is not a stable API.
 
+#![warn(missing_docs)]
+
 pub mod advise;
 pub mod api;
 #[doc(hidden)]
 pub mod catalog;
-#[warn(missing_docs)]
 mod cluster;
 #[doc(hidden)]
 pub mod cron;
@@ -83,7 +84,6 @@ pub mod cron;
 pub mod diagnostics;
 #[doc(hidden)]
 pub mod disruption;
-#[warn(missing_docs)]
 pub mod error;
 pub mod explain;
 /// Figures a user reads (monthly cost, accelerators, summary lines), computed once.
@@ -97,12 +97,10 @@ pub mod hints;
 #[doc(hidden)]
 pub mod golang;
 pub mod interrupt;
-#[warn(missing_docs)]
 pub mod json;
 #[doc(hidden)]
 pub mod labels;
 #[doc(hidden)]
-#[warn(missing_docs)]
 pub mod load;
 #[doc(hidden)]
 pub mod lower;
@@ -117,7 +115,6 @@ pub mod price;
 pub mod provision;
 #[doc(hidden)]
 pub mod quantity;
-#[warn(missing_docs)]
 pub mod reason;
 pub mod query;
 #[doc(hidden)]

@@ -10,6 +10,7 @@ use crate::resources::{CPU, MEMORY};
 use crate::scheduling::{it_labels_compatible, offering_compatible};
 use serde::{Deserialize, Serialize};
 
+/// The question of `catalog`: which instance types of the catalog match.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -23,37 +24,54 @@ pub struct CatalogQuery {
     pub limit: usize,
 }
 
+/// One instance type of the catalog, as `catalog` lists it.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogRow {
+    /// The instance type, e.g. `m5.large`.
     pub name: String,
+    /// vCPUs of the machine (capacity, a Kubernetes quantity).
     pub vcpu: String,
+    /// Memory of the machine (`instance-memory` label in Mi, else capacity).
     pub memory: String,
+    /// `kubernetes.io/arch`: `amd64` or `arm64`.
     pub arch: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The GPU model (`karpenter.k8s.aws/instance-gpu-name`), when it has GPUs.
     pub gpu_name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// GPUs on the machine (`karpenter.k8s.aws/instance-gpu-count`).
     pub gpu_count: Option<String>,
     /// Per GPU, MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_memory_mib: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The accelerator model, e.g. `inferentia2` (`karpenter.k8s.aws/instance-accelerator-name`).
     pub accelerator_name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Accelerators on the machine (`karpenter.k8s.aws/instance-accelerator-count`).
     pub accelerator_count: Option<String>,
+    /// CPU pods can request: capacity minus reserved and overhead.
     pub allocatable_cpu: String,
+    /// Memory pods can request: capacity minus reserved, overhead and eviction threshold.
     pub allocatable_memory: String,
+    /// The catalog's on-demand $/h for the type; rows are sorted by it, cheapest first.
     pub on_demand_price_per_hour: f64,
+    /// The cheapest spot $/h over the zones; absent when the type has no spot offering.
     pub spot_price_per_hour: Option<f64>,
 }
 
+/// The answer of `catalog`: the matching instance types, cheapest on-demand first.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CatalogAnswer {
+    /// Which catalog was searched (the embedded AWS region or a custom one).
     pub source: String,
+    /// How many rows `instanceTypes` holds (after `limit`).
     pub count: usize,
+    /// The matching instance types.
     pub instance_types: Vec<CatalogRow>,
 }
 

@@ -1,14 +1,14 @@
 //! `advise`: NodePool edits that make Karpenter itself cheaper.
 //!
 //! Users cannot replace Karpenter's first-fit packing, but they can change its inputs. Starting
-//! from the gap `optimize` measures, [`candidates`] lists the edits a platform engineer would
+//! from the gap `optimize` measures, `candidates` lists the edits a platform engineer would
 //! try on the NodePool documents (bounds on GPU count / vCPU, excluded sizes, families and
 //! types, generations, spot, weights); each is applied to the decoded documents, the cluster is
 //! loaded again (the same validation as the user's files) and planned by the same engine that
 //! predicts Karpenter. Only edits whose plan is strictly cheaper and leaves no further pod
 //! pending are answered, best first; the two best are also tried together.
 
-pub mod candidates;
+pub(crate) mod candidates;
 mod diff;
 #[cfg(test)]
 mod tests;
@@ -44,7 +44,7 @@ pub struct AdviseSettings {
 
 /// One change to the input documents.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Change {
+pub(crate) enum Change {
     /// Put `value` at `path` of document `doc` (the sweep's field-path edits).
     Set { doc: usize, path: FieldPath, value: Value },
     /// Add a requirement to NodePool `doc`, replacing one with the same key and operator.
@@ -95,26 +95,32 @@ pub struct Advice {
     pub karpenter_price_per_hour: f64,
     /// $/h of `optimize`'s cheapest NodeClaims for the same pods, and its certificate.
     pub optimum_price_per_hour: f64,
+    /// `optimal`, or `within x % of optimal`: how far `optimumPricePerHour` may be above the true optimum.
     pub optimum_certificate: String,
     /// Karpenter − optimum, $/h (what the edits try to recover).
     pub gap_per_hour: f64,
     /// The verified edits, most saving first (at most `top`).
     pub advice: Vec<Advised>,
+    /// How many edits were generated, verified and sorted into each outcome.
     pub stats: AdviseStats,
     /// What advise does not search, and what `optimize` did not optimise.
     pub notes: Vec<String>,
+    /// Non-fatal findings about the input.
     pub warnings: Vec<Warning>,
 }
 
+/// One verified NodePool edit that makes Karpenter's plan cheaper.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Advised {
+    /// Position in the answer, 1 = most saving.
     pub rank: usize,
     /// `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
     /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
     /// `combined`.
     pub kind: String,
+    /// The edit in one line for people, e.g. which families it excludes.
     pub title: String,
     /// The field edits, per NodePool.
     pub edits: Vec<EditOut>,
@@ -122,7 +128,9 @@ pub struct Advised {
     pub diff: String,
     /// Karpenter's plan with the edit applied.
     pub plan: PlanSummary,
+    /// $/h the edited plan saves against Karpenter's plan for the inputs as given.
     pub savings_per_hour: f64,
+    /// `savingsPerHour` × 730 h, to the cent.
     pub savings_per_month: f64,
     /// Share of the gap to the optimum this edit recovers, percent (absent when there is no
     /// gap; above 100 when the edit opens offerings the optimum could not use, such as spot).
@@ -132,12 +140,16 @@ pub struct Advised {
     pub also_changes: Vec<String>,
 }
 
+/// One field edit of a NodePool manifest.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditOut {
+    /// The NodePool edited.
     pub node_pool: String,
+    /// The field path in the manifest, e.g. `spec.template.spec.requirements`.
     pub path: String,
+    /// The new value at that path (for requirements: the requirement added or replaced).
     pub value: Value,
 }
 
@@ -146,13 +158,17 @@ pub struct EditOut {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanSummary {
+    /// $/h of the plan's NodeClaims.
     pub price_per_hour: f64,
+    /// How many NodeClaims the plan launches.
     pub node_claims: usize,
     /// `count × type capacity-type (NodePool)`, most first.
     pub launches: Vec<String>,
+    /// Pods the plan leaves pending.
     pub unschedulable: usize,
 }
 
+/// How much `advise` searched and what became of each edit.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,7 +10,7 @@
 
 mod check;
 pub mod gen;
-pub mod instance;
+pub(crate) mod instance;
 mod output;
 pub mod solve;
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub struct Node {
 /// Hours in the month the answers price (as `plan` and `consolidate` do).
 pub use crate::figures::HOURS_PER_MONTH;
 
+/// The answer of `optimize`: Karpenter's plan next to the cheapest packing of the same pods, with a bound that certifies how close it is.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -33,6 +34,7 @@ pub struct Optimization {
     pub certificate: String,
     /// (optimum − bound) / optimum, in percent (0 when proven optimal).
     pub gap_percent: f64,
+    /// `karpenterPricePerHour − optimumPricePerHour`: what the optimum saves, $/h.
     pub savings_per_hour: f64,
     /// Savings × 730 h.
     pub savings_per_month: f64,
@@ -48,45 +50,61 @@ pub struct Optimization {
     pub unschedulable: Vec<String>,
     /// Constraints the optimiser does not optimise for, and what it does with them instead.
     pub not_optimised: Vec<String>,
+    /// Size of the problem solved and how the solver ended.
     pub stats: Stats,
+    /// Non-fatal findings about the input.
     pub warnings: Vec<Warning>,
 }
 
+/// One NodeClaim of the optimum or of Karpenter's plan.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OptimizedClaim {
+    /// The NodeClaim's name, `<nodepool>-<n>`.
     pub name: String,
+    /// The NodePool it is launched from.
     pub node_pool: String,
+    /// The instance type launched.
     pub instance_type: String,
     #[cfg_attr(feature = "schema", schemars(with = "crate::reason::CapacityType"))]
+    /// `on-demand`, `spot` or `reserved`.
     pub capacity_type: String,
+    /// The availability zone.
     pub zone: String,
+    /// $/h of the offering.
     pub price_per_hour: f64,
+    /// The pods it takes, as `namespace/name`.
     pub pods: Vec<String>,
     /// Karpenter's NodeClaim, kept as it is (its pods carry constraints not optimised).
     pub kept: bool,
 }
 
+/// A pod placed differently by Karpenter and by the optimum.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodMove {
+    /// The pod, as `namespace/name`.
     pub pod: String,
     /// `nodeclaim-name (pool, type, capacity type, zone)` on each side.
     pub karpenter: String,
+    /// Where the optimum puts it, in the same form as `karpenter`.
     pub optimum: String,
 }
 
+/// How big the optimised problem was and how the solver ended.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
     /// Pods optimised, grouped into this many groups of identical pods.
     pub pods: usize,
+    /// Groups of identical pods (same requests and constraints) the pods fall into.
     pub groups: usize,
     /// Offerings (NodePool, type, capacity type, zone) left after dominance.
     pub offerings: usize,
+    /// Node packing patterns (instance class and pods per group) given to the integer program.
     pub patterns: usize,
     /// Every maximal packing pattern was listed (the integer program is the whole problem).
     pub exhaustive: bool,

@@ -13,7 +13,9 @@ use good_lp::{constraint, variable, Constraint, Expression, ProblemVariables, Re
 /// A node's contents: a class and a count per group.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pattern {
+    /// Index of the instance class (NodePool, type, capacity type, zone) the node is.
     pub class: usize,
+    /// Pods of each group on the node, indexed like the instance's groups.
     pub counts: Vec<u32>,
 }
 
@@ -32,15 +34,19 @@ pub struct Budget {
     pub seconds: f64,
 }
 
+/// What the solver found: the nodes to launch, their cost and how good the answer is proven to be.
 pub struct Outcome {
     /// (pattern, how many nodes of it).
     pub chosen: Vec<(Pattern, u32)>,
+    /// $/h of `chosen`.
     pub cost: f64,
+    /// No packing costs less, $/h: the LP relaxation's bound (the cost itself when proven).
     pub lower_bound: f64,
     /// Every pattern was listed and the integer solver proved its optimum.
     pub proven: bool,
     /// The integer solver stopped at the time limit.
     pub timed_out: bool,
+    /// How many patterns the integer program chose among.
     pub patterns: usize,
 }
 
@@ -295,6 +301,7 @@ pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
     out
 }
 
+/// True when `counts` pods of each group fit one node of `class` in every resource dimension.
 pub fn fits(inst: &Instance, class: &Class, counts: &[u32]) -> bool {
     (0..inst.dims).all(|r| {
         let used: i128 = counts.iter().enumerate().map(|(g, &n)| inst.groups[g].requests[r] as i128 * n as i128).sum();

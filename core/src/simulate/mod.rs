@@ -9,12 +9,12 @@ mod engine;
 mod metrics;
 mod nodes;
 mod render;
-pub mod rng;
+pub(crate) mod rng;
 pub mod settings;
 mod sim;
 mod state;
 mod summary;
-pub mod trace;
+pub(crate) mod trace;
 mod workloads;
 
 use crate::api::Warning;
@@ -33,7 +33,9 @@ pub use settings::{SecondsRange, SimSettings};
 #[serde(deny_unknown_fields)]
 pub struct TraceInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The trace's file name, quoted in error locations and used to guess its format.
     pub name: Option<String>,
+    /// The trace itself: YAML, JSON or CSV events (docs/simulate.md).
     pub text: String,
     /// `auto` (default), `yaml`, `json` or `csv`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,14 +50,23 @@ pub struct Simulation {
     /// RFC 3339 start, when the trace gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// The seed every random draw derives from; the same seed replays the same run.
     pub seed: u64,
+    /// Every setting as resolved (defaults filled in), so a run can be reproduced from the answer.
     pub settings: SimSettings,
+    /// Totals over the whole run: cost, savings against a static cluster, GPU hours, pod waits.
     pub summary: Summary,
+    /// Every NodeClaim the run launched, with its lifecycle times and cost.
     pub nodes: Vec<NodeOut>,
+    /// Every pod the trace submitted, with its waits, run time and outcome.
     pub pods: Vec<PodOut>,
+    /// Every event in time order (pod and NodeClaim lifecycle steps).
     pub timeline: Vec<TimelineEntry>,
+    /// Karpenter's metrics sampled at a fixed interval.
     pub series: Series,
+    /// Non-fatal findings about the input or the trace.
     pub warnings: Vec<Warning>,
+    /// Objects the loader recognised but does not model (kind/name and why).
     pub skipped: Vec<Skipped>,
     /// Unix seconds of time 0 (the trace start or the default origin); used by the Prometheus
     /// renderer for sample timestamps.
@@ -63,151 +74,237 @@ pub struct Simulation {
     pub origin: i64,
 }
 
+/// The run's totals (`summary` of a Simulation).
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Summary {
+    /// Simulated time from 0 to the end of the run, in seconds.
     pub duration_seconds: i64,
+    /// What every NodeClaim cost over its lifetime, in US dollars.
     pub cost_usd: f64,
+    /// What the static cluster (nodes alive at each pool's on-demand peak, kept all run) would cost, USD.
     pub static_cost_usd: f64,
+    /// `staticCostUsd − costUsd`: what autoscaling saved against the static cluster.
     pub savings_usd: f64,
+    /// `100 × (static − actual) / static`.
     pub savings_percent: f64,
+    /// The static cluster's node mix, per NodePool, instance type and capacity type.
     pub static_cluster: Vec<StaticNodes>,
+    /// Σ node GPUs × node lifetime, in hours: the GPU time paid for.
     pub gpu_hours_paid: f64,
+    /// Σ pod GPU requests × pod running time, in hours: the GPU time pods used.
     pub gpu_hours_used: f64,
+    /// `gpuHoursUsed ÷ gpuHoursPaid` (0 when nothing was paid).
     pub gpu_utilization: f64,
+    /// USD spent on initialized nodes with no pods (waiting for `consolidateAfter`, a budget, or never used).
     pub empty_node_cost_usd: f64,
+    /// Seconds nodes spent initialized and empty, summed over nodes.
     pub empty_node_seconds: i64,
+    /// Nearest-rank percentiles of the time pods waited before they started (pods that started at least once).
     pub pending_seconds: Percentiles,
+    /// Seconds of pod run time lost to evictions and interruptions (restarted from zero).
     pub work_lost_seconds: i64,
+    /// Pods by final state.
     pub pods: PodCounts,
+    /// NodeClaims launched, in total and per NodePool.
     pub launches: Launches,
+    /// Nodes disrupted, in total and per reason (`empty`, `underutilized`, `expired`, `interrupted`).
     pub disruptions: Disruptions,
+    /// Nodes still running when the simulation ended.
     pub nodes_alive_at_end: usize,
 }
 
+/// One group of the static cluster: nodes of one type a pool had at its on-demand peak.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StaticNodes {
+    /// The NodePool the nodes belong to.
     pub node_pool: String,
+    /// The nodes' instance type.
     pub instance_type: String,
     #[cfg_attr(feature = "schema", schemars(with = "crate::reason::CapacityType"))]
+    /// Capacity type of the nodes at the peak (priced on-demand in the comparison).
     pub capacity_type: String,
+    /// How many such nodes the pool had at its peak.
     pub count: usize,
+    /// On-demand $/h of one such node.
     pub price_per_hour_usd: f64,
 }
 
+/// p50, p95 and maximum of a duration in seconds (nearest rank).
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Percentiles {
+    /// Median, in seconds.
     pub p50: i64,
+    /// 95th percentile, in seconds.
     pub p95: i64,
+    /// Largest value, in seconds.
     pub max: i64,
 }
 
+/// How many pods ended the run in each state.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PodCounts {
+    /// Pods the trace submitted.
     pub submitted: usize,
+    /// Pods whose run time completed.
     pub finished: usize,
+    /// Pods still running at the end.
     pub running: usize,
+    /// Pods still pending at the end.
     pub pending: usize,
+    /// Pods the trace deleted (a scale-down or delete event) before they finished.
     pub deleted: usize,
 }
 
+/// NodeClaims launched during the run.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Launches {
+    /// All NodeClaims launched.
     pub total: usize,
+    /// NodeClaims launched per NodePool name.
     pub by_node_pool: IndexMap<String, usize>,
 }
 
+/// Nodes disrupted during the run.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Disruptions {
+    /// All nodes disrupted.
     pub total: usize,
+    /// Nodes disrupted per reason: `empty`, `underutilized`, `expired`, `interrupted`.
     pub by_reason: IndexMap<String, usize>,
 }
 
+/// One NodeClaim of the run, its lifecycle and what it cost.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NodeOut {
+    /// The NodeClaim's name, `<nodepool>-<n>` as in a plan.
     pub name: String,
+    /// The NodePool it was launched from.
     pub node_pool: Option<String>,
+    /// The instance type launched.
     pub instance_type: Option<String>,
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
+    /// `on-demand`, `spot` or `reserved`.
     pub capacity_type: Option<String>,
+    /// The availability zone launched in.
     pub zone: Option<String>,
+    /// $/h of the launched offering.
     pub price_per_hour_usd: f64,
+    /// GPUs the node has (its capacity of the GPU resources, e.g. `nvidia.com/gpu`).
     pub gpus: i64,
+    /// Simulated second the NodeClaim was created.
     pub launched_seconds: i64,
+    /// Second the Node registered with the cluster (absent if it never did).
     pub registered_seconds: Option<i64>,
+    /// Second the node became initialized and could run pods (absent if it never did).
     pub initialized_seconds: Option<i64>,
+    /// Second the node was terminated; absent when it was alive at the end.
     pub terminated_seconds: Option<i64>,
+    /// Seconds from launch to termination (or to the end of the run).
     pub lifetime_seconds: i64,
+    /// `pricePerHourUsd × lifetime`, in USD.
     pub cost_usd: f64,
+    /// USD the node cost while initialized with no pods.
     pub empty_cost_usd: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::vocab::TerminationReason>"))]
+    /// Why the node was terminated: `empty`, `underutilized`, `expired` or `interrupted`; absent when alive at the end.
     pub termination_reason: Option<String>,
+    /// How many pods ever ran on the node.
     pub pods: usize,
 }
 
+/// One pod of the run: when it waited, ran and ended.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PodOut {
+    /// The pod, as `namespace/name`.
     pub name: String,
+    /// The workload that created it, as `Kind/namespace/name`.
     pub workload: String,
+    /// Simulated second the pod was submitted.
     pub submitted_seconds: i64,
+    /// Second it first started running (absent if it never did).
     pub started_seconds: Option<i64>,
+    /// Second its run time completed (absent if it did not finish).
     pub finished_seconds: Option<i64>,
     #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodState"))]
+    /// Final state: `finished`, `running`, `pending` or `deleted`.
     pub state: String,
+    /// Seconds pending, summed over every spell (submission or eviction until start).
     pub pending_seconds: i64,
+    /// The run time the trace drew for the pod; absent when it runs until deleted.
     pub run_time_seconds: Option<i64>,
+    /// Seconds spent running, lost work included.
     pub running_seconds: i64,
+    /// Seconds of running lost to evictions and interruptions.
     pub work_lost_seconds: i64,
+    /// How many times the pod restarted after an eviction or interruption.
     pub restarts: u32,
+    /// The nodes it ran on, in order.
     pub nodes: Vec<String>,
 }
 
+/// One event of the run.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TimelineEntry {
+    /// Simulated second of the event.
     pub time_seconds: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The same instant in RFC 3339, when the trace gave a start.
     pub time: Option<String>,
     #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TimelineEvent"))]
+    /// What happened, e.g. `pod-bound`, `nodeclaim-launched`, `nodeclaim-terminated`.
     pub event: &'static str,
+    /// The pod (`namespace/name`) or NodeClaim the event is about.
     pub object: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The node involved, when the event has one (e.g. the node a pod is bound to).
     pub node: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// A reason code: the disruption reason on evictions and terminations, the summary code on `pod-unschedulable`.
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// Free text for people, e.g. the launched offering and its price.
     pub detail: Option<String>,
 }
 
+/// Metric samples at `0, intervalSeconds, …` up to the end of the run.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Series {
+    /// Seconds between samples.
     pub interval_seconds: i64,
+    /// The sample times, in simulated seconds.
     pub times_seconds: Vec<i64>,
+    /// One time series per metric name and label set.
     pub metrics: Vec<Metric>,
 }
 
+/// One time series, named and labelled as Karpenter's Prometheus metric.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Metric {
+    /// Karpenter's metric name, e.g. `karpenter_nodepool_usage`.
     pub name: String,
+    /// The metric's labels, e.g. `nodepool`, `resource_type`.
     pub labels: IndexMap<String, String>,
+    /// One value per entry of `timesSeconds`.
     pub values: Vec<f64>,
 }
 

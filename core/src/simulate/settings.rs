@@ -18,14 +18,18 @@ pub const MAX_INTERRUPTION_RATE_PER_HOUR: f64 = 60.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SecondsRange {
+    /// Shortest duration, in seconds.
     pub min: i64,
+    /// Longest duration, in seconds (≥ `min`).
     pub max: i64,
 }
 
+/// The knobs of `simulate` (`request.simulation`); every field has a default, and the answer repeats them all as resolved.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct SimSettings {
+    /// Seed of every random draw (startup times, run times, interruptions); same seed, same run.
     pub seed: u64,
     /// Launch → Node registered, for instance types with GPUs or other accelerators (3–5 min:
     /// launch, cluster join, driver start).
@@ -34,19 +38,25 @@ pub struct SimSettings {
     pub startup_seconds: SecondsRange,
     /// Registered → initialized on accelerator nodes: the device plugin registering the devices.
     pub device_plugin_seconds: SecondsRange,
+    /// Seconds the provisioner waits with no new pending pod before it plans (Karpenter's batch idle duration, 1 s).
     pub batch_idle_seconds: i64,
+    /// Longest a provisioning batch may keep growing, seconds (Karpenter's batch max duration, 10 s).
     pub batch_max_seconds: i64,
+    /// Seconds between two passes of the disruption controller.
     pub disruption_poll_seconds: i64,
     /// Poisson rate of spot interruption notices per spot instance-hour.
     pub spot_interruption_rate_per_hour: f64,
+    /// Warning time a spot interruption gives before the instance goes, seconds (EC2 gives 120).
     pub interruption_notice_seconds: i64,
     /// Used when the NodePool template has no `terminationGracePeriod`; None = wait for pods.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub termination_grace_period_seconds: Option<i64>,
+    /// Seconds between two samples of `series`.
     pub metrics_interval_seconds: i64,
     /// Overrides the trace's `end` (seconds from the start).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_seconds: Option<i64>,
+    /// Safety stop: the most events one run may process before it fails.
     pub max_events: u64,
     /// Safety stop on scheduling work: the pending pods summed over every provisioning pass.
     /// Each pass re-schedules every pending pod (as Karpenter does), so pods that wait long

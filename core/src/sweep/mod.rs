@@ -3,8 +3,8 @@
 //! for every combination, each answer reduced to one row of metrics.
 //!
 //! Everything a front end needs to agree on lives here: reading and validating the spec
-//! ([`spec`]), expanding it into numbered combinations in a fixed order, building each
-//! combination's request, the row of each answer ([`metrics`]) and the CSV rendering. Front ends
+//! (`spec`), expanding it into numbered combinations in a fixed order, building each
+//! combination's request, the row of each answer (`metrics`) and the CSV rendering. Front ends
 //! only read files and decide where combinations run (the CLI's threads, Python's process pool or
 //! Ray); the rows are the same bytes whichever ran them, because combination `i` is a pure
 //! function of the spec.
@@ -13,13 +13,14 @@
 //! trace, and the seed fastest.
 
 pub use crate::edit;
-pub mod metrics;
-pub mod spec;
+pub(crate) mod metrics;
+pub(crate) mod spec;
 mod table;
 #[cfg(test)]
 mod tests;
 
-pub use spec::{Operation, Spec, MAX_COMBINATIONS};
+pub use spec::{Operation, MAX_COMBINATIONS};
+pub(crate) use spec::Spec;
 pub use table::{call, render_csv, rows_of, FUNCTIONS};
 
 use crate::json::{Input, Request};
@@ -394,6 +395,7 @@ impl Sweep {
         Ok(Sweep { spec, variants, columns, radices, len })
     }
 
+    /// The function every combination runs.
     pub fn operation(&self) -> Operation {
         self.spec.operation
     }
@@ -403,10 +405,12 @@ impl Sweep {
         self.len
     }
 
+    /// True when the sweep expands to no combination at all.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The result table's column names: parameters (variant, grid axes, trace, seed), then the metrics.
     pub fn columns(&self) -> &[String] {
         &self.columns
     }

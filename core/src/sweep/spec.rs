@@ -15,14 +15,19 @@ use serde_json::{Map, Value};
 /// about a kilobyte), far above the thousands a capacity question needs.
 pub const MAX_COMBINATIONS: u64 = 1_000_000;
 
+/// Which nodecast function every combination of a sweep runs (the spec's `operation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
+    /// One provisioning pass per combination (`plan`).
     Plan,
+    /// One disruption decision per combination at the spec's `now` (`consolidate`).
     Consolidate,
+    /// One trace replay per combination, trace and seed (`simulate`).
     Simulate,
 }
 
 impl Operation {
+    /// The wire name: `plan`, `consolidate` or `simulate`.
     pub fn name(self) -> &'static str {
         match self {
             Operation::Plan => "plan",

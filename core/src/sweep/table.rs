@@ -80,6 +80,7 @@ struct OneRequest {
     request: crate::json::Request,
 }
 
+/// The function names [`call`] accepts; the Python binding exposes each as a sweep entry point.
 pub const FUNCTIONS: [&str; 5] = ["sweep-files", "sweep-expand", "sweep-run", "sweep-request", "sweep-csv"];
 
 fn compact<T: Serialize>(answer: &Answer<T>) -> String {
