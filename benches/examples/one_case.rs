@@ -155,7 +155,7 @@ fn consolidate(pods: usize, iterations: usize, budget: &str) {
             lowered.as_secs_f64() * 1e3,
             decided.as_secs_f64() * 1e3,
             d.decision,
-            d.method.as_deref().unwrap_or("-"),
+            d.method.map_or("-", |m| m.as_str()),
             d.disrupted_nodes.len(),
             d.replacement.as_ref().and_then(|r| r.instance_type.as_deref()).map(|t| format!(", replacement {t}")).unwrap_or_default(),
             mem_report(mem)
