@@ -125,8 +125,8 @@ pub struct Advice {
 pub struct Advised {
     pub rank: usize,
     /// `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
-    /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
-    /// `combined`.
+    /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
+    /// `split`, or `combined`.
     pub kind: String,
     pub title: String,
     /// The field edits, per NodePool.
@@ -150,6 +150,7 @@ pub struct Advised {
 #[serde(rename_all = "camelCase")]
 pub struct EditOut {
     pub node_pool: String,
+    /// The field path in the NodePool; empty when the edit adds the NodePool `value` (a split).
     pub path: String,
     pub value: Value,
 }
