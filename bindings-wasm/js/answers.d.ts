@@ -85,8 +85,8 @@ export interface Advised {
   gapRecoveredPercent?: number;
   /**
    * `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
-   * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
-   * `combined`.
+   * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
+   * `split`, or `combined`.
    */
   kind: string;
   /** Karpenter's plan with the edit applied. */
@@ -249,6 +249,7 @@ export interface DomainTie {
 
 export interface EditOut {
   nodePool: string;
+  /** The field path in the NodePool; empty when the edit adds the NodePool `value` (a split). */
   path: string;
   value: unknown;
 }
