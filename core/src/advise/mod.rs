@@ -3,7 +3,8 @@
 //! Users cannot replace Karpenter's first-fit packing, but they can change its inputs. Starting
 //! from the gap `optimize` measures, [`candidates`] lists the edits a platform engineer would
 //! try on the NodePool documents (bounds on GPU count / vCPU, excluded sizes, families and
-//! types, generations, spot, weights); each is applied to the decoded documents, the cluster is
+//! types, generations, spot, weights, and `split`: a weighted copy of a NodePool bounded by GPU
+//! count, added as a new document); each is applied to the decoded documents, the cluster is
 //! loaded again (the same validation as the user's files) and planned by the same engine that
 //! predicts Karpenter. Only edits whose plan is strictly cheaper and leaves no further pod
 //! pending are answered, best first; the two best are also tried together.
