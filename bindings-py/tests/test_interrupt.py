@@ -19,8 +19,12 @@ import pytest
 # INTERRUPTED <monotonic time> or FINISHED <seconds>.
 CHILD = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     import nodecast
+    # Python's own Ctrl-C handler, even when this test runs in the background: a shell starts
+    # background jobs with SIGINT ignored, the child inherits that, and Python then keeps it
+    # ignored (no KeyboardInterrupt at all, whatever the binding does).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     pools = "".join(
         "---\\napiVersion: karpenter.sh/v1\\nkind: NodePool\\nmetadata: {name: np%d}\\nspec:\\n  template:\\n    spec:\\n"
         "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\\n      requirements: []\\n" % i

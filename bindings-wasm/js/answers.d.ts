@@ -90,8 +90,8 @@ export interface Advised {
   gapRecoveredPercent?: number;
   /**
    * `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
-   * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
-   * `combined`.
+   * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
+   * `split`, or `combined`.
    */
   kind: string;
   /** Karpenter's plan with the edit applied. */
@@ -292,7 +292,10 @@ export interface DomainTie {
 export interface EditOut {
   /** The NodePool edited. */
   nodePool: string;
-  /** The field path in the manifest, e.g. `spec.template.spec.requirements`. */
+  /**
+   * The field path in the manifest, e.g. `spec.template.spec.requirements`; empty when the
+   * edit adds the NodePool `value` (a split).
+   */
   path: string;
   /** The new value at that path (for requirements: the requirement added or replaced). */
   value: unknown;

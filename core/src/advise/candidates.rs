@@ -10,7 +10,7 @@ use crate::edit;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-const GPU_COUNT: &str = "karpenter.k8s.aws/instance-gpu-count";
+pub(super) const GPU_COUNT: &str = "karpenter.k8s.aws/instance-gpu-count";
 const CPU: &str = "karpenter.k8s.aws/instance-cpu";
 const SIZE: &str = "karpenter.k8s.aws/instance-size";
 const FAMILY: &str = "karpenter.k8s.aws/instance-family";
@@ -74,7 +74,7 @@ impl<'a> Labels<'a> {
     }
 }
 
-fn requirement(key: &str, operator: &str, values: Vec<String>) -> Value {
+pub(super) fn requirement(key: &str, operator: &str, values: Vec<String>) -> Value {
     json!({"key": key, "operator": operator, "values": values})
 }
 
@@ -203,6 +203,11 @@ pub fn generate(m: &Model, docs: &[Value], plan: &Plan, opt: &Optimization, limi
             });
         }
     }
+    // The splits are the most involved edits: generated last, with their slots kept within
+    // `limit` (so `stats.candidateLimit` bounds every verified edit).
+    let splits = super::split::generate(m, docs, plan, opt);
+    out.truncate(limit.saturating_sub(splits.len()));
+    out.extend(splits);
     out.truncate(limit);
     out
 }

@@ -13,3 +13,14 @@ pub fn unified(before: &Value, after: &Value) -> String {
         .header(&format!("nodepool/{name}"), &format!("nodepool/{name} (advised)"))
         .to_string()
 }
+
+/// The diff that adds a whole NodePool document (a split's copy).
+pub fn added(doc: &Value) -> String {
+    let name = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("?");
+    let b = format!("---\n{}", serde_saphyr::to_string(doc).unwrap_or_default());
+    similar::TextDiff::from_lines("", &b)
+        .unified_diff()
+        .context_radius(3)
+        .header("/dev/null", &format!("nodepool/{name} (advised, new)"))
+        .to_string()
+}

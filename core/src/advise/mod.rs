@@ -3,13 +3,15 @@
 //! Users cannot replace Karpenter's first-fit packing, but they can change its inputs. Starting
 //! from the gap `optimize` measures, `candidates` lists the edits a platform engineer would
 //! try on the NodePool documents (bounds on GPU count / vCPU, excluded sizes, families and
-//! types, generations, spot, weights); each is applied to the decoded documents, the cluster is
+//! types, generations, spot, weights, and `split`: a weighted copy of a NodePool bounded by GPU
+//! count, added as a new document); each is applied to the decoded documents, the cluster is
 //! loaded again (the same validation as the user's files) and planned by the same engine that
 //! predicts Karpenter. Only edits whose plan is strictly cheaper and leaves no further pod
 //! pending are answered, best first; the two best are also tried together.
 
 pub(crate) mod candidates;
 mod diff;
+mod split;
 #[cfg(test)]
 mod tests;
 
@@ -49,17 +51,24 @@ pub(crate) enum Change {
     Set { doc: usize, path: FieldPath, value: Value },
     /// Add a requirement to NodePool `doc`, replacing one with the same key and operator.
     Require { doc: usize, requirement: Value },
+    /// Append a new NodePool `document`, a restricted copy of NodePool `source` (a split).
+    AddNodePool { source: usize, document: Value },
 }
 
 impl Change {
     fn doc(&self) -> usize {
         match self {
             Change::Set { doc, .. } | Change::Require { doc, .. } => *doc,
+            Change::AddNodePool { source, .. } => *source,
         }
     }
 
-    fn apply(&self, docs: &mut [Value]) -> Result<(), String> {
+    fn apply(&self, docs: &mut Vec<Value>) -> Result<(), String> {
         match self {
+            Change::AddNodePool { document, .. } => {
+                docs.push(document.clone());
+                Ok(())
+            }
             Change::Set { doc, path, value } => edit::apply(&mut docs[*doc], path, value),
             Change::Require { doc, requirement } => {
                 let path = edit::parse(REQUIREMENTS).expect("a fixed, valid path");
@@ -80,6 +89,11 @@ impl Change {
         match self {
             Change::Set { path, value, .. } => EditOut { node_pool, path: path.to_string(), value: value.clone() },
             Change::Require { requirement, .. } => EditOut { node_pool, path: REQUIREMENTS.to_string(), value: requirement.clone() },
+            Change::AddNodePool { document, .. } => EditOut {
+                node_pool: document.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string(),
+                path: String::new(),
+                value: document.clone(),
+            },
         }
     }
 }
@@ -117,8 +131,8 @@ pub struct Advised {
     /// Position in the answer, 1 = most saving.
     pub rank: usize,
     /// `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
-    /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`, or
-    /// `combined`.
+    /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
+    /// `split`, or `combined`.
     pub kind: String,
     /// The edit in one line for people, e.g. which families it excludes.
     pub title: String,
@@ -147,7 +161,8 @@ pub struct Advised {
 pub struct EditOut {
     /// The NodePool edited.
     pub node_pool: String,
-    /// The field path in the manifest, e.g. `spec.template.spec.requirements`.
+    /// The field path in the manifest, e.g. `spec.template.spec.requirements`; empty when the
+    /// edit adds the NodePool `value` (a split).
     pub path: String,
     /// The new value at that path (for requirements: the requirement added or replaced).
     pub value: Value,
@@ -299,23 +314,32 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
             for ch in &c.changes {
                 ch.apply(&mut edited).expect("applied once already");
             }
-            let touched: BTreeSet<usize> = c.changes.iter().map(Change::doc).collect();
+            let edited_in_place = c.changes.iter().filter(|ch| !matches!(ch, Change::AddNodePool { .. }));
+            let touched: BTreeSet<usize> = edited_in_place.map(Change::doc).collect();
+            let mut also = also_changes(&base, plan);
+            let mut diff: String = touched.iter().map(|&d| diff::unified(&docs[d], &edited[d])).collect();
+            for ch in &c.changes {
+                if let Change::AddNodePool { source, document } = ch {
+                    diff.push_str(&diff::added(document));
+                    also.extend(split_note(&docs[*source], document, plan));
+                }
+            }
             Advised {
                 rank: i + 1,
                 kind: c.kind.to_string(),
                 title: c.title.clone(),
                 edits: c.changes.iter().map(|ch| ch.out(&docs)).collect(),
-                diff: touched.iter().map(|&d| diff::unified(&docs[d], &edited[d])).collect(),
+                diff,
                 plan: summary(plan),
                 savings_per_hour: saved,
                 savings_per_month: round_price(saved * HOURS_PER_MONTH),
                 gap_recovered_percent: (gap > 0.0).then(|| (saved / gap * 1000.0).round() / 10.0),
-                also_changes: also_changes(&base, plan),
+                also_changes: also,
             }
         })
         .collect();
     let mut notes = vec![
-        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; not searched: splitting a NodePool, consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
+        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
     ];
     notes.extend(opt.not_optimised.iter().map(|n| format!("optimize: {n}")));
     Ok(Advice {
@@ -328,6 +352,19 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
         notes,
         warnings: warnings.to_vec(),
     })
+}
+
+/// What a split changes besides the price: the new NodePool's share of the plan, and its limits,
+/// which Karpenter counts apart from the original's.
+fn split_note(source: &Value, added: &Value, plan: &Plan) -> Vec<String> {
+    let name = added.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    let from = source.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    let claims = plan.node_claims.iter().filter(|c| c.node_pool == name).count();
+    let mut out = vec![format!("new NodePool {name} launches {claims} NodeClaim(s); {from} keeps the rest")];
+    if source.pointer("/spec/limits").is_some_and(|l| l.as_object().is_some_and(|m| !m.is_empty())) {
+        out.push(format!("{name} copies the limits of {from}, counted apart: together they may launch up to twice as much"));
+    }
+    out
 }
 
 /// What an edit changes besides the price.

@@ -19,10 +19,16 @@ fn example(path: &str) -> Input {
 fn replanned(req: &Request, a: &Advised) -> crate::api::Plan {
     let mut docs: Vec<Value> = crate::load::documents(&req.sources()).expect("valid").into_iter().map(|d| d.value.into_owned()).collect();
     for e in &a.edits {
-        let doc = docs
-            .iter()
-            .position(|d| d["kind"] == "NodePool" && d["metadata"]["name"] == e.node_pool.as_str())
-            .expect("the edited NodePool exists");
+        let found = docs.iter().position(|d| d["kind"] == "NodePool" && d["metadata"]["name"] == e.node_pool.as_str());
+        if e.path.is_empty() {
+            // A split: the edit's value is the whole new NodePool document, under a new name.
+            assert!(found.is_none(), "a split adds a NodePool that does not exist yet");
+            assert_eq!(e.value["kind"], "NodePool");
+            assert_eq!(e.value["metadata"]["name"], e.node_pool.as_str());
+            docs.push(e.value.clone());
+            continue;
+        }
+        let doc = found.expect("the edited NodePool exists");
         let change = if e.path == REQUIREMENTS {
             Change::Require { doc, requirement: e.value.clone() }
         } else {
@@ -57,7 +63,8 @@ fn check_all(req: &Request, a: &Advice) {
         if i > 0 {
             assert!(adv.savings_per_hour <= a.advice[i - 1].savings_per_hour);
         }
-        assert!(adv.diff.starts_with("--- nodepool/"), "{}", adv.diff);
+        let prefix = if adv.kind == "split" { "--- /dev/null" } else { "--- nodepool/" };
+        assert!(adv.diff.starts_with(prefix), "{}", adv.diff);
     }
 }
 
@@ -98,4 +105,44 @@ fn bad_top_is_a_located_error() {
         Outcome::Failure { errors } => assert_eq!(errors[0].path.as_deref(), Some("advise.top")),
         Outcome::Success(_) => panic!("top 0 accepted"),
     }
+}
+
+#[test]
+fn mixed_gpu_shapes_get_a_split_nodepool() {
+    let req = Request {
+        inputs: vec![
+            example("examples/nodepools/gpu-training.yaml"),
+            example("examples/workloads/eval-jobs-1gpu.yaml"),
+            example("examples/workloads/training-job-8gpu.yaml"),
+        ],
+        ..Default::default()
+    };
+    let a = advised(&req);
+    check_all(&req, &a);
+    // Karpenter packs the five 1-GPU pods onto a second g5.48xlarge.
+    assert_eq!(a.karpenter_price_per_hour, 32.576);
+    let split = a.advice.iter().find(|x| x.kind == "split").expect("a split is advised");
+    assert_eq!(split.edits.len(), 1);
+    let added = &split.edits[0];
+    assert_eq!(added.node_pool, "gpu-training-upto-1gpu");
+    assert_eq!(added.path, "");
+    assert_eq!(added.value["spec"]["weight"], 1);
+    let reqs = added.value["spec"]["template"]["spec"]["requirements"].as_array().expect("requirements");
+    assert!(reqs.contains(&json!({"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Lt", "values": ["2"]})));
+    // The workloads are untouched: the copy keeps the original's taints, no toleration is added.
+    assert_eq!(added.value["spec"]["template"]["spec"]["taints"], json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]));
+    assert_eq!(split.plan.price_per_hour, 22.348);
+    assert_eq!(split.plan.launches, vec!["5 × g5.2xlarge on-demand (gpu-training-upto-1gpu)", "1 × g5.48xlarge on-demand (gpu-training)"]);
+    assert!(split.also_changes.iter().any(|c| c.contains("counted apart")), "{:?}", split.also_changes);
+    assert!(split.diff.contains("+  name: gpu-training-upto-1gpu"), "{}", split.diff);
+    assert!(a.stats.candidates <= a.stats.candidate_limit);
+}
+
+#[test]
+fn one_gpu_shape_gets_no_split() {
+    let req = Request {
+        inputs: vec![example("examples/nodepools/gpu-training.yaml"), example("examples/workloads/eval-jobs-1gpu.yaml")],
+        ..Default::default()
+    };
+    assert!(advised(&req).advice.iter().all(|x| x.kind != "split"));
 }
