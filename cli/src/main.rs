@@ -67,7 +67,7 @@ enum Command {
     /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
     /// constraints, with a lower bound, beside Karpenter's plan and its gap per month.
     Optimize(optimize::OptimizeArgs),
-    /// NodePool edits (bounds, exclusions, spot, weights) that make Karpenter's own plan
+    /// NodePool edits (bounds, exclusions, spot, weights, splits) that make Karpenter's own plan
     /// cheaper, each verified by planning again: ranked, with the YAML diff and $/month saved.
     Advise(advise::AdviseArgs),
 }
