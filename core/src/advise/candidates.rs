@@ -203,11 +203,6 @@ pub fn generate(m: &Model, docs: &[Value], plan: &Plan, opt: &Optimization, limi
             });
         }
     }
-    // The splits are the most involved edits: generated last, with their slots kept within
-    // `limit` (so `stats.candidateLimit` bounds every verified edit).
-    let splits = super::split::generate(m, docs, plan, opt);
-    out.truncate(limit.saturating_sub(splits.len()));
-    out.extend(splits);
     out.truncate(limit);
     out
 }

@@ -244,7 +244,12 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
         Some(crate::provision::render(&model, &crate::scheduling::solve(&model), w))
     };
     let base = crate::provision::render(m, &crate::scheduling::solve(m), warnings.to_vec());
-    let cands = candidates::generate(m, &docs, &base, &opt, MAX_CANDIDATES);
+    // The splits (split.rs) are the most involved edits: their slots are kept first, the other
+    // edits fill the rest, so `stats.candidateLimit` bounds every verified edit.
+    let splits = split::generate(m, &docs, &base, &opt);
+    let mut cands = candidates::generate(m, &docs, &base, &opt, MAX_CANDIDATES.saturating_sub(splits.len()));
+    cands.extend(splits);
+    cands.truncate(MAX_CANDIDATES);
     let gap = round_price(opt.karpenter_price_per_hour - opt.optimum_price_per_hour);
     let mut stats = AdviseStats { candidate_limit: MAX_CANDIDATES, candidates: cands.len(), ..Default::default() };
     let mut verified: Vec<(Candidate, Plan)> = Vec::new();
