@@ -5,19 +5,11 @@
 
 use nodecast::optimize::gen;
 use nodecast::{Outcome, Request};
+use nodecast_benches::{percentile as pct, seeds_and_sizes};
 use std::time::Instant;
 
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let seeds: u64 = args.first().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let sizes: Vec<usize> = if args.len() > 1 { args[1..].iter().filter_map(|s| s.parse().ok()).collect() } else { vec![30, 200] };
+    let (seeds, sizes) = seeds_and_sizes(100);
     println!("| pods (max) | instances | with a gap | best edit ≥ ½ gap | best edit without allowing spot ≥ ½ gap | any cheaper edit | best share median | without-spot share median | edits verified median | advise median | advise max |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &size in &sizes {

@@ -858,3 +858,21 @@ pub fn simulate_week_request_disruptable(jobs: usize, seed: u64) -> Request {
     }
     req
 }
+
+/// The `p`-quantile (0..=1) of `sorted` by nearest rank, 0 when empty: the percentiles the
+/// bench examples print (optimize_gap, advise_recovery).
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// The bench examples' arguments `[SEEDS] [PODS...]`: seeds (default `default_seeds`) and
+/// instance sizes (default 30 and 200 pods).
+pub fn seeds_and_sizes(default_seeds: u64) -> (u64, Vec<usize>) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let seeds = args.first().and_then(|s| s.parse().ok()).unwrap_or(default_seeds);
+    let sizes = if args.len() > 1 { args[1..].iter().filter_map(|s| s.parse().ok()).collect() } else { vec![30, 200] };
+    (seeds, sizes)
+}
