@@ -1,16 +1,31 @@
 // nodecast playground: the page. Every answer is computed by the wasm core in worker.js; this
-// module only keeps the editors, the URL and the rendering. No framework, no build step.
+// module only keeps the editors, the URL and the rendering. No framework; the one build step is
+// the editor bundle (build/editor.js: CodeMirror 6, bundled by scripts/build.mjs), imported by
+// main() once the worker has started loading the wasm core, so the two load side by side.
 import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.js';
 import { HOURS_PER_MONTH, fmtDollars2, fmtMonth, fmtPrice } from './money.js';
 import { renderOptimization } from './optimize.js';
 import { renderAdvice } from './advise.js';
 
 const DEBOUNCE_MS = 250;
-const $ = (id) => document.getElementById(id);
+// The YAML editors by the id of the textarea each replaced: `$(id).value` reads and sets their
+// text and `$(id).addEventListener('input', ...)` hears the user's edits, as with a textarea.
+const editors = {};
+const $ = (id) => editors[id] || document.getElementById(id);
+const EDITOR_IDS = ['nodepools', 'workloads', 'cluster', 'sim-trace', 'sim-cluster'];
+function createEditors(YamlEditor) {
+  for (const id of EDITOR_IDS) {
+    const host = document.querySelector(`.cm-host[data-editor="${id}"]`);
+    editors[id] = new YamlEditor(host, { id, labelledBy: `${id}-label`, describedBy: host.dataset.describedby });
+    // A click on the label focuses its editor, as a label does for a textarea.
+    document.getElementById(`${id}-label`).addEventListener('click', () => editors[id].focus());
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Timings, exposed to tests.
 const timings = (window.__nodecastTimings = { ready: false, loadError: null, module: null, loadMs: null, lastPlanMs: null, lastSimulateMs: null, plan500: null });
+window.__nodecastEditors = editors;
 
 // ---------------------------------------------------------------------------------------------
 // DOM helpers: build nodes, never innerHTML with user data.
@@ -290,8 +305,10 @@ async function runPlan() {
   updateEdited();
   try {
     await readyPromise;
-    const { answer, ms } = await ask('plan', { inputs: planInputs() });
+    const inputs = planInputs();
+    const { answer, ms } = await ask('plan', { inputs });
     if (seq !== planSeq) return; // a newer edit is on its way
+    markErrors(answer, inputs);
     timings.lastPlanMs = ms;
     lastPlan = answer;
     if (answer.status === 'success') lastGoodPlan = answer;
@@ -345,12 +362,14 @@ async function runConsolidate() {
   updateEdited();
   try {
     await readyPromise;
+    const inputs = [{ name: 'cluster.yaml', text: $('cluster').value }];
     const { answer } = await ask('consolidate', {
-      inputs: [{ name: 'cluster.yaml', text: $('cluster').value }],
+      inputs,
       now: state.now,
       settings: { spotToSpotConsolidation: state.spotToSpot },
     });
     if (seq !== consolidateSeq) return;
+    markErrors(answer, inputs);
     if (answer.status === 'success') lastGoodDecision = answer;
     replace(out, answer.status === 'success' || !lastGoodDecision ? renderDecision(answer) : withStale(renderErrors(answer), renderDecision(lastGoodDecision), 'consolidate'), answer.status);
     saveUrl();
@@ -746,16 +765,34 @@ export function locate(text, e) {
 }
 
 function revealError(editorId, e) {
-  const ta = $(editorId);
+  const ed = $(editorId);
   selectTab(TAB_OF_EDITOR[editorId] || 'plan');
-  const range = locate(ta.value, e);
-  ta.focus();
-  if (!range) return;
-  ta.setSelectionRange(range[0], range[1]);
-  // Scroll the selection into view: line index × line height.
-  const line = ta.value.slice(0, range[0]).split('\n').length - 1;
-  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 18;
-  ta.scrollTop = Math.max(0, line * lh - ta.clientHeight / 3);
+  const range = locate(ed.value, e);
+  ed.focus();
+  if (range) ed.select(range[0], range[1]); // selects the line and scrolls it to the middle
+}
+
+/**
+ * Marks the located errors of an answer in their editors (gutter marker, tinted line, the
+ * message on hover); a success answer clears the marks. `inputs` are the texts the answer is
+ * for: an editor edited since keeps its marks until its own answer comes.
+ */
+function markErrors(answer, inputs) {
+  const errors = answer.status === 'success' ? [] : answer.errors || [];
+  for (const { name, text } of inputs) {
+    const ed = editors[EDITOR_OF[name]];
+    if (!ed || ed.value !== text) continue;
+    const marks = [];
+    for (const e of errors) {
+      if (e.source !== name) continue;
+      const range = locate(text, e);
+      if (!range) continue;
+      let from = range[0];
+      while (from < range[1] && /\s/.test(text[from])) from++; // underline the text, not the indent
+      marks.push({ from, to: range[1], message: `[${e.code}] ${e.message}` });
+    }
+    ed.setErrors(marks);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1048,8 +1085,10 @@ async function runSimulate() {
   updateEdited();
   try {
     await readyPromise;
-    const { answer, ms, cached } = await askSimulate(simRequest());
+    const request = simRequest();
+    const { answer, ms, cached } = await askSimulate(request);
     if (seq !== simulateSeq) return;
+    markErrors(answer, [...request.inputs, request.trace]);
     if (!cached) timings.lastSimulateMs = ms;
     replace($('simulate-out'), renderSimulation(answer, ms), answer.status);
     saveUrl();
@@ -1399,6 +1438,7 @@ async function main() {
   $('cpreset').replaceChildren(...CONSOLIDATE_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
   $('spreset').replaceChildren(...SIMULATE_PRESETS.map((p) => h('option', { value: p.id, text: p.label })));
   initTabs();
+  createEditors((await import('./build/editor.js')).YamlEditor);
 
   if (!(await loadUrl())) {
     $('nodepools').value = planPreset().nodepools;

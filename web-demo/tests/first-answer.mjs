@@ -1,0 +1,105 @@
+// Time to the first answer: how long after navigation the playground shows the default example's
+// plan, in headless Chromium with a fresh profile per load (cold cache). Serves DIR (default
+// web-demo/) with python3 -m http.server, so two checkouts can be compared on the same machine:
+//
+//   node tests/first-answer.mjs [--runs N] [DIR ...]     loads alternate between the DIRs
+//
+// Prints, per DIR, the median/min/max of: DOMContentLoaded, the editors ready (the first
+// `.cm-content`, or the first textarea of an older page) and the first plan answer
+// (`#plan-out[data-status="success"]`), all in ms after navigation start (performance.now()).
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const args = process.argv.slice(2);
+let runs = 5;
+const dirs = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--runs') runs = Number(args[++i]);
+  else dirs.push(resolve(args[i]));
+}
+if (!dirs.length) dirs.push(WEB);
+if (!(runs >= 1)) throw new Error('--runs N: N >= 1');
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+async function serve(dir) {
+  const port = await freePort();
+  const proc = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(url)).ok) return { url, stop: () => proc.kill() };
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill();
+  throw new Error(`no server for ${dir}`);
+}
+
+async function once(url) {
+  const profile = mkdtempSync(join(tmpdir(), 'nodecast-first-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1400, height: 1000 },
+  });
+  try {
+    await context.addInitScript(OBSERVER);
+    const page = context.pages()[0] || (await context.newPage());
+    await page.goto(url);
+    await page.waitForSelector('#plan-out[data-status="success"]', { timeout: 60000 });
+    return await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      return { dcl: nav.domContentLoadedEventEnd, editors: window.__firstAnswer.editors, answer: window.__firstAnswer.answer };
+    });
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+// The page is observed from the first script that runs, without changing the page itself.
+const OBSERVER = `(() => {
+  const t = (window.__firstAnswer = { editors: null, answer: null });
+  const check = () => {
+    if (t.editors === null && document.querySelector('.cm-content, textarea')) t.editors = performance.now();
+    if (t.answer === null && document.querySelector('#plan-out[data-status="success"]')) t.answer = performance.now();
+  };
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+})();`;
+
+const servers = [];
+for (const dir of dirs) servers.push({ dir, ...(await serve(dir)), samples: [] });
+try {
+  for (let r = 0; r < runs; r++) for (const s of servers) s.samples.push(await once(s.url));
+} finally {
+  for (const s of servers) s.stop();
+}
+const stats = (xs) => {
+  const v = [...xs].sort((a, b) => a - b);
+  return `median ${v[Math.floor(v.length / 2)].toFixed(0)} ms (min ${v[0].toFixed(0)}, max ${v[v.length - 1].toFixed(0)})`;
+};
+for (const s of servers) {
+  console.log(`${s.dir}: ${runs} cold loads`);
+  console.log(`  DOMContentLoaded  ${stats(s.samples.map((x) => x.dcl))}`);
+  console.log(`  editors shown     ${stats(s.samples.map((x) => x.editors))}`);
+  console.log(`  first answer      ${stats(s.samples.map((x) => x.answer))}`);
+}
