@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: all deps build demo test test-rust schema schema-check conformance catalog catalog-check bench fuzz lint clean \
-	test-python wheel wasm wasm-test wasm-size web-test serve oracle oracle-build oracle-test bench-cli
+	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build
 
@@ -111,11 +111,16 @@ wasm-test:
 wasm-size: wasm
 	bindings-wasm/scripts/size.sh
 
+# The playground's editor bundle (CodeMirror 6 + esbuild, pinned in web-demo/package-lock.json;
+# npm ci when needed): web-demo/build/editor.js, its raw and gzip size printed.
+web-build:
+	web-demo/scripts/build.sh
+
 # The playground end to end in headless Chromium (installs Debian's chromium when missing).
-web-test: wasm
+web-test: wasm web-build
 	web-demo/scripts/test.sh
 
-serve: wasm
+serve: wasm web-build
 	web-demo/scripts/serve.sh
 
 # Fuzzing needs nightly and cargo-fuzz (`rustup toolchain install nightly; cargo install cargo-fuzz`).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the playground in real headless Chromium (Debian's chromium driven by
 # playwright-core; no browser download). Installs what is missing: chromium (apt, as root),
-# node_modules (npm ci), the nodecast CLI (cargo) that gives the expected answers.
+# node_modules (npm ci), and builds the editor bundle (scripts/build.sh) and the nodecast CLI
+# (cargo) that gives the expected answers.
 # Needs web-demo/pkg/, the wasm browser build that bindings-wasm's build copies here (make wasm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,10 +27,8 @@ if [ ! -x "$CHROMIUM" ]; then
   fi
 fi
 
-if [ ! -f node_modules/playwright-core/package.json ]; then
-  echo "== npm ci (playwright-core)"
-  npm ci --no-audit --no-fund
-fi
+# npm ci when node_modules does not match package-lock.json, then the editor bundle (build/).
+bash scripts/build.sh
 
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 export NODECAST_BIN=${NODECAST_BIN:-$TARGET_DIR/release/nodecast}

@@ -114,6 +114,18 @@ const waitText = (sel, expected, timeout = TIMEOUT) =>
     { timeout },
   );
 
+// The YAML editors are CodeMirror 6 (build/editor.js); `#id` is an editor's content element.
+/** An editor's whole text (CodeMirror draws only the visible lines, so not from the DOM). */
+const editorValue = (id, p = page) => p.evaluate((i) => window.__nodecastEditors[i].value, id);
+/** Types into an editor as a user does: focus its content, select all, then real keyboard input. */
+async function typeInto(id, value, p = page) {
+  await p.focus(`#${id}`);
+  await p.keyboard.press('ControlOrMeta+a');
+  await p.keyboard.press('Delete');
+  if (value) await p.keyboard.insertText(value);
+  assert.equal(await editorValue(id, p), value, `the ${id} editor holds exactly what was typed`);
+}
+
 // ------------------------------------------------------------------------------------------------
 if (!existsSync(CHROMIUM)) {
   console.error(`${CHROMIUM} not found: apt-get install -y chromium (scripts/test.sh does)`);
@@ -163,11 +175,25 @@ try {
 
   await step('every control has a label and the tabs follow the ARIA tabs pattern', async () => {
     const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll('input, select, textarea, button')]
-        .filter((el) => !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent.trim())))
+      [...document.querySelectorAll('input, select, textarea, button, [contenteditable="true"]')]
+        .filter((el) => {
+          // aria-labelledby must name elements that exist and have text.
+          const by = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean);
+          const byText = by.length && by.every((id) => document.getElementById(id)?.textContent.trim());
+          return !(el.labels?.length || el.getAttribute('aria-label') || byText || (el.tagName === 'BUTTON' && el.textContent.trim()));
+        })
         .map((el) => el.id || el.outerHTML.slice(0, 60)),
     );
     assert.deepEqual(unlabelled, []);
+    // The five YAML editors are CodeMirror text boxes, labelled and described.
+    const editors = await page.$$eval('.cm-content', (els) => els.map((el) => ({ id: el.id, role: el.getAttribute('role'), multi: el.getAttribute('aria-multiline'), label: document.getElementById(el.getAttribute('aria-labelledby'))?.textContent.trim(), help: !!document.getElementById(el.getAttribute('aria-describedby') || '-') })));
+    assert.deepEqual(editors.map((e) => e.id).sort(), ['cluster', 'nodepools', 'sim-cluster', 'sim-trace', 'workloads']);
+    for (const e of editors) {
+      assert.equal(e.role, 'textbox', e.id);
+      assert.equal(e.multi, 'true', e.id);
+      assert.ok(e.label && e.help, JSON.stringify(e));
+    }
+    assert.equal(await page.locator('textarea').count(), 0, 'no textarea left');
     assert.equal(await page.getAttribute('#tab-plan', 'role'), 'tab');
     assert.equal(await page.getAttribute('#tab-plan', 'aria-selected'), 'true');
     assert.equal(await page.getAttribute('#plan-results', 'aria-live'), 'polite');
@@ -186,12 +212,12 @@ try {
     assert.match(await text('#plan-out .limits'), /4 of 16 \(12 left\)/);
     // The card names the accelerator: count × device and one device's memory, from the answer.
     assert.equal(await text('#plan-out .claim .accel'), '4 × A10G 22.4 GiB'); // 22888 MiB each in the catalog
-    presetNodepools = await page.inputValue('#nodepools');
+    presetNodepools = await editorValue('nodepools');
     await page.screenshot({ path: join(OUT, '01-training.png'), fullPage: true });
   });
 
   await step('the optimum and the NodePool edits cards answer beside the plan, as the CLI says', async () => {
-    const files = { 'nodepools.yaml': presetNodepools, 'workloads.yaml': await page.inputValue('#workloads') };
+    const files = { 'nodepools.yaml': presetNodepools, 'workloads.yaml': await editorValue('workloads') };
     const opt = cli(['optimize'], files);
     const adv = cli(['advise'], files);
     assert.equal(opt.status, 'success');
@@ -207,7 +233,7 @@ try {
   });
 
   await step('editing the pod to 8 GPUs re-plans live to what the CLI says', async () => {
-    const workloads = await page.inputValue('#workloads');
+    const workloads = await editorValue('workloads');
     const n = workloads.split('nvidia.com/gpu: "4"').length - 1;
     assert.equal(n, 2, 'the training Job asks for 4 GPUs in requests and limits');
     editedWorkloads = workloads.replaceAll('nvidia.com/gpu: "4"', 'nvidia.com/gpu: "8"');
@@ -217,7 +243,7 @@ try {
     expected8 = want.nodeClaims[0];
     assert.notEqual(expected8.instanceType, 'g5.12xlarge');
     console.log(`     CLI: ${expected8.instanceType} ${expected8.capacityType} ${fmtPrice(expected8.pricePerHour)}/h`);
-    await page.fill('#workloads', editedWorkloads);
+    await typeInto('workloads', editedWorkloads);
     await waitText('#plan-out .itype', expected8.instanceType);
     assert.equal(await text('#plan-out .claim .itype'), expected8.instanceType);
     assert.equal(await text('#plan-out .claim .per-hour'), `${fmtPrice(expected8.pricePerHour)}/h`);
@@ -232,6 +258,46 @@ try {
     await page.screenshot({ path: join(OUT, '02-eight-gpus.png'), fullPage: true });
   });
 
+  await step('the editors: line numbers, YAML highlighting, real keystrokes, undo, Tab leaves', async () => {
+    const host = '.cm-host[data-editor="workloads"]';
+    await page.evaluate(() => window.__nodecastEditors.workloads.view.scrollDOM.scrollTo(0, 0));
+    await page.waitForTimeout(100);
+    // Line numbers: the gutter counts 1, 2, 3, ... down the visible lines.
+    const numbers = await page.locator(`${host} .cm-lineNumbers .cm-gutterElement:visible`).allInnerTexts();
+    const shown = numbers.map(Number).filter((n) => n > 0);
+    assert.deepEqual(shown.slice(0, 5), [1, 2, 3, 4, 5], numbers.join(','));
+    assert.ok(await page.isVisible(`${host} .cm-lineNumbers`));
+    // YAML highlighting: a key is a styled span in the key colour, its value stays plain text.
+    const key = await page.evaluate((h) => {
+      const line = [...document.querySelectorAll(`${h} .cm-line`)].find((l) => l.textContent.startsWith('apiVersion:'));
+      const span = [...line.querySelectorAll('span')].find((s) => s.textContent === 'apiVersion');
+      return { key: span && getComputedStyle(span).color, line: getComputedStyle(line).color };
+    }, host);
+    assert.equal(key.key, 'rgb(10, 88, 168)', 'keys in the key colour');
+    assert.notEqual(key.line, key.key, 'values keep the text colour');
+    // Real keystrokes at the end: a comment (highlighted in italics) re-plans to the same answer.
+    await page.focus('#workloads');
+    await page.keyboard.press('ControlOrMeta+End');
+    await page.keyboard.type('# checked by hand');
+    assert.equal(await editorValue('workloads'), editedWorkloads + '# checked by hand');
+    const comment = await page.evaluate((h) => {
+      const span = [...document.querySelectorAll(`${h} .cm-line span`)].find((s) => s.textContent === '# checked by hand');
+      return span && getComputedStyle(span).fontStyle;
+    }, host);
+    assert.equal(comment, 'italic', 'comments are highlighted');
+    await page.waitForFunction(() => window.__nodecastTimings.lastPlanMs !== null, null, { timeout: TIMEOUT });
+    await page.waitForSelector('#plan-out[data-status="success"]', { timeout: TIMEOUT });
+    await page.locator(host).screenshot({ path: join(OUT, '02b-editor.png') });
+    // Undo brings the text back; the answer follows.
+    for (let i = 0; i < 5 && (await editorValue('workloads')) !== editedWorkloads; i++) await page.keyboard.press('ControlOrMeta+z');
+    assert.equal(await editorValue('workloads'), editedWorkloads);
+    await waitText('#plan-out .itype', expected8.instanceType);
+    // Tab is not captured: it moves the focus on and inserts nothing.
+    await page.keyboard.press('Tab');
+    assert.notEqual(await page.evaluate(() => document.activeElement.id), 'workloads');
+    assert.equal(await editorValue('workloads'), editedWorkloads);
+  });
+
   await step('a zone spread shows Karpenter\'s zone tie on the NodeClaim, as the CLI says', async () => {
     const spread = [
       'apiVersion: apps/v1', 'kind: Deployment', 'metadata: {name: web, namespace: ml}', 'spec:', '  replicas: 2',
@@ -244,10 +310,10 @@ try {
     assert.equal(want.status, 'success');
     const message = want.nodeClaims[0].ties?.[0]?.message;
     assert.match(message ?? '', /^the zone is a tie among /);
-    await page.fill('#workloads', spread);
+    await typeInto('workloads', spread);
     await waitText('#plan-out .claim .tie', `Note: ${message}`);
     assert.equal(await text('#plan-out .claim .tie'), `Note: ${message}`);
-    await page.fill('#workloads', editedWorkloads);
+    await typeInto('workloads', editedWorkloads);
     await waitText('#plan-out .itype', expected8.instanceType);
   });
 
@@ -277,7 +343,7 @@ try {
     const other = await context.newPage();
     await other.goto(shareUrl);
     await other.waitForFunction((it) => [...document.querySelectorAll('#plan-out .itype')].some((e) => e.textContent === it), expected8.instanceType, { timeout: TIMEOUT });
-    assert.equal(await other.inputValue('#workloads'), editedWorkloads);
+    assert.equal(await editorValue('workloads', other), editedWorkloads);
     assert.equal(await other.inputValue('#preset'), 'training');
     // The plain fallback (#j=, no CompressionStream): base64url of the JSON state.
     const plain = Buffer.from(JSON.stringify({ v: 1, tab: 'consolidate', preset: 'inferentia', cpreset: 'when-empty', now: '2025-03-05T12:00:00Z' })).toString('base64url');
@@ -291,7 +357,7 @@ try {
   });
 
   await step('a failure answer is shown with its location, and "show in editor" selects the line', async () => {
-    await page.fill('#nodepools', presetNodepools.replace('operator: Gt', 'operator: Gtt'));
+    await typeInto('nodepools', presetNodepools.replace('operator: Gt', 'operator: Gtt'));
     await page.waitForSelector('#plan-out[data-status="failure"]', { timeout: TIMEOUT });
     const err = await text('#plan-out .errors');
     assert.match(err, /invalid-operator/);
@@ -303,15 +369,35 @@ try {
     assert.equal(await text('#plan-stale .claim .itype'), expected8.instanceType);
     const opacity = await page.evaluate(() => Number(getComputedStyle(document.getElementById('plan-stale')).opacity));
     assert.ok(opacity < 0.6, `the stale answer is dimmed (opacity ${opacity})`);
+    // The editor marks the located line, unprompted (CodeMirror draws only the lines in view, so
+    // the count comes from its state; the marks themselves are checked once the line is shown).
+    await page.waitForFunction(() => window.__nodecastEditors.nodepools.errorCount > 0, null, { timeout: TIMEOUT });
+    assert.equal(await page.evaluate(() => window.__nodecastEditors.workloads.errorCount), 0);
+    // Scroll the editor away from the line, then "show in editor" selects it and scrolls it back.
+    await page.evaluate(() => window.__nodecastEditors.nodepools.view.scrollDOM.scrollTo(0, 1e6));
     await page.click('#plan-out .errors button.link');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'nodepools');
     const line = await page.evaluate(() => {
-      const ta = document.getElementById('nodepools');
-      return ta.value.slice(ta.selectionStart, ta.selectionEnd);
+      const { view } = window.__nodecastEditors.nodepools;
+      const { from, to } = view.state.selection.main;
+      return view.state.sliceDoc(from, to);
     });
     assert.match(line, /operator: Gtt/);
+    await page.waitForFunction(() => {
+      const host = document.querySelector('.cm-host[data-editor="nodepools"] .cm-scroller').getBoundingClientRect();
+      const l = [...document.querySelectorAll('.cm-host[data-editor="nodepools"] .cm-line')].find((e) => e.textContent.includes('operator: Gtt'));
+      const r = l?.getBoundingClientRect();
+      return r && r.top >= host.top && r.bottom <= host.bottom;
+    }, null, { timeout: TIMEOUT });
+    // The line is tinted and its gutter has the error marker.
+    assert.match(await text('.cm-host[data-editor="nodepools"] .cm-error-line'), /operator: Gtt/);
+    assert.ok((await page.locator('.cm-host[data-editor="nodepools"] .cm-lint-marker-error').count()) >= 1);
     await page.screenshot({ path: join(OUT, '05-error.png'), fullPage: true });
-    await page.fill('#nodepools', presetNodepools);
+    await page.locator('.cm-host[data-editor="nodepools"]').screenshot({ path: join(OUT, '05b-error-in-editor.png') });
+    await typeInto('nodepools', presetNodepools);
     await page.waitForSelector('#plan-out[data-status="success"]', { timeout: TIMEOUT });
+    // A success answer clears the marks.
+    await page.waitForFunction(() => window.__nodecastEditors.nodepools.errorCount === 0 && !document.querySelector('.cm-host[data-editor="nodepools"] .cm-lint-marker-error, .cm-host[data-editor="nodepools"] .cm-error-line'), null, { timeout: TIMEOUT });
   });
 
   await step('the consolidation tab: replace the half-used g5.12xlarge', async () => {
@@ -364,7 +450,7 @@ try {
     assert.equal(await page.isVisible('#now-error'), false);
     assert.match(await text('#consolidate-out .summary'), /at 2025-03-05T18:00:00Z/);
     const want = cli(['consolidate', '--now', '2025-03-05T18:00:00Z'], {
-      'cluster.yaml': await page.inputValue('#cluster'),
+      'cluster.yaml': await editorValue('cluster'),
     });
     assert.equal(await text('#command'), want.command);
     await page.selectOption('#cpreset', 'underutilized');
@@ -382,7 +468,7 @@ try {
     await page.check('#spot-to-spot');
     await waitText('#decision', 'Replace');
     const want = cli(['consolidate', '--now', '2025-03-05T12:00:00Z', '--feature-gates', 'SpotToSpotConsolidation=true'], {
-      'cluster.yaml': await page.inputValue('#cluster'),
+      'cluster.yaml': await editorValue('cluster'),
     });
     assert.equal(await text('#command'), want.command);
     await page.uncheck('#spot-to-spot');
@@ -402,8 +488,8 @@ metadata:
 status:
   allocatable: {cpu: 47810m, memory: 173400Mi, pods: "234", nvidia.com/gpu: "4"}
 `).join('');
-    const pool = (await page.inputValue('#cluster')).split('# Cluster state')[0];
-    await page.fill('#cluster', pool + nodes);
+    const pool = (await editorValue('cluster')).split('# Cluster state')[0];
+    await typeInto('cluster', pool + nodes);
     await waitText('#decision', 'Delete');
     assert.match(await text('#ties'), /Karpenter may pick any of: gpu-a, gpu-b, gpu-c/);
     await page.click('#cpreset-reset');
@@ -493,13 +579,13 @@ status:
   });
 
   await step('a trace error is located in the trace editor', async () => {
-    const trace = await page.inputValue('#sim-trace');
-    await page.fill('#sim-trace', trace.replace('runTime: {distribution: uniform, min: 2h, max: 3h}', 'runTime: soon'));
+    const trace = await editorValue('sim-trace');
+    await typeInto('sim-trace', trace.replace('runTime: {distribution: uniform, min: 2h, max: 3h}', 'runTime: soon'));
     await page.waitForSelector('#simulate-out[data-status="failure"]', { timeout: TIMEOUT });
     assert.match(await text('#simulate-out .errors'), /trace\.yaml.*workloads\.finetune\.runTime/);
     await page.click('#simulate-out .errors button.link');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'sim-trace');
-    await page.fill('#sim-trace', trace);
+    await typeInto('sim-trace', trace);
     await page.waitForSelector('#simulate-out[data-status="success"]', { timeout: SIM_TIMEOUT });
   });
 
@@ -513,7 +599,7 @@ status:
     await page.keyboard.press('End');
     assert.equal(await page.getAttribute('#tab-simulate', 'aria-selected'), 'true');
     assert.equal(await page.getAttribute('#simulate-results', 'aria-live'), 'polite');
-    const labelled = await page.evaluate(() => [...document.querySelectorAll('#panel-simulate input, #panel-simulate select, #panel-simulate textarea')].every((el) => el.labels?.length));
+    const labelled = await page.evaluate(() => [...document.querySelectorAll('#panel-simulate input, #panel-simulate select, #panel-simulate textarea, #panel-simulate [contenteditable="true"]')].every((el) => el.labels?.length || document.getElementById(el.getAttribute('aria-labelledby') || '-')?.textContent.trim()));
     assert.equal(labelled, true);
     await page.keyboard.press('Home');
   });
