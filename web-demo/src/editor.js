@@ -43,8 +43,9 @@ const theme = EditorView.theme({
   '.cm-scroller': { fontFamily: 'var(--mono, monospace)', lineHeight: '1.45', overflow: 'auto' },
   '.cm-gutters': { backgroundColor: '#f6f8fa', color: '#525a63', borderRight: '1px solid #c9d1d9' },
   '.cm-activeLineGutter': { backgroundColor: '#e3e7eb', color: '#1b1f24' },
-  '.cm-activeLine': { backgroundColor: '#f3f7fc' },
-  '.cm-error-line': { backgroundColor: '#fdecea' },
+  // Line tints are translucent: the selection layer is drawn beneath the lines.
+  '.cm-activeLine': { backgroundColor: 'rgba(10, 88, 168, 0.05)' },
+  '.cm-error-line': { backgroundColor: 'rgba(179, 38, 30, 0.10)' },
   '&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection': { backgroundColor: '#cfe2f7' },
 });
 
