@@ -68,7 +68,8 @@ async function once(url) {
     await page.waitForSelector('#plan-out[data-status="success"]', { timeout: 60000 });
     return await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
-      return { dcl: nav.domContentLoadedEventEnd, editors: window.__firstAnswer.editors, answer: window.__firstAnswer.answer };
+      const t = window.__nodecastTimings;
+      return { dcl: nav.domContentLoadedEventEnd, editors: window.__firstAnswer.editors, answer: window.__firstAnswer.answer, wasm: t.readyAt, create: t.editors?.createMs };
     });
   } finally {
     await context.close();
@@ -102,4 +103,6 @@ for (const s of servers) {
   console.log(`  DOMContentLoaded  ${stats(s.samples.map((x) => x.dcl))}`);
   console.log(`  editors shown     ${stats(s.samples.map((x) => x.editors))}`);
   console.log(`  first answer      ${stats(s.samples.map((x) => x.answer))}`);
+  if (s.samples.every((x) => x.wasm)) console.log(`  wasm core ready   ${stats(s.samples.map((x) => x.wasm))}`);
+  if (s.samples.every((x) => x.create)) console.log(`  editors built in  ${stats(s.samples.map((x) => x.create))} (main thread)`);
 }
