@@ -6,7 +6,8 @@
 //
 // Prints, per DIR, the median/min/max of: DOMContentLoaded, the editors ready (the first
 // `.cm-content`, or the first textarea of an older page) and the first plan answer
-// (`#plan-out[data-status="success"]`), all in ms after navigation start (performance.now()).
+// (`#plan-out[data-status="success"]`), all in ms after navigation start (performance.now()), and
+// the main thread's busy time until then.
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -64,13 +65,19 @@ async function once(url) {
   try {
     await context.addInitScript(OBSERVER);
     const page = context.pages()[0] || (await context.newPage());
+    // The main thread's busy time (Chromium's TaskDuration / ScriptDuration), less sensitive to
+    // other load on the machine than wall-clock times.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
     await page.goto(url);
     await page.waitForSelector('#plan-out[data-status="success"]', { timeout: 60000 });
-    return await page.evaluate(() => {
+    const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+    const main = { task: metrics.TaskDuration * 1000, script: metrics.ScriptDuration * 1000 };
+    return { ...main, ...(await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
       const t = window.__nodecastTimings;
       return { dcl: nav.domContentLoadedEventEnd, editors: window.__firstAnswer.editors, answer: window.__firstAnswer.answer, wasm: t.readyAt, create: t.editors?.createMs };
-    });
+    })) };
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
@@ -103,6 +110,7 @@ for (const s of servers) {
   console.log(`  DOMContentLoaded  ${stats(s.samples.map((x) => x.dcl))}`);
   console.log(`  editors shown     ${stats(s.samples.map((x) => x.editors))}`);
   console.log(`  first answer      ${stats(s.samples.map((x) => x.answer))}`);
+  console.log(`  main thread busy  ${stats(s.samples.map((x) => x.task))} until the first answer, of which script ${stats(s.samples.map((x) => x.script))}`);
   if (s.samples.every((x) => x.wasm)) console.log(`  wasm core ready   ${stats(s.samples.map((x) => x.wasm))}`);
   if (s.samples.every((x) => x.create)) console.log(`  editors built in  ${stats(s.samples.map((x) => x.create))} (main thread)`);
 }
