@@ -712,7 +712,10 @@ function renderErrors(a) {
 }
 const editorLabel = (id) => ({ nodepools: 'NodePools', workloads: 'workloads', cluster: 'cluster state', 'sim-cluster': 'simulation cluster', 'sim-trace': 'trace' })[id];
 
-/** Offsets [start, end) of the line holding an error: its line/column, else its document and path. */
+/**
+ * Offsets [start, end) of the line holding an error: its line/column, else its document and path
+ * (or its path alone in a one-document text, as for the trace's errors).
+ */
 export function locate(text, e) {
   const lines = text.split('\n');
   const lineStart = (n) => lines.slice(0, n).reduce((s, l) => s + l.length + 1, 0);
@@ -721,7 +724,8 @@ export function locate(text, e) {
     const s = lineStart(n);
     return [s + Math.min(Math.max((e.column || 1) - 1, 0), lines[n].length), s + lines[n].length];
   }
-  if (e.document === undefined || e.document === null) return null;
+  const noDocument = e.document === undefined || e.document === null;
+  if (noDocument && !e.path) return null;
   // Documents as the core counts them: split on `---`, skipping empty and comment-only ones.
   const docs = [];
   let cur = null;
@@ -734,11 +738,15 @@ export function locate(text, e) {
     cur.end = i;
     if (!/^\s*(#.*)?$/.test(l)) cur.content = true;
   });
-  const doc = docs.filter((d) => d.content)[e.document];
+  const content = docs.filter((d) => d.content);
+  // A path without a document (a trace's errors) is in the text's one document.
+  if (noDocument && content.length !== 1) return null;
+  const doc = content[noDocument ? 0 : e.document];
   if (!doc) return null;
   let line = doc.start;
   while (line < doc.end && /^\s*(#.*)?$/.test(lines[line])) line++;
   // Best effort: follow the path's keys and list indices down the document.
+  let followed = 0;
   for (const seg of (e.path || '').match(/[^.[\]]+|\[\d+\]/g) || []) {
     const idx = /^\[(\d+)\]$/.exec(seg);
     let found = -1;
@@ -761,7 +769,9 @@ export function locate(text, e) {
     }
     if (found < 0) break;
     line = found;
+    followed++;
   }
+  if (noDocument && !followed) return null; // not even the path's first key: no line to point at
   const s = lineStart(line);
   return [s, s + lines[line].length];
 }
@@ -1337,6 +1347,8 @@ function renderSimulation(a, ms) {
 function updateTiming() {
   const parts = [];
   if (timings.loadMs !== null) parts.push(`wasm loaded in ${fmtNumber(timings.loadMs, 0)} ms`);
+  if (timings.editors) parts.push(`editors built in ${fmtNumber(timings.editors.createMs, 0)} ms`);
+  if (timings.firstAnswerAt !== null) parts.push(`first answer ${fmtNumber(timings.firstAnswerAt, 0)} ms after navigation`);
   if (timings.lastPlanMs !== null) parts.push(`last plan ${fmtNumber(timings.lastPlanMs, 2)} ms`);
   const b = timings.plan500;
   if (b?.error) parts.push(`500-pod re-plan not measured: ${b.error}`);

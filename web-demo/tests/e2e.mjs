@@ -583,8 +583,11 @@ status:
     await typeInto('sim-trace', trace.replace('runTime: {distribution: uniform, min: 2h, max: 3h}', 'runTime: soon'));
     await page.waitForSelector('#simulate-out[data-status="failure"]', { timeout: TIMEOUT });
     assert.match(await text('#simulate-out .errors'), /trace\.yaml.*workloads\.finetune\.runTime/);
+    await page.waitForFunction(() => window.__nodecastEditors['sim-trace'].errorCount > 0, null, { timeout: TIMEOUT });
+    assert.equal(await page.evaluate(() => window.__nodecastEditors['sim-cluster'].errorCount), 0);
     await page.click('#simulate-out .errors button.link');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'sim-trace');
+    assert.match(await text('.cm-host[data-editor="sim-trace"] .cm-error-line'), /runTime: soon/);
     await typeInto('sim-trace', trace);
     await page.waitForSelector('#simulate-out[data-status="success"]', { timeout: SIM_TIMEOUT });
   });
@@ -649,6 +652,7 @@ status:
     console.log(`     500-pod plan in Chromium, at load (test busy): ${line(atLoad)}`);
     console.log(`     500-pod plan in Chromium, idle page: ${line(t.plan500)} — ${t.plan500.medianMs <= 16 ? 'within' : 'OVER'} one 16 ms frame`);
     assert.match(await text('#timing-text'), /re-plan of 500 pods/);
+    assert.match(await text('#timing-text'), /editors built in \d+ ms · first answer \d+ ms after navigation/);
     writeFileSync(join(OUT, 'timings.json'), JSON.stringify({ userAgent: await page.evaluate(() => navigator.userAgent), atLoad, ...t, simulate: simTimings }, null, 2) + '\n');
   });
 
