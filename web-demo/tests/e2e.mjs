@@ -169,8 +169,14 @@ try {
     const loadError = await page.evaluate(() => window.__nodecastTimings.loadError);
     if (loadError) throw new Error(`the wasm module did not load:\n${loadError}`);
     await page.waitForSelector('#plan-out[data-status="success"]', { timeout: TIMEOUT });
+    // The CodeMirror editors are built once the first answer is on screen (the texts show as plain
+    // text until then).
+    await page.waitForFunction(() => window.__nodecastTimings.editors || window.__nodecastTimings.editorError, null, { timeout: TIMEOUT });
     const t = await page.evaluate(() => window.__nodecastTimings);
-    console.log(`     module ${t.module}, loaded in ${t.loadMs.toFixed(0)} ms`);
+    assert.equal(t.editorError, undefined, 'the editor bundle loads');
+    assert.ok(t.firstAnswerAt < t.editors.readyAt, 'the first answer does not wait for the editors');
+    assert.equal(await page.locator('.cm-host.pending').count(), 0);
+    console.log(`     module ${t.module}, loaded in ${t.loadMs.toFixed(0)} ms; first answer ${t.firstAnswerAt.toFixed(0)} ms after navigation; editors built in ${t.editors.createMs.toFixed(0)} ms (bundle imported in ${t.editors.importMs.toFixed(0)} ms), ready at ${t.editors.readyAt.toFixed(0)} ms`);
   });
 
   await step('every control has a label and the tabs follow the ARIA tabs pattern', async () => {
