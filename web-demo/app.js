@@ -1,7 +1,7 @@
 // nodecast playground: the page. Every answer is computed by the wasm core in worker.js; this
 // module only keeps the editors, the URL and the rendering. No framework; the one build step is
 // the editor bundle (build/editor.js: CodeMirror 6, bundled by scripts/build.mjs), imported by
-// main() once the worker has started loading the wasm core, so the two load side by side.
+// main() once the first answer is on screen (see PendingEditor), so it never delays that answer.
 import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.js';
 import { HOURS_PER_MONTH, fmtDollars2, fmtMonth, fmtPrice } from './money.js';
 import { renderOptimization } from './optimize.js';
