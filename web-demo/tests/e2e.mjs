@@ -264,7 +264,7 @@ try {
     await page.screenshot({ path: join(OUT, '02-eight-gpus.png'), fullPage: true });
   });
 
-  await step('the editors: line numbers, YAML highlighting, real keystrokes, undo, Tab leaves', async () => {
+  await step('the editors: line numbers, YAML highlighting, real keystrokes, undo, search, Tab leaves', async () => {
     const host = '.cm-host[data-editor="workloads"]';
     await page.evaluate(() => window.__nodecastEditors.workloads.view.scrollDOM.scrollTo(0, 0));
     await page.waitForTimeout(100);
@@ -298,6 +298,20 @@ try {
     for (let i = 0; i < 5 && (await editorValue('workloads')) !== editedWorkloads; i++) await page.keyboard.press('ControlOrMeta+z');
     assert.equal(await editorValue('workloads'), editedWorkloads);
     await waitText('#plan-out .itype', expected8.instanceType);
+    // Ctrl+F opens a labelled search field; Enter finds; Escape closes it and returns to the text.
+    await page.keyboard.press('ControlOrMeta+f');
+    await page.waitForSelector(`${host} .cm-search input[main-field]`, { timeout: TIMEOUT });
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Find');
+    await page.keyboard.type('mountPath');
+    await page.keyboard.press('Enter');
+    const found = await page.evaluate(() => {
+      const { view } = window.__nodecastEditors.workloads;
+      return view.state.sliceDoc(view.state.selection.main.from, view.state.selection.main.to);
+    });
+    assert.equal(found, 'mountPath');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.locator(`${host} .cm-search`).count(), 0);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'workloads');
     // Tab is not captured: it moves the focus on and inserts nothing.
     await page.keyboard.press('Tab');
     assert.notEqual(await page.evaluate(() => document.activeElement.id), 'workloads');
