@@ -94,7 +94,10 @@ fn write_pod(out: &mut impl Write, kind: Kind, serial: usize, rng: &mut SplitMix
         Kind::Affinity | Kind::AntiAffinity => {
             let (field, key) = if matches!(kind, Kind::Affinity) { ("podAffinity", ZONE) } else { ("podAntiAffinity", HOSTNAME) };
             writeln!(out, "  affinity:\n    {field}:\n      requiredDuringSchedulingIgnoredDuringExecution:")?;
-            writeln!(out, "      - labelSelector:\n          matchLabels:\n            {label_key}: {selected}\n        topologyKey: {key}")?;
+            writeln!(
+                out,
+                "      - labelSelector:\n          matchLabels:\n            {label_key}: {selected}\n        topologyKey: {key}"
+            )?;
         }
         Kind::Generic | Kind::Spread(_) => {}
     }
