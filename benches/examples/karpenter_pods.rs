@@ -45,10 +45,9 @@ fn main() {
     let kinds = [Kind::Generic, Kind::Spread(ZONE), Kind::Spread(HOSTNAME), Kind::Affinity, Kind::AntiAffinity];
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out.lock());
-    let mut serial = 0usize;
-    for kind in kinds.iter().flat_map(|&k| std::iter::repeat_n(k, fifth)).chain(std::iter::repeat_n(Kind::Generic, n - 5 * fifth)) {
+    let all = kinds.iter().flat_map(|&k| std::iter::repeat_n(k, fifth)).chain(std::iter::repeat_n(Kind::Generic, n - 5 * fifth));
+    for (serial, kind) in all.enumerate() {
         write_pod(&mut out, kind, serial, &mut rng).expect("stdout");
-        serial += 1;
     }
     out.flush().expect("stdout");
 }
