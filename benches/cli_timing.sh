@@ -4,7 +4,14 @@
 #
 #   benches/cli_timing.sh [RUNS] [SIZES...]      # defaults: 5 runs of 1000 5000 20000
 #   NODECAST=path/to/nodecast BENCH=dir benches/cli_timing.sh 3 20000
+#   benches/cli_timing.sh 3 1000 5000 20000 100000   # sizes without a dump are generated
 #
+# A size with no N/pods.yaml.gz in BENCH (100,000: a 60 MB file, not committed) is generated
+# with the same distribution by the `karpenter_pods` example (deterministic, seed 42; built
+# here if missing) and run with the dumped NodePool less its `memory: 10000000Gi` limit:
+# nodecast holds quantities past i64 milli-units at that maximum (8 PiB, below 10000000Gi), and
+# ~10,500 NodeClaims booking the largest type's 800Gi each reach it, where Karpenter's real
+# limit (9.5 PiB) is not reached; without the line neither limit binds, as in Karpenter.
 # Per size: the median over RUNS of wall, user and system seconds and of the peak RSS
 # (/usr/bin/time), the input and answer sizes, and decode-free throughput is left to criterion.
 # The pods are decompressed once, outside the timing. The answer goes to /dev/null after one
@@ -21,10 +28,20 @@ NODECAST=${NODECAST:-$ROOT/target/release/nodecast}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '%-7s %10s %10s %10s %10s %10s %10s %s\n' pods "wall s" "user s" "sys s" "RSS MB" "in MB" "out MB" NodeClaims
+printf '%-11s %10s %10s %10s %10s %10s %10s %s\n' pods "wall s" "user s" "sys s" "RSS MB" "in MB" "out MB" NodeClaims
+GEN=${GEN:-$ROOT/target/release/examples/karpenter_pods}
 for n in $SIZES; do
-  gzip -dc "$BENCH/$n/pods.yaml.gz" > "$TMP/pods.yaml"
-  args=(plan "$BENCH/$n/nodepool.yaml" "$TMP/pods.yaml" --catalog "$BENCH/catalog.yaml" -o json)
+  nodepool="$BENCH/$n/nodepool.yaml"
+  if [ -f "$BENCH/$n/pods.yaml.gz" ]; then
+    gzip -dc "$BENCH/$n/pods.yaml.gz" > "$TMP/pods.yaml"
+  else
+    [ -x "$GEN" ] || (cd "$ROOT" && cargo build --release -q -p nodecast-benches --example karpenter_pods)
+    "$GEN" "$n" > "$TMP/pods.yaml"
+    grep -v '^    memory: 10000000Gi$' "$BENCH/20000/nodepool.yaml" > "$TMP/nodepool.yaml"
+    nodepool="$TMP/nodepool.yaml"
+    n="$n(gen)"
+  fi
+  args=(plan "$nodepool" "$TMP/pods.yaml" --catalog "$BENCH/catalog.yaml" -o json)
   "$NODECAST" "${args[@]}" > "$TMP/answer.json"
   grep -q '"status": "success"' "$TMP/answer.json" || { echo "$n: the plan failed" >&2; head -c 2000 "$TMP/answer.json" >&2; exit 1; }
   claims=$(grep -c '"nodePool": ' "$TMP/answer.json" || true)
@@ -32,9 +49,9 @@ for n in $SIZES; do
   for _ in $(seq "$RUNS"); do
     /usr/bin/time -f '%e %U %S %M' -a -o "$TMP/times" "$NODECAST" "${args[@]}" > /dev/null
   done
-  in_mb=$(du -bc "$BENCH/$n/nodepool.yaml" "$TMP/pods.yaml" "$BENCH/catalog.yaml" | tail -1 | awk '{printf "%.1f", $1/1e6}')
+  in_mb=$(du -bc "$nodepool" "$TMP/pods.yaml" "$BENCH/catalog.yaml" | tail -1 | awk '{printf "%.1f", $1/1e6}')
   out_mb=$(awk '{printf "%.1f", $1/1e6}' <<< "$(stat -c %s "$TMP/answer.json")")
-  printf '%-7s %10s %10s %10s %10s %10s %10s %s\n' "$n" \
+  printf '%-11s %10s %10s %10s %10s %10s %10s %s\n' "$n" \
     "$(awk '{print $1}' "$TMP/times" | median)" "$(awk '{print $2}' "$TMP/times" | median)" \
     "$(awk '{print $3}' "$TMP/times" | median)" "$(awk '{printf "%.0f\n", $4/1024}' "$TMP/times" | median)" \
     "$in_mb" "$out_mb" "$claims"

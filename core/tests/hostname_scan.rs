@@ -58,3 +58,31 @@ fn mixed_pods_still_share_nodeclaims_with_the_hostname_pods() {
         "generic pods joined the anti-affinity pods' NodeClaims"
     );
 }
+
+#[test]
+fn hostname_deaths_are_shared_only_by_pods_with_the_same_groups() {
+    // Two anti-affinity apps of 200 pods each, with the mix's request vectors: a NodeClaim
+    // that one `web` pod took is dead for every `web` key whatever its requests
+    // (`Verdict::DeadForGroups`), but stays open to the `api` pods, whose groups differ — each
+    // `api` pod may join a NodeClaim holding one `web` pod.
+    let mut req = gen::hostname_request(200, true);
+    let api = gen::hostname_pods(200, true, 23).into_iter().map(|p| {
+        let text = serde_json::to_string(&p).unwrap().replace("\"web\"", "\"api\"").replace("web-", "api-");
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    });
+    req.objects.extend(api);
+    let answer = nodecast::plan(&req);
+    let Outcome::Success(plan) = &answer.outcome else { panic!("plan failed: {}", answer.to_json()) };
+    assert!(plan.unschedulable.is_empty(), "{} unschedulable", plan.unschedulable.len());
+    let count = |c: &nodecast::api::NodeClaimOut, app: &str| c.pods.iter().filter(|p| p.starts_with(&format!("default/{app}-"))).count();
+    for c in &plan.node_claims {
+        assert!(count(c, "web") <= 1 && count(c, "api") <= 1, "{} holds {:?}", c.name, c.pods);
+    }
+    assert_eq!(plan.node_claims.iter().map(|c| count(c, "web")).sum::<usize>(), 200);
+    assert_eq!(plan.node_claims.iter().map(|c| count(c, "api")).sum::<usize>(), 200);
+    assert!(
+        plan.node_claims.iter().any(|c| count(c, "web") == 1 && count(c, "api") == 1),
+        "no api pod joined a web pod's NodeClaim"
+    );
+    assert!(plan.node_claims.len() < 400, "{} NodeClaims for 400 pods of two apps", plan.node_claims.len());
+}

@@ -59,6 +59,8 @@ pub struct ShapeIds {
     requests: FxHashMap<(Resources, bool), u32>,
     /// (requests id, hostname groups) → id, see [`ShapeIds::with_hosts`].
     with_hosts: FxHashMap<(u32, HostGroups), u32>,
+    /// Hostname groups → the id of their class (see [`Verdict::DeadForGroups`]).
+    host_classes: FxHashMap<HostGroups, u32>,
     /// Per set of hostname groups, how many claim scans met it so far.
     host_uses: FxHashMap<HostGroups, u32>,
 }
@@ -95,9 +97,10 @@ impl ShapeIds {
     /// lack of room (room only shrinks as pods are added) and by a hostname spread or
     /// anti-affinity group (a NodeClaim is its own hostname domain, and the group's count in
     /// it only grows).
-    /// Returns the id and whether the hostname groups are part of it (before
-    /// [`HOST_KEY_AFTER`] scans of the same groups they are not, and the key is the requests').
-    pub fn with_hosts(&mut self, requests: u32, mut hosts: HostGroups) -> (u32, bool) {
+    /// Returns the id and, when the hostname groups are part of it, the id of their class: the
+    /// keys with the same hostname groups and any requests (before [`HOST_KEY_AFTER`] scans of
+    /// the same groups they are not part of it, and the key is the requests').
+    pub fn with_hosts(&mut self, requests: u32, mut hosts: HostGroups) -> (u32, Option<u32>) {
         if !hosts.is_empty() {
             let uses = self.host_uses.entry(hosts.clone()).or_insert(0);
             *uses = uses.saturating_add(1);
@@ -105,9 +108,12 @@ impl ShapeIds {
                 hosts.clear();
             }
         }
-        let keyed = !hosts.is_empty();
+        let class = (!hosts.is_empty()).then(|| {
+            let next = self.host_classes.len() as u32;
+            *self.host_classes.entry(hosts.clone()).or_insert(next)
+        });
         let next = self.with_hosts.len() as u32;
-        (*self.with_hosts.entry((requests, hosts)).or_insert(next), keyed)
+        (*self.with_hosts.entry((requests, hosts)).or_insert(next), class)
     }
 }
 
@@ -123,6 +129,12 @@ pub enum Verdict {
     /// target later (see [`RejectMemo::first_accepting`]): the target is not even taken back
     /// when it changes, so a pass where every pod needs a NodeClaim of its own stays linear.
     Dead,
+    /// [`Verdict::Dead`] for every key of the scan's class: the rejection reads nothing of the
+    /// pod but its hostname groups (a hostname spread or anti-affinity group's count in the
+    /// NodeClaim's own domain), so it holds whatever the requests. Karpenter's 20,000
+    /// `app: nginx` anti-affinity pods have ~30 request vectors; each NodeClaim such a pod took
+    /// was otherwise tried once per request vector (309,000 tries at 100,000 pods).
+    DeadForGroups,
 }
 
 /// Per shape, the targets not known to reject it, ordered as the scan visits them:
@@ -156,6 +168,19 @@ impl Open {
 /// Forgetting is always safe; a forgotten shape just scans every target again.
 const MAX_ENTRIES: usize = 4_000_000;
 
+/// A bitset of targets by index.
+fn bit(set: &[u64], t: u32) -> bool {
+    set.get(t as usize / 64).is_some_and(|w| w >> (t % 64) & 1 == 1)
+}
+
+fn set_bit(set: &mut Vec<u64>, t: u32) {
+    let w = t as usize / 64;
+    if set.len() <= w {
+        set.resize(w + 1, 0);
+    }
+    set[w] |= 1 << (t % 64);
+}
+
 #[derive(Default)]
 pub struct RejectMemo {
     /// Shape id (see [`ShapeIds`]) → index in `open`.
@@ -168,6 +193,9 @@ pub struct RejectMemo {
     dropped: Vec<(u64, u32)>,
     /// Targets found dead in a scan (same).
     killed: Vec<u32>,
+    /// Per class (see [`Verdict::DeadForGroups`]), the targets dead for all its keys. Never
+    /// reset: the verdict holds for the rest of the pass.
+    class_dead: FxHashMap<u32, Vec<u64>>,
 }
 
 impl RejectMemo {
@@ -176,6 +204,8 @@ impl RejectMemo {
         self.changed.push(t as u32);
     }
 
+    /// `class`: the keys that share [`Verdict::DeadForGroups`] answers with `shape` (None: none).
+    ///
     /// Visit the targets that may accept `shape`, in `(order(t), t)` order, until `try_target`
     /// accepts one; return that target. Targets it rejects ([`Verdict::Reject`]) are
     /// remembered as rejecting until they change; dead ones ([`Verdict::Dead`]) for good;
@@ -186,6 +216,7 @@ impl RejectMemo {
     pub fn first_accepting<I: IntoIterator<Item = u32>>(
         &mut self,
         shape: u32,
+        class: Option<u32>,
         fresh: impl FnOnce() -> I,
         order: impl Fn(usize) -> u64,
         alive: impl Fn(usize) -> bool,
@@ -196,16 +227,18 @@ impl RejectMemo {
             self.open.clear();
             self.entries = 0;
         }
+        let mut class_dead = class.map(|c| std::mem::take(self.class_dead.entry(c).or_default()));
+        let class_dead_at = |set: &Option<Vec<u64>>, t: u32| set.as_ref().is_some_and(|s| bit(s, t));
         let next = self.open.len();
         let id = *self.shapes.entry(shape).or_insert(next);
         if id == next {
-            let targets = fresh().into_iter().map(|t| (order(t as usize), t)).collect();
+            let targets = fresh().into_iter().filter(|&t| !class_dead_at(&class_dead, t)).map(|t| (order(t as usize), t)).collect();
             self.open.push(Open { cursor: self.changed.len(), targets, dead: Vec::new() });
         }
         let open = &mut self.open[id];
         let before = open.targets.len();
         for &t in &self.changed[open.cursor..] {
-            if alive(t as usize) && !open.is_dead(t) {
+            if alive(t as usize) && !open.is_dead(t) && !class_dead_at(&class_dead, t) {
                 open.targets.insert((order(t as usize), t));
             }
         }
@@ -215,7 +248,8 @@ impl RejectMemo {
         for &(o, t) in &open.targets {
             // An entry whose order moved on is stale: the target was changed since and has
             // been inserted again under its new order.
-            if o != order(t as usize) || !alive(t as usize) {
+            // Also dropped: targets another key of the class found dead since.
+            if o != order(t as usize) || !alive(t as usize) || class_dead_at(&class_dead, t) {
                 self.dropped.push((o, t));
                 continue;
             }
@@ -229,6 +263,13 @@ impl RejectMemo {
                     self.dropped.push((o, t));
                     self.killed.push(t);
                 }
+                Verdict::DeadForGroups => {
+                    self.dropped.push((o, t));
+                    self.killed.push(t);
+                    if let Some(set) = class_dead.as_mut() {
+                        set_bit(set, t);
+                    }
+                }
                 Verdict::Skip => {}
             }
         }
@@ -239,6 +280,9 @@ impl RejectMemo {
             open.kill(t);
         }
         self.killed.clear();
+        if let (Some(c), Some(set)) = (class, class_dead) {
+            self.class_dead.insert(c, set);
+        }
         self.entries = (self.entries + open.targets.len()).saturating_sub(before);
         found
     }

@@ -162,8 +162,9 @@ pub struct Solver<'m> {
 
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
 
-/// A new claim's requirements, candidates and whether minValues was relaxed, or why not.
-type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties), Fail>;
+/// A new claim's requirements, candidates, whether minValues was relaxed and the candidates'
+/// headroom (memoised too: 20,000 one-pod claims recomputed it per row), or why not.
+type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties, claim::Headroom), Fail>;
 
 /// Run one provisioning pass over every pending pod of the model.
 pub fn solve(m: &Model) -> Solution {
@@ -543,7 +544,7 @@ impl Solver<'_> {
         self.settle_order();
         let found = self.first_open_claim(pod, view, shape);
         if let Some((c, r, its, ties)) = found {
-            self.commit(c, p, r, its, ties);
+            self.commit(c, p, r, its, ties, None);
             return Ok(Placement::Claim(c));
         }
         if self.templates.is_empty() {
@@ -587,7 +588,9 @@ impl Solver<'_> {
                     };
                     let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its, ties)| {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
-                        (r, its, relaxed, ties)
+                        let mut headroom = claim::Headroom::default();
+                        headroom.update(t, &its, m);
+                        (r, its, relaxed, ties, headroom)
                     });
                     if let Some(&k) = memo_key {
                         self.fresh_memo.insert((k, ti), outcome.clone());
@@ -596,7 +599,7 @@ impl Solver<'_> {
                 }
             };
             match outcome {
-                Ok((mut r, its, relaxed, ties)) => {
+                Ok((mut r, its, relaxed, ties, headroom)) => {
                     // The requirements name the placeholder they were computed with.
                     r.set(m.keys.hostname, Requirement::in_values([h]));
                     self.next_host += 1;
@@ -626,7 +629,7 @@ impl Solver<'_> {
                             };
                         }
                     }
-                    self.commit(c, p, r, its, ties);
+                    self.commit(c, p, r, its, ties, Some(headroom));
                     return Ok(Placement::Claim(c));
                 }
                 // No type is left because the limits removed every type that would hold the
@@ -641,7 +644,8 @@ impl Solver<'_> {
         Err(PodFailure::PerPool(errs))
     }
 
-    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties) {
+    /// `headroom`: the headroom of `its` when the caller has it (a new claim's, memoised).
+    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties, headroom: Option<claim::Headroom>) {
         let m = self.m;
         let pod = &m.pods[p];
         self.claim_memo.changed(c);
@@ -653,6 +657,9 @@ impl Solver<'_> {
         claim.pods.push(p);
         claim.requests.add(&pod.requests);
         claim.host_ports.extend(pod.host_ports.iter().copied());
+        if let Some(h) = headroom {
+            claim.headroom = h;
+        }
         claim.headroom.update(&self.templates[claim.template], &claim.its, m);
         let alive = claim.headroom.admits(&claim.requests, &self.least_request, m);
         if c == self.claim_alive.len() {

@@ -29,6 +29,7 @@ impl Solver<'_> {
         let mut found = None;
         memo.first_accepting(
             key,
+            None,
             || 0..self.existing.len() as u32,
             |_| 0,
             |_| true,
@@ -53,12 +54,13 @@ impl Solver<'_> {
         shape: Option<u32>,
     ) -> Option<(usize, Requirements, Vec<u32>, super::claim::Ties)> {
         let (key, by_room) = self.scan_key(pod, shape);
-        let (key, hosts_keyed) = if by_room { self.shape_ids.with_hosts(key, self.host_groups(view)) } else { (key, false) };
+        let (key, class) = if by_room { self.shape_ids.with_hosts(key, self.host_groups(view)) } else { (key, None) };
         let hostname = self.m.keys.hostname;
         let mut memo = std::mem::take(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo });
         let mut found = None;
         memo.first_accepting(
             key,
+            class,
             || self.order.open_in_order(),
             |c| self.order.scan_key(c),
             |c| self.claim_alive[c],
@@ -67,7 +69,7 @@ impl Solver<'_> {
                     found = Some((c, r, its, ties));
                     Verdict::Accept
                 }
-                Err(e) => claim_rejection(&e, by_room, hosts_keyed.then_some(hostname)),
+                Err(e) => claim_rejection(&e, by_room, class.map(|_| hostname)),
             },
         );
         *(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo }) = memo;
@@ -98,13 +100,15 @@ impl Solver<'_> {
 /// single-domain branch; an incompatible pod hostname fails earlier, on requirements), and that
 /// count only grows. Every pod with the key carries the group with the same `selects`, so the
 /// NodeClaim rejects all of them. Any other rejection (zone groups, hostname affinity, whose
-/// bootstrap depends on other domains) holds for this pod only.
+/// bootstrap depends on other domains) holds for this pod only. The hostname rejection reads
+/// nothing of the pod but those groups, so it holds for the keys with other requests too
+/// ([`Verdict::DeadForGroups`]).
 /// `hostname`: the key when the memo key holds the hostname groups.
 fn claim_rejection(e: &Fail, by_room: bool, hostname: Option<KeyId>) -> Verdict {
     match e {
         _ if !by_room => Verdict::Reject,
         Fail::Resources => Verdict::Dead,
-        Fail::Topology { kind: GroupKind::Spread | GroupKind::AntiAffinity, key } if Some(*key) == hostname => Verdict::Dead,
+        Fail::Topology { kind: GroupKind::Spread | GroupKind::AntiAffinity, key } if Some(*key) == hostname => Verdict::DeadForGroups,
         _ => Verdict::Skip,
     }
 }
