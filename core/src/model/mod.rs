@@ -58,6 +58,16 @@ pub enum LimitKey {
     Nodes,
 }
 
+/// Book `amount` (milli-units) against a remaining limit. A limit held at `i64::MAX` was written
+/// larger than milli-units can hold (Karpenter's benchmark sets `memory: 10000000Gi`, 9.5 Pi);
+/// Kubernetes compares such quantities exactly, so it stays unreachable here rather than
+/// shrinking from the cap, which would make it bind at ~8 Pi where Karpenter's would not.
+pub fn book_limit(remaining: &mut i64, amount: i64) {
+    if *remaining != i64::MAX {
+        *remaining = remaining.saturating_sub(amount);
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConsolidationPolicy {
     WhenEmpty,

@@ -14,7 +14,7 @@ pub mod topology;
 
 use crate::catalog::{InstanceType, Offering};
 use crate::labels::KeyId;
-use crate::model::{LimitKey, MinValuesPolicy, Model, Pod, PreferencePolicy, Unsatisfiable};
+use crate::model::{book_limit, LimitKey, MinValuesPolicy, Model, Pod, PreferencePolicy, Unsatisfiable};
 use crate::requirements::{Incompatible, Requirement, Requirements};
 use crate::taints::{first_untolerated, Taint, Toleration};
 use claim::{CompatCache, PlannedClaim, Template};
@@ -194,10 +194,10 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
             let node = &m.nodes[e.node];
             if node.nodepool.as_deref() == Some(np.name.as_str()) && !node.marked_for_deletion {
                 for (k, v) in rem.iter_mut() {
-                    *v -= match k {
+                    book_limit(v, match k {
                         LimitKey::Nodes => 1000,
                         LimitKey::Resource(r) => node.capacity.get(*r),
-                    };
+                    });
                 }
             }
         }
@@ -621,12 +621,12 @@ impl Solver<'_> {
                     // claim (the R5.11.2 recommendation, so a nodes limit holds within a pass).
                     if let Some(rem) = self.remaining.get_mut(&t.pool) {
                         for (k, v) in rem.iter_mut() {
-                            *v -= match k {
+                            book_limit(v, match k {
                                 LimitKey::Nodes => 1000,
                                 LimitKey::Resource(res) => {
                                     its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(*res)).max().unwrap_or(0)
                                 }
-                            };
+                            });
                         }
                     }
                     self.commit(c, p, r, its, ties, Some(headroom));
