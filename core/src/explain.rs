@@ -156,7 +156,9 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
         ]);
     };
     let sol = scheduling::solve(m);
-    let rendered = provision::render(m, &sol, warnings.to_vec());
+    // Hints are shown only for a pending pod (its `unschedulable` entry).
+    let opts = provision::RenderOptions { hints: m.pods[p].node_name.is_none() && !sol.placements.contains_key(&p) };
+    let rendered = provision::render_with(m, &sol, warnings.to_vec(), opts);
     let pod = &m.pods[p];
     let key = pod.key();
     let mut ex = PodExplanation {
