@@ -2,11 +2,11 @@
 //! NodePool's limits hold back schedule, not only one of them — telling a user the limit that
 //! fixes one pod of twenty would be a hint that is checked but still misleads.
 //!
-//! The pass is planned once with the NodePool's limits lifted; what that plan books against
-//! each limit is the limit needed. Karpenter books the largest instance type a new NodeClaim
-//! could still become (R5.11.1), not the type it finally launches, so the booking per NodeClaim
-//! is the largest type that fits the pod that opened it. The proposal is then re-planned with
-//! the limits set and the pods that schedule are counted.
+//! The pass is planned once with the NodePool's limits lifted; what that plan counts against
+//! each limit is the limit proposed. Karpenter books the largest instance type a new NodeClaim
+//! could still become when it opens it (R5.11.1), not the type it finally launches, and a
+//! smaller limit changes which types a claim opens with; so proposals go from what the claims
+//! finally need up to what they booked, each re-planned, and the pods that schedule are counted.
 
 use super::edit::Edit;
 use crate::fit::{compatible_types, pod_requirements};
@@ -16,7 +16,8 @@ use crate::scheduling::{Fail, PodFailure, Solution};
 /// The checked limit change of one NodePool.
 pub struct PoolLimitFix {
     pub edit: Edit,
-    /// The pending pods the NodePool's limits held back.
+    /// The pending pods the NodePool's limits held back: those that schedule once they are
+    /// lifted (a pod with another blocker too is not counted).
     pub held: Vec<usize>,
     /// The re-plan with `edit` applied.
     pub solution: Solution,
@@ -42,34 +43,51 @@ fn held_back(sol: &Solution, pool: usize) -> Vec<usize> {
         .collect()
 }
 
+/// How much of an instance type's capacity a NodeClaim is counted with, from the least to the
+/// most: each proposal is tried in this order and the first that schedules every held pod wins.
+#[derive(Clone, Copy, PartialEq)]
+enum Count {
+    /// The largest of the types it can still become once all its pods are on it (what it may
+    /// launch as).
+    Final,
+    /// The largest type that fits the pod that opened it (what Karpenter books, R5.11.1).
+    Opened,
+    /// The largest type of the NodePool: an upper bound on any booking.
+    Widest,
+}
+
 /// What the claims and nodes of `pool` in `sol` (planned over `m`) count against each of the
-/// NodePool's limit keys `keys`: existing nodes by their capacity, each new NodeClaim by the
-/// largest type that fits the pod that opened it.
-fn booked(m: &Model, sol: &Solution, pool: usize, keys: &[(LimitKey, i64)]) -> Vec<(LimitKey, i64)> {
+/// NodePool's limit keys `keys`: existing nodes by their capacity, each new NodeClaim as
+/// `count` says; each limit only raised, never lowered.
+fn booked(m: &Model, sol: &Solution, pool: usize, keys: &[(LimitKey, i64)], count: Count) -> Vec<(LimitKey, i64)> {
     let np = &m.node_pools[pool];
     let nodes: Vec<_> = m.nodes.iter().filter(|n| n.nodepool.as_deref() == Some(np.name.as_str()) && !n.marked_for_deletion).collect();
-    // Per claim, the capacity it books: the largest candidate when it was opened.
     let claims: Vec<Vec<u32>> = sol
         .claims
         .iter()
         .filter(|c| sol.templates[c.template].pool == pool)
         .map(|c| {
             let t = &sol.templates[c.template];
-            let Some(&first) = c.pods.first() else { return c.its.clone() };
-            let pod = &m.pods[first];
-            let opened: Vec<u32> = compatible_types(t, &pod_requirements(pod, t, m), m)
-                .into_iter()
-                .filter(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m)))
-                .collect();
-            if opened.is_empty() {
-                c.its.clone()
-            } else {
-                opened
+            match (count, c.pods.first()) {
+                (Count::Final, _) => c.its.clone(),
+                (Count::Opened, Some(&first)) => {
+                    let pod = &m.pods[first];
+                    let opened: Vec<u32> = compatible_types(t, &pod_requirements(pod, t, m), m)
+                        .into_iter()
+                        .filter(|&i| pod.requests.fits_with(t.overhead(i), t.alloc(i, m)))
+                        .collect();
+                    if opened.is_empty() {
+                        t.its.clone()
+                    } else {
+                        opened
+                    }
+                }
+                _ => t.its.clone(),
             }
         })
         .collect();
     keys.iter()
-        .map(|&(k, _)| {
+        .map(|&(k, limit)| {
             let used: i64 = match k {
                 LimitKey::Nodes => 1000 * (nodes.len() + claims.len()) as i64,
                 LimitKey::Resource(r) => {
@@ -80,31 +98,59 @@ fn booked(m: &Model, sol: &Solution, pool: usize, keys: &[(LimitKey, i64)]) -> V
                             .sum::<i64>()
                 }
             };
-            (k, used)
+            (k, limit.max(used))
         })
         .collect()
 }
 
-/// The limits of `pool` that let the pods its limits hold back in `sol` schedule, checked by
-/// a re-plan; None when no pod is held back or the limits are already what is needed.
-/// Spends two plans (limits lifted, then the proposal).
-pub fn pool_fix(m: &Model, sol: &Solution, pool: usize) -> Option<PoolLimitFix> {
-    let held = held_back(sol, pool);
-    if held.is_empty() {
-        return None;
-    }
-    let old = &m.node_pools[pool].limits;
-    let mut lifted = m.clone();
-    lifted.node_pools[pool].limits.clear();
-    let free = crate::scheduling::solve(&lifted);
-    let limits: Vec<(LimitKey, i64)> =
-        booked(&lifted, &free, pool, old).into_iter().zip(old).map(|((k, used), &(_, limit))| (k, limit.max(used))).collect();
-    if limits == *old {
-        return None;
-    }
-    let edit = Edit::Limits { pool, limits: limits.clone() };
+/// Plan `m` with `pool`'s limits set to `limits`.
+fn plan_with(m: &Model, pool: usize, limits: Vec<(LimitKey, i64)>) -> (Model, Solution) {
     let mut model = m.clone();
     model.node_pools[pool].limits = limits;
     let solution = crate::scheduling::solve(&model);
-    Some(PoolLimitFix { edit, held, solution, model })
+    (model, solution)
+}
+
+/// The limits of `pool` that let the pods its limits hold back in `sol` schedule, checked by
+/// re-planning; None when no pod schedules even without the limits, the limits are already
+/// what is needed, or `budget` (plans) does not allow a check. The pass is planned with the
+/// limits lifted, then with each proposal of [`Count`] from the smallest, up to the first that
+/// schedules every held pod (at most four plans); the proposal scheduling the most is kept.
+pub fn pool_fix(m: &Model, sol: &Solution, pool: usize, budget: &mut usize) -> Option<PoolLimitFix> {
+    let held = held_back(sol, pool);
+    if held.is_empty() || *budget < 2 {
+        return None;
+    }
+    *budget -= 1;
+    let old = &m.node_pools[pool].limits;
+    let (lifted, free) = plan_with(m, pool, Vec::new());
+    // A limit that is exhausted fails every pod before its other checks: only the pods that
+    // schedule without it were held back by it.
+    let held: Vec<usize> = held.into_iter().filter(|p| free.placements.contains_key(p)).collect();
+    if held.is_empty() {
+        return None;
+    }
+    let mut best: Option<PoolLimitFix> = None;
+    let mut tried: Vec<Vec<(LimitKey, i64)>> = Vec::new();
+    for count in [Count::Final, Count::Opened, Count::Widest] {
+        let limits = booked(&lifted, &free, pool, old, count);
+        if limits == *old || tried.contains(&limits) {
+            continue;
+        }
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        tried.push(limits.clone());
+        let (model, solution) = plan_with(m, pool, limits.clone());
+        let fix = PoolLimitFix { edit: Edit::Limits { pool, limits }, held: held.clone(), solution, model };
+        let all = fix.scheduled() == held.len();
+        if best.as_ref().is_none_or(|b| fix.scheduled() > b.scheduled()) {
+            best = Some(fix);
+        }
+        if all {
+            break;
+        }
+    }
+    best
 }

@@ -35,7 +35,8 @@ type Checked = (bool, String);
 
 /// Attach checked hints to `outs`, which holds the pods of `sol.failures` in that order.
 pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
-    let mut checked: HashMap<(usize, Edit), Option<Checked>> = HashMap::new();
+    // Per (spec, edit), what the re-plan did for each pending pod of that spec.
+    let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Checked>>> = HashMap::new();
     let mut pool_limits: HashMap<usize, Option<PoolLimitFix>> = HashMap::new();
     let mut budget = MAX_REPLANS;
     for ((p, failure), out) in sol.failures.iter().zip(outs.iter_mut()) {
@@ -43,13 +44,10 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
         for (pool, fail) in errs {
             let node_pool = m.node_pools[*pool].name.clone();
             if matches!(fail, Fail::Limits { .. } | Fail::NodesLimit) {
-                let fix = pool_limits.entry(*pool).or_insert_with(|| {
-                    (budget >= 2).then(|| {
-                        budget -= 2;
-                        limits::pool_fix(m, sol, *pool)
-                    })?
-                });
-                if let Some(fix) = fix {
+                let fix = pool_limits.entry(*pool).or_insert_with(|| limits::pool_fix(m, sol, *pool, &mut budget));
+                // A pod that stays pending even with the limits lifted gets no limit hint: no
+                // limit value would schedule it.
+                if let Some(fix) = fix.as_ref().filter(|f| f.held.contains(p)) {
                     let (verified, check) = limit_check(m, *p, fix);
                     out.hints.push(Hint {
                         code: ReasonCode::LimitExceeded,
@@ -67,13 +65,15 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
             for (code, edit) in propose(m, sol, *p, *pool, fail) {
                 let result = checked
                     .entry((m.pods[*p].spec_id(), edit.clone()))
-                    .or_insert_with_key(|(_, edit)| {
+                    .or_insert_with_key(|(spec, edit)| {
                         (budget > 0).then(|| {
                             budget -= 1;
-                            replan(m, *p, edit)
+                            let replicas: Vec<usize> = sol.failures.iter().map(|f| f.0).filter(|&q| m.pods[q].spec_id() == *spec).collect();
+                            replan(m, *p, &replicas, edit)
                         })
                     })
-                    .clone();
+                    .as_ref()
+                    .map(|r| r[p].clone());
                 let Some(result) = result else { break };
                 let done = result.0;
                 if done || shown.is_none() {
@@ -183,15 +183,24 @@ fn pending_code(m2: &Model, sol: &Solution, p: usize) -> &'static str {
         .map_or("unschedulable", |(q, f)| crate::diagnostics::unschedulable(m2, sol, *q, f).code.as_str())
 }
 
-/// Re-plan with `edit` applied: (the pod schedules, what happened in words).
-fn replan(m: &Model, p: usize, edit: &Edit) -> Checked {
+/// Re-plan with `edit` applied (to `p` and the pods sharing its spec): for each pod of
+/// `replicas` (the pending pods of that spec), whether it schedules and what happened in words.
+fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize, Checked> {
     let m2 = apply(m, p, edit);
     let sol = crate::scheduling::solve(&m2);
-    let pod = m.pods[p].key();
-    match placed(&m2, &sol, p) {
-        Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
-        None => (false, format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, p))),
-    }
+    replicas
+        .iter()
+        .map(|&q| {
+            let pod = m.pods[q].key();
+            let checked = match placed(&m2, &sol, q) {
+                Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
+                None => {
+                    (false, format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, q)))
+                }
+            };
+            (q, checked)
+        })
+        .collect()
 }
 
 /// What the NodePool's limit proposal did for `p`, with how many of the pods its limits held
@@ -199,7 +208,7 @@ fn replan(m: &Model, p: usize, edit: &Edit) -> Checked {
 fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix) -> Checked {
     let pod = m.pods[p].key();
     let (n, of) = (fix.scheduled(), fix.held.len());
-    let all = format!("{n} of the {of} pending pods this NodePool's limits held back schedule");
+    let all = format!("{n} of the {of} pending pods held back only by this NodePool's limits schedule");
     match placed(&fix.model, &fix.solution, p) {
         Some(went) => (true, format!("verified: re-planned with these limits, {pod} {went}; {all}")),
         None => (
