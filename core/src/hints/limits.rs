@@ -47,9 +47,8 @@ fn held_back(sol: &Solution, pool: usize) -> Vec<usize> {
 /// most: each proposal is tried in this order and the first that schedules every held pod wins.
 #[derive(Clone, Copy, PartialEq)]
 enum Count {
-    /// The largest of the types it can still become once all its pods are on it (what it may
-    /// launch as).
-    Final,
+    /// The type it launches as (the cheapest that holds all its pods).
+    Launched,
     /// The largest type that fits the pod that opened it (what Karpenter books, R5.11.1).
     Opened,
     /// The largest type of the NodePool: an upper bound on any booking.
@@ -62,14 +61,25 @@ enum Count {
 fn booked(m: &Model, sol: &Solution, pool: usize, keys: &[(LimitKey, i64)], count: Count) -> Vec<(LimitKey, i64)> {
     let np = &m.node_pools[pool];
     let nodes: Vec<_> = m.nodes.iter().filter(|n| n.nodepool.as_deref() == Some(np.name.as_str()) && !n.marked_for_deletion).collect();
+    let launched: Vec<Option<u32>> = if count == Count::Launched {
+        let (finals, _) = crate::scheduling::launch::finalize_claims(m, sol);
+        let mut by_claim = vec![None; sol.claims.len()];
+        for f in finals {
+            by_claim[f.claim] = f.launch.map(|l| l.it);
+        }
+        by_claim
+    } else {
+        Vec::new()
+    };
     let claims: Vec<Vec<u32>> = sol
         .claims
         .iter()
-        .filter(|c| sol.templates[c.template].pool == pool)
-        .map(|c| {
+        .enumerate()
+        .filter(|(_, c)| sol.templates[c.template].pool == pool)
+        .map(|(ci, c)| {
             let t = &sol.templates[c.template];
             match (count, c.pods.first()) {
-                (Count::Final, _) => c.its.clone(),
+                (Count::Launched, _) => launched[ci].map_or_else(|| c.its.clone(), |it| vec![it]),
                 (Count::Opened, Some(&first)) => {
                     let pod = &m.pods[first];
                     let opened: Vec<u32> = compatible_types(t, &pod_requirements(pod, t, m), m)
@@ -132,7 +142,7 @@ pub fn pool_fix(m: &Model, sol: &Solution, pool: usize, budget: &mut usize) -> O
     }
     let mut best: Option<PoolLimitFix> = None;
     let mut tried: Vec<Vec<(LimitKey, i64)>> = Vec::new();
-    for count in [Count::Final, Count::Opened, Count::Widest] {
+    for count in [Count::Launched, Count::Opened, Count::Widest] {
         let limits = booked(&lifted, &free, pool, old, count);
         if limits == *old || tried.contains(&limits) {
             continue;

@@ -96,6 +96,9 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
     let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else { return Vec::new() };
     match fail {
         Fail::Taint(taint) => vec![(ReasonCode::TaintNotTolerated, Edit::Tolerate(taint.clone()))],
+        Fail::NoType(_) if !clashing_ports(m, t, p).is_empty() => {
+            vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(clashing_ports(m, t, p)))]
+        }
         Fail::Requirements(_) | Fail::NoType(_) => {
             let pod_side = admitting_edit(m, t, p, Side::Pod);
             let pool_side = admitting_edit(m, t, p, Side::Pool);
@@ -148,6 +151,17 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
         }
         Fail::Limits { .. } | Fail::NodesLimit | Fail::Resources => Vec::new(),
     }
+}
+
+/// The pod's host ports a DaemonSet holds on every type of `t` that meets its requirements.
+fn clashing_ports(m: &Model, t: &Template, p: usize) -> Vec<(i32, crate::labels::ValueId)> {
+    let pod = &m.pods[p];
+    let its = crate::fit::compatible_types(t, &crate::fit::pod_requirements(pod, t, m), m);
+    let mut ports: Vec<(i32, crate::labels::ValueId)> =
+        crate::fit::host_port_clash(m, t, pod, &its).into_iter().map(|(h, _)| (h.port, h.protocol)).collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
 }
 
 /// The zones the NodePool's types are offered in that its zone requirement leaves out, as
