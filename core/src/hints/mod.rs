@@ -208,9 +208,10 @@ fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize
             let pod = m.pods[q].key();
             let checked = match placed(&m2, &sol, q) {
                 Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
-                None => {
-                    (false, format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, q)))
-                }
+                None => (
+                    false,
+                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, q)),
+                ),
             };
             (q, checked)
         })
