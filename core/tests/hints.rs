@@ -318,3 +318,24 @@ fn hints_are_deterministic() {
         assert_eq!(nodecast::plan(&req).to_json(), first);
     }
 }
+
+#[test]
+fn another_pods_anti_affinity_is_not_the_pods_to_soften() {
+    // `guard` (larger, scheduled first) keeps every app=web pod out of its zone; the NodePool
+    // allows only that zone. The web pod carries no constraint to soften, so the only edit is the
+    // zones to allow — and the re-plan shows it is not enough: with more zones allowed, guard's
+    // new NodeClaim may still land in any of them, so Karpenter keeps web out of all of them.
+    let anti = "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: web}}}\n";
+    let web = pod("web", "{cpu: 1}", "").replace("metadata: {name: web, namespace: default}", "metadata: {name: web, namespace: default, labels: {app: web}}");
+    let input = format!("{CLASS}{}{}{web}", pool("a", "", ZONE_A, ""), pod("guard", "{cpu: \"4\"}", anti));
+    let v = plan(&input);
+    assert!(unschedulable(&v, "default/guard").is_none(), "{v}");
+    let u = unschedulable(&v, "default/web").unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(u["code"], "topology-unsatisfiable", "{u}");
+    let hints = hints_of(&v, "default/web");
+    assert!(hints.iter().all(|h| !h["change"].as_str().unwrap().starts_with("move the pod's")), "{u}");
+    let h = only_hint(&v, "default/web");
+    assert!(h["change"].as_str().unwrap().starts_with("widen NodePool a requirements: topology.kubernetes.io/zone"), "{h}");
+    assert_eq!(h["verified"], false, "{h}");
+    assert!(h["check"].as_str().unwrap().contains("default/web still stays pending (topology-unsatisfiable)"), "{h}");
+}

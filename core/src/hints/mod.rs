@@ -130,7 +130,17 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
                     out.push((ReasonCode::TopologyUnsatisfiable, Edit::PoolRequirements { pool, keys }));
                 }
             }
-            out.push((ReasonCode::TopologyUnsatisfiable, Edit::Soften { kind: *kind, key: *key }));
+            // Softening is offered only for a constraint the pod itself carries (another pod's
+            // anti-affinity that excludes this one is not the pod's to relax).
+            let pod = &m.pods[p];
+            let own = match kind {
+                GroupKind::Spread => pod.spread.iter().any(|c| c.key == *key),
+                GroupKind::Affinity => pod.affinity.iter().any(|t| t.key == *key),
+                GroupKind::AntiAffinity => pod.anti_affinity.iter().any(|t| t.key == *key),
+            };
+            if own {
+                out.push((ReasonCode::TopologyUnsatisfiable, Edit::Soften { kind: *kind, key: *key }));
+            }
             out
         }
         Fail::HostPort => {
