@@ -339,3 +339,21 @@ fn another_pods_anti_affinity_is_not_the_pods_to_soften() {
     assert_eq!(h["verified"], false, "{h}");
     assert!(h["check"].as_str().unwrap().contains("default/web still stays pending (topology-unsatisfiable)"), "{h}");
 }
+
+#[test]
+fn nodes_limit_hint_counts_one_node_per_held_pod() {
+    // One node per replica (hostname anti-affinity) against `nodes: 1`: two replicas wait, and
+    // the hinted node limit lets both schedule.
+    let anti = "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}\n";
+    let input = format!("{CLASS}{}{}", pool("one", "", ON_DEMAND_C, "  limits: {nodes: \"1\"}\n"), deployment("web", 3, "{cpu: 1}", anti));
+    let v = plan(&input);
+    let u = v["unschedulable"].as_array().unwrap();
+    assert_eq!(u.len(), 2, "{v}");
+    for u in u {
+        assert_eq!(u["code"], "limit-exceeded", "{u}");
+        let h = only_hint(&v, u["pod"].as_str().unwrap());
+        assert_eq!(h["change"], "raise NodePool one spec.limits: nodes 1 → 3", "{h}");
+        assert_eq!(h["verified"], true, "{h}");
+        assert!(h["check"].as_str().unwrap().ends_with("2 of the 2 pending pods held back only by this NodePool's limits schedule"), "{h}");
+    }
+}
