@@ -357,3 +357,21 @@ fn nodes_limit_hint_counts_one_node_per_held_pod() {
         assert!(h["check"].as_str().unwrap().ends_with("2 of the 2 pending pods held back only by this NodePool's limits schedule"), "{h}");
     }
 }
+
+#[test]
+fn a_plan_without_hints_differs_only_in_the_hints() {
+    // Internal callers (advise, sweep rows) render without hints: the same plan, no re-plans.
+    let taints = "      taints: [{key: dedicated, value: ml, effect: NoSchedule}]\n";
+    let input = format!("{CLASS}{}{}", pool("ml", taints, ON_DEMAND_C, "  limits: {cpu: \"4\"}\n"), deployment("web", 3, "{cpu: \"3\"}", ""));
+    let cluster = nodecast::Cluster::from_texts(&[Input { name: None, text: input }], &Default::default()).unwrap();
+    let m = cluster.model();
+    let sol = nodecast::scheduling::solve(m);
+    let with = nodecast::provision::render(m, &sol, Vec::new());
+    let mut without = nodecast::provision::render_with(m, &sol, Vec::new(), nodecast::provision::RenderOptions { hints: false });
+    assert!(with.unschedulable.iter().all(|u| !u.hints.is_empty()), "{:?}", with.unschedulable);
+    assert!(without.unschedulable.iter().all(|u| u.hints.is_empty()));
+    for (w, wo) in with.unschedulable.iter().zip(without.unschedulable.iter_mut()) {
+        wo.hints = w.hints.clone();
+    }
+    assert_eq!(serde_json::to_string(&with).unwrap(), serde_json::to_string(&without).unwrap());
+}
