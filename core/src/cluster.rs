@@ -56,13 +56,19 @@ impl Cluster {
 
     /// What one Karpenter provisioning pass does with the pending pods.
     pub fn plan(&self) -> Plan {
+        self.plan_with(crate::provision::RenderOptions::default())
+    }
+
+    /// [`Cluster::plan`] rendered with `opts` (internal callers that read only the plan's
+    /// figures skip the fix hints' re-plans).
+    pub(crate) fn plan_with(&self, opts: crate::provision::RenderOptions) -> Plan {
         let sol = crate::scheduling::solve(&self.model);
         // Cancelled (crate::interrupt): the caller drops the answer, so rendering a cut-short
         // pass (half a second for 100,000 pods) would only delay the stop.
         if crate::interrupt::poll() {
             return Plan::default();
         }
-        crate::provision::render(&self.model, &sol, self.warnings.clone())
+        crate::provision::render_with(&self.model, &sol, self.warnings.clone(), opts)
     }
 
     /// What the disruption controller does at `now` (Unix seconds), and why every other node

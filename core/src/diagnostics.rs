@@ -109,6 +109,22 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
             let Some(t) = t else { return (ReasonCode::NoInstanceTypeFits, "no instance type fits".into()) };
             let r = pod_requirements(pod, t, m);
             let its = compatible_types(t, &r, m);
+            // Types dropped because a DaemonSet on them holds the pod's host port: say so,
+            // rather than blame the requirements the types do meet.
+            let clash = crate::fit::host_port_clash(m, t, pod, &its);
+            if let Some((h, d)) = clash.first() {
+                let ds = &m.daemonsets[*d];
+                return (
+                    ReasonCode::HostPortConflict,
+                    format!(
+                        "host port {}/{} is held by DaemonSet {}/{} on every instance type this NodePool allows",
+                        h.port,
+                        m.interner.str(h.protocol),
+                        ds.namespace,
+                        ds.name
+                    ),
+                );
+            }
             if !fit.any_requirements || its.is_empty() {
                 let shown = r.render(&m.interner, |k| k == m.keys.hostname || k == m.keys.registered || k == m.keys.initialized);
                 (ReasonCode::RequirementConflict, format!("no instance type of the NodePool meets the requirements {shown}"))

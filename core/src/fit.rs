@@ -1,6 +1,7 @@
 //! Which types of a NodePool's template can take a pod, and how far the NodePool's limits are
 //! from admitting one: shared by the reasons (`diagnostics`) and the fix hints (`hints`).
 
+use crate::model::pod::HostPort;
 use crate::model::{LimitKey, Model, Pod};
 use crate::quantity::{format_milli, Unit};
 use crate::requirements::Requirements;
@@ -110,4 +111,30 @@ pub fn nodes_limit_message(m: &Model, sol: &Solution, pool: usize) -> String {
         ),
         None => "the NodePool's node limit is exhausted".into(),
     }
+}
+
+/// The pod's host ports that a DaemonSet of `t` holds, each with the first DaemonSet (index)
+/// holding it — when every type of `its` runs such a DaemonSet, so that no new NodeClaim of `t`
+/// can take the pod; empty otherwise.
+pub fn host_port_clash(m: &Model, t: &Template, pod: &Pod, its: &[u32]) -> Vec<(HostPort, usize)> {
+    if pod.host_ports.is_empty() || its.is_empty() {
+        return Vec::new();
+    }
+    let clashes = |i: u32| {
+        let g = t.group_of[i as usize];
+        g != usize::MAX && t.groups[g].host_ports.iter().any(|a| pod.host_ports.iter().any(|b| a.conflicts(b)))
+    };
+    if !its.iter().all(|&i| clashes(i)) {
+        return Vec::new();
+    }
+    let mut out: Vec<(HostPort, usize)> = Vec::new();
+    for h in pod.host_ports.iter() {
+        let holder = t.groups.iter().flat_map(|g| g.daemons.iter()).find(|&&d| m.daemonsets[d].pod.host_ports.iter().any(|a| a.conflicts(h)));
+        if let Some(&d) = holder {
+            if !out.iter().any(|(x, _)| x == h) {
+                out.push((*h, d));
+            }
+        }
+    }
+    out
 }

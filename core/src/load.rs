@@ -119,9 +119,16 @@ pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
         let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
         warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
     }
-    for (pool, e) in missing_node_classes(&model) {
+    for (pool, e) in missing_node_classes(&model, &docs) {
         model.node_pools[pool].ready = false;
-        let message = format!("{}; Karpenter would not provision from the affected NodePool", e.message);
+        // A warning has no location fields of its own: the file says which of several
+        // NodePools of one name (or which input) to edit.
+        let file = match (&e.source, e.document) {
+            (Some(s), Some(d)) => format!(" (in {s}, document {d})"),
+            (None, Some(d)) => format!(" (in document {d})"),
+            _ => String::new(),
+        };
+        let message = format!("{}{file}; Karpenter would not provision from the affected NodePool", e.message);
         warnings.push(Warning { code: e.code, message, object: e.object });
     }
     check_bound_pods(&model)?;
@@ -131,8 +138,9 @@ pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
 /// NodePools whose `nodeClassRef` names an EC2NodeClass the input does not hold while it holds
 /// others: Karpenter marks such a NodePool not Ready (its node class is not found) and never
 /// launches from it. An input without any EC2NodeClass is read as "node classes not modelled"
-/// (the conformance format's rule), and its NodePools stay Ready.
-pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
+/// (the conformance format's rule), and its NodePools stay Ready. Each finding is located at
+/// the NodePool's document of `docs` (the documents the model was lowered from).
+pub fn missing_node_classes(m: &Model, docs: &[Document]) -> Vec<(usize, InputError)> {
     if m.node_classes.is_empty() {
         return Vec::new();
     }
@@ -143,13 +151,20 @@ pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
         .filter_map(|(i, np)| {
             let class = np.node_class.as_deref()?;
             let known: Vec<&str> = m.node_classes.iter().map(|c| c.name.as_str()).collect();
-            let e = InputError::new(
+            let mut e = InputError::new(
                 "node-class-not-found",
                 format!("NodePool {:?} uses EC2NodeClass {class:?}, which is not in the input (it has {})", np.name, known.join(", ")),
             )
             .object(format!("NodePool/{}", np.name))
             .path("spec.template.spec.nodeClassRef.name")
             .help("fails at runtime (NodePool not Ready): add the EC2NodeClass or name one of the input's");
+            if let Some(d) = docs.iter().find(|d| d.kind() == "NodePool" && d.name() == np.name) {
+                e.source = d.source.clone();
+                e.document = Some(d.index);
+                if !d.prefix.is_empty() {
+                    e.path = e.path.map(|p| format!("{}.{p}", d.prefix));
+                }
+            }
             Some((i, e))
         })
         .collect()

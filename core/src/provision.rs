@@ -12,8 +12,28 @@ use crate::scheduling::{launch, Solution};
 use indexmap::IndexMap;
 use std::sync::Arc;
 
-/// The plan of one provisioning pass `sol` over `m`.
+/// What a rendering includes beyond the plan itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Attach checked fix hints to the pending pods (`hints::attach`): up to
+    /// [`MAX_REPLANS`](crate::hints::MAX_REPLANS) whole re-plans. Internal plans that never
+    /// show their pending pods' hints (advise's candidates, sweep rows) turn it off.
+    pub hints: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions { hints: true }
+    }
+}
+
+/// The plan of one provisioning pass `sol` over `m`, with fix hints.
 pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
+    render_with(m, sol, warnings, RenderOptions::default())
+}
+
+/// [`render`] with the parts `opts` selects.
+pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: RenderOptions) -> Plan {
     let (finals, truncation_failures) = launch::finalize_claims(m, sol);
     let mut plan = Plan { skipped: m.skipped.clone(), warnings, ..Default::default() };
     let mut shared = Shared::default();
@@ -39,7 +59,9 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
     for (p, failure) in &sol.failures {
         plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
     }
-    crate::hints::attach(m, sol, &mut plan.unschedulable);
+    if opts.hints {
+        crate::hints::attach(m, sol, &mut plan.unschedulable);
+    }
     for (p, shortfall) in truncation_failures {
         let reason = diagnostics::truncation_reason(m, &shortfall);
         plan.unschedulable.push(UnschedulableOut { pod: m.pods[p].key(), code: reason.code, reasons: vec![reason], hints: Vec::new() });

@@ -327,10 +327,15 @@ fn a_missing_node_class_makes_the_nodepool_not_ready() {
     let v = plan(&text);
     assert_eq!(v["status"], "success", "{v}");
     assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(0), "{v}");
-    assert!(v["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "node-class-not-found"), "{v}");
+    let warning = v["warnings"].as_array().unwrap().iter().find(|w| w["code"] == "node-class-not-found").expect("warning");
+    // The warning says which file holds the NodePool to fix, not only its name.
+    assert!(warning["message"].as_str().unwrap().contains("(in in.yaml, document 0)"), "{warning}");
+    assert_eq!(warning["object"], "NodePool/default");
     let req = Request { inputs: vec![Input { name: Some("in.yaml".into()), text }], ..Default::default() };
     let v: Value = serde_json::from_str(&nodecast::validate(&req).to_json()).unwrap();
     assert_eq!(first_error(&v)["code"], "node-class-not-found");
+    assert_eq!(first_error(&v)["source"], "in.yaml", "{v}");
+    assert_eq!(first_error(&v)["document"], 0, "{v}");
     let v = plan(&format!("{orphan}{}", pod("{cpu: 1}")));
     assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(1), "{v}");
 }

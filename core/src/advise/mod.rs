@@ -223,6 +223,10 @@ pub fn summary(plan: &Plan) -> PlanSummary {
     }
 }
 
+/// Advice reads plans for their claims, prices and pending counts, never their fix hints (each
+/// would cost up to 16 re-plans per verified edit).
+const NO_HINTS: crate::provision::RenderOptions = crate::provision::RenderOptions { hints: false };
+
 /// Advise on the cluster loaded from `sources` (`m` and `warnings` are its model and loading
 /// warnings, as `Cluster` holds them).
 pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &AdviseSettings) -> Result<Advice, Vec<InputError>> {
@@ -241,9 +245,9 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
     let replan = |docs: &[Value]| -> Option<Plan> {
         let s = Sources { inputs: &[], objects: docs, catalog: sources.catalog, settings: sources.settings };
         let (model, w) = crate::load::model(&s).ok()?;
-        Some(crate::provision::render(&model, &crate::scheduling::solve(&model), w))
+        Some(crate::provision::render_with(&model, &crate::scheduling::solve(&model), w, NO_HINTS))
     };
-    let base = crate::provision::render(m, &crate::scheduling::solve(m), warnings.to_vec());
+    let base = crate::provision::render_with(m, &crate::scheduling::solve(m), warnings.to_vec(), NO_HINTS);
     // The splits (split.rs) are the most involved edits: their slots are kept first, the other
     // edits fill the rest, so `stats.candidateLimit` bounds every verified edit.
     let splits = split::generate(m, &docs, &base, &opt);

@@ -143,6 +143,11 @@ pub fn plan(req: &Request) -> Answer<Plan> {
     answer("Plan", Cluster::load(&req.sources()).map(|c| c.plan()))
 }
 
+/// [`plan`] without fix hints, for callers that keep only the plan's figures (sweep rows).
+pub(crate) fn plan_without_hints(req: &Request) -> Answer<Plan> {
+    answer("Plan", Cluster::load(&req.sources()).map(|c| c.plan_with(crate::provision::RenderOptions { hints: false })))
+}
+
 /// NodePool edits that make Karpenter's own plan cheaper, each verified by re-planning
 /// (`advise` module).
 pub fn advise(req: &Request) -> Answer<crate::advise::Advice> {

@@ -1,0 +1,247 @@
+//! Fix hints for pods that stay pending: for each NodePool's reason, the smallest change that
+//! would let the pod onto that NodePool — the toleration to add, the requirement value to admit
+//! (on the pod or on the NodePool, instance-type labels, zones and capacity types), the limits
+//! that let every pod the NodePool's limits hold back schedule, the minValues the allowed types
+//! can meet, the topology constraint to make soft (or the zones to allow), the host port to give
+//! up — and a re-plan with the change applied that says whether it is enough. A hint is never a
+//! guess: the answer carries what the re-plan did (`verified` true only when the pod then
+//! schedules).
+//!
+//! Work is bounded: one re-plan per distinct (pod spec, change) — replicas of one workload share
+//! their spec and so their hints — one limit proposal per NodePool (two plans), and at most
+//! [`MAX_REPLANS`] plans per answer; reasons past that budget get no hint rather than an
+//! unchecked one.
+
+mod admit;
+mod edit;
+mod limits;
+
+use crate::api::{Hint, UnschedulableOut};
+use crate::model::Model;
+use crate::reason::ReasonCode;
+use crate::scheduling::claim::Template;
+use crate::scheduling::topology::GroupKind;
+use crate::scheduling::{Fail, Placement, PodFailure, Solution};
+use admit::{admitting_edit, Side};
+use edit::{apply, describe, Edit};
+use limits::PoolLimitFix;
+use std::collections::HashMap;
+
+/// Plans one answer may spend on checking hints (each is a whole provisioning pass).
+pub const MAX_REPLANS: usize = 16;
+
+/// What a checked edit did: (the pod schedules, the words).
+type Checked = (bool, String);
+
+/// Attach checked hints to `outs`, which holds the pods of `sol.failures` in that order.
+pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
+    // Per (spec, edit), what the re-plan did for each pending pod of that spec.
+    let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Checked>>> = HashMap::new();
+    let mut pool_limits: HashMap<usize, Option<PoolLimitFix>> = HashMap::new();
+    let mut budget = MAX_REPLANS;
+    for ((p, failure), out) in sol.failures.iter().zip(outs.iter_mut()) {
+        let PodFailure::PerPool(errs) = failure else { continue };
+        for (pool, fail) in errs {
+            let node_pool = m.node_pools[*pool].name.clone();
+            if matches!(fail, Fail::Limits { .. } | Fail::NodesLimit) {
+                let fix = pool_limits.entry(*pool).or_insert_with(|| limits::pool_fix(m, sol, *pool, &mut budget));
+                // A pod that stays pending even with the limits lifted gets no limit hint: no
+                // limit value would schedule it.
+                if let Some(fix) = fix.as_ref().filter(|f| f.held.contains(p)) {
+                    let (verified, check) = limit_check(m, *p, fix);
+                    out.hints.push(Hint {
+                        code: ReasonCode::LimitExceeded,
+                        node_pool,
+                        change: describe(m, *p, &fix.edit),
+                        verified,
+                        check,
+                    });
+                }
+                continue;
+            }
+            // Candidates in order of preference: the first the re-plan verifies is the hint;
+            // when none is enough, the first, with what its re-plan found.
+            let mut shown: Option<(ReasonCode, Edit, Checked)> = None;
+            for (code, edit) in propose(m, sol, *p, *pool, fail) {
+                let result = checked
+                    .entry((m.pods[*p].spec_id(), edit.clone()))
+                    .or_insert_with_key(|(spec, edit)| {
+                        (budget > 0).then(|| {
+                            budget -= 1;
+                            let replicas: Vec<usize> = sol.failures.iter().map(|f| f.0).filter(|&q| m.pods[q].spec_id() == *spec).collect();
+                            replan(m, *p, &replicas, edit)
+                        })
+                    })
+                    .as_ref()
+                    .map(|r| r[p].clone());
+                let Some(result) = result else { break };
+                let done = result.0;
+                if done || shown.is_none() {
+                    shown = Some((code, edit, result));
+                }
+                if done {
+                    break;
+                }
+            }
+            if let Some((code, edit, (verified, check))) = shown {
+                out.hints.push(Hint { code, node_pool, change: describe(m, *p, &edit), verified, check });
+            }
+        }
+    }
+}
+
+/// The edits worth checking for one NodePool's failure, best first, with the reason code each
+/// answers (limits are handled per NodePool, by [`limits::pool_fix`]).
+fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec<(ReasonCode, Edit)> {
+    let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else { return Vec::new() };
+    match fail {
+        Fail::Taint(taint) => vec![(ReasonCode::TaintNotTolerated, Edit::Tolerate(taint.clone()))],
+        Fail::NoType(_) if !clashing_ports(m, t, p).is_empty() => {
+            vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(clashing_ports(m, t, p)))]
+        }
+        Fail::Requirements(_) | Fail::NoType(_) => {
+            let pod_side = admitting_edit(m, t, p, Side::Pod);
+            let pool_side = admitting_edit(m, t, p, Side::Pool);
+            let edit = match (pod_side, pool_side) {
+                (Some(a), Some(b)) if b.len() < a.len() => Edit::PoolRequirements { pool, keys: b },
+                (Some(a), _) => Edit::PodRequirements(a),
+                (None, Some(b)) => Edit::PoolRequirements { pool, keys: b },
+                (None, None) => return Vec::new(),
+            };
+            vec![(ReasonCode::RequirementConflict, edit)]
+        }
+        Fail::MinValues { key, found, .. } => {
+            // Only the NodePool's own minValues can be lowered; 0 values left is not a minValues
+            // problem a smaller number fixes.
+            let from = m.node_pools[pool].requirements.get(*key).and_then(|r| r.min_values);
+            match from {
+                Some(from) if *found > 0 && (*found as u32) < from => {
+                    vec![(ReasonCode::MinValuesNotMet, Edit::MinValues { pool, key: *key, from, min: *found as u32 })]
+                }
+                _ => Vec::new(),
+            }
+        }
+        Fail::Topology { kind, key } => {
+            let mut out = Vec::new();
+            // Zone spread or anti-affinity on a NodePool that allows fewer zones than its types
+            // are offered in: allowing them is the edit that keeps the constraint.
+            if *key == m.keys.zone && *kind != GroupKind::Affinity {
+                if let Some(keys) = missing_zones(m, t, pool) {
+                    out.push((ReasonCode::TopologyUnsatisfiable, Edit::PoolRequirements { pool, keys }));
+                }
+            }
+            // Softening is offered only for a constraint the pod itself carries (another pod's
+            // anti-affinity that excludes this one is not the pod's to relax).
+            let pod = &m.pods[p];
+            let own = match kind {
+                GroupKind::Spread => pod.spread.iter().any(|c| c.key == *key),
+                GroupKind::Affinity => pod.affinity.iter().any(|t| t.key == *key),
+                GroupKind::AntiAffinity => pod.anti_affinity.iter().any(|t| t.key == *key),
+            };
+            if own {
+                out.push((ReasonCode::TopologyUnsatisfiable, Edit::Soften { kind: *kind, key: *key }));
+            }
+            out
+        }
+        Fail::HostPort => {
+            let pod = &m.pods[p];
+            let mut ports: Vec<(i32, crate::labels::ValueId)> = pod
+                .host_ports
+                .iter()
+                .filter(|h| t.groups.iter().any(|g| g.host_ports.iter().any(|d| d.conflicts(h))))
+                .map(|h| (h.port, h.protocol))
+                .collect();
+            ports.sort_unstable();
+            ports.dedup();
+            if ports.is_empty() {
+                Vec::new()
+            } else {
+                vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(ports))]
+            }
+        }
+        Fail::Limits { .. } | Fail::NodesLimit | Fail::Resources => Vec::new(),
+    }
+}
+
+/// The pod's host ports a DaemonSet holds on every type of `t` that meets its requirements.
+fn clashing_ports(m: &Model, t: &Template, p: usize) -> Vec<(i32, crate::labels::ValueId)> {
+    let pod = &m.pods[p];
+    let its = crate::fit::compatible_types(t, &crate::fit::pod_requirements(pod, t, m), m);
+    let mut ports: Vec<(i32, crate::labels::ValueId)> =
+        crate::fit::host_port_clash(m, t, pod, &its).into_iter().map(|(h, _)| (h.port, h.protocol)).collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
+/// The zones the NodePool's types are offered in that its zone requirement leaves out, as
+/// values to admit; None when it allows every one.
+fn missing_zones(m: &Model, t: &Template, pool: usize) -> Option<Vec<(crate::labels::KeyId, crate::labels::ValueId)>> {
+    let req = m.node_pools[pool].requirements.get(m.keys.zone)?;
+    let mut zones: Vec<crate::labels::ValueId> = t
+        .its
+        .iter()
+        .flat_map(|&i| m.catalog.types[i as usize].offerings.iter().filter(|o| o.available).map(|o| o.zone))
+        .filter(|&z| !req.has(z, &m.interner))
+        .collect();
+    zones.sort_by(|a, b| m.interner.str(*a).cmp(m.interner.str(*b)));
+    zones.dedup();
+    (!zones.is_empty()).then(|| zones.into_iter().map(|z| (m.keys.zone, z)).collect())
+}
+
+/// Where `p` went in a plan, in words; None when it stays pending.
+fn placed(m2: &Model, sol: &Solution, p: usize) -> Option<String> {
+    match sol.placements.get(&p)? {
+        Placement::Claim(c) => {
+            Some(format!("goes on a new NodeClaim of NodePool {}", m2.node_pools[sol.templates[sol.claims[*c].template].pool].name))
+        }
+        Placement::Existing(e) => Some(format!("goes on existing node {}", m2.nodes[sol.existing[*e].node].name)),
+    }
+}
+
+/// The code `p` stays pending with in a plan.
+fn pending_code(m2: &Model, sol: &Solution, p: usize) -> &'static str {
+    sol.failures
+        .iter()
+        .find(|(q, _)| *q == p)
+        .map_or("unschedulable", |(q, f)| crate::diagnostics::unschedulable(m2, sol, *q, f).code.as_str())
+}
+
+/// Re-plan with `edit` applied (to `p` and the pods sharing its spec): for each pod of
+/// `replicas` (the pending pods of that spec), whether it schedules and what happened in words.
+fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize, Checked> {
+    let m2 = apply(m, p, edit);
+    let sol = crate::scheduling::solve(&m2);
+    replicas
+        .iter()
+        .map(|&q| {
+            let pod = m.pods[q].key();
+            let checked = match placed(&m2, &sol, q) {
+                Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
+                None => (
+                    false,
+                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, q)),
+                ),
+            };
+            (q, checked)
+        })
+        .collect()
+}
+
+/// What the NodePool's limit proposal did for `p`, with how many of the pods its limits held
+/// back schedule.
+fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix) -> Checked {
+    let pod = m.pods[p].key();
+    let (n, of) = (fix.scheduled(), fix.held.len());
+    let all = format!("{n} of the {of} pending pods held back only by this NodePool's limits schedule");
+    match placed(&fix.model, &fix.solution, p) {
+        Some(went) => (true, format!("verified: re-planned with these limits, {pod} {went}; {all}")),
+        None => (
+            false,
+            format!(
+                "not enough alone: re-planned with these limits, {pod} still stays pending ({}); {all}",
+                pending_code(&fix.model, &fix.solution, p)
+            ),
+        ),
+    }
+}
