@@ -102,6 +102,37 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
     }
 }
 
+/// Whether `text` can be read by [`decode_streamed`]: YAML (not JSON) that passes the fast
+/// reader's byte checks, within the size bound. Cheap (one pass over the bytes, no allocation),
+/// so a caller can decide before starting work it would have to throw away.
+pub fn streamable(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    text.len() <= MAX_INPUT_BYTES && !trimmed.starts_with(['{', '[']) && block_yaml::may_take(text)
+}
+
+/// The documents of a [`streamable`] text handed to `each` one at a time, each dropped before
+/// the next is built: the same documents, in the same order, as [`decode`] returns. `false`
+/// when the text turns out to need the full parser (or holds a document `decode` would refuse):
+/// the documents handed over so far are then only part of the text, and the caller starts over
+/// with [`decode`], which also reports any error.
+pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&Document<'static>)) -> bool {
+    debug_assert!(streamable(text));
+    let mut index = 0;
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    let complete = block_yaml::decode_each(text, &mut |value| {
+        if !errors.is_empty() {
+            return;
+        }
+        split(Cow::Owned(value), source, index, &mut docs, &mut errors);
+        index += 1;
+        for d in docs.drain(..) {
+            each(&d);
+        }
+    });
+    complete.is_some() && errors.is_empty()
+}
+
 /// One decoded value into documents: an object is one document, the items of a `kind: *List` or
 /// of a bare array are documents of their own (paths prefixed `items[i]` / `[i]`), null is an
 /// empty document. Shared by text inputs and the request's already-decoded `objects`, so a List
