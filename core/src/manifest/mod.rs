@@ -6,6 +6,9 @@
 //! (numbers where strings are expected, `null` for absent) without a second validation pass.
 
 mod block_yaml;
+mod json_stream;
+#[cfg(test)]
+mod stream_tests;
 pub mod reader;
 mod strict_json;
 
@@ -106,8 +109,12 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
 /// reader's byte checks, within the size bound. Cheap (one pass over the bytes, no allocation),
 /// so a caller can decide before starting work it would have to throw away.
 pub fn streamable(text: &str) -> bool {
-    let trimmed = text.trim_start();
-    text.len() <= MAX_INPUT_BYTES && !trimmed.starts_with(['{', '[']) && block_yaml::may_take(text)
+    text.len() <= MAX_INPUT_BYTES && (is_json(text) || block_yaml::may_take(text))
+}
+
+/// Text `decode` reads as JSON first.
+fn is_json(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
 }
 
 /// The documents of a [`streamable`] text handed to `each` one at a time, each dropped before
@@ -120,6 +127,22 @@ pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&D
     let mut index = 0;
     let mut docs = Vec::new();
     let mut errors = Vec::new();
+    if is_json(text) {
+        let mut part = |part| match part {
+            json_stream::Part::Item(i, value) => {
+                each(&Document { source: source.map(str::to_string), index, prefix: format!("items[{i}]"), value: Cow::Owned(value) })
+            }
+            json_stream::Part::Whole(value) => {
+                split(Cow::Owned(value), source, index, &mut docs, &mut errors);
+                for d in docs.drain(..) {
+                    each(&d);
+                }
+                index += 1;
+            }
+            json_stream::Part::ListEnd => index += 1,
+        };
+        return json_stream::decode_each(text, &mut part).is_ok() && errors.is_empty();
+    }
     let complete = block_yaml::decode_each(text, &mut |value| {
         if !errors.is_empty() {
             return;
