@@ -30,11 +30,19 @@ pub enum Part {
 /// the whole-text decoder.
 pub fn decode_each(text: &str, each: &mut dyn FnMut(Part)) -> Result<(), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    // `end` fails on anything but whitespace to the end without consuming it, so it both ends
-    // the loop and skips the whitespace between values.
-    while de.end().is_err() {
-        let part = TopSeed { each: &mut *each }.deserialize(&mut de)?;
-        each(part);
+    let part = TopSeed { each: &mut *each }.deserialize(&mut de)?;
+    each(part);
+    // One value (kubectl's List, or one object) is the common case. serde_json's `Deserializer`
+    // tells no offset, and asking it whether more follows builds an error that counts lines
+    // from the start (quadratic over a stream of many values), so the values after the first
+    // are read by the stream reader, each whole (Lists among them are not split as read).
+    if de.end().is_ok() {
+        return Ok(());
+    }
+    let mut skip = serde_json::Deserializer::from_str(text).into_iter::<de::IgnoredAny>();
+    skip.next().transpose()?;
+    for value in serde_json::Deserializer::from_str(&text[skip.byte_offset()..]).into_iter::<Strict>() {
+        each(Part::Whole(value?.0));
     }
     Ok(())
 }
