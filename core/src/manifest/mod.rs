@@ -4,6 +4,17 @@
 //! are decoded to a JSON tree once and lowered by a path-tracking reader (`reader`). That gives
 //! every error its exact field path and lets lowering accept what the API server accepts
 //! (numbers where strings are expected, `null` for absent) without a second validation pass.
+//!
+//! The trees are built one document at a time where the text allows it ([`decode_streamed`]:
+//! plain block YAML through `block_yaml`, JSON through `json_stream`, a List's items one by
+//! one), and `load::model` validates, lowers and drops each before the next is built. Holding
+//! every tree until lowering ended was most of the peak memory of a large input (20,000 pods:
+//! 223 MB → 107 MB) and allocating fresh memory for each was most of decoding's time; a reused,
+//! still-cached tree costs a quarter as much (issue 21, benches/README.md "Third round"). A
+//! borrowed, zero-copy tree would save the remaining allocations but means a second reader for
+//! lowering and validation (both walk `serde_json::Value`), and the front ends' `objects`
+//! arrive as `Value`s anyway, so it was not done. Texts outside the fast subset, and every
+//! error, still go through [`decode`] (serde-saphyr, serde_json) whole.
 
 mod block_yaml;
 mod json_stream;
