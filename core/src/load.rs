@@ -87,6 +87,9 @@ fn layered(docs: &[Document]) -> (Vec<InputError>, Vec<(Layer, InputError)>) {
     (admission, runtime)
 }
 
+/// A model with the warnings of loading it, or the errors that refuse the request.
+type Loaded = Result<(Model, Vec<Warning>), Vec<InputError>>;
+
 /// Build the model of a request: decode, validate, lower.
 pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
     if let Some(done) = streamed(req) {
@@ -113,7 +116,7 @@ pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
 /// [`model`] then starts over the whole-input way, which reports every error in its usual
 /// order (decoding, admission, catalog, lowering). The answer is the same either way: the same
 /// documents reach the same validation and lowering in the same order.
-fn streamed(req: &Sources) -> Option<Result<(Model, Vec<Warning>), Vec<InputError>>> {
+fn streamed(req: &Sources) -> Option<Loaded> {
     if req.inputs.iter().any(|i| i.text.contains("trainer.kubeflow.org")) {
         return None;
     }
@@ -161,7 +164,7 @@ fn streamed(req: &Sources) -> Option<Result<(Model, Vec<Warning>), Vec<InputErro
 }
 
 /// The warnings of runtime validation and the checks that need the whole model.
-fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
+fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
     let mut warnings = Vec::new();
     for (layer, e) in runtime {
         let object = e.object.clone().unwrap_or_default();
