@@ -50,8 +50,7 @@ fn every_input_streams_to_the_same_documents_or_is_refused() {
     let (mut yaml_streamed, mut json_streamed) = (0, 0);
     for (f, text) in &files {
         let Ok(docs) = decode(text, Some("f")) else { continue };
-        let stripped: String =
-            text.lines().filter(|l| !l.trim_start().starts_with('#')).map(|l| format!("{}\n", l.trim_end())).collect();
+        let stripped: String = text.lines().filter(|l| !l.trim_start().starts_with('#')).map(|l| format!("{}\n", l.trim_end())).collect();
         let values: Vec<Value> = docs.into_iter().map(|d| d.value.into_owned()).collect();
         let list = serde_json::to_string(&json!({"apiVersion": "v1", "items": values, "kind": "List", "metadata": {}})).unwrap();
         let stream: String = values.iter().map(|v| format!("{v}\n")).collect();
