@@ -116,7 +116,7 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
     }
 }
 
-/// Whether `text` can be read by [`decode_streamed`]: YAML (not JSON) that passes the fast
+/// Whether `text` can be read by [`decode_streamed`]: JSON, or YAML that passes the fast
 /// reader's byte checks, within the size bound. Cheap (one pass over the bytes, no allocation),
 /// so a caller can decide before starting work it would have to throw away.
 pub fn streamable(text: &str) -> bool {
