@@ -87,15 +87,84 @@ fn layered(docs: &[Document]) -> (Vec<InputError>, Vec<(Layer, InputError)>) {
     (admission, runtime)
 }
 
+/// A model with the warnings of loading it, or the errors that refuse the request.
+type Loaded = Result<(Model, Vec<Warning>), Vec<InputError>>;
+
 /// Build the model of a request: decode, validate, lower.
 pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
+    if let Some(done) = streamed(req) {
+        return done;
+    }
     let docs = documents(req)?;
     let (admission, runtime) = layered(&docs);
     if !admission.is_empty() {
         return Err(admission);
     }
     let (cat, tables) = catalog::build(req.catalog)?;
-    let mut model = lower::lower(&docs, cat, tables, req.settings.clone())?;
+    let model = lower::lower(&docs, cat, tables, req.settings.clone())?;
+    drop(docs);
+    whole_model(model, runtime)
+}
+
+/// [`model`] one document at a time: each is decoded, validated and lowered, then dropped
+/// before the next is decoded, so the decoded trees of a large input never all sit in memory
+/// (20,000 pods: ~130 MB of trees) and each is lowered while it is still in cache. Texts the
+/// fast YAML reader takes (`manifest::streamable`) are streamed; others are decoded whole and go
+/// through the same steps. `None` when a TrainJob runtime may be involved (TrainJobs refer to
+/// runtimes anywhere in the input, so those are collected up front), when a text turns out to
+/// leave the fast subset half-way, on any decoding error, or when the catalog is refused:
+/// [`model`] then starts over the whole-input way, which reports every error in its usual
+/// order (decoding, admission, catalog, lowering). The answer is the same either way: the same
+/// documents reach the same validation and lowering in the same order.
+fn streamed(req: &Sources) -> Option<Loaded> {
+    if req.inputs.iter().any(|i| i.text.contains("trainer.kubeflow.org")) {
+        return None;
+    }
+    let mut objects = Vec::new();
+    let mut errors = Vec::new();
+    for (i, obj) in req.objects.iter().enumerate() {
+        manifest::split(std::borrow::Cow::Borrowed(obj), Some("objects"), i, &mut objects, &mut errors);
+    }
+    if !errors.is_empty() {
+        return None;
+    }
+    let (cat, tables) = catalog::build(req.catalog).ok()?;
+    let mut lowerer = lower::Lowerer::new(tables, &objects);
+    let mut admission = Vec::new();
+    let mut runtime = Vec::new();
+    let mut interrupted = false;
+    let mut take = |d: &Document| {
+        let (a, r) = layered(std::slice::from_ref(d));
+        admission.extend(a);
+        runtime.extend(r);
+        // Cancelled: the caller drops the answer (crate::interrupt), as in `lower::lower`.
+        interrupted = interrupted || crate::interrupt::poll();
+        // Once the input is refused at admission, lowering the rest is wasted.
+        if admission.is_empty() && !interrupted {
+            lowerer.add(d);
+        }
+    };
+    for input in req.inputs {
+        let name = input.name.as_deref();
+        if manifest::streamable(&input.text) {
+            if !manifest::decode_streamed(&input.text, name, &mut take) {
+                return None;
+            }
+        } else {
+            // A text outside the fast subset (a hand-written NodePool with comments) is decoded
+            // whole, as `documents` does; its errors are reported by starting over.
+            manifest::decode(&input.text, name).ok()?.iter().for_each(&mut take);
+        }
+    }
+    objects.iter().for_each(&mut take);
+    if !admission.is_empty() {
+        return Some(Err(admission));
+    }
+    Some(lowerer.finish(cat, req.settings.clone()).and_then(|model| whole_model(model, runtime)))
+}
+
+/// The warnings of runtime validation and the checks that need the whole model.
+fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
     let mut warnings = Vec::new();
     for (layer, e) in runtime {
         let object = e.object.clone().unwrap_or_default();

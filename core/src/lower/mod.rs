@@ -96,77 +96,103 @@ fn where_in(source: Option<&str>, document: usize) -> String {
 
 /// Lower every document. Unknown kinds are reported in `skipped`; errors are collected.
 pub fn lower(docs: &[Document], catalog: crate::catalog::Catalog, tables: Tables, settings: Settings) -> Result<Model, Vec<InputError>> {
-    let mut l = Lowering {
-        interner: tables.interner,
-        resources: tables.resources,
-        errors: Vec::new(),
-        skipped: Vec::new(),
-        node_pools: Vec::new(),
-        node_classes: Vec::new(),
-        pods: Vec::new(),
-        daemonsets: Vec::new(),
-        nodes: Vec::new(),
-        claims: Vec::new(),
-        pdbs: Vec::new(),
-        runtimes: kinds::Runtime::collect(docs),
-        pod_sources: Vec::new(),
-        pool_sources: Vec::new(),
-    };
+    let mut l = Lowerer::new(tables, docs);
     for doc in docs {
         // Cancelled: the caller drops the answer (crate::interrupt).
         if crate::interrupt::poll() {
             break;
         }
-        l.document(doc);
+        l.add(doc);
     }
-    let keys = Keys {
-        zone: l.interner.intern(labels::ZONE),
-        capacity_type: l.interner.intern(labels::CAPACITY_TYPE),
-        instance_type: l.interner.intern(labels::INSTANCE_TYPE),
-        hostname: l.interner.intern(labels::HOSTNAME),
-        nodepool: l.interner.intern(labels::NODEPOOL),
-        arch: l.interner.intern(labels::ARCH),
-        os: l.interner.intern(labels::OS),
-        region: l.interner.intern(labels::REGION),
-        registered: l.interner.intern("karpenter.sh/registered"),
-        initialized: l.interner.intern("karpenter.sh/initialized"),
-        on_demand: l.interner.intern(labels::ON_DEMAND),
-        spot: l.interner.intern(labels::SPOT),
-        reserved: l.interner.intern(labels::RESERVED),
-        true_value: l.interner.intern("true"),
-    };
-    l.merge_claims();
-    // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
-    for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
-        if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {
-            n.allocatable = it.allocatable.clone();
-            n.capacity = it.capacity.clone();
+    l.finish(catalog, settings)
+}
+
+/// Lowering one document at a time, so a caller can decode, lower and drop each document before
+/// the next is decoded (`load::model` does for texts the fast YAML reader takes): the decoded
+/// trees of a 20,000-pod input are then never all in memory at once. [`lower`] is this over a
+/// slice; the model is the same whichever way the documents arrive, as long as they arrive in
+/// input order.
+pub struct Lowerer(Lowering);
+
+impl Lowerer {
+    /// `runtime_docs`: the documents that may hold the training runtimes TrainJobs refer to
+    /// (they may come after the TrainJob in the input, so they are collected up front).
+    pub fn new(tables: Tables, runtime_docs: &[Document]) -> Lowerer {
+        Lowerer(Lowering {
+            interner: tables.interner,
+            resources: tables.resources,
+            errors: Vec::new(),
+            skipped: Vec::new(),
+            node_pools: Vec::new(),
+            node_classes: Vec::new(),
+            pods: Vec::new(),
+            daemonsets: Vec::new(),
+            nodes: Vec::new(),
+            claims: Vec::new(),
+            pdbs: Vec::new(),
+            runtimes: kinds::Runtime::collect(runtime_docs),
+            pod_sources: Vec::new(),
+            pool_sources: Vec::new(),
+        })
+    }
+
+    /// Lower the next document of the input.
+    pub fn add(&mut self, doc: &Document) {
+        self.0.document(doc);
+    }
+
+    /// The checks that need every object (duplicates, pool bounds, node classes) and the model.
+    pub fn finish(self, catalog: crate::catalog::Catalog, settings: Settings) -> Result<Model, Vec<InputError>> {
+        let mut l = self.0;
+        let keys = Keys {
+            zone: l.interner.intern(labels::ZONE),
+            capacity_type: l.interner.intern(labels::CAPACITY_TYPE),
+            instance_type: l.interner.intern(labels::INSTANCE_TYPE),
+            hostname: l.interner.intern(labels::HOSTNAME),
+            nodepool: l.interner.intern(labels::NODEPOOL),
+            arch: l.interner.intern(labels::ARCH),
+            os: l.interner.intern(labels::OS),
+            region: l.interner.intern(labels::REGION),
+            registered: l.interner.intern("karpenter.sh/registered"),
+            initialized: l.interner.intern("karpenter.sh/initialized"),
+            on_demand: l.interner.intern(labels::ON_DEMAND),
+            spot: l.interner.intern(labels::SPOT),
+            reserved: l.interner.intern(labels::RESERVED),
+            true_value: l.interner.intern("true"),
+        };
+        l.merge_claims();
+        // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
+        for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
+            if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {
+                n.allocatable = it.allocatable.clone();
+                n.capacity = it.capacity.clone();
+            }
         }
+        l.check_duplicates();
+        l.check_pool_bound(catalog.types.len());
+        for np in l.node_pools.iter_mut() {
+            np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
+        }
+        if !l.errors.is_empty() {
+            // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):
+            // errors of the objects, like admission's.
+            return Err(l.errors.into_iter().map(|e| e.kind(ErrorKind::Admission)).collect());
+        }
+        Ok(Model {
+            interner: l.interner,
+            resources: l.resources,
+            keys,
+            catalog,
+            settings,
+            node_pools: l.node_pools,
+            node_classes: l.node_classes,
+            pods: l.pods,
+            daemonsets: l.daemonsets,
+            nodes: l.nodes,
+            pdbs: l.pdbs,
+            skipped: l.skipped,
+        })
     }
-    l.check_duplicates();
-    l.check_pool_bound(catalog.types.len());
-    for np in l.node_pools.iter_mut() {
-        np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
-    }
-    if !l.errors.is_empty() {
-        // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):
-        // errors of the objects, like admission's.
-        return Err(l.errors.into_iter().map(|e| e.kind(ErrorKind::Admission)).collect());
-    }
-    Ok(Model {
-        interner: l.interner,
-        resources: l.resources,
-        keys,
-        catalog,
-        settings,
-        node_pools: l.node_pools,
-        node_classes: l.node_classes,
-        pods: l.pods,
-        daemonsets: l.daemonsets,
-        nodes: l.nodes,
-        pdbs: l.pdbs,
-        skipped: l.skipped,
-    })
 }
 
 impl Lowering {

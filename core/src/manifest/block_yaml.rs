@@ -35,17 +35,61 @@ const OUTSIDE: [bool; 256] = {
 
 /// The documents of `text`, or `None` when it is not (entirely) in the subset.
 pub fn decode(text: &str) -> Option<Vec<Value>> {
-    if text.bytes().any(|b| OUTSIDE[b as usize]) || text.starts_with('\u{feff}') {
+    if !may_take(text) {
         return None;
     }
     let mut docs = Vec::new();
+    decode_each(text, &mut |v| docs.push(v))?;
+    Some(docs)
+}
+
+/// Whether `text` passes the byte-level checks of the subset: no byte outside it, no BOM, and
+/// few enough documents and lines that the parser's budgets (at most `MAX_DOCUMENTS` documents,
+/// half a node per byte) are out of reach. One pass, no allocation; a text that passes may still
+/// leave the subset in a later document, which `decode_each` finds.
+pub fn may_take(text: &str) -> bool {
+    if text.starts_with('\u{feff}') {
+        return false;
+    }
+    // Non-empty lines (separators counted too: an upper bound of the lines the parser makes
+    // nodes of) and separator lines (an upper bound of the documents, less one).
+    let (mut lines, mut separators) = (0usize, 0usize);
+    let mut line_start = true;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        if OUTSIDE[b as usize] {
+            return false;
+        }
+        if line_start && b != b'\n' {
+            lines += 1;
+            if b == b'-' && bytes[i..].starts_with(b"---") {
+                separators += 1;
+            }
+        }
+        line_start = b == b'\n';
+    }
+    separators < super::MAX_DOCUMENTS && lines.saturating_mul(6) <= text.len()
+}
+
+/// Reads the documents of `text` one by one, handing each to `each` as soon as it is complete,
+/// so a caller can use and drop a document before the next is built (memory stays one
+/// document's, not the input's). `None` when a document leaves the subset: the documents already
+/// handed over are then not the whole story, and the caller must start over with the parser.
+/// Callers check `may_take` first.
+pub fn decode_each(text: &str, each: &mut dyn FnMut(Value)) -> Option<()> {
+    debug_assert!(may_take(text));
+    let mut count = 0usize;
     let mut lines: Vec<Line> = Vec::new();
     let mut explicit = false;
-    let mut line_count = 0usize;
+    let mut emit = |lines: &mut Vec<Line>| -> Option<()> {
+        each(document(lines)?);
+        count += 1;
+        Some(())
+    };
     for raw in text.split('\n') {
         if raw == "---" {
             if explicit || !lines.is_empty() {
-                docs.push(document(&mut lines)?);
+                emit(&mut lines)?;
             }
             explicit = true;
             continue;
@@ -64,18 +108,13 @@ pub fn decode(text: &str) -> Option<Vec<Value>> {
         if content.ends_with(' ') {
             return None;
         }
-        line_count += 1;
         lines.push(Line { indent: raw.len() - content.len(), content });
     }
     if explicit || !lines.is_empty() {
-        docs.push(document(&mut lines)?);
+        emit(&mut lines)?;
     }
-    // No documents, or more than the parser's budget allows, or lines so short that the
-    // parser's node budget (half a node per byte) could be in reach: the parser decides.
-    if docs.is_empty() || docs.len() > super::MAX_DOCUMENTS || line_count.saturating_mul(6) > text.len() {
-        return None;
-    }
-    Some(docs)
+    // No documents at all: the parser decides what an empty text is.
+    (count > 0).then_some(())
 }
 
 #[derive(Clone, Copy)]
@@ -229,7 +268,15 @@ fn scalar(text: &str) -> Option<Value> {
         // Flow content, and text the parser would read as a nested mapping or an error.
         _ if text.contains(['[', ']', '{', '}']) || text.ends_with(':') || text.contains(": ") => None,
         b'a'..=b'z' | b'A'..=b'Z' => {
-            // `~`, `.inf` and the like start with other bytes; words are checked here.
+            // The YAML 1.2 core spellings Kubernetes output uses (`nodes: null` in a NodePool's
+            // status, `available: true`), read as the parser reads them; other special words
+            // (`yes`, `Null`, `.inf` starts with another byte) are left to it.
+            match text {
+                "null" => return Some(Value::Null),
+                "true" => return Some(Value::Bool(true)),
+                "false" => return Some(Value::Bool(false)),
+                _ => {}
+            }
             if is_special_word(text) {
                 return None;
             }
@@ -291,6 +338,7 @@ mod tests {
             "list:\n-\n- x\n",
             "quantity: 1.5Gi\nmilli: 250m\nint: 0\nbig: 18446744073709551615\n",
             "uid: 34405275-4eeb-47bb-9713-285589528612\ndate: 2026-11-26\n",
+            "nodes: null\nok: true\nko: false\nlist:\n- null\n- true\n",
         ] {
             if let Some(fast) = decode(text) {
                 assert_eq!(fast, slow(text), "{text:?}");
@@ -299,6 +347,7 @@ mod tests {
         assert!(decode("a:\n  - k: v\n    l:\n    - 1\n    - 2\n  - 3\n").is_some());
         assert!(decode("uid: 34405275-4eeb-47bb-9713-285589528612\n").is_some());
         assert_eq!(decode("a: 1e-3\n"), None);
+        assert_eq!(decode("nodes: null\nok: true\nko: false\n"), Some(vec![json!({"nodes": null, "ok": true, "ko": false})]));
     }
 
     /// Every YAML file of the repository's examples and of the shared conformance cases (when
@@ -347,6 +396,10 @@ mod tests {
             "a: 1 # comment\n",
             "a: &x 1\nb: *x\n",
             "a: yes\n",
+            "a: Null\n",
+            "a: True\n",
+            "a: FALSE\n",
+            "a: NULL\n",
             "a: 1.5\n",
             "a: 0x10\n",
             "a: 012\n",

@@ -4,8 +4,22 @@
 //! are decoded to a JSON tree once and lowered by a path-tracking reader (`reader`). That gives
 //! every error its exact field path and lets lowering accept what the API server accepts
 //! (numbers where strings are expected, `null` for absent) without a second validation pass.
+//!
+//! The trees are built one document at a time where the text allows it ([`decode_streamed`]:
+//! plain block YAML through `block_yaml`, JSON through `json_stream`, a List's items one by
+//! one), and `load::model` validates, lowers and drops each before the next is built. Holding
+//! every tree until lowering ended was most of the peak memory of a large input (20,000 pods:
+//! 223 MB → 107 MB) and allocating fresh memory for each was most of decoding's time; a reused,
+//! still-cached tree costs a quarter as much (issue 21, benches/README.md "Third round"). A
+//! borrowed, zero-copy tree would save the remaining allocations but means a second reader for
+//! lowering and validation (both walk `serde_json::Value`), and the front ends' `objects`
+//! arrive as `Value`s anyway, so it was not done. Texts outside the fast subset, and every
+//! error, still go through [`decode`] (serde-saphyr, serde_json) whole.
 
 mod block_yaml;
+mod json_stream;
+#[cfg(test)]
+mod stream_tests;
 pub mod reader;
 mod strict_json;
 
@@ -100,6 +114,57 @@ pub fn decode(text: &str, source: Option<&str>) -> Result<Vec<Document<'static>>
     } else {
         Err(errors)
     }
+}
+
+/// Whether `text` can be read by [`decode_streamed`]: JSON, or YAML that passes the fast
+/// reader's byte checks, within the size bound. Cheap (one pass over the bytes, no allocation),
+/// so a caller can decide before starting work it would have to throw away.
+pub fn streamable(text: &str) -> bool {
+    text.len() <= MAX_INPUT_BYTES && (is_json(text) || block_yaml::may_take(text))
+}
+
+/// Text `decode` reads as JSON first.
+fn is_json(text: &str) -> bool {
+    text.trim_start().starts_with(['{', '['])
+}
+
+/// The documents of a [`streamable`] text handed to `each` one at a time, each dropped before
+/// the next is built: the same documents, in the same order, as [`decode`] returns. `false`
+/// when the text turns out to need the full parser (or holds a document `decode` would refuse):
+/// the documents handed over so far are then only part of the text, and the caller starts over
+/// with [`decode`], which also reports any error.
+pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&Document<'static>)) -> bool {
+    debug_assert!(streamable(text));
+    let mut index = 0;
+    let mut docs = Vec::new();
+    let mut errors = Vec::new();
+    if is_json(text) {
+        let mut part = |part| match part {
+            json_stream::Part::Item(i, value) => {
+                each(&Document { source: source.map(str::to_string), index, prefix: format!("items[{i}]"), value: Cow::Owned(value) })
+            }
+            json_stream::Part::Whole(value) => {
+                split(Cow::Owned(value), source, index, &mut docs, &mut errors);
+                for d in docs.drain(..) {
+                    each(&d);
+                }
+                index += 1;
+            }
+            json_stream::Part::ListEnd => index += 1,
+        };
+        return json_stream::decode_each(text, &mut part).is_ok() && errors.is_empty();
+    }
+    let complete = block_yaml::decode_each(text, &mut |value| {
+        if !errors.is_empty() {
+            return;
+        }
+        split(Cow::Owned(value), source, index, &mut docs, &mut errors);
+        index += 1;
+        for d in docs.drain(..) {
+            each(&d);
+        }
+    });
+    complete.is_some() && errors.is_empty()
 }
 
 /// One decoded value into documents: an object is one document, the items of a `kind: *List` or
