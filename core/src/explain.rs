@@ -41,7 +41,7 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
                     errors.iter().map(|x| (x.source.clone(), x.document, x.path.clone())).collect();
                 errors.extend(e.into_iter().filter(|x| !seen.contains(&(x.source.clone(), x.document, x.path.clone()))));
             }
-            Ok(m) if errors.is_empty() && load::missing_node_classes(&m, &docs).is_empty() => {
+            Ok(m) if errors.is_empty() && load::missing_node_classes(&m).is_empty() => {
                 return Ok(ValidationReport {
                     objects: docs.len(),
                     node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
@@ -49,7 +49,7 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
                     skipped: m.skipped,
                 })
             }
-            Ok(m) => errors.extend(load::missing_node_classes(&m, &docs).into_iter().map(|(_, e)| e)),
+            Ok(m) => errors.extend(load::missing_node_classes(&m).into_iter().map(|(_, e)| e)),
         },
     }
     Err(errors)

@@ -188,7 +188,7 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
         let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
         warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
     }
-    for (pool, e) in missing_node_classes(&model, &docs) {
+    for (pool, e) in missing_node_classes(&model) {
         model.node_pools[pool].ready = false;
         // A warning has no location fields of its own: the file says which of several
         // NodePools of one name (or which input) to edit.
@@ -209,7 +209,7 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
 /// launches from it. An input without any EC2NodeClass is read as "node classes not modelled"
 /// (the conformance format's rule), and its NodePools stay Ready. Each finding is located at
 /// the NodePool's document of `docs` (the documents the model was lowered from).
-pub fn missing_node_classes(m: &Model, docs: &[Document]) -> Vec<(usize, InputError)> {
+pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
     if m.node_classes.is_empty() {
         return Vec::new();
     }
@@ -227,12 +227,10 @@ pub fn missing_node_classes(m: &Model, docs: &[Document]) -> Vec<(usize, InputEr
             .object(format!("NodePool/{}", np.name))
             .path("spec.template.spec.nodeClassRef.name")
             .help("fails at runtime (NodePool not Ready): add the EC2NodeClass or name one of the input's");
-            if let Some(d) = docs.iter().find(|d| d.kind() == "NodePool" && d.name() == np.name) {
-                e.source = d.source.clone();
-                e.document = Some(d.index);
-                if !d.prefix.is_empty() {
-                    e.path = e.path.map(|p| format!("{}.{p}", d.prefix));
-                }
+            e.source = np.source.clone();
+            e.document = Some(np.document);
+            if !np.prefix.is_empty() {
+                e.path = e.path.map(|p| format!("{}.{p}", np.prefix));
             }
             Some((i, e))
         })

@@ -203,6 +203,10 @@ impl Lowering {
             self.pod_sources.push((pods, doc.source.clone()));
         }
         if self.node_pools.len() > pools {
+            for np in &mut self.node_pools[pools..] {
+                np.source = doc.source.clone();
+                np.prefix = doc.prefix.clone();
+            }
             self.pool_sources.push((pools, doc.source.clone()));
         }
     }
@@ -370,6 +374,9 @@ impl Lowering {
             is_static,
             ready: true,
             document: sink.document,
+            // Filled in by `document`, which knows the input it came from.
+            source: None,
+            prefix: String::new(),
         });
     }
 

@@ -139,6 +139,11 @@ pub struct NodePool {
     pub ready: bool,
     /// Index of the document that defined it, for diagnostics.
     pub document: usize,
+    /// The input (file) of that document and the path prefix inside it (`items[3]` in a
+    /// `kind: List`), so findings made after lowering, when the documents are gone (they are
+    /// streamed), still say which file to edit.
+    pub source: Option<String>,
+    pub prefix: String,
 }
 
 /// What an EC2NodeClass changes about the instances launched with it (AWS catalog only).
