@@ -16,7 +16,7 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Attach checked fix hints to the pending pods (`hints::attach`): up to
-    /// [`MAX_REPLANS`](crate::hints::MAX_REPLANS) whole re-plans. Internal plans that never
+    /// [`replan_budget`](crate::hints::replan_budget) whole re-plans. Internal plans that never
     /// show their pending pods' hints (advise's candidates, sweep rows) turn it off.
     pub hints: bool,
 }
@@ -60,7 +60,20 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
         plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
     }
     if opts.hints {
-        crate::hints::attach(m, sol, &mut plan.unschedulable);
+        let unchecked = crate::hints::attach(m, sol, &mut plan.unschedulable);
+        if unchecked > 0 {
+            let budget = crate::hints::replan_budget(m.pods.len());
+            plan.warnings.push(Warning {
+                code: "hints-not-checked".into(),
+                message: format!(
+                    "{unchecked} of {} pending pods got no fix hint: each hint is checked by re-planning all {} pods, and this input allows {budget} such re-plans (at most {} pods re-planned per answer); plan a smaller part of the input to get them",
+                    sol.failures.len(),
+                    m.pods.len(),
+                    crate::hints::MAX_REPLANNED_PODS
+                ),
+                object: None,
+            });
+        }
     }
     for (p, shortfall) in truncation_failures {
         let reason = diagnostics::truncation_reason(m, &shortfall);

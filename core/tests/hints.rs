@@ -375,3 +375,20 @@ fn a_plan_without_hints_differs_only_in_the_hints() {
     }
     assert_eq!(serde_json::to_string(&with).unwrap(), serde_json::to_string(&without).unwrap());
 }
+
+#[test]
+fn hints_past_the_replan_budget_are_left_out_and_counted_in_a_warning() {
+    // 40 separate pods (40 specs), each blocked by the same taint: each needs its own re-plan,
+    // the answer affords 16, so 24 pods get no hint and a warning says so.
+    assert_eq!(nodecast::hints::replan_budget(40), nodecast::hints::MAX_REPLANS);
+    let taints = "      taints: [{key: dedicated, value: ml, effect: NoSchedule}]\n";
+    let pods: String = (0..40).map(|i| pod(&format!("p{i:02}"), &format!("{{cpu: {}m}}", 100 + i), "")).collect();
+    let v = plan(&format!("{CLASS}{}{pods}", pool("ml", taints, ON_DEMAND_C, "")));
+    let with_hint = v["unschedulable"].as_array().unwrap().iter().filter(|u| u["hints"].as_array().is_some_and(|h| !h.is_empty())).count();
+    assert_eq!(with_hint, 16, "{v}");
+    let w = v["warnings"].as_array().unwrap().iter().find(|w| w["code"] == "hints-not-checked").unwrap_or_else(|| panic!("{v}"));
+    assert!(w["message"].as_str().unwrap().starts_with("24 of 40 pending pods got no fix hint"), "{w}");
+    // The budget shrinks with the input: past 64,000 pods no re-plan is spent on hints.
+    assert_eq!(nodecast::hints::replan_budget(20_000), 3);
+    assert_eq!(nodecast::hints::replan_budget(100_000), 0);
+}

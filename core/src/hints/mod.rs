@@ -25,30 +25,65 @@ use crate::scheduling::{Fail, Placement, PodFailure, Solution};
 use admit::{admitting_edit, Side};
 use edit::{apply, describe, Edit};
 use limits::PoolLimitFix;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Plans one answer may spend on checking hints (each is a whole provisioning pass).
 pub const MAX_REPLANS: usize = 16;
+
+/// Pods all the hint re-plans of one answer may plan together. Each re-plan is a whole pass, so
+/// 16 of them cost 16 answers: on 20,000 pods that was seconds of hints behind a 0.4 s plan,
+/// and on 100,000 GPU pods held by a limit 43 s. Large inputs get fewer checks (none past
+/// 64,000 pods), and the answer says how many pending pods went without one.
+pub const MAX_REPLANNED_PODS: usize = 64_000;
+
+/// The re-plans an answer over `pods` pods may spend.
+pub fn replan_budget(pods: usize) -> usize {
+    (MAX_REPLANNED_PODS / pods.max(1)).min(MAX_REPLANS)
+}
+
+/// A NodePool's checked limit fix, its held pods as a set, how many of them it schedules, and
+/// its re-plan's failures by pod.
+type PoolFix = (PoolLimitFix, HashSet<usize>, usize, HashMap<usize, usize>);
 
 /// What a checked edit did: (the pod schedules, the words).
 type Checked = (bool, String);
 
 /// Attach checked hints to `outs`, which holds the pods of `sol.failures` in that order.
-pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
+/// Returns how many pending pods had a reason worth a hint that the re-plan budget
+/// ([`replan_budget`]) left unchecked, and so without one.
+pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize {
+    let mut unchecked = 0;
     // Per (spec, edit), what the re-plan did for each pending pod of that spec.
     let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Checked>>> = HashMap::new();
-    let mut pool_limits: HashMap<usize, Option<PoolLimitFix>> = HashMap::new();
-    let mut budget = MAX_REPLANS;
+    // Per NodePool: the checked limit fix with its held pods as a set and how many of them it
+    // schedules, worked out once (every held pod asks; a scan each was quadratic).
+    let mut pool_limits: HashMap<usize, Option<Option<PoolFix>>> = HashMap::new();
+    let mut budget = replan_budget(m.pods.len());
     for ((p, failure), out) in sol.failures.iter().zip(outs.iter_mut()) {
         let PodFailure::PerPool(errs) = failure else { continue };
+        let mut starved = false;
         for (pool, fail) in errs {
             let node_pool = m.node_pools[*pool].name.clone();
             if matches!(fail, Fail::Limits { .. } | Fail::NodesLimit) {
-                let fix = pool_limits.entry(*pool).or_insert_with(|| limits::pool_fix(m, sol, *pool, &mut budget));
+                // None: the budget did not allow the check (it needs at least two plans).
+                let fix = pool_limits.entry(*pool).or_insert_with(|| {
+                    (budget >= 2).then(|| {
+                        limits::pool_fix(m, sol, *pool, &mut budget).map(|f| {
+                            let held = f.held.iter().copied().collect();
+                            let scheduled = f.scheduled();
+                            let failures = failure_index(&f.solution);
+                            (f, held, scheduled, failures)
+                        })
+                    })
+                });
+                let Some(fix) = fix else {
+                    starved = true;
+                    continue;
+                };
                 // A pod that stays pending even with the limits lifted gets no limit hint: no
                 // limit value would schedule it.
-                if let Some(fix) = fix.as_ref().filter(|f| f.held.contains(p)) {
-                    let (verified, check) = limit_check(m, *p, fix);
+                if let Some((fix, _, scheduled, failures)) = fix.as_ref().filter(|f| f.1.contains(p)) {
+                    let (verified, check) = limit_check(m, *p, fix, *scheduled, failures);
                     out.hints.push(Hint {
                         code: ReasonCode::LimitExceeded,
                         node_pool,
@@ -57,6 +92,12 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
                         check,
                     });
                 }
+                continue;
+            }
+            // With the budget spent, only a replica of an already checked spec can still get a
+            // hint; working out the edits of a pod of its own (a catalog scan) would be wasted.
+            if budget == 0 && !m.pods[*p].spec_shared() {
+                starved = true;
                 continue;
             }
             // Candidates in order of preference: the first the re-plan verifies is the hint;
@@ -74,7 +115,10 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
                     })
                     .as_ref()
                     .map(|r| r[p].clone());
-                let Some(result) = result else { break };
+                let Some(result) = result else {
+                    starved = true;
+                    break;
+                };
                 let done = result.0;
                 if done || shown.is_none() {
                     shown = Some((code, edit, result));
@@ -87,7 +131,9 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) {
                 out.hints.push(Hint { code, node_pool, change: describe(m, *p, &edit), verified, check });
             }
         }
+        unchecked += usize::from(starved && out.hints.is_empty());
     }
+    unchecked
 }
 
 /// The edits worth checking for one NodePool's failure, best first, with the reason code each
@@ -200,11 +246,18 @@ fn placed(m2: &Model, sol: &Solution, p: usize) -> Option<String> {
 }
 
 /// The code `p` stays pending with in a plan.
-fn pending_code(m2: &Model, sol: &Solution, p: usize) -> &'static str {
-    sol.failures
-        .iter()
-        .find(|(q, _)| *q == p)
-        .map_or("unschedulable", |(q, f)| crate::diagnostics::unschedulable(m2, sol, *q, f).code.as_str())
+/// `failures` indexes `sol.failures` by pod ([`failure_index`]).
+fn pending_code(m2: &Model, sol: &Solution, failures: &HashMap<usize, usize>, p: usize) -> &'static str {
+    failures.get(&p).map_or("unschedulable", |&i| {
+        let (q, f) = &sol.failures[i];
+        crate::diagnostics::unschedulable(m2, sol, *q, f).code.as_str()
+    })
+}
+
+/// Pod → its position in `sol.failures`, so each pending replica's code is found directly
+/// (a scan per replica was quadratic in the pending pods).
+fn failure_index(sol: &Solution) -> HashMap<usize, usize> {
+    sol.failures.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect()
 }
 
 /// Re-plan with `edit` applied (to `p` and the pods sharing its spec): for each pod of
@@ -212,6 +265,7 @@ fn pending_code(m2: &Model, sol: &Solution, p: usize) -> &'static str {
 fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize, Checked> {
     let m2 = apply(m, p, edit);
     let sol = crate::scheduling::solve(&m2);
+    let failures = failure_index(&sol);
     replicas
         .iter()
         .map(|&q| {
@@ -220,7 +274,7 @@ fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize
                 Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
                 None => (
                     false,
-                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, q)),
+                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, &failures, q)),
                 ),
             };
             (q, checked)
@@ -230,9 +284,9 @@ fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize
 
 /// What the NodePool's limit proposal did for `p`, with how many of the pods its limits held
 /// back schedule.
-fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix) -> Checked {
+fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, scheduled: usize, failures: &HashMap<usize, usize>) -> Checked {
     let pod = m.pods[p].key();
-    let (n, of) = (fix.scheduled(), fix.held.len());
+    let (n, of) = (scheduled, fix.held.len());
     let all = format!("{n} of the {of} pending pods held back only by this NodePool's limits schedule");
     match placed(&fix.model, &fix.solution, p) {
         Some(went) => (true, format!("verified: re-planned with these limits, {pod} {went}; {all}")),
@@ -240,7 +294,7 @@ fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix) -> Checked {
             false,
             format!(
                 "not enough alone: re-planned with these limits, {pod} still stays pending ({}); {all}",
-                pending_code(&fix.model, &fix.solution, p)
+                pending_code(&fix.model, &fix.solution, failures, p)
             ),
         ),
     }
