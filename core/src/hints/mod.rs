@@ -59,6 +59,7 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
     // schedules, worked out once (every held pod asks; a scan each was quadratic).
     let mut pool_limits: HashMap<usize, Option<Option<PoolFix>>> = HashMap::new();
     let mut budget = replan_budget(m.pods.len());
+    let mut proposals: HashMap<(usize, usize), Vec<(Fail, Vec<(ReasonCode, Edit)>)>> = HashMap::new();
     for ((p, failure), out) in sol.failures.iter().zip(outs.iter_mut()) {
         let PodFailure::PerPool(errs) = failure else { continue };
         let mut starved = false;
@@ -103,7 +104,19 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
             // Candidates in order of preference: the first the re-plan verifies is the hint;
             // when none is enough, the first, with what its re-plan found.
             let mut shown: Option<(ReasonCode, Edit, Checked)> = None;
-            for (code, edit) in propose(m, sol, *p, *pool, fail) {
+            // Replicas (pods sharing a spec) that fail alike get the same proposals: worked out
+            // once, as each is a scan of the catalog.
+            let spec = m.pods[*p].spec_id();
+            let known = proposals.entry((spec, *pool)).or_default();
+            let edits = match known.iter().find(|(f, _)| f == fail) {
+                Some((_, edits)) => edits.clone(),
+                None => {
+                    let edits = propose(m, sol, *p, *pool, fail);
+                    known.push((fail.clone(), edits.clone()));
+                    edits
+                }
+            };
+            for (code, edit) in edits {
                 let result = checked
                     .entry((m.pods[*p].spec_id(), edit.clone()))
                     .or_insert_with_key(|(spec, edit)| {

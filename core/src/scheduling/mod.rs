@@ -150,6 +150,9 @@ pub struct Solver<'m> {
     moved: Vec<u32>,
     /// (shape, template) → outcome of a new claim from that template (see `add`).
     fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
+    /// (shape, template) → why a new claim from a template whose pool has limits failed, with
+    /// the remaining limits it failed under (see `add`).
+    limited_memo: crate::fxhash::FxHashMap<(u32, usize), (Vec<(LimitKey, i64)>, Fail)>,
     /// Pod shapes by id (see `memo::ShapeIds`).
     shape_ids: memo::ShapeIds,
     /// (pod spec, bound) → shape id of the unrelaxed view (see `add`).
@@ -224,6 +227,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         order: Default::default(),
         moved: Vec::new(),
         fresh_memo: Default::default(),
+        limited_memo: Default::default(),
         shape_ids: Default::default(),
         spec_shapes: Default::default(),
         spec_views: Default::default(),
@@ -560,6 +564,25 @@ impl Solver<'_> {
             let t = &self.templates[ti];
             let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
             let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty());
+            // With limits, the outcome depends on the shape, the template and the remaining
+            // limits only (the hostname argument above holds), so a failure stays the answer
+            // while the pool's remaining limits are what it failed under. Once a limit is
+            // spent nothing more launches from the pool and they never change again: 100,000
+            // GPU pods held by a limit each scanned the catalog twice before.
+            let limited_key = fresh_key.filter(|_| !rem.is_empty()).map(|k| (k, ti));
+            if let Some((under, fail)) = limited_key.and_then(|k| self.limited_memo.get(&k)) {
+                if under.as_slice() == rem {
+                    errs.push((t.pool, fail.clone()));
+                    continue;
+                }
+            }
+            let mut fail_with = |s: &mut Self, pool: usize, fail: Fail| {
+                if let Some(k) = limited_key {
+                    let under = s.remaining.get(&pool).cloned().unwrap_or_default();
+                    s.limited_memo.insert(k, (under, fail.clone()));
+                }
+                fail
+            };
             let h = placeholder(self.next_host);
             let known = memo_key.and_then(|&k| self.fresh_memo.get(&(k, ti))).cloned();
             let outcome = match known {
@@ -568,7 +591,8 @@ impl Solver<'_> {
                     let its = match claim::limit_filter(rem, &t.its, m) {
                         Ok(its) => its,
                         Err(e) => {
-                            errs.push((t.pool, e));
+                            let pool = t.pool;
+                            errs.push((pool, fail_with(self, pool, e)));
                             continue;
                         }
                     };
@@ -635,10 +659,14 @@ impl Solver<'_> {
                 // No type is left because the limits removed every type that would hold the
                 // pod: that is the limit's doing, and the answer says so with the numbers.
                 Err(Fail::NoType(_)) if claim::limits_bind(self.remaining.get(&t.pool).map_or(&[], Vec::as_slice), t, pod, &view.full, m) => {
-                    let remaining = self.remaining.get(&t.pool).cloned().unwrap_or_default();
-                    errs.push((t.pool, Fail::Limits { remaining }))
+                    let pool = t.pool;
+                    let remaining = self.remaining.get(&pool).cloned().unwrap_or_default();
+                    errs.push((pool, fail_with(self, pool, Fail::Limits { remaining })))
                 }
-                Err(e) => errs.push((t.pool, e)),
+                Err(e) => {
+                    let pool = t.pool;
+                    errs.push((pool, fail_with(self, pool, e)))
+                }
             }
         }
         Err(PodFailure::PerPool(errs))
