@@ -576,7 +576,7 @@ impl Solver<'_> {
                     continue;
                 }
             }
-            let mut fail_with = |s: &mut Self, pool: usize, fail: Fail| {
+            let fail_with = |s: &mut Self, pool: usize, fail: Fail| {
                 if let Some(k) = limited_key {
                     let under = s.remaining.get(&pool).cloned().unwrap_or_default();
                     s.limited_memo.insert(k, (under, fail.clone()));
