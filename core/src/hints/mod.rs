@@ -45,6 +45,9 @@ pub fn replan_budget(pods: usize) -> usize {
 /// its re-plan's failures by pod.
 type PoolFix = (PoolLimitFix, HashSet<usize>, usize, HashMap<usize, usize>);
 
+/// The edits worth checking for one failure, best first, with the reason each answers.
+type Proposals = Vec<(ReasonCode, Edit)>;
+
 /// What a checked edit did: (the pod schedules, the words).
 type Checked = (bool, String);
 
@@ -59,7 +62,7 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
     // schedules, worked out once (every held pod asks; a scan each was quadratic).
     let mut pool_limits: HashMap<usize, Option<Option<PoolFix>>> = HashMap::new();
     let mut budget = replan_budget(m.pods.len());
-    let mut proposals: HashMap<(usize, usize), Vec<(Fail, Vec<(ReasonCode, Edit)>)>> = HashMap::new();
+    let mut proposals: HashMap<(usize, usize), Vec<(Fail, Proposals)>> = HashMap::new();
     for ((p, failure), out) in sol.failures.iter().zip(outs.iter_mut()) {
         let PodFailure::PerPool(errs) = failure else { continue };
         let mut starved = false;

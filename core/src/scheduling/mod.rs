@@ -152,7 +152,7 @@ pub struct Solver<'m> {
     fresh_memo: crate::fxhash::FxHashMap<(u32, usize), FreshOutcome>,
     /// (shape, template) → why a new claim from a template whose pool has limits failed, with
     /// the remaining limits it failed under (see `add`).
-    limited_memo: crate::fxhash::FxHashMap<(u32, usize), (Vec<(LimitKey, i64)>, Fail)>,
+    limited_memo: crate::fxhash::FxHashMap<(u32, usize), (Remaining, Fail)>,
     /// Pod shapes by id (see `memo::ShapeIds`).
     shape_ids: memo::ShapeIds,
     /// (pod spec, bound) → shape id of the unrelaxed view (see `add`).
@@ -164,6 +164,9 @@ pub struct Solver<'m> {
 }
 
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
+
+/// What is left of a NodePool's limits (milli-units; `nodes` counts 1000 per node).
+type Remaining = Vec<(LimitKey, i64)>;
 
 /// A new claim's requirements, candidates, whether minValues was relaxed and the candidates'
 /// headroom (memoised too: 20,000 one-pod claims recomputed it per row), or why not.
