@@ -8,13 +8,13 @@
 // Env: NODECAST_BIN (default ../target/release/nodecast), CHROMIUM (default /usr/bin/chromium).
 // Screenshots and timings go to web-demo/test-output/. Prints `N passed, N failed`; exit 1 on failure.
 import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { serveDir } from './static-server.mjs';
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = resolve(WEB, '..');
@@ -55,35 +55,10 @@ function fmtDuration(sec) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// A static server on a free port.
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
+// The playground served on a free port (or the server E2E_BASE_URL names).
 async function startServer() {
   if (process.env.E2E_BASE_URL) return { url: process.env.E2E_BASE_URL, stop: () => {} };
-  const port = await freePort();
-  const proc = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', WEB], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  proc.stderr.on('data', (d) => (log = (log + d).slice(-4000)));
-  const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).ok) return { url, stop: () => proc.kill() };
-    } catch {
-      /* not yet */
-    }
-    if (proc.exitCode !== null) throw new Error(`http.server exited: ${log}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  proc.kill();
-  throw new Error(`http.server did not answer on ${url}: ${log}`);
+  return serveDir(WEB);
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -9,12 +9,11 @@
 // (`#plan-out[data-status="success"]`), all in ms after navigation start (performance.now()), and
 // (this page's own timings) when the wasm core was ready and how long the editors took to build.
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveDir } from './static-server.mjs';
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -27,32 +26,6 @@ for (let i = 0; i < args.length; i++) {
 }
 if (!dirs.length) dirs.push(WEB);
 if (!(runs >= 1)) throw new Error('--runs N: N >= 1');
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
-async function serve(dir) {
-  const port = await freePort();
-  const proc = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(url)).ok) return { url, stop: () => proc.kill() };
-    } catch {
-      /* not yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  proc.kill();
-  throw new Error(`no server for ${dir}`);
-}
 
 async function once(url) {
   const profile = mkdtempSync(join(tmpdir(), 'nodecast-first-'));
@@ -96,7 +69,7 @@ const OBSERVER = `(() => {
 })();`;
 
 const servers = [];
-for (const dir of dirs) servers.push({ dir, ...(await serve(dir)), samples: [] });
+for (const dir of dirs) servers.push({ dir, ...(await serveDir(dir)), samples: [] });
 try {
   for (let r = 0; r < runs; r++) for (const s of servers) s.samples.push(await once(s.url));
 } finally {

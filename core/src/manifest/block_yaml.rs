@@ -354,23 +354,7 @@ mod tests {
     /// present): where the fast path answers, it answers what the parser does.
     #[test]
     fn every_example_and_conformance_input_matches_the_parser() {
-        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-            let Ok(entries) = std::fs::read_dir(dir) else { return };
-            let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            entries.sort();
-            for p in entries {
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                    out.push(p);
-                }
-            }
-        }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut files = Vec::new();
-        walk(&root.join("examples"), &mut files);
-        walk(&root.join("../shared/conformance/cases"), &mut files);
-        walk(&root.join("tests"), &mut files);
+        let files = super::super::test_input_files(&["yaml", "yml"]);
         assert!(files.len() > 40, "{} files", files.len());
         let mut fast_files = 0;
         for f in &files {

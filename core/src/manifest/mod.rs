@@ -20,6 +20,30 @@ mod block_yaml;
 mod json_stream;
 #[cfg(test)]
 mod stream_tests;
+
+/// The repository's input files for the readers' equality tests: examples/, the shared
+/// conformance cases and tests/, with one of `extensions`, in a stable order.
+#[cfg(test)]
+fn test_input_files(extensions: &[&str]) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, extensions: &[&str], out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, extensions, out);
+            } else if p.extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)) {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for dir in ["examples", "../shared/conformance/cases", "tests"] {
+        walk(&root.join(dir), extensions, &mut files);
+    }
+    files
+}
 pub mod reader;
 mod strict_json;
 

@@ -20,23 +20,7 @@ fn whole(text: &str) -> Flat {
 }
 
 fn inputs() -> Vec<(std::path::PathBuf, String)> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    walk(&root.join("examples"), &mut files);
-    walk(&root.join("../shared/conformance/cases"), &mut files);
-    walk(&root.join("tests"), &mut files);
+    let files = super::test_input_files(&["yaml", "yml", "json"]);
     files.into_iter().filter_map(|f| Some((f.clone(), std::fs::read_to_string(&f).ok()?))).collect()
 }
 
