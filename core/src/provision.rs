@@ -56,8 +56,27 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
         });
     }
     plan.existing_nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    // Replicas share their spec, and the reasons depend on the spec and the failure only:
+    // replicas that fail alike are explained once (each explanation scans the NodePools' types;
+    // 20,000 pending replicas took 1.9 s of scans).
+    let mut explained: std::collections::HashMap<usize, Vec<(&crate::scheduling::PodFailure, UnschedulableOut)>> =
+        std::collections::HashMap::new();
     for (p, failure) in &sol.failures {
-        plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
+        let pod = &m.pods[*p];
+        if !pod.spec_shared() {
+            plan.unschedulable.push(diagnostics::unschedulable(m, sol, *p, failure));
+            continue;
+        }
+        let known = explained.entry(pod.spec_id()).or_default();
+        let out = match known.iter().find(|(f, _)| *f == failure) {
+            Some((_, first)) => UnschedulableOut { pod: pod.key(), ..first.clone() },
+            None => {
+                let out = diagnostics::unschedulable(m, sol, *p, failure);
+                known.push((failure, out.clone()));
+                out
+            }
+        };
+        plan.unschedulable.push(out);
     }
     if opts.hints {
         let unchecked = crate::hints::attach(m, sol, &mut plan.unschedulable);

@@ -43,7 +43,7 @@ pub fn replan_budget(pods: usize) -> usize {
 
 /// A NodePool's checked limit fix, its held pods as a set, how many of them it schedules, and
 /// its re-plan's failures by pod.
-type PoolFix = (PoolLimitFix, HashSet<usize>, usize, HashMap<usize, usize>);
+type PoolFix = (PoolLimitFix, HashSet<usize>, usize, PendingCodes);
 
 /// The edits worth checking for one failure, best first, with the reason each answers.
 type Proposals = Vec<(ReasonCode, Edit)>;
@@ -261,19 +261,31 @@ fn placed(m2: &Model, sol: &Solution, p: usize) -> Option<String> {
     }
 }
 
-/// The code `p` stays pending with in a plan.
-/// `failures` indexes `sol.failures` by pod ([`failure_index`]).
-fn pending_code(m2: &Model, sol: &Solution, failures: &HashMap<usize, usize>, p: usize) -> &'static str {
-    failures.get(&p).map_or("unschedulable", |&i| {
-        let (q, f) = &sol.failures[i];
-        crate::diagnostics::unschedulable(m2, sol, *q, f).code.as_str()
-    })
+/// The codes pods stay pending with in one plan, found without scanning: pod → position in
+/// `sol.failures` (a scan per replica was quadratic), and the code worked out once per (spec,
+/// failure), as replicas that fail alike share it (each is a scan of the NodePools' types).
+struct PendingCodes {
+    index: HashMap<usize, usize>,
+    /// spec → (position of a failure, its code).
+    by_spec: std::cell::RefCell<HashMap<usize, Vec<(usize, &'static str)>>>,
 }
 
-/// Pod → its position in `sol.failures`, so each pending replica's code is found directly
-/// (a scan per replica was quadratic in the pending pods).
-fn failure_index(sol: &Solution) -> HashMap<usize, usize> {
-    sol.failures.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect()
+fn failure_index(sol: &Solution) -> PendingCodes {
+    PendingCodes { index: sol.failures.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect(), by_spec: Default::default() }
+}
+
+/// The code `p` stays pending with in the plan `sol` over `m2` (`failures` indexes it).
+fn pending_code(m2: &Model, sol: &Solution, failures: &PendingCodes, p: usize) -> &'static str {
+    let Some(&i) = failures.index.get(&p) else { return "unschedulable" };
+    let (q, f) = &sol.failures[i];
+    let mut by_spec = failures.by_spec.borrow_mut();
+    let known = by_spec.entry(m2.pods[*q].spec_id()).or_default();
+    if let Some((_, code)) = known.iter().find(|(j, _)| sol.failures[*j].1 == *f) {
+        return code;
+    }
+    let code = crate::diagnostics::unschedulable(m2, sol, *q, f).code.as_str();
+    known.push((i, code));
+    code
 }
 
 /// Re-plan with `edit` applied (to `p` and the pods sharing its spec): for each pod of
@@ -300,7 +312,7 @@ fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize
 
 /// What the NodePool's limit proposal did for `p`, with how many of the pods its limits held
 /// back schedule.
-fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, scheduled: usize, failures: &HashMap<usize, usize>) -> Checked {
+fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, scheduled: usize, failures: &PendingCodes) -> Checked {
     let pod = m.pods[p].key();
     let (n, of) = (scheduled, fix.held.len());
     let all = format!("{n} of the {of} pending pods held back only by this NodePool's limits schedule");
