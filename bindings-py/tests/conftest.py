@@ -10,7 +10,7 @@ from typing import Any, Iterator, List
 
 import pytest
 
-from helpers import REPO, cli_path
+from helpers import DAY, DAY_TRACE, REPO, cli_path
 
 
 def pytest_report_header(config: Any) -> List[str]:
@@ -35,3 +35,15 @@ def cli() -> Path:
         subprocess.run(["cargo", "build", "--release", "-p", "nodecast-cli"], cwd=REPO, check=True)
     assert path.exists(), path
     return path
+
+
+@pytest.fixture(scope="module")
+def day() -> "nodecast.Simulation":
+    """The simulated day (seed 7), once per test module. Module-scoped fixtures run before the
+    per-test chdir to the repository root, so it changes directory itself (the input names,
+    relative paths as the CLI is given them, appear in `skipped`)."""
+    import nodecast
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO)
+        return nodecast.simulate(*DAY, trace=DAY_TRACE, seed=7)

@@ -18,6 +18,17 @@ INFERENCE = ["examples/nodepools/gpu-general.yaml", "examples/nodepools/gpu-infe
 UNDERUTILIZED = ["examples/disruption/pool-underutilized.yaml", "examples/disruption/cluster-state.yaml"]
 NOW = "2025-03-05T12:00:00Z"
 
+# The simulation tests' day: two GPU NodePools, a training Job and an inference Deployment, with
+# the trace of examples/simulate/day.yaml; and a trace submitting only the training Job.
+DAY = [
+    "examples/nodepools/gpu-training.yaml",
+    "examples/nodepools/gpu-inference.yaml",
+    "examples/workloads/training-job-4gpu.yaml",
+    "examples/workloads/vllm-inference.yaml",
+]
+DAY_TRACE = "examples/simulate/day.yaml"
+ONE_JOB = "apiVersion: nodecast/v1\nkind: Trace\nevents:\n  - {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n"
+
 
 
 def cli_path() -> Path:

@@ -7,17 +7,9 @@ from __future__ import annotations
 import pytest
 
 import nodecast
-from helpers import TRAINING
+from helpers import ONE_JOB, TRAINING
 
 pd = pytest.importorskip("pandas")
-
-DAY = [
-    "examples/nodepools/gpu-training.yaml",
-    "examples/nodepools/gpu-inference.yaml",
-    "examples/workloads/training-job-4gpu.yaml",
-    "examples/workloads/vllm-inference.yaml",
-]
-ONE_JOB = "apiVersion: nodecast/v1\nkind: Trace\nevents:\n  - {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n"
 
 
 def test_quantities_parse_exactly() -> None:
@@ -61,15 +53,6 @@ def test_catalog_frame_is_numeric() -> None:
     assert by_name.loc["p4d.24xlarge", "gpu_count"] == 8
     # Numbers sort and filter as numbers.
     assert (f[f["gpu_count"] >= 8]["name"]).str.startswith("p").all()
-
-
-@pytest.fixture(scope="module")
-def day() -> nodecast.Simulation:
-    from helpers import REPO
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        return nodecast.simulate(*DAY, trace="examples/simulate/day.yaml", seed=7)
 
 
 def test_simulation_times_are_utc_datetimes(day: nodecast.Simulation) -> None:

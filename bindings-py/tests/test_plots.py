@@ -9,28 +9,13 @@ import sys
 import pytest
 
 import nodecast
-from helpers import REPO
-
-DAY = [
-    "examples/nodepools/gpu-training.yaml",
-    "examples/nodepools/gpu-inference.yaml",
-    "examples/workloads/training-job-4gpu.yaml",
-    "examples/workloads/vllm-inference.yaml",
-]
-ONE_JOB = "apiVersion: nodecast/v1\nkind: Trace\nevents:\n  - {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n"
+from helpers import ONE_JOB, REPO
 
 
 def test_import_nodecast_does_not_import_matplotlib() -> None:
     code = "import sys, nodecast; assert 'matplotlib' not in sys.modules, 'imported'; print('ok')"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO / "examples", check=True)
     assert out.stdout.strip() == "ok"
-
-
-@pytest.fixture(scope="module")
-def day() -> nodecast.Simulation:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        return nodecast.simulate(*DAY, trace="examples/simulate/day.yaml", seed=7)
 
 
 def test_plot_cost_against_static(day: nodecast.Simulation) -> None:

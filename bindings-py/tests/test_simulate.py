@@ -13,28 +13,10 @@ from typing import Any, Dict
 import pytest
 
 import nodecast
-from helpers import REPO, cli_json, run_cli
+from helpers import DAY, DAY_TRACE, ONE_JOB, REPO, cli_json, run_cli
 
-DAY = [
-    "examples/nodepools/gpu-training.yaml",
-    "examples/nodepools/gpu-inference.yaml",
-    "examples/workloads/training-job-4gpu.yaml",
-    "examples/workloads/vllm-inference.yaml",
-]
-DAY_TRACE = "examples/simulate/day.yaml"
-
-ONE_JOB = "apiVersion: nodecast/v1\nkind: Trace\nevents:\n  - {at: 0s, submit: {ref: Job/ml/train-llm, runTime: 1h}}\n"
 ONE_JOB_CSV = "time,workload,replicas,runTime\n0s,Job/ml/train-llm,1,1h\n"
 TRAINING_ONLY = ["examples/nodepools/gpu-training.yaml", "examples/workloads/training-job-4gpu.yaml"]
-
-
-@pytest.fixture(scope="module")
-def day() -> nodecast.Simulation:
-    # Module-scoped: runs before the per-test chdir to the repository root, so do it here (the
-    # input names, relative paths as the CLI is given them, appear in `skipped`).
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(REPO)
-        return nodecast.simulate(*DAY, trace=DAY_TRACE, seed=7)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -387,7 +369,6 @@ def test_end_and_timedelta(day: nodecast.Simulation) -> None:
     assert all(t.time_seconds <= 6 * 3600 for t in short.timeline)
     assert short.settings["endSeconds"] == 21600
     assert short.cost_usd < day.cost_usd
-
 
 
 WEEK = [
