@@ -12,22 +12,25 @@ use super::edit::Edit;
 use crate::fit::{compatible_types, pod_requirements};
 use crate::model::{LimitKey, Model};
 use crate::scheduling::{Fail, PodFailure, Solution};
+use std::collections::HashSet;
 
 /// The checked limit change of one NodePool.
 pub struct PoolLimitFix {
     pub edit: Edit,
     /// The pending pods the NodePool's limits held back: those that schedule once they are
-    /// lifted (a pod with another blocker too is not counted).
-    pub held: Vec<usize>,
+    /// lifted (a pod with another blocker too is not counted). A set: every held pod asks.
+    pub held: HashSet<usize>,
+    /// How many of `held` schedule in the re-plan.
+    pub scheduled: usize,
     /// The re-plan with `edit` applied.
     pub solution: Solution,
     pub model: Model,
 }
 
 impl PoolLimitFix {
-    /// How many of `held` schedule in the re-plan.
-    pub fn scheduled(&self) -> usize {
-        self.held.iter().filter(|p| self.solution.placements.contains_key(p)).count()
+    fn new(edit: Edit, held: &[usize], model: Model, solution: Solution) -> PoolLimitFix {
+        let scheduled = held.iter().filter(|p| solution.placements.contains_key(p)).count();
+        PoolLimitFix { edit, held: held.iter().copied().collect(), scheduled, solution, model }
     }
 }
 
@@ -153,9 +156,9 @@ pub fn pool_fix(m: &Model, sol: &Solution, pool: usize, budget: &mut usize) -> O
         *budget -= 1;
         tried.push(limits.clone());
         let (model, solution) = plan_with(m, pool, limits.clone());
-        let fix = PoolLimitFix { edit: Edit::Limits { pool, limits }, held: held.clone(), solution, model };
-        let all = fix.scheduled() == held.len();
-        if best.as_ref().is_none_or(|b| fix.scheduled() > b.scheduled()) {
+        let fix = PoolLimitFix::new(Edit::Limits { pool, limits }, &held, model, solution);
+        let all = fix.scheduled == held.len();
+        if best.as_ref().is_none_or(|b| fix.scheduled > b.scheduled) {
             best = Some(fix);
         }
         if all {

@@ -25,7 +25,7 @@ use crate::scheduling::{Fail, Placement, PodFailure, Solution};
 use admit::{admitting_edit, Side};
 use edit::{apply, describe, Edit};
 use limits::PoolLimitFix;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Plans one answer may spend on checking hints (each is a whole provisioning pass).
 pub const MAX_REPLANS: usize = 16;
@@ -41,9 +41,6 @@ pub fn replan_budget(pods: usize) -> usize {
     (MAX_REPLANNED_PODS / pods.max(1)).min(MAX_REPLANS)
 }
 
-/// A NodePool's checked limit fix, its held pods as a set, how many of them it schedules, and
-/// its re-plan's failures by pod.
-type PoolFix = (PoolLimitFix, HashSet<usize>, usize, PendingCodes);
 
 /// The edits worth checking for one failure, best first, with the reason each answers.
 type Proposals = Vec<(ReasonCode, Edit)>;
@@ -58,9 +55,9 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
     let mut unchecked = 0;
     // Per (spec, edit), what the re-plan did for each pending pod of that spec.
     let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Checked>>> = HashMap::new();
-    // Per NodePool: the checked limit fix with its held pods as a set and how many of them it
-    // schedules, worked out once (every held pod asks; a scan each was quadratic).
-    let mut pool_limits: HashMap<usize, Option<Option<PoolFix>>> = HashMap::new();
+    // Per NodePool: the checked limit fix and the pending codes of its re-plan, worked out once
+    // (every held pod asks).
+    let mut pool_limits: HashMap<usize, Option<Option<(PoolLimitFix, PendingCodes)>>> = HashMap::new();
     let mut budget = replan_budget(m.pods.len());
     let mut proposals: HashMap<(usize, usize), Vec<(Fail, Proposals)>> = HashMap::new();
     for ((p, failure), out) in sol.failures.iter().zip(outs.iter_mut()) {
@@ -73,10 +70,8 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
                 let fix = pool_limits.entry(*pool).or_insert_with(|| {
                     (budget >= 2).then(|| {
                         limits::pool_fix(m, sol, *pool, &mut budget).map(|f| {
-                            let held = f.held.iter().copied().collect();
-                            let scheduled = f.scheduled();
-                            let failures = failure_index(&f.solution);
-                            (f, held, scheduled, failures)
+                            let codes = PendingCodes::new(&f.solution);
+                            (f, codes)
                         })
                     })
                 });
@@ -86,8 +81,8 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
                 };
                 // A pod that stays pending even with the limits lifted gets no limit hint: no
                 // limit value would schedule it.
-                if let Some((fix, _, scheduled, failures)) = fix.as_ref().filter(|f| f.1.contains(p)) {
-                    let (verified, check) = limit_check(m, *p, fix, *scheduled, failures);
+                if let Some((fix, codes)) = fix.as_ref().filter(|(f, _)| f.held.contains(p)) {
+                    let (verified, check) = limit_check(m, *p, fix, codes);
                     out.hints.push(Hint {
                         code: ReasonCode::LimitExceeded,
                         node_pool,
@@ -270,15 +265,17 @@ struct PendingCodes {
     by_spec: std::cell::RefCell<HashMap<usize, Vec<(usize, &'static str)>>>,
 }
 
-fn failure_index(sol: &Solution) -> PendingCodes {
-    PendingCodes { index: sol.failures.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect(), by_spec: Default::default() }
+impl PendingCodes {
+    fn new(sol: &Solution) -> PendingCodes {
+        PendingCodes { index: sol.failures.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect(), by_spec: Default::default() }
+    }
 }
 
-/// The code `p` stays pending with in the plan `sol` over `m2` (`failures` indexes it).
-fn pending_code(m2: &Model, sol: &Solution, failures: &PendingCodes, p: usize) -> &'static str {
-    let Some(&i) = failures.index.get(&p) else { return "unschedulable" };
+/// The code `p` stays pending with in the plan `sol` over `m2` (`codes` indexes it).
+fn pending_code(m2: &Model, sol: &Solution, codes: &PendingCodes, p: usize) -> &'static str {
+    let Some(&i) = codes.index.get(&p) else { return "unschedulable" };
     let (q, f) = &sol.failures[i];
-    let mut by_spec = failures.by_spec.borrow_mut();
+    let mut by_spec = codes.by_spec.borrow_mut();
     let known = by_spec.entry(m2.pods[*q].spec_id()).or_default();
     if let Some((_, code)) = known.iter().find(|(j, _)| sol.failures[*j].1 == *f) {
         return code;
@@ -293,7 +290,7 @@ fn pending_code(m2: &Model, sol: &Solution, failures: &PendingCodes, p: usize) -
 fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize, Checked> {
     let m2 = apply(m, p, edit);
     let sol = crate::scheduling::solve(&m2);
-    let failures = failure_index(&sol);
+    let codes = PendingCodes::new(&sol);
     replicas
         .iter()
         .map(|&q| {
@@ -302,7 +299,7 @@ fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize
                 Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
                 None => (
                     false,
-                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, &failures, q)),
+                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, &codes, q)),
                 ),
             };
             (q, checked)
@@ -312,9 +309,9 @@ fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize
 
 /// What the NodePool's limit proposal did for `p`, with how many of the pods its limits held
 /// back schedule.
-fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, scheduled: usize, failures: &PendingCodes) -> Checked {
+fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, codes: &PendingCodes) -> Checked {
     let pod = m.pods[p].key();
-    let (n, of) = (scheduled, fix.held.len());
+    let (n, of) = (fix.scheduled, fix.held.len());
     let all = format!("{n} of the {of} pending pods held back only by this NodePool's limits schedule");
     match placed(&fix.model, &fix.solution, p) {
         Some(went) => (true, format!("verified: re-planned with these limits, {pod} {went}; {all}")),
@@ -322,7 +319,7 @@ fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, scheduled: usize, failur
             false,
             format!(
                 "not enough alone: re-planned with these limits, {pod} still stays pending ({}); {all}",
-                pending_code(&fix.model, &fix.solution, failures, p)
+                pending_code(&fix.model, &fix.solution, codes, p)
             ),
         ),
     }
