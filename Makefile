@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: all deps build demo test test-rust schema schema-check conformance catalog catalog-check bench fuzz lint clean \
+.PHONY: all deps build demo test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build
@@ -47,7 +47,7 @@ demo: build
 # npm package under Node (node --test, tsc), and the playground in headless Chromium. Last, the
 # differential harness runs the real Karpenter beside nodecast on 200 + 100 random scenarios, the
 # public cases, the examples and tests/scenarios (oracle/; Go from GOTOOLCHAIN, see below).
-test: build test-rust schema-check conformance catalog-check lint test-python wasm-test web-test oracle-test
+test: build test-rust schema-check conformance docs-check catalog-check lint test-python wasm-test web-test oracle-test
 
 test-rust:
 	$(CARGO) test --release --workspace --exclude nodecast-benches
@@ -62,6 +62,14 @@ conformance: build
 	@$(CONFORMANCE) examples/expectations-ml.yaml
 	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code: in-flight order, topology domains, pending pods, Balanced, spot-to-spot, ties)"
 	@$(CONFORMANCE) tests/scenarios
+
+# Every `$ nodecast ...` example in README.md and docs/*.md runs and prints what it shows
+# (tools/docs_check.py; `...` elides lines). `make docs-update` rewrites the outputs that differ.
+docs-check: build
+	python3 tools/docs_check.py --nodecast $(NODECAST)
+
+docs-update: build
+	python3 tools/docs_check.py --nodecast $(NODECAST) --update
 
 # The answers' JSON Schema and TypeScript declarations, generated from the Rust answer types
 # (core/src/schema); schema-check fails when the checked-in copies are stale or a real answer
