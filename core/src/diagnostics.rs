@@ -159,6 +159,11 @@ fn priority(code: ReasonCode, taint_binding: bool) -> u8 {
     }
 }
 
+/// Karpenter's error for a DRA pod (pkg/controllers/provisioning/scheduling/scheduler.go), and
+/// what decides it.
+pub const DRA_REFUSED: &str = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter \
+     (Karpenter refuses pods with resourceClaims while --ignore-dra-requests is true, its default, and never relaxes them)";
+
 pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) -> UnschedulableOut {
     let pod = m.pods[p].key();
     match failure {
@@ -166,6 +171,12 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
             pod,
             code: ReasonCode::PodIgnored,
             reasons: vec![Reason { code: ReasonCode::PodIgnored, node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
+            hints: Vec::new(),
+        },
+        PodFailure::DynamicResources => UnschedulableOut {
+            pod,
+            code: ReasonCode::DynamicResources,
+            reasons: vec![Reason { code: ReasonCode::DynamicResources, node_pool: None, message: DRA_REFUSED.into() }],
             hints: Vec::new(),
         },
         PodFailure::NoNodePools => UnschedulableOut {
