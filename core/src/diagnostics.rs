@@ -31,7 +31,14 @@ pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> Stri
             // No allowed type has the resource at all (a GPU pod on a CPU-only NodePool): naming
             // the "largest" type with 0 would point at an arbitrary type.
             Some(_) if its.iter().all(|&i| t.alloc(i, m).get(*id) <= 0) => {
-                return format!("needs {}; no instance type this NodePool allows has {}", show(*id, *need), names.name(*id));
+                // No type of the catalog at all: say why (a MIG profile or custom device is what
+                // a device plugin advertises on the node, unknown to the instance type).
+                let why = if *id >= 4 && m.catalog.types.iter().all(|it| it.allocatable.get(*id) <= 0) {
+                    " (Karpenter knows only the resources an instance type reports; a NodeOverlay can declare what a device plugin advertises)"
+                } else {
+                    ""
+                };
+                return format!("needs {}; no instance type this NodePool allows has {}{why}", show(*id, *need), names.name(*id));
             }
             Some((i, have)) if have < *need => {
                 let daemons = if t.overhead(i).get(*id) > 0 { " after DaemonSet overhead" } else { "" };

@@ -241,3 +241,27 @@ fn an_overlay_that_acts_per_nodepool_is_refused_not_misapplied() {
     let input = format!("{CLASS}{}{}{}", pool("a", GPU_POOL), pool("b", cpu), overlay("only-a", spec));
     plan(&input, Some("NodeOverlay=true"));
 }
+
+#[test]
+fn an_unknown_extended_resource_says_why_and_hints_a_verified_overlay() {
+    let input = format!("{CLASS}{}{}", pool("gpu", GPU_POOL), pod("m", "{nvidia.com/mig-1g.10gb: \"1\"}"));
+    let v = plan(&input, None);
+    let u = unschedulable(&v, "default/m").unwrap_or_else(|| panic!("{v}"));
+    let msg = u["reasons"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("Karpenter knows only the resources an instance type reports"), "{msg}");
+    let h = &u["hints"][0];
+    assert_eq!(h["code"], "no-instance-type-fits", "{u}");
+    assert_eq!(h["verified"], true, "{h}");
+    let change = h["change"].as_str().unwrap();
+    // The cheapest MIG-capable type the NodePool allows (g5's A10G has no MIG).
+    assert!(change.contains("kind: NodeOverlay") && change.contains("values: [p5.4xlarge]"), "{change}");
+    assert!(change.contains("nvidia.com/mig-1g.10gb: \"1\"") && change.contains("NodeOverlay=true"), "{change}");
+    // The hinted overlay, written into the input with the gate on, schedules the pod.
+    let ov = overlay("hinted", "  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [p5.4xlarge]}]\n  capacity: {nvidia.com/mig-1g.10gb: \"1\"}\n");
+    let fixed = plan(&format!("{input}{ov}"), Some("NodeOverlay=true"));
+    assert!(unschedulable(&fixed, "default/m").is_none(), "{fixed}");
+    // A resource some type reports keeps the old words.
+    let gpu = plan(&format!("{CLASS}{}{}", pool("cpu", "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}\n"), pod("g", "{nvidia.com/gpu: \"1\"}")), None);
+    let msg = unschedulable(&gpu, "default/g").unwrap()["reasons"][0]["message"].as_str().unwrap().to_string();
+    assert!(!msg.contains("Karpenter knows only"), "{msg}");
+}
