@@ -61,8 +61,7 @@ pub fn price_adjustment_shape(s: &str) -> bool {
     // `\d*\.?\d+`: digits, at most one dot, ending in a digit.
     fn decimal(s: &str) -> bool {
         let (a, b) = s.split_once('.').unwrap_or(("", s));
-        let a_ok = a.bytes().all(|c| c.is_ascii_digit());
-        !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()) && a_ok && (s.contains('.') || !a.is_empty() || !b.is_empty())
+        !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()) && a.bytes().all(|c| c.is_ascii_digit())
     }
     if s == "-100%" {
         return true;

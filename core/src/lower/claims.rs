@@ -22,7 +22,7 @@ fn dns_label(s: &str) -> bool {
 
 /// DNS-1123 subdomain (object names): dot-separated labels, at most 253 characters.
 fn dns_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(|l| dns_label(l))
+    s.len() <= 253 && s.split('.').all(dns_label)
 }
 
 const LABEL_HELP: &str = "a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters, e.g. \"gpu\"";
