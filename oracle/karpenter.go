@@ -29,6 +29,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/apis/v1alpha1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
+	"sigs.k8s.io/karpenter/pkg/controllers/nodeoverlay"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
@@ -91,9 +95,15 @@ func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*En
 		fields.FeatureGates.SpotToSpotConsolidation = lo.ToPtr(b)
 	}
 	// examples/expectations.yaml may state the gate as Karpenter's flag: "Gate=bool,...".
+	nodeOverlay := false
 	for _, kv := range strings.Split(settingString(s.Settings, "featureGates"), ",") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "SpotToSpotConsolidation" {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		switch {
+		case ok && k == "SpotToSpotConsolidation":
 			fields.FeatureGates.SpotToSpotConsolidation = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "NodeOverlay":
+			nodeOverlay = strings.EqualFold(v, "true")
+			fields.FeatureGates.NodeOverlay = lo.ToPtr(nodeOverlay)
 		}
 	}
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
@@ -102,7 +112,7 @@ func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*En
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
 		WithIndex(&corev1.Node{}, "spec.providerID", func(o client.Object) []string { return []string{o.(*corev1.Node).Spec.ProviderID} }).
 		WithIndex(&v1.NodeClaim{}, "status.providerID", func(o client.Object) []string { return []string{o.(*v1.NodeClaim).Status.ProviderID} }).
-		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}).
+		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}, &v1alpha1.NodeOverlay{}).
 		Build()
 	e.cp = fake.NewCloudProvider()
 	e.cp.InstanceTypes = its
@@ -110,10 +120,27 @@ func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*En
 		e.its[it.Name] = it
 	}
 	e.rec = events.NewRecorder(&record.FakeRecorder{})
-	e.cluster = state.NewCluster(e.clk, e.client, e.cp)
-	e.prov = provisioning.NewProvisioner(e.client, e.rec, e.cp, e.cluster, e.clk, nil, nil)
+	// With the NodeOverlay gate, Karpenter's own overlay path: the nodeoverlay controller fills
+	// the instance-type store, and the cloud provider decorator applies it per NodePool.
+	var cp cloudprovider.CloudProvider = e.cp
+	store := nodeoverlay.NewInstanceTypeStore()
+	if nodeOverlay {
+		cp = overlay.Decorate(e.cp, e.client, store)
+	}
+	e.cluster = state.NewCluster(e.clk, e.client, cp)
+	e.prov = provisioning.NewProvisioner(e.client, e.rec, cp, e.cluster, e.clk, nil, nil)
 	if err := e.load(); err != nil {
 		return nil, err
+	}
+	if nodeOverlay {
+		for _, ov := range objs.Overlays {
+			if err := e.create(ov); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := nodeoverlay.NewController(e.clk, e.client, e.cp, store, e.cluster).Reconcile(e.ctx, reconcile.Request{}); err != nil {
+			return nil, fmt.Errorf("nodeoverlay reconcile: %w", err)
+		}
 	}
 	return e, nil
 }

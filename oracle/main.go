@@ -2,7 +2,7 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle run [-provision N] [-disrupt N] [-gates N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
 //	oracle gen -kind provision|disrupt -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 package main
@@ -23,7 +23,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
 	os.Exit(2)
 }
 
@@ -226,6 +226,7 @@ func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	nProv := fs.Int("provision", 200, "random provisioning scenarios")
 	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
+	nGates := fs.Int("gates", 0, "random NodeOverlay / DRA scenarios (gen_gates.go), half with NodeOverlay=true")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
@@ -250,6 +251,13 @@ func cmdRun(args []string) error {
 	}
 	for i := 0; i < *nDis; i++ {
 		f, err := writeGenerated(*dir, "disrupt", *seed+int64(i))
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for i := 0; i < *nGates; i++ {
+		f, err := writeGenerated(*dir, "gates", *seed+int64(i))
 		if err != nil {
 			return err
 		}
@@ -320,7 +328,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision or disrupt")
+	kind := fs.String("kind", "provision", "provision, disrupt or gates")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

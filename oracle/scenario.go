@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/apis/v1alpha1"
 )
 
 // Scenario is one scenario file entry (FORMAT.md), or one entry of examples/expectations.yaml.
@@ -72,6 +73,7 @@ type Objects struct {
 	Pods       []*corev1.Pod // pending and bound
 	DaemonSets []*appsv1.DaemonSet
 	PDBs       []*policyv1.PodDisruptionBudget
+	Overlays   []*v1alpha1.NodeOverlay
 	// PDBs whose manifest states status.disruptionsAllowed (FORMAT.md §3.5), by namespace/name.
 	ExplicitPDB map[string]bool
 }
@@ -156,6 +158,12 @@ func (o *Objects) add(kind string, doc []byte) error {
 			}
 		}
 		o.NodePools = append(o.NodePools, &np)
+	case "NodeOverlay":
+		var ov v1alpha1.NodeOverlay
+		if err := yaml.Unmarshal(doc, &ov); err != nil {
+			return err
+		}
+		o.Overlays = append(o.Overlays, &ov)
 	case "NodeClaim":
 		var nc v1.NodeClaim
 		if err := yaml.Unmarshal(doc, &nc); err != nil {

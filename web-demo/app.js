@@ -178,6 +178,10 @@ const state = {
   now: CONSOLIDATE_PRESETS[0].now,
   // Karpenter's SpotToSpotConsolidation feature gate; off by default, as in Karpenter.
   spotToSpot: false,
+  // The plan tab's Karpenter settings: --feature-gates as Karpenter spells it (e.g.
+  // NodeOverlay=true; a preset may set it) and --ignore-dra-requests (true by default).
+  gates: PLAN_PRESETS[0].featureGates ?? '',
+  ignoreDra: true,
   pod: PLAN_PRESETS[0].pod,
   type: PLAN_PRESETS[0].instanceType,
   spreset: SIMULATE_PRESETS[0].id,
@@ -194,6 +198,8 @@ const simulatePreset = () => SIMULATE_PRESETS.find((p) => p.id === state.spreset
 function snapshot() {
   const s = { v: 1, tab: state.tab, preset: state.preset, cpreset: state.cpreset, now: state.now, pod: state.pod, type: state.type };
   if (state.spotToSpot) s.spotToSpot = true;
+  if (state.gates !== (planPreset().featureGates ?? '')) s.gates = state.gates;
+  if (!state.ignoreDra) s.ignoreDra = false;
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
@@ -263,6 +269,10 @@ async function loadUrl() {
     if (typeof s.now === 'string') state.now = s.now;
     state.spotToSpot = s.spotToSpot === true;
     $('spot-to-spot').checked = state.spotToSpot;
+    state.gates = typeof s.gates === 'string' ? s.gates : planPreset().featureGates ?? '';
+    $('plan-gates').value = state.gates;
+    state.ignoreDra = s.ignoreDra !== false;
+    $('ignore-dra').checked = state.ignoreDra;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
     $('preset').value = state.preset;
@@ -342,6 +352,13 @@ firstPlanShown.promise = new Promise((resolve) => (firstPlanShown.resolve = reso
 let lastPlan = null;
 let lastGoodPlan = null; // shown dimmed under the errors while an edit is invalid
 const schedulePlan = debounce(runPlan);
+/** The request settings of the plan tab: Karpenter's feature gates and DRA flag. */
+function planSettings() {
+  const s = { ignoreDraRequests: state.ignoreDra };
+  if (state.gates.trim()) s.featureGates = state.gates.trim();
+  return s;
+}
+
 async function runPlan() {
   const seq = ++planSeq;
   const out = $('plan-out');
@@ -350,7 +367,7 @@ async function runPlan() {
   try {
     await readyPromise;
     const inputs = planInputs();
-    const { answer, ms } = await ask('plan', { inputs });
+    const { answer, ms } = await ask('plan', { inputs, settings: planSettings() });
     if (seq !== planSeq) return; // a newer edit is on its way
     markErrors(answer, inputs);
     timings.lastPlanMs = ms;
@@ -379,7 +396,7 @@ async function runPlan() {
 /** The optimum beside the plan, for the same inputs (after the plan, so it never delays it). */
 async function runOptimize(seq) {
   try {
-    const { answer, ms } = await ask('optimize', { inputs: planInputs() });
+    const { answer, ms } = await ask('optimize', { inputs: planInputs(), settings: planSettings() });
     if (seq !== planSeq) return;
     timings.lastOptimizeMs = ms;
     replace($('opt-out'), renderOptimization(answer, h, ms), answer.status);
@@ -392,7 +409,7 @@ async function runOptimize(seq) {
 /** NodePool edits that make Karpenter cheaper (after the optimum: it re-plans many times). */
 async function runAdvise(seq) {
   try {
-    const { answer, ms } = await ask('advise', { inputs: planInputs() });
+    const { answer, ms } = await ask('advise', { inputs: planInputs(), settings: planSettings() });
     if (seq !== planSeq) return;
     replace($('adv-out'), renderAdvice(answer, h, ms), answer.status);
   } catch (e) {
@@ -444,7 +461,7 @@ async function runExplain() {
   out.dataset.shown = 'true';
   try {
     await readyPromise;
-    const { answer } = await ask('explain', { inputs: planInputs(), pod, instanceType: type });
+    const { answer } = await ask('explain', { inputs: planInputs(), settings: planSettings(), pod, instanceType: type });
     if (seq !== explainSeq) return;
     replace(out, renderExplanation(answer), answer.status);
     saveUrl();
@@ -1462,6 +1479,8 @@ function applyPlanPreset(id) {
   $('workloads').value = p.workloads;
   state.pod = p.pod;
   state.type = p.instanceType;
+  state.gates = p.featureGates ?? '';
+  $('plan-gates').value = state.gates;
   if ($('why-type').querySelector(`option[value="${CSS.escape(p.instanceType)}"]`)) $('why-type').value = p.instanceType;
   else {
     $('why-filter').value = '';
@@ -1527,6 +1546,14 @@ async function main() {
     if (r.error) return; // the last answer stays, for the last valid clock
     state.now = r.now;
     scheduleConsolidate();
+  });
+  $('plan-gates').addEventListener('input', () => {
+    state.gates = $('plan-gates').value;
+    schedulePlan();
+  });
+  $('ignore-dra').addEventListener('change', () => {
+    state.ignoreDra = $('ignore-dra').checked;
+    schedulePlan();
   });
   $('spot-to-spot').addEventListener('change', () => {
     state.spotToSpot = $('spot-to-spot').checked;

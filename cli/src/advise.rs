@@ -19,6 +19,8 @@ pub struct AdviseArgs {
     #[command(flatten)]
     pub policies: crate::Policies,
     #[command(flatten)]
+    pub gates: crate::Gates,
+    #[command(flatten)]
     pub common: crate::Common,
 }
 

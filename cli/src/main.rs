@@ -101,13 +101,17 @@ pub struct Policies {
     preference_policy: Option<Preference>,
 }
 
-/// Karpenter's feature gates: only the subcommands that make disruption decisions take them.
+/// Karpenter's feature gates and its --ignore-dra-requests flag (docs/feature-gates.md).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Gates {
-    /// Karpenter's --feature-gates, e.g. SpotToSpotConsolidation=true (default false, as in
-    /// Karpenter). SpotToSpotConsolidation is the only gate that changes a decision nodecast makes.
+    /// Karpenter's --feature-gates, e.g. NodeOverlay=true or SpotToSpotConsolidation=true
+    /// (Karpenter's defaults otherwise). A gate nodecast does not model may only keep its default.
     #[arg(long, value_name = "GATE=BOOL,...")]
-    feature_gates: Option<String>,
+    pub feature_gates: Option<String>,
+    /// Karpenter's --ignore-dra-requests (default true: pods with resource claims are refused).
+    /// false (Karpenter's DRA allocator) is not modelled yet and is refused.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub ignore_dra_requests: Option<bool>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +143,8 @@ struct PlanArgs {
     files: Vec<String>,
     #[command(flatten)]
     policies: Policies,
+    #[command(flatten)]
+    gates: Gates,
     #[command(flatten)]
     common: Common,
 }
@@ -270,7 +276,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, Fatal> {
     match cli.command {
         Command::Plan(a) => {
-            let req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
+            let req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, render::plan))
         }
@@ -306,13 +312,13 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         Command::Simulate(a) => simulate(a),
         Command::Sweep(a) => sweep::run(a).map_err(Fatal),
         Command::Optimize(a) => {
-            let mut req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.optimize = Some(optimize::settings(&a));
             let answer = nodecast::optimize(&req);
             Ok(finish(&answer, a.common.output, optimize::render))
         }
         Command::Advise(a) => {
-            let mut req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.advise = Some(advise::settings(&a));
             let answer = nodecast::advise(&req);
             Ok(finish(&answer, a.common.output, advise::render))
@@ -327,7 +333,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
         spot_price_factor: a.spot_price_factor,
         output: Output::Json,
     };
-    let gates = Gates { feature_gates: a.feature_gates.clone() };
+    let gates = Gates { feature_gates: a.feature_gates.clone(), ignore_dra_requests: None };
     let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
     req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
@@ -450,6 +456,9 @@ fn request(common: &Common, policies: &Policies, gates: &Gates, files: &[String]
     }
     if let Some(gates) = &gates.feature_gates {
         feature_gates(gates, &mut req.settings)?;
+    }
+    if let Some(on) = gates.ignore_dra_requests {
+        req.settings.ignore_dra_requests = on;
     }
     Ok(req)
 }

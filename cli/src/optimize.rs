@@ -16,6 +16,8 @@ pub struct OptimizeArgs {
     #[command(flatten)]
     pub policies: crate::Policies,
     #[command(flatten)]
+    pub gates: crate::Gates,
+    #[command(flatten)]
     pub common: crate::Common,
 }
 

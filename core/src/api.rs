@@ -31,6 +31,10 @@ pub struct Plan {
     pub skipped: Vec<Skipped>,
     /// Non-fatal findings about the input (unsupported fields, defaults assumed).
     pub warnings: Vec<Warning>,
+    /// NodeOverlays applied to the catalog (feature gate NodeOverlay on), with the
+    /// `ValidationSucceeded` status Karpenter writes on each; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_overlays: Vec<crate::model::OverlayStatus>,
 }
 
 /// One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes.

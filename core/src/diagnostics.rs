@@ -31,7 +31,14 @@ pub fn resource_message(pod: &Pod, t: &Template, its: &[u32], m: &Model) -> Stri
             // No allowed type has the resource at all (a GPU pod on a CPU-only NodePool): naming
             // the "largest" type with 0 would point at an arbitrary type.
             Some(_) if its.iter().all(|&i| t.alloc(i, m).get(*id) <= 0) => {
-                return format!("needs {}; no instance type this NodePool allows has {}", show(*id, *need), names.name(*id));
+                // No type of the catalog at all: say why (a MIG profile or custom device is what
+                // a device plugin advertises on the node, unknown to the instance type).
+                let why = if *id >= 4 && m.catalog.types.iter().all(|it| it.allocatable.get(*id) <= 0) {
+                    " (Karpenter knows only the resources an instance type reports; a NodeOverlay can declare what a device plugin advertises)"
+                } else {
+                    ""
+                };
+                return format!("needs {}; no instance type this NodePool allows has {}{why}", show(*id, *need), names.name(*id));
             }
             Some((i, have)) if have < *need => {
                 let daemons = if t.overhead(i).get(*id) > 0 { " after DaemonSet overhead" } else { "" };
@@ -159,6 +166,11 @@ fn priority(code: ReasonCode, taint_binding: bool) -> u8 {
     }
 }
 
+/// Karpenter's error for a DRA pod (pkg/controllers/provisioning/scheduling/scheduler.go), and
+/// what decides it.
+pub const DRA_REFUSED: &str = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter \
+     (Karpenter refuses pods with resourceClaims while --ignore-dra-requests is true, its default, and never relaxes them)";
+
 pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) -> UnschedulableOut {
     let pod = m.pods[p].key();
     match failure {
@@ -166,6 +178,12 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
             pod,
             code: ReasonCode::PodIgnored,
             reasons: vec![Reason { code: ReasonCode::PodIgnored, node_pool: None, message: format!("Karpenter ignores this pod: {why}") }],
+            hints: Vec::new(),
+        },
+        PodFailure::DynamicResources => UnschedulableOut {
+            pod,
+            code: ReasonCode::DynamicResources,
+            reasons: vec![Reason { code: ReasonCode::DynamicResources, node_pool: None, message: DRA_REFUSED.into() }],
             hints: Vec::new(),
         },
         PodFailure::NoNodePools => UnschedulableOut {

@@ -63,7 +63,7 @@ impl Gate {
     /// Whether nodecast follows what this gate changes, in both positions. A gate that is not
     /// modelled may only keep its default. Extend this as each gate's behaviour lands.
     pub const fn modelled(self) -> bool {
-        matches!(self, Gate::SpotToSpotConsolidation)
+        matches!(self, Gate::SpotToSpotConsolidation | Gate::NodeOverlay)
     }
 
     /// The gate named `name` (exact spelling, as Karpenter matches it).
@@ -291,7 +291,8 @@ mod tests {
         g.spot_to_spot_consolidation = true;
         assert!(g.unmodelled().is_empty(), "SpotToSpotConsolidation is modelled");
         g.node_overlay = true;
-        g.reserved_capacity = false;
-        assert_eq!(g.unmodelled(), vec![Gate::ReservedCapacity, Gate::NodeOverlay]);
+        assert!(g.unmodelled().is_empty(), "NodeOverlay is modelled (catalog/overlay.rs)");
+        g.terminate_first_repair = true;
+        assert_eq!(g.unmodelled(), vec![Gate::TerminateFirstRepair]);
     }
 }

@@ -35,7 +35,7 @@ pub fn render(m: &Model, sol: &Solution, warnings: Vec<Warning>) -> Plan {
 /// [`render`] with the parts `opts` selects.
 pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: RenderOptions) -> Plan {
     let (finals, truncation_failures) = launch::finalize_claims(m, sol);
-    let mut plan = Plan { skipped: m.skipped.clone(), warnings, ..Default::default() };
+    let mut plan = Plan { skipped: m.skipped.clone(), warnings, node_overlays: m.node_overlays.clone(), ..Default::default() };
     let mut shared = Shared::default();
     for (f, name) in finals.iter().zip(launch::claim_names(m, sol, &finals)) {
         plan.node_claims.push(claim_out(m, sol, f, name, &mut shared));

@@ -102,6 +102,9 @@ wire_enum! {
         PodIgnored = "pod-ignored",
         /// No NodePool can launch any instance type of the catalog.
         NoNodepools = "no-nodepools",
+        /// The pod references ResourceClaims (DRA), which Karpenter refuses under
+        /// `--ignore-dra-requests` (its default).
+        DynamicResources = "dynamic-resources",
         // Disruption: a node that stays.
         /// A pod on the node has the `karpenter.sh/do-not-disrupt` annotation.
         DoNotDisruptPod = "do-not-disrupt-pod",
@@ -217,7 +220,7 @@ mod tests {
     #[test]
     fn wire_names_are_the_documented_ones() {
         // The strings the goldens and FORMAT §6/§7.1 carry; a typo here would change the wire.
-        assert_eq!(ReasonCode::ALL.len(), 26);
+        assert_eq!(ReasonCode::ALL.len(), 27);
         assert_eq!(ReasonCode::NoInstanceTypeFits.as_str(), "no-instance-type-fits");
         assert_eq!(ReasonCode::NoNodepools.as_str(), "no-nodepools");
         assert_eq!(ReasonCode::NodepoolNotFound.as_str(), "nodepool-not-found");

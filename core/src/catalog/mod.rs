@@ -6,6 +6,7 @@
 //! conformance scenarios.
 
 pub mod aws;
+pub mod overlay;
 
 use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner, KeyId, ValueId};

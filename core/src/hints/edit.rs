@@ -30,6 +30,8 @@ pub enum Edit {
     /// Drop these host ports from the pod (they clash with a DaemonSet's on every node of the
     /// NodePool).
     DropHostPorts(Vec<(i32, ValueId)>),
+    /// Declare extended resources on these catalog types with a NodeOverlay (`hints/overlay.rs`).
+    Overlay { types: Vec<u32>, capacity: Vec<(crate::resources::ResourceId, i64)> },
 }
 
 /// `req` widened just enough to admit `v`.
@@ -102,6 +104,7 @@ pub fn apply(m: &Model, p: usize, edit: &Edit) -> Model {
             spec.host_ports.retain(|h| !ports.contains(&(h.port, h.protocol)));
             share_spec(&mut m2, p, spec);
         }
+        Edit::Overlay { types, capacity } => super::overlay::apply(&mut m2, types, capacity),
     }
     m2
 }
@@ -174,6 +177,7 @@ fn show_keys(m: &Model, reqs: &Requirements, keys: &[(KeyId, ValueId)]) -> Strin
 /// The change in words, as the user would make it in the manifests.
 pub fn describe(m: &Model, p: usize, edit: &Edit) -> String {
     match edit {
+        Edit::Overlay { types, capacity } => super::overlay::describe(m, types, capacity),
         Edit::Tolerate(taint) => {
             let tol = toleration(taint);
             let value = if tol.value.is_empty() { String::new() } else { format!(", value: {}", tol.value) };

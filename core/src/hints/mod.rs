@@ -15,6 +15,7 @@
 mod admit;
 mod edit;
 mod limits;
+mod overlay;
 
 use crate::api::{Hint, UnschedulableOut};
 use crate::model::Model;
@@ -153,6 +154,10 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
     let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else { return Vec::new() };
     match fail {
         Fail::Taint(taint) => vec![(ReasonCode::TaintNotTolerated, Edit::Tolerate(taint.clone()))],
+        // An extended resource no type reports: only a NodeOverlay declaring it helps.
+        Fail::NoType(_) if !overlay::unknown_resources(m, p).is_empty() => {
+            overlay::propose(m, t, p).map(|e| vec![(ReasonCode::NoInstanceTypeFits, e)]).unwrap_or_default()
+        }
         Fail::NoType(_) if !clashing_ports(m, t, p).is_empty() => {
             vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(clashing_ports(m, t, p)))]
         }

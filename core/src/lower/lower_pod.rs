@@ -104,6 +104,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         mirror: meta.owner.as_ref().is_some_and(|(k, _)| k == "Node"),
         eviction_cost: 1.0,
         ignored: None,
+        resource_claims: false,
     };
     let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), sink.document, spec_part);
     let mut requests = Resources::new();
@@ -115,6 +116,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);
+    pod.resource_claims = super::claims::resource_claims(spec, sink);
     let interner = &mut *ctx.interner;
     if let Some(ns) = spec.get("nodeSelector") {
         for (k, v) in sink.string_map(&ns) {

@@ -2,6 +2,8 @@
 //! manifests (as users write them) and the model (what the solver works on): the model itself
 //! knows nothing of manifests.
 
+mod claims;
+mod gated;
 mod header;
 pub(crate) mod kinds;
 pub mod lower_pod;
@@ -68,6 +70,8 @@ struct Lowering {
     pdbs: Vec<Pdb>,
     /// Training runtimes of the input, for the TrainJobs that reference them.
     runtimes: Vec<kinds::Runtime>,
+    /// NodeOverlays of the input, resolved into the catalog when the gate is on (`gated`).
+    overlays: Vec<crate::catalog::overlay::Overlay>,
     /// The input each run of pods / NodePools came from: (index of the run's first, source),
     /// in order. A model Pod carries no source, yet a duplicate name must say which file.
     pod_sources: Vec<(usize, Option<String>)>,
@@ -131,6 +135,7 @@ impl Lowerer {
             claims: Vec::new(),
             pdbs: Vec::new(),
             runtimes: kinds::Runtime::collect(runtime_docs),
+            overlays: Vec::new(),
             pod_sources: Vec::new(),
             pool_sources: Vec::new(),
         })
@@ -144,6 +149,14 @@ impl Lowerer {
     /// The checks that need every object (duplicates, pool bounds, node classes) and the model.
     pub fn finish(self, catalog: crate::catalog::Catalog, settings: Settings) -> Result<Model, Vec<InputError>> {
         let mut l = self.0;
+        let mut catalog = catalog;
+        let node_overlays = match l.resolve_overlays(&mut catalog, &settings) {
+            Ok(s) => s,
+            Err(e) => {
+                l.errors.extend(e);
+                Vec::new()
+            }
+        };
         let keys = Keys {
             zone: l.interner.intern(labels::ZONE),
             capacity_type: l.interner.intern(labels::CAPACITY_TYPE),
@@ -191,6 +204,7 @@ impl Lowerer {
             nodes: l.nodes,
             pdbs: l.pdbs,
             skipped: l.skipped,
+            node_overlays,
         })
     }
 }
@@ -243,6 +257,7 @@ impl Lowering {
                 }
             }
             ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
+            ("karpenter.sh", "NodeOverlay") => self.node_overlay(&root, &api, doc.source.clone(), &mut sink),
             (g, k) if kinds::expands(g, k) => {
                 let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
                 let mut out = kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes };
@@ -257,7 +272,8 @@ impl Lowering {
                 document: doc.index,
                 kind: kind.clone(),
                 name: doc.name().to_string(),
-                reason: kinds::skip_reason(group, &api, &kind)
+                reason: gated::gated_skip_reason(group, &api, &kind)
+                    .or_else(|| kinds::skip_reason(group, &api, &kind))
                     .unwrap_or_else(|| format!("{api} {kind} does not influence provisioning or disruption")),
             }),
         }

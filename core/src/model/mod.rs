@@ -325,6 +325,25 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// The status Karpenter writes on a NodeOverlay, and what it changed here.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OverlayStatus {
+    /// The NodeOverlay's name.
+    pub name: String,
+    pub weight: i32,
+    /// The `ValidationSucceeded` condition's status.
+    pub validation_succeeded: bool,
+    /// `Conflict` or `RuntimeValidation` when the condition is false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Instance types whose capacity or an offering's price this overlay set.
+    pub instance_types: usize,
+}
+
 /// Well-known key ids, resolved once.
 #[derive(Debug, Clone, Copy)]
 pub struct Keys {
@@ -360,6 +379,8 @@ pub struct Model {
     pub nodes: Vec<ExistingNode>,
     pub pdbs: Vec<Pdb>,
     pub skipped: Vec<Skipped>,
+    /// NodeOverlays applied to the catalog (NodeOverlay gate on), with their status.
+    pub node_overlays: Vec<OverlayStatus>,
 }
 
 impl ExistingNode {

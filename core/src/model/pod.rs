@@ -172,6 +172,9 @@ pub struct PodSpec {
     pub eviction_cost: f64,
     /// Why Karpenter would ignore this pod entirely (R5.2.3), if it would.
     pub ignored: Option<String>,
+    /// The pod references ResourceClaims (Dynamic Resource Allocation; Karpenter's
+    /// `HasDRARequirements`): refused while `--ignore-dra-requests` is true.
+    pub resource_claims: bool,
 }
 
 impl std::ops::Deref for Pod {

@@ -181,7 +181,9 @@ pub fn build_template_shared(pool: usize, m: &Model, share: &mut TemplateShare) 
             .daemonsets
             .iter()
             .enumerate()
-            .filter(|(d, ds)| tolerated[*d] && daemon_fits_template(&ds.pod, &reqs, it, m))
+            // A DaemonSet pod with resource claims adds no overhead while Karpenter ignores DRA
+            // requests (buildDaemonOverheadGroups).
+            .filter(|(d, ds)| tolerated[*d] && !skips_dra(&ds.pod, m) && daemon_fits_template(&ds.pod, &reqs, it, m))
             .map(|(d, _)| d)
             .collect();
         let next = groups.len();
@@ -510,6 +512,12 @@ pub fn limits_bind(remaining: &[(crate::model::LimitKey, i64)], t: &Template, po
     any_fit
 }
 
+/// Whether Karpenter leaves a DaemonSet pod out of node overhead: it references ResourceClaims
+/// and `--ignore-dra-requests` is true (scheduler.go, `shouldSkipDaemonPod`).
+pub fn skips_dra(pod: &crate::model::Pod, m: &Model) -> bool {
+    pod.resource_claims && m.settings.ignore_dra_requests
+}
+
 #[cfg(test)]
 mod tests {
     use super::Room;
@@ -543,3 +551,4 @@ mod tests {
         }
     }
 }
+

@@ -83,7 +83,8 @@ pub fn build_with(m: &Model, exclude: &[usize], mut requirements_of: impl FnMut(
             let requirements = requirements_of(n);
             // Daemons that would run here but have no pod yet still reserve room (R4.8.1).
             for ds in &m.daemonsets {
-                if daemon_pods.contains(&ds.name.as_str()) {
+                // Karpenter skips DaemonSet pods with resource claims here too (getCompatibleDaemonPods).
+                if daemon_pods.contains(&ds.name.as_str()) || crate::scheduling::claim::skips_dra(&ds.pod, m) {
                     continue;
                 }
                 if daemon_compatible(&ds.pod, &requirements, &taints, m) {

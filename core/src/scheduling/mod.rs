@@ -72,6 +72,9 @@ pub enum Fail {
 pub enum PodFailure {
     /// Karpenter ignores the pod (R5.2.3).
     Ignored(String),
+    /// The pod references ResourceClaims and `--ignore-dra-requests` is true: Karpenter's
+    /// scheduler refuses it before trying any node and never relaxes it (`DRAError`).
+    DynamicResources,
     /// No NodePool can be used at all.
     NoNodePools,
     /// Per usable NodePool (pool index), the error of the most relaxed attempt.
@@ -245,6 +248,7 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
     for &p in &pending {
         match &m.pods[p].ignored {
             Some(why) => failures.push((p, PodFailure::Ignored(why.clone()))),
+            None if m.pods[p].resource_claims && m.settings.ignore_dra_requests => failures.push((p, PodFailure::DynamicResources)),
             None => queue.push(p),
         }
     }

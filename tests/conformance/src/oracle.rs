@@ -98,7 +98,14 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
     let spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
     let next = catalogs.0.len();
     let id = *catalogs.0.entry(spec).or_insert_with(|| {
-        out.push(json!({"record": "catalog", "id": next, "catalog": catalog_json(&model)}));
+        // The catalog as the cloud provider reports it: with the NodeOverlay gate on, the model's
+        // catalog is overlaid, and Karpenter's side applies the overlays itself.
+        let plain = req.settings.feature_gates.node_overlay.then(|| {
+            let mut r = req.clone();
+            r.settings.feature_gates.node_overlay = false;
+            nodecast::load::model(&r.sources()).ok().map(|(m, _)| m)
+        });
+        out.push(json!({"record": "catalog", "id": next, "catalog": catalog_json(plain.flatten().as_ref().unwrap_or(&model))}));
         next
     });
     let answer = match kind.as_str() {
