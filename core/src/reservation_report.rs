@@ -137,3 +137,37 @@ pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
         });
     }
 }
+
+/// Why NodeClaim `c` of `plan` did or did not launch into a capacity reservation, for
+/// `explain --pod`; None when no reservation concerns its instance types.
+pub fn explain_claim(plan: &Plan, c: &crate::api::NodeClaimOut) -> Option<String> {
+    if let Some(id) = &c.reservation_id {
+        let r = plan.reservations.iter().find(|r| &r.id == id)?;
+        return Some(format!(
+            "it launches into capacity reservation {id} ({}, {} of {} left after this pass): Karpenter prefers reserved capacity to spot and on-demand, and prices it at the on-demand price / 10,000,000",
+            r.reservation_type,
+            r.remaining.max(0),
+            r.total
+        ));
+    }
+    let relevant: Vec<&ReservationOut> = plan.reservations.iter().filter(|r| c.instance_type_options.contains(&r.instance_type)).collect();
+    if relevant.is_empty() {
+        return None;
+    }
+    let reasons: Vec<String> = relevant
+        .iter()
+        .map(|r| {
+            if !r.offered {
+                format!("{}: {}", r.id, r.message)
+            } else if r.remaining <= 0 {
+                format!("{}: no instance left to launch ({} available before the pass, {} used by this pass)", r.id, r.available, r.used)
+            } else {
+                format!(
+                    "{}: not compatible with the NodeClaim (its NodePool's EC2NodeClass does not select it, or the capacity type, zone or reservation labels exclude it)",
+                    r.id
+                )
+            }
+        })
+        .collect();
+    Some(format!("not in a capacity reservation: {}", reasons.join("; ")))
+}
