@@ -101,11 +101,12 @@ pub struct Policies {
     preference_policy: Option<Preference>,
 }
 
-/// Karpenter's feature gates: only the subcommands that make disruption decisions take them.
+/// Karpenter's feature gates: the subcommands that make disruption decisions take them, and
+/// `plan` (ReservedCapacity).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Gates {
-    /// Karpenter's --feature-gates, e.g. SpotToSpotConsolidation=true (default false, as in
-    /// Karpenter). SpotToSpotConsolidation is the only gate that changes a decision nodecast makes.
+    /// Karpenter's --feature-gates, e.g. SpotToSpotConsolidation=true or ReservedCapacity=false
+    /// (Karpenter v1.15's defaults otherwise).
     #[arg(long, value_name = "GATE=BOOL,...")]
     feature_gates: Option<String>,
 }
@@ -144,6 +145,8 @@ struct PlanArgs {
     now: Option<String>,
     #[command(flatten)]
     policies: Policies,
+    #[command(flatten)]
+    gates: Gates,
     #[command(flatten)]
     common: Common,
 }
@@ -275,7 +278,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, Fatal> {
     match cli.command {
         Command::Plan(a) => {
-            let mut req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = a.now.clone();
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, render::plan))

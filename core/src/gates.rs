@@ -63,7 +63,7 @@ impl Gate {
     /// Whether nodecast follows what this gate changes, in both positions. A gate that is not
     /// modelled may only keep its default. Extend this as each gate's behaviour lands.
     pub const fn modelled(self) -> bool {
-        matches!(self, Gate::SpotToSpotConsolidation)
+        matches!(self, Gate::SpotToSpotConsolidation | Gate::ReservedCapacity)
     }
 
     /// The gate named `name` (exact spelling, as Karpenter matches it).
@@ -292,6 +292,7 @@ mod tests {
         assert!(g.unmodelled().is_empty(), "SpotToSpotConsolidation is modelled");
         g.node_overlay = true;
         g.reserved_capacity = false;
-        assert_eq!(g.unmodelled(), vec![Gate::ReservedCapacity, Gate::NodeOverlay]);
+        // ReservedCapacity is modelled (catalog::resolve, docs/reservations.md).
+        assert_eq!(g.unmodelled(), vec![Gate::NodeOverlay]);
     }
 }

@@ -227,3 +227,14 @@ status:
     let price = n.price_per_hour.expect("a reserved node has a price");
     assert!(price > 0.0 && price < 0.001, "{price}");
 }
+
+#[test]
+fn reserved_capacity_gate_off_switches_reservations_off() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 1, "reserved, on-demand"), pods(1)];
+    let mut req = request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None);
+    req.settings.feature_gates.reserved_capacity = false;
+    let p = plan(&req);
+    assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("on-demand"));
+    assert_eq!(p.node_class_reservations[0].not_selected[0].reason, "gate-off");
+    assert!(!p.reservations[0].offered);
+}

@@ -3,7 +3,9 @@
 //!
 //! Fields are the ones the AWS CLI prints; the AWS provider (pkg/apis/v1/ec2nodeclass_status.go,
 //! `CapacityReservationFromEC2`) dereferences CapacityReservationId, InstanceType,
-//! AvailabilityZone, OwnerId and AvailableInstanceCount, so they are required here; fields the
+//! AvailabilityZone, OwnerId and AvailableInstanceCount, so they are required here (and
+//! TotalInstanceCount, State and InstanceMatchCriteria, which selection and the committed cost
+//! read; an absent ReservationType is `default`, as in the provider); fields the
 //! CLI adds that nodecast does not read (CapacityReservationArn, Tenancy, EbsOptimized, ...) are
 //! tolerated, as the AWS CLI adds them over time.
 
@@ -85,7 +87,8 @@ fn entry(item: &At, index: usize, sink: &mut Sink, source: Option<&str>) -> Opti
     let owner_id = required(item, "OwnerId", sink, "OwnerId: the 12-digit AWS account id");
     let state = required(item, "State", sink, "State: active (or pending, expired, cancelled, ...)");
     let match_criteria = required(item, "InstanceMatchCriteria", sink, "InstanceMatchCriteria: open or targeted");
-    let reservation_type = required(item, "ReservationType", sink, "ReservationType: default or capacity-block");
+    // Absent or empty is `default` (ec2nodeclass_status.go `CapacityReservationTypeFromEC2`).
+    let reservation_type = item.get("ReservationType").and_then(|at| sink.scalar(&at)).filter(|s| !s.is_empty());
     let available = count(item, "AvailableInstanceCount", sink);
     let total = count(item, "TotalInstanceCount", sink);
     if let (Some(a), Some(t)) = (available, total) {
@@ -110,7 +113,7 @@ fn entry(item: &At, index: usize, sink: &mut Sink, source: Option<&str>) -> Opti
     if sink.errors.len() > before {
         return None;
     }
-    let reservation_type = reservation_type?;
+    let reservation_type = reservation_type.unwrap_or_else(|| ReservationKind::Default.as_str().to_string());
     let kind = match reservation_type.as_str() {
         "default" => Some(ReservationKind::Default),
         "capacity-block" => Some(ReservationKind::CapacityBlock),

@@ -220,8 +220,8 @@ pub fn reservation_of<'m>(m: &'m Model, o: &Offering) -> Option<&'m Reservation>
 }
 
 /// The ReservedCapacity feature gate of `settings` (on by default in v1.15).
-pub fn gate(_settings: &crate::model::Settings) -> bool {
-    true // GATES-FOUNDATION: read settings.feature_gates.reserved_capacity once merged
+pub fn gate(settings: &crate::model::Settings) -> bool {
+    settings.feature_gates.reserved_capacity
 }
 
 /// The value of reservation label `key` for `r`.

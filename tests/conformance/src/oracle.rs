@@ -76,11 +76,19 @@ pub fn normal_plan(p: &Plan) -> Value {
     claims.sort_by(|a, b| a["pods"].to_string().cmp(&b["pods"].to_string()));
     let existing: Map<String, Value> =
         p.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |pod| (pod.clone(), Value::String(n.name.clone())))).collect();
-    let unschedulable = sorted(p.unschedulable.iter().map(|u| u.pod.clone()).collect());
+    // Pods held back by a ReservedOfferingError wait for the next pass: Karpenter does not
+    // count them as unschedulable (scheduler.go `Results.ReservedOfferingErrors`).
+    let deferred_code = nodecast::reason::ReasonCode::ReservedOfferingUnavailable;
+    let unschedulable = sorted(p.unschedulable.iter().filter(|u| u.code != deferred_code).map(|u| u.pod.clone()).collect());
+    let deferred = sorted(p.unschedulable.iter().filter(|u| u.code == deferred_code).map(|u| u.pod.clone()).collect());
     // How many of Karpenter's coin flips (zones among equal counts) nodecast disclosed: the
     // harness re-runs Karpenter longer on a disagreement that hangs on them.
     let ties: usize = p.node_claims.iter().map(|c| c.ties.len()).sum();
-    json!({"claims": claims, "existing": existing, "unschedulable": unschedulable, "ties": ties})
+    let mut v = json!({"claims": claims, "existing": existing, "unschedulable": unschedulable, "ties": ties});
+    if !deferred.is_empty() {
+        v["deferred"] = json!(deferred);
+    }
+    v
 }
 
 /// nodecast's disruption answer in the harness's normalised form.
