@@ -104,8 +104,9 @@ pub struct Policies {
 /// Karpenter's feature gates and its --ignore-dra-requests flag (docs/feature-gates.md).
 #[derive(Args, Debug, Clone, Default)]
 pub struct Gates {
-    /// Karpenter's --feature-gates, e.g. NodeOverlay=true or SpotToSpotConsolidation=true
-    /// (Karpenter's defaults otherwise). A gate nodecast does not model may only keep its default.
+    /// Karpenter's --feature-gates, e.g. NodeOverlay=true, SpotToSpotConsolidation=true or
+    /// ReservedCapacity=false (Karpenter v1.15's defaults otherwise). A gate nodecast does not
+    /// model may only keep its default.
     #[arg(long, value_name = "GATE=BOOL,...")]
     pub feature_gates: Option<String>,
     /// Karpenter's --ignore-dra-requests (default true: pods with resource claims are refused).
@@ -138,9 +139,14 @@ enum Preference {
 
 #[derive(Args, Debug)]
 struct PlanArgs {
-    /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
+    /// Kubernetes manifests (YAML or JSON, many documents each), and `aws ec2
+    /// describe-capacity-reservations` output; `-` reads stdin.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<String>,
+    /// The time of the pass (RFC 3339): a capacity block within 40 minutes of its EndDate is
+    /// not launched into, a reservation past its EndDate is gone. nodecast never reads the clock.
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
     #[command(flatten)]
     policies: Policies,
     #[command(flatten)]
@@ -276,7 +282,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, Fatal> {
     match cli.command {
         Command::Plan(a) => {
-            let req = request(&a.common, &a.policies, &a.gates, &a.files)?;
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
+            req.now = a.now.clone();
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, render::plan))
         }

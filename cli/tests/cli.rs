@@ -538,15 +538,17 @@ fn help_offers_only_options_a_subcommand_uses() {
         let h = help(cmd);
         assert!(!h.contains("--feature-gates") && !h.contains("--min-values-policy") && !h.contains("--preference-policy"), "{cmd}: {h}");
     }
-    for cmd in ["plan", "optimize"] {
-        let h = help(cmd);
-        assert!(h.contains("--min-values-policy") && !h.contains("--feature-gates"), "{cmd}: {h}");
-    }
+    let h = help("optimize");
+    assert!(h.contains("--min-values-policy") && !h.contains("--feature-gates"), "optimize: {h}");
+    // plan reads ReservedCapacity (docs/reservations.md).
+    let h = help("plan");
+    assert!(h.contains("--min-values-policy") && h.contains("--feature-gates") && h.contains("--now"), "plan: {h}");
     assert!(help("consolidate").contains("--feature-gates"));
     // explain needs manifests and one of --pod / --node: the usage line says so.
     let h = help("explain");
     assert!(h.contains("<FILE>...") && h.contains("<--pod <NAME>|--node <NAME>>"), "{h}");
-    assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "SpotToSpotConsolidation=true"])), 2);
+    assert_eq!(code(&run(&["optimize", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "SpotToSpotConsolidation=true"])), 2);
+    assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "ReservedCapacity=false"])), 0);
 }
 
 #[test]

@@ -199,6 +199,10 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
                         c.capacity_type.as_deref().unwrap_or("?"),
                         if c.pods.len() > 1 { format!(" together with {} other pod(s)", c.pods.len() - 1) } else { String::new() }
                     );
+                    if let Some(why) = crate::reservation_report::explain_claim(&rendered, c) {
+                        ex.summary.push_str("; ");
+                        ex.summary.push_str(&why);
+                    }
                     // Karpenter's own coin flips: say so rather than pretend to certainty.
                     for tie in &c.ties {
                         ex.summary.push_str(&format!("; note: {}", tie.message));

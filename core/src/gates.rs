@@ -63,7 +63,7 @@ impl Gate {
     /// Whether nodecast follows what this gate changes, in both positions. A gate that is not
     /// modelled may only keep its default. Extend this as each gate's behaviour lands.
     pub const fn modelled(self) -> bool {
-        matches!(self, Gate::SpotToSpotConsolidation | Gate::NodeOverlay)
+        matches!(self, Gate::SpotToSpotConsolidation | Gate::NodeOverlay | Gate::ReservedCapacity)
     }
 
     /// The gate named `name` (exact spelling, as Karpenter matches it).
@@ -292,6 +292,8 @@ mod tests {
         assert!(g.unmodelled().is_empty(), "SpotToSpotConsolidation is modelled");
         g.node_overlay = true;
         assert!(g.unmodelled().is_empty(), "NodeOverlay is modelled (catalog/overlay.rs)");
+        g.reserved_capacity = false;
+        assert!(g.unmodelled().is_empty(), "ReservedCapacity is modelled (catalog::resolve)");
         g.terminate_first_repair = true;
         assert_eq!(g.unmodelled(), vec![Gate::TerminateFirstRepair]);
     }

@@ -105,6 +105,9 @@ wire_enum! {
         /// The pod references ResourceClaims (DRA), which Karpenter refuses under
         /// `--ignore-dra-requests` (its default).
         DynamicResources = "dynamic-resources",
+        /// Karpenter's ReservedOfferingError (or a full reservation with no fallback): the pod
+        /// waits for reserved capacity (docs/reservations.md).
+        ReservedOfferingUnavailable = "reserved-offering-unavailable",
         // Disruption: a node that stays.
         /// A pod on the node has the `karpenter.sh/do-not-disrupt` annotation.
         DoNotDisruptPod = "do-not-disrupt-pod",

@@ -63,6 +63,10 @@ pub(crate) fn node_price(m: &Model, n: &ExistingNode) -> Option<f64> {
     let it = m.catalog.types.iter().find(|t| Some(&t.name) == n.instance_type.as_ref())?;
     let zone = n.zone.as_deref()?;
     let ct = n.capacity_type.as_deref()?;
+    // The first offering of the node's zone and capacity type (Karpenter's
+    // `InstanceType.OfferingPrice`): for a reserved node the first reserved offering of the type
+    // in that zone, on-demand price / 10,000,000 (catalog::resolve), so consolidation rarely
+    // replaces it.
     it.offerings
         .iter()
         .find(|o| m.interner.str(o.zone) == zone && m.interner.str(o.capacity_type) == ct)
