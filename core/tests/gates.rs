@@ -32,7 +32,7 @@ fn overlay(name: &str, spec: &str) -> String {
 fn request(text: &str, gates: Option<&str>) -> Request {
     let mut req = Request { inputs: vec![Input { name: Some("in.yaml".into()), text: text.into() }], ..Default::default() };
     if let Some(g) = gates {
-        req.settings.feature_gates = g.parse().expect("gates parse");
+        req.settings.feature_gates.apply(g).expect("gates parse");
     }
     req
 }
