@@ -32,7 +32,7 @@ fn overlay(name: &str, spec: &str) -> String {
 fn request(text: &str, gates: Option<&str>) -> Request {
     let mut req = Request { inputs: vec![Input { name: Some("in.yaml".into()), text: text.into() }], ..Default::default() };
     if let Some(g) = gates {
-        req.settings.feature_gates = g.parse().expect("gates parse");
+        req.settings.feature_gates.apply(g).expect("gates parse");
     }
     req
 }
@@ -52,7 +52,12 @@ fn claims(v: &Value) -> Vec<(String, Vec<String>)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["instanceType"].as_str().unwrap_or("").to_string(), c["pods"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()))
+        .map(|c| {
+            (
+                c["instanceType"].as_str().unwrap_or("").to_string(),
+                c["pods"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect(),
+            )
+        })
         .collect()
 }
 
@@ -80,7 +85,8 @@ fn a_dra_daemonset_adds_no_overhead() {
     // A DaemonSet pod asking 3 of the 4 cpus of a g5.xlarge: counted, it pushes a 2-cpu pod off
     // the g5.xlarge; with a resource claim Karpenter leaves it out of the overhead.
     let ds = |claims: bool| {
-        let (rc, cc) = if claims { ("  resourceClaims: [{name: d, resourceClaimName: shared}]\n      ", ", claims: [{name: d}]") } else { ("", "") };
+        let (rc, cc) =
+            if claims { ("  resourceClaims: [{name: d, resourceClaimName: shared}]\n      ", ", claims: [{name: d}]") } else { ("", "") };
         let rc = rc.replace("\n      ", "\n");
         format!(
             "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: agent, namespace: kube-system}}\nspec:\n  selector: {{matchLabels: {{a: b}}}}\n  template:\n    metadata: {{labels: {{a: b}}}}\n    spec:\n    {rc}  containers:\n      - {{name: c, image: x, resources: {{requests: {{cpu: \"3\"}}{cc}}}}}\n"
@@ -160,7 +166,9 @@ fn a_mig_profile_schedules_only_where_an_overlay_declares_it() {
 
 #[test]
 fn price_overlays_follow_weight_then_name_and_report_conflicts() {
-    let m5 = |price: &str, weight: &str| format!("{weight}  requirements:\n  - {{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}}\n  price: \"{price}\"\n");
+    let m5 = |price: &str, weight: &str| {
+        format!("{weight}  requirements:\n  - {{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}}\n  price: \"{price}\"\n")
+    };
     let cpu_pool = "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m, c]}\n";
     let base = format!("{CLASS}{}{}", pool("cpu", cpu_pool), pod("p", "{cpu: \"1\"}"));
     let cheapest = |v: &Value| (claims(v)[0].0.clone(), v["nodeClaims"][0]["pricePerHour"].as_f64().unwrap());
@@ -261,7 +269,14 @@ fn an_unknown_extended_resource_says_why_and_hints_a_verified_overlay() {
     let fixed = plan(&format!("{input}{ov}"), Some("NodeOverlay=true"));
     assert!(unschedulable(&fixed, "default/m").is_none(), "{fixed}");
     // A resource some type reports keeps the old words.
-    let gpu = plan(&format!("{CLASS}{}{}", pool("cpu", "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}\n"), pod("g", "{nvidia.com/gpu: \"1\"}")), None);
+    let gpu = plan(
+        &format!(
+            "{CLASS}{}{}",
+            pool("cpu", "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}\n"),
+            pod("g", "{nvidia.com/gpu: \"1\"}")
+        ),
+        None,
+    );
     let msg = unschedulable(&gpu, "default/g").unwrap()["reasons"][0]["message"].as_str().unwrap().to_string();
     assert!(!msg.contains("Karpenter knows only"), "{msg}");
 }

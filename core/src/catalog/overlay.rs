@@ -85,7 +85,9 @@ pub fn price_adjustment_shape(s: &str) -> bool {
 /// `^\d+(\.\d+)?$`, the CRD's pattern for `price`.
 pub fn price_shape(s: &str) -> bool {
     let (int, frac) = s.split_once('.').map_or((s, None), |(i, f)| (i, Some(f)));
-    !int.is_empty() && int.bytes().all(|c| c.is_ascii_digit()) && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|c| c.is_ascii_digit()))
+    !int.is_empty()
+        && int.bytes().all(|c| c.is_ascii_digit())
+        && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// The price of an offering after `change` (Karpenter's `AdjustedPrice`): a bare number
@@ -136,7 +138,12 @@ pub fn read(root: &At, name: String, interner: &mut Interner, resources: &mut Re
         runtime_error: None,
     };
     match spec.get("requirements") {
-        None => sink.error(&spec, "required", "spec.requirements is required", "a list of {key, operator, values}; [] matches every instance type"),
+        None => sink.error(
+            &spec,
+            "required",
+            "spec.requirements is required",
+            "a list of {key, operator, values}; [] matches every instance type",
+        ),
         Some(reqs) => {
             let list = sink.list(&reqs);
             if list.len() > 100 {
@@ -152,7 +159,12 @@ pub fn read(root: &At, name: String, interner: &mut Interner, resources: &mut Re
     if let Some(p) = &price {
         if !price_shape(p) {
             let at = spec.get("price");
-            sink.error(at.as_ref().unwrap_or(&spec), "invalid-price", format!("price {p:?} is not a price"), "a non-negative decimal such as \"0.75\" ($/h)");
+            sink.error(
+                at.as_ref().unwrap_or(&spec),
+                "invalid-price",
+                format!("price {p:?} is not a price"),
+                "a non-negative decimal such as \"0.75\" ($/h)",
+            );
         }
     }
     if let Some(p) = &adjustment {
@@ -173,7 +185,12 @@ pub fn read(root: &At, name: String, interner: &mut Interner, resources: &mut Re
     if let Some(cap) = spec.get("capacity") {
         for (k, v) in sink.map(&cap) {
             if RESTRICTED_RESOURCES.contains(&k) {
-                sink.error(&v, "invalid-resource", format!("invalid resource restricted: an overlay's capacity cannot set {k}"), "extended resources only, e.g. nvidia.com/gpu or nvidia.com/mig-1g.10gb");
+                sink.error(
+                    &v,
+                    "invalid-resource",
+                    format!("invalid resource restricted: an overlay's capacity cannot set {k}"),
+                    "extended resources only, e.g. nvidia.com/gpu or nvidia.com/mig-1g.10gb",
+                );
                 continue;
             }
             if let Some(q) = sink.quantity(&v) {
@@ -202,17 +219,26 @@ fn requirement(r: &At, ov: &mut Overlay, interner: &mut Interner, sink: &mut Sin
     let op_s = sink.opt_scalar(r, "operator").unwrap_or_default();
     let Some(op) = Operator::parse(&op_s) else {
         let at = r.get("operator");
-        sink.error(at.as_ref().unwrap_or(r), "invalid-operator", format!("operator {op_s:?} is not supported"), "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte");
+        sink.error(
+            at.as_ref().unwrap_or(r),
+            "invalid-operator",
+            format!("operator {op_s:?} is not supported"),
+            "one of In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte",
+        );
         return;
     };
     let values = r.get("values").map(|v| sink.string_list(&v)).unwrap_or_default();
     let msg = match op {
         Operator::In if values.is_empty() => Some("requirements with operator 'In' must have a value defined"),
         Operator::NotIn if values.is_empty() => Some("requirements with operator 'NotIn' must have a value defined"),
-        Operator::Gt | Operator::Lt | Operator::Gte | Operator::Lte if values.len() != 1 || labels::parse_int(&values[0]).is_none_or(|n| n < 0) => {
+        Operator::Gt | Operator::Lt | Operator::Gte | Operator::Lte
+            if values.len() != 1 || labels::parse_int(&values[0]).is_none_or(|n| n < 0) =>
+        {
             Some("requirements operator 'Gt', 'Lt', 'Gte' or 'Lte' must have a single positive integer value")
         }
-        Operator::Exists | Operator::DoesNotExist if !values.is_empty() => Some("requirements with operator 'Exists' or 'DoesNotExist' must have no values"),
+        Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
+            Some("requirements with operator 'Exists' or 'DoesNotExist' must have no values")
+        }
         _ => None,
     };
     if let Some(msg) = msg {
@@ -252,7 +278,12 @@ struct Update {
 }
 
 /// Resolve `overlays` into `catalog` for `pools`; the status of each overlay, in input order.
-pub fn resolve(catalog: &mut Catalog, overlays: &[Overlay], pools: &[PoolView], interner: &mut Interner) -> Result<Vec<OverlayStatus>, Vec<InputError>> {
+pub fn resolve(
+    catalog: &mut Catalog,
+    overlays: &[Overlay],
+    pools: &[PoolView],
+    interner: &mut Interner,
+) -> Result<Vec<OverlayStatus>, Vec<InputError>> {
     let zone = interner.intern(labels::ZONE);
     let ct = interner.intern(labels::CAPACITY_TYPE);
     let np_key = interner.intern(labels::NODEPOOL);
@@ -283,12 +314,24 @@ pub fn resolve(catalog: &mut Catalog, overlays: &[Overlay], pools: &[PoolView], 
     let mut updates: Vec<Vec<Option<Update>>> = vec![vec![None; catalog.types.len()]; classes.len()];
     let mut statuses: Vec<OverlayStatus> = overlays
         .iter()
-        .map(|o| OverlayStatus { name: o.name.clone(), weight: o.weight, validation_succeeded: true, reason: None, message: None, instance_types: 0 })
+        .map(|o| OverlayStatus {
+            name: o.name.clone(),
+            weight: o.weight,
+            validation_succeeded: true,
+            reason: None,
+            message: None,
+            instance_types: 0,
+        })
         .collect();
     for &oi in &order {
         let ov = &overlays[oi];
         if let Some(e) = &ov.runtime_error {
-            statuses[oi] = OverlayStatus { validation_succeeded: false, reason: Some("RuntimeValidation".into()), message: Some(e.clone()), ..statuses[oi].clone() };
+            statuses[oi] = OverlayStatus {
+                validation_succeeded: false,
+                reason: Some("RuntimeValidation".into()),
+                message: Some(e.clone()),
+                ..statuses[oi].clone()
+            };
             continue;
         }
         // Matches per (class, type): the indices of the matched offerings.
@@ -323,7 +366,8 @@ pub fn resolve(catalog: &mut Catalog, overlays: &[Overlay], pools: &[PoolView], 
         }
         let conflict = matches.iter().any(|(c, ti, offs)| {
             let Some(u) = &updates[*c][*ti] else { return false };
-            let price_conflict = ov.price.is_some() && offs.iter().any(|&o| u.prices.get(o).copied().flatten().is_some_and(|(_, w)| w == ov.weight));
+            let price_conflict =
+                ov.price.is_some() && offs.iter().any(|&o| u.prices.get(o).copied().flatten().is_some_and(|(_, w)| w == ov.weight));
             let cap_conflict = !ov.capacity.is_empty()
                 && u.last_capacity.as_ref().is_some_and(|(res, w)| *w == ov.weight && ov.capacity.iter().any(|(r, _)| res.contains(r)));
             price_conflict || cap_conflict

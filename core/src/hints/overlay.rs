@@ -79,8 +79,13 @@ pub fn apply(m2: &mut Model, types: &[u32], capacity: &[(ResourceId, i64)]) {
 /// The NodeOverlay to write, as YAML the user can apply.
 pub fn describe(m: &Model, types: &[u32], capacity: &[(ResourceId, i64)]) -> String {
     let names: Vec<&str> = types.iter().map(|&i| m.catalog.types[i as usize].name.as_str()).collect();
-    let cap: Vec<String> = capacity.iter().map(|&(id, q)| format!("{}: \"{}\"", m.resources.name(id), format_milli(q, m.resources.unit(id)))).collect();
-    let gate = if m.settings.feature_gates.node_overlay { "" } else { " and turn on Karpenter's NodeOverlay feature gate (--feature-gates NodeOverlay=true)" };
+    let cap: Vec<String> =
+        capacity.iter().map(|&(id, q)| format!("{}: \"{}\"", m.resources.name(id), format_milli(q, m.resources.unit(id)))).collect();
+    let gate = if m.settings.feature_gates.node_overlay {
+        ""
+    } else {
+        " and turn on Karpenter's NodeOverlay feature gate (--feature-gates NodeOverlay=true)"
+    };
     format!(
         "Karpenter knows only the resources an instance type reports: if the device plugin on {} advertises it, declare it with a NodeOverlay{gate}: \
          {{apiVersion: karpenter.sh/v1alpha1, kind: NodeOverlay, spec: {{requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [{}]}}], capacity: {{{}}}}}}} \
@@ -102,5 +107,4 @@ mod tests {
         assert!(!is_extended("hugepages.kubernetes.io/x"));
         assert!(!is_extended("kubernetes.io/x"));
     }
-
 }

@@ -38,10 +38,20 @@ pub fn resource_claims(spec: &At, sink: &mut Sink) -> bool {
                 sink.error(&c, "required", "a pod resource claim needs a `name`", LABEL_HELP);
             } else if !dns_label(&name) {
                 let at = c.get("name");
-                sink.error(at.as_ref().unwrap_or(&c), "invalid-name", format!("resource claim name {name:?} is not a DNS-1123 label"), LABEL_HELP);
+                sink.error(
+                    at.as_ref().unwrap_or(&c),
+                    "invalid-name",
+                    format!("resource claim name {name:?} is not a DNS-1123 label"),
+                    LABEL_HELP,
+                );
             } else if names.contains(&name) {
                 let at = c.get("name");
-                sink.error(at.as_ref().unwrap_or(&c), "duplicate", format!("resource claim name {name:?} is declared twice"), "unique names in spec.resourceClaims");
+                sink.error(
+                    at.as_ref().unwrap_or(&c),
+                    "duplicate",
+                    format!("resource claim name {name:?} is declared twice"),
+                    "unique names in spec.resourceClaims",
+                );
             }
             let claim = sink.opt_scalar(&c, "resourceClaimName").filter(|s| !s.is_empty());
             let template = sink.opt_scalar(&c, "resourceClaimTemplateName").filter(|s| !s.is_empty());
@@ -55,7 +65,12 @@ pub fn resource_claims(spec: &At, sink: &mut Sink) -> bool {
                 (Some(n), None) | (None, Some(n)) if !dns_subdomain(n) => {
                     let field = if claim.is_some() { "resourceClaimName" } else { "resourceClaimTemplateName" };
                     let at = c.get(field);
-                    sink.error(at.as_ref().unwrap_or(&c), "invalid-name", format!("{field} {n:?} is not a DNS-1123 subdomain"), "an object name, e.g. \"single-gpu\"");
+                    sink.error(
+                        at.as_ref().unwrap_or(&c),
+                        "invalid-name",
+                        format!("{field} {n:?} is not a DNS-1123 subdomain"),
+                        "an object name, e.g. \"single-gpu\"",
+                    );
                 }
                 _ => {}
             }
@@ -72,16 +87,30 @@ pub fn resource_claims(spec: &At, sink: &mut Sink) -> bool {
                 let name = sink.opt_scalar(&cl, "name").unwrap_or_default();
                 let request = sink.opt_scalar(&cl, "request").unwrap_or_default();
                 if name.is_empty() {
-                    sink.error(&cl, "required", "a container resource claim needs a `name`", "the name of one of the pod's spec.resourceClaims");
+                    sink.error(
+                        &cl,
+                        "required",
+                        "a container resource claim needs a `name`",
+                        "the name of one of the pod's spec.resourceClaims",
+                    );
                 } else if !names.contains(&name) {
                     sink.error(
                         &cl,
                         "unknown-resource-claim",
                         format!("container claim {name:?} is not declared in spec.resourceClaims"),
-                        if names.is_empty() { "declare it in spec.resourceClaims".to_string() } else { format!("one of {}", names.join(", ")) },
+                        if names.is_empty() {
+                            "declare it in spec.resourceClaims".to_string()
+                        } else {
+                            format!("one of {}", names.join(", "))
+                        },
                     );
                 } else if used.contains(&(name.clone(), request.clone())) {
-                    sink.error(&cl, "duplicate", format!("container claim {name:?} is consumed twice"), "each claim (and request) once per container");
+                    sink.error(
+                        &cl,
+                        "duplicate",
+                        format!("container claim {name:?} is consumed twice"),
+                        "each claim (and request) once per container",
+                    );
                 }
                 used.push((name, request));
             }

@@ -83,9 +83,9 @@ pub fn gated_skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
             "{api} {kind} counts only with --ignore-dra-requests=false (Karpenter's DRA allocator, which nodecast does not model yet); \
              with the default (true) Karpenter refuses pods that reference resource claims"
         )),
-        ("autoscaling.x-k8s.io", "CapacityBuffer") => {
-            Some(format!("{api} {kind} counts only with the CapacityBuffer feature gate (off by default; --feature-gates CapacityBuffer=true)"))
-        }
+        ("autoscaling.x-k8s.io", "CapacityBuffer") => Some(format!(
+            "{api} {kind} counts only with the CapacityBuffer feature gate (off by default; --feature-gates CapacityBuffer=true)"
+        )),
         _ => None,
     }
 }
