@@ -184,14 +184,18 @@ fn bad_entries_get_located_errors_and_unknown_fields_are_tolerated() {
     bad.as_object_mut().unwrap().remove("InstanceType");
     bad["AvailableInstanceCount"] = json!(-1);
     let yaml = vec![NODE_CLASS.to_string(), pool("p5", 1, "reserved"), pods(1)];
-    let Outcome::Failure { errors } = nodecast::plan(&request(&yaml, json!([reservation("cr-x", "us-east-1a", "default", 1, None), bad]), None)).outcome
+    let Outcome::Failure { errors } =
+        nodecast::plan(&request(&yaml, json!([reservation("cr-x", "us-east-1a", "default", 1, None), bad]), None)).outcome
     else {
         panic!("accepted a reservation without InstanceType");
     };
     let located: Vec<(Option<&str>, Option<&str>, &str)> =
         errors.iter().map(|e| (e.source.as_deref(), e.path.as_deref(), e.code.as_str())).collect();
     assert!(located.contains(&(Some("reservations.json"), Some("CapacityReservations[1]"), "required")), "{located:?}");
-    assert!(located.contains(&(Some("reservations.json"), Some("CapacityReservations[1].AvailableInstanceCount"), "out-of-range")), "{located:?}");
+    assert!(
+        located.contains(&(Some("reservations.json"), Some("CapacityReservations[1].AvailableInstanceCount"), "out-of-range")),
+        "{located:?}"
+    );
     assert!(errors.iter().all(|e| e.object.as_deref() == Some("CapacityReservations")));
     // A duplicated id is refused too.
     let dup = json!([reservation("cr-a", "us-east-1a", "default", 1, None), reservation("cr-a", "us-east-1b", "default", 1, None)]);
