@@ -242,3 +242,18 @@ fn reserved_capacity_gate_off_switches_reservations_off() {
     assert_eq!(p.node_class_reservations[0].not_selected[0].reason, "gate-off");
     assert!(!p.reservations[0].offered);
 }
+
+#[test]
+fn explain_pod_says_which_reservation_and_why_not() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 1, "reserved, on-demand"), pods(1)];
+    let mut req = request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None);
+    req.pod = Some("train-0".into());
+    let Outcome::Success(e) = nodecast::explain(&req).outcome else { panic!("explain failed") };
+    let summary = e.pod.expect("a pod explanation").summary;
+    assert!(summary.contains("launches into capacity reservation cr-a"), "{summary}");
+    let mut req = request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 0, None)]), None);
+    req.pod = Some("train-0".into());
+    let Outcome::Success(e) = nodecast::explain(&req).outcome else { panic!("explain failed") };
+    let summary = e.pod.expect("a pod explanation").summary;
+    assert!(summary.contains("not in a capacity reservation: cr-a: no instance left"), "{summary}");
+}
