@@ -13,7 +13,9 @@ fn time(t: i64) -> String {
 
 fn not_selected(why: NotSelected, r: &Reservation) -> (&'static str, String) {
     match why {
-        NotSelected::NoTermMatches => ("no-term-matches", "no capacityReservationSelectorTerms term matches it (id, tags, ownerID, instanceMatchCriteria)".into()),
+        NotSelected::NoTermMatches => {
+            ("no-term-matches", "no capacityReservationSelectorTerms term matches it (id, tags, ownerID, instanceMatchCriteria)".into())
+        }
         NotSelected::NotActive => ("not-active", format!("its state is {:?}; Karpenter asks EC2 for active reservations only", r.state)),
         NotSelected::Ended => ("ended", format!("it ended at {} (EndDate), before the pass time", r.end.map(time).unwrap_or_default())),
         NotSelected::UnsupportedMatchCriteria => (
@@ -58,7 +60,8 @@ pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
     let mut committed_total = 0.0;
     let mut waiting_on_time = Vec::new();
     for (i, r) in m.reservations.iter().enumerate() {
-        let views: Vec<_> = m.reservation_selections.iter().filter_map(|s| s.views.iter().find(|v| v.reservation == i).map(|v| (s, v))).collect();
+        let views: Vec<_> =
+            m.reservation_selections.iter().filter_map(|s| s.views.iter().find(|v| v.reservation == i).map(|v| (s, v))).collect();
         let classes: Vec<String> = views.iter().filter(|(_, v)| v.selected.is_ok()).map(|(s, _)| s.class.clone()).collect();
         let first_not_offered = views.iter().find_map(|(_, v)| v.selected.ok().flatten());
         let offered = m.catalog.types.iter().any(|t| t.offerings.iter().any(|o| o.reservation == Some(i as u32) && o.available));

@@ -184,14 +184,18 @@ fn bad_entries_get_located_errors_and_unknown_fields_are_tolerated() {
     bad.as_object_mut().unwrap().remove("InstanceType");
     bad["AvailableInstanceCount"] = json!(-1);
     let yaml = vec![NODE_CLASS.to_string(), pool("p5", 1, "reserved"), pods(1)];
-    let Outcome::Failure { errors } = nodecast::plan(&request(&yaml, json!([reservation("cr-x", "us-east-1a", "default", 1, None), bad]), None)).outcome
+    let Outcome::Failure { errors } =
+        nodecast::plan(&request(&yaml, json!([reservation("cr-x", "us-east-1a", "default", 1, None), bad]), None)).outcome
     else {
         panic!("accepted a reservation without InstanceType");
     };
     let located: Vec<(Option<&str>, Option<&str>, &str)> =
         errors.iter().map(|e| (e.source.as_deref(), e.path.as_deref(), e.code.as_str())).collect();
     assert!(located.contains(&(Some("reservations.json"), Some("CapacityReservations[1]"), "required")), "{located:?}");
-    assert!(located.contains(&(Some("reservations.json"), Some("CapacityReservations[1].AvailableInstanceCount"), "out-of-range")), "{located:?}");
+    assert!(
+        located.contains(&(Some("reservations.json"), Some("CapacityReservations[1].AvailableInstanceCount"), "out-of-range")),
+        "{located:?}"
+    );
     assert!(errors.iter().all(|e| e.object.as_deref() == Some("CapacityReservations")));
     // A duplicated id is refused too.
     let dup = json!([reservation("cr-a", "us-east-1a", "default", 1, None), reservation("cr-a", "us-east-1b", "default", 1, None)]);
@@ -237,4 +241,19 @@ fn reserved_capacity_gate_off_switches_reservations_off() {
     assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("on-demand"));
     assert_eq!(p.node_class_reservations[0].not_selected[0].reason, "gate-off");
     assert!(!p.reservations[0].offered);
+}
+
+#[test]
+fn explain_pod_says_which_reservation_and_why_not() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 1, "reserved, on-demand"), pods(1)];
+    let mut req = request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None);
+    req.pod = Some("train-0".into());
+    let Outcome::Success(e) = nodecast::explain(&req).outcome else { panic!("explain failed") };
+    let summary = e.pod.expect("a pod explanation").summary;
+    assert!(summary.contains("launches into capacity reservation cr-a"), "{summary}");
+    let mut req = request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 0, None)]), None);
+    req.pod = Some("train-0".into());
+    let Outcome::Success(e) = nodecast::explain(&req).outcome else { panic!("explain failed") };
+    let summary = e.pod.expect("a pod explanation").summary;
+    assert!(summary.contains("not in a capacity reservation: cr-a: no instance left"), "{summary}");
 }

@@ -73,7 +73,12 @@ fn date(item: &At, field: &str, sink: &mut Sink) -> Option<i64> {
     match s.parse::<jiff::Timestamp>() {
         Ok(t) => Some(t.as_second()),
         Err(_) => {
-            sink.error(&at, "invalid-date", format!("{field} {s:?} is not a date"), "an ISO 8601 time as the AWS CLI prints it, e.g. 2026-11-28T11:30:00+00:00");
+            sink.error(
+                &at,
+                "invalid-date",
+                format!("{field} {s:?} is not a date"),
+                "an ISO 8601 time as the AWS CLI prints it, e.g. 2026-11-28T11:30:00+00:00",
+            );
             None
         }
     }
@@ -94,7 +99,12 @@ fn entry(item: &At, index: usize, sink: &mut Sink, source: Option<&str>) -> Opti
     if let (Some(a), Some(t)) = (available, total) {
         if a > t {
             let at = item.get("AvailableInstanceCount").unwrap_or(*item);
-            sink.error(&at, "invalid-number", format!("AvailableInstanceCount {a} is above TotalInstanceCount {t}"), "at most TotalInstanceCount");
+            sink.error(
+                &at,
+                "invalid-number",
+                format!("AvailableInstanceCount {a} is above TotalInstanceCount {t}"),
+                "at most TotalInstanceCount",
+            );
         }
     }
     let interruptible = item.get("Interruptible").and_then(|at| sink.bool(&at)).unwrap_or(false);
