@@ -2,8 +2,8 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
-//	oracle gen -kind provision|disrupt -seed N [-o FILE]
+//	oracle run [-provision N] [-disrupt N] [-reserved N] [-rdisrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle gen -kind provision|disrupt|reserved|rdisrupt -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 package main
 
@@ -23,7 +23,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-reserved N] [-rdisrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
 	os.Exit(2)
 }
 
@@ -98,7 +98,17 @@ func catalogID(r NodecastRecord) int {
 	return id
 }
 
-var itCache = map[int]cloudprovider.InstanceTypes{}
+// itCache: Karpenter's instance types per catalog and, for a NodePool whose EC2NodeClass selects
+// reservations, per set of reserved offerings (key: catalog id + extraKey).
+var itCache = map[string]cloudprovider.InstanceTypes{}
+
+func cachedTypes(cat *Catalog, catID int, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+	key := fmt.Sprint(catID) + "|" + extraKey(reserved)
+	if _, ok := itCache[key]; !ok {
+		itCache[key] = cat.InstanceTypes(reserved)
+	}
+	return itCache[key]
+}
 
 // karpenterSide answers one scenario with Karpenter.
 func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
@@ -126,10 +136,9 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 }
 
 func newEnvCached(s *Scenario, cat *Catalog, catID int) (*Env, error) {
-	if _, ok := itCache[catID]; !ok {
-		itCache[catID] = cat.InstanceTypes()
-	}
-	return newEnvWith(s, cat, itCache[catID])
+	return newEnvWith(s, cat, func(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+		return cachedTypes(cat, catID, reserved)
+	})
 }
 
 // Result of one scenario.
@@ -226,6 +235,8 @@ func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	nProv := fs.Int("provision", 200, "random provisioning scenarios")
 	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
+	nRes := fs.Int("reserved", 100, "random reserved-capacity provisioning scenarios (gen_reserved.go)")
+	nRDis := fs.Int("rdisrupt", 50, "random disruption scenarios with reserved nodes")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
@@ -248,12 +259,17 @@ func cmdRun(args []string) error {
 		}
 		files = append(files, f)
 	}
-	for i := 0; i < *nDis; i++ {
-		f, err := writeGenerated(*dir, "disrupt", *seed+int64(i))
-		if err != nil {
-			return err
+	for _, k := range []struct {
+		kind string
+		n    int
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}} {
+		for i := 0; i < k.n; i++ {
+			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
+			if err != nil {
+				return err
+			}
+			files = append(files, f)
 		}
-		files = append(files, f)
 	}
 	cats, recs, err := nodecastSide(*bin, files)
 	if err != nil {
