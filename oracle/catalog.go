@@ -26,8 +26,9 @@ type CatalogOffering struct {
 	ReservationCapacity      int    `json:"reservationCapacity,omitempty"`
 	ReservationType          string `json:"reservationType,omitempty"`
 	ReservationInterruptible bool   `json:"reservationInterruptible,omitempty"`
-	// The EC2NodeClass whose selection made a reserved offering, when nodecast says so.
-	NodeClass string `json:"nodeClass,omitempty"`
+	// The EC2NodeClasses whose selector terms selected a reserved offering's reservation (nodecast
+	// has one catalog for all NodePools; the AWS provider makes offerings per EC2NodeClass).
+	NodeClasses []string `json:"nodeClasses,omitempty"`
 }
 
 type CatalogType struct {

@@ -209,7 +209,7 @@ func (g *gen) nodeClasses(crs []genCR) []string {
 			}
 		}
 		spec := map[string]any{"role": "KarpenterNodeRole", "amiSelectorTerms": []any{map[string]any{"alias": "al2023@latest"}},
-			"subnetSelectorTerms": []any{map[string]any{"tags": map[string]any{"karpenter.sh/discovery": "demo"}}},
+			"subnetSelectorTerms":        []any{map[string]any{"tags": map[string]any{"karpenter.sh/discovery": "demo"}}},
 			"securityGroupSelectorTerms": []any{map[string]any{"tags": map[string]any{"karpenter.sh/discovery": "demo"}}}}
 		if len(terms) > 0 {
 			spec["capacityReservationSelectorTerms"] = terms

@@ -141,6 +141,20 @@ func newEnvCached(s *Scenario, cat *Catalog, catID int) (*Env, error) {
 	})
 }
 
+// reservedOfferingsDiffer: nodecast's reserved offerings against the harness's own selection.
+func reservedOfferingsDiffer(r NodecastRecord, cat *Catalog) string {
+	list, err := LoadScenarios(r.File)
+	if err != nil || cat == nil {
+		return ""
+	}
+	for _, s := range list {
+		if s.Name == r.Name || len(list) == 1 {
+			return cat.CheckReservedOfferings(s)
+		}
+	}
+	return ""
+}
+
 // Result of one scenario.
 type Result struct {
 	Name, File, Kind string
@@ -201,6 +215,10 @@ func check(r NodecastRecord, cats map[int]*Catalog, runs, maxRuns int) Result {
 	}
 	res.Ties = disclosedTies(r)
 	id := catalogID(r)
+	if d := reservedOfferingsDiffer(r, cats[id]); d != "" {
+		res.Class, res.Detail = "reserved offerings differ (reservation selection)", d
+		return res
+	}
 	classes := map[string]bool{}
 	answers := map[string]bool{}
 	for i := 0; i < runs; i++ {

@@ -15,6 +15,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -386,4 +387,47 @@ func reservedLaunch(its []*cloudprovider.InstanceType, reqs scheduling.Requireme
 		sort.Strings(l.Types[k])
 	}
 	return l
+}
+
+// CheckReservedOfferings compares nodecast's reserved offerings (the catalog line) with the
+// harness's own selection, per NodePool: "" when they agree, else what differs. A disagreement
+// here is reported on its own (it would otherwise surface as a harder-to-read decision diff).
+func (c *Catalog) CheckReservedOfferings(s *Scenario) string {
+	objs, err := s.ParseObjects()
+	if err != nil {
+		return err.Error()
+	}
+	now := defaultNow
+	if s.Clock.Now != "" {
+		if now, err = time.Parse(time.RFC3339, s.Clock.Now); err != nil {
+			return err.Error()
+		}
+	}
+	gateOn := true
+	for _, kv := range strings.Split(settingString(s.Settings, "featureGates"), ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "ReservedCapacity" {
+			gateOn = strings.EqualFold(v, "true")
+		}
+	}
+	mine := map[string]map[string][]CatalogOffering{}
+	if gateOn {
+		if mine, err = c.PoolReservations(objs, now); err != nil {
+			return err.Error()
+		}
+	}
+	for _, np := range objs.NodePools {
+		class := objs.PoolNodeClass[np.Name]
+		theirs := map[string][]CatalogOffering{}
+		for _, t := range c.Types {
+			for _, o := range t.Offerings {
+				if o.CapacityType == v1.CapacityTypeReserved && slices.Contains(o.NodeClasses, class) {
+					theirs[t.Name] = append(theirs[t.Name], o)
+				}
+			}
+		}
+		if a, b := extraKey(theirs), extraKey(mine[np.Name]); a != b {
+			return fmt.Sprintf("NodePool %s (EC2NodeClass %q): nodecast [%s], karpenter [%s]", np.Name, class, a, b)
+		}
+	}
+	return ""
 }
