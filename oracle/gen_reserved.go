@@ -38,12 +38,16 @@ func generateReserved(kind string, seed int64) (string, error) {
 		g.zones = g.zones[:2]
 		catalog = map[string]any{"source": "aws-us-east-1", "zones": g.zones}
 	}
-	crs := g.reservations()
-	classes := g.nodeClasses(crs)
+	classes := []string{"default"}
+	if g.chance(0.5) {
+		classes = append(classes, "reserved-class")
+	}
 	nPools := 1 + g.r.Intn(3)
 	for i := 0; i < nPools; i++ {
 		g.reservedPool(i, classes, disrupt)
 	}
+	crs := g.reservations()
+	g.nodeClasses(classes, crs)
 	g.daemonSets()
 	// Existing nodes: in `rdisrupt` some hold a slot of an active reservation of their type.
 	g.nodeHook = func(labels map[string]any, p pool) {
@@ -109,19 +113,23 @@ func (g *gen) reservations() []genCR {
 	var out []genCR
 	for i := 0; i < n; i++ {
 		c := genCR{id: fmt.Sprintf("cr-0%015x", g.r.Int63n(1<<60)), typ: g.pick(reservedTypes...), zone: g.pick("us-east-1a", "us-east-1b", "us-east-1c")}
+		if p := g.pools[g.r.Intn(len(g.pools))]; g.chance(0.7) {
+			// Mostly a type some NodePool can launch, so reservations get used (and run out).
+			c.typ = g.pick(p.types...)
+		}
 		if g.chance(0.08) {
 			c.zone = "us-east-1d"
 		}
 		c.total = 1 + g.r.Intn(4)
-		c.avail = g.r.Intn(c.total + 1)
+		c.avail = 1 + g.r.Intn(c.total)
 		if g.chance(0.25) {
-			c.avail = 0
+			c.avail = 0 // exhausted
 		}
 		c.rtype = "default"
 		if g.chance(0.4) {
 			c.rtype = "capacity-block"
 		}
-		c.active = !g.chance(0.15)
+		c.active = !g.chance(0.1)
 		m := map[string]any{
 			"CapacityReservationId": c.id, "OwnerId": g.pick(owners...), "InstanceType": c.typ, "InstancePlatform": "Linux/UNIX",
 			"AvailabilityZone": c.zone, "Tenancy": "default", "TotalInstanceCount": c.total, "AvailableInstanceCount": c.avail,
@@ -134,9 +142,9 @@ func (g *gen) reservations() []genCR {
 		if c.rtype == "capacity-block" {
 			m["ReservationType"] = "capacity-block"
 			m["InstanceMatchCriteria"] = "targeted"
-			// Ends in 10 min .. 3 days; in its last 40 minutes a block is expiring (no longer offered);
+			// Ends between 5 min ago and 3 days from now; in its last 40 minutes a block is expiring (no longer offered);
 			// now and then the end is already past with the state still active (Karpenter drops it).
-			left := []time.Duration{-5 * time.Minute, 10 * time.Minute, 39 * time.Minute, 40 * time.Minute, 41 * time.Minute, 2 * time.Hour, 72 * time.Hour}[g.r.Intn(7)]
+			left := []time.Duration{-5 * time.Minute, 10 * time.Minute, 39 * time.Minute, 40 * time.Minute, 41 * time.Minute, 2 * time.Hour, 6 * time.Hour, 24 * time.Hour, 72 * time.Hour, 72 * time.Hour}[g.r.Intn(10)]
 			m["StartDate"] = g.now.Add(-24 * time.Hour).Format("2006-01-02T15:04:05.000Z")
 			m["EndDate"] = g.now.Add(left).Format("2006-01-02T15:04:05.000Z")
 			m["EndDateType"] = "limited"
@@ -178,31 +186,28 @@ func (g *gen) reservationDoc(crs []genCR) map[string]any {
 	return map[string]any{"CapacityReservations": list}
 }
 
-// nodeClasses writes `default` and maybe `reserved-class`; returns their names.
-func (g *gen) nodeClasses(crs []genCR) []string {
-	names := []string{"default"}
-	if g.chance(0.5) {
-		names = append(names, "reserved-class")
-	}
+// nodeClasses writes the EC2NodeClasses (`default`, maybe `reserved-class`) with selector terms
+// that pick some of the reservations.
+func (g *gen) nodeClasses(names []string, crs []genCR) {
 	for _, name := range names {
 		var terms []any
-		nTerms := g.r.Intn(3)
-		if name == "reserved-class" {
-			nTerms = 1 + g.r.Intn(2)
+		nTerms := 1 + g.r.Intn(3)
+		if name == "default" && g.chance(0.15) {
+			nTerms = 0 // no terms: nothing selected, even open ODCRs
 		}
 		for i := 0; i < nTerms; i++ {
-			switch g.r.Intn(6) {
-			case 0, 1:
+			switch g.r.Intn(10) {
+			case 0, 1, 2, 3:
 				id := crs[g.r.Intn(len(crs))].id
 				if g.chance(0.1) {
 					id = "cr-0000000000000000"
 				}
 				terms = append(terms, map[string]any{"id": id})
-			case 2:
-				terms = append(terms, map[string]any{"tags": map[string]any{"team": g.pick("ml", "web")}})
-			case 3:
+			case 4, 5:
+				terms = append(terms, map[string]any{"tags": map[string]any{"team": g.pick("ml", "web", "*")}})
+			case 6:
 				terms = append(terms, map[string]any{"tags": map[string]any{"purpose": g.pick("*", "training")}, "ownerID": g.pick(owners...)})
-			case 4:
+			case 7, 8:
 				terms = append(terms, map[string]any{"instanceMatchCriteria": g.pick("targeted", "open")})
 			default:
 				terms = append(terms, map[string]any{"instanceMatchCriteria": "targeted", "ownerID": g.pick(owners...)})
@@ -216,7 +221,6 @@ func (g *gen) nodeClasses(crs []genCR) []string {
 		}
 		g.add(map[string]any{"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": map[string]any{"name": name}, "spec": spec})
 	}
-	return names
 }
 
 // reservedPool writes a NodePool whose types include reserved ones and whose capacity types
