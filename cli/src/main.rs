@@ -134,9 +134,14 @@ enum Preference {
 
 #[derive(Args, Debug)]
 struct PlanArgs {
-    /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
+    /// Kubernetes manifests (YAML or JSON, many documents each), and `aws ec2
+    /// describe-capacity-reservations` output; `-` reads stdin.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<String>,
+    /// The time of the pass (RFC 3339): a capacity block within 40 minutes of its EndDate is
+    /// not launched into, a reservation past its EndDate is gone. nodecast never reads the clock.
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
     #[command(flatten)]
     policies: Policies,
     #[command(flatten)]
@@ -270,7 +275,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8, Fatal> {
     match cli.command {
         Command::Plan(a) => {
-            let req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
+            let mut req = request(&a.common, &a.policies, &Gates::default(), &a.files)?;
+            req.now = a.now.clone();
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, render::plan))
         }

@@ -31,6 +31,88 @@ pub struct Plan {
     pub skipped: Vec<Skipped>,
     /// Non-fatal findings about the input (unsupported fields, defaults assumed).
     pub warnings: Vec<Warning>,
+    /// Every capacity reservation of the input after this pass (docs/reservations.md); absent
+    /// without reservations.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reservations: Vec<ReservationOut>,
+    /// Per EC2NodeClass with `capacityReservationSelectorTerms`: the reservations it selected
+    /// and why the others were not (like the EC2NodeClass status).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_class_reservations: Vec<NodeClassReservationsOut>,
+    /// $/h the selected On-Demand Capacity Reservations bill whether used or not (on-demand
+    /// price × TotalInstanceCount); capacity blocks are prepaid and their price is not in the
+    /// describe-capacity-reservations output, so they are not in it. Absent without reservations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserved_committed_price_per_hour: Option<f64>,
+}
+
+/// A capacity reservation after the pass: how much of it this plan uses.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReservationOut {
+    /// `CapacityReservationId`.
+    pub id: String,
+    /// The instance type it reserves.
+    pub instance_type: String,
+    /// Its availability zone.
+    pub zone: String,
+    /// `default` (an ODCR) or `capacity-block` (as EC2 prints it).
+    pub reservation_type: String,
+    /// EC2's `Interruptible` (an interruptible ODCR).
+    pub interruptible: bool,
+    /// EC2's `State`.
+    pub state: String,
+    /// `TotalInstanceCount`.
+    pub total: i64,
+    /// `AvailableInstanceCount` before the pass.
+    pub available: i64,
+    /// NodeClaims of this plan launched into it.
+    pub used: i64,
+    /// `available − used`.
+    pub remaining: i64,
+    /// EC2NodeClasses that selected it (empty: none did, see `nodeClassReservations`).
+    pub node_classes: Vec<String>,
+    /// Offered to this pass (selected, not expiring, its type and zone in the catalog).
+    pub offered: bool,
+    /// Why it is or is not offered, in one line.
+    pub message: String,
+    /// `EndDate` (RFC 3339), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<String>,
+    /// Its use depends on the pass time (it has an EndDate) and none was given (`--now`).
+    pub depends_on_time: bool,
+    /// $/h it bills whether used or not: on-demand price × TotalInstanceCount for an ODCR;
+    /// absent for a capacity block (prepaid; the price is not in the AWS output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed_price_per_hour: Option<f64>,
+}
+
+/// What one EC2NodeClass's `capacityReservationSelectorTerms` selected.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeClassReservationsOut {
+    /// The EC2NodeClass.
+    pub node_class: String,
+    /// Reservation ids selected (the EC2NodeClass status would list them), by id.
+    pub selected: Vec<String>,
+    /// The other reservations of the input and why each was not selected or gives no offering.
+    pub not_selected: Vec<ReservationSkipOut>,
+}
+
+/// A reservation an EC2NodeClass did not get (or got without an offering).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReservationSkipOut {
+    /// `CapacityReservationId`.
+    pub id: String,
+    /// `no-term-matches`, `not-active`, `ended`, `unsupported-match-criteria`,
+    /// `unsupported-type`, `expiring`, `unknown-instance-type`, `zone-not-offered`, `gate-off`.
+    pub reason: String,
+    /// The reason in one line.
+    pub message: String,
 }
 
 /// One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes.
@@ -75,6 +157,12 @@ pub struct NodeClaimOut {
     /// GPUs and other accelerators of the launched type (computed once, in `figures`);
     /// empty when it has none. Shared by the NodeClaims with the same allocatable and labels.
     pub accelerators: Arc<Vec<Accelerator>>,
+    /// The capacity reservation launched into (capacity type `reserved`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservation_id: Option<String>,
+    /// `default` (ODCR) or `capacity-block`, with `reservationId`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservation_type: Option<String>,
     /// Where Karpenter itself is not deterministic: values of this NodeClaim that real
     /// Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
     /// value is one of them. Absent when there is none.

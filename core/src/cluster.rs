@@ -62,13 +62,25 @@ impl Cluster {
     /// [`Cluster::plan`] rendered with `opts` (internal callers that read only the plan's
     /// figures skip the fix hints' re-plans).
     pub(crate) fn plan_with(&self, opts: crate::provision::RenderOptions) -> Plan {
-        let sol = crate::scheduling::solve(&self.model);
+        self.plan_with_at(opts, None)
+    }
+
+    /// [`Cluster::plan`] for a pass at `now` (Unix seconds): capacity reservations are
+    /// resolved at that time (a capacity block within 40 minutes of its end is not offered).
+    pub fn plan_at(&self, now: Option<i64>) -> Plan {
+        self.plan_with_at(crate::provision::RenderOptions::default(), now)
+    }
+
+    /// [`Cluster::plan_with`] at `now`.
+    pub(crate) fn plan_with_at(&self, opts: crate::provision::RenderOptions, now: Option<i64>) -> Plan {
+        let model = crate::catalog::resolve::at_time(&self.model, now);
+        let sol = crate::scheduling::solve(&model);
         // Cancelled (crate::interrupt): the caller drops the answer, so rendering a cut-short
         // pass (half a second for 100,000 pods) would only delay the stop.
         if crate::interrupt::poll() {
             return Plan::default();
         }
-        crate::provision::render_with(&self.model, &sol, self.warnings.clone(), opts)
+        crate::provision::render_with(&model, &sol, self.warnings.clone(), opts)
     }
 
     /// What the disruption controller does at `now` (Unix seconds), and why every other node
@@ -80,7 +92,8 @@ impl Cluster {
 
     /// [`Cluster::consolidate`] with the clock as the answer shows it.
     pub(crate) fn consolidate_at(&self, now: i64, now_text: &str) -> Result<Decision, Errors> {
-        crate::disruption::consolidate(&self.model, &self.warnings, now, now_text)
+        let model = crate::catalog::resolve::at_time(&self.model, Some(now));
+        crate::disruption::consolidate(&model, &self.warnings, now, now_text)
     }
 
     /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
@@ -100,12 +113,19 @@ impl Cluster {
     /// Why pod `pod` (`name` or `namespace/name`) goes where the provisioning pass puts it,
     /// and, with `instance_type`, why that type was or was not chosen.
     pub fn explain_pod(&self, pod: &str, instance_type: Option<&str>) -> Result<Explanation, Errors> {
-        crate::explain::explain_pod(&self.model, &self.warnings, pod, instance_type)
+        self.explain_pod_at(pod, instance_type, None)
+    }
+
+    /// [`Cluster::explain_pod`] for a pass at `now` (see [`Cluster::plan_at`]).
+    pub fn explain_pod_at(&self, pod: &str, instance_type: Option<&str>, now: Option<i64>) -> Result<Explanation, Errors> {
+        let model = crate::catalog::resolve::at_time(&self.model, now);
+        crate::explain::explain_pod(&model, &self.warnings, pod, instance_type)
     }
 
     /// Why node `node` is disrupted at `now` (Unix seconds) or stays.
     pub fn explain_node(&self, node: &str, now: i64) -> Result<Explanation, Errors> {
-        crate::explain::explain_node(&self.model, node, now)
+        let model = crate::catalog::resolve::at_time(&self.model, Some(now));
+        crate::explain::explain_node(&model, node, now)
     }
 
     /// Replay `trace` over this cluster (docs/simulate.md). The cluster is lowered again only

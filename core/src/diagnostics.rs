@@ -105,6 +105,7 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
         Fail::Limits { remaining } => (ReasonCode::LimitExceeded, crate::fit::limit_message(m, sol, p, pool, remaining)),
         Fail::NodesLimit => (ReasonCode::LimitExceeded, crate::fit::nodes_limit_message(m, sol, pool)),
         Fail::Resources => (ReasonCode::NoInstanceTypeFits, "not enough room".into()),
+        Fail::Reserved(f) => (ReasonCode::ReservedOfferingUnavailable, f.message().to_string()),
         Fail::NoType(fit) => {
             let Some(t) = t else { return (ReasonCode::NoInstanceTypeFits, "no instance type fits".into()) };
             let r = pod_requirements(pod, t, m);
@@ -148,6 +149,7 @@ fn fits_ignoring_taints(m: &Model, sol: &Solution, p: usize, pool: usize) -> boo
 
 fn priority(code: ReasonCode, taint_binding: bool) -> u8 {
     match code {
+        ReasonCode::ReservedOfferingUnavailable => 11,
         ReasonCode::TaintNotTolerated if taint_binding => 10,
         ReasonCode::LimitExceeded => 9,
         ReasonCode::MinValuesNotMet => 8,

@@ -25,6 +25,14 @@ pub const DISRUPTION_COST: &str = "karpenter.sh/disruption-cost";
 /// The ReplicaSet controller's scale-down cost, which Karpenter also reads as an eviction cost.
 pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
+/// The AWS provider's reservation labels (pkg/apis/v1/labels.go; the id key is the core's
+/// `cloudprovider.ReservationIDLabel`).
+pub const RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
+pub const RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-reservation-type";
+pub const RESERVATION_INTERRUPTIBLE: &str = "karpenter.k8s.aws/capacity-reservation-interruptible";
+/// The label a NodePool's template carries for its EC2NodeClass (`group/kind`).
+pub const EC2_NODE_CLASS: &str = "karpenter.k8s.aws/ec2nodeclass";
+
 pub const ON_DEMAND: &str = "on-demand";
 pub const SPOT: &str = "spot";
 pub const RESERVED: &str = "reserved";

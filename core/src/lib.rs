@@ -119,6 +119,7 @@ pub mod reason;
 pub mod query;
 #[doc(hidden)]
 pub mod requirements;
+pub mod reservation_report;
 #[doc(hidden)]
 pub mod resources;
 #[doc(hidden)]

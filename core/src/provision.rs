@@ -100,6 +100,7 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
     }
     plan.unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
     plan.node_pools = pools_out(m, sol, &finals);
+    crate::reservation_report::attach(m, &finals, &mut plan);
     plan.total_price_per_month = crate::figures::per_month(plan.total_price_per_hour);
     plan.summary = crate::figures::plan_summary(&plan);
     plan
@@ -134,7 +135,7 @@ impl Shared<'_> {
     }
 }
 
-type LabelsKey = (usize, Vec<(String, String)>, Option<(u32, crate::labels::ValueId, crate::labels::ValueId)>);
+type LabelsKey = (usize, Vec<(String, String)>, Option<(u32, crate::labels::ValueId, crate::labels::ValueId, Option<u32>)>);
 
 fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: String, shared: &mut Shared<'a>) -> NodeClaimOut {
     let pc = &sol.claims[f.claim];
@@ -160,7 +161,7 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
             custom.push((key.to_string(), v));
         }
     }
-    let launched = f.launch.as_ref().map(|l| (l.it, l.zone, l.capacity_type));
+    let launched = f.launch.as_ref().map(|l| (l.it, l.zone, l.capacity_type, l.reservation));
     let labels = shared
         .labels
         .entry((t.pool, custom, launched))
@@ -179,6 +180,12 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
                 }
                 labels.insert(crate::labels::ZONE.into(), m.interner.str(l.zone).to_string());
                 labels.insert(crate::labels::CAPACITY_TYPE.into(), m.interner.str(l.capacity_type).to_string());
+                // The reservation's labels (the offering's requirements, written on the node).
+                if let Some(r) = l.reservation.map(|r| &m.reservations[r as usize]) {
+                    labels.insert(crate::labels::RESERVATION_ID.into(), r.id.clone());
+                    labels.insert(crate::labels::RESERVATION_TYPE.into(), m.interner.str(r.type_value).to_string());
+                    labels.insert(crate::labels::RESERVATION_INTERRUPTIBLE.into(), r.interruptible.to_string());
+                }
             }
             labels.sort_keys();
             Arc::new(labels)
@@ -202,16 +209,21 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
             u
         }
     };
-    let written = Without { reqs: &pc.requirements, skip: [m.keys.hostname, m.keys.registered, m.keys.initialized, m.keys.instance_type] };
-    let requirements = shared
-        .requirements
-        .entry(written)
-        .or_insert_with_key(|r| {
-            let lines: std::collections::BTreeSet<String> =
-                r.iter().map(|(k, r)| format!("{} {}", m.interner.str(k), r.render(&m.interner))).collect();
-            Arc::new(lines.into_iter().collect())
-        })
-        .clone();
+    let skip = [m.keys.hostname, m.keys.registered, m.keys.initialized, m.keys.instance_type];
+    let render_lines = |r: &Without| {
+        let lines: std::collections::BTreeSet<String> =
+            r.iter().map(|(k, r)| format!("{} {}", m.interner.str(k), r.render(&m.interner))).collect();
+        Arc::new(lines.into_iter().collect::<Vec<_>>())
+    };
+    let requirements = if pc.reserved.is_empty() {
+        let written = Without { reqs: &pc.requirements, skip };
+        shared.requirements.entry(written).or_insert_with_key(render_lines).clone()
+    } else {
+        // FinalizeScheduling pins a claim holding reservations to them (`launch_reserved::pin`).
+        let pinned = crate::catalog::launch_reserved::pin(&pc.requirements, &pc.reserved, m);
+        render_lines(&Without { reqs: &pinned, skip })
+    };
+    let reservation = f.launch.as_ref().and_then(|l| l.reservation).map(|r| &m.reservations[r as usize]);
     let instance_type_options = match shared.options.get(&f.options) {
         Some(o) => o.clone(),
         None => {
@@ -242,6 +254,8 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         labels,
         requirements,
         accelerators,
+        reservation_id: reservation.map(|r| r.id.clone()),
+        reservation_type: reservation.map(|r| m.interner.str(r.type_value).to_string()),
         ties: ties_out(m, pc),
     }
 }

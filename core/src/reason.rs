@@ -102,6 +102,9 @@ wire_enum! {
         PodIgnored = "pod-ignored",
         /// No NodePool can launch any instance type of the catalog.
         NoNodepools = "no-nodepools",
+        /// Karpenter's ReservedOfferingError (or a full reservation with no fallback): the pod
+        /// waits for reserved capacity (docs/reservations.md).
+        ReservedOfferingUnavailable = "reserved-offering-unavailable",
         // Disruption: a node that stays.
         /// A pod on the node has the `karpenter.sh/do-not-disrupt` annotation.
         DoNotDisruptPod = "do-not-disrupt-pod",

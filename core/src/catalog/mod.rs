@@ -6,6 +6,9 @@
 //! conformance scenarios.
 
 pub mod aws;
+pub mod launch_reserved;
+pub mod reservations;
+pub mod resolve;
 
 use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner, KeyId, ValueId};
@@ -253,7 +256,7 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                     let ct = sink.opt_scalar(&o, "capacityType").unwrap_or_else(|| labels::ON_DEMAND.into());
                     let p = o.get("price").and_then(|a| price(&a, sink)).unwrap_or(on_demand_price);
                     let available = o.get("available").and_then(|a| sink.bool(&a)).unwrap_or(true);
-                    offerings.push(Offering { zone: interner.intern(&zone), capacity_type: interner.intern(&ct), price: p, available });
+                    offerings.push(Offering { zone: interner.intern(&zone), capacity_type: interner.intern(&ct), price: p, available, reservation: None });
                 }
             }
             types.push(InstanceType {
@@ -294,7 +297,7 @@ fn finish(source: &str, mut types: Vec<InstanceType>, mut keys: Vec<KeyId>, opts
             for &ct in &cts {
                 let price = if ct == spot { t.spot_price.unwrap_or(t.on_demand_price * opts.spot_factor) } else { t.on_demand_price };
                 for &z in &zones {
-                    t.offerings.push(Offering { zone: z, capacity_type: ct, price, available: true });
+                    t.offerings.push(Offering { zone: z, capacity_type: ct, price, available: true, reservation: None });
                 }
             }
         }

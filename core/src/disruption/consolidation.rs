@@ -101,11 +101,13 @@ fn gated_nodes(m: &Model, now: i64) -> Vec<usize> {
         .collect()
 }
 
-/// Worst launch price of an option (D-11.1.1): the most expensive compatible available offering
-/// of the first capacity type (reserved, spot, on-demand) that has one.
+/// Worst launch price of an option (D-11.1.1): the most expensive compatible launchable offering
+/// of the first capacity type (reserved, spot, on-demand) that has one. Launchable, as
+/// Karpenter's `WorstLaunchPrice(Launchable())`: a full reservation is available at a tiny
+/// price but would launch on-demand or spot.
 fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64 {
     let offs: Vec<&crate::catalog::Offering> =
-        m.catalog.types[it as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).collect();
+        m.catalog.types[it as usize].offerings.iter().filter(|o| launch::launchable(o, m) && offering_compatible(o, r, m)).collect();
     for ct in [m.keys.reserved, m.keys.spot, m.keys.on_demand] {
         let prices: Vec<f64> = offs.iter().filter(|o| o.capacity_type == ct).map(|o| o.price).collect();
         if !prices.is_empty() {
@@ -215,7 +217,7 @@ impl Shared {
                     continue;
                 }
                 for o in &m.catalog.types[i as usize].offerings {
-                    if o.available && o.price.is_finite() {
+                    if launch::launchable(o, m) && o.price.is_finite() {
                         best = best.min(o.price);
                     }
                 }
@@ -239,7 +241,8 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
     let mut pods: Vec<usize> = cands.iter().flat_map(|&i| infos[i].reschedulable.iter().copied()).collect();
     pods.extend(pending.iter().copied());
-    let sol = scheduling::solve_on(m, base, Some(&pods), &nodes, gated);
+    // SimulateScheduling runs the scheduler without DisableReservedCapacityFallback: fallback mode.
+    let sol = scheduling::solve_with(m, base, Some(&pods), &nodes, gated, scheduling::reserve::ReservedMode::Fallback, &[]);
     let is_pending = |p: &usize| pending.binary_search(p).is_ok();
     let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !is_pending(p)).map(|(p, _)| m.pods[*p].key()).collect();
     if !failed.is_empty() {

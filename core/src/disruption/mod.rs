@@ -63,9 +63,17 @@ pub(crate) fn node_price(m: &Model, n: &ExistingNode) -> Option<f64> {
     let it = m.catalog.types.iter().find(|t| Some(&t.name) == n.instance_type.as_ref())?;
     let zone = n.zone.as_deref()?;
     let ct = n.capacity_type.as_deref()?;
+    // A reserved node is priced by its reservation's offering (its
+    // karpenter.k8s.aws/capacity-reservation-id label): on-demand price / 10,000,000, so
+    // consolidation rarely replaces it (catalog::resolve).
+    let reservation = n.labels.get(m.keys.reservation_id);
     it.offerings
         .iter()
-        .find(|o| m.interner.str(o.zone) == zone && m.interner.str(o.capacity_type) == ct)
+        .find(|o| {
+            m.interner.str(o.zone) == zone
+                && m.interner.str(o.capacity_type) == ct
+                && o.reservation.is_none_or(|r| Some(m.reservations[r as usize].id_value) == reservation)
+        })
         .map(|o| o.price)
         .filter(|p| p.is_finite())
 }

@@ -139,13 +139,22 @@ fn answer<T: Serialize>(kind: &'static str, r: Result<T, Vec<InputError>>) -> An
 }
 
 /// What one Karpenter provisioning pass would do with the pending pods.
+/// With `now`, the pass happens at that time (reservations' EndDates, docs/reservations.md).
 pub fn plan(req: &Request) -> Answer<Plan> {
-    answer("Plan", Cluster::load(&req.sources()).map(|c| c.plan()))
+    let r = optional_now(req).and_then(|now| Ok(Cluster::load(&req.sources())?.plan_at(now)));
+    answer("Plan", r)
+}
+
+/// The request's `now` when it has one.
+fn optional_now(req: &Request) -> Result<Option<i64>, Vec<InputError>> {
+    req.now.as_deref().map(|n| parse_now(Some(n))).transpose()
 }
 
 /// [`plan`] without fix hints, for callers that keep only the plan's figures (sweep rows).
 pub(crate) fn plan_without_hints(req: &Request) -> Answer<Plan> {
-    answer("Plan", Cluster::load(&req.sources()).map(|c| c.plan_with(crate::provision::RenderOptions { hints: false })))
+    let r = optional_now(req)
+        .and_then(|now| Ok(Cluster::load(&req.sources())?.plan_with_at(crate::provision::RenderOptions { hints: false }, now)));
+    answer("Plan", r)
 }
 
 /// NodePool edits that make Karpenter's own plan cheaper, each verified by re-planning
@@ -166,7 +175,7 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
     let r =
         Cluster::load(&req.sources()).and_then(|c| match (req.node.as_deref(), req.pod.as_deref()) {
             (Some(node), _) => c.explain_node(node, parse_now(req.now.as_deref())?),
-            (None, Some(pod)) => c.explain_pod(pod, req.instance_type.as_deref()),
+            (None, Some(pod)) => c.explain_pod_at(pod, req.instance_type.as_deref(), optional_now(req)?),
             (None, None) => Err(vec![InputError::new("required", "explain needs a pod or a node")
                 .help("--pod NAME (or namespace/name), or --node NAME with --now")]),
         });

@@ -66,6 +66,8 @@ struct Lowering {
     nodes: Vec<ExistingNode>,
     claims: Vec<ExistingNode>,
     pdbs: Vec<Pdb>,
+    /// Capacity reservations of `describe-capacity-reservations` documents.
+    reservations: Vec<crate::model::reservation::Reservation>,
     /// Training runtimes of the input, for the TrainJobs that reference them.
     runtimes: Vec<kinds::Runtime>,
     /// The input each run of pods / NodePools came from: (index of the run's first, source),
@@ -130,6 +132,7 @@ impl Lowerer {
             nodes: Vec::new(),
             claims: Vec::new(),
             pdbs: Vec::new(),
+            reservations: Vec::new(),
             runtimes: kinds::Runtime::collect(runtime_docs),
             pod_sources: Vec::new(),
             pool_sources: Vec::new(),
@@ -159,6 +162,10 @@ impl Lowerer {
             spot: l.interner.intern(labels::SPOT),
             reserved: l.interner.intern(labels::RESERVED),
             true_value: l.interner.intern("true"),
+            reservation_id: l.interner.intern(labels::RESERVATION_ID),
+            reservation_type: l.interner.intern(labels::RESERVATION_TYPE),
+            reservation_interruptible: l.interner.intern(labels::RESERVATION_INTERRUPTIBLE),
+            node_class: l.interner.intern(labels::EC2_NODE_CLASS),
         };
         l.merge_claims();
         // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
@@ -178,7 +185,8 @@ impl Lowerer {
             // errors of the objects, like admission's.
             return Err(l.errors.into_iter().map(|e| e.kind(ErrorKind::Admission)).collect());
         }
-        Ok(Model {
+        let gate = crate::catalog::resolve::gate(&settings);
+        let mut model = Model {
             interner: l.interner,
             resources: l.resources,
             keys,
@@ -191,7 +199,13 @@ impl Lowerer {
             nodes: l.nodes,
             pdbs: l.pdbs,
             skipped: l.skipped,
-        })
+            reservations: l.reservations,
+            reservation_selections: Vec::new(),
+            reservation_gate: gate,
+            reservation_time: None,
+        };
+        crate::catalog::resolve::apply(&mut model, None, gate);
+        Ok(model)
     }
 }
 
@@ -220,6 +234,18 @@ impl Lowering {
         let object = || doc.object();
         let mut sink = Sink { document: doc.index, object: &object, errors: &mut errors };
         let before = sink.errors.len();
+        // `aws ec2 describe-capacity-reservations` output: no kind, a CapacityReservations list.
+        if crate::catalog::reservations::is_reservations_document(&doc.value) {
+            let object = || crate::catalog::reservations::DOCUMENT_KEY.to_string();
+            let mut sink = Sink { document: doc.index, object: &object, errors: sink.errors };
+            let read = crate::catalog::reservations::read(&root, &mut sink, doc.source.as_deref());
+            for e in sink.errors[before..].iter_mut() {
+                e.source = e.source.take().or_else(|| doc.source.clone());
+            }
+            self.reservations.extend(read);
+            self.errors = errors;
+            return;
+        }
         if !header::object_header(&doc.value, &root, group, &api, &kind, &mut sink) {
             if let Some(src) = &doc.source {
                 for e in sink.errors[before..].iter_mut() {
@@ -442,6 +468,7 @@ impl Lowering {
                 }
             }
         }
+        nc.reservation_terms = crate::catalog::reservations::read_terms(&spec, sink);
         self.node_classes.push(nc);
     }
 
@@ -756,6 +783,24 @@ impl Lowering {
     }
 
     fn check_duplicates(&mut self) {
+        // One reservation id, twice (two describe outputs that overlap): EC2 ids are unique.
+        let mut seen_ids = std::collections::HashMap::new();
+        for r in &self.reservations {
+            if let Some(&(doc, idx)) = seen_ids.get(r.id.as_str()) {
+                let mut e = InputError::new(
+                    "duplicate-name",
+                    format!("capacity reservation {} appears twice (first at document {doc}, CapacityReservations[{idx}])", r.id),
+                )
+                .at_document(r.document)
+                .object(crate::catalog::reservations::DOCUMENT_KEY)
+                .path(format!("CapacityReservations[{}].CapacityReservationId", r.index))
+                .help("give each reservation once (one describe-capacity-reservations output)");
+                e.source = r.source.clone();
+                self.errors.push(e);
+            } else {
+                seen_ids.insert(r.id.as_str(), (r.document, r.index));
+            }
+        }
         // Sized up front: rehashing 100,000 names as the set grew was most of this. SipHash is
         // kept on purpose: names are user input, and a weak hash could be made to collide.
         // Each error is located at the second object (source, document, name) and names where

@@ -16,6 +16,9 @@ pub struct Offering {
     pub capacity_type: ValueId,
     pub price: f64,
     pub available: bool,
+    /// For a `reserved` offering: its reservation, an index into `Model::reservations`
+    /// (`catalog::resolve`).
+    pub reservation: Option<u32>,
 }
 
 /// An instance type of the catalog, with its offerings.

@@ -3,6 +3,7 @@
 
 pub mod instance_type;
 pub mod pod;
+pub mod reservation;
 
 use crate::labels::{Interner, KeyId, ValueId};
 use crate::requirements::Requirements;
@@ -160,6 +161,8 @@ pub struct NodeClass {
     pub kube_reserved: Vec<(ResourceId, i64)>,
     pub system_reserved: Vec<(ResourceId, i64)>,
     pub eviction_hard_memory: Option<i64>,
+    /// `spec.capacityReservationSelectorTerms`.
+    pub reservation_terms: Vec<reservation::ReservationTerm>,
 }
 
 /// An existing node (a Node, a NodeClaim, or both), as the scheduler and disruption see it.
@@ -249,6 +252,12 @@ pub struct Keys {
     pub spot: ValueId,
     pub reserved: ValueId,
     pub true_value: ValueId,
+    /// `karpenter.k8s.aws/capacity-reservation-{id,type,interruptible}`.
+    pub reservation_id: KeyId,
+    pub reservation_type: KeyId,
+    pub reservation_interruptible: KeyId,
+    /// `karpenter.k8s.aws/ec2nodeclass`: scopes reserved offerings to the classes selecting them.
+    pub node_class: KeyId,
 }
 
 /// Everything one request is about, lowered.
@@ -267,6 +276,14 @@ pub struct Model {
     pub nodes: Vec<ExistingNode>,
     pub pdbs: Vec<Pdb>,
     pub skipped: Vec<Skipped>,
+    /// Capacity reservations of the input (`describe-capacity-reservations`), sorted by id.
+    pub reservations: Vec<reservation::Reservation>,
+    /// Per EC2NodeClass with selector terms, what became of each reservation.
+    pub reservation_selections: Vec<crate::catalog::resolve::ClassSelection>,
+    /// The ReservedCapacity feature gate the reservations were resolved under.
+    pub reservation_gate: bool,
+    /// The pass time (Unix seconds) the reservations were resolved at, when one was given.
+    pub reservation_time: Option<i64>,
 }
 
 impl ExistingNode {
@@ -274,6 +291,13 @@ impl ExistingNode {
     /// else creation.
     pub fn consolidation_reference(&self) -> Option<i64> {
         self.last_pod_event.or(self.initialized_at).or(self.created)
+    }
+}
+
+impl Keys {
+    /// One of the three reservation label keys?
+    pub fn is_reservation_key(&self, k: KeyId) -> bool {
+        k == self.reservation_id || k == self.reservation_type || k == self.reservation_interruptible
     }
 }
 

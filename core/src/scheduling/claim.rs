@@ -275,6 +275,8 @@ pub struct PlannedClaim {
     /// Most room any candidate type leaves, for rejecting a full claim before any
     /// requirement or topology work (see [`Headroom`]).
     pub headroom: Headroom,
+    /// Reservations this claim holds a slot of (Karpenter's `reservedOfferings`).
+    pub reserved: super::reserve::Held,
 }
 
 /// Per resource, the largest `allocatable − daemon overhead` over a claim's candidate types.

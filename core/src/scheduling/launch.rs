@@ -20,6 +20,8 @@ pub struct Launch {
     pub capacity_type: ValueId,
     pub zone: ValueId,
     pub price: f64,
+    /// The reservation launched into (capacity type `reserved`).
+    pub reservation: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -33,12 +35,19 @@ pub struct FinalClaim {
     pub daemons: Vec<usize>,
 }
 
-/// Cheapest available offering of `it` compatible with `r` (R5.20.6 price key).
+/// Can a node be launched into `o` now: available and, for a reserved offering, its
+/// reservation has instances left (Karpenter's `Offering.Launchable`, cloudprovider/types.go).
+pub fn launchable(o: &Offering, m: &Model) -> bool {
+    o.available && o.reservation.is_none_or(|r| m.reservations[r as usize].available > 0)
+}
+
+/// Cheapest launchable offering of `it` compatible with `r` (R5.20.6 price key; Karpenter
+/// orders by launchable offerings, so a full reservation does not make a type look free).
 pub fn min_price(it: u32, r: &Requirements, m: &Model) -> f64 {
     m.catalog.types[it as usize]
         .offerings
         .iter()
-        .filter(|o| o.available && offering_compatible(o, r, m))
+        .filter(|o| launchable(o, m) && offering_compatible(o, r, m))
         .map(|o| o.price)
         .fold(f64::MAX, f64::min)
 }
@@ -94,16 +103,22 @@ pub fn finish(c: usize, pc: &PlannedClaim, t: &Template, options: Vec<u32>, laun
 pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Launch> {
     let spot = m.keys.spot;
     let od = m.keys.on_demand;
-    // (type, offerings still eligible)
+    // (type, offerings still eligible): launchable ones (the AWS provider's
+    // compatible-launchable filter).
     let mut cands: Vec<(u32, Vec<Offering>)> = options
         .iter()
         .map(|&i| {
             let offs =
-                m.catalog.types[i as usize].offerings.iter().filter(|o| o.available && offering_compatible(o, r, m)).copied().collect();
+                m.catalog.types[i as usize].offerings.iter().filter(|o| launchable(o, m) && offering_compatible(o, r, m)).copied().collect();
             (i, offs)
         })
         .filter(|(_, o): &(u32, Vec<Offering>)| !o.is_empty())
         .collect();
+    // Reserved first (instance.go getCapacityType), through the reservation filters.
+    let reserved_allowed = r.get(m.keys.capacity_type).is_none_or(|c| c.has(m.keys.reserved, &m.interner));
+    if reserved_allowed && cands.iter().any(|(_, o)| o.iter().any(|x| x.reservation.is_some())) {
+        crate::catalog::launch_reserved::filter(&mut cands, m);
+    }
     let min_values = claim::has_min_values(r);
     if m.catalog.is_aws() && !min_values {
         // Exotic filter (R6.3 step 5): metal and accelerator types only when nothing else fits.
@@ -128,7 +143,13 @@ pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Lau
         cands.truncate(AWS_MAX_INSTANCE_TYPES);
     }
     let spot_allowed = r.get(m.keys.capacity_type).is_none_or(|c| c.has(spot, &m.interner));
-    let ct = if spot_allowed && cands.iter().any(|(_, o)| o.iter().any(|x| x.capacity_type == spot)) { spot } else { od };
+    let ct = if reserved_allowed && cands.iter().any(|(_, o)| o.iter().any(|x| x.reservation.is_some())) {
+        m.keys.reserved
+    } else if spot_allowed && cands.iter().any(|(_, o)| o.iter().any(|x| x.capacity_type == spot)) {
+        spot
+    } else {
+        od
+    };
     let mut best: Option<Launch> = None;
     for (i, offs) in &cands {
         for o in offs.iter().filter(|o| o.capacity_type == ct) {
@@ -144,7 +165,7 @@ pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Lau
                 }
             };
             if better {
-                best = Some(Launch { it: *i, capacity_type: ct, zone: o.zone, price: o.price });
+                best = Some(Launch { it: *i, capacity_type: ct, zone: o.zone, price: o.price, reservation: o.reservation });
             }
         }
     }
@@ -188,10 +209,17 @@ pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usiz
     // hostname) get the same options and launch: tens of thousands of GPU claims come from a
     // few pod shapes, and sorting each one's candidates by price dominated rendering.
     let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without), Decision> = Default::default();
+    // FinalizeScheduling: a claim holding reservations launches only into them.
+    let pinned: Vec<Option<Requirements>> = sol
+        .claims
+        .iter()
+        .map(|pc| (!pc.reserved.is_empty()).then(|| crate::catalog::launch_reserved::pin(&pc.requirements, &pc.reserved, m)))
+        .collect();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
-        let r = Without { reqs: &pc.requirements, skip: [m.keys.hostname; 4] };
-        let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| decide(&pc.its, &pc.requirements, m)).clone();
+        let reqs = pinned[c].as_ref().unwrap_or(&pc.requirements);
+        let r = Without { reqs, skip: [m.keys.hostname; 4] };
+        let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| decide(&pc.its, reqs, m)).clone();
         match decision.map(|(options, l)| finish(c, pc, t, options, l)) {
             Ok(f) => out.push(f),
             Err((key, min, found)) => {

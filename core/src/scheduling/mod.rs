@@ -9,6 +9,7 @@ mod inflight;
 pub mod launch;
 pub mod memo;
 mod order;
+pub mod reserve;
 mod scan;
 pub mod topology;
 
@@ -35,6 +36,15 @@ pub fn it_labels_compatible(it: &InstanceType, r: &Requirements, m: &Model) -> b
         }
         match it.labels.get(k) {
             Some(v) => req.has(v, &m.interner),
+            // The reservation labels of a type are those of its reservations (the AWS
+            // provider's instance-type requirements: In the ids, or DoesNotExist without any).
+            None if m.keys.is_reservation_key(k) => {
+                let mut values = it.offerings.iter().filter_map(|o| crate::catalog::resolve::reservation_of(m, o)).peekable();
+                if values.peek().is_none() {
+                    return req.allows_absent();
+                }
+                values.any(|r| req.has(crate::catalog::resolve::label_value(r, k, m), &m.interner))
+            }
             None => req.allows_absent(),
         }
     })
@@ -43,6 +53,7 @@ pub fn it_labels_compatible(it: &InstanceType, r: &Requirements, m: &Model) -> b
 pub fn offering_compatible(o: &Offering, r: &Requirements, m: &Model) -> bool {
     r.get(m.keys.zone).is_none_or(|z| z.has(o.zone, &m.interner))
         && r.get(m.keys.capacity_type).is_none_or(|c| c.has(o.capacity_type, &m.interner))
+        && o.reservation.is_none_or(|_| crate::catalog::resolve::reserved_offering_compatible(o, r, m))
 }
 
 /// Why no instance type survived filtering.
@@ -65,6 +76,8 @@ pub enum Fail {
     Limits { remaining: Vec<(LimitKey, i64)> },
     NodesLimit,
     Resources,
+    /// Reserved capacity could not be reserved (see `reserve`).
+    Reserved(reserve::ReservedFail),
 }
 
 /// Final outcome for a pod that stays pending.
@@ -76,6 +89,13 @@ pub enum PodFailure {
     NoNodePools,
     /// Per usable NodePool (pool index), the error of the most relaxed attempt.
     PerPool(Vec<(usize, Fail)>),
+}
+
+impl PodFailure {
+    /// Did the pod fail on a ReservedOfferingError (see `reserve`)?
+    pub fn is_reserved_offering_error(&self) -> bool {
+        matches!(self, PodFailure::PerPool(errs) if errs.iter().any(|(_, f)| matches!(f, Fail::Reserved(r) if r.is_reserved_offering_error())))
+    }
 }
 
 /// Where a pod went.
@@ -161,6 +181,10 @@ pub struct Solver<'m> {
     spec_views: crate::fxhash::FxHashMap<usize, ViewParts>,
     /// The view parts of a pod without node constraints or tolerations.
     plain_view: Option<ViewParts>,
+    /// The pass's reservation counts, when some template can launch into a reservation.
+    reserve: Option<reserve::Manager>,
+    /// Per template: some candidate type has a reserved offering compatible with it.
+    reserved_templates: Vec<bool>,
 }
 
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
@@ -170,7 +194,11 @@ type Remaining = Vec<(LimitKey, i64)>;
 
 /// A new claim's requirements, candidates, whether minValues was relaxed and the candidates'
 /// headroom (memoised too: 20,000 one-pod claims recomputed it per row), or why not.
-type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties, claim::Headroom), Fail>;
+type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties, claim::Headroom, reserve::Held), Fail>;
+
+/// What `can_add` answers: the claim's requirements and candidates with the pod, the ties its
+/// topology choices broke, and the reservations it would hold.
+type Accepted = (Requirements, Vec<u32>, claim::Ties, reserve::Held);
 
 /// Run one provisioning pass over every pending pod of the model.
 pub fn solve(m: &Model) -> Solution {
@@ -186,7 +214,33 @@ pub fn solve_pods(m: &Model, pods: Option<&[usize]>, exclude: &[usize], gated: &
 
 /// [`solve_pods`] from a [`Baseline`] of the same model.
 pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[usize], gated: &[usize]) -> Solution {
+    solve_with(m, base, pods, exclude, gated, reserve::ReservedMode::Strict, &[])
+}
+
+/// [`solve_on`] in reservation mode `mode` (the provisioner's is strict, the disruption
+/// simulation's fallback), with reservation slots credited back (reservation, count).
+pub fn solve_with(
+    m: &Model,
+    base: &Baseline,
+    pods: Option<&[usize]>,
+    exclude: &[usize],
+    gated: &[usize],
+    mode: reserve::ReservedMode,
+    credit: &[(u32, i64)],
+) -> Solution {
     let templates = base.templates.clone();
+    let reserved_templates: Vec<bool> = templates
+        .iter()
+        .filter(|_| !m.reservations.is_empty())
+        .map(|t| {
+            t.its.iter().any(|&i| {
+                m.catalog.types[i as usize].offerings.iter().any(|o| o.reservation.is_some() && offering_compatible(o, &t.requirements, m))
+            })
+        })
+        .collect();
+    let reserve = reserved_templates.iter().any(|&r| r).then(|| reserve::Manager::new(m, mode, credit));
+    let mut reserved_templates = reserved_templates;
+    reserved_templates.resize(templates.len(), false);
     let any_pns = templates.iter().any(|t| m.node_pools[t.pool].taints.iter().any(|t| t.effect == crate::taints::Effect::PreferNoSchedule));
     let mut existing: Vec<ExistingState> = base.existing.iter().filter(|e| !exclude.contains(&e.node)).cloned().collect();
     for e in existing.iter_mut() {
@@ -235,6 +289,8 @@ pub fn solve_on(m: &Model, base: &Baseline, pods: Option<&[usize]>, exclude: &[u
         spec_shapes: Default::default(),
         spec_views: Default::default(),
         plain_view: None,
+        reserve,
+        reserved_templates,
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -506,7 +562,9 @@ impl Solver<'_> {
             match self.add(p, &view, relax.steps.is_empty()) {
                 Ok(pl) => return Ok((pl, relax.steps)),
                 Err(e) => {
-                    if !self.relax(p, &mut relax) {
+                    // Karpenter does not relax a pod that failed on a ReservedOfferingError: it
+                    // may schedule later without relaxing, once reservations are released.
+                    if e.is_reserved_offering_error() || !self.relax(p, &mut relax) {
                         return Err(e);
                     }
                 }
@@ -550,8 +608,8 @@ impl Solver<'_> {
         // sorts here, after the existing nodes refused the pod (`inflight`).
         self.settle_order();
         let found = self.first_open_claim(pod, view, shape);
-        if let Some((c, r, its, ties)) = found {
-            self.commit(c, p, r, its, ties, None);
+        if let Some((c, r, its, ties, held)) = found {
+            self.commit(c, p, r, its, ties, None, held);
             return Ok(Placement::Claim(c));
         }
         if self.templates.is_empty() {
@@ -566,13 +624,14 @@ impl Solver<'_> {
         for ti in 0..self.templates.len() {
             let t = &self.templates[ti];
             let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
-            let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty());
+            // A template that can reserve answers by the pass's reservation counts too.
+            let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty() && !self.reserved_templates[ti]);
             // With limits, the outcome depends on the shape, the template and the remaining
             // limits only (the hostname argument above holds), so a failure stays the answer
             // while the pool's remaining limits are what it failed under. Once a limit is
             // spent nothing more launches from the pool and they never change again: 100,000
             // GPU pods held by a limit each scanned the catalog twice before.
-            let limited_key = fresh_key.filter(|_| !rem.is_empty()).map(|k| (k, ti));
+            let limited_key = fresh_key.filter(|_| !rem.is_empty() && !self.reserved_templates[ti]).map(|k| (k, ti));
             if let Some((under, fail)) = limited_key.and_then(|k| self.limited_memo.get(&k)) {
                 if under.as_slice() == rem {
                     errs.push((t.pool, fail.clone()));
@@ -612,12 +671,13 @@ impl Solver<'_> {
                         min_values_relaxed: false,
                         ties: Vec::new(),
                         headroom: claim::Headroom::default(),
+                        reserved: reserve::Held::new(),
                     };
-                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its, ties)| {
+                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its, ties, held)| {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
                         let mut headroom = claim::Headroom::default();
                         headroom.update(t, &its, m);
-                        (r, its, relaxed, ties, headroom)
+                        (r, its, relaxed, ties, headroom, held)
                     });
                     if let Some(&k) = memo_key {
                         self.fresh_memo.insert((k, ti), outcome.clone());
@@ -626,7 +686,7 @@ impl Solver<'_> {
                 }
             };
             match outcome {
-                Ok((mut r, its, relaxed, ties, headroom)) => {
+                Ok((mut r, its, relaxed, ties, headroom, held)) => {
                     // The requirements name the placeholder they were computed with.
                     r.set(m.keys.hostname, Requirement::in_values([h]));
                     self.next_host += 1;
@@ -642,6 +702,7 @@ impl Solver<'_> {
                         min_values_relaxed: relaxed,
                         ties: Vec::new(),
                         headroom: claim::Headroom::default(),
+                        reserved: reserve::Held::new(),
                     });
                     self.topo.register_hostname(h);
                     // R5.11.1: book the largest candidate's capacity; `nodes` counts one per
@@ -656,8 +717,14 @@ impl Solver<'_> {
                             });
                         }
                     }
-                    self.commit(c, p, r, its, ties, Some(headroom));
+                    self.commit(c, p, r, its, ties, Some(headroom), held);
                     return Ok(Placement::Claim(c));
+                }
+                // A ReservedOfferingError: Karpenter discards every later NodePool's answer
+                // (scheduler.go addToNewNodeClaim), so lower-weight NodePools are not tried.
+                Err(Fail::Reserved(f)) if f.is_reserved_offering_error() => {
+                    errs.push((t.pool, Fail::Reserved(f)));
+                    break;
                 }
                 // No type is left because the limits removed every type that would hold the
                 // pod: that is the limit's doing, and the answer says so with the numbers.
@@ -676,9 +743,15 @@ impl Solver<'_> {
     }
 
     /// `headroom`: the headroom of `its` when the caller has it (a new claim's, memoised).
-    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties, headroom: Option<claim::Headroom>) {
+    #[allow(clippy::too_many_arguments)]
+    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties, headroom: Option<claim::Headroom>, held: reserve::Held) {
         let m = self.m;
         let pod = &m.pods[p];
+        if let Some(mgr) = self.reserve.as_mut() {
+            // `can_add` checked every new slot against these counts just now.
+            let ok = mgr.update(&mut self.claims[c].reserved, &held);
+            debug_assert!(ok, "over-reserved a reservation");
+        }
         self.claim_memo.changed(c);
         self.claim_room_memo.changed(c);
         let claim = &mut self.claims[c];
@@ -743,7 +816,7 @@ impl Solver<'_> {
     }
 
     /// Also returns the ties its topology choices broke by name (see `topology::tied_domains`).
-    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
+    fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<Accepted, Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // `Fail::Resources` comes from this check only (`scan` relies on it).
@@ -817,7 +890,13 @@ impl Solver<'_> {
                 }
             }
         }
-        Ok((r, its, ties))
+        let held = match &self.reserve {
+            Some(mgr) if self.reserved_templates[claim.template] => {
+                mgr.offerings_to_reserve(&its, &r, &claim.reserved, m).map_err(Fail::Reserved)?
+            }
+            _ => reserve::Held::new(),
+        };
+        Ok((r, its, ties, held))
     }
 }
 

@@ -52,7 +52,7 @@ impl Solver<'_> {
         pod: &Pod,
         view: &View,
         shape: Option<u32>,
-    ) -> Option<(usize, Requirements, Vec<u32>, super::claim::Ties)> {
+    ) -> Option<(usize, Requirements, Vec<u32>, super::claim::Ties, super::reserve::Held)> {
         let (key, by_room) = self.scan_key(pod, shape);
         let (key, class) = if by_room { self.shape_ids.with_hosts(key, self.host_groups(view)) } else { (key, None) };
         let hostname = self.m.keys.hostname;
@@ -65,8 +65,8 @@ impl Solver<'_> {
             |c| self.order.scan_key(c),
             |c| self.claim_alive[c],
             |c| match self.can_add(&self.claims[c], pod, view, false) {
-                Ok((r, its, ties)) => {
-                    found = Some((c, r, its, ties));
+                Ok((r, its, ties, held)) => {
+                    found = Some((c, r, its, ties, held));
                     Verdict::Accept
                 }
                 Err(e) => claim_rejection(&e, by_room, class.map(|_| hostname)),
@@ -106,6 +106,8 @@ impl Solver<'_> {
 /// `hostname`: the key when the memo key holds the hostname groups.
 fn claim_rejection(e: &Fail, by_room: bool, hostname: Option<KeyId>) -> Verdict {
     match e {
+        // Reservation counts change without the claim changing: ask again next time.
+        Fail::Reserved(_) => Verdict::Skip,
         _ if !by_room => Verdict::Reject,
         Fail::Resources => Verdict::Dead,
         Fail::Topology { kind: GroupKind::Spread | GroupKind::AntiAffinity, key } if Some(*key) == hostname => Verdict::DeadForGroups,

@@ -387,6 +387,24 @@ fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
             }
         }
     }
+    // Extension for reserved capacity (docs/reservations.md): per reservation id, `used`,
+    // `remaining` and `offered` after the pass.
+    if let Some(rs) = e.get("reservations").and_then(Value::as_object) {
+        for (id, want) in rs {
+            let r = plan.reservations.iter().find(|r| &r.id == id).ok_or_else(|| format!("reservation {id} not in the answer"))?;
+            if let Some(n) = want.get("used") {
+                check_count(n, r.used as usize, &format!("used of {id}"))?;
+            }
+            if let Some(n) = want.get("remaining") {
+                check_count(n, r.remaining.max(0) as usize, &format!("remaining of {id}"))?;
+            }
+            if let Some(b) = want.get("offered").and_then(Value::as_bool) {
+                if r.offered != b {
+                    return Err(format!("reservation {id}: expected offered {b}, got {} ({})", r.offered, r.message));
+                }
+            }
+        }
+    }
     let node_of = |p: &str| -> Result<String, String> {
         let s = spots.get(p).ok_or_else(|| format!("{p}: pod not found"))?;
         if !s.scheduled {

@@ -27,8 +27,22 @@ fn catalog_json(m: &Model) -> Value {
                 .offerings
                 .iter()
                 .map(|o| {
-                    json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
-                           "price": o.price, "available": o.available})
+                    let mut v = json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
+                           "price": o.price, "available": o.available});
+                    // A reserved offering (docs/reservations.md, "Oracle catalog"): its
+                    // reservation, and the EC2NodeClasses whose selector terms selected it
+                    // (the AWS provider builds offerings per EC2NodeClass).
+                    if let Some(r) = o.reservation.map(|r| &m.reservations[r as usize]) {
+                        let classes: Vec<&str> = r.classes.iter().map(|c| m.interner.str(*c)).collect();
+                        if let Value::Object(map) = &mut v {
+                            map.insert("reservationId".into(), json!(r.id));
+                            map.insert("reservationCapacity".into(), json!(r.available));
+                            map.insert("reservationType".into(), json!(m.interner.str(r.type_value)));
+                            map.insert("reservationInterruptible".into(), json!(r.interruptible));
+                            map.insert("nodeClasses".into(), json!(classes));
+                        }
+                    }
+                    v
                 })
                 .collect();
             json!({"name": t.name, "labels": labels, "allocatable": m.resources.render(&t.allocatable),
@@ -50,9 +64,13 @@ pub fn normal_plan(p: &Plan) -> Value {
         .node_claims
         .iter()
         .map(|c| {
-            json!({"pods": sorted(c.pods.clone()), "nodePool": c.node_pool, "instanceType": c.instance_type,
+            let mut v = json!({"pods": sorted(c.pods.clone()), "nodePool": c.node_pool, "instanceType": c.instance_type,
                    "capacityType": c.capacity_type, "zone": c.zone, "price": c.price_per_hour,
-                   "options": sorted(c.instance_type_options.as_ref().clone())})
+                   "options": sorted(c.instance_type_options.as_ref().clone())});
+            if let (Some(id), Value::Object(map)) = (&c.reservation_id, &mut v) {
+                map.insert("reservationId".into(), json!(id));
+            }
+            v
         })
         .collect();
     claims.sort_by(|a, b| a["pods"].to_string().cmp(&b["pods"].to_string()));
@@ -95,7 +113,17 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         Ok((m, _)) => m,
         Err(e) => return vec![base(json!({"error": format!("model failed: {e:?}")}))],
     };
-    let spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
+    // The pass time resolves reservations (an expiring capacity block is not available).
+    let now = match req.now.as_deref().map(|n| nodecast::json::parse_now(Some(n))).transpose() {
+        Ok(n) => n,
+        Err(e) => return vec![base(json!({"error": format!("clock.now: {e:?}")}))],
+    };
+    let model = nodecast::catalog::resolve::at_time(&model, now);
+    // Reservations make the resolved catalog differ per scenario: they are part of its key.
+    let mut spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
+    if !model.reservations.is_empty() {
+        spec.push_str(&catalog_json(&model).to_string());
+    }
     let next = catalogs.0.len();
     let id = *catalogs.0.entry(spec).or_insert_with(|| {
         out.push(json!({"record": "catalog", "id": next, "catalog": catalog_json(&model)}));

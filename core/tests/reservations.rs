@@ -1,0 +1,229 @@
+//! Reserved capacity (issue 38): the describe-capacity-reservations input, selection by
+//! EC2NodeClass, reserved offerings in the pass, the pass time, and consolidation prices.
+
+use nodecast::api::Plan;
+use nodecast::{Input, Outcome, Request};
+use serde_json::json;
+
+const NODE_CLASS: &str = r#"
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: gpu}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
+  capacityReservationSelectorTerms:
+  - tags: {team: ml}
+"#;
+
+fn pool(name: &str, weight: i32, capacity_types: &str) -> String {
+    format!(
+        r#"
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {{name: {name}}}
+spec:
+  weight: {weight}
+  template:
+    spec:
+      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}}
+      requirements:
+      - {{key: karpenter.sh/capacity-type, operator: In, values: [{capacity_types}]}}
+      - {{key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}}
+"#
+    )
+}
+
+fn pods(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: train-{i}}}
+spec:
+  containers:
+  - name: c
+    image: trainer
+    resources: {{requests: {{cpu: "100", nvidia.com/gpu: "8"}}, limits: {{nvidia.com/gpu: "8"}}}}
+"#
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+/// A p5 reservation entry as the AWS CLI prints it (plus a field nodecast does not read).
+fn reservation(id: &str, zone: &str, kind: &str, available: i64, end: Option<&str>) -> serde_json::Value {
+    let mut r = json!({
+        "CapacityReservationId": id, "OwnerId": "123456789012", "InstanceType": "p5.48xlarge",
+        "AvailabilityZone": zone, "TotalInstanceCount": 2, "AvailableInstanceCount": available,
+        "State": "active", "InstanceMatchCriteria": "targeted", "ReservationType": kind,
+        "Tags": [{"Key": "team", "Value": "ml"}], "CapacityReservationArn": "arn:aws:ec2:us-east-1:1:capacity-reservation/x",
+    });
+    if let Some(e) = end {
+        r["EndDate"] = json!(e);
+    }
+    r
+}
+
+fn request(yaml: &[String], reservations: serde_json::Value, now: Option<&str>) -> Request {
+    let text = yaml.join("---\n");
+    Request {
+        inputs: vec![
+            Input { name: Some("cluster.yaml".into()), text },
+            Input { name: Some("reservations.json".into()), text: json!({"CapacityReservations": reservations}).to_string() },
+        ],
+        catalog: Some(json!({"source": "aws-us-east-1", "zones": ["us-east-1a", "us-east-1b"]})),
+        now: now.map(str::to_string),
+        ..Default::default()
+    }
+}
+
+fn plan(req: &Request) -> Plan {
+    match nodecast::plan(req).outcome {
+        Outcome::Success(p) => p,
+        Outcome::Failure { errors } => panic!("plan failed: {errors:?}"),
+    }
+}
+
+#[test]
+fn reservation_is_preferred_and_its_count_is_tracked_in_strict_mode() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 0, "reserved, on-demand"), pods(3)];
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
+    // One NodeClaim launches into the reservation, at on-demand / 10,000,000.
+    assert_eq!(p.node_claims.len(), 1, "{:#?}", p.unschedulable);
+    let c = &p.node_claims[0];
+    assert_eq!(c.capacity_type.as_deref(), Some("reserved"));
+    assert_eq!(c.reservation_id.as_deref(), Some("cr-a"));
+    assert_eq!(c.reservation_type.as_deref(), Some("default"));
+    assert_eq!(c.labels.get("karpenter.k8s.aws/capacity-reservation-id").map(String::as_str), Some("cr-a"));
+    assert!(c.requirements.iter().any(|r| r == "karpenter.sh/capacity-type In [reserved]"), "{:?}", c.requirements);
+    assert!(c.price_per_hour.unwrap() < 0.001);
+    // The other two pods are compatible with cr-a, which the first NodeClaim holds: strict
+    // mode defers them (no on-demand launch in this pass).
+    assert_eq!(p.unschedulable.len(), 2);
+    assert!(p.unschedulable.iter().all(|u| u.code.as_str() == "reserved-offering-unavailable"));
+    let r = &p.reservations[0];
+    assert_eq!((r.used, r.remaining, r.total), (1, 0, 2));
+    // An ODCR commits on-demand price × TotalInstanceCount.
+    let od = 55.04;
+    assert!((r.committed_price_per_hour.unwrap() - 2.0 * od).abs() < 10.0, "{:?}", r.committed_price_per_hour);
+    assert_eq!(p.reserved_committed_price_per_hour, r.committed_price_per_hour);
+}
+
+#[test]
+fn full_reservation_in_a_mixed_pool_launches_on_demand() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 0, "reserved, on-demand"), pods(1)];
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 0, None)]), None));
+    assert_eq!(p.node_claims.len(), 1);
+    assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("on-demand"));
+    assert_eq!(p.node_claims[0].reservation_id, None);
+}
+
+#[test]
+fn full_reservation_in_a_reserved_only_pool_blocks_lower_pools() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("reserved", 100, "reserved"), pool("od", 10, "on-demand"), pods(1)];
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 0, None)]), None));
+    assert!(p.node_claims.is_empty(), "{:?}", p.node_claims);
+    assert_eq!(p.unschedulable[0].code.as_str(), "reserved-offering-unavailable");
+    // Without the reservation the same input launches on-demand from the lower pool.
+    let p = plan(&request(&yaml, json!([]), None));
+    assert_eq!(p.node_claims.len(), 1);
+    assert_eq!(p.node_claims[0].node_pool, "od");
+}
+
+#[test]
+fn capacity_block_is_not_offered_within_40_minutes_of_its_end() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 0, "reserved, on-demand"), pods(1)];
+    let blocks = json!([reservation("cr-b", "us-east-1a", "capacity-block", 1, Some("2026-12-01T12:30:00+00:00"))]);
+    // 11:49: 41 minutes before the end, still offered.
+    let p = plan(&request(&yaml, blocks.clone(), Some("2026-12-01T11:49:00Z")));
+    assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("reserved"));
+    assert!(!p.reservations[0].depends_on_time);
+    // 11:50: expiring.
+    let p = plan(&request(&yaml, blocks.clone(), Some("2026-12-01T11:50:00Z")));
+    assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("on-demand"));
+    assert!(!p.reservations[0].offered);
+    assert_eq!(p.node_class_reservations[0].not_selected[0].reason, "expiring");
+    // A capacity block's price is prepaid and not in the AWS output: no committed price.
+    assert_eq!(p.reservations[0].committed_price_per_hour, None);
+    // Without a time the answer says the reservation's use depends on it.
+    let p = plan(&request(&yaml, blocks, None));
+    assert!(p.reservations[0].depends_on_time);
+    assert!(p.warnings.iter().any(|w| w.code == "reservation-time-unknown"));
+}
+
+#[test]
+fn selection_follows_the_selector_terms_and_says_why_not() {
+    let mut expired = reservation("cr-c", "us-east-1a", "default", 1, None);
+    expired["State"] = json!("expired");
+    let mut untagged = reservation("cr-d", "us-east-1a", "default", 1, None);
+    untagged["Tags"] = json!([]);
+    let mut open = reservation("cr-e", "us-east-1a", "default", 1, None);
+    open["InstanceMatchCriteria"] = json!("unknown-criteria");
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 0, "reserved, on-demand"), pods(1)];
+    let p = plan(&request(&yaml, json!([expired, untagged, open, reservation("cr-f", "us-east-1c", "default", 1, None)]), None));
+    let s = &p.node_class_reservations[0];
+    assert_eq!(s.node_class, "gpu");
+    assert_eq!(s.selected, vec!["cr-f"]);
+    let reasons: Vec<(&str, &str)> = s.not_selected.iter().map(|n| (n.id.as_str(), n.reason.as_str())).collect();
+    assert_eq!(
+        reasons,
+        vec![("cr-c", "not-active"), ("cr-d", "no-term-matches"), ("cr-e", "unsupported-match-criteria"), ("cr-f", "zone-not-offered")]
+    );
+    assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("on-demand"));
+}
+
+#[test]
+fn bad_entries_get_located_errors_and_unknown_fields_are_tolerated() {
+    let mut bad = reservation("cr-a", "us-east-1a", "default", 1, None);
+    bad.as_object_mut().unwrap().remove("InstanceType");
+    bad["AvailableInstanceCount"] = json!(-1);
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 0, "reserved"), pods(1)];
+    let Outcome::Failure { errors } = nodecast::plan(&request(&yaml, json!([reservation("cr-x", "us-east-1a", "default", 1, None), bad]), None)).outcome
+    else {
+        panic!("accepted a reservation without InstanceType");
+    };
+    let located: Vec<(Option<&str>, Option<&str>, &str)> =
+        errors.iter().map(|e| (e.source.as_deref(), e.path.as_deref(), e.code.as_str())).collect();
+    assert!(located.contains(&(Some("reservations.json"), Some("CapacityReservations[1]"), "required")), "{located:?}");
+    assert!(located.contains(&(Some("reservations.json"), Some("CapacityReservations[1].AvailableInstanceCount"), "invalid-number")), "{located:?}");
+    assert!(errors.iter().all(|e| e.object.as_deref() == Some("CapacityReservations")));
+    // A duplicated id is refused too.
+    let dup = json!([reservation("cr-a", "us-east-1a", "default", 1, None), reservation("cr-a", "us-east-1b", "default", 1, None)]);
+    assert!(matches!(nodecast::plan(&request(&yaml, dup, None)).outcome, Outcome::Failure { .. }));
+}
+
+#[test]
+fn reserved_node_is_priced_by_its_reservation() {
+    let node = r#"
+apiVersion: v1
+kind: Node
+metadata:
+  name: p5-node
+  labels:
+    karpenter.sh/nodepool: p5
+    node.kubernetes.io/instance-type: p5.48xlarge
+    topology.kubernetes.io/zone: us-east-1a
+    karpenter.sh/capacity-type: reserved
+    karpenter.k8s.aws/capacity-reservation-id: cr-a
+    karpenter.sh/initialized: "true"
+    karpenter.sh/registered: "true"
+  creationTimestamp: "2026-12-01T00:00:00Z"
+status:
+  capacity: {cpu: "192", memory: 2048Gi, pods: "100", nvidia.com/gpu: "8"}
+  allocatable: {cpu: "191", memory: 2000Gi, pods: "100", nvidia.com/gpu: "8"}
+  conditions: [{type: Ready, status: "True"}]
+"#;
+    let yaml = vec![NODE_CLASS.to_string(), pool("p5", 0, "reserved, on-demand"), node.to_string()];
+    let mut req = request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None);
+    req.now = Some("2026-12-01T12:00:00Z".into());
+    let Outcome::Success(d) = nodecast::consolidate(&req).outcome else { panic!("consolidate failed") };
+    let n = d.nodes.iter().find(|n| n.name == "p5-node").expect("node in the answer");
+    let price = n.price_per_hour.expect("a reserved node has a price");
+    assert!(price > 0.0 && price < 0.001, "{price}");
+}
