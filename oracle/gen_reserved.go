@@ -98,10 +98,6 @@ func generateReserved(kind string, seed int64) (string, error) {
 		"objects":     strings.Join(g.docs, "---\n"),
 		"expect":      map[string]any{},
 	}
-	if g.chance(0.05) {
-		// The gate off: no reserved offering at all (Karpenter's and the AWS provider's switch).
-		sc["settings"] = map[string]any{"featureGates": "ReservedCapacity=false"}
-	}
 	b, err := yaml.Marshal(sc)
 	return string(b), err
 }
@@ -150,9 +146,7 @@ func (g *gen) reservations() []genCR {
 			m["EndDateType"] = "limited"
 			c.active = c.active && left > 40*time.Minute
 		} else {
-			if g.chance(0.3) {
-				m["ReservationType"] = "default"
-			}
+			m["ReservationType"] = "default"
 			m["StartDate"] = g.now.Add(-72 * time.Hour).Format("2006-01-02T15:04:05+00:00")
 			if g.chance(0.25) {
 				left := []time.Duration{-time.Hour, 20 * time.Minute, 48 * time.Hour}[g.r.Intn(3)]
