@@ -86,6 +86,27 @@ func (c *Catalog) InstanceTypes(reserved map[string][]CatalogOffering) cloudprov
 	keys := sets.List(c.LabelKeys())
 	var out cloudprovider.InstanceTypes
 	for _, t := range c.Types {
+		out = append(out, c.instanceType(t, keys, reserved[t.Name]))
+	}
+	return out
+}
+
+// WithReserved is `base` (InstanceTypes(nil)) with the types that have reserved offerings rebuilt:
+// the others are shared, so a NodePool's own list costs only its reserved types.
+func (c *Catalog) WithReserved(base cloudprovider.InstanceTypes, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+	keys := sets.List(c.LabelKeys())
+	out := make(cloudprovider.InstanceTypes, len(base))
+	copy(out, base)
+	for i, t := range c.Types {
+		if len(reserved[t.Name]) > 0 {
+			out[i] = c.instanceType(t, keys, reserved[t.Name])
+		}
+	}
+	return out
+}
+
+func (c *Catalog) instanceType(t CatalogType, keys []string, reserved []CatalogOffering) *cloudprovider.InstanceType {
+	{
 		alloc := quantities(t.Allocatable)
 		capacity := quantities(t.Capacity)
 		for k, q := range alloc {
@@ -130,7 +151,7 @@ func (c *Catalog) InstanceTypes(reserved map[string][]CatalogOffering) cloudprov
 		}
 		// offering/reserved_capacity_resolver.go: one offering per selected reservation of the type.
 		ids, rtypes, interruptible := sets.New[string](), sets.New[string](), sets.New[string]()
-		for _, o := range reserved[t.Name] {
+		for _, o := range reserved {
 			offerings = append(offerings, &cloudprovider.Offering{
 				Requirements: scheduling.NewLabelRequirements(map[string]string{
 					v1.CapacityTypeLabelKey: v1.CapacityTypeReserved, corev1.LabelTopologyZone: o.Zone,
@@ -178,15 +199,14 @@ func (c *Catalog) InstanceTypes(reserved map[string][]CatalogOffering) cloudprov
 				reqs.Add(scheduling.NewRequirement(k, corev1.NodeSelectorOpDoesNotExist))
 			}
 		}
-		out = append(out, &cloudprovider.InstanceType{
+		return &cloudprovider.InstanceType{
 			Name:         t.Name,
 			Requirements: reqs,
 			Offerings:    offerings,
 			Capacity:     capacity,
 			Overhead:     &cloudprovider.InstanceTypeOverhead{KubeReserved: overhead},
-		})
+		}
 	}
-	return out
 }
 
 // exotic: a metal size or a type with an accelerator resource (FORMAT.md §2.1 launch filter).

@@ -98,16 +98,19 @@ func catalogID(r NodecastRecord) int {
 	return id
 }
 
-// itCache: Karpenter's instance types per catalog and, for a NodePool whose EC2NodeClass selects
-// reservations, per set of reserved offerings (key: catalog id + extraKey).
-var itCache = map[string]cloudprovider.InstanceTypes{}
+// itCache: Karpenter's instance types per catalog. A NodePool whose EC2NodeClass selects
+// reservations gets them with its reserved types rebuilt (WithReserved): one cached list per
+// reservation set would hold a whole catalog per scenario (gigabytes over a long run).
+var itCache = map[int]cloudprovider.InstanceTypes{}
 
 func cachedTypes(cat *Catalog, catID int, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
-	key := fmt.Sprint(catID) + "|" + extraKey(reserved)
-	if _, ok := itCache[key]; !ok {
-		itCache[key] = cat.InstanceTypes(reserved)
+	if _, ok := itCache[catID]; !ok {
+		itCache[catID] = cat.InstanceTypes(nil)
 	}
-	return itCache[key]
+	if len(reserved) == 0 {
+		return itCache[catID]
+	}
+	return cat.WithReserved(itCache[catID], reserved)
 }
 
 // karpenterSide answers one scenario with Karpenter.
