@@ -110,8 +110,20 @@ func cachedTypes(cat *Catalog, catID int, reserved map[string][]CatalogOffering)
 	if len(reserved) == 0 {
 		return itCache[catID]
 	}
-	return cat.WithReserved(itCache[catID], reserved)
+	// Re-runs of one scenario reuse its lists (Karpenter keeps state per instance type, so fresh
+	// objects on every run cost memory); a bounded cache, emptied when full.
+	key := fmt.Sprint(catID) + "|" + extraKey(reserved)
+	if its, ok := reservedCache[key]; ok {
+		return its
+	}
+	if len(reservedCache) >= 32 {
+		reservedCache = map[string]cloudprovider.InstanceTypes{}
+	}
+	reservedCache[key] = cat.WithReserved(itCache[catID], reserved)
+	return reservedCache[key]
 }
+
+var reservedCache = map[string]cloudprovider.InstanceTypes{}
 
 // karpenterSide answers one scenario with Karpenter.
 func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
@@ -256,8 +268,8 @@ func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	nProv := fs.Int("provision", 200, "random provisioning scenarios")
 	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
-	nRes := fs.Int("reserved", 100, "random reserved-capacity provisioning scenarios (gen_reserved.go)")
-	nRDis := fs.Int("rdisrupt", 50, "random disruption scenarios with reserved nodes")
+	nRes := fs.Int("reserved", 40, "random reserved-capacity provisioning scenarios (gen_reserved.go)")
+	nRDis := fs.Int("rdisrupt", 20, "random disruption scenarios with reserved nodes")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
