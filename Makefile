@@ -8,19 +8,23 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: all deps build demo test test-rust schema schema-check conformance catalog catalog-check bench fuzz lint clean \
+.PHONY: all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test bench-cli
 
 all: build
 
 # Installs what is missing: a Rust toolchain (via rustup) when cargo is absent.
-deps:
+deps-rust:
 	@command -v $(CARGO) >/dev/null 2>&1 || { \
 	  echo "cargo not found: installing Rust with rustup"; \
 	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; }
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "add ~/.cargo/bin to PATH and re-run"; exit 1; }
-	@# `optimize` links HiGHS (good_lp's `highs` feature): cmake and a C++ compiler build it, and
-	@# bindgen needs libclang. Debian packages, installed when missing (as root or with sudo).
+
+# `optimize` links HiGHS (good_lp's `highs` feature): cmake and a C++ compiler build it, and
+# bindgen needs libclang. Debian packages, installed when missing (as root or with sudo).
+HIGHS_PREREQS_PRESENT = command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 && \
+	{ ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ]; }
+deps: deps-rust
 	@missing=""; command -v cmake >/dev/null 2>&1 || missing="$$missing cmake"; command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
 	  ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ] || missing="$$missing libclang-dev"; \
 	  if [ -n "$$missing" ]; then echo "installing$$missing (HiGHS for optimize)"; \
@@ -30,8 +34,16 @@ deps:
 build: deps
 	$(CARGO) build --release -p nodecast-cli -p nodecast-conformance
 
+# The demo never optimizes, so on a machine without HiGHS's build prerequisites it installs
+# nothing but Rust and builds the CLI without HiGHS (optimize then uses the pure-Rust solver, as
+# in wasm): a fresh machine's first command skips libclang and the C++ build (issue 35).
+demo-build: deps-rust
+	@if $(HIGHS_PREREQS_PRESENT); then $(CARGO) build --release -p nodecast-cli; \
+	else echo "(HiGHS prerequisites absent: building the CLI without HiGHS; make build adds it)"; \
+	  $(CARGO) build --release -p nodecast-cli --no-default-features; fi
+
 # Plan the GPU training example on the embedded AWS catalog, then explain the training pod.
-demo: build
+demo: demo-build
 	@echo "== nodecast plan $(TRAINING)"
 	@$(NODECAST) plan $(TRAINING)
 	@echo
@@ -47,7 +59,7 @@ demo: build
 # npm package under Node (node --test, tsc), and the playground in headless Chromium. Last, the
 # differential harness runs the real Karpenter beside nodecast on 200 + 100 random scenarios, the
 # public cases, the examples and tests/scenarios (oracle/; Go from GOTOOLCHAIN, see below).
-test: build test-rust schema-check conformance catalog-check lint test-python wasm-test web-test oracle-test
+test: build test-rust schema-check conformance docs-check catalog-check lint test-python wasm-test web-test oracle-test
 
 test-rust:
 	$(CARGO) test --release --workspace --exclude nodecast-benches
@@ -62,6 +74,14 @@ conformance: build
 	@$(CONFORMANCE) examples/expectations-ml.yaml
 	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code: in-flight order, topology domains, pending pods, Balanced, spot-to-spot, ties)"
 	@$(CONFORMANCE) tests/scenarios
+
+# Every `$ nodecast ...` example in README.md and docs/*.md runs and prints what it shows
+# (tools/docs_check.py; `...` elides lines). `make docs-update` rewrites the outputs that differ.
+docs-check: build
+	python3 tools/docs_check.py --nodecast $(NODECAST)
+
+docs-update: build
+	python3 tools/docs_check.py --nodecast $(NODECAST) --update
 
 # The answers' JSON Schema and TypeScript declarations, generated from the Rust answer types
 # (core/src/schema); schema-check fails when the checked-in copies are stale or a real answer
