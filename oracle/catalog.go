@@ -4,6 +4,7 @@ package main
 // by `nodecast-conformance --oracle`), so both sides see the same types, offerings and prices.
 
 import (
+	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,14 @@ type CatalogOffering struct {
 	CapacityType string  `json:"capacityType"`
 	Price        float64 `json:"price"`
 	Available    bool    `json:"available"`
+	// Reserved offerings only (issue 38; reserved.go).
+	ReservationID            string `json:"reservationId,omitempty"`
+	ReservationCapacity      int    `json:"reservationCapacity,omitempty"`
+	ReservationType          string `json:"reservationType,omitempty"`
+	ReservationInterruptible bool   `json:"reservationInterruptible,omitempty"`
+	// The EC2NodeClasses whose selector terms selected a reserved offering's reservation (nodecast
+	// has one catalog for all NodePools; the AWS provider makes offerings per EC2NodeClass).
+	NodeClasses []string `json:"nodeClasses,omitempty"`
 }
 
 type CatalogType struct {
@@ -50,11 +59,16 @@ func (c *Catalog) LabelKeys() sets.Set[string] {
 var baseWellKnown = v1.WellKnownLabels.Clone()
 
 // Register makes the catalog's label keys well-known, as the AWS provider does for its
-// karpenter.k8s.aws/* labels (and FORMAT.md §2.3 for inline catalogs).
+// karpenter.k8s.aws/* labels (and FORMAT.md §2.3 for inline catalogs). The reservation labels are
+// among the AWS provider's well-known labels whether or not a reservation exists (only a scenario
+// that names them can tell).
 func (c *Catalog) Register() {
 	v1.WellKnownLabels = baseWellKnown.Clone().Union(c.LabelKeys())
+	v1.WellKnownLabels.Insert(reservationLabels...)
 	v1.RestrictedLabelDomains = v1.RestrictedLabelDomains.Insert("karpenter.k8s.aws")
 }
+
+func (c *Catalog) aws() bool { return c.Source == "aws-us-east-1" }
 
 func quantities(m map[string]string) corev1.ResourceList {
 	out := corev1.ResourceList{}
@@ -66,10 +80,33 @@ func quantities(m map[string]string) corev1.ResourceList {
 
 // InstanceTypes builds Karpenter instance types. Capacity is the catalog capacity; the overhead is
 // what separates it from the catalog's allocatable, so Karpenter's allocatable equals nodecast's.
-func (c *Catalog) InstanceTypes() cloudprovider.InstanceTypes {
+// `reserved` holds, per type name, the reserved offerings of one EC2NodeClass (reserved.go); the
+// catalog's own reserved offerings are nodecast's view of them and are not used here.
+func (c *Catalog) InstanceTypes(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
 	keys := sets.List(c.LabelKeys())
 	var out cloudprovider.InstanceTypes
 	for _, t := range c.Types {
+		out = append(out, c.instanceType(t, keys, reserved[t.Name]))
+	}
+	return out
+}
+
+// WithReserved is `base` (InstanceTypes(nil)) with the types that have reserved offerings rebuilt:
+// the others are shared, so a NodePool's own list costs only its reserved types.
+func (c *Catalog) WithReserved(base cloudprovider.InstanceTypes, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+	keys := sets.List(c.LabelKeys())
+	out := make(cloudprovider.InstanceTypes, len(base))
+	copy(out, base)
+	for i, t := range c.Types {
+		if len(reserved[t.Name]) > 0 {
+			out[i] = c.instanceType(t, keys, reserved[t.Name])
+		}
+	}
+	return out
+}
+
+func (c *Catalog) instanceType(t CatalogType, keys []string, reserved []CatalogOffering) *cloudprovider.InstanceType {
+	{
 		alloc := quantities(t.Allocatable)
 		capacity := quantities(t.Capacity)
 		for k, q := range alloc {
@@ -92,26 +129,68 @@ func (c *Catalog) InstanceTypes() cloudprovider.InstanceTypes {
 		var offerings cloudprovider.Offerings
 		zones, cts := sets.New[string](), sets.New[string]()
 		for _, o := range t.Offerings {
-			offerings = append(offerings, &cloudprovider.Offering{
+			if o.CapacityType == v1.CapacityTypeReserved {
+				continue
+			}
+			off := &cloudprovider.Offering{
 				Requirements: scheduling.NewLabelRequirements(map[string]string{v1.CapacityTypeLabelKey: o.CapacityType, corev1.LabelTopologyZone: o.Zone}),
 				Price:        o.Price,
 				Available:    o.Available,
-			})
+			}
+			if c.aws() {
+				// offering/base_resolver.go: on-demand and spot offerings have no reservation labels.
+				for _, k := range reservationLabels {
+					off.Requirements.Add(scheduling.NewRequirement(k, corev1.NodeSelectorOpDoesNotExist))
+				}
+			}
+			offerings = append(offerings, off)
 			if o.Available {
 				zones.Insert(o.Zone)
 				cts.Insert(o.CapacityType)
 			}
 		}
+		// offering/reserved_capacity_resolver.go: one offering per selected reservation of the type.
+		ids, rtypes, interruptible := sets.New[string](), sets.New[string](), sets.New[string]()
+		for _, o := range reserved {
+			offerings = append(offerings, &cloudprovider.Offering{
+				Requirements: scheduling.NewLabelRequirements(map[string]string{
+					v1.CapacityTypeLabelKey: v1.CapacityTypeReserved, corev1.LabelTopologyZone: o.Zone,
+					labelReservationID: o.ReservationID, labelReservationType: o.ReservationType,
+					labelReservationInterruptible: fmt.Sprintf("%t", o.ReservationInterruptible),
+				}),
+				Price:               o.Price,
+				Available:           o.Available,
+				ReservationCapacity: o.ReservationCapacity,
+			})
+			ids.Insert(o.ReservationID)
+			rtypes.Insert(o.ReservationType)
+			interruptible.Insert(fmt.Sprintf("%t", o.ReservationInterruptible))
+		}
+		// instancetype/types.go computeRequirements: `reserved` is a capacity type of every type with
+		// a status entry (full, expiring or in another zone alike), and the reservation labels take
+		// the entries' values; without one they do not exist.
+		if ids.Len() > 0 {
+			cts.Insert(v1.CapacityTypeReserved)
+		}
 		reqs := scheduling.NewRequirements(
 			scheduling.NewRequirement(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, sets.List(zones)...),
 			scheduling.NewRequirement(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, sets.List(cts)...),
 		)
+		if c.aws() || ids.Len() > 0 {
+			for k, vs := range map[string]sets.Set[string]{labelReservationID: ids, labelReservationType: rtypes, labelReservationInterruptible: interruptible} {
+				if vs.Len() > 0 {
+					reqs.Add(scheduling.NewRequirement(k, corev1.NodeSelectorOpIn, sets.List(vs)...))
+				} else {
+					reqs.Add(scheduling.NewRequirement(k, corev1.NodeSelectorOpDoesNotExist))
+				}
+			}
+		}
 		labels := map[string]string{corev1.LabelInstanceTypeStable: t.Name, corev1.LabelArchStable: "amd64", corev1.LabelOSStable: "linux"}
 		for k, v := range t.Labels {
 			labels[k] = v
 		}
 		for _, k := range keys {
-			if k == corev1.LabelTopologyZone || k == v1.CapacityTypeLabelKey {
+			if k == corev1.LabelTopologyZone || k == v1.CapacityTypeLabelKey || reqs.Has(k) {
 				continue
 			}
 			if v, ok := labels[k]; ok {
@@ -120,15 +199,14 @@ func (c *Catalog) InstanceTypes() cloudprovider.InstanceTypes {
 				reqs.Add(scheduling.NewRequirement(k, corev1.NodeSelectorOpDoesNotExist))
 			}
 		}
-		out = append(out, &cloudprovider.InstanceType{
+		return &cloudprovider.InstanceType{
 			Name:         t.Name,
 			Requirements: reqs,
 			Offerings:    offerings,
 			Capacity:     capacity,
 			Overhead:     &cloudprovider.InstanceTypeOverhead{KubeReserved: overhead},
-		})
+		}
 	}
-	return out
 }
 
 // exotic: a metal size or a type with an accelerator resource (FORMAT.md §2.1 launch filter).
@@ -153,9 +231,15 @@ type Launch struct {
 	CapacityType string              `json:"capacityType"`
 	Cheapest     float64             `json:"cheapest"`
 	Types        map[string][]string `json:"types"` // acceptable type -> acceptable zones
+	// A reserved launch: the reservation each acceptable "type/zone" launches into.
+	Reservations map[string]string `json:"reservations,omitempty"`
 }
 
 func launch(its cloudprovider.InstanceTypes, reqs scheduling.Requirements, aws bool) *Launch {
+	// getCapacityType (AWS provider): reserved first, when a compatible reserved offering can launch.
+	if l := reservedLaunch(its, reqs, aws); l != nil {
+		return l
+	}
 	if aws {
 		if plain := lo_filter(its, func(it *cloudprovider.InstanceType) bool { return !exotic(it) }); len(plain) > 0 {
 			its = plain

@@ -45,7 +45,11 @@ func launchOK(n Claim, k Claim) bool {
 	if !ok {
 		return false
 	}
-	return slices.Contains(zones, n.Zone)
+	if !slices.Contains(zones, n.Zone) {
+		return false
+	}
+	// A reserved launch goes into one reservation per (type, zone); any other launch into none.
+	return n.ReservationID == k.Launch.Reservations[n.InstanceType+"/"+n.Zone]
 }
 
 // Replicas of one generated Deployment or Job (`<ns>/app-<i>-<replica>`) are identical pods; which
@@ -77,6 +81,10 @@ func canonical(a *ProvisionAnswer) *ProvisionAnswer {
 		out.Unschedulable = append(out.Unschedulable, canon(p))
 	}
 	slices.Sort(out.Unschedulable)
+	for _, p := range a.Deferred {
+		out.Deferred = append(out.Deferred, canon(p))
+	}
+	slices.Sort(out.Deferred)
 	return out
 }
 
@@ -85,6 +93,9 @@ func CompareProvision(n, k *ProvisionAnswer) (string, string) {
 	n, k = canonical(n), canonical(k)
 	if n.Error != "" || k.Error != "" {
 		return "error", fmt.Sprintf("nodecast error %q, karpenter error %q", n.Error, k.Error)
+	}
+	if !slices.Equal(n.Deferred, k.Deferred) {
+		return "deferred pods differ (reserved capacity)", fmt.Sprintf("nodecast %v, karpenter %v", n.Deferred, k.Deferred)
 	}
 	if !slices.Equal(n.Unschedulable, k.Unschedulable) {
 		return "unschedulable pods differ", fmt.Sprintf("nodecast %v, karpenter %v", n.Unschedulable, k.Unschedulable)
@@ -136,7 +147,16 @@ func CompareProvision(n, k *ProvisionAnswer) (string, string) {
 			may = append(may, fmt.Sprintf("%s %v", kc.Launch.CapacityType, kc.Launch.Types))
 		}
 	}
-	return "launched offering differs", fmt.Sprintf("%v: nodecast %s %s %s, karpenter may launch %s", nc.Pods, nc.CapacityType, nc.InstanceType, nc.Zone, strings.Join(may, " | "))
+	for _, kc := range k.Claims {
+		if slices.Equal(nc.Pods, kc.Pods) && kc.Launch != nil && len(kc.Launch.Reservations) > 0 {
+			may = append(may, fmt.Sprintf("reservations %v", kc.Launch.Reservations))
+		}
+	}
+	cls := "launched offering differs"
+	if nc.CapacityType == "reserved" || nc.ReservationID != "" || strings.Contains(strings.Join(may, " "), "reserved") {
+		cls = "launched offering differs (reserved capacity)"
+	}
+	return cls, fmt.Sprintf("%v: nodecast %s %s %s %s, karpenter may launch %s", nc.Pods, nc.CapacityType, nc.InstanceType, nc.Zone, nc.ReservationID, strings.Join(may, " | "))
 }
 
 // matchClaims pairs every nodecast claim with a distinct Karpenter claim holding the same pods for

@@ -63,7 +63,7 @@ func writeGenerated(dir, kind string, seed int64) (string, error) {
 
 func cmdGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt or gates")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved or rdisrupt")
 	seed := fs.Int64("seed", 1, "seed")
 	out := fs.String("o", "", "output file (default stdout)")
 	_ = fs.Parse(args)
@@ -84,6 +84,9 @@ type gen struct {
 	pools []pool
 	now   time.Time
 	zones []string
+	// reserved scenarios (gen_reserved.go): may turn an existing node into a reserved one. Nil for
+	// the other kinds, which therefore draw exactly what they drew before.
+	nodeHook func(labels map[string]any, p pool)
 }
 
 type pool struct {
@@ -93,6 +96,8 @@ type pool struct {
 	types []string // plausible types for existing nodes
 	cts   []string
 	label string // value of team label in template, "" = none
+	// the EC2NodeClass the pool references ("" = default)
+	nodeClass string
 }
 
 func (g *gen) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
@@ -410,6 +415,13 @@ func (g *gen) existingNode(i int, p pool, disrupt bool) {
 	if p.label != "" {
 		labels["example.com/team"] = p.label
 	}
+	if g.nodeHook != nil {
+		g.nodeHook(labels, p)
+	}
+	nodeClass := p.nodeClass
+	if nodeClass == "" {
+		nodeClass = "default"
+	}
 	age := time.Duration(1+g.r.Intn(24*25)) * time.Hour
 	if g.chance(0.3) {
 		age = time.Duration(5+g.r.Intn(120)) * time.Minute
@@ -430,7 +442,7 @@ func (g *gen) existingNode(i int, p pool, disrupt bool) {
 			st["lastPodEventTime"] = g.now.Add(-time.Duration(1+g.r.Intn(300)) * time.Minute).Format(time.RFC3339)
 		}
 		g.add(map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": map[string]any{"name": name + "-claim", "creationTimestamp": created.Format(time.RFC3339),
-			"labels": map[string]any{"karpenter.sh/nodepool": p.name}}, "spec": map[string]any{"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}, "status": st})
+			"labels": map[string]any{"karpenter.sh/nodepool": p.name}}, "spec": map[string]any{"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": nodeClass}}, "status": st})
 	}
 	// Bound pods that fit: fill a random fraction of cpu, memory and GPUs.
 	cpuLeft, memLeft := milli(t.Allocatable["cpu"])*8/10, mib(t.Allocatable["memory"])*8/10
@@ -473,6 +485,9 @@ func Generate(kind string, seed int64) (string, error) {
 	}
 	if err := loadAWS(); err != nil {
 		return "", err
+	}
+	if kind == "reserved" || kind == "rdisrupt" {
+		return generateReserved(kind, seed)
 	}
 	g := &gen{r: rand.New(rand.NewSource(seed*7919 + map[string]int64{"provision": 1, "disrupt": 2}[kind])), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
 	g.zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}

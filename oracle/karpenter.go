@@ -72,7 +72,9 @@ func settingString(s map[string]any, k string) string {
 	return ""
 }
 
-func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*Env, error) {
+// newEnvWith builds the environment; typesFor returns the instance types with a node class's
+// reserved offerings (nil: none).
+func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOffering) cloudprovider.InstanceTypes) (*Env, error) {
 	objs, err := s.ParseObjects()
 	if err != nil {
 		return nil, err
@@ -104,8 +106,11 @@ func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*En
 		case ok && k == "NodeOverlay":
 			nodeOverlay = strings.EqualFold(v, "true")
 			fields.FeatureGates.NodeOverlay = lo.ToPtr(nodeOverlay)
+		case ok && k == "ReservedCapacity":
+			fields.FeatureGates.ReservedCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
 		}
 	}
+	reservedGate := fields.FeatureGates.ReservedCapacity == nil || *fields.FeatureGates.ReservedCapacity
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
 	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}}
 	e.client = fakecr.NewClientBuilder().WithScheme(scheme.Scheme).
@@ -115,9 +120,22 @@ func newEnvWith(s *Scenario, cat *Catalog, its cloudprovider.InstanceTypes) (*En
 		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}, &v1alpha1.NodeOverlay{}).
 		Build()
 	e.cp = fake.NewCloudProvider()
-	e.cp.InstanceTypes = its
+	e.cp.InstanceTypes = typesFor(nil)
 	for _, it := range e.cp.InstanceTypes {
 		e.its[it.Name] = it
+	}
+	// Reserved offerings per NodePool, from the reservations its EC2NodeClass selects (the AWS
+	// provider makes none with the ReservedCapacity gate off: reserved_capacity_resolver.go).
+	if reservedGate {
+		pools, err := cat.PoolReservations(objs, now)
+		if err != nil {
+			return nil, err
+		}
+		for pool, reserved := range pools {
+			if len(reserved) > 0 {
+				e.cp.InstanceTypesForNodePool[pool] = typesFor(reserved)
+			}
+		}
 	}
 	e.rec = events.NewRecorder(&record.FakeRecorder{})
 	// With the NodeOverlay gate, Karpenter's own overlay path: the nodeoverlay controller fills
@@ -398,8 +416,13 @@ type Claim struct {
 	Zone         string   `json:"zone,omitempty"`
 	Price        float64  `json:"price,omitempty"`
 	Options      []string `json:"options"`
+	// nodecast side: the reservation a reserved NodeClaim launches into.
+	ReservationID string `json:"reservationId,omitempty"`
 	// Karpenter side only: every launch the AWS provider / EC2 may make.
 	Launch *Launch `json:"launch,omitempty"`
+	// Karpenter side only: the reservations the NodeClaim holds (its capacity-reservation-id
+	// requirement after FinalizeScheduling), for reading a disagreement.
+	Held []string `json:"held,omitempty"`
 }
 
 // ProvisionAnswer is the normalised provisioning answer of either side.
@@ -407,7 +430,10 @@ type ProvisionAnswer struct {
 	Claims        []Claim           `json:"claims"`
 	Existing      map[string]string `json:"existing"`
 	Unschedulable []string          `json:"unschedulable"`
-	Error         string            `json:"error,omitempty"`
+	// Pods whose scheduling Karpenter deferred to a later pass for want of reserved capacity (a
+	// ReservedOfferingError: not unschedulable, preferences not relaxed; scheduler.go).
+	Deferred []string `json:"deferred,omitempty"`
+	Error    string   `json:"error,omitempty"`
 	// nodecast side only: how many ties (Karpenter's map-order picks) nodecast disclosed.
 	Ties int `json:"ties,omitempty"`
 }
@@ -425,6 +451,10 @@ func (e *Env) claim(nc *pscheduling.NodeClaim) Claim {
 	}
 	sort.Strings(c.Options)
 	c.Launch = launch(nc.InstanceTypeOptions, nc.Requirements, e.aws)
+	if r := nc.Requirements.Get(labelReservationID); nc.Requirements.Has(labelReservationID) && r.Operator() == corev1.NodeSelectorOpIn {
+		c.Held = r.Values()
+		sort.Strings(c.Held)
+	}
 	if os.Getenv("ORACLE_DEBUG") != "" {
 		fmt.Fprintf(os.Stderr, "claim %v: %s\n", c.Pods, nc.Requirements.String())
 	}
@@ -451,10 +481,15 @@ func (e *Env) Provision() (*ProvisionAnswer, error) {
 			a.Existing[podKey(p)] = n.Name()
 		}
 	}
-	for p := range res.PodErrors {
-		a.Unschedulable = append(a.Unschedulable, podKey(p))
+	for p, err := range res.PodErrors {
+		if pscheduling.IsReservedOfferingError(err) {
+			a.Deferred = append(a.Deferred, podKey(p))
+		} else {
+			a.Unschedulable = append(a.Unschedulable, podKey(p))
+		}
 	}
 	sort.Strings(a.Unschedulable)
+	sort.Strings(a.Deferred)
 	return a, nil
 }
 

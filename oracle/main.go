@@ -2,8 +2,8 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-gates N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
-//	oracle gen -kind provision|disrupt -seed N [-o FILE]
+//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 package main
 
@@ -23,7 +23,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
 	os.Exit(2)
 }
 
@@ -98,7 +98,32 @@ func catalogID(r NodecastRecord) int {
 	return id
 }
 
+// itCache: Karpenter's instance types per catalog. A NodePool whose EC2NodeClass selects
+// reservations gets them with its reserved types rebuilt (WithReserved): one cached list per
+// reservation set would hold a whole catalog per scenario (gigabytes over a long run).
 var itCache = map[int]cloudprovider.InstanceTypes{}
+
+func cachedTypes(cat *Catalog, catID int, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+	if _, ok := itCache[catID]; !ok {
+		itCache[catID] = cat.InstanceTypes(nil)
+	}
+	if len(reserved) == 0 {
+		return itCache[catID]
+	}
+	// Re-runs of one scenario reuse its lists (Karpenter keeps state per instance type, so fresh
+	// objects on every run cost memory); a bounded cache, emptied when full.
+	key := fmt.Sprint(catID) + "|" + extraKey(reserved)
+	if its, ok := reservedCache[key]; ok {
+		return its
+	}
+	if len(reservedCache) >= 32 {
+		reservedCache = map[string]cloudprovider.InstanceTypes{}
+	}
+	reservedCache[key] = cat.WithReserved(itCache[catID], reserved)
+	return reservedCache[key]
+}
+
+var reservedCache = map[string]cloudprovider.InstanceTypes{}
 
 // karpenterSide answers one scenario with Karpenter.
 func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
@@ -126,10 +151,23 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 }
 
 func newEnvCached(s *Scenario, cat *Catalog, catID int) (*Env, error) {
-	if _, ok := itCache[catID]; !ok {
-		itCache[catID] = cat.InstanceTypes()
+	return newEnvWith(s, cat, func(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+		return cachedTypes(cat, catID, reserved)
+	})
+}
+
+// reservedOfferingsDiffer: nodecast's reserved offerings against the harness's own selection.
+func reservedOfferingsDiffer(r NodecastRecord, cat *Catalog) string {
+	list, err := LoadScenarios(r.File)
+	if err != nil || cat == nil {
+		return ""
 	}
-	return newEnvWith(s, cat, itCache[catID])
+	for _, s := range list {
+		if s.Name == r.Name || len(list) == 1 {
+			return cat.CheckReservedOfferings(s)
+		}
+	}
+	return ""
 }
 
 // Result of one scenario.
@@ -192,6 +230,10 @@ func check(r NodecastRecord, cats map[int]*Catalog, runs, maxRuns int) Result {
 	}
 	res.Ties = disclosedTies(r)
 	id := catalogID(r)
+	if d := reservedOfferingsDiffer(r, cats[id]); d != "" {
+		res.Class, res.Detail = "reserved offerings differ (reservation selection)", d
+		return res
+	}
 	classes := map[string]bool{}
 	answers := map[string]bool{}
 	for i := 0; i < runs; i++ {
@@ -227,6 +269,8 @@ func cmdRun(args []string) error {
 	nProv := fs.Int("provision", 200, "random provisioning scenarios")
 	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
 	nGates := fs.Int("gates", 0, "random NodeOverlay / DRA scenarios (gen_gates.go), half with NodeOverlay=true")
+	nRes := fs.Int("reserved", 40, "random reserved-capacity provisioning scenarios (gen_reserved.go)")
+	nRDis := fs.Int("rdisrupt", 20, "random disruption scenarios with reserved nodes")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
@@ -249,12 +293,17 @@ func cmdRun(args []string) error {
 		}
 		files = append(files, f)
 	}
-	for i := 0; i < *nDis; i++ {
-		f, err := writeGenerated(*dir, "disrupt", *seed+int64(i))
-		if err != nil {
-			return err
+	for _, k := range []struct {
+		kind string
+		n    int
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}} {
+		for i := 0; i < k.n; i++ {
+			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
+			if err != nil {
+				return err
+			}
+			files = append(files, f)
 		}
-		files = append(files, f)
 	}
 	for i := 0; i < *nGates; i++ {
 		f, err := writeGenerated(*dir, "gates", *seed+int64(i))

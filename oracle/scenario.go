@@ -76,6 +76,12 @@ type Objects struct {
 	Overlays   []*v1alpha1.NodeOverlay
 	// PDBs whose manifest states status.disruptionsAllowed (FORMAT.md §3.5), by namespace/name.
 	ExplicitPDB map[string]bool
+	// EC2NodeClasses (their capacity reservation selector terms) and the capacity reservations of
+	// describe-capacity-reservations documents (issue 38; reserved.go).
+	NodeClasses  []*EC2NodeClass
+	Reservations []*CapacityReservation
+	// The EC2NodeClass each NodePool references (read before the harness swaps in the fake class).
+	PoolNodeClass map[string]string
 }
 
 var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
@@ -109,9 +115,15 @@ func (s *Scenario) ParseObjects() (*Objects, error) {
 			}
 			var head struct {
 				Kind string `json:"kind"`
+				// aws ec2 describe-capacity-reservations output: no kind, a top-level list.
+				CapacityReservations []*CapacityReservation `json:"CapacityReservations"`
 			}
 			if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 				return nil, err
+			}
+			if head.Kind == "" && head.CapacityReservations != nil {
+				o.Reservations = append(o.Reservations, head.CapacityReservations...)
+				continue
 			}
 			if err := o.add(head.Kind, []byte(doc)); err != nil {
 				return nil, fmt.Errorf("%s: %w", head.Kind, err)
@@ -158,6 +170,18 @@ func (o *Objects) add(kind string, doc []byte) error {
 			}
 		}
 		o.NodePools = append(o.NodePools, &np)
+		if o.PoolNodeClass == nil {
+			o.PoolNodeClass = map[string]string{}
+		}
+		if ref := np.Spec.Template.Spec.NodeClassRef; ref != nil {
+			o.PoolNodeClass[np.Name] = ref.Name
+		}
+	case "EC2NodeClass":
+		var nc EC2NodeClass
+		if err := yaml.Unmarshal(doc, &nc); err != nil {
+			return err
+		}
+		o.NodeClasses = append(o.NodeClasses, &nc)
 	case "NodeOverlay":
 		var ov v1alpha1.NodeOverlay
 		if err := yaml.Unmarshal(doc, &ov); err != nil {
