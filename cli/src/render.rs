@@ -110,6 +110,23 @@ pub fn plan(p: &Plan) -> String {
         }
     }
 
+    if !p.static_node_claims.is_empty() {
+        section(&mut out, "Static NodeClaims (kept at spec.replicas whatever the demand)");
+        let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "ZONE", "$/H", "PODS"]).right(&[5]);
+        for c in &p.static_node_claims {
+            t.row(vec![
+                c.name.clone(),
+                c.node_pool.clone(),
+                opt(&c.instance_type).to_string(),
+                opt(&c.capacity_type).to_string(),
+                opt(&c.zone).to_string(),
+                c.price_per_hour.map(dollars).unwrap_or_else(|| "-".into()),
+                pod_list(&c.pods),
+            ]);
+        }
+        out.push_str(&t.render("  "));
+    }
+
     if !p.existing_nodes.is_empty() {
         section(&mut out, "Pods on existing nodes");
         let mut t = Table::new(&["NODE", "NODEPOOL", "INSTANCE TYPE", "PODS"]);
