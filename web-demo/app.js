@@ -414,7 +414,7 @@ async function runConsolidate() {
     const { answer } = await ask('consolidate', {
       inputs,
       now: state.now,
-      settings: { spotToSpotConsolidation: state.spotToSpot },
+      settings: { featureGates: { SpotToSpotConsolidation: state.spotToSpot } },
     });
     if (seq !== consolidateSeq) return;
     markErrors(answer, inputs);

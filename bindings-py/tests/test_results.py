@@ -237,6 +237,14 @@ def test_spot_to_spot_consolidation_option() -> None:
     assert on.decision == "replace"
     assert on.replacement is not None and on.replacement.capacity_type == "spot"
     assert len(on.replacement.instance_type_options) == 15
+    # Karpenter's --feature-gates spelling and a mapping give the same answer.
+    flag = nodecast.consolidate(*SPOT, now=NOW, feature_gates="SpotToSpotConsolidation=true")
+    mapping = nodecast.consolidate(*SPOT, now=NOW, feature_gates={"SpotToSpotConsolidation": True})
+    assert flag.to_json() == on.to_json() == mapping.to_json()
+    # A gate nodecast does not model yet, moved from its default, is refused (located).
+    with pytest.raises(nodecast.InputError) as e:
+        nodecast.consolidate(*SPOT, now=NOW, feature_gates={"NodeRepair": True})
+    assert e.value.errors()[0]["path"] == "settings.featureGates.NodeRepair"
 
 
 def test_ties_are_disclosed() -> None:

@@ -15,11 +15,29 @@ export interface Input {
   text: string;
 }
 
+/** Karpenter v1.15's feature gates, as --feature-gates spells them. */
+export type FeatureGate =
+  | 'NodeRepair'
+  | 'ReservedCapacity'
+  | 'SpotToSpotConsolidation'
+  | 'NodeOverlay'
+  | 'StaticCapacity'
+  | 'CapacityBuffer'
+  | 'TerminateFirstDrift'
+  | 'TerminateFirstRepair'
+  | 'PodDeletionCostManagement';
+
 /** Global Karpenter settings that change decisions. */
 export interface Settings {
   minValuesPolicy?: 'Strict' | 'BestEffort';
   preferencePolicy?: 'Respect' | 'Ignore';
-  /** Karpenter's SpotToSpotConsolidation feature gate (default false, as in Karpenter). */
+  /** Karpenter's --feature-gates: its flag string (`'NodeOverlay=true'`) or a mapping of gate
+   *  names to booleans; gates left out keep Karpenter v1.15's defaults (ReservedCapacity on,
+   *  the others off). A gate nodecast does not model yet may only keep its default. */
+  featureGates?: string | Partial<Record<FeatureGate, boolean>>;
+  /** Karpenter's --ignore-dra-requests (default true). */
+  ignoreDraRequests?: boolean;
+  /** Deprecated spelling of `featureGates: {SpotToSpotConsolidation: true}`. */
   spotToSpotConsolidation?: boolean;
   /** NodeClaim instance-type truncation (default 600). */
   maxInstanceTypes?: number;

@@ -130,7 +130,7 @@ test('consolidate: a Balanced pool scores the move (score, threshold, pool cost 
   assert.deepEqual(a.ties, []);
 });
 
-test('consolidate: settings.spotToSpotConsolidation is the feature gate (default false)', () => {
+test('consolidate: settings.featureGates SpotToSpotConsolidation (default false), three spellings', () => {
   const off = nodecast.consolidate(requestFor(SPOT, { now: NOW }));
   assert.equal(off.decision, 'none');
   assert.equal(off.nodes[0].reasons[0].code, 'spot-to-spot-disabled');
@@ -138,6 +138,13 @@ test('consolidate: settings.spotToSpotConsolidation is the feature gate (default
   assert.equal(on.decision, 'replace');
   assert.equal(on.replacement.capacityType, 'spot');
   assert.equal(on.replacement.instanceTypeOptions.length, 15);
+  const flag = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { featureGates: 'SpotToSpotConsolidation=true' } }));
+  assert.deepEqual(flag, on);
+  const map = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { featureGates: { SpotToSpotConsolidation: true } } }));
+  assert.deepEqual(map, on);
+  const unmodelled = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { featureGates: { NodeRepair: true } } }));
+  assert.equal(unmodelled.status, 'failure');
+  assert.equal(unmodelled.errors[0].path, 'settings.featureGates.NodeRepair');
 });
 
 test('advise (microlp in wasm): a GPU-count bound makes Karpenter pick five g5.2xlarge, verified', () => {

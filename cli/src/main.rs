@@ -472,27 +472,11 @@ fn read_file(path: &str) -> Result<String, Fatal> {
     read_bounded(f, path)
 }
 
-/// `--feature-gates` in Karpenter's spelling: comma-separated `Name=true|false`. Only the gates
-/// nodecast models are accepted, so a gate that would change Karpenter's answer in a way
-/// nodecast cannot follow is an error rather than silently ignored.
+/// `--feature-gates` in Karpenter's spelling (`Name=true,Other=false`), parsed by the core
+/// (`nodecast::gates`) as every front end does. A gate nodecast does not model may only keep its
+/// default: the core refuses the request otherwise (a located `settings.featureGates.*` error).
 fn feature_gates(spec: &str, settings: &mut nodecast::model::Settings) -> Result<(), Fatal> {
-    for gate in spec.split(',').map(str::trim).filter(|g| !g.is_empty()) {
-        let (name, value) = gate.split_once('=').ok_or_else(|| Fatal(format!("--feature-gates: {gate:?} is not Name=true|false")))?;
-        let on = match value.trim() {
-            "true" => true,
-            "false" => false,
-            other => return Err(Fatal(format!("--feature-gates: {name}={other}: the value must be true or false"))),
-        };
-        match name.trim() {
-            "SpotToSpotConsolidation" => settings.spot_to_spot_consolidation = on,
-            other => {
-                return Err(Fatal(format!(
-                    "--feature-gates: {other}: nodecast models only SpotToSpotConsolidation (Karpenter's other gates change nothing nodecast decides, or are not modelled)"
-                )))
-            }
-        }
-    }
-    Ok(())
+    settings.feature_gates.apply(spec).map_err(|e| Fatal(format!("--feature-gates: {e}")))
 }
 
 /// Each FILE becomes one input named after its path; `-` reads stdin (once).

@@ -90,6 +90,7 @@ pub mod explain;
 pub mod figures;
 #[doc(hidden)]
 pub mod fxhash;
+pub mod gates;
 #[doc(hidden)]
 pub mod fit;
 /// Checked fix hints for pods that stay pending.

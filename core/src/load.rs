@@ -92,6 +92,7 @@ type Loaded = Result<(Model, Vec<Warning>), Vec<InputError>>;
 
 /// Build the model of a request: decode, validate, lower.
 pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
+    req.settings.check()?;
     if let Some(done) = streamed(req) {
         return done;
     }

@@ -53,10 +53,12 @@ fn scenario_request(s: &Value, dir: &Path) -> Request {
         if st.get("preferencePolicy").and_then(Value::as_str) == Some("Ignore") {
             settings.preference_policy = PreferencePolicy::Ignore;
         }
-        settings.spot_to_spot_consolidation = st.get("spotToSpotConsolidation").and_then(Value::as_bool).unwrap_or(false);
+        if let Some(on) = st.get("spotToSpotConsolidation").and_then(Value::as_bool) {
+            settings.feature_gates.spot_to_spot_consolidation = on;
+        }
         // Karpenter's flag spelling, as in the conformance runner.
         if let Some(gates) = st.get("featureGates").and_then(Value::as_str) {
-            settings.spot_to_spot_consolidation |= gates.split(',').any(|g| g.trim() == "SpotToSpotConsolidation=true");
+            settings.feature_gates.apply(gates).expect("scenario feature gates");
         }
     }
     let mut inputs = Vec::new();

@@ -165,6 +165,8 @@ def request_json(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
@@ -181,6 +183,8 @@ def request_json(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
         now=now,
         pod=pod,
@@ -198,6 +202,8 @@ def plan(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Plan:
     """What one Karpenter provisioning pass does with the pending pods (``nodecast plan``).
@@ -205,8 +211,11 @@ def plan(
     ``catalog``: ``"aws-us-east-1"`` (default), a catalog mapping, or a YAML/JSON file holding
     one; ``zones`` and ``spot_price_factor`` are merged into it like ``--zones`` and
     ``--spot-price-factor``. ``min_values_policy``: ``"Strict"``/``"BestEffort"``;
-    ``preference_policy``: ``"Respect"``/``"Ignore"``. Unschedulable pods are part of the answer,
-    not an error. Raises InputError (ValidationError for rule violations)."""
+    ``preference_policy``: ``"Respect"``/``"Ignore"``. ``feature_gates``: Karpenter's
+    ``--feature-gates`` string (``"NodeOverlay=true"``) or a mapping (``{"NodeOverlay": True}``);
+    ``ignore_dra_requests``: Karpenter's ``--ignore-dra-requests`` (default True). Unschedulable
+    pods are part of the answer, not an error. Raises InputError (ValidationError for rule
+    violations)."""
     req = _build_request(
         sources,
         catalog=catalog,
@@ -215,6 +224,8 @@ def plan(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
     )
     return _run("plan", Plan, req)
@@ -230,6 +241,8 @@ def consolidate(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Decision:
     """What Karpenter's disruption controller does at ``now`` (an aware datetime or an RFC 3339
@@ -243,6 +256,8 @@ def consolidate(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
         now=now,
     )
@@ -258,6 +273,8 @@ def validate(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> ValidationReport:
     """Check every NodePool/EC2NodeClass rule (admission and runtime) and every object
@@ -272,6 +289,8 @@ def validate(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
     )
     return _run("validate", ValidationReport, req)
@@ -290,6 +309,8 @@ def explain(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Explanation:
     """Why ``pod`` (``name`` or ``namespace/name``) goes where it goes and why not elsewhere —
@@ -303,6 +324,8 @@ def explain(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
         now=now,
         pod=pod,
@@ -365,6 +388,8 @@ def simulate(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Simulation:
     """Replay a workload ``trace`` against the cluster ``sources`` over simulated time
@@ -404,6 +429,8 @@ def simulate(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
         trace=_trace_value(trace, trace_name, trace_format),
         simulation=_simulation_value(settings, options),
@@ -425,6 +452,8 @@ def optimize(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Optimization:
     """The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
@@ -440,6 +469,8 @@ def optimize(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
     )
     return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))
@@ -456,6 +487,8 @@ def advise(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Advice:
     """NodePool edits that make Karpenter's own plan cheaper (``nodecast advise``): bounds on GPU
@@ -472,6 +505,8 @@ def advise(
         min_values_policy=min_values_policy,
         preference_policy=preference_policy,
         spot_to_spot_consolidation=spot_to_spot_consolidation,
+        feature_gates=feature_gates,
+        ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
     )
     return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds))

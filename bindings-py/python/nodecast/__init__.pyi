@@ -133,6 +133,8 @@ def request_json(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
@@ -147,6 +149,8 @@ def plan(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Plan: ...
 def consolidate(
@@ -158,6 +162,8 @@ def consolidate(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Decision: ...
 def validate(
@@ -168,6 +174,8 @@ def validate(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> ValidationReport: ...
 def explain(
@@ -182,6 +190,8 @@ def explain(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Explanation: ...
 def catalog(
@@ -219,6 +229,8 @@ def simulate(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Simulation: ...
 def optimize(
@@ -230,6 +242,8 @@ def optimize(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Optimization: ...
 def advise(
@@ -242,5 +256,7 @@ def advise(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
 ) -> Advice: ...

@@ -440,6 +440,8 @@ def build_request(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
     now: Union[_dt.datetime, str, None] = None,
     pod: Optional[str] = None,
@@ -469,6 +471,18 @@ def build_request(
         settings["preferencePolicy"] = _policy("preferencePolicy", preference_policy)
     if spot_to_spot_consolidation is not None:
         settings["spotToSpotConsolidation"] = bool(spot_to_spot_consolidation)
+    if feature_gates is not None:
+        # Karpenter's flag string or a mapping of gate names to booleans; the core parses both.
+        if isinstance(feature_gates, str):
+            settings["featureGates"] = feature_gates
+        elif isinstance(feature_gates, Mapping):
+            settings["featureGates"] = dict(feature_gates)
+        else:
+            raise _option_error(
+                "featureGates", f"{feature_gates!r} is not a string or mapping", "e.g. 'NodeOverlay=true' or {'NodeOverlay': True}"
+            )
+    if ignore_dra_requests is not None:
+        settings["ignoreDraRequests"] = bool(ignore_dra_requests)
     if max_instance_types is not None:
         if isinstance(max_instance_types, bool) or not isinstance(max_instance_types, int) or max_instance_types < 1:
             raise _option_error("maxInstanceTypes", f"{max_instance_types!r} is not a positive integer", "e.g. 600 (Karpenter's)")

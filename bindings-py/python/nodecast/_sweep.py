@@ -230,6 +230,8 @@ def sweep(
     min_values_policy: Optional[str] = None,
     preference_policy: Optional[str] = None,
     spot_to_spot_consolidation: Optional[bool] = None,
+    feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
+    ignore_dra_requests: Optional[bool] = None,
     engine: str = "local",
     workers: Optional[int] = None,
     address: Optional[str] = None,
@@ -270,6 +272,7 @@ def sweep(
         options: Dict[str, Any] = dict(
             catalog=catalog, zones=zones, spot_price_factor=spot_price_factor, min_values_policy=min_values_policy,
             preference_policy=preference_policy, spot_to_spot_consolidation=spot_to_spot_consolidation,
+            feature_gates=feature_gates, ignore_dra_requests=ignore_dra_requests,
         )
         base = json.loads(build_request(sources, **options))
         doc: Dict[str, Any] = {"apiVersion": "nodecast/v1", "kind": "Sweep", "operation": operation}

@@ -284,7 +284,7 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let admits = |r: &crate::requirements::Requirements, ct| r.get(m.keys.capacity_type).is_none_or(|c| c.has(ct, &m.interner));
     let mut options = fin.options;
     if all_spot && admits(&r, m.keys.spot) {
-        if !m.settings.spot_to_spot_consolidation {
+        if !m.settings.feature_gates.spot_to_spot_consolidation {
             return Err(reject(
                 ReasonCode::SpotToSpotDisabled,
                 "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node (feature gate SpotToSpotConsolidation=false)"

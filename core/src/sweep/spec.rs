@@ -311,7 +311,7 @@ pub fn read(root: &Value, source: Option<&str>, files: &IndexMap<String, String>
                 "settings",
                 "invalid-settings",
                 format!("{e}"),
-                "minValuesPolicy, preferencePolicy, spotToSpotConsolidation, maxInstanceTypes",
+                "minValuesPolicy, preferencePolicy, featureGates, ignoreDraRequests, maxInstanceTypes",
             );
             Settings::default()
         }),

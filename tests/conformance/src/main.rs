@@ -140,15 +140,15 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
         if st.get("preferencePolicy").and_then(Value::as_str) == Some("Ignore") {
             settings.preference_policy = PreferencePolicy::Ignore;
         }
-        settings.spot_to_spot_consolidation = st.get("spotToSpotConsolidation").and_then(Value::as_bool).unwrap_or(false);
+        if let Some(on) = st.get("spotToSpotConsolidation").and_then(Value::as_bool) {
+            settings.feature_gates.spot_to_spot_consolidation = on;
+        }
         // Karpenter's own flag spelling, as `nodecast consolidate --feature-gates` takes it.
         if let Some(gates) = st.get("featureGates").and_then(Value::as_str) {
-            for gate in gates.split(',') {
-                match gate.trim().split_once('=') {
-                    Some(("SpotToSpotConsolidation", v)) => settings.spot_to_spot_consolidation = v.trim() == "true",
-                    _ => return Err(format!("settings.featureGates: unsupported gate {gate:?}")),
-                }
-            }
+            settings.feature_gates.apply(gates).map_err(|e| format!("settings.featureGates: {e}"))?;
+        }
+        if let Some(on) = st.get("ignoreDraRequests").and_then(Value::as_bool) {
+            settings.ignore_dra_requests = on;
         }
     }
     // `objects` (FORMAT.md) or `files` (examples/expectations.yaml: paths next to the file).
