@@ -178,6 +178,9 @@ const state = {
   now: CONSOLIDATE_PRESETS[0].now,
   // Karpenter's SpotToSpotConsolidation feature gate; off by default, as in Karpenter.
   spotToSpot: false,
+  // Karpenter's StaticCapacity and CapacityBuffer feature gates (plan tab); off by default.
+  staticCapacity: false,
+  capacityBuffer: false,
   pod: PLAN_PRESETS[0].pod,
   type: PLAN_PRESETS[0].instanceType,
   spreset: SIMULATE_PRESETS[0].id,
@@ -194,6 +197,8 @@ const simulatePreset = () => SIMULATE_PRESETS.find((p) => p.id === state.spreset
 function snapshot() {
   const s = { v: 1, tab: state.tab, preset: state.preset, cpreset: state.cpreset, now: state.now, pod: state.pod, type: state.type };
   if (state.spotToSpot) s.spotToSpot = true;
+  if (state.staticCapacity) s.staticCapacity = true;
+  if (state.capacityBuffer) s.capacityBuffer = true;
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
@@ -263,6 +268,10 @@ async function loadUrl() {
     if (typeof s.now === 'string') state.now = s.now;
     state.spotToSpot = s.spotToSpot === true;
     $('spot-to-spot').checked = state.spotToSpot;
+    state.staticCapacity = s.staticCapacity === true;
+    $('static-capacity').checked = state.staticCapacity;
+    state.capacityBuffer = s.capacityBuffer === true;
+    $('capacity-buffer').checked = state.capacityBuffer;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
     $('preset').value = state.preset;
@@ -350,7 +359,8 @@ async function runPlan() {
   try {
     await readyPromise;
     const inputs = planInputs();
-    const { answer, ms } = await ask('plan', { inputs });
+    const featureGates = { StaticCapacity: state.staticCapacity, CapacityBuffer: state.capacityBuffer };
+    const { answer, ms } = await ask('plan', { inputs, settings: { featureGates } });
     if (seq !== planSeq) return; // a newer edit is on its way
     markErrors(answer, inputs);
     timings.lastPlanMs = ms;
@@ -516,6 +526,18 @@ function renderPlan(a) {
     root.append(
       h('h3', { text: 'Existing nodes' }),
       h('ul', { class: 'plain' }, a.existingNodes.map((n) => h('li', {}, h('strong', { text: n.name }), ` (${[n.nodePool, n.instanceType].filter(Boolean).join(', ') || 'unmanaged'}): `, n.pods.length ? n.pods.join(', ') : 'no new pods'))),
+    );
+  }
+  if (a.staticNodeClaims?.length) {
+    root.append(
+      h('h3', { text: 'Static NodeClaims (kept at spec.replicas)' }),
+      h('ul', { class: 'plain', id: 'static-claims' }, a.staticNodeClaims.map((c) => h('li', {}, h('strong', { text: c.name }), ` (${[c.nodePool, c.instanceType, c.capacityType, c.zone].filter(Boolean).join(', ')}${c.pricePerHour != null ? `, ${fmtPrice(c.pricePerHour)}/h` : ''}): `, c.pods.length ? c.pods.join(', ') : 'no pending pods'))),
+    );
+  }
+  if (a.capacityBuffers?.length) {
+    root.append(
+      h('h3', { text: 'CapacityBuffers' }),
+      h('ul', { class: 'plain', id: 'capacity-buffers' }, a.capacityBuffers.map((b) => h('li', {}, h('strong', { text: b.name }), `: ${plural(b.replicas, 'virtual pod')} — ${b.onExistingNodes} on existing capacity, ${b.onNewNodeClaims} on new NodeClaims, ${b.unschedulable} unschedulable (${b.provisioning}${b.message ? `: ${b.message}` : ''})`))),
     );
   }
   if (a.unschedulable.length) root.append(renderUnschedulable(a.unschedulable));
@@ -1528,6 +1550,12 @@ async function main() {
     state.now = r.now;
     scheduleConsolidate();
   });
+  for (const [id, key] of [['static-capacity', 'staticCapacity'], ['capacity-buffer', 'capacityBuffer']]) {
+    $(id).addEventListener('change', () => {
+      state[key] = $(id).checked;
+      schedulePlan();
+    });
+  }
   $('spot-to-spot').addEventListener('change', () => {
     state.spotToSpot = $('spot-to-spot').checked;
     scheduleConsolidate();
