@@ -182,6 +182,9 @@ const state = {
   // NodeOverlay=true; a preset may set it) and --ignore-dra-requests (true by default).
   gates: PLAN_PRESETS[0].featureGates ?? '',
   ignoreDra: true,
+  // Karpenter's StaticCapacity and CapacityBuffer feature gates (plan tab); off by default.
+  staticCapacity: false,
+  capacityBuffer: false,
   pod: PLAN_PRESETS[0].pod,
   type: PLAN_PRESETS[0].instanceType,
   spreset: SIMULATE_PRESETS[0].id,
@@ -200,6 +203,8 @@ function snapshot() {
   if (state.spotToSpot) s.spotToSpot = true;
   if (state.gates !== (planPreset().featureGates ?? '')) s.gates = state.gates;
   if (!state.ignoreDra) s.ignoreDra = false;
+  if (state.staticCapacity) s.staticCapacity = true;
+  if (state.capacityBuffer) s.capacityBuffer = true;
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
@@ -273,6 +278,10 @@ async function loadUrl() {
     $('plan-gates').value = state.gates;
     state.ignoreDra = s.ignoreDra !== false;
     $('ignore-dra').checked = state.ignoreDra;
+    state.staticCapacity = s.staticCapacity === true;
+    $('static-capacity').checked = state.staticCapacity;
+    state.capacityBuffer = s.capacityBuffer === true;
+    $('capacity-buffer').checked = state.capacityBuffer;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
     $('preset').value = state.preset;
@@ -355,7 +364,12 @@ const schedulePlan = debounce(runPlan);
 /** The request settings of the plan tab: Karpenter's feature gates and DRA flag. */
 function planSettings() {
   const s = { ignoreDraRequests: state.ignoreDra };
-  if (state.gates.trim()) s.featureGates = state.gates.trim();
+  // The text field is Karpenter's --feature-gates; the two checkboxes add their gates to it.
+  const gates = [state.gates.trim()];
+  if (state.staticCapacity) gates.push('StaticCapacity=true');
+  if (state.capacityBuffer) gates.push('CapacityBuffer=true');
+  const flag = gates.filter((g) => g).join(',');
+  if (flag) s.featureGates = flag;
   return s;
 }
 
@@ -533,6 +547,18 @@ function renderPlan(a) {
     root.append(
       h('h3', { text: 'Existing nodes' }),
       h('ul', { class: 'plain' }, a.existingNodes.map((n) => h('li', {}, h('strong', { text: n.name }), ` (${[n.nodePool, n.instanceType].filter(Boolean).join(', ') || 'unmanaged'}): `, n.pods.length ? n.pods.join(', ') : 'no new pods'))),
+    );
+  }
+  if (a.staticNodeClaims?.length) {
+    root.append(
+      h('h3', { text: 'Static NodeClaims (kept at spec.replicas)' }),
+      h('ul', { class: 'plain', id: 'static-claims' }, a.staticNodeClaims.map((c) => h('li', {}, h('strong', { text: c.name }), ` (${[c.nodePool, c.instanceType, c.capacityType, c.zone].filter(Boolean).join(', ')}${c.pricePerHour != null ? `, ${fmtPrice(c.pricePerHour)}/h` : ''}): `, c.pods.length ? c.pods.join(', ') : 'no pending pods'))),
+    );
+  }
+  if (a.capacityBuffers?.length) {
+    root.append(
+      h('h3', { text: 'CapacityBuffers' }),
+      h('ul', { class: 'plain', id: 'capacity-buffers' }, a.capacityBuffers.map((b) => h('li', {}, h('strong', { text: b.name }), `: ${plural(b.replicas, 'virtual pod')} — ${b.onExistingNodes} on existing capacity, ${b.onNewNodeClaims} on new NodeClaims, ${b.unschedulable} unschedulable (${b.provisioning}${b.message ? `: ${b.message}` : ''})`))),
     );
   }
   if (a.unschedulable.length) root.append(renderUnschedulable(a.unschedulable));
@@ -1555,6 +1581,12 @@ async function main() {
     state.ignoreDra = $('ignore-dra').checked;
     schedulePlan();
   });
+  for (const [id, key] of [['static-capacity', 'staticCapacity'], ['capacity-buffer', 'capacityBuffer']]) {
+    $(id).addEventListener('change', () => {
+      state[key] = $(id).checked;
+      schedulePlan();
+    });
+  }
   $('spot-to-spot').addEventListener('change', () => {
     state.spotToSpot = $('spot-to-spot').checked;
     scheduleConsolidate();

@@ -24,6 +24,8 @@ CLASSES: Dict[str, type] = {
     "NodeClaimNoLaunch": _results.NodeClaim,
     "DomainTie": _results.DomainTie,
     "ExistingNode": _results.ExistingNode,
+    "StaticNodeClaim": _results.StaticNodeClaim,
+    "CapacityBuffer": _results.CapacityBuffer,
     "Unschedulable": _results.UnschedulablePod,
     "NodePoolUsage": _results.NodePoolUsage,
     "LimitUsage": _results.Limit,

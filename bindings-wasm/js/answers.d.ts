@@ -139,6 +139,30 @@ export interface BalancedScore {
   threshold: number;
 }
 
+/**
+ * A CapacityBuffer in a plan: how many virtual pods it asks for and where they went, with
+ * the `Provisioning` condition Karpenter writes for it (docs/feature-gates.md).
+ */
+export interface CapacityBuffer {
+  /** Why the buffer is not ReadyForProvisioning, when it is not. */
+  message?: string;
+  /** `namespace/name`. */
+  name: string;
+  /** Virtual pods placed on nodes that exist (or static / in-flight NodeClaims). */
+  onExistingNodes: number;
+  /** Virtual pods that need new NodeClaims in this pass. */
+  onNewNodeClaims: number;
+  /**
+   * The `Provisioning` condition's reason: `FitsExistingCapacity`, `RequiresNewCapacity`,
+   * `BufferEmpty` or `NotReadyForProvisioning`.
+   */
+  provisioning: string;
+  /** Virtual pods it asks for (Karpenter's `status.replicas`). */
+  replicas: number;
+  /** Virtual pods no NodePool can take. */
+  unschedulable: number;
+}
+
 export type CapacityType = 'on-demand' | 'spot' | 'reserved';
 
 /** The answer of `catalog`: the matching instance types, cheapest on-demand first. */
@@ -622,6 +646,12 @@ export interface Percentiles {
 
 /** A provisioning plan. */
 export interface Plan {
+  /**
+   * The CapacityBuffers (CapacityBuffer gate on) and where this pass put their virtual
+   * pods (which are also in `nodeClaims`, `existingNodes` and `unschedulable`, named
+   * `capacity-buffer-<buffer>-<i>`); absent when there are none.
+   */
+  capacityBuffers?: CapacityBuffer[];
   /** Nodes already in the cluster and the pending pods this pass binds to them. */
   existingNodes: ExistingNode[];
   /** New NodeClaims the provisioner launches for the pending pods, in creation order. */
@@ -630,6 +660,12 @@ export interface Plan {
   nodePools: NodePoolUsage[];
   /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
+  /**
+   * NodeClaims Karpenter's static provisioning controller creates for static NodePools
+   * (`spec.replicas`, StaticCapacity gate on), with the pending pods this pass places on
+   * them; absent when there are none.
+   */
+  staticNodeClaims?: StaticNodeClaim[];
   /** The plan in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
   /** $/h of all new NodeClaims, each at the price of its chosen offering. */
@@ -985,6 +1021,27 @@ export interface Skipped {
   name: string;
   reason: string;
   source?: string;
+}
+
+/** A NodeClaim a static NodePool keeps whatever the demand (docs/feature-gates.md). */
+export interface StaticNodeClaim {
+  /** `on-demand`, `spot` or `reserved`: the offering's capacity type. */
+  capacityType: CapacityType | null;
+  /**
+   * The instance type nodecast expects EC2 to launch (the cheapest the NodePool allows);
+   * absent when the NodePool's requirements leave none.
+   */
+  instanceType: string | null;
+  /** `<nodepool>-<n>`, numbered past the node names the input already uses. */
+  name: string;
+  /** The static NodePool. */
+  nodePool: string;
+  /** Pending pods this pass places on it, as `namespace/name`. */
+  pods: string[];
+  /** $/h of the chosen offering. */
+  pricePerHour: number | null;
+  /** The availability zone of the chosen offering. */
+  zone: string | null;
 }
 
 /** One group of the static cluster: nodes of one type a pool had at its on-demand peak. */

@@ -101,10 +101,11 @@ pub struct Policies {
     preference_policy: Option<Preference>,
 }
 
-/// Karpenter's feature gates and its --ignore-dra-requests flag (docs/feature-gates.md).
+/// Karpenter's feature gates and its --ignore-dra-requests flag (docs/feature-gates.md): the
+/// subcommands whose decisions a gate changes take them.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Gates {
-    /// Karpenter's --feature-gates, e.g. NodeOverlay=true, SpotToSpotConsolidation=true or
+    /// Karpenter's --feature-gates, e.g. NodeOverlay=true, StaticCapacity=true or
     /// ReservedCapacity=false (Karpenter v1.15's defaults otherwise). A gate nodecast does not
     /// model may only keep its default.
     #[arg(long, value_name = "GATE=BOOL,...")]
@@ -149,6 +150,10 @@ struct PlanArgs {
     now: Option<String>,
     #[command(flatten)]
     policies: Policies,
+    /// StaticCapacity (static NodePools' replicas) and CapacityBuffer (buffers' virtual pods)
+    /// change what a provisioning pass does.
+    #[command(flatten)]
+    gates: Gates,
     #[command(flatten)]
     gates: Gates,
     #[command(flatten)]

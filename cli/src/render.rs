@@ -110,6 +110,42 @@ pub fn plan(p: &Plan) -> String {
         }
     }
 
+    if !p.static_node_claims.is_empty() {
+        section(&mut out, "Static NodeClaims (kept at spec.replicas whatever the demand)");
+        let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "ZONE", "$/H", "PODS"]).right(&[5]);
+        for c in &p.static_node_claims {
+            t.row(vec![
+                c.name.clone(),
+                c.node_pool.clone(),
+                opt(&c.instance_type).to_string(),
+                opt(&c.capacity_type).to_string(),
+                opt(&c.zone).to_string(),
+                c.price_per_hour.map(dollars).unwrap_or_else(|| "-".into()),
+                pod_list(&c.pods),
+            ]);
+        }
+        out.push_str(&t.render("  "));
+    }
+
+    if !p.capacity_buffers.is_empty() {
+        section(&mut out, "CapacityBuffers (virtual pods capacity-buffer-<name>-<i>)");
+        let mut t = Table::new(&["NAME", "REPLICAS", "ON EXISTING", "ON NEW", "UNSCHEDULABLE", "PROVISIONING"]).right(&[1, 2, 3, 4]);
+        for b in &p.capacity_buffers {
+            t.row(vec![
+                b.name.clone(),
+                b.replicas.to_string(),
+                b.on_existing_nodes.to_string(),
+                b.on_new_node_claims.to_string(),
+                b.unschedulable.to_string(),
+                b.provisioning.clone(),
+            ]);
+            if let Some(m) = &b.message {
+                t.note(m.clone());
+            }
+        }
+        out.push_str(&t.render("  "));
+    }
+
     if !p.existing_nodes.is_empty() {
         section(&mut out, "Pods on existing nodes");
         let mut t = Table::new(&["NODE", "NODEPOOL", "INSTANCE TYPE", "PODS"]);

@@ -540,15 +540,33 @@ fn help_offers_only_options_a_subcommand_uses() {
     }
     let h = help("optimize");
     assert!(h.contains("--min-values-policy") && !h.contains("--feature-gates"), "optimize: {h}");
-    // plan reads ReservedCapacity (docs/reservations.md).
+    // plan reads ReservedCapacity (docs/reservations.md), StaticCapacity and CapacityBuffer.
     let h = help("plan");
     assert!(h.contains("--min-values-policy") && h.contains("--feature-gates") && h.contains("--now"), "plan: {h}");
     assert!(help("consolidate").contains("--feature-gates"));
     // explain needs manifests and one of --pod / --node: the usage line says so.
     let h = help("explain");
     assert!(h.contains("<FILE>...") && h.contains("<--pod <NAME>|--node <NAME>>"), "{h}");
-    assert_eq!(code(&run(&["optimize", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "SpotToSpotConsolidation=true"])), 2);
     assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "ReservedCapacity=false"])), 0);
+    assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "Nope=true"])), 2);
+}
+
+#[test]
+fn plan_keeps_static_replicas_and_buffers_with_their_gates() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/");
+    let (pools, class) = (format!("{root}capacity/static-gpu-pool.yaml"), format!("{root}nodepools/gpu-inference.yaml"));
+    let (vllm, buffer) = (format!("{root}workloads/vllm-inference.yaml"), format!("{root}capacity/inference-buffer.yaml"));
+    let off = stdout(&run(&["plan", &class, &pools, &vllm, &buffer, "-o", "json"]));
+    assert!(off.contains("static-capacity-gate-off") && !off.contains("staticNodeClaims"), "{off}");
+    let gates = "StaticCapacity=true,CapacityBuffer=true";
+    let on = run(&["plan", &class, &pools, &vllm, &buffer, "--feature-gates", gates, "-o", "json"]);
+    assert_eq!(code(&on), 0);
+    let a: serde_json::Value = serde_json::from_str(&stdout(&on)).expect("json");
+    assert_eq!(a["staticNodeClaims"].as_array().map(Vec::len), Some(2), "{a}");
+    assert_eq!(a["capacityBuffers"][0]["name"], "inference/vllm-spare", "{a}");
+    assert_eq!(a["capacityBuffers"][0]["replicas"], 1, "{a}");
+    let table = stdout(&run(&["plan", &class, &pools, &vllm, &buffer, "--feature-gates", gates]));
+    assert!(table.contains("Static NodeClaims"), "{table}");
 }
 
 #[test]

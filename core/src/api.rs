@@ -48,6 +48,16 @@ pub struct Plan {
     /// describe-capacity-reservations output, so they are not in it. Absent without reservations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reserved_committed_price_per_hour: Option<f64>,
+    /// NodeClaims Karpenter's static provisioning controller creates for static NodePools
+    /// (`spec.replicas`, StaticCapacity gate on), with the pending pods this pass places on
+    /// them; absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub static_node_claims: Vec<StaticNodeClaimOut>,
+    /// The CapacityBuffers (CapacityBuffer gate on) and where this pass put their virtual
+    /// pods (which are also in `nodeClaims`, `existingNodes` and `unschedulable`, named
+    /// `capacity-buffer-<buffer>-<i>`); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub capacity_buffers: Vec<CapacityBufferOut>,
 }
 
 /// A capacity reservation after the pass: how much of it this plan uses.
@@ -117,6 +127,53 @@ pub struct ReservationSkipOut {
     pub reason: String,
     /// The reason in one line.
     pub message: String,
+}
+
+/// A CapacityBuffer in a plan: how many virtual pods it asks for and where they went, with
+/// the `Provisioning` condition Karpenter writes for it (docs/feature-gates.md).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapacityBufferOut {
+    /// `namespace/name`.
+    pub name: String,
+    /// Virtual pods it asks for (Karpenter's `status.replicas`).
+    pub replicas: i64,
+    /// Virtual pods placed on nodes that exist (or static / in-flight NodeClaims).
+    pub on_existing_nodes: usize,
+    /// Virtual pods that need new NodeClaims in this pass.
+    pub on_new_node_claims: usize,
+    /// Virtual pods no NodePool can take.
+    pub unschedulable: usize,
+    /// The `Provisioning` condition's reason: `FitsExistingCapacity`, `RequiresNewCapacity`,
+    /// `BufferEmpty` or `NotReadyForProvisioning`.
+    pub provisioning: String,
+    /// Why the buffer is not ReadyForProvisioning, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// A NodeClaim a static NodePool keeps whatever the demand (docs/feature-gates.md).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaticNodeClaimOut {
+    /// `<nodepool>-<n>`, numbered past the node names the input already uses.
+    pub name: String,
+    /// The static NodePool.
+    pub node_pool: String,
+    /// The instance type nodecast expects EC2 to launch (the cheapest the NodePool allows);
+    /// absent when the NodePool's requirements leave none.
+    pub instance_type: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::reason::CapacityType>"))]
+    /// `on-demand`, `spot` or `reserved`: the offering's capacity type.
+    pub capacity_type: Option<String>,
+    /// The availability zone of the chosen offering.
+    pub zone: Option<String>,
+    /// $/h of the chosen offering.
+    pub price_per_hour: Option<f64>,
+    /// Pending pods this pass places on it, as `namespace/name`.
+    pub pods: Vec<String>,
 }
 
 /// One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes.

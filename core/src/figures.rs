@@ -65,13 +65,26 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 pub fn plan_summary(p: &Plan) -> String {
     let placed_existing: usize = p.existing_nodes.iter().map(|n| n.pods.len()).sum();
     let placed_new: usize = p.node_claims.iter().map(|c| c.pods.len()).sum();
-    format!(
+    let line = format!(
         "{}: {}/h for {}; {} on existing nodes; {} unschedulable",
         plural(p.node_claims.len(), "new NodeClaim", "new NodeClaims"),
         dollars(p.total_price_per_hour),
         plural(placed_new, "pod", "pods"),
         plural(placed_existing, "pod", "pods"),
         plural(p.unschedulable.len(), "pod", "pods"),
+    );
+    if p.static_node_claims.is_empty() {
+        return line;
+    }
+    // Static NodeClaims are launched whatever the demand: their cost is shown apart from the
+    // provisioner's, so the figures of the pending pods stay comparable.
+    let placed_static: usize = p.static_node_claims.iter().map(|c| c.pods.len()).sum();
+    let rate: f64 = p.static_node_claims.iter().filter_map(|c| c.price_per_hour).sum();
+    format!(
+        "{line}; {} kept by static NodePools: {}/h for {}",
+        plural(p.static_node_claims.len(), "NodeClaim", "NodeClaims"),
+        dollars(crate::price::round_price(rate)),
+        plural(placed_static, "pod", "pods"),
     )
 }
 

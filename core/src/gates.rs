@@ -63,7 +63,16 @@ impl Gate {
     /// Whether nodecast follows what this gate changes, in both positions. A gate that is not
     /// modelled may only keep its default. Extend this as each gate's behaviour lands.
     pub const fn modelled(self) -> bool {
-        matches!(self, Gate::SpotToSpotConsolidation | Gate::NodeOverlay | Gate::ReservedCapacity)
+        // NodeOverlay: catalog/overlay.rs; ReservedCapacity: catalog/resolve.rs; StaticCapacity,
+        // CapacityBuffer: core/src/static_pools/ and core/src/lower/buffers.rs.
+        matches!(
+            self,
+            Gate::SpotToSpotConsolidation
+                | Gate::NodeOverlay
+                | Gate::ReservedCapacity
+                | Gate::StaticCapacity
+                | Gate::CapacityBuffer
+        )
     }
 
     /// The gate named `name` (exact spelling, as Karpenter matches it).

@@ -131,6 +131,8 @@ pub mod schema;
 #[cfg(feature = "schema")]
 pub mod vocab;
 pub mod simulate;
+pub mod capacity_buffers;
+pub mod static_pools;
 pub mod sweep;
 #[doc(hidden)]
 pub mod edit;

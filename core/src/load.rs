@@ -202,6 +202,7 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
         warnings.push(Warning { code: e.code, message, object: e.object });
     }
     check_bound_pods(&model)?;
+    crate::static_pools::apply(&mut model, &mut warnings)?;
     Ok((model, warnings))
 }
 

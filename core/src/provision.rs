@@ -41,8 +41,10 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
         plan.node_claims.push(claim_out(m, sol, f, name, &mut shared));
     }
     plan.total_price_per_hour = round_price(plan.node_claims.iter().filter_map(|c| c.price_per_hour).sum());
+    plan.static_node_claims = crate::static_pools::render(m, sol);
     for e in &sol.existing {
-        if e.pods.is_empty() {
+        // A static NodeClaim is listed with its pods in `static_node_claims`.
+        if e.pods.is_empty() || crate::static_pools::is_static_launch(m, e.node) {
             continue;
         }
         let n = &m.nodes[e.node];
@@ -101,6 +103,7 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
     plan.unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
     plan.node_pools = pools_out(m, sol, &finals);
     crate::reservation_report::attach(m, &finals, &mut plan);
+    plan.capacity_buffers = crate::capacity_buffers::render(m, sol, &plan.unschedulable);
     plan.total_price_per_month = crate::figures::per_month(plan.total_price_per_hour);
     plan.summary = crate::figures::plan_summary(&plan);
     plan

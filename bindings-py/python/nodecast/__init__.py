@@ -26,6 +26,8 @@ from . import _native
 from ._errors import InputError, ValidationError, error_from_answer, user_errors
 from ._results import (
     AnswerWarning,
+    CapacityBuffer,
+    StaticNodeClaim,
     CatalogResult,
     Decision,
     ExistingNode,
@@ -93,6 +95,8 @@ __all__ = [
     "Accelerator",
     "NodeClaim",
     "ExistingNode",
+    "StaticNodeClaim",
+    "CapacityBuffer",
     "UnschedulablePod",
     "Reason",
     "Hint",

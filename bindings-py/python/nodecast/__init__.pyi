@@ -10,6 +10,8 @@ from nodecast._results import AnswerWarning as AnswerWarning
 from nodecast._results import CatalogResult as CatalogResult
 from nodecast._results import Decision as Decision
 from nodecast._results import ExistingNode as ExistingNode
+from nodecast._results import StaticNodeClaim as StaticNodeClaim
+from nodecast._results import CapacityBuffer as CapacityBuffer
 from nodecast._results import Explanation as Explanation
 from nodecast._results import FrozenMap as FrozenMap
 from nodecast._results import InstanceTypeRow as InstanceTypeRow
@@ -71,6 +73,8 @@ __all__ = [
     "Accelerator",
     "NodeClaim",
     "ExistingNode",
+    "StaticNodeClaim",
+    "CapacityBuffer",
     "UnschedulablePod",
     "Reason",
     "Hint",

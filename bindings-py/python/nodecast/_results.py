@@ -323,6 +323,58 @@ class ExistingNode:
 
 
 @dataclass(frozen=True)
+class StaticNodeClaim:
+    """A NodeClaim a static NodePool keeps whatever the demand (StaticCapacity gate on), with
+    the pending pods this pass places on it."""
+
+    name: str
+    node_pool: str
+    pods: Tuple[str, ...]
+    instance_type: Optional[str] = None
+    capacity_type: Optional[str] = None
+    zone: Optional[str] = None
+    price_per_hour: Optional[float] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> StaticNodeClaim:
+        return cls(
+            name=d["name"],
+            node_pool=d["nodePool"],
+            pods=_strs(d.get("pods")),
+            instance_type=d.get("instanceType"),
+            capacity_type=d.get("capacityType"),
+            zone=d.get("zone"),
+            price_per_hour=d.get("pricePerHour"),
+        )
+
+
+@dataclass(frozen=True)
+class CapacityBuffer:
+    """A CapacityBuffer in a plan (CapacityBuffer gate on): its virtual pods, where they went,
+    and the ``Provisioning`` condition reason Karpenter writes."""
+
+    name: str
+    replicas: int
+    on_existing_nodes: int
+    on_new_node_claims: int
+    unschedulable: int
+    provisioning: str
+    message: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> CapacityBuffer:
+        return cls(
+            name=d["name"],
+            replicas=d["replicas"],
+            on_existing_nodes=d["onExistingNodes"],
+            on_new_node_claims=d["onNewNodeClaims"],
+            unschedulable=d["unschedulable"],
+            provisioning=d["provisioning"],
+            message=d.get("message"),
+        )
+
+
+@dataclass(frozen=True)
 class UnschedulablePod:
     """A pod that stays Pending: one summary ``code`` and one reason per NodePool."""
 
@@ -372,6 +424,10 @@ class Plan(Answer):
     total_price_per_month: float = 0.0
     skipped: Tuple[Skipped, ...] = ()
     warnings: Tuple[AnswerWarning, ...] = ()
+    #: NodeClaims static NodePools keep (StaticCapacity gate on).
+    static_node_claims: Tuple[StaticNodeClaim, ...] = ()
+    #: CapacityBuffers and where their virtual pods went (CapacityBuffer gate on).
+    capacity_buffers: Tuple[CapacityBuffer, ...] = ()
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -387,6 +443,8 @@ class Plan(Answer):
             total_price_per_month=d.get("totalPricePerMonth", 0.0),
             skipped=_seq(d.get("skipped"), Skipped._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
+            static_node_claims=_seq(d.get("staticNodeClaims"), StaticNodeClaim._from),
+            capacity_buffers=_seq(d.get("capacityBuffers"), CapacityBuffer._from),
             _summary=d.get("summary", ""),
         )
 

@@ -2,6 +2,7 @@
 //! manifests (as users write them) and the model (what the solver works on): the model itself
 //! knows nothing of manifests.
 
+mod buffers;
 mod claims;
 mod gated;
 mod header;
@@ -78,6 +79,8 @@ struct Lowering {
     /// in order. A model Pod carries no source, yet a duplicate name must say which file.
     pod_sources: Vec<(usize, Option<String>)>,
     pool_sources: Vec<(usize, Option<String>)>,
+    /// CapacityBuffers and the shapes they may copy, resolved in `finish` (`buffers`).
+    buffers: buffers::Collected,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -141,6 +144,7 @@ impl Lowerer {
             overlays: Vec::new(),
             pod_sources: Vec::new(),
             pool_sources: Vec::new(),
+            buffers: buffers::Collected::default(),
         })
     }
 
@@ -181,6 +185,7 @@ impl Lowerer {
             node_class: l.interner.intern(labels::EC2_NODE_CLASS),
         };
         l.merge_claims();
+        let capacity_buffers = l.expand_buffers(&settings);
         // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
         for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
             if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {
@@ -217,6 +222,8 @@ impl Lowerer {
             reservation_selections: Vec::new(),
             reservation_gate: gate,
             reservation_time: None,
+            static_launches: Vec::new(),
+            capacity_buffers,
         };
         // NodeOverlays adjusted the catalog above; reserved offerings are added on top of it.
         crate::catalog::resolve::apply(&mut model, None, gate);
@@ -270,6 +277,10 @@ impl Lowering {
             self.errors = errors;
             return;
         }
+        if (group, kind.as_str()) == ("", "PodTemplate") {
+            // Kept for the CapacityBuffers that may name it; listed in `skipped` below.
+            self.buffers.pod_template(&root, doc.source.clone(), &mut sink);
+        }
         match (group, kind.as_str()) {
             ("karpenter.sh", "NodePool") => self.node_pool(&root, &mut sink),
             ("karpenter.k8s.aws", "EC2NodeClass") => self.node_class(&root, &mut sink),
@@ -285,6 +296,7 @@ impl Lowering {
             }
             ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
             ("karpenter.sh", "NodeOverlay") => self.node_overlay(&root, &api, doc.source.clone(), &mut sink),
+            ("autoscaling.x-k8s.io", "CapacityBuffer") => self.buffers.buffer(&root, doc.source.clone(), &mut sink),
             (g, k) if kinds::expands(g, k) => {
                 let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
                 let mut out = kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes };
@@ -396,6 +408,8 @@ impl Lowering {
         }
         let weight = spec.as_ref().and_then(|s| sink.opt_int(s, "weight", "an integer 1..100")).unwrap_or(0) as i32;
         let is_static = spec.as_ref().is_some_and(|s| s.get("replicas").is_some());
+        // Admission checked it is an integer ≥ 0 (NP-06).
+        let replicas = spec.as_ref().and_then(|s| sink.opt_int(s, "replicas", "an integer ≥ 0"));
         let disruption = spec.as_ref().and_then(|s| s.get("disruption")).map(|d| disruption(&d, sink)).unwrap_or(Disruption {
             policy: ConsolidationPolicy::WhenEmptyOrUnderutilized,
             consolidate_after: Some(0),
@@ -415,6 +429,7 @@ impl Lowering {
             termination_grace_period,
             disruption,
             is_static,
+            replicas,
             ready: true,
             document: sink.document,
             // Filled in by `document`, which knows the input it came from.
@@ -551,6 +566,9 @@ impl Lowering {
         tmeta.owner = Some((kind.to_string(), meta.name.clone()));
         let tspec = template.get("spec");
         let base = lower_pod::lower_pod(&tmeta, tspec.as_ref(), &mut self.ctx(), sink);
+        if matches!(kind, "Deployment" | "StatefulSet" | "ReplicaSet") {
+            self.buffers.workload(&meta.namespace, kind, &meta.name, count, Some(&base));
+        }
         // Replicas share `base`'s spec (an `Arc` clone each); only names differ.
         let workload = format!("{kind}/{}", meta.name);
         self.pods.reserve(count as usize);

@@ -228,6 +228,8 @@ pub struct NodePool {
     pub disruption: Disruption,
     /// Static NodePools (`spec.replicas`) are ignored by dynamic provisioning (R5.3.1).
     pub is_static: bool,
+    /// `spec.replicas` of a static NodePool (`static_pools`).
+    pub replicas: Option<i64>,
     /// False when the NodePool (or its EC2NodeClass) fails runtime validation: not Ready, so
     /// provisioning skips it (R1.1.2); disruption still sees it.
     pub ready: bool,
@@ -398,6 +400,24 @@ pub struct Model {
     pub reservation_gate: bool,
     /// The pass time (Unix seconds) the reservations were resolved at, when one was given.
     pub reservation_time: Option<i64>,
+    /// The NodeClaims the static provisioning controller creates now (StaticCapacity gate on;
+    /// `static_pools`), each also in `nodes` as an in-flight NodeClaim when it launches.
+    pub static_launches: Vec<crate::static_pools::StaticLaunch>,
+    /// The CapacityBuffers (CapacityBuffer gate on), each with its virtual pods in `pods`.
+    pub capacity_buffers: Vec<BufferInfo>,
+}
+
+/// A CapacityBuffer as lowering resolved it (`lower::buffers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BufferInfo {
+    /// `namespace/name`.
+    pub key: String,
+    /// Virtual pods it asks for (Karpenter's `status.replicas`).
+    pub replicas: i64,
+    /// Its virtual pods: indices into `Model::pods`.
+    pub pods: std::ops::Range<usize>,
+    /// Why it is not ReadyForProvisioning (a reference the input does not resolve), if so.
+    pub not_ready: Option<String>,
 }
 
 impl ExistingNode {

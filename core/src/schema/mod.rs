@@ -30,7 +30,7 @@ pub const ANSWERS: [(&str, &str); 8] = [
 
 /// The public names of answer types whose Rust names say how they are built (`...Out`).
 /// The schema's `$defs` and the TypeScript declarations use the public name.
-const RENAMES: [(&str, &str); 13] = [
+const RENAMES: [(&str, &str); 15] = [
     ("NodeClaimOut", "NodeClaim"),
     ("DomainTieOut", "DomainTie"),
     ("ExistingNodeOut", "ExistingNode"),
@@ -44,6 +44,8 @@ const RENAMES: [(&str, &str); 13] = [
     ("PodOut", "SimulatedPod"),
     ("SimSettings", "ResolvedSimulationSettings"),
     ("Action", "DecisionAction"),
+    ("StaticNodeClaimOut", "StaticNodeClaim"),
+    ("CapacityBufferOut", "CapacityBuffer"),
 ];
 
 fn public_name(rust: &str) -> &str {

@@ -13,6 +13,7 @@ pub(crate) mod rng;
 pub mod settings;
 mod sim;
 mod state;
+mod static_nodes;
 mod summary;
 pub(crate) mod trace;
 mod workloads;

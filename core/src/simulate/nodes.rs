@@ -14,6 +14,12 @@ impl Sim {
     /// Nodes and bound pods of the inputs become the state at time 0.
     pub fn adopt_initial_state(&mut self) {
         for i in 0..self.m.nodes.len() {
+            // The static replicas the input misses are launched by Karpenter when the run
+            // starts: simulated nodes (they keep the run going), not inputs.
+            let static_launch = crate::static_pools::is_static_launch(&self.m, i);
+            if static_launch && self.m.nodes[i].created.is_none() {
+                self.m.nodes[i].created = Some(self.origin);
+            }
             let n = self.m.nodes[i].clone();
             let pool = n.nodepool.as_deref().and_then(|np| self.m.node_pools.iter().position(|p| p.name == np));
             let it = n.instance_type.as_deref().and_then(|t| self.m.catalog.find(t));
@@ -53,7 +59,7 @@ impl Sim {
                 empty_since: None,
                 empty_seconds: 0,
                 midx: Some(i),
-                existing: true,
+                existing: !static_launch,
                 replaces: Vec::new(),
                 grace: None,
             });
@@ -68,7 +74,10 @@ impl Sim {
                 }
                 self.push(if n.in_flight { reg + init } else { init }, Ev::Initialized(id));
             }
-            self.metrics.node_launched(&self.nodes[id], true);
+            if static_launch {
+                self.node_count_changed(1);
+            }
+            self.metrics.node_launched(&self.nodes[id], !static_launch);
         }
         let owners: Vec<(usize, crate::model::Pod)> = self
             .m
@@ -415,6 +424,8 @@ impl Sim {
         if let Some(en) = self.model_node(n) {
             en.marked_for_deletion = true;
         }
+        // A static NodeClaim being deleted is replaced at once (static_nodes.rs).
+        self.static_top_up();
     }
 
     /// Drain (evict every pod) and delete the instance now.
@@ -459,6 +470,7 @@ impl Sim {
         }
         self.metrics.node_terminated(&self.nodes[n], reason);
         self.log("nodeclaim-terminated", name, None, Some(reason.to_string()), None);
+        self.static_top_up();
         self.capacity_freed();
     }
 

@@ -134,10 +134,11 @@ pub fn prepare(
         return Err(errors);
     }
     let base = req.objects.len();
-    let (mut model, warnings) = match loaded {
+    let (mut model, mut warnings) = match loaded {
         Some((m, w)) if inline.is_empty() => (m.clone(), w.to_vec()),
         _ => load_with(req, &inline, base, trace_name)?,
     };
+    warnings.extend(crate::static_pools::simulation_gaps(&model));
     // Pending pods of the inputs are templates; the trace decides when they exist.
     let all_pods = std::mem::take(&mut model.pods);
     let (bound, pending): (Vec<Pod>, Vec<Pod>) = all_pods.into_iter().partition(|p| p.node_name.is_some());

@@ -1,0 +1,287 @@
+//! Static NodePools (`spec.replicas`, Karpenter's alpha StaticCapacity gate): the NodeClaims
+//! Karpenter keeps for them whatever the demand.
+//!
+//! Karpenter v1.15 (sigs.k8s.io/karpenter@v1.15.0):
+//! - dynamic provisioning never uses a static NodePool, gate on or off
+//!   (`Provisioner.NewScheduler` in pkg/controllers/provisioning/provisioner.go drops every
+//!   NodePool with `replicas`); nodecast's `Model::provisionable` already has that rule;
+//! - consolidation and emptiness never disrupt a static pool's nodes, gate on or off
+//!   (`ShouldDisrupt` in pkg/controllers/disruption/consolidation.go and emptiness.go);
+//! - only with the gate on do the static controllers run (pkg/controllers/controllers.go):
+//!   pkg/controllers/static/provisioning creates `replicas − active` NodeClaims when the pool
+//!   has fewer than `replicas` active or pending-disruption ones, each one reserved against
+//!   `limits.nodes` (`NodePoolState.ReserveNodeCount` in pkg/controllers/state/statenodepool.go:
+//!   `limit − (active + deleting + pending disruption)`, nothing when that is negative); the
+//!   pool must be Ready and not being deleted. A static NodeClaim carries the pool's template
+//!   and no instance-type list of its own (`NodeClaimTemplate.ToNodeClaim` in
+//!   scheduling/nodeclaimtemplate.go), so the cloud provider picks from every type the
+//!   template allows, with no pod requests to fit: nodecast's launch choice over those types.
+//!
+//! What this module does: with the gate on, every static NodeClaim Karpenter would create
+//! now is added to the model as an in-flight NodeClaim (so a provisioning pass places pending
+//! pods on it, as Karpenter's scheduler does with in-flight capacity) and listed in
+//! [`Model::static_launches`] for the answers; with the gate off, a static pool gets a
+//! warning that names the gate, since Karpenter then launches nothing for it.
+
+use crate::api::{StaticNodeClaimOut, Warning};
+use crate::price::round_price;
+use crate::resources::Resources;
+use crate::scheduling::Solution;
+use crate::model::{ExistingNode, LimitKey, Model};
+use crate::error::InputError;
+use crate::model::pod::LabelSet;
+use crate::scheduling::claim::build_template;
+use crate::scheduling::launch::{choose_launch, sort_by_price, Launch};
+
+/// One NodeClaim the static provisioning controller creates for a static NodePool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaticLaunch {
+    /// The NodePool (index into `Model::node_pools`).
+    pub pool: usize,
+    /// Its NodeClaim name, `<nodepool>-<n>` (numbered past the names the input already uses).
+    pub name: String,
+    /// The in-flight node it became (index into `Model::nodes`); None when nothing launches.
+    pub node: Option<usize>,
+    /// What is launched; None when the pool's requirements leave no launchable offering.
+    pub launch: Option<Launch>,
+}
+
+/// How many NodeClaims the static provisioning controller creates for a pool now.
+/// `active` counts the pool's NodeClaims that are neither deleting nor pending disruption,
+/// `deleting` those being deleted; `limit` is `limits.nodes` (None: no limit).
+pub fn to_launch(replicas: i64, active: i64, deleting: i64, limit: Option<i64>) -> i64 {
+    // Karpenter counts pending-disruption NodeClaims as present too; nodecast's inputs have
+    // none (a disruption in progress is not an input), so they are 0 here.
+    if active >= replicas {
+        return 0;
+    }
+    let wanted = replicas - active;
+    let remaining = limit.map_or(i64::MAX, |l| l - (active + deleting));
+    if remaining < 0 {
+        return 0;
+    }
+    wanted.min(remaining)
+}
+
+/// `limits.nodes` as Karpenter reads it (`Quantity.Value()`, rounded up), from milli-units.
+pub fn node_limit(limits: &[(LimitKey, i64)]) -> Option<i64> {
+    limits.iter().find(|(k, _)| *k == LimitKey::Nodes).map(|(_, milli)| milli.div_euclid(1000) + i64::from(milli.rem_euclid(1000) != 0))
+}
+
+/// The most static NodeClaims one answer creates (all static pools together): `spec.replicas`
+/// is an int64, and a typo must not make nodecast build billions of nodes.
+pub const MAX_STATIC_NODES: i64 = 100_000;
+
+/// Apply the static NodePools to a freshly lowered model: launches with the gate on, a
+/// warning per static pool with it off. Cost: one template build per static pool plus one
+/// node per launched replica, at most [`MAX_STATIC_NODES`] (beyond it, a located error).
+pub fn apply(m: &mut Model, warnings: &mut Vec<Warning>) -> Result<(), Vec<InputError>> {
+    let mut total = 0i64;
+    let gate = m.settings.feature_gates.static_capacity;
+    for pool in 0..m.node_pools.len() {
+        let Some(replicas) = m.node_pools[pool].replicas else { continue };
+        let name = m.node_pools[pool].name.clone();
+        if !gate {
+            warnings.push(Warning {
+                code: "static-capacity-gate-off".into(),
+                message: format!(
+                    "NodePool {name} is static (spec.replicas {replicas}): with the StaticCapacity feature gate off (Karpenter v1.15's default) Karpenter launches none of its replicas, and dynamic provisioning never uses a static NodePool; --feature-gates StaticCapacity=true models the static controllers"
+                ),
+                object: Some(format!("NodePool/{name}")),
+            });
+            continue;
+        }
+        if !m.node_pools[pool].ready {
+            // The not-Ready warning is already there; static provisioning skips such a pool.
+            continue;
+        }
+        let mine = |n: &ExistingNode| n.managed && n.nodepool.as_deref() == Some(name.as_str());
+        let active = m.nodes.iter().filter(|n| mine(n) && !n.marked_for_deletion).count() as i64;
+        let deleting = m.nodes.iter().filter(|n| mine(n) && n.marked_for_deletion).count() as i64;
+        let limit = node_limit(&m.node_pools[pool].limits);
+        let count = to_launch(replicas, active, deleting, limit);
+        if count < replicas - active {
+            warnings.push(Warning {
+                code: "static-node-limit".into(),
+                message: format!(
+                    "NodePool {name} wants {replicas} replicas and has {active}; limits.nodes {} lets Karpenter create {count} more",
+                    limit.unwrap_or_default()
+                ),
+                object: Some(format!("NodePool/{name}")),
+            });
+        }
+        if count <= 0 {
+            continue;
+        }
+        total = total.saturating_add(count);
+        if total > MAX_STATIC_NODES {
+            let np = &m.node_pools[pool];
+            let mut e = InputError::new(
+                "too-many-nodes",
+                format!("NodePool {name} asks for {replicas} static replicas; nodecast models at most {MAX_STATIC_NODES} static NodeClaims per answer"),
+            )
+            .help("fewer spec.replicas")
+            .at_document(np.document)
+            .object(format!("NodePool/{name}"))
+            .path("spec.replicas");
+            if !np.prefix.is_empty() {
+                e = e.under(&np.prefix);
+            }
+            e.source = np.source.clone();
+            return Err(vec![e]);
+        }
+        let chosen = launch_choice(pool, m);
+        if chosen.is_none() {
+            warnings.push(Warning {
+                code: "static-no-instance-type".into(),
+                message: format!(
+                    "NodePool {name} is static (spec.replicas {replicas}) but its requirements leave no launchable instance type: Karpenter's {count} NodeClaim(s) fail to launch and are retried"
+                ),
+                object: Some(format!("NodePool/{name}")),
+            });
+        }
+        let mut next = 0;
+        for _ in 0..count {
+            let claim = loop {
+                next += 1;
+                let candidate = format!("{name}-{next}");
+                if !m.nodes.iter().any(|n| n.name == candidate || n.nodeclaim_name.as_deref() == Some(candidate.as_str())) {
+                    break candidate;
+                }
+            };
+            let node = chosen.as_ref().map(|(l, alloc)| {
+                let node = in_flight_node(m, pool, &claim, l, alloc.clone());
+                m.nodes.push(node);
+                m.nodes.len() - 1
+            });
+            m.static_launches.push(StaticLaunch { pool, name: claim, node, launch: chosen.as_ref().map(|(l, _)| l.clone()) });
+        }
+    }
+    Ok(())
+}
+
+/// What the cloud provider launches for a static NodeClaim of `pool` and its allocatable:
+/// every type the template allows (no pod requests to fit), cheapest launch; None when the
+/// requirements leave no launchable offering.
+pub fn launch_choice(pool: usize, m: &Model) -> Option<(Launch, Resources)> {
+    let t = build_template(pool, m)?;
+    let mut options = t.its.clone();
+    sort_by_price(&mut options, &t.requirements, m);
+    let l = choose_launch(&options, &t.requirements, m)?;
+    let alloc = t.alloc(l.it, m).clone();
+    Some((l, alloc))
+}
+
+/// The in-flight NodeClaim a static launch is until its Node registers: the pool's labels
+/// and a value for each custom requirement key (as Karpenter writes them on the NodeClaim),
+/// the launched type's labels, zone, capacity type and hostname; the pool's taints.
+fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatable: Resources) -> ExistingNode {
+    let np = &m.node_pools[pool];
+    let mut pairs: Vec<(u32, u32)> = np.labels.iter().collect();
+    let mut custom: Vec<(u32, String)> = Vec::new();
+    for (k, r) in np.requirements.iter() {
+        let key = m.interner.str(k);
+        if k == m.keys.hostname
+            || m.is_well_known(k)
+            || crate::labels::is_restricted(key)
+            || key.starts_with("karpenter.sh/")
+            || np.labels.get(k).is_some()
+        {
+            continue;
+        }
+        if let Some(v) = r.any_value(&m.interner) {
+            custom.push((k, v));
+        }
+    }
+    let t = &m.catalog.types[l.it as usize];
+    pairs.extend(t.labels.iter());
+    pairs.push((m.keys.zone, l.zone));
+    pairs.push((m.keys.capacity_type, l.capacity_type));
+    let (taints, startup_taints, pool_name) = (np.taints.clone(), np.startup_taints.clone(), np.name.clone());
+    let (it_name, capacity) = (t.name.clone(), t.capacity.clone());
+    let document = np.document;
+    for (k, v) in custom {
+        let v = m.interner.intern(&v);
+        pairs.push((k, v));
+    }
+    let host = m.interner.intern(claim);
+    pairs.push((m.keys.hostname, host));
+    ExistingNode {
+        name: claim.to_string(),
+        labels: LabelSet::from_pairs(pairs),
+        taints,
+        allocatable,
+        capacity,
+        nodepool: Some(pool_name),
+        instance_type: Some(it_name),
+        zone: Some(m.interner.str(l.zone).to_string()),
+        capacity_type: Some(m.interner.str(l.capacity_type).to_string()),
+        created: None,
+        initialized: false,
+        ready: true,
+        managed: true,
+        in_flight: true,
+        do_not_disrupt: false,
+        marked_for_deletion: false,
+        nodeclaim_name: Some(claim.to_string()),
+        expire_after: None,
+        last_pod_event: None,
+        initialized_at: None,
+        startup_taints,
+        document,
+        source: None,
+    }
+}
+
+/// Whether node `n` of the model is a static launch of this answer. `apply` appends the
+/// launched nodes one after another, so they are one range of `Model::nodes`.
+pub fn is_static_launch(m: &Model, n: usize) -> bool {
+    let mut nodes = m.static_launches.iter().filter_map(|s| s.node);
+    match (nodes.next(), m.static_launches.iter().rev().find_map(|s| s.node)) {
+        (Some(first), Some(last)) => (first..=last).contains(&n),
+        _ => false,
+    }
+}
+
+/// The static NodeClaims of a plan, with the pending pods the pass `sol` placed on them.
+pub fn render(m: &Model, sol: &Solution) -> Vec<StaticNodeClaimOut> {
+    if m.static_launches.is_empty() {
+        return Vec::new();
+    }
+    let placed: std::collections::HashMap<usize, &[usize]> = sol.existing.iter().map(|e| (e.node, &e.pods[..])).collect();
+    m.static_launches
+        .iter()
+        .map(|s| {
+            let mut pods: Vec<String> =
+                s.node.and_then(|n| placed.get(&n)).map(|ps| ps.iter().map(|&p| m.pods[p].key()).collect()).unwrap_or_default();
+            pods.sort();
+            let launch = s.launch.as_ref();
+            StaticNodeClaimOut {
+                name: s.name.clone(),
+                node_pool: m.node_pools[s.pool].name.clone(),
+                instance_type: launch.map(|l| m.catalog.types[l.it as usize].name.clone()),
+                capacity_type: launch.map(|l| m.interner.str(l.capacity_type).to_string()),
+                zone: launch.map(|l| m.interner.str(l.zone).to_string()),
+                price_per_hour: launch.map(|l| round_price(l.price)),
+                pods,
+            }
+        })
+        .collect()
+}
+
+/// What a simulation does not follow of the CapacityBuffers, said in its warnings rather
+/// than ignored: their virtual pods are not re-provisioned over time.
+pub fn simulation_gaps(m: &Model) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for b in &m.capacity_buffers {
+        out.push(Warning {
+            code: "capacity-buffer-not-simulated".into(),
+            message: format!("CapacityBuffer {} is not simulated: its virtual pods are provisioned by `plan`, not over time", b.key),
+            object: Some(format!("CapacityBuffer/{}", b.key)),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
