@@ -2,8 +2,8 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
-//	oracle gen -kind provision|disrupt -seed N [-o FILE]
+//	oracle run [-provision N] [-disrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle gen -kind provision|disrupt|drift -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 package main
 
@@ -226,6 +226,7 @@ func cmdRun(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	nProv := fs.Int("provision", 200, "random provisioning scenarios")
 	nDis := fs.Int("disrupt", 100, "random disruption scenarios")
+	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
@@ -250,6 +251,13 @@ func cmdRun(args []string) error {
 	}
 	for i := 0; i < *nDis; i++ {
 		f, err := writeGenerated(*dir, "disrupt", *seed+int64(i))
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for i := 0; i < *nDrift; i++ {
+		f, err := writeGenerated(*dir, "drift", *seed+int64(i))
 		if err != nil {
 			return err
 		}
@@ -320,7 +328,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision or disrupt")
+	kind := fs.String("kind", "provision", "provision, disrupt or drift")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")
