@@ -773,12 +773,30 @@ impl Lowering {
                     node.managed = true;
                     // With its NodeClaim the Node is Karpenter's, and Karpenter calls it initialized
                     // only with the label `karpenter.sh/initialized=true` (statenode.go,
-                    // Initialized); a lone Node stands for an assumed, initialized claim (FORMAT §3.7).
-                    let init = self.interner.get("karpenter.sh/initialized");
-                    node.initialized = init.and_then(|k| node.labels.get(k)).is_some_and(|v| self.interner.str(v) == "true");
-                    if node.allocatable.is_zero() {
-                        node.allocatable = claim.allocatable;
-                        node.capacity = claim.capacity;
+                    // Initialized). Karpenter sets that label and the claim's Initialized condition
+                    // together, so a Node written without the label (FORMAT §3.7 leaves it out) is
+                    // initialized when its claim says so; a lone Node stands for an assumed,
+                    // initialized claim.
+                    let init = self.interner.get("karpenter.sh/initialized").and_then(|k| node.labels.get(k));
+                    node.initialized = match init {
+                        Some(v) => self.interner.str(v) == "true",
+                        None => claim.initialized,
+                    };
+                    // Karpenter fills the Node's zero or missing values from the NodeClaim only
+                    // until the node is initialized (statenode.go, Allocatable/Capacity); an
+                    // initialized Node with an empty status.allocatable has no room, not even a
+                    // pod slot.
+                    if !node.initialized {
+                        for (id, v) in claim.allocatable.iter_nonzero() {
+                            if node.allocatable.get(id) == 0 {
+                                node.allocatable.set(id, v);
+                            }
+                        }
+                        for (id, v) in claim.capacity.iter_nonzero() {
+                            if node.capacity.get(id) == 0 {
+                                node.capacity.set(id, v);
+                            }
+                        }
                     }
                 }
                 None => self.nodes.push(claim),
