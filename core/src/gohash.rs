@@ -119,7 +119,12 @@ fn taints(v: Option<&Value>) -> Result<Go, Unhashable> {
         }
         out.push(Go::Struct(
             "Taint",
-            vec![("Key", string_field(t, "key")), ("Value", string_field(t, "value")), ("Effect", string_field(t, "effect")), ("TimeAdded", Go::Nil)],
+            vec![
+                ("Key", string_field(t, "key")),
+                ("Value", string_field(t, "value")),
+                ("Effect", string_field(t, "effect")),
+                ("TimeAdded", Go::Nil),
+            ],
         ));
     }
     Ok(Go::Set(out))
@@ -142,7 +147,8 @@ pub fn nodepool_template_hash(template: Option<&Value>) -> Result<String, Unhash
     let t = template.unwrap_or(&null);
     let meta = t.get("metadata").unwrap_or(&null);
     let spec = t.get("spec").unwrap_or(&null);
-    let object_meta = Go::Struct("ObjectMeta", vec![("Labels", string_map(meta.get("labels"))), ("Annotations", string_map(meta.get("annotations")))]);
+    let object_meta =
+        Go::Struct("ObjectMeta", vec![("Labels", string_map(meta.get("labels"))), ("Annotations", string_map(meta.get("annotations")))]);
     let node_class_ref = match spec.get("nodeClassRef").filter(|v| v.is_object()) {
         Some(r) => Go::Ptr(Box::new(Go::Struct(
             "NodeClassReference",

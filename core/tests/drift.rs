@@ -105,7 +105,11 @@ fn verdict<'a>(d: &'a Value, node: &str) -> &'a Value {
 fn should_return_drifted_only_on_nodeclaims_that_are_drifted_from_an_updated_nodepool() {
     let edited = "      taints: [{key: example.com/new, effect: NoSchedule}]\n";
     let old = hash_of("");
-    let docs = [pool(edited, NEVER), node("old", "s-8", "on-demand", "test-zone-a", &hashed(&old), "", ""), node("new", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of(edited)), "", "")];
+    let docs = [
+        pool(edited, NEVER),
+        node("old", "s-8", "on-demand", "test-zone-a", &hashed(&old), "", ""),
+        node("new", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of(edited)), "", ""),
+    ];
     let d = consolidate(&docs);
     assert_eq!(verdict(&d, "old")["drift"]["reason"], "NodePoolDrifted", "{d}");
     assert!(verdict(&d, "new").get("drift").is_none(), "{d}");
@@ -113,7 +117,10 @@ fn should_return_drifted_only_on_nodeclaims_that_are_drifted_from_an_updated_nod
 
 #[test]
 fn should_not_return_drifted_if_the_nodeclaims_hash_version_does_not_match() {
-    let docs = [pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-a", "karpenter.sh/nodepool-hash: \"123\", karpenter.sh/nodepool-hash-version: v2", "", "")];
+    let docs = [
+        pool("", NEVER),
+        node("a", "s-8", "on-demand", "test-zone-a", "karpenter.sh/nodepool-hash: \"123\", karpenter.sh/nodepool-hash-version: v2", "", ""),
+    ];
     assert!(verdict(&consolidate(&docs), "a").get("drift").is_none());
 }
 
@@ -134,7 +141,8 @@ fn should_detect_node_requirement_drift() {
 #[test]
 fn should_remove_the_status_condition_if_the_nodeclaim_is_no_longer_drifted() {
     // A stale NodePoolDrifted condition that no longer holds is cleared by Karpenter's next check.
-    let docs = [pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of("")), &drifted_at("2025-03-05T10:00:00Z"), "")];
+    let docs =
+        [pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of("")), &drifted_at("2025-03-05T10:00:00Z"), "")];
     let d = consolidate(&docs);
     assert!(verdict(&d, "a").get("drift").is_none(), "{d}");
     assert_eq!(d["decision"], "none");
@@ -248,7 +256,8 @@ fn should_ignore_nodes_with_the_do_not_disrupt_annotation_on_pods_unless_the_nod
     assert_eq!(verdict(&d, "a")["reasons"][0]["code"], "do-not-disrupt-pod");
     // With a terminationGracePeriod the node is a drift candidate; its protected pod is not
     // moved (it cannot be evicted), so nothing needs a new node.
-    let docs = [pool("", NEVER), node("a", "s-8", "spot", "test-zone-a", "", "", "  terminationGracePeriod: 5m\n"), pod("web", "a", "1", dnd)];
+    let docs =
+        [pool("", NEVER), node("a", "s-8", "spot", "test-zone-a", "", "", "  terminationGracePeriod: 5m\n"), pod("web", "a", "1", dnd)];
     let d = consolidate(&docs);
     assert_eq!(d["decision"], "delete", "{d}");
     assert_eq!(d["reason"], "drifted");
@@ -287,7 +296,8 @@ fn does_not_consolidate_nodes_with_pods_that_have_a_duration_based_do_not_disrup
     let v: Value = serde_json::from_str(&nodecast::consolidate(&req).to_json()).expect("json");
     assert_eq!(v["decision"], "replace", "{v}");
     // A value that is neither "true" nor a duration is ignored, with a warning.
-    let docs = [pool_od, node("a", "s-8", "on-demand", "test-zone-a", "", "", ""), pod("web", "a", "1", "karpenter.sh/do-not-disrupt: soon")];
+    let docs =
+        [pool_od, node("a", "s-8", "on-demand", "test-zone-a", "", "", ""), pod("web", "a", "1", "karpenter.sh/do-not-disrupt: soon")];
     let d = consolidate(&docs);
     assert_eq!(d["decision"], "replace", "{d}");
     assert!(d["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "invalid-do-not-disrupt"), "{d}");

@@ -65,7 +65,9 @@ pub(crate) fn drifted(m: &Model, n: &ExistingNode, now: i64) -> Option<Drifted> 
     }
     if let Err(e) = claim_requirements(m, n).compatible(&np.spec_requirements, |_| false, &m.interner) {
         let key = match e {
-            crate::requirements::Incompatible::Undefined(k) => format!("the node has no label {:?} the NodePool requires", m.interner.str(k)),
+            crate::requirements::Incompatible::Undefined(k) => {
+                format!("the node has no label {:?} the NodePool requires", m.interner.str(k))
+            }
             crate::requirements::Incompatible::Conflict(k) => {
                 let value = n.labels.get(k).map(|v| m.interner.str(v).to_string()).unwrap_or_default();
                 format!("its label {}={value} is no longer allowed by the NodePool's requirements", m.interner.str(k))
@@ -76,7 +78,9 @@ pub(crate) fn drifted(m: &Model, n: &ExistingNode, now: i64) -> Option<Drifted> 
     match &n.drifted {
         Some((reason, _)) if reason != "NodePoolDrifted" && reason != "RequirementsDrifted" => Some(Drifted {
             reason: reason.clone(),
-            message: format!("the NodeClaim's Drifted condition says {reason:?} (checked by Karpenter against the cloud provider, taken as given)"),
+            message: format!(
+                "the NodeClaim's Drifted condition says {reason:?} (checked by Karpenter against the cloud provider, taken as given)"
+            ),
             since,
         }),
         _ => None,
@@ -127,11 +131,14 @@ pub(crate) fn drift(
         let info = &infos[i];
         let pool = info.pool?;
         if pool_budget(m, pool, "Drifted", now) == Some(0) {
-            verdicts.entry(info.node).or_default().insert(0, Reason {
-                code: ReasonCode::Budget,
-                node_pool: Some(m.node_pools[pool].name.clone()),
-                message: format!("NodePool {:?} allows no more disruptions for reason Drifted now", m.node_pools[pool].name),
-            });
+            verdicts.entry(info.node).or_default().insert(
+                0,
+                Reason {
+                    code: ReasonCode::Budget,
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: format!("NodePool {:?} allows no more disruptions for reason Drifted now", m.node_pools[pool].name),
+                },
+            );
             continue;
         }
         let base = base.get_or_insert_with(|| scheduling::Baseline::new(m));
@@ -144,11 +151,14 @@ pub(crate) fn drift(
         let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
         let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
         if !failed.is_empty() {
-            verdicts.entry(info.node).or_default().insert(0, Reason {
-                code: ReasonCode::PodsDoNotFit,
-                node_pool: Some(m.node_pools[pool].name.clone()),
-                message: format!("drifted, but not all pods would schedule: {}", failed.join(", ")),
-            });
+            verdicts.entry(info.node).or_default().insert(
+                0,
+                Reason {
+                    code: ReasonCode::PodsDoNotFit,
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: format!("drifted, but not all pods would schedule: {}", failed.join(", ")),
+                },
+            );
             continue;
         }
         let mut replacements = Vec::new();
@@ -177,11 +187,17 @@ pub(crate) fn drift(
             });
         }
         if !stranded.is_empty() {
-            verdicts.entry(info.node).or_default().insert(0, Reason {
-                code: ReasonCode::PodsDoNotFit,
-                node_pool: Some(m.node_pools[pool].name.clone()),
-                message: format!("drifted, but not all pods would schedule: {} (their NodeClaim cannot meet minValues)", stranded.join(", ")),
-            });
+            verdicts.entry(info.node).or_default().insert(
+                0,
+                Reason {
+                    code: ReasonCode::PodsDoNotFit,
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: format!(
+                        "drifted, but not all pods would schedule: {} (their NodeClaim cannot meet minValues)",
+                        stranded.join(", ")
+                    ),
+                },
+            );
             continue;
         }
         return Some((i, replacements));

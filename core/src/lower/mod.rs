@@ -651,6 +651,7 @@ impl Lowering {
             capacity_type: label(labels::CAPACITY_TYPE),
             created: meta.created,
             initialized: true,
+            initialized_condition: None,
             ready: true,
             managed: label(labels::NODEPOOL).is_some(),
             in_flight: false,
@@ -736,6 +737,7 @@ impl Lowering {
                     match sink.opt_scalar(&c, "type").as_deref() {
                         Some("Initialized") => {
                             n.initialized = sink.opt_scalar(&c, "status").as_deref() == Some("True");
+                            n.initialized_condition = Some(n.initialized);
                             n.initialized_at = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink));
                         }
                         Some("Drifted") if sink.opt_scalar(&c, "status").as_deref() == Some("True") => {
@@ -774,13 +776,14 @@ impl Lowering {
                     // With its NodeClaim the Node is Karpenter's, and Karpenter calls it initialized
                     // only with the label `karpenter.sh/initialized=true` (statenode.go,
                     // Initialized). Karpenter sets that label and the claim's Initialized condition
-                    // together, so a Node written without the label (FORMAT §3.7 leaves it out) is
-                    // initialized when its claim says so; a lone Node stands for an assumed,
-                    // initialized claim.
+                    // together, and the conformance format leaves the label out (FORMAT §3.7): a
+                    // Node without the label follows its claim's Initialized condition, and is
+                    // initialized when the claim has none (as a lone Node's assumed claim is).
                     let init = self.interner.get("karpenter.sh/initialized").and_then(|k| node.labels.get(k));
-                    node.initialized = match init {
-                        Some(v) => self.interner.str(v) == "true",
-                        None => claim.initialized,
+                    node.initialized = match (init, claim.initialized_condition) {
+                        (Some(v), _) => self.interner.str(v) == "true",
+                        (None, Some(condition)) => condition,
+                        (None, None) => true,
                     };
                     // Karpenter fills the Node's zero or missing values from the NodeClaim only
                     // until the node is initialized (statenode.go, Allocatable/Capacity); an

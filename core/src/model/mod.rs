@@ -184,6 +184,8 @@ pub struct ExistingNode {
     /// Unix seconds.
     pub created: Option<i64>,
     pub initialized: bool,
+    /// A NodeClaim's `Initialized` condition, when it has one (True or not).
+    pub initialized_condition: Option<bool>,
     pub ready: bool,
     pub managed: bool,
     /// A NodeClaim without a registered Node yet.

@@ -177,6 +177,7 @@ impl Sim {
             capacity_type: Some(m.interner.str(ct).to_string()),
             created: Some(self.origin + self.now),
             initialized: false,
+            initialized_condition: None,
             ready: false,
             managed: true,
             in_flight: true,
