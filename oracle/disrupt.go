@@ -22,6 +22,8 @@ type DisruptAnswer struct {
 	Reason      string   `json:"reason,omitempty"`
 	Nodes       []string `json:"nodes"`
 	Replacement *Claim   `json:"replacement,omitempty"`
+	// How many NodeClaims the command launches (drift may launch several; Replacement is the first).
+	Replacements int `json:"replacements,omitempty"`
 	// Karpenter side only: the method that produced the command.
 	Method string `json:"method,omitempty"`
 	Error  string `json:"error,omitempty"`
@@ -97,9 +99,9 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 	}
 	methods := disruption.NewMethods(e.ctx, e.clk, e.cluster, e.client, e.prov, e.cp, e.rec, queue)
 	for _, m := range methods {
-		// Drift is out of the scenarios' scope (FORMAT.md §3.7): no node is ever drifted.
-		switch m.(type) {
-		case *disruption.Drift, *disruption.StaticDrift:
+		// Static NodePools are out of the scenarios' scope, so StaticDrift never has candidates;
+		// Drift runs (the drift scenarios of gen_drift.go give NodeClaims stale hashes).
+		if _, ok := m.(*disruption.StaticDrift); ok {
 			continue
 		}
 		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, clusterCost)
@@ -132,10 +134,13 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 			for _, c := range cmd.Candidates {
 				a.Nodes = append(a.Nodes, c.Name())
 			}
-			for _, r := range cmd.Replacements {
-				c := e.claim(r.NodeClaim)
-				c.Pods = nil
-				a.Replacement = &c
+			for i, r := range cmd.Replacements {
+				if i == 0 {
+					c := e.claim(r.NodeClaim)
+					c.Pods = nil
+					a.Replacement = &c
+				}
+				a.Replacements++
 			}
 		}
 		sort.Strings(a.Nodes)

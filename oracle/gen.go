@@ -63,7 +63,7 @@ func writeGenerated(dir, kind string, seed int64) (string, error) {
 
 func cmdGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved or rdisrupt")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt or drift")
 	seed := fs.Int64("seed", 1, "seed")
 	out := fs.String("o", "", "output file (default stdout)")
 	_ = fs.Parse(args)
@@ -482,6 +482,9 @@ func (g *gen) existingNode(i int, p pool, disrupt bool) {
 func Generate(kind string, seed int64) (string, error) {
 	if kind == "gates" {
 		return GenerateGates(seed)
+	}
+	if kind == "drift" {
+		return GenerateDrift(seed)
 	}
 	if err := loadAWS(); err != nil {
 		return "", err

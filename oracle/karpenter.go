@@ -188,6 +188,18 @@ func defaults(np *v1.NodePool) {
 
 func (e *Env) load() error {
 	pools := map[string]*v1.NodePool{}
+	// The template hash of each NodePool as the scenario writes it (its own nodeClassRef, the
+	// CRD's expireAfter default): what nodecast computes and what a scenario's NodeClaim carries
+	// when it was made from the current template. defaults() then swaps in the fake provider's
+	// node class, which changes Karpenter's hash; a NodeClaim's current hash is swapped with it.
+	inputHash := map[string]string{}
+	for _, np := range e.objs.NodePools {
+		c := np.DeepCopy()
+		if c.Spec.Template.Spec.ExpireAfter.Duration == nil && c.Spec.Template.Spec.ExpireAfter.Raw == nil {
+			c.Spec.Template.Spec.ExpireAfter = v1.MustParseNillableDuration("720h")
+		}
+		inputHash[np.Name] = c.Hash()
+	}
 	for _, np := range e.objs.NodePools {
 		defaults(np)
 		if err := e.create(np); err != nil {
@@ -250,8 +262,14 @@ func (e *Env) load() error {
 		}
 		pool := pools[poolName]
 		if pool != nil {
-			nc.Annotations[v1.NodePoolHashAnnotationKey] = pool.Hash()
-			nc.Annotations[v1.NodePoolHashVersionAnnotationKey] = v1.NodePoolHashVersion
+			// A stale hash (drift scenarios) stays as written; a current one, or none, becomes
+			// the pool's hash under the fake node class.
+			if h, ok := nc.Annotations[v1.NodePoolHashAnnotationKey]; !ok || h == inputHash[poolName] {
+				nc.Annotations[v1.NodePoolHashAnnotationKey] = pool.Hash()
+			}
+			if _, ok := nc.Annotations[v1.NodePoolHashVersionAnnotationKey]; !ok {
+				nc.Annotations[v1.NodePoolHashVersionAnnotationKey] = v1.NodePoolHashVersion
+			}
 			if nc.Spec.ExpireAfter.Duration == nil && nc.Spec.ExpireAfter.Raw == nil {
 				nc.Spec.ExpireAfter = pool.Spec.Template.Spec.ExpireAfter
 			}
@@ -284,6 +302,13 @@ func (e *Env) load() error {
 		}
 		for i := range nc.Status.Conditions {
 			nc.Status.Conditions[i].LastTransitionTime = initAt
+		}
+		// A Drifted condition the scenario states keeps its time: Karpenter's drift check keeps
+		// (or clears) it, and the Drift method orders candidates by it.
+		for _, c := range st.Conditions {
+			if c.Type == v1.ConditionTypeDrifted && c.Status == metav1.ConditionTrue {
+				nc.Status.Conditions = append(nc.Status.Conditions, c)
+			}
 		}
 		if err := e.client.Status().Update(e.ctx, nc); err != nil {
 			return err

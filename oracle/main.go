@@ -2,8 +2,8 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
-//	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt -seed N [-o FILE]
+//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt|drift -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 package main
 
@@ -23,7 +23,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
 	os.Exit(2)
 }
 
@@ -271,6 +271,7 @@ func cmdRun(args []string) error {
 	nGates := fs.Int("gates", 0, "random NodeOverlay / DRA scenarios (gen_gates.go), half with NodeOverlay=true")
 	nRes := fs.Int("reserved", 40, "random reserved-capacity provisioning scenarios (gen_reserved.go)")
 	nRDis := fs.Int("rdisrupt", 20, "random disruption scenarios with reserved nodes")
+	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
@@ -307,6 +308,13 @@ func cmdRun(args []string) error {
 	}
 	for i := 0; i < *nGates; i++ {
 		f, err := writeGenerated(*dir, "gates", *seed+int64(i))
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+	}
+	for i := 0; i < *nDrift; i++ {
+		f, err := writeGenerated(*dir, "drift", *seed+int64(i))
 		if err != nil {
 			return err
 		}
@@ -377,7 +385,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt or gates")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt or drift")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

@@ -389,10 +389,10 @@ pub struct Decision {
     pub now: String,
     /// `none`, `delete` or `replace`.
     pub decision: Action,
-    /// `expired`, `empty` or `underutilized` (absent for `none`).
+    /// `expired`, `empty`, `drifted` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<DisruptionReason>,
-    /// `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`.
+    /// `expiration`, `emptiness`, `drift`, `multi-node-consolidation` or `single-node-consolidation`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<Method>,
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or
@@ -403,6 +403,10 @@ pub struct Decision {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The node a `replace` launches; absent for `none` and `delete`.
     pub replacement: Option<Replacement>,
+    /// Further nodes a drift replacement launches (drift, unlike consolidation, may need
+    /// several); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more_replacements: Vec<Replacement>,
     /// $/h of the managed nodes before and after the command.
     pub price_per_hour_before: f64,
     /// $/h of the managed nodes once the command has run.
@@ -530,6 +534,21 @@ pub struct NodeVerdict {
     /// best case when that already fails), or of the command that disrupts it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<BalancedScore>,
+    /// Why Karpenter calls the node's NodeClaim drifted, when it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<DriftOut>,
+}
+
+/// A drifted NodeClaim: Karpenter's drift reason and what changed.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DriftOut {
+    /// `NodePoolDrifted`, `RequirementsDrifted`, or the reason the NodeClaim's `Drifted`
+    /// condition reports (e.g. the cloud provider's).
+    pub reason: String,
+    /// What drifted, for people.
+    pub message: String,
 }
 
 /// One Balanced pool's score of one move (spec disruption.md §16).

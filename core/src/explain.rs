@@ -240,6 +240,9 @@ pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<
             None => format!("{name} stays"),
         }
     };
+    if let Some(dr) = v.drift.as_ref() {
+        summary.push_str(&format!("; drifted ({}) because {}", dr.reason, dr.message));
+    }
     if let Some(s) = v.score.as_ref() {
         let cmp = if s.approved { ">=" } else { "<" };
         summary.push_str(&format!("; Balanced score of the {} {:.2} {cmp} threshold {:.2}", s.scored_move, s.score, s.threshold));

@@ -97,6 +97,8 @@ pub mod fit;
 pub mod hints;
 #[doc(hidden)]
 pub mod golang;
+/// Karpenter's NodePool template hash (hashstructure v2), for drift.
+pub mod gohash;
 pub mod interrupt;
 pub mod json;
 #[doc(hidden)]

@@ -139,6 +139,9 @@ wire_enum! {
         NodepoolNotFound = "nodepool-not-found",
         /// The node's instance type, zone or capacity type is not in the catalog (no price).
         UnknownInstanceType = "unknown-instance-type",
+        /// A non-empty node lacks the instance type, capacity type or zone label consolidation
+        /// prices it by.
+        MissingLabel = "missing-label",
         /// The pass acted on other nodes before it reached this one.
         NotEvaluated = "not-evaluated",
         /// A Balanced pool's score for the move is below its threshold.
@@ -153,6 +156,8 @@ wire_enum! {
         Expiration = "expiration",
         /// Empty consolidatable nodes, deleted together.
         Emptiness = "emptiness",
+        /// A drifted node replaced (or deleted) on its own.
+        Drift = "drift",
         /// Several nodes removed or replaced by at most one node.
         MultiNodeConsolidation = "multi-node-consolidation",
         /// One node removed or replaced by a cheaper one.
@@ -169,6 +174,8 @@ wire_enum! {
         Empty = "empty",
         /// Multi- or single-node consolidation.
         Underutilized = "underutilized",
+        /// Drift.
+        Drifted = "drifted",
     }
 }
 
@@ -190,6 +197,7 @@ impl Method {
         match self {
             Method::Expiration => DisruptionReason::Expired,
             Method::Emptiness => DisruptionReason::Empty,
+            Method::Drift => DisruptionReason::Drifted,
             Method::MultiNodeConsolidation | Method::SingleNodeConsolidation => DisruptionReason::Underutilized,
         }
     }
@@ -224,6 +232,10 @@ mod tests {
     fn wire_names_are_the_documented_ones() {
         // The strings the goldens and FORMAT §6/§7.1 carry; a typo here would change the wire.
         assert_eq!(ReasonCode::ALL.len(), 27);
+        assert_eq!(ReasonCode::MissingLabel.as_str(), "missing-label");
+        assert_eq!(Method::Drift.as_str(), "drift");
+        assert_eq!(Method::Drift.reason(), DisruptionReason::Drifted);
+        assert_eq!(DisruptionReason::Drifted.as_str(), "drifted");
         assert_eq!(ReasonCode::NoInstanceTypeFits.as_str(), "no-instance-type-fits");
         assert_eq!(ReasonCode::NoNodepools.as_str(), "no-nodepools");
         assert_eq!(ReasonCode::NodepoolNotFound.as_str(), "nodepool-not-found");

@@ -336,7 +336,10 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
                 ),
             ));
         }
-        options.truncate(15);
+        // Karpenter keeps the 15 cheapest options, or with minValues the shortest cheapest prefix
+        // that meets them when that is longer (consolidation.go, computeSpotToSpotConsolidation).
+        let keep = if crate::scheduling::claim::has_min_values(&r) { 15.max(min_values_prefix(&options, &r, m)) } else { 15 };
+        options.truncate(keep);
     }
     // D-11.1.4: the price check assumed spot; a replacement that may be spot must be spot.
     if admits(&r, m.keys.spot) && admits(&r, m.keys.on_demand) {
@@ -376,6 +379,12 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
         ties: vec![],
     };
     approve(a, infos, cands, cmd, candidate_price - replacement_price)
+}
+
+/// The length of the shortest prefix of `options` (cheapest first) whose types meet every
+/// minValues of `r`, or all of them when none does (Karpenter's InstanceTypes.SatisfiesMinValues).
+fn min_values_prefix(options: &[u32], r: &crate::requirements::Requirements, m: &Model) -> usize {
+    (1..=options.len()).find(|&k| crate::scheduling::claim::min_values_shortfall(&options[..k], r, m).is_none()).unwrap_or(options.len())
 }
 
 /// The Balanced scoring of a command that would otherwise go ahead (D-16.5): rejected when a

@@ -5,6 +5,7 @@
 mod balanced;
 pub mod budget;
 mod consolidation;
+mod drift;
 #[cfg(test)]
 mod tests;
 mod ties;
@@ -106,13 +107,23 @@ fn pdb_allows(m: &Model, pdb: &crate::model::Pdb) -> i64 {
     v.max(0)
 }
 
-fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(ReasonCode, String)> {
+fn pod_blocker(m: &Model, pods: &[usize], now: i64, say: Say) -> Option<(ReasonCode, String)> {
     for &i in pods {
         let p = &m.pods[i];
-        if p.do_not_disrupt {
+        if p.do_not_disrupt_at(now) {
             return Some((
                 ReasonCode::DoNotDisruptPod,
-                say.text(|| format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key())),
+                say.text(|| match (p.do_not_disrupt, p.do_not_disrupt_for, p.started) {
+                    (false, Some(d), Some(start)) => {
+                        let secs = (d as u64).div_ceil(1_000_000_000) as i64;
+                        format!(
+                            "pod {} has \"karpenter.sh/do-not-disrupt\" annotation, active for {secs}s after its start ({}s more)",
+                            p.key(),
+                            (start + secs - now).max(0)
+                        )
+                    }
+                    _ => format!("pod {} has \"karpenter.sh/do-not-disrupt\" annotation", p.key()),
+                }),
             ));
         }
     }
@@ -133,6 +144,10 @@ fn pod_blocker(m: &Model, pods: &[usize], say: Say) -> Option<(ReasonCode, Strin
             ));
         }
         if let Some(b) = matching.first() {
+            // AlwaysAllow lets an unready pod go whatever the budget (pdb.go, isEvictable).
+            if b.always_allow_unhealthy && p.not_ready {
+                continue;
+            }
             if pdb_allows(m, b) == 0 {
                 return Some((ReasonCode::Pdb, say.text(|| format!("pdb {}/{} prevents evicting pod {}", b.namespace, b.name, p.key()))));
             }
@@ -210,13 +225,18 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
                     ReasonCode::NodepoolNotFound,
                     say.text(|| format!("nodepool not found (NodePool={})", n.nodepool.clone().unwrap_or_default())),
                 ))
-            } else if let Some(b) = pod_blocker(m, &pods, say) {
+            } else if let Some(b) = pod_blocker(m, &pods, now, say) {
                 Some(b)
             } else {
                 let pool = pool.unwrap_or(0);
                 let np = &m.node_pools[pool];
                 if np.is_static {
                     Some((ReasonCode::ConsolidationDisabled, say.text(|| format!("NodePool {:?} is static", np.name))))
+                } else if let Some(label) = missing_label(n).filter(|_| !empty) {
+                    Some((
+                        ReasonCode::MissingLabel,
+                        say.text(|| format!("node does not have label {label:?}, so Karpenter cannot price it for consolidation")),
+                    ))
                 } else if let Err(e) = consolidatable(m, n, pool, now, say) {
                     Some(e)
                 } else if !empty && np.disruption.policy == ConsolidationPolicy::WhenEmpty {
@@ -280,44 +300,44 @@ pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
     })
 }
 
-/// A node of a NodePool must say what it is: instance type, zone and capacity type decide its
-/// price and whether it can be replaced (§4.2). Missing labels are input errors.
-fn label_errors(m: &Model) -> Vec<InputError> {
-    let mut out = Vec::new();
-    for n in m.nodes.iter().filter(|n| n.managed && !n.in_flight) {
-        for (label, value) in [
-            (crate::labels::INSTANCE_TYPE, &n.instance_type),
-            (crate::labels::ZONE, &n.zone),
-            (crate::labels::CAPACITY_TYPE, &n.capacity_type),
-        ] {
-            if value.is_none() {
-                let mut e = InputError::new(
-                    "missing-label",
-                    format!("node {} of NodePool {} has no {label} label", n.name, n.nodepool.clone().unwrap_or_default()),
-                )
-                .at_document(n.document)
-                .object(format!("Node/{}", n.name))
-                .path(format!("metadata.labels[{label}]"))
-                .help("Karpenter nodes carry node.kubernetes.io/instance-type, topology.kubernetes.io/zone and karpenter.sh/capacity-type");
-                e.source = n.source.clone();
-                out.push(e);
-            }
-        }
-    }
-    out
+/// The well-known label a non-empty consolidation candidate lacks, if any, in the order
+/// Karpenter's consolidation filter asks (consolidation.go, ShouldDisrupt): without instance
+/// type, capacity type and zone it cannot price the node, so it passes the node over and
+/// decides for the rest. Emptiness and drift do not need them.
+fn missing_label(n: &ExistingNode) -> Option<&'static str> {
+    [(crate::labels::INSTANCE_TYPE, &n.instance_type), (crate::labels::CAPACITY_TYPE, &n.capacity_type), (crate::labels::ZONE, &n.zone)]
+        .into_iter()
+        .find(|(_, v)| v.is_none())
+        .map(|(l, _)| l)
+}
+
+/// Pods on the cluster's nodes whose `karpenter.sh/do-not-disrupt` value Karpenter cannot read:
+/// it treats them as unannotated (and publishes an event); nodecast says so.
+fn do_not_disrupt_warnings(m: &Model) -> Vec<Warning> {
+    m.pods
+        .iter()
+        .filter(|p| p.node_name.is_some() && !p.terminal)
+        .filter_map(|p| {
+            let v = p.do_not_disrupt_invalid.as_ref()?;
+            Some(Warning {
+                code: "invalid-do-not-disrupt".into(),
+                message: format!(
+                    "karpenter.sh/do-not-disrupt {v:?} is neither \"true\" nor a positive duration (e.g. \"2m\"); Karpenter treats the pod as not annotated"
+                ),
+                object: Some(format!("Pod/{}", p.key())),
+            })
+        })
+        .collect()
 }
 
 /// What the disruption controller does at `now` (Unix seconds; `now_text` is how the answer
-/// shows it) on a loaded model: an error when a managed node lacks the labels that price it.
+/// shows it) on a loaded model.
 pub fn consolidate(m: &Model, warnings: &[Warning], now: i64, now_text: &str) -> Result<Decision, Vec<InputError>> {
-    let errors = label_errors(m);
-    if !errors.is_empty() {
-        return Err(errors);
-    }
     let mut d = decide(m, now);
     d.now = now_text.to_string();
     d.summary = crate::figures::decision_summary(&d);
     d.warnings = warnings.to_vec();
+    d.warnings.extend(do_not_disrupt_warnings(m));
     Ok(d)
 }
 
@@ -352,6 +372,9 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
             verdicts.entry(info.node).or_default().push(reason(*code, msg.clone()));
         }
     }
+    // Which NodeClaims Karpenter's drift controller has marked drifted (drift.rs).
+    let drifted: IndexMap<usize, drift::Drifted> =
+        (0..m.nodes.len()).filter_map(|i| drift::drifted(m, &m.nodes[i], now).map(|d| (i, d))).collect();
     let expired = expired(m, now);
     if !expired.is_empty() {
         d.decision = Action::Delete;
@@ -364,6 +387,15 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
         d.reason = Some(Method::Emptiness.reason());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
         d.ties = ties;
+    } else if let Some((i, mut replacements)) = drift::drift(m, &infos, &drifted, now, &mut verdicts) {
+        d.decision = if replacements.is_empty() { Action::Delete } else { Action::Replace };
+        d.method = Some(Method::Drift);
+        d.reason = Some(Method::Drift.reason());
+        d.disrupted_nodes = vec![m.nodes[infos[i].node].name.clone()];
+        if !replacements.is_empty() {
+            d.replacement = Some(replacements.remove(0));
+            d.more_replacements = replacements;
+        }
     } else if let Some(cmd) = {
         let attempts = consolidation::Attempts::new(m, &infos, now, action_only, memo);
         consolidation::multi_node(&attempts, &infos, &mut verdicts)
@@ -388,7 +420,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     d.disrupted_nodes.sort();
     let before: f64 = infos.iter().filter(|i| m.nodes[i.node].managed).filter_map(|i| i.price).sum();
     let removed: f64 = infos.iter().filter(|i| d.disrupted_nodes.contains(&m.nodes[i.node].name)).filter_map(|i| i.price).sum();
-    let added = d.replacement.as_ref().and_then(|r| r.price_per_hour).unwrap_or(0.0);
+    let added: f64 = d.replacement.iter().chain(&d.more_replacements).filter_map(|r| r.price_per_hour).sum();
     d.price_per_hour_before = round_price(before);
     d.price_per_hour_after = round_price(before - removed + added);
     d.savings_per_month = crate::figures::per_month(d.price_per_hour_before - d.price_per_hour_after);
@@ -408,6 +440,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
                     disrupted: false,
                     reasons: budget,
                     score: None,
+                    drift: drifted.get(&node).map(drift_out),
                 });
             }
         }
@@ -435,6 +468,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
             disrupted,
             reasons,
             score: scores.get(&info.node).cloned(),
+            drift: drifted.get(&info.node).map(drift_out),
         });
     }
     d.nodes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -446,6 +480,10 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     d
 }
 
+fn drift_out(d: &drift::Drifted) -> DriftOut {
+    DriftOut { reason: d.reason.clone(), message: d.message.clone() }
+}
+
 fn command_text(d: &Decision) -> String {
     let list = d.disrupted_nodes.join(", ");
     let n = d.disrupted_nodes.len();
@@ -455,8 +493,12 @@ fn command_text(d: &Decision) -> String {
         (Action::Replace, Some(r)) => {
             let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
             let more = r.instance_type_options.len().saturating_sub(5);
+            let others = match d.more_replacements.len() {
+                0 => String::new(),
+                k => format!(" and {k} more node{}", if k == 1 { "" } else { "s" }),
+            };
             format!(
-                "replace {n} node{s} ({list}) with 1 {} node from [{}{}], reason {}",
+                "replace {n} node{s} ({list}) with 1 {} node from [{}{}]{others}, reason {}",
                 r.capacity_type.clone().unwrap_or_default(),
                 opts.join(", "),
                 if more > 0 { format!(" and {more} more") } else { String::new() },

@@ -74,6 +74,16 @@ pub fn timestamp(at: &At, sink: &mut Sink) -> Option<i64> {
     }
 }
 
+/// A pod's `karpenter.sh/do-not-disrupt` value other than "true": Ok(nanoseconds) for a
+/// positive Go duration, Err(the value) for anything else; None when absent or "true".
+pub fn do_not_disrupt_duration(annotations: &[(String, String)]) -> Option<Result<i64, String>> {
+    let (_, v) = annotations.iter().find(|(k, _)| k == labels::DO_NOT_DISRUPT)?;
+    if v == "true" {
+        return None;
+    }
+    Some(crate::golang::duration_nanos(v).filter(|d| *d > 0 && *d <= i64::MAX as i128).map(|d| d as i64).ok_or_else(|| v.clone()))
+}
+
 pub fn has_true_annotation(annotations: &[(String, String)], key: &str) -> bool {
     annotations.iter().any(|(k, v)| k == key && v == "true")
 }
@@ -82,11 +92,14 @@ pub fn has_true_annotation(annotations: &[(String, String)], key: &str) -> bool 
 pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink) -> Pod {
     let interner = &mut *ctx.interner;
     let labels = LabelSet::from_pairs(meta.labels.iter().map(|(k, v)| (interner.intern(k), interner.intern(v))).collect());
+    let dnd = do_not_disrupt_duration(&meta.annotations);
     let spec_part = PodSpec {
         namespace: meta.namespace.clone(),
         namespace_id: interner.intern(&meta.namespace),
         labels,
         do_not_disrupt: has_true_annotation(&meta.annotations, labels::DO_NOT_DISRUPT),
+        do_not_disrupt_for: dnd.clone().and_then(Result::ok),
+        do_not_disrupt_invalid: dnd.and_then(Result::err),
         owner: meta.owner.clone(),
         requests: Resources::new(),
         node_selector: Requirements::new(),

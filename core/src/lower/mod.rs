@@ -380,6 +380,7 @@ impl Lowering {
                 reqs.add(kid, Requirement::from_operator(op, &ids, interner).with_min_values(min_values), interner);
             }
         }
+        let spec_requirements = reqs.clone();
         for (k, v) in labels_set.iter() {
             reqs.add(k, Requirement::in_values([v]), interner);
         }
@@ -428,6 +429,8 @@ impl Lowering {
             expire_after,
             termination_grace_period,
             disruption,
+            spec_requirements,
+            template_hash: crate::gohash::nodepool_template_hash(tmpl.as_ref().map(|t| t.v)).map_err(|e| e.0),
             is_static,
             replicas,
             ready: true,
@@ -509,6 +512,18 @@ impl Lowering {
         let spec = root.get("spec");
         let mut pod = lower_pod::lower_pod(&meta, spec.as_ref(), &mut self.ctx(), sink);
         let phase = root.get("status").and_then(|s| sink.opt_scalar(&s, "phase")).unwrap_or_default();
+        if let Some(status) = root.get("status") {
+            if let Some(t) = status.get("startTime") {
+                pod.started = lower_pod::timestamp(&t, sink);
+            }
+            if let Some(conds) = status.get("conditions") {
+                for c in sink.list(&conds) {
+                    if sink.opt_scalar(&c, "type").as_deref() == Some("Ready") {
+                        pod.not_ready = sink.opt_scalar(&c, "status").as_deref() == Some("False");
+                    }
+                }
+            }
+        }
         pod.terminal = phase == "Succeeded" || phase == "Failed";
         if meta.deleting {
             pod.terminal = true;
@@ -620,7 +635,27 @@ impl Lowering {
         let min_available = iop("minAvailable", sink);
         let max_unavailable = iop("maxUnavailable", sink);
         let disruptions_allowed = root.get("status").and_then(|s| sink.opt_int(&s, "disruptionsAllowed", "an integer"));
-        self.pdbs.push(Pdb { name: meta.name, namespace: meta.namespace, selector, min_available, max_unavailable, disruptions_allowed });
+        // The API server accepts only these two policies (policy/v1 validation).
+        let mut always_allow_unhealthy = false;
+        if let Some(at) = spec.as_ref().and_then(|s| s.get("unhealthyPodEvictionPolicy")) {
+            match sink.scalar(&at).as_deref() {
+                Some("AlwaysAllow") => always_allow_unhealthy = true,
+                Some("IfHealthyBudget") => {}
+                Some(other) => {
+                    sink.error(&at, "unsupported-value", format!("unhealthyPodEvictionPolicy {other:?} is not supported"), "IfHealthyBudget or AlwaysAllow")
+                }
+                None => {}
+            }
+        }
+        self.pdbs.push(Pdb {
+            name: meta.name,
+            namespace: meta.namespace,
+            selector,
+            min_available,
+            max_unavailable,
+            disruptions_allowed,
+            always_allow_unhealthy,
+        });
     }
 
     fn node(&mut self, root: &At, sink: &mut Sink) {
@@ -678,6 +713,7 @@ impl Lowering {
             capacity_type: label(labels::CAPACITY_TYPE),
             created: meta.created,
             initialized: true,
+            initialized_condition: None,
             ready: true,
             managed: label(labels::NODEPOOL).is_some(),
             in_flight: false,
@@ -688,6 +724,9 @@ impl Lowering {
             last_pod_event: None,
             initialized_at: None,
             startup_taints: Vec::new(),
+            nodepool_hash: None,
+            drifted: None,
+            has_termination_grace_period: false,
             document: sink.document,
             source: None,
         }
@@ -699,6 +738,10 @@ impl Lowering {
         n.nodeclaim_name = Some(meta.name.clone());
         n.in_flight = true;
         n.initialized = false;
+        let annotation = |k: &str| meta.annotations.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
+        if let (Some(h), Some(v)) = (annotation("karpenter.sh/nodepool-hash"), annotation("karpenter.sh/nodepool-hash-version")) {
+            n.nodepool_hash = Some((h, v));
+        }
         if let Some(spec) = root.get("spec") {
             if let Some(ts) = spec.get("taints") {
                 n.taints = read_taints(&ts, sink);
@@ -709,6 +752,7 @@ impl Lowering {
             if let Some(e) = spec.get("expireAfter") {
                 n.expire_after = duration(&e, true, sink);
             }
+            n.has_termination_grace_period = spec.get("terminationGracePeriod").is_some_and(|t| !t.v.is_null());
             // Until its Node registers, a NodeClaim is known by its requirements: single-valued
             // `In` requirements (zone, capacity type, instance type, ...) act as its labels.
             if let Some(rs) = spec.get("requirements") {
@@ -752,9 +796,17 @@ impl Lowering {
             }
             if let Some(conds) = status.get("conditions") {
                 for c in sink.list(&conds) {
-                    if sink.opt_scalar(&c, "type").as_deref() == Some("Initialized") {
-                        n.initialized = sink.opt_scalar(&c, "status").as_deref() == Some("True");
-                        n.initialized_at = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink));
+                    match sink.opt_scalar(&c, "type").as_deref() {
+                        Some("Initialized") => {
+                            n.initialized = sink.opt_scalar(&c, "status").as_deref() == Some("True");
+                            n.initialized_condition = Some(n.initialized);
+                            n.initialized_at = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink));
+                        }
+                        Some("Drifted") if sink.opt_scalar(&c, "status").as_deref() == Some("True") => {
+                            let reason = sink.opt_scalar(&c, "reason").unwrap_or_default();
+                            n.drifted = Some((reason, c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink))));
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -779,10 +831,37 @@ impl Lowering {
                     }
                     node.do_not_disrupt |= claim.do_not_disrupt;
                     node.startup_taints = claim.startup_taints;
+                    node.nodepool_hash = claim.nodepool_hash;
+                    node.drifted = claim.drifted;
+                    node.has_termination_grace_period = claim.has_termination_grace_period;
                     node.managed = true;
-                    if node.allocatable.is_zero() {
-                        node.allocatable = claim.allocatable;
-                        node.capacity = claim.capacity;
+                    // With its NodeClaim the Node is Karpenter's, and Karpenter calls it initialized
+                    // only with the label `karpenter.sh/initialized=true` (statenode.go,
+                    // Initialized). Karpenter sets that label and the claim's Initialized condition
+                    // together, and the conformance format leaves the label out (FORMAT §3.7): a
+                    // Node without the label follows its claim's Initialized condition, and is
+                    // initialized when the claim has none (as a lone Node's assumed claim is).
+                    let init = self.interner.get("karpenter.sh/initialized").and_then(|k| node.labels.get(k));
+                    node.initialized = match (init, claim.initialized_condition) {
+                        (Some(v), _) => self.interner.str(v) == "true",
+                        (None, Some(condition)) => condition,
+                        (None, None) => true,
+                    };
+                    // Karpenter fills the Node's zero or missing values from the NodeClaim only
+                    // until the node is initialized (statenode.go, Allocatable/Capacity); an
+                    // initialized Node with an empty status.allocatable has no room, not even a
+                    // pod slot.
+                    if !node.initialized {
+                        for (id, v) in claim.allocatable.iter_nonzero() {
+                            if node.allocatable.get(id) == 0 {
+                                node.allocatable.set(id, v);
+                            }
+                        }
+                        for (id, v) in claim.capacity.iter_nonzero() {
+                            if node.capacity.get(id) == 0 {
+                                node.capacity.set(id, v);
+                            }
+                        }
                     }
                 }
                 None => self.nodes.push(claim),

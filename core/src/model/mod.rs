@@ -226,6 +226,12 @@ pub struct NodePool {
     /// for its pods before it is terminated anyway (None = waits for ever).
     pub termination_grace_period: Option<i64>,
     pub disruption: Disruption,
+    /// `spec.template.spec.requirements` alone (without the template labels `requirements`
+    /// folds in): what a NodeClaim's labels must stay compatible with (requirement drift).
+    pub spec_requirements: Requirements,
+    /// Karpenter's hash of `spec.template` (`karpenter.sh/nodepool-hash`, see `gohash`), or
+    /// why nodecast cannot compute it.
+    pub template_hash: Result<String, String>,
     /// Static NodePools (`spec.replicas`) are ignored by dynamic provisioning (R5.3.1).
     pub is_static: bool,
     /// `spec.replicas` of a static NodePool (`static_pools`).
@@ -276,6 +282,8 @@ pub struct ExistingNode {
     /// Unix seconds.
     pub created: Option<i64>,
     pub initialized: bool,
+    /// A NodeClaim's `Initialized` condition, when it has one (True or not).
+    pub initialized_condition: Option<bool>,
     pub ready: bool,
     pub managed: bool,
     /// A NodeClaim without a registered Node yet.
@@ -287,6 +295,14 @@ pub struct ExistingNode {
     pub last_pod_event: Option<i64>,
     pub initialized_at: Option<i64>,
     pub startup_taints: Vec<Taint>,
+    /// The NodeClaim's `karpenter.sh/nodepool-hash` and `karpenter.sh/nodepool-hash-version`
+    /// annotations, when it has both.
+    pub nodepool_hash: Option<(String, String)>,
+    /// The NodeClaim's `Drifted` condition when True: its reason and lastTransitionTime.
+    pub drifted: Option<(String, Option<i64>)>,
+    /// The NodeClaim sets `spec.terminationGracePeriod`: drift then drains it whatever its
+    /// pods' do-not-disrupt annotations and PDBs say (disruption/types.go, NewCandidate).
+    pub has_termination_grace_period: bool,
     pub document: usize,
     /// The input the Node came from, for located errors.
     pub source: Option<String>,
@@ -309,6 +325,9 @@ pub struct Pdb {
     pub min_available: Option<IntOrPercent>,
     pub max_unavailable: Option<IntOrPercent>,
     pub disruptions_allowed: Option<i64>,
+    /// `unhealthyPodEvictionPolicy: AlwaysAllow`: pods whose Ready condition is False may be
+    /// evicted whatever the budget says (pdb.go, isEvictable).
+    pub always_allow_unhealthy: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -138,6 +138,11 @@ pub struct Pod {
     /// creationTimestamp, unix seconds (0 when absent).
     pub created: i64,
     pub document: usize,
+    /// `status.startTime`, unix seconds: when a duration-valued do-not-disrupt runs out.
+    pub started: Option<i64>,
+    /// The pod's `Ready` condition is `False` (not merely absent): a PDB with
+    /// `unhealthyPodEvictionPolicy: AlwaysAllow` lets it go (pdb.go, isEvictable).
+    pub not_ready: bool,
     spec: Arc<PodSpec>,
 }
 
@@ -147,7 +152,14 @@ pub struct PodSpec {
     pub namespace: String,
     pub namespace_id: ValueId,
     pub labels: LabelSet,
+    /// The annotation `karpenter.sh/do-not-disrupt: "true"`.
     pub do_not_disrupt: bool,
+    /// A duration-valued `karpenter.sh/do-not-disrupt` (e.g. "2m"), in nanoseconds: it protects
+    /// the pod until its start time plus the duration (pod/scheduling.go, IsDoNotDisruptActive).
+    pub do_not_disrupt_for: Option<i64>,
+    /// A `karpenter.sh/do-not-disrupt` value that is neither "true" nor a positive Go duration:
+    /// Karpenter treats it as absent (and says so in an event); nodecast warns.
+    pub do_not_disrupt_invalid: Option<String>,
     /// (kind, name) of the first owner reference.
     pub owner: Option<(String, String)>,
     /// Effective requests (R4.1) including `pods: 1`.
@@ -192,7 +204,7 @@ impl std::ops::DerefMut for Pod {
 
 impl Pod {
     pub fn new(name: String, uid: String, created: i64, document: usize, spec: PodSpec) -> Self {
-        Pod { name, uid, node_name: None, workload: None, created, document, spec: Arc::new(spec) }
+        Pod { name, uid, node_name: None, workload: None, created, document, started: None, not_ready: false, spec: Arc::new(spec) }
     }
 
     /// Identifies the shared spec: pods with equal ids have identical `PodSpec`s (replicas of
@@ -216,6 +228,20 @@ impl Pod {
     }
 
     /// Not terminal, not a DaemonSet pod and not a mirror pod: the pods consolidation moves.
+    /// Whether `karpenter.sh/do-not-disrupt` protects the pod at `now` (unix seconds): "true"
+    /// always; a duration while the pod has run less than it, or when its start time is unknown
+    /// (Karpenter's fail-safe); anything else never.
+    pub fn do_not_disrupt_at(&self, now: i64) -> bool {
+        if self.do_not_disrupt {
+            return true;
+        }
+        match (self.do_not_disrupt_for, self.started) {
+            (Some(_), None) => true,
+            (Some(d), Some(start)) => (now.saturating_sub(start) as i128) * 1_000_000_000 < d as i128,
+            (None, _) => false,
+        }
+    }
+
     pub fn is_reschedulable(&self) -> bool {
         !self.terminal && !self.owned_by_daemonset && !self.mirror
     }

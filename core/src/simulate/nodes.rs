@@ -186,6 +186,7 @@ impl Sim {
             capacity_type: Some(m.interner.str(ct).to_string()),
             created: Some(self.origin + self.now),
             initialized: false,
+            initialized_condition: None,
             ready: false,
             managed: true,
             in_flight: true,
@@ -196,6 +197,11 @@ impl Sim {
             last_pod_event: None,
             initialized_at: None,
             startup_taints: np.startup_taints.clone(),
+            // Karpenter stamps a new NodeClaim with its NodePool's hash: a later edit of the
+            // NodePool's template makes it drift.
+            nodepool_hash: np.template_hash.clone().ok().map(|h| (h, crate::gohash::NODEPOOL_HASH_VERSION.to_string())),
+            drifted: None,
+            has_termination_grace_period: np.termination_grace_period.is_some(),
             document: 0,
             source: None,
         };
@@ -510,10 +516,15 @@ impl Sim {
             match (&d.replacement, reason) {
                 (Some(r), _) => {
                     let launched = self.launch_replacement(r, &targets);
+                    // Drift may need more than one new node; the first one's readiness drains
+                    // the candidate, the others only add room.
+                    for more in &d.more_replacements {
+                        self.launch_replacement(more, &[]);
+                    }
                     for &n in &targets {
-                        self.cordon(n, "underutilized");
+                        self.cordon(n, reason.as_str());
                         if launched.is_none() {
-                            self.terminate(n, "underutilized");
+                            self.terminate(n, reason.as_str());
                         }
                     }
                 }

@@ -27,7 +27,11 @@ pub enum Ev {
     DeleteInstance(usize),
 }
 
-pub const REASONS: [&str; 4] = ["empty", "underutilized", "expired", "interrupted"];
+pub const REASONS: [&str; 5] = ["empty", "underutilized", "expired", "interrupted", "drifted"];
+
+/// The reasons every summary lists (with 0 when none happened); `drifted` is listed only when
+/// a drifted node was replaced, so runs without drift read as before.
+pub const ALWAYS_LISTED: usize = 4;
 
 pub fn reason_index(r: &str) -> usize {
     REASONS.iter().position(|x| *x == r).unwrap_or(1)

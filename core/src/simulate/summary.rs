@@ -133,8 +133,11 @@ pub fn build(sim: Sim, duration: i64) -> Simulation {
         by_pool.insert(k.clone(), *v);
     }
     let mut by_reason = IndexMap::new();
-    for r in super::state::REASONS {
-        by_reason.insert(r.to_string(), sim.metrics.disruptions.get(r).copied().unwrap_or(0));
+    for (i, r) in super::state::REASONS.iter().enumerate() {
+        let count = sim.metrics.disruptions.get(*r).copied().unwrap_or(0);
+        if i < super::state::ALWAYS_LISTED || count > 0 {
+            by_reason.insert(r.to_string(), count);
+        }
     }
     let summary = Summary {
         duration_seconds: duration,

@@ -517,7 +517,7 @@ fn check_disrupt(e: &Value, d: &Decision) -> Result<(), String> {
     if let Some(r) = e.get("replacement") {
         let rep = d.replacement.as_ref().ok_or("expected a replacement, got none")?;
         if let Some(n) = r.get("count") {
-            check_count(n, 1, "replacement count")?;
+            check_count(n, 1 + d.more_replacements.len(), "replacement count")?;
         }
         if let Some(v) = r.get("instanceTypes") {
             member(v, &rep.instance_type, "replacement instance type", "replacement")?;

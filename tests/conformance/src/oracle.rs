@@ -97,8 +97,9 @@ pub fn normal_decision(d: &Decision) -> Value {
         json!({"nodePool": r.node_pool, "instanceType": r.instance_type, "capacityType": r.capacity_type,
                "zone": r.zone, "price": r.price_per_hour, "options": sorted(r.instance_type_options.clone())})
     });
+    let replacements = d.replacement.iter().count() + d.more_replacements.len();
     json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
-           "ties": d.ties.len()})
+           "replacements": replacements, "ties": d.ties.len()})
 }
 
 /// One scenario: the catalog line (first time only) and the answer line.

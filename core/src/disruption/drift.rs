@@ -1,0 +1,206 @@
+//! Drift (spec disruption.md §10.1–§10.2): which NodeClaims Karpenter calls drifted, and the
+//! Drift disruption method that replaces them one at a time.
+//!
+//! Detection follows pkg/controllers/nodeclaim/disruption/drift.go (isDrifted), first match:
+//! 1. NodePoolDrifted: the NodeClaim and its NodePool both carry a template hash of the same
+//!    version, and the hashes differ. The NodePool's hash is the one Karpenter's hash
+//!    controller writes from the current template (`gohash`), whatever annotation the input has.
+//! 2. RequirementsDrifted: the NodeClaim's labels, as requirements, are not compatible with the
+//!    NodePool's `spec.template.spec.requirements` (Requirements.Compatible, no key allowed
+//!    undefined). A NodeClaim carries its instance type's labels (the provider copies them at
+//!    launch); a Node given without them gets them from the catalog here.
+//! 3. A `Drifted=True` condition the input reports with any other reason (InstanceTypeNotFound,
+//!    or the provider's: AMI, subnet, security group, EC2NodeClass hash) is taken as is: those
+//!    need the provider's live view, which nodecast does not have.
+//!
+//! A `Drifted` condition with reason NodePoolDrifted or RequirementsDrifted that nodecast does
+//! not find any more is dropped, as Karpenter's next drift check would clear it.
+
+use super::*;
+use crate::requirements::Requirements;
+use crate::scheduling;
+
+/// Why a NodeClaim is drifted.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Drifted {
+    /// Karpenter's drift reason: `NodePoolDrifted`, `RequirementsDrifted`, or the one reported.
+    pub reason: String,
+    pub message: String,
+    /// When it drifted (the condition's lastTransitionTime; `now` when nodecast finds it).
+    pub since: i64,
+}
+
+/// The requirements a NodeClaim's labels make: the node's labels, plus the labels of its
+/// instance type the node does not have (what the provider stamps on the NodeClaim).
+fn claim_requirements(m: &Model, n: &ExistingNode) -> Requirements {
+    let mut labels = n.labels.clone();
+    if let Some(it) = n.instance_type.as_deref().and_then(|t| m.catalog.types.iter().find(|x| x.name == t)) {
+        for (k, v) in it.labels.iter() {
+            if labels.get(k).is_none() {
+                labels.set(k, v);
+            }
+        }
+    }
+    scheduling::topology::label_requirements(&labels, &m.interner)
+}
+
+/// Whether (and why) the node's NodeClaim is drifted at `now`.
+pub(crate) fn drifted(m: &Model, n: &ExistingNode, now: i64) -> Option<Drifted> {
+    if !n.managed || n.in_flight {
+        return None;
+    }
+    let np = &m.node_pools[pool_of(m, n)?];
+    let since = n.drifted.as_ref().and_then(|(_, t)| *t).unwrap_or(now);
+    if let (Some((hash, version)), Ok(pool_hash)) = (&n.nodepool_hash, &np.template_hash) {
+        if version == crate::gohash::NODEPOOL_HASH_VERSION && hash != pool_hash {
+            return Some(Drifted {
+                reason: "NodePoolDrifted".into(),
+                message: format!(
+                    "NodePool {:?}'s template changed since the NodeClaim was created (karpenter.sh/nodepool-hash {hash} on the NodeClaim, {pool_hash} now)",
+                    np.name
+                ),
+                since,
+            });
+        }
+    }
+    if let Err(e) = claim_requirements(m, n).compatible(&np.spec_requirements, |_| false, &m.interner) {
+        let key = match e {
+            crate::requirements::Incompatible::Undefined(k) => {
+                format!("the node has no label {:?} the NodePool requires", m.interner.str(k))
+            }
+            crate::requirements::Incompatible::Conflict(k) => {
+                let value = n.labels.get(k).map(|v| m.interner.str(v).to_string()).unwrap_or_default();
+                format!("its label {}={value} is no longer allowed by the NodePool's requirements", m.interner.str(k))
+            }
+        };
+        return Some(Drifted { reason: "RequirementsDrifted".into(), message: key, since });
+    }
+    match &n.drifted {
+        Some((reason, _)) if reason != "NodePoolDrifted" && reason != "RequirementsDrifted" => Some(Drifted {
+            reason: reason.clone(),
+            message: format!(
+                "the NodeClaim's Drifted condition says {reason:?} (checked by Karpenter against the cloud provider, taken as given)"
+            ),
+            since,
+        }),
+        _ => None,
+    }
+}
+
+/// A PDB that blocks every eviction of its pods (D-3.3.5): maxUnavailable 0 or 0%, or
+/// minAvailable 100%. Its pods are not "currently reschedulable" and are left out of the
+/// simulation.
+fn fully_blocked(m: &Model, p: usize) -> bool {
+    let pod = &m.pods[p];
+    m.pdbs.iter().filter(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels)).any(|b| {
+        matches!(b.max_unavailable, Some(IntOrPercent::Int(0)) | Some(IntOrPercent::Percent(0)))
+            || (b.max_unavailable.is_none() && b.min_available == Some(IntOrPercent::Percent(100)))
+    })
+}
+
+/// A drift candidate: a Karpenter candidate (the method filters of consolidation do not apply,
+/// D-10.2.5) that is drifted and not in a static NodePool. With a terminationGracePeriod on the
+/// NodeClaim, do-not-disrupt pods and PDBs do not keep it from being a candidate (D-3.3.6).
+fn is_candidate(m: &Model, info: &NodeInfo) -> bool {
+    let n = &m.nodes[info.node];
+    let pod_blocked = matches!(&info.blocker, Some((ReasonCode::DoNotDisruptPod | ReasonCode::Pdb, _)));
+    (info.candidate || (pod_blocked && n.has_termination_grace_period)) && info.pool.is_some_and(|p| !m.node_pools[p].is_static)
+}
+
+/// The Drift method's command (§10.2): drifted candidates oldest first, empty ones (no
+/// reschedulable pods) before the others; the first whose pool's `Drifted` budget allows a
+/// disruption and whose pods all schedule elsewhere is replaced by every NodeClaim the
+/// simulation opens (none: deleted). Candidates passed over record why, first: for a drifted
+/// node that is what decided, whatever kept consolidation away from it.
+pub(crate) fn drift(
+    m: &Model,
+    infos: &[NodeInfo],
+    found: &IndexMap<usize, Drifted>,
+    now: i64,
+    verdicts: &mut IndexMap<usize, Vec<Reason>>,
+) -> Option<(usize, Vec<Replacement>)> {
+    let mut order: Vec<usize> = (0..infos.len()).filter(|&i| found.contains_key(&infos[i].node) && is_candidate(m, &infos[i])).collect();
+    // Karpenter's sort.Slice is not stable; equal times are put in name order here.
+    order.sort_by(|&a, &b| {
+        let (x, y) = (&found[&infos[a].node], &found[&infos[b].node]);
+        x.since.cmp(&y.since).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+    });
+    let (empty, busy): (Vec<usize>, Vec<usize>) = order.into_iter().partition(|&i| infos[i].reschedulable.is_empty());
+    let mut base = None;
+    for i in empty.into_iter().chain(busy) {
+        let info = &infos[i];
+        let pool = info.pool?;
+        if pool_budget(m, pool, "Drifted", now) == Some(0) {
+            verdicts.entry(info.node).or_default().insert(
+                0,
+                Reason {
+                    code: ReasonCode::Budget,
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: format!("NodePool {:?} allows no more disruptions for reason Drifted now", m.node_pools[pool].name),
+                },
+            );
+            continue;
+        }
+        let base = base.get_or_insert_with(|| scheduling::Baseline::new(m));
+        let pending: Vec<usize> = (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect();
+        let mut pods: Vec<usize> =
+            info.reschedulable.iter().copied().filter(|&p| !m.pods[p].do_not_disrupt_at(now) && !fully_blocked(m, p)).collect();
+        let moved = pods.clone();
+        pods.extend(pending.iter().copied());
+        // No destination gating for drift (D-5.9 is consolidation's).
+        let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
+        let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+        if !failed.is_empty() {
+            verdicts.entry(info.node).or_default().insert(
+                0,
+                Reason {
+                    code: ReasonCode::PodsDoNotFit,
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: format!("drifted, but not all pods would schedule: {}", failed.join(", ")),
+                },
+            );
+            continue;
+        }
+        let mut replacements = Vec::new();
+        let mut stranded = Vec::new();
+        for (c, pc) in sol.claims.iter().enumerate() {
+            let t = &sol.templates[pc.template];
+            // A claim the option truncation leaves short of minValues is not created: its pods
+            // fail, which only matters for the candidate's own pods.
+            let Ok(fin) = scheduling::launch::finalize(c, pc, t, m) else {
+                stranded.extend(pc.pods.iter().filter(|p| moved.contains(p)).map(|&p| m.pods[p].key()));
+                continue;
+            };
+            let name = |it: u32| m.catalog.types[it as usize].name.clone();
+            let mut pod_keys: Vec<String> = pc.pods.iter().map(|&p| m.pods[p].key()).collect();
+            pod_keys.sort();
+            let chosen = fin.launch;
+            replacements.push(Replacement {
+                node_pool: m.node_pools[t.pool].name.clone(),
+                instance_type: chosen.as_ref().map(|l| name(l.it)),
+                capacity_type: chosen.as_ref().map(|l| m.interner.str(l.capacity_type).to_string()),
+                zone: chosen.as_ref().map(|l| m.interner.str(l.zone).to_string()),
+                price_per_hour: chosen.as_ref().map(|l| round_price(l.price)),
+                instance_type_options: fin.options.iter().map(|&i| name(i)).collect(),
+                pods: pod_keys,
+                launch: chosen.map(|launch| crate::api::ChosenLaunch { pool: t.pool, launch }),
+            });
+        }
+        if !stranded.is_empty() {
+            verdicts.entry(info.node).or_default().insert(
+                0,
+                Reason {
+                    code: ReasonCode::PodsDoNotFit,
+                    node_pool: Some(m.node_pools[pool].name.clone()),
+                    message: format!(
+                        "drifted, but not all pods would schedule: {} (their NodeClaim cannot meet minValues)",
+                        stranded.join(", ")
+                    ),
+                },
+            );
+            continue;
+        }
+        return Some((i, replacements));
+    }
+    None
+}
