@@ -7,7 +7,6 @@ use nodecast::{Input, Request};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-
 const POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n";
 
 fn request(text: String) -> Request {
@@ -112,7 +111,8 @@ fn simulate(cluster: &str, trace: &str) -> Value {
 #[test]
 fn repeats_times_replicas_is_bounded_before_the_events_are_made() {
     // Each factor is under its cap; their product is 10^10 pods. Before: a 4 GB abort.
-    let trace = "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/train, replicas: 100000, runTime: 1h}, repeat: {every: 1m, times: 100000}}\n";
+    let trace =
+        "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/train, replicas: 100000, runTime: 1h}, repeat: {every: 1m, times: 100000}}\n";
     let start = Instant::now();
     let v = simulate(&format!("{POOL}{JOB}"), trace);
     let e = failure(&v);
@@ -198,4 +198,28 @@ fn many_distinct_workloads_in_a_trace_each_resolve_to_their_own_pods() {
     let v = answer(nodecast::simulate(&req).to_json());
     assert_eq!(v["status"], "success");
     assert_eq!(v["pods"].as_array().unwrap().len(), n);
+}
+
+// ---- optimize ----
+
+#[test]
+fn optimize_answers_karpenters_plan_when_the_solver_has_nothing_better() {
+    // 200 ordinary Deployment shapes and a budget too short for the solver to find a packing:
+    // before, "the solver gave no packing … report this input", though Karpenter's plan is a
+    // feasible answer.
+    let mut text = POOL.to_string();
+    for i in 0..200 {
+        text += &deployment(&format!("d{i}"), 3).replace("cpu: 1m", &format!("cpu: {}m, memory: {}Mi", 100 + 37 * i, 128 + 53 * i));
+    }
+    let mut req = request(text);
+    req.optimize = Some(serde_json::from_str(r#"{"timeBudgetSeconds": 0.000001}"#).unwrap());
+    let v = answer(nodecast::optimize(&req).to_json());
+    assert_eq!(v["status"], "success", "{}", &v.to_string()[..v.to_string().len().min(600)]);
+    let certificate = v["certificate"].as_str().unwrap();
+    assert!(certificate.starts_with("Karpenter's plan") || certificate.contains("optimal"), "{certificate}");
+    let (k, o) = (v["karpenterPricePerHour"].as_f64().unwrap(), v["optimumPricePerHour"].as_f64().unwrap());
+    assert!(o <= k + 1e-9, "the answer is never dearer than Karpenter's plan: {o} > {k}");
+    if certificate.starts_with("Karpenter's plan") {
+        assert!((o - k).abs() < 1e-9, "Karpenter's plan is answered as is: {o} vs {k}");
+    }
 }

@@ -762,11 +762,11 @@ mod tests {
         let e = parse(
             "kind: Trace\nstart: 2025-03-03T00:00:00Z\nevents:\n- {at: 2040-01-01T00:00:00Z, submit: {ref: Job/x}}\n",
             None,
-            "yaml",
+            "yaml", u64::MAX,
         )
         .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].at"));
-        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml")
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml", u64::MAX)
             .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].repeat"));
         assert!(e[0].message.contains("ten years"), "{}", e[0].message);
@@ -774,7 +774,7 @@ mod tests {
 
     #[test]
     fn yaml_errors_are_located() {
-        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n", Some("t.yaml"), "auto")
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n", Some("t.yaml"), "auto", u64::MAX)
             .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].submit.runTime.distribution"));
         assert_eq!(e[0].source.as_deref(), Some("t.yaml"));
@@ -782,21 +782,21 @@ mod tests {
 
     #[test]
     fn csv_rows_and_errors() {
-        let t = parse("time,workload,replicas,runTime\n2h,Job/ml/a,1,1h\n0s,Deployment/web,3,\n", None, "auto").unwrap();
+        let t = parse("time,workload,replicas,runTime\n2h,Job/ml/a,1,1h\n0s,Deployment/web,3,\n", None, "auto", u64::MAX).unwrap();
         assert_eq!(t.events.len(), 2);
         assert_eq!(t.events[0].at, 0);
-        let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv").unwrap_err();
+        let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv", u64::MAX).unwrap_err();
         assert_eq!(e[0].line, Some(2));
         assert_eq!(e[0].path.as_deref(), Some("workload"));
     }
 
     #[test]
     fn csv_from_spreadsheets() {
-        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto").unwrap();
+        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto", u64::MAX).unwrap();
         assert_eq!(t.events.len(), 1);
         assert_eq!(t.events[0].at, 7200);
         assert_eq!(csv_fields(r#"a,"b,c","d""e""#), Some(vec!["a".to_string(), "b,c".into(), "d\"e".into()]));
-        let e = parse("time,workload,replicas,runTime\n\"2h,Job/ml/a,1,1h\n", None, "csv").unwrap_err();
+        let e = parse("time,workload,replicas,runTime\n\"2h,Job/ml/a,1,1h\n", None, "csv", u64::MAX).unwrap_err();
         assert_eq!(e[0].line, Some(2));
     }
 
@@ -805,7 +805,7 @@ mod tests {
         let t = parse(
             "kind: Trace\nevents:\n- {at: 22h, submit: {ref: Job/train, runTime: 1h}, repeat: {every: 1d, times: 3}}\n",
             None,
-            "yaml",
+            "yaml", u64::MAX,
         )
         .unwrap();
         assert_eq!(t.events.iter().map(|e| e.at).collect::<Vec<_>>(), vec![79_200, 165_600, 252_000]);
