@@ -148,7 +148,7 @@ serve: wasm web-build
 # fuzz/campaign.log, a finding to fuzz/artifacts/. `make test` replays fuzz/seeds and
 # fuzz/regressions on stable (core/tests/fuzz_corpus.rs). See fuzz/README.md.
 FUZZ_TIME ?= 600
-FUZZ_TARGETS ?= front_door quantity requirements facade_plan facade_consolidate
+FUZZ_TARGETS ?= front_door quantity requirements facade_plan facade_consolidate trace_text sweep_spec
 fuzz:
 	FUZZ_TIME=$(FUZZ_TIME) TARGETS="$(FUZZ_TARGETS)" fuzz/scripts/campaign.sh
 

@@ -45,6 +45,11 @@ impl fmt::Display for FieldPath {
 pub const PATH_HELP: &str =
     "dot-separated fields, [N] for a list element, [key=value] for the element whose field has that value, [\"a.b/c\"] for a field with dots, e.g. spec.template.spec.requirements[key=karpenter.sh/capacity-type].values";
 
+/// Segments one path may have. A Kubernetes object is a few dozen levels deep at most; a path
+/// of 30,000 segments built as deep a document, which overflowed the stack when dropped or
+/// written (issue 29).
+pub const MAX_SEGMENTS: usize = 100;
+
 /// Parse `text` into segments; the error is a sentence for the `path` field of the spec.
 pub fn parse(text: &str) -> Result<FieldPath, String> {
     let mut segs = Vec::new();
@@ -55,6 +60,9 @@ pub fn parse(text: &str) -> Result<FieldPath, String> {
         return Err("the path is empty".into());
     }
     while i < b.len() {
+        if segs.len() > MAX_SEGMENTS {
+            return Err(format!("the path has more than {MAX_SEGMENTS} segments"));
+        }
         match b[i] {
             b'.' => {
                 if expect_field || i + 1 == b.len() {
@@ -106,6 +114,9 @@ pub fn parse(text: &str) -> Result<FieldPath, String> {
                 expect_field = false;
             }
         }
+    }
+    if segs.len() > MAX_SEGMENTS {
+        return Err(format!("the path has more than {MAX_SEGMENTS} segments"));
     }
     Ok(FieldPath(segs))
 }
@@ -226,6 +237,14 @@ mod tests {
         ] {
             assert_eq!(parse(p).unwrap().to_string(), p);
         }
+    }
+
+    #[test]
+    fn paths_are_bounded_in_depth() {
+        let deep = vec!["a"; MAX_SEGMENTS + 1].join(".");
+        assert!(parse(&deep).unwrap_err().contains("more than 100 segments"));
+        assert!(parse(&vec!["a"; 30_000].join(".")).is_err());
+        assert_eq!(parse(&vec!["a"; MAX_SEGMENTS].join(".")).map(|p| p.0.len()), Ok(MAX_SEGMENTS));
     }
 
     #[test]

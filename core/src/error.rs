@@ -66,6 +66,10 @@ pub enum ErrorKind {
     Request,
     /// The instance-type catalog cannot be used.
     Catalog,
+    /// The request is beyond one of nodecast's own bounds (pods across the request, events of a
+    /// trace, NodePools × instance types): Kubernetes might accept it, nodecast cannot answer it
+    /// within bounded time and memory, so it is unusable here rather than invalid.
+    Limit,
 }
 
 impl ErrorKind {
@@ -77,6 +81,7 @@ impl ErrorKind {
             ErrorKind::Runtime => "runtime",
             ErrorKind::Request => "request",
             ErrorKind::Catalog => "catalog",
+            ErrorKind::Limit => "limit",
         }
     }
 
@@ -84,7 +89,7 @@ impl ErrorKind {
     pub const fn class(self) -> ErrorClass {
         match self {
             ErrorKind::Admission | ErrorKind::Runtime => ErrorClass::Invalid,
-            ErrorKind::Syntax | ErrorKind::Request | ErrorKind::Catalog => ErrorClass::Unusable,
+            ErrorKind::Syntax | ErrorKind::Request | ErrorKind::Catalog | ErrorKind::Limit => ErrorClass::Unusable,
         }
     }
 }
@@ -128,6 +133,30 @@ impl ErrorClass {
             ErrorClass::Unusable => 2,
         }
     }
+}
+
+/// Errors one failure answer reports: an input of a million bad rows is told by its first
+/// thousand errors and a count of the rest, not by hundreds of MB of messages (README "Bounds").
+pub const MAX_REPORTED_ERRORS: usize = 1000;
+
+/// The entry that stands for `more` errors left out after the first [`MAX_REPORTED_ERRORS`].
+pub fn more_errors(more: usize, kind: ErrorKind) -> InputError {
+    InputError::new("too-many-errors", format!("{more} more errors not shown (the first {MAX_REPORTED_ERRORS} are above)"))
+        .help("fix the errors above and run again")
+        .kind(kind)
+}
+
+/// Keep the first [`MAX_REPORTED_ERRORS`] errors and replace the rest by one `too-many-errors`
+/// entry (of the kind of the first one dropped). A list a stage already capped is kept.
+pub fn cap_errors(errors: &mut Vec<InputError>) {
+    let capped = errors.len() == MAX_REPORTED_ERRORS + 1 && errors.last().is_some_and(|e| e.code == "too-many-errors");
+    if errors.len() <= MAX_REPORTED_ERRORS || capped {
+        return;
+    }
+    let more = errors.len() - MAX_REPORTED_ERRORS;
+    let kind = errors[MAX_REPORTED_ERRORS].kind;
+    errors.truncate(MAX_REPORTED_ERRORS);
+    errors.push(more_errors(more, kind));
 }
 
 impl InputError {

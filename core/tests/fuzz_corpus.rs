@@ -26,6 +26,8 @@ const TARGETS: &[(&str, Check)] = &[
     ("facade_simulate", |data| {
         checks::facade_simulate(data);
     }),
+    ("trace_text", checks::trace_text),
+    ("sweep_spec", checks::sweep_spec),
 ];
 
 fn fuzz_dir() -> PathBuf {

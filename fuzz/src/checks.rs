@@ -5,7 +5,8 @@
 //!   path or line);
 //! - the same request twice gives the same bytes.
 //!
-//! Depends only on nodecast, serde_json and std (core/tests/fuzz_corpus.rs includes this file).
+//! Depends only on nodecast, serde_json, indexmap and std (core/tests/fuzz_corpus.rs includes this
+//! file).
 
 use crate::cluster::{self, Src};
 use nodecast::labels::Interner;
@@ -411,7 +412,12 @@ fn sim_settings(src: &mut Src, wild: bool) -> Value {
     let big = json!(i64::MAX);
     set(src, "spotInterruptionRatePerHour", &[json!(0), json!(0.5), json!(60)], &[json!(60.5), json!(1e6), json!(-1)]);
     set(src, "metricsIntervalSeconds", &[json!(60), json!(600)], &[json!(1), json!(0), big.clone()]);
-    set(src, "devicePluginSeconds", &[json!({"min": 0, "max": 0}), json!({"min": 60, "max": 90})], &[json!({"min": i64::MAX - 10, "max": i64::MAX})]);
+    set(
+        src,
+        "devicePluginSeconds",
+        &[json!({"min": 0, "max": 0}), json!({"min": 60, "max": 90})],
+        &[json!({"min": i64::MAX - 10, "max": i64::MAX})],
+    );
     set(src, "gpuStartupSeconds", &[json!({"min": 1, "max": 1})], &[json!({"min": 300, "max": 180})]);
     set(src, "batchMaxSeconds", &[json!(0), json!(10)], std::slice::from_ref(&big));
     set(src, "disruptionPollSeconds", &[json!(1), json!(10)], &[json!(0), big.clone()]);
@@ -584,4 +590,66 @@ pub fn facade_simulate(data: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// The cluster every `trace_text` input is replayed over: one NodePool, a Job, a Deployment and
+/// a bare Pod the trace can reference (`Job/train`, `Deployment/web`, `Pod/solo`).
+const TRACE_CLUSTER: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, g5.xlarge]}]\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  template:\n    spec: {containers: [{name: c, resources: {requests: {cpu: 500m}}}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, resources: {requests: {cpu: 250m}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: solo}\nspec: {containers: [{name: c, resources: {requests: {cpu: 100m}}}]}\n";
+
+/// Arbitrary bytes as a workload trace (YAML, JSON or CSV, decided by its text) over
+/// [`TRACE_CLUSTER`], with small event and pod-attempt bounds so every input ends fast. The
+/// answer is a valid envelope, deterministic; a failure reports at most the capped number of
+/// errors (plus the one that counts the rest), each located.
+pub fn trace_text(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let req = Request {
+        inputs: vec![Input { name: Some("cluster.yaml".into()), text: TRACE_CLUSTER.into() }],
+        trace: Some(nodecast::simulate::TraceInput { name: Some("trace".into()), text: text.into(), format: None }),
+        simulation: Some(serde_json::from_value(json!({"maxEvents": 20_000, "maxPodAttempts": 200_000})).expect("settings")),
+        ..Default::default()
+    };
+    let v = run(|| nodecast::simulate(&req).to_json());
+    if let Some(errors) = v["errors"].as_array() {
+        assert!(errors.len() <= nodecast::error::MAX_REPORTED_ERRORS + 1, "{} errors reported", errors.len());
+        let counted = errors.iter().filter(|e| e["code"] == "too-many-errors").count();
+        assert!(counted <= 1 && (counted == 0 || errors.last().is_some_and(|e| e["code"] == "too-many-errors")), "{errors:?}");
+    }
+    if v["status"] == "success" {
+        let pods = v["pods"].as_array().expect("pods");
+        assert!(pods.len() as i64 <= nodecast::lower::MAX_REQUEST_PODS, "{} pods", pods.len());
+    }
+}
+
+/// Arbitrary bytes as a sweep spec, with a fixed set of files it may name (`pools.yaml`,
+/// `pods.yaml`, `trace.yaml`). `referenced_files` and `load` never panic; their errors are
+/// located; a loaded sweep is within its combination bound, and its first combination gives a
+/// row as wide as the columns, the same twice.
+pub fn sweep_spec(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let _ = nodecast::sweep::referenced_files(text, Some("sweep.yaml"));
+    let (pools, rest) = TRACE_CLUSTER.split_once("---\n").expect("two parts");
+    let files: indexmap::IndexMap<String, String> = [
+        ("pools.yaml".to_string(), pools.to_string()),
+        ("pods.yaml".to_string(), rest.to_string()),
+        ("trace.yaml".to_string(), "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/train, runTime: 10m}}\n".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    match nodecast::sweep::load(text, Some("sweep.yaml"), &files) {
+        Err(errors) => {
+            assert!(!errors.is_empty(), "a refused spec says why");
+            for e in &errors {
+                check_error(&serde_json::to_value(e).expect("an error serialises"));
+            }
+        }
+        Ok(sw) => {
+            assert!(sw.len() as u64 <= nodecast::sweep::MAX_COMBINATIONS, "{} combinations", sw.len());
+            assert!(!sw.columns().is_empty());
+            if !sw.is_empty() {
+                let (row, _) = sw.run(0, false);
+                assert_eq!(row.len(), sw.columns().len(), "row {row:?} for columns {:?}", sw.columns());
+                assert_eq!(sw.run(0, false).0, row, "the same combination gave another row");
+            }
+        }
+    }
 }

@@ -100,8 +100,11 @@ impl<T: Serialize> Answer<T> {
     }
 
     /// A failure of `kind`.
-    pub fn failure(kind: &'static str, errors: Vec<InputError>) -> Self {
-        Answer { api_version: API_VERSION, kind, error_class: Some(ErrorClass::of(&errors)), outcome: Outcome::Failure { errors } }
+    pub fn failure(kind: &'static str, mut errors: Vec<InputError>) -> Self {
+        // The class is of every error found; only the report is capped.
+        let class = ErrorClass::of(&errors);
+        crate::error::cap_errors(&mut errors);
+        Answer { api_version: API_VERSION, kind, error_class: Some(class), outcome: Outcome::Failure { errors } }
     }
 
     /// Whether the answer is a success.

@@ -81,6 +81,11 @@ struct Lowering {
     pool_sources: Vec<(usize, Option<String>)>,
     /// CapacityBuffers and the shapes they may copy, resolved in `finish` (`buffers`).
     buffers: buffers::Collected,
+    /// Pods the ML kinds expanded to so far (each with a spec of its own), against
+    /// `kinds::MAX_PODS` for the whole request.
+    expanded_pods: i64,
+    /// A `too-many-pods` error was reported: later objects are skipped silently.
+    pods_refused: bool,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -88,6 +93,11 @@ struct Lowering {
 /// catalog (1,345 types), far beyond the few dozen of real clusters; at the cap a plan with
 /// 1,001 pods peaks at 114 MB of heap (core/tests/bounds_memory.rs).
 pub const MAX_POOL_TYPE_PAIRS: usize = 4_000_000;
+
+/// Pods one request may hold, across every object (bare pods, workloads, ML kinds): each costs
+/// memory in the model and time in every scheduling pass, so the bound is on the sum, checked
+/// before an object's pods are made (README "Bounds").
+pub const MAX_REQUEST_PODS: i64 = 2_000_000;
 
 /// The source of item `i` in runs recorded as (first index, source).
 fn source_of(runs: &[(usize, Option<String>)], i: usize) -> Option<&str> {
@@ -145,6 +155,8 @@ impl Lowerer {
             pod_sources: Vec::new(),
             pool_sources: Vec::new(),
             buffers: buffers::Collected::default(),
+            expanded_pods: 0,
+            pods_refused: false,
         })
     }
 
@@ -200,8 +212,8 @@ impl Lowerer {
         }
         if !l.errors.is_empty() {
             // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):
-            // errors of the objects, like admission's.
-            return Err(l.errors.into_iter().map(|e| e.kind(ErrorKind::Admission)).collect());
+            // errors of the objects, like admission's; nodecast's own bounds stay limits.
+            return Err(l.errors.into_iter().map(|e| if e.kind == ErrorKind::Limit { e } else { e.kind(ErrorKind::Admission) }).collect());
         }
         let gate = crate::catalog::resolve::gate(&settings);
         let mut model = Model {
@@ -299,8 +311,11 @@ impl Lowering {
             ("autoscaling.x-k8s.io", "CapacityBuffer") => self.buffers.buffer(&root, doc.source.clone(), &mut sink),
             (g, k) if kinds::expands(g, k) => {
                 let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
-                let mut out = kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes };
+                let before = self.pods.len();
+                let budget = kinds::Budget { expanded: self.expanded_pods, request: before as i64 };
+                let mut out = kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes, budget };
                 kinds::expand(&root, g, &api, &kind, doc.source.clone(), &mut out, &mut sink);
+                self.expanded_pods += (self.pods.len() - before) as i64;
             }
             ("", "") => {
                 let at = root;
@@ -528,6 +543,9 @@ impl Lowering {
         if meta.deleting {
             pod.terminal = true;
         }
+        if !self.room_for(1, root, "Pod", sink) {
+            return;
+        }
         self.pods.push(pod);
     }
 
@@ -566,9 +584,13 @@ impl Lowering {
             sink.error(job_spec, "out-of-range", format!("{kind} asks for {count} pods"), "a count ≥ 0");
             return;
         }
-        const MAX_PODS: i64 = 2_000_000;
-        if count > MAX_PODS {
-            sink.error(job_spec, "too-many-pods", format!("{kind} expands to {count} pods; the limit is {MAX_PODS}"), "fewer replicas");
+        if count > MAX_REQUEST_PODS {
+            sink.limit(job_spec, "too-many-pods", format!("{kind} expands to {count} pods; the limit is {MAX_REQUEST_PODS}"), "fewer replicas");
+            return;
+        }
+        // The bound is on the whole request, checked before the pods are made: twenty
+        // Deployments each under the cap must not add up to 40,000,000 pods.
+        if !self.room_for(count, job_spec, kind, sink) {
             return;
         }
         let Some(template) = job_spec.get("template") else {
@@ -891,9 +913,29 @@ impl Lowering {
         )
         .at_document(np.document)
         .object(format!("NodePool/{}", np.name))
-        .help("fewer NodePools (a Karpenter cluster has a few dozen), or a catalog with fewer instance types (README: resource bounds)");
+        .help("fewer NodePools (a Karpenter cluster has a few dozen), or a catalog with fewer instance types (README: resource bounds)")
+        .kind(ErrorKind::Limit);
         e.source = source_of(&self.pool_sources, allowed).map(str::to_string);
         self.errors.push(e);
+    }
+
+    /// Whether `n` more pods fit under [`MAX_REQUEST_PODS`]; the first object past it gets one
+    /// located `too-many-pods` error (later ones add nothing: one error says it).
+    fn room_for(&mut self, n: i64, at: &At, kind: &str, sink: &mut Sink) -> bool {
+        let have = self.pods.len() as i64;
+        if have.saturating_add(n) <= MAX_REQUEST_PODS {
+            return true;
+        }
+        if !self.pods_refused {
+            self.pods_refused = true;
+            sink.limit(
+                at,
+                "too-many-pods",
+                format!("this {kind} would bring the request to {} pods; nodecast answers at most {MAX_REQUEST_PODS} pods per request", have.saturating_add(n)),
+                "fewer replicas or fewer workloads per request (README: Bounds)",
+            );
+        }
+        false
     }
 
     fn check_duplicates(&mut self) {

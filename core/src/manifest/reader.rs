@@ -109,6 +109,14 @@ impl Sink<'_> {
         self.errors.push(e);
     }
 
+    /// An error of nodecast's own bounds (README "Bounds"): unusable input, not invalid.
+    pub fn limit(&mut self, at: &At, code: &str, message: impl Into<String>, help: impl Into<String>) {
+        self.error(at, code, message, help);
+        if let Some(e) = self.errors.last_mut() {
+            e.kind = crate::error::ErrorKind::Limit;
+        }
+    }
+
     pub fn wrong_type(&mut self, at: &At, expected: &str) {
         let msg = format!("expected {expected}, got {}", type_name(at.v));
         self.error(at, "wrong-type", msg, expected.to_string());
@@ -135,8 +143,9 @@ impl Sink<'_> {
 
     pub fn int(&mut self, at: &At, expected: &str) -> Option<i64> {
         match at.v {
+            // Not a string holding digits: the apiserver decodes integer fields strictly and
+            // refuses `replicas: "3"` (cannot unmarshal string into an int32 field).
             Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
-            Value::String(s) if s.trim().parse::<i64>().is_ok() => s.trim().parse().ok(),
             _ => {
                 self.wrong_type(at, expected);
                 None

@@ -236,7 +236,11 @@ pub fn render(
     let bound = round_price((kept_price + outcome.lower_bound).min(optimum_price));
     let gap = if optimum_price > 0.0 && !outcome.proven { ((optimum_price - bound) / optimum_price * 100.0).max(0.0) } else { 0.0 };
     let gap = (gap * 1e4).round() / 1e4;
-    let certificate = if outcome.proven || gap == 0.0 { "optimal".to_string() } else { format!("within {gap:.2} % of optimal") };
+    let certificate = match &outcome.karpenter_plan {
+        Some(why) => format!("Karpenter's plan: the solver found no packing within its budget ({why})"),
+        None if outcome.proven || gap == 0.0 => "optimal".to_string(),
+        None => format!("within {gap:.2} % of optimal"),
+    };
     // Where each pod is on each side.
     let mut where_k: std::collections::BTreeMap<&str, (&OptimizedClaim, String)> = Default::default();
     for c in &karpenter {

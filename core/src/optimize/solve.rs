@@ -48,6 +48,10 @@ pub struct Outcome {
     pub timed_out: bool,
     /// How many patterns the integer program chose among.
     pub patterns: usize,
+    /// Set when the solver gave no packing (it failed, or its time ran out before it found
+    /// one) and `chosen` is Karpenter's own plan instead: always feasible, so `optimize` still
+    /// answers, marked as such. Holds the solver's reason.
+    pub karpenter_plan: Option<String>,
 }
 
 /// Solve and read `read`'s values, in that order.
@@ -346,8 +350,35 @@ pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<In
 /// (Karpenter's own NodeClaims) guarantee the answer is never worse than Karpenter's.
 pub fn solve(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
     if inst.groups.is_empty() {
-        return Ok(Outcome { chosen: Vec::new(), cost: 0.0, lower_bound: 0.0, proven: true, timed_out: false, patterns: 0 });
+        return Ok(Outcome { chosen: Vec::new(), cost: 0.0, lower_bound: 0.0, proven: true, timed_out: false, patterns: 0, karpenter_plan: None });
     }
+    let karpenter = seed.clone();
+    solve_patterns(inst, seed, budget).or_else(|e| karpenter_packing(inst, &karpenter, None, e.to_string()))
+}
+
+/// Karpenter's own claims (`seed`, one pattern per claim) as the answer when the solver has
+/// none: feasible by construction when they cover every group; otherwise the solver's error.
+fn karpenter_packing(inst: &Instance, seed: &[Pattern], bound: Option<f64>, reason: String) -> Result<Outcome, ResolutionError> {
+    let covered = (0..inst.groups.len()).all(|g| seed.iter().map(|p| p.counts[g]).sum::<u32>() >= inst.groups[g].count());
+    if !covered {
+        return Err(ResolutionError::Str(reason));
+    }
+    let mut sorted = seed.to_vec();
+    sorted.sort();
+    let mut chosen: Vec<(Pattern, u32)> = Vec::new();
+    for p in sorted {
+        match chosen.last_mut() {
+            Some((q, n)) if *q == p => *n += 1,
+            _ => chosen.push((p, 1)),
+        }
+    }
+    let cost: f64 = chosen.iter().map(|(p, n)| inst.classes[p.class].price * *n as f64).sum();
+    let lower_bound = bound.unwrap_or(0.0).min(cost);
+    Ok(Outcome { chosen, cost, lower_bound, proven: false, timed_out: true, patterns: seed.len(), karpenter_plan: Some(reason) })
+}
+
+fn solve_patterns(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
+    let karpenter = seed.clone();
     let (bound, lp) = lp_bound(inst, budget.seconds)?;
     let listed = enumerate(inst, budget.enumerate_limit);
     let complete = listed.is_some();
@@ -356,8 +387,12 @@ pub fn solve(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outc
     patterns.extend(generated(inst, &lp));
     patterns.sort();
     patterns.dedup();
-    let (chosen, cost, optimal, timed_out) = integer(inst, &patterns, budget.seconds)?;
+    let (chosen, cost, optimal, timed_out) = match integer(inst, &patterns, budget.seconds) {
+        Ok(r) => r,
+        // The LP bound is known: Karpenter's plan is answered with its gap to it.
+        Err(e) => return karpenter_packing(inst, &karpenter, Some(bound), e.to_string()),
+    };
     let proven = complete && optimal;
     let lower_bound = if proven { cost } else { bound.min(cost) };
-    Ok(Outcome { chosen, cost, lower_bound, proven, timed_out, patterns: patterns.len() })
+    Ok(Outcome { chosen, cost, lower_bound, proven, timed_out, patterns: patterns.len(), karpenter_plan: None })
 }

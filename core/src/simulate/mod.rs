@@ -329,7 +329,7 @@ pub(crate) fn simulate_loaded(
     };
     let settings = settings.cloned().unwrap_or_default();
     settings.check()?;
-    let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"))?;
+    let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"), settings.max_events)?;
     let prepared = workloads::prepare(req, loaded, &trace, t.name.as_deref())?;
     engine::run(prepared, &trace, settings)
 }

@@ -1,7 +1,7 @@
 //! The workload trace: YAML/JSON (`kind: Trace`) or CSV, parsed into time-ordered actions with
 //! located errors (`events[3].submit.runTime`, or the CSV line).
 
-use crate::error::InputError;
+use crate::error::{more_errors, ErrorKind, InputError, MAX_REPORTED_ERRORS};
 use super::settings::MAX_SECONDS;
 use serde_json::Value;
 
@@ -19,8 +19,9 @@ pub enum RunTime {
 pub enum Source {
     /// A workload document of the cluster inputs: kind, optional namespace, name.
     Ref { kind: String, namespace: Option<String>, name: String },
-    /// An inline manifest.
-    Manifest(Value),
+    /// An inline manifest, shared by every repeat of its event (a repeat of 100,000 must not
+    /// copy a large manifest 100,000 times).
+    Manifest(std::sync::Arc<Value>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -133,13 +134,48 @@ fn parse_rfc3339(s: &str) -> Option<i64> {
 struct P<'a> {
     source: Option<&'a str>,
     errors: Vec<InputError>,
+    /// Errors past [`MAX_REPORTED_ERRORS`], counted and not kept: an 8 MB CSV of empty rows
+    /// printed 877 MB of errors before.
+    dropped: usize,
+    /// The CSV line being read, given to every error found on it.
+    line: Option<usize>,
 }
 
-impl P<'_> {
+impl<'a> P<'a> {
+    fn new(source: Option<&'a str>) -> Self {
+        P { source, errors: Vec::new(), dropped: 0, line: None }
+    }
+
     fn err(&mut self, path: &str, code: &str, msg: impl Into<String>, help: &str) {
+        if self.errors.len() >= MAX_REPORTED_ERRORS {
+            self.dropped += 1;
+            return;
+        }
         let mut e = InputError::new(code, msg).path(path.to_string()).help(help.to_string());
         e.source = self.source.map(str::to_string);
+        e.line = self.line;
         self.errors.push(e);
+    }
+
+    /// The nodecast bound `what` is past (unusable input, not invalid): one error, located.
+    fn limit(&mut self, path: &str, msg: String, help: &str) {
+        self.err(path, "too-many-events", msg, help);
+        if let Some(e) = self.errors.last_mut().filter(|_| self.dropped == 0) {
+            e.kind = ErrorKind::Limit;
+        }
+    }
+
+    fn failed(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// The errors, with one entry for those left out.
+    fn into_errors(mut self) -> Vec<InputError> {
+        if self.dropped > 0 {
+            let kind = self.errors.last().map_or(ErrorKind::Request, |e| e.kind);
+            self.errors.push(more_errors(self.dropped, kind));
+        }
+        self.errors
     }
 
     fn duration(&mut self, v: &Value, path: &str) -> Option<i64> {
@@ -203,7 +239,12 @@ impl P<'_> {
                     return None;
                 };
                 let Some(start) = start else {
-                    self.err(path, "required", "an RFC 3339 event time needs the trace's `start`", "add start: 2025-03-03T00:00:00Z");
+                    self.err(
+                        path,
+                        "required",
+                        "an RFC 3339 event time needs the trace's `start`",
+                        "start: 2025-03-03T00:00:00Z in a YAML trace; a `# start: 2025-03-03T00:00:00Z` line before a CSV header",
+                    );
                     return None;
                 };
                 if t < start {
@@ -303,7 +344,7 @@ impl P<'_> {
                 let s = self.str(r, &p)?;
                 self.reference(s, &p)?
             }
-            (None, Some(m @ Value::Object(_))) => Source::Manifest(m.clone()),
+            (None, Some(m @ Value::Object(_))) => Source::Manifest(std::sync::Arc::new(m.clone())),
             (None, Some(_)) => {
                 self.err(
                     &format!("{path}.manifest"),
@@ -343,13 +384,17 @@ impl P<'_> {
 }
 
 /// Parse a trace text. `format`: `auto`, `yaml`, `json` or `csv`.
-pub fn parse(text: &str, name: Option<&str>, format: &str) -> Result<Trace, Vec<InputError>> {
+/// Parse a trace. `max_events`: the simulation's `maxEvents`; a trace whose events (repeats
+/// expanded) pass it is refused here, before they are made, since each is at least one event
+/// of the simulation.
+pub fn parse(text: &str, name: Option<&str>, format: &str, max_events: u64) -> Result<Trace, Vec<InputError>> {
     // Spreadsheets (Excel's "CSV UTF-8") start their files with a byte order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let csv = match format {
         "csv" => true,
         "yaml" | "json" => false,
-        "auto" | "" => text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| {
+        // Comment lines (a CSV's `# start:`, a YAML comment) do not decide the format.
+        "auto" | "" => text.lines().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')).is_some_and(|l| {
             let l = l.trim();
             l.starts_with("time,") || l.starts_with("\"time\",")
         }),
@@ -360,15 +405,15 @@ pub fn parse(text: &str, name: Option<&str>, format: &str) -> Result<Trace, Vec<
         }
     };
     if csv {
-        parse_csv(text, name)
+        parse_csv(text, name, max_events)
     } else {
-        parse_yaml(text, name)
+        parse_yaml(text, name, max_events)
     }
 }
 
-fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
+fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, Vec<InputError>> {
     let docs = crate::manifest::decode(text, name)?;
-    let mut p = P { source: name, errors: Vec::new() };
+    let mut p = P::new(name);
     let [doc] = docs.as_slice() else {
         p.err(
             "",
@@ -376,11 +421,11 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
             format!("a trace is one document; found {}", docs.len()),
             "apiVersion: nodecast/v1, kind: Trace, events: [...]",
         );
-        return Err(p.errors);
+        return Err(p.into_errors());
     };
     let Value::Object(root) = &*doc.value else {
         p.err("", "invalid-trace", "a trace is a mapping", "apiVersion: nodecast/v1, kind: Trace, events: [...]");
-        return Err(p.errors);
+        return Err(p.into_errors());
     };
     for k in root.keys() {
         if !["apiVersion", "kind", "start", "end", "workloads", "events", "metadata"].contains(&k.as_str()) {
@@ -540,6 +585,15 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
                 }
             }
         }
+        // Bounded before the repeats are made: each factor is capped, their product is not.
+        let total = (trace.events.len() as u64).saturating_add(times as u64);
+        if total > max_events {
+            let msg = format!(
+                "the trace has {total} events by this one ({times} repeats); the simulation's maxEvents is {max_events}, and each trace event is one"
+            );
+            p.limit(&path, msg, "fewer repeats or events, or a larger simulation.maxEvents");
+            break;
+        }
         for k in 0..times {
             let mut action = action.clone();
             if times > 1 {
@@ -551,8 +605,8 @@ fn parse_yaml(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> 
             trace.events.push(TraceEvent { at: at + every * k, action, path: path.clone(), line: None });
         }
     }
-    if !p.errors.is_empty() {
-        return Err(p.errors);
+    if p.failed() {
+        return Err(p.into_errors());
     }
     trace.events.sort_by_key(|e| e.at);
     Ok(trace)
@@ -566,43 +620,45 @@ pub fn default_name(def: &WorkloadDef) -> String {
     }
 }
 
-fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
-    let mut p = P { source: name, errors: Vec::new() };
+fn parse_csv(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, Vec<InputError>> {
+    let mut p = P::new(name);
     let mut trace = Trace::default();
     let mut header_seen = false;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
+        p.line = Some(line);
         let l = raw.trim();
+        if !header_seen && l.starts_with('#') {
+            csv_directive(&mut p, &mut trace, l);
+            continue;
+        }
         if l.is_empty() || l.starts_with('#') {
             continue;
         }
         let Some(cols) = csv_fields(l) else {
             p.err("", "invalid-csv", "a quoted field is not closed", CSV_HEADER);
-            if let Some(e) = p.errors.last_mut() {
-                e.line = Some(line);
-            }
             continue;
         };
         let cols: Vec<&str> = cols.iter().map(|c| c.trim()).collect();
-        let located = |p: &mut P, col: &str, code: &str, msg: String, help: &str| {
-            p.err(col, code, msg, help);
-            if let Some(e) = p.errors.last_mut() {
-                e.line = Some(line);
-            }
-        };
         if !header_seen {
             header_seen = true;
             if cols != ["time", "workload", "replicas", "runTime"] {
-                located(&mut p, "", "invalid-csv", format!("the header must be {CSV_HEADER:?}, found {l:?}"), CSV_HEADER);
-                return Err(p.errors);
+                p.err("", "invalid-csv", format!("the header must be {CSV_HEADER:?}, found {}", shown(l)), CSV_HEADER);
+                return Err(p.into_errors());
             }
             continue;
         }
         if cols.len() != 4 {
-            located(&mut p, "", "invalid-csv", format!("expected 4 columns, found {}", cols.len()), CSV_HEADER);
+            p.err("", "invalid-csv", format!("expected 4 columns, found {}", cols.len()), CSV_HEADER);
             continue;
         }
-        let before = p.errors.len();
+        // Checked before the row is kept: a 10^7-row CSV under the input cap must not be
+        // held whole before the simulation finds it is past maxEvents.
+        if trace.events.len() as u64 >= max_events {
+            let msg = format!("the trace has more than {max_events} rows; the simulation's maxEvents is {max_events}, and each row is one event");
+            p.limit("", msg, "fewer rows, or a larger simulation.maxEvents");
+            break;
+        }
         let at = p.at(&Value::String(cols[0].into()), "time", trace.start);
         let source = p.reference(cols[1], "workload");
         let replicas = p.replicas(&Value::String(cols[2].into()), "replicas");
@@ -611,22 +667,45 @@ fn parse_csv(text: &str, name: Option<&str>) -> Result<Trace, Vec<InputError>> {
         } else {
             p.duration(&Value::String(cols[3].into()), "runTime").map(|d| Some(RunTime::Fixed(d)))
         };
-        for e in p.errors.iter_mut().skip(before) {
-            e.line = Some(line);
-        }
         if let (Some(at), Some(source), Some(replicas), Some(run_time)) = (at, source, replicas, run) {
             let def = WorkloadDef { source, replicas: Some(replicas), run_time, checkpoint: None, path: "workload".into() };
             trace.events.push(TraceEvent { at, action: Action::Row { def, replicas }, path: "workload".into(), line: Some(line) });
         }
     }
     if !header_seen {
+        p.line = None;
         p.err("", "invalid-csv", "the CSV trace is empty", CSV_HEADER);
     }
-    if !p.errors.is_empty() {
-        return Err(p.errors);
+    if p.failed() {
+        return Err(p.into_errors());
     }
     trace.events.sort_by_key(|e| e.at);
     Ok(trace)
+}
+
+/// A comment line before the CSV header: `# start: <RFC 3339>` gives the trace its start (what
+/// `start:` is in a YAML trace), so rows may use RFC 3339 times; other comments are ignored.
+fn csv_directive(p: &mut P, trace: &mut Trace, line: &str) {
+    let Some(value) = line.trim_start_matches('#').trim().strip_prefix("start:") else { return };
+    let value = value.trim().trim_matches('"');
+    if trace.start.is_some() {
+        p.err("start", "duplicate-field", "the trace's start is given twice", "one `# start: <RFC 3339>` line before the header");
+        return;
+    }
+    match parse_rfc3339(value) {
+        Some(t) => trace.start = Some(t),
+        None => p.err("start", "invalid-timestamp", format!("{} is not an RFC 3339 time", shown(value)), "# start: 2025-03-03T00:00:00Z"),
+    }
+}
+
+/// Text of the input quoted in a message: escaped (no control characters reach a terminal)
+/// and at most 80 characters, however long the line.
+fn shown(text: &str) -> String {
+    let mut out: String = text.chars().take(80).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    format!("{out:?}")
 }
 
 /// One CSV record's fields (RFC 4180 quoting within a line: `"a,b"` is one field, `""` inside
@@ -683,11 +762,11 @@ mod tests {
         let e = parse(
             "kind: Trace\nstart: 2025-03-03T00:00:00Z\nevents:\n- {at: 2040-01-01T00:00:00Z, submit: {ref: Job/x}}\n",
             None,
-            "yaml",
+            "yaml", u64::MAX,
         )
         .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].at"));
-        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml")
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x}, repeat: {every: 3000d, times: 5}}\n", None, "yaml", u64::MAX)
             .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].repeat"));
         assert!(e[0].message.contains("ten years"), "{}", e[0].message);
@@ -695,7 +774,7 @@ mod tests {
 
     #[test]
     fn yaml_errors_are_located() {
-        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n", Some("t.yaml"), "auto")
+        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n", Some("t.yaml"), "auto", u64::MAX)
             .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].submit.runTime.distribution"));
         assert_eq!(e[0].source.as_deref(), Some("t.yaml"));
@@ -703,21 +782,21 @@ mod tests {
 
     #[test]
     fn csv_rows_and_errors() {
-        let t = parse("time,workload,replicas,runTime\n2h,Job/ml/a,1,1h\n0s,Deployment/web,3,\n", None, "auto").unwrap();
+        let t = parse("time,workload,replicas,runTime\n2h,Job/ml/a,1,1h\n0s,Deployment/web,3,\n", None, "auto", u64::MAX).unwrap();
         assert_eq!(t.events.len(), 2);
         assert_eq!(t.events[0].at, 0);
-        let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv").unwrap_err();
+        let e = parse("time,workload,replicas,runTime\n1h,Job,1,1h\n", None, "csv", u64::MAX).unwrap_err();
         assert_eq!(e[0].line, Some(2));
         assert_eq!(e[0].path.as_deref(), Some("workload"));
     }
 
     #[test]
     fn csv_from_spreadsheets() {
-        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto").unwrap();
+        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto", u64::MAX).unwrap();
         assert_eq!(t.events.len(), 1);
         assert_eq!(t.events[0].at, 7200);
         assert_eq!(csv_fields(r#"a,"b,c","d""e""#), Some(vec!["a".to_string(), "b,c".into(), "d\"e".into()]));
-        let e = parse("time,workload,replicas,runTime\n\"2h,Job/ml/a,1,1h\n", None, "csv").unwrap_err();
+        let e = parse("time,workload,replicas,runTime\n\"2h,Job/ml/a,1,1h\n", None, "csv", u64::MAX).unwrap_err();
         assert_eq!(e[0].line, Some(2));
     }
 
@@ -726,7 +805,7 @@ mod tests {
         let t = parse(
             "kind: Trace\nevents:\n- {at: 22h, submit: {ref: Job/train, runTime: 1h}, repeat: {every: 1d, times: 3}}\n",
             None,
-            "yaml",
+            "yaml", u64::MAX,
         )
         .unwrap();
         assert_eq!(t.events.iter().map(|e| e.at).collect::<Vec<_>>(), vec![79_200, 165_600, 252_000]);

@@ -8,6 +8,7 @@ use crate::error::InputError;
 use crate::load::Sources;
 use crate::model::{Model, Pod};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// How a workload's pods live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +78,10 @@ pub struct Prepared {
     pub events: Vec<SimEvent>,
 }
 
+/// Pods one trace may create over the whole simulation (the engine keeps every pod it made, for
+/// the answer): the same bound as a request's pods.
+pub const MAX_TRACE_PODS: i64 = crate::lower::MAX_REQUEST_PODS;
+
 const INLINE_PREFIX: &str = "nodecast-inline-";
 
 fn kind_of(k: &str) -> Option<Kind> {
@@ -100,6 +105,8 @@ pub fn prepare(
 ) -> Result<Prepared, Vec<InputError>> {
     // Inline manifests travel as extra `objects`, renamed so their pods can be found again.
     let mut inline: Vec<(String, Value)> = Vec::new();
+    // Event path → index in `inline`: a trace of 10^6 inline submits was quadratic in a scan.
+    let mut inline_at: HashMap<String, usize> = HashMap::new();
     let mut errors = Vec::new();
     let located = |path: &str, code: &str, msg: String, help: &str| {
         let mut e = InputError::new(code, msg).path(path.to_string()).help(help.to_string());
@@ -108,7 +115,7 @@ pub fn prepare(
     };
     for ev in &trace.events {
         if let Action::Submit { def: WorkloadDef { source: Source::Manifest(m), path, .. }, .. } = &ev.action {
-            if inline.iter().any(|(p, _)| p == path) {
+            if inline_at.contains_key(path) {
                 continue;
             }
             let kind = m.get("kind").and_then(Value::as_str).unwrap_or("");
@@ -121,12 +128,13 @@ pub fn prepare(
                 ));
                 continue;
             }
-            let mut m = m.clone();
+            let mut m = Value::clone(m);
             if let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) {
                 meta.insert("name".into(), Value::String(format!("{INLINE_PREFIX}{}", inline.len())));
             } else if let Some(o) = m.as_object_mut() {
                 o.insert("metadata".into(), serde_json::json!({"name": format!("{INLINE_PREFIX}{}", inline.len())}));
             }
+            inline_at.insert(path.clone(), inline.len());
             inline.push((path.clone(), m));
         }
     }
@@ -144,23 +152,33 @@ pub fn prepare(
     let (bound, pending): (Vec<Pod>, Vec<Pod>) = all_pods.into_iter().partition(|p| p.node_name.is_some());
     model.pods = bound;
 
+    // The pending pods by owner (workloads) and by name (bare pods), so resolving a reference
+    // reads its own pods, not all of them: 10^6 one-pod Jobs took 58 s before (issue 29).
+    let mut by_workload: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, p) in pending.iter().enumerate() {
+        match p.workload.as_deref() {
+            Some(w) => by_workload.entry(w).or_default().push(i),
+            None => by_name.entry(p.name.as_str()).or_default().push(i),
+        }
+    }
     let mut templates: Vec<Template> = Vec::new();
-    let mut keys: Vec<String> = Vec::new();
+    let mut keys: HashMap<String, usize> = HashMap::new();
     // (template, its pod count, whether it is a gang of distinct pods)
-    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64, bool)> {
+    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64, bool, Kind)> {
         let (kind_name, ns, name, key, display) = match &def.source {
             Source::Ref { kind, namespace, name } => {
                 (kind.clone(), namespace.clone(), name.clone(), format!("ref:{kind}/{namespace:?}/{name}"), format!("{kind}/{name}"))
             }
             Source::Manifest(m) => {
-                let k = inline.iter().position(|(p, _)| *p == def.path).unwrap_or(0);
+                let k = inline_at.get(&def.path).copied().unwrap_or(0);
                 let kind = m.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
                 let shown = m.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("workload").to_string();
                 (kind, None, format!("{INLINE_PREFIX}{k}"), format!("inline:{k}"), shown)
             }
         };
-        if let Some(i) = keys.iter().position(|k| *k == key) {
-            return Some((i, templates[i].default_replicas, !templates[i].members.is_empty()));
+        if let Some(&i) = keys.get(&key) {
+            return Some((i, templates[i].default_replicas, !templates[i].members.is_empty(), templates[i].kind));
         }
         let Some(kind) = kind_of(&kind_name) else {
             errors.push(located(
@@ -172,12 +190,14 @@ pub fn prepare(
             return None;
         };
         let wl = format!("{kind_name}/{name}");
-        let matching: Vec<&Pod> = pending
+        let owned = match kind {
+            Kind::Pod => by_name.get(name.as_str()),
+            _ => by_workload.get(wl.as_str()),
+        };
+        let matching: Vec<&Pod> = owned
+            .map_or(&[][..], Vec::as_slice)
             .iter()
-            .filter(|p| match kind {
-                Kind::Pod => p.workload.is_none() && p.name == name,
-                _ => p.workload.as_deref() == Some(wl.as_str()),
-            })
+            .map(|&i| &pending[i])
             .filter(|p| ns.as_ref().is_none_or(|n| *n == p.namespace))
             .collect();
         let mut namespaces: Vec<&str> = matching.iter().map(|p| p.namespace.as_str()).collect();
@@ -225,14 +245,19 @@ pub fn prepare(
             members,
             expanded_as: name.clone(),
         });
-        keys.push(key);
-        Some((templates.len() - 1, matching.len() as i64, gang))
+        keys.insert(key, templates.len() - 1);
+        Some((templates.len() - 1, matching.len() as i64, gang, kind))
     };
     let mut events = Vec::new();
+    // Pods the trace creates, bounded like a request's (each submit makes its pods; a row or
+    // scale counts its increase): `repeat.times` × `replicas` is capped factor by factor only.
+    let mut created: i64 = 0;
+    let mut scaled: HashMap<String, i64> = HashMap::new();
     for ev in &trace.events {
+        let mut row_service = false;
         let action = match &ev.action {
             Action::Submit { def, name } => {
-                let Some((tpl, default, gang)) = resolve(def, &mut errors) else { continue };
+                let Some((tpl, default, gang, _)) = resolve(def, &mut errors) else { continue };
                 if gang && def.replicas.is_some_and(|r| r != default) {
                     errors.push(located(
                         &format!("{}.replicas", def.path),
@@ -246,7 +271,7 @@ pub fn prepare(
                 SimAction::Submit { tpl, name: name.clone(), replicas, run_time: def.run_time.clone(), checkpoint: def.checkpoint }
             }
             Action::Row { def, replicas } => {
-                let Some((tpl, default, gang)) = resolve(def, &mut errors) else {
+                let Some((tpl, default, gang, kind)) = resolve(def, &mut errors) else {
                     if let Some(e) = errors.last_mut() {
                         e.line = ev.line;
                         e.path = Some("workload".into());
@@ -264,12 +289,40 @@ pub fn prepare(
                     errors.push(e);
                     continue;
                 }
+                // A Deployment-like row scales its one instance: only an increase makes pods.
+                row_service = kind == Kind::Service;
                 SimAction::Row { tpl, replicas: *replicas, run_time: def.run_time.clone() }
             }
             Action::Scale { instance, replicas } => SimAction::Scale { instance: instance.clone(), replicas: *replicas },
             Action::Delete { instance } => SimAction::Delete { instance: instance.clone() },
             Action::Interrupt { node } => SimAction::Interrupt { node: node.clone() },
         };
+        let new_pods = match &action {
+            SimAction::Submit { replicas, .. } => *replicas,
+            SimAction::Row { tpl, replicas, .. } if row_service => {
+                let last = scaled.insert(format!("row:{tpl}"), *replicas).unwrap_or(0);
+                (*replicas - last).max(0)
+            }
+            SimAction::Row { replicas, .. } => *replicas,
+            SimAction::Scale { instance, replicas } => {
+                let last = scaled.insert(format!("instance:{instance}"), *replicas).unwrap_or(0);
+                (*replicas - last).max(0)
+            }
+            SimAction::Delete { .. } | SimAction::Interrupt { .. } => 0,
+        };
+        created = created.saturating_add(new_pods);
+        if created > MAX_TRACE_PODS {
+            let mut e = located(
+                &ev.path,
+                "too-many-pods",
+                format!("the trace creates {created} pods by this event; nodecast simulates at most {MAX_TRACE_PODS} pods per trace"),
+                "fewer repeats or replicas (README: Bounds)",
+            )
+            .kind(crate::error::ErrorKind::Limit);
+            e.line = ev.line;
+            errors.push(e);
+            break;
+        }
         events.push(SimEvent { at: ev.at, action });
     }
     if !errors.is_empty() {

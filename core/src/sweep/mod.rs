@@ -21,7 +21,7 @@ mod tests;
 
 pub use spec::{Operation, MAX_COMBINATIONS};
 pub(crate) use spec::Spec;
-pub use table::{call, render_csv, rows_of, FUNCTIONS};
+pub use table::{call, csv_line, render_csv, rows_of, FUNCTIONS};
 
 use crate::json::{Input, Request};
 use crate::error::InputError;

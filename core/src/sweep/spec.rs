@@ -362,11 +362,13 @@ pub fn read(root: &Value, source: Option<&str>, files: &IndexMap<String, String>
     if inputs.is_empty() && objects.is_empty() {
         r.error("inputs", "required", "a sweep needs base manifests", "inputs: [nodepools.yaml, workloads.yaml]");
     }
-    let mut count: u64 = 1;
+    // Counted exactly (no u64 wrap shown as 18446744073709551615), or said to be beyond u128.
+    let mut count: Option<u128> = Some(1);
     for n in [variants.len().max(1), traces.len().max(1), seeds.len().max(1)].into_iter().chain(grid.iter().map(|a| a.values.len())) {
-        count = count.saturating_mul(n as u64);
+        count = count.and_then(|c| c.checked_mul(n as u128));
     }
-    if count > MAX_COMBINATIONS {
+    if count.is_none_or(|c| c > MAX_COMBINATIONS as u128) {
+        let count = count.map_or_else(|| format!("more than {}", u128::MAX), |c| c.to_string());
         r.error(
             "grid",
             "too-many-combinations",

@@ -30,17 +30,25 @@ fn field(v: &Value, out: &mut String) {
 
 /// The table as CSV: a header line, then one line per row, `\n` line ends.
 pub fn render_csv(columns: &[String], rows: &[Vec<Value>]) -> String {
-    let mut out = String::new();
     let header: Vec<Value> = columns.iter().map(|c| Value::String(c.clone())).collect();
+    let mut out = String::new();
     for row in std::iter::once(&header).chain(rows) {
-        for (k, v) in row.iter().enumerate() {
-            if k > 0 {
-                out.push(',');
-            }
-            field(v, &mut out);
-        }
-        out.push('\n');
+        out.push_str(&csv_line(row));
     }
+    out
+}
+
+/// One line of [`render_csv`] (the header is the columns as strings), so a front end can write
+/// the rows as they come instead of holding the table.
+pub fn csv_line(row: &[Value]) -> String {
+    let mut out = String::new();
+    for (k, v) in row.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        field(v, &mut out);
+    }
+    out.push('\n');
     out
 }
 

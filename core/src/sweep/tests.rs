@@ -235,3 +235,25 @@ fn consolidate_sweeps_give_one_decision_per_combination() {
     assert_eq!(none[5], "none");
     assert_eq!(none[10], 0.0);
 }
+
+#[test]
+fn a_huge_combination_count_is_printed_exactly() {
+    // 2^70 combinations: before, the count saturated and printed as 18446744073709551615.
+    let values: Vec<i64> = (0..1024).collect();
+    let axes: Vec<Value> = (0..7)
+        .map(|k| json!({"name": format!("a{k}"), "target": "NodePool/gpu-training", "path": "spec.weight", "values": values}))
+        .collect();
+    let e = sweep(json!({"operation": "plan", "inputs": ["gpu-training.yaml"], "grid": axes})).unwrap_err();
+    let e = e.iter().find(|e| e.code == "too-many-combinations").expect("refused");
+    assert!(e.message.contains(&(1u128 << 70).to_string()), "{}", e.message);
+}
+
+#[test]
+fn a_grid_path_of_thousands_of_segments_is_refused_not_a_stack_overflow() {
+    let path = vec!["spec"; 30_000].join(".");
+    let e = sweep(json!({"operation": "plan", "inputs": ["gpu-training.yaml"], "grid": [
+        {"target": "NodePool/gpu-training", "path": path, "values": [1]}]}))
+    .unwrap_err();
+    assert_eq!(e[0].path.as_deref(), Some("grid[0].path"), "{e:?}");
+    assert!(e[0].message.contains("more than 100 segments"), "{}", e[0].message);
+}

@@ -21,7 +21,7 @@
 //!   `alpha.jobset.sigs.k8s.io/no-schedule` taint (nodes must be labelled beforehand);
 //! - `spec.suspend: true` creates no pods.
 
-use super::{add_pods, count, emit, flag, sha1_key, Exclusive, Out, Owner, PodPlan};
+use super::{count, emit, flag, sha1_key, Exclusive, Out, Owner, PodPlan};
 use crate::manifest::reader::{At, Sink};
 use serde_json::Value;
 
@@ -94,7 +94,7 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
             None => None,
         };
         let per_job = completions.map_or(parallelism, |c| parallelism.min(c));
-        if !add_pods(&mut total, rj.replicas.saturating_mul(per_job), &rj.at, "JobSet", sink) {
+        if !out.budget.add(&mut total, rj.replicas.saturating_mul(per_job), &rj.at, "JobSet", sink) {
             return;
         }
         let job_annotations = annotations(&job_template);

@@ -25,7 +25,7 @@
 //! `tensorflow`, `xgboost`, `paddle`, `jax`; MPI asks for none), PyTorch/XGBoost Master `replicas: 1`, PyTorch
 //! Workers at least 1, at most one TF Chief/Master, XGBoost's Master and MPI's Launcher present.
 
-use super::{add_pods, count, emit, flag, resourced_container, with_init_container, Out, Owner, PodPlan};
+use super::{count, emit, flag, resourced_container, with_init_container, Out, Owner, PodPlan};
 use crate::manifest::reader::{At, Sink};
 
 struct Framework {
@@ -154,7 +154,7 @@ pub fn expand(root: &At, owner: &Owner, version: &str, out: &mut Out, sink: &mut
     let run_launcher_as_worker = mpi_v2 && flag(&spec, "runLauncherAsWorker", sink);
     let mut total = 0;
     for role in &roles {
-        if !add_pods(&mut total, role.replicas, &role.at, fw.kind, sink) {
+        if !out.budget.add(&mut total, role.replicas, &role.at, fw.kind, sink) {
             return;
         }
         let Some(template) = role.at.get("template") else { continue };

@@ -19,7 +19,7 @@
 //! reproduce) and sub-group exclusive placement (`subgroup-exclusive-topology`), reported as an
 //! error rather than planned without it.
 
-use super::{add_pods, count, emit, sha1_key, Exclusive, Out, Owner, PodPlan};
+use super::{count, emit, sha1_key, Exclusive, Out, Owner, PodPlan};
 use crate::manifest::reader::{At, Sink};
 use serde_json::Value;
 
@@ -55,7 +55,7 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     }
     let exclusive = annotations.and_then(|a| a.get(EXCLUSIVE)).and_then(Value::as_str).map(str::to_string);
     let mut total = 0;
-    if !add_pods(&mut total, replicas.saturating_mul(size), &spec, "LeaderWorkerSet", sink) {
+    if !out.budget.add(&mut total, replicas.saturating_mul(size), &spec, "LeaderWorkerSet", sink) {
         return;
     }
     let leader_template = lwt.get("leaderTemplate").unwrap_or(worker_template);

@@ -21,7 +21,7 @@ use crate::manifest::reader::{At, Sink};
 use serde_json::Value;
 use smallvec::SmallVec;
 
-/// Pods one object may expand to. Each pod of these kinds carries its own labels (index labels),
+/// Pods one object (and all ML objects of a request together) may expand to. Each pod of these kinds carries its own labels (index labels),
 /// so each costs a spec of its own; this bounds time and memory by a figure no real job reaches.
 pub const MAX_PODS: i64 = 200_000;
 
@@ -102,6 +102,46 @@ pub struct Out<'a> {
     pub pods: &'a mut Vec<Pod>,
     pub skipped: &'a mut Vec<Skipped>,
     pub runtimes: &'a [Runtime],
+    pub budget: Budget,
+}
+
+/// The request's pods before this object: the bounds are on the whole request, so twelve
+/// TrainJobs sharing one large runtime cannot add up to what one of them may not hold.
+#[derive(Clone, Copy)]
+pub struct Budget {
+    /// Pods earlier ML objects expanded to (against [`MAX_PODS`]).
+    pub expanded: i64,
+    /// Pods of every kind so far (against `MAX_REQUEST_PODS`).
+    pub request: i64,
+}
+
+impl Budget {
+    /// Adds `n` pods to this object's running `total`, refusing (before any pod is made) an
+    /// object past [`MAX_PODS`], or a request whose ML objects together pass it, or a request
+    /// past `MAX_REQUEST_PODS`. Errors are nodecast's limits (unusable), not admission's.
+    pub fn add(&self, total: &mut i64, n: i64, at: &At, kind: &str, sink: &mut Sink) -> bool {
+        *total = total.saturating_add(n);
+        if *total > MAX_PODS {
+            sink.limit(at, "too-many-pods", format!("{kind} expands to more than {MAX_PODS} pods"), "fewer replicas");
+            return false;
+        }
+        let together = self.expanded.saturating_add(*total);
+        if together > MAX_PODS {
+            let msg = format!(
+                "{kind} brings the request's ML workloads to {together} pods (with the {} of earlier objects); nodecast expands at most {MAX_PODS} per request",
+                self.expanded
+            );
+            sink.limit(at, "too-many-pods", msg, "fewer replicas or fewer jobs per request (README: Bounds)");
+            return false;
+        }
+        let all = self.request.saturating_add(*total);
+        if all > super::MAX_REQUEST_PODS {
+            let msg = format!("{kind} brings the request to {all} pods; nodecast answers at most {} pods per request", super::MAX_REQUEST_PODS);
+            sink.limit(at, "too-many-pods", msg, "fewer replicas or fewer workloads per request (README: Bounds)");
+            return false;
+        }
+        true
+    }
 }
 
 /// The object being expanded.
@@ -246,16 +286,6 @@ pub fn count(parent: &At, field: &str, default: i64, min: i64, sink: &mut Sink) 
             sink.int_in(&at, min, i32::MAX.into(), &help)
         }
     }
-}
-
-/// Adds `n` pods to the running total, refusing expansions beyond `MAX_PODS`.
-pub fn add_pods(total: &mut i64, n: i64, at: &At, kind: &str, sink: &mut Sink) -> bool {
-    *total = total.saturating_add(n);
-    if *total > MAX_PODS {
-        sink.error(at, "too-many-pods", format!("{kind} expands to more than {MAX_PODS} pods"), "fewer replicas");
-        return false;
-    }
-    true
 }
 
 /// `true` when the field holds the boolean true (a wrong type is reported).

@@ -27,7 +27,7 @@
 //!   names `<rayjob>-0`, from `submitterPodTemplate` or the default submitter container (requests
 //!   500m CPU, 200Mi memory; limits 1 CPU, 1Gi); in `SidecarMode` that container joins the head.
 
-use super::{add_pods, count, emit, flag, resourced_container, with_init_container, Out, Owner, PodPlan};
+use super::{count, emit, flag, resourced_container, with_init_container, Out, Owner, PodPlan};
 use crate::manifest::reader::{At, Sink};
 use serde_json::Value;
 
@@ -213,7 +213,7 @@ fn cluster(spec: &At, cluster: &str, sidecar_submitter: bool, owner: &Owner, out
     }
     let mut total = 1;
     for (g, _, replicas, hosts) in &plan {
-        if !add_pods(&mut total, replicas.saturating_mul(*hosts), g, &owner.kind, sink) {
+        if !out.budget.add(&mut total, replicas.saturating_mul(*hosts), g, &owner.kind, sink) {
             return;
         }
     }

@@ -131,7 +131,17 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     let jobset = jobset_of(template.v, nodes, resources.as_ref());
     let at = rspec.field_at("template", &jobset);
     super::jobset::expand(&at, owner, out, &mut rsink);
+    let (document, object) = (sink.document, (sink.object)());
+    let count_path = num_nodes_at.as_ref().map_or_else(|| spec.path(), |at| at.path());
     for e in sink.errors[first..].iter_mut() {
+        if e.kind == crate::error::ErrorKind::Limit {
+            // Too many pods is this TrainJob's doing (its numNodes, or the runtime's, on top of
+            // what earlier objects made), not the shared runtime's: it is located here.
+            e.document = Some(document);
+            e.object = Some(object.clone());
+            e.path = Some(count_path.clone());
+            continue;
+        }
         e.source = runtime.source.clone().or(e.source.take());
     }
 }

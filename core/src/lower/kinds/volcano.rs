@@ -12,7 +12,7 @@
 //! The webhook's rules are checked: unique task names, `replicas` ≥ 0, a template per task, and
 //! `minAvailable` no larger than the total replicas.
 
-use super::{add_pods, count, emit, Out, Owner, PodPlan};
+use super::{count, emit, Out, Owner, PodPlan};
 use crate::manifest::reader::{At, Sink};
 
 pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
@@ -56,7 +56,7 @@ pub fn expand(root: &At, owner: &Owner, out: &mut Out, sink: &mut Sink) {
     }
     let mut total = 0;
     for (task, name, replicas) in &planned {
-        if !add_pods(&mut total, *replicas, task, "Volcano Job", sink) {
+        if !out.budget.add(&mut total, *replicas, task, "Volcano Job", sink) {
             return;
         }
         let Some(template) = task.get("template") else { continue };
