@@ -318,10 +318,9 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             match (&answer.outcome, a.apply, &a.write, a.common.output) {
                 (Outcome::Success(advice), Some(_), Some(dir), Output::Table) => {
                     let written = advise::write_files(advice, dir).map_err(Fatal)?;
-                    Ok(finish(&answer, a.common.output, |_| String::new())).map(|code| {
-                        print!("{written}");
-                        code
-                    })
+                    let code = finish(&answer, a.common.output, |_| String::new());
+                    print!("{written}");
+                    Ok(code)
                 }
                 (_, Some(_), None, _) => Ok(finish(&answer, a.common.output, advise::render_patch)),
                 _ => Ok(finish(&answer, a.common.output, advise::render)),

@@ -71,8 +71,8 @@ fn documents(lines: &[&str]) -> Vec<(usize, usize)> {
 /// elements on the way), found by following indentation.
 fn find(lines: &[&str], range: (usize, usize), path: &[&str]) -> Option<usize> {
     let mut stack: Vec<(usize, String)> = Vec::new();
-    for i in range.0..range.1 {
-        let Some(l) = content(lines[i]) else { continue };
+    for (i, line) in lines.iter().enumerate().take(range.1).skip(range.0) {
+        let Some(l) = content(line) else { continue };
         while stack.last().is_some_and(|(ind, _)| *ind >= l.indent) {
             stack.pop();
         }

@@ -123,6 +123,6 @@ pub fn assess(m: &Model, base: &Plan, new: &Plan) -> Risk {
         found.push((RiskLevel::Low, format!("existing node(s) {} take more pods: less headroom", some(&fuller))));
     }
     // Worst first; equal levels keep the order above.
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     Risk { level: found.first().map_or(RiskLevel::None, |f| f.0), reasons: found.into_iter().map(|f| f.1).collect() }
 }
