@@ -37,11 +37,13 @@ export function renderAdvice(a, h, ms) {
       h(
         'li',
         { class: 'adv-item', 'data-kind': x.kind },
-        h('p', {}, h('strong', { class: 'adv-title', text: x.title })),
+        h('p', {}, h('span', { class: `badge risk-${x.risk.level} ${x.risk.level === 'high' ? 'bad' : x.risk.level === 'none' ? 'good' : 'warn'}`, text: `risk ${x.risk.level}` }), ' ', h('strong', { class: 'adv-title', text: x.title })),
+        x.risk.reasons.length ? h('ul', { class: 'adv-risk' }, x.risk.reasons.map((r) => h('li', { text: r }))) : null,
         h('p', { class: 'adv-saving' }, `Karpenter's plan ${price(x.plan.pricePerHour)}/h: saves `, h('span', { class: 'good', text: `${price(x.savingsPerHour)}/h, ${fmtDollars2(x.savingsPerMonth)}/month` }), gap),
         h('p', { class: 'hint adv-plan', text: x.plan.launches.join(', ') }),
         x.alsoChanges.length ? h('ul', { class: 'adv-also' }, x.alsoChanges.map((c) => h('li', { text: c }))) : null,
         h('details', {}, h('summary', { text: 'YAML diff' }), diffBlock(x.diff, h)),
+        x.patch ? h('details', {}, h('summary', { text: 'Patch against your file (patch -p0)' }), diffBlock(x.patch, h)) : null,
       ),
     );
   }

@@ -420,10 +420,18 @@ async function runOptimize(seq) {
   runAdvise(seq);
 }
 
+/** The advise controls as request options: a comma list each, and the risk ceiling. */
+function adviseOptions() {
+  const list = (id) => $(id).value.split(',').map((x) => x.trim()).filter(Boolean);
+  const opts = { excludeKinds: list('adv-exclude-kinds'), excludeNodePools: list('adv-exclude-pools') };
+  if ($('adv-max-risk').value) opts.maxRisk = $('adv-max-risk').value;
+  return opts;
+}
+
 /** NodePool edits that make Karpenter cheaper (after the optimum: it re-plans many times). */
 async function runAdvise(seq) {
   try {
-    const { answer, ms } = await ask('advise', { inputs: planInputs(), settings: planSettings() });
+    const { answer, ms } = await ask('advise', { inputs: planInputs(), settings: planSettings(), advise: adviseOptions() });
     if (seq !== planSeq) return;
     replace($('adv-out'), renderAdvice(answer, h, ms), answer.status);
   } catch (e) {
@@ -681,11 +689,18 @@ function renderUnschedulable(list) {
     'section',
     { class: 'unschedulable', 'aria-labelledby': 'unsched-h' },
     h('h3', { id: 'unsched-h', text: `Unschedulable pods (${list.length})` }),
-    list.map((u) =>
+    alikeGroups(list).map(([u, ...more]) =>
       h(
         'div',
         { class: 'pending-pod' },
-        h('p', {}, h('strong', { class: 'mono', text: u.pod }), ' ', h('span', { class: 'badge bad', text: u.code })),
+        h(
+          'p',
+          {},
+          h('strong', { class: 'mono', text: u.pod }),
+          more.length ? h('span', { class: 'alike', title: more.map((o) => o.pod).join(', '), text: ` and ${plural(more.length, 'more pod')} alike` }) : null,
+          ' ',
+          h('span', { class: 'badge bad', text: u.code }),
+        ),
         h(
           'ul',
           { class: 'reasons' },
@@ -697,23 +712,57 @@ function renderUnschedulable(list) {
   );
 }
 
-// Checked fix hints: the change, and what re-planning with it did ("verified" or not enough).
+// Pending pods that stay pending alike (same code, reasons and hints: one workload's replicas)
+// as groups, first pod first: 20 eval replicas are one block, not 20.
+function alikeGroups(list) {
+  const groups = [];
+  const index = new Map();
+  for (const u of list) {
+    const key = JSON.stringify([u.code, u.reasons, (u.hints || []).map((x) => [x.code, x.nodePool, x.change, x.outcome])]);
+    if (index.has(key)) groups[index.get(key)].push(u);
+    else {
+      index.set(key, groups.length);
+      groups.push([u]);
+    }
+  }
+  return groups;
+}
+
+const OUTCOME = { verified: 'fix · verified', 'lands-elsewhere': 'fix · lands elsewhere', 'not-enough-alone': 'fix · not enough alone' };
+
+// Checked fix hints (the answer sorts them best first): the change, and what re-planning with
+// it did. Changes that are not enough alone collapse to one line once a better one, or the
+// first of them, is shown.
 function renderHints(hints) {
   if (!hints.length) return null;
+  let oneShown = hints.some((x) => x.outcome !== 'not-enough-alone');
+  const shown = [];
+  const collapsed = [];
+  for (const x of hints) {
+    if (x.outcome === 'not-enough-alone') {
+      if (oneShown) {
+        collapsed.push(x.nodePool);
+        continue;
+      }
+      oneShown = true;
+    }
+    shown.push(x);
+  }
   return h(
     'ul',
     { class: 'hints' },
-    hints.map((x) =>
+    shown.map((x) =>
       h(
         'li',
         { class: x.verified ? 'fix verified' : 'fix' },
-        h('span', { class: `badge ${x.verified ? 'good' : 'warn'}`, text: x.verified ? 'fix · verified' : 'fix · not enough alone' }),
+        h('span', { class: `badge ${x.verified ? 'good' : 'warn'}`, text: OUTCOME[x.outcome] ?? x.outcome }),
         ' ',
         h('strong', { text: `${x.nodePool}: ` }),
         x.change,
         h('div', { class: 'hint small', text: x.check }),
       ),
     ),
+    collapsed.length ? h('li', { class: 'fix collapsed hint small', text: `also checked, not enough alone: ${plural(collapsed.length, 'change')} for NodePool ${collapsed.join(', ')}` }) : null,
   );
 }
 
@@ -728,6 +777,7 @@ function renderLimits(pools) {
         'div',
         { class: 'pool' },
         h('p', { class: 'pool-name' }, h('strong', { text: p.name }), ` · weight ${p.weight} · ${plural(p.newNodeClaims, 'new NodeClaim')}`),
+        p.unusable ? h('p', { class: 'hint unusable', text: `took no part: ${p.unusable}` }) : null,
         limits.length
           ? limits.map(([key, l]) => {
               const lim = parseQuantity(l.limit);
@@ -1593,6 +1643,7 @@ async function main() {
   });
   $('why-filter').addEventListener('input', filterCatalog);
   $('why-gpu').addEventListener('change', filterCatalog);
+  for (const id of ['adv-max-risk', 'adv-exclude-kinds', 'adv-exclude-pools']) $(id).addEventListener('change', () => runAdvise(planSeq));
   $('why-pod').addEventListener('change', () => {
     state.pod = $('why-pod').value;
     if ($('why-out').dataset.shown === 'true') scheduleExplain(0);

@@ -333,7 +333,16 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.advise = Some(advise::settings(&a));
             let answer = nodecast::advise(&req);
-            Ok(finish(&answer, a.common.output, advise::render))
+            match (&answer.outcome, a.apply, &a.write, a.common.output) {
+                (Outcome::Success(advice), Some(_), Some(dir), Output::Table) => {
+                    let written = advise::write_files(advice, dir).map_err(Fatal)?;
+                    let code = finish(&answer, a.common.output, |_| String::new());
+                    print!("{written}");
+                    Ok(code)
+                }
+                (_, Some(_), None, _) => Ok(finish(&answer, a.common.output, advise::render_patch)),
+                _ => Ok(finish(&answer, a.common.output, advise::render)),
+            }
         }
     }
 }

@@ -157,8 +157,8 @@ pub fn plan(p: &Plan) -> String {
 
     if !p.unschedulable.is_empty() {
         section(&mut out, "Unschedulable pods");
-        for u in &p.unschedulable {
-            unschedulable(&mut out, u, "  ");
+        for group in alike_groups(&p.unschedulable) {
+            unschedulable(&mut out, &group, "  ");
         }
     }
 
@@ -173,6 +173,9 @@ pub fn plan(p: &Plan) -> String {
             for (i, (res, l)) in np.limits.iter().enumerate() {
                 let head = if i == 0 { base.clone() } else { vec![String::new(); 3] };
                 t.row(head.into_iter().chain([res.clone(), l.limit.clone(), l.used.clone(), l.remaining.clone()]).collect());
+            }
+            if let Some(why) = &np.unusable {
+                t.note(format!("took no part: {why}"));
             }
         }
         out.push_str(&t.render("  "));
@@ -203,8 +206,35 @@ fn dollars_2(p: f64) -> String {
     format!("${p:.2}")
 }
 
-fn unschedulable(out: &mut String, u: &UnschedulableOut, indent: &str) {
-    let _ = writeln!(out, "{indent}{} [{}]", u.pod, u.code);
+/// Pending pods that stay pending alike (same code, reasons and hints: the replicas of one
+/// workload) as groups, in the order their first pod comes: 20 eval replicas read as one block,
+/// not 20 (issue 30).
+fn alike_groups(list: &[UnschedulableOut]) -> Vec<Vec<&UnschedulableOut>> {
+    let mut groups: Vec<Vec<&UnschedulableOut>> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for u in list {
+        let hints: Vec<String> = u.hints.iter().map(|h| format!("{}|{}|{}|{}", h.code, h.node_pool, h.change, h.outcome)).collect();
+        let reasons: Vec<String> = u.reasons.iter().map(|r| format!("{}|{:?}|{}", r.code, r.node_pool, r.message)).collect();
+        let key = format!("{}\n{}\n{}", u.code, reasons.join("\n"), hints.join("\n"));
+        match index.get(&key) {
+            Some(&g) => groups[g].push(u),
+            None => {
+                index.insert(key, groups.len());
+                groups.push(vec![u]);
+            }
+        }
+    }
+    groups
+}
+
+fn unschedulable(out: &mut String, group: &[&UnschedulableOut], indent: &str) {
+    let u = group[0];
+    if group.len() == 1 {
+        let _ = writeln!(out, "{indent}{} [{}]", u.pod, u.code);
+    } else {
+        let others: Vec<String> = group[1..].iter().map(|o| o.pod.clone()).collect();
+        let _ = writeln!(out, "{indent}{} and {} alike ({}) [{}]", u.pod, plural(others.len(), "more pod", "more pods"), pod_list(&others), u.code);
+    }
     for r in &u.reasons {
         match &r.node_pool {
             Some(np) => {
@@ -218,12 +248,37 @@ fn unschedulable(out: &mut String, u: &UnschedulableOut, indent: &str) {
     hints(out, &u.hints, indent);
 }
 
-/// The checked fix hints of an unschedulable pod, each with what its re-plan showed.
+/// The checked fix hints of an unschedulable pod, each with what its re-plan showed. The
+/// answer sorts them best first; changes that are not enough alone are listed in full only when
+/// nothing better was found, and then only the first: the rest collapse to one line.
 fn hints(out: &mut String, hints: &[nodecast::api::Hint], indent: &str) {
+    use nodecast::reason::HintOutcome;
+    // With a better change found, every not-enough-alone one collapses; without, all but the first.
+    let mut one_shown = hints.iter().any(|h| h.outcome != HintOutcome::NotEnoughAlone);
+    let mut collapsed: Vec<&str> = Vec::new();
     for h in hints {
-        let tag = if h.verified { "fix (verified)" } else { "fix (not enough alone)" };
+        if h.outcome == HintOutcome::NotEnoughAlone {
+            if one_shown {
+                collapsed.push(&h.node_pool);
+                continue;
+            }
+            one_shown = true;
+        }
+        let tag = match h.outcome {
+            HintOutcome::Verified => "fix (verified)",
+            HintOutcome::LandsElsewhere => "fix (lands elsewhere)",
+            _ => "fix (not enough alone)",
+        };
         let _ = writeln!(out, "{indent}  {tag} for {}: {}", h.node_pool, h.change);
         let _ = writeln!(out, "{indent}    {}", h.check);
+    }
+    if !collapsed.is_empty() {
+        let _ = writeln!(
+            out,
+            "{indent}  also checked, not enough alone: {} for NodePool {} (-o json lists them)",
+            plural(collapsed.len(), "change", "changes"),
+            collapsed.join(", ")
+        );
     }
 }
 
@@ -448,6 +503,9 @@ pub fn validation(v: &ValidationReport) -> String {
         let _ = write!(out, "; skipped {}", kinds.join(", "));
     }
     out.push('\n');
+    for w in &v.warnings {
+        let _ = writeln!(out, "warning: {}: {} [{}]", w.object.as_deref().unwrap_or("-"), w.message, w.code);
+    }
     out
 }
 

@@ -17,7 +17,9 @@ fn advise_table_ranks_verified_edits() {
     let (code, out) = run(&["advise", GPU_TRAINING, EVAL_1GPU]);
     assert_eq!(code, 0, "{out}");
     assert!(out.starts_with("Karpenter $16.288/h; optimum $6.06/h (optimal); gap $10.228/h"), "{out}");
-    assert!(out.contains("gpu-count-bound         $6.06    $10.228   $7466.44        100.0 %"), "{out}");
+    // Risk first: the safe GPU bound ranks above the cheaper edits that move the Job to spot.
+    assert!(out.contains("1  gpu-count-bound  none         $6.06    $10.228   $7466.44        100.0 %"), "{out}");
+    assert!(out.contains("2  combined         high"), "{out}");
     assert!(out.contains("+      - key: karpenter.k8s.aws/instance-gpu-count"), "{out}");
 }
 

@@ -3,7 +3,7 @@
 //! serialises unchanged, so their serde names are the wire format (`apiVersion: nodecast/v1`).
 
 use crate::model::Skipped;
-use crate::reason::{DisruptionReason, Method, ReasonCode};
+use crate::reason::{DisruptionReason, HintOutcome, Method, ReasonCode};
 use indexmap::IndexMap;
 use serde::Serialize;
 use std::sync::Arc;
@@ -294,8 +294,11 @@ pub struct Hint {
     pub node_pool: String,
     /// The change, in the manifest's words.
     pub change: String,
-    /// True when the re-plan with the change schedules the pod.
+    /// True when the re-plan with the change schedules the pod on this NodePool.
     pub verified: bool,
+    /// What the re-plan did: `verified` (the pod lands on this NodePool), `lands-elsewhere`
+    /// (it schedules, but on another NodePool or node) or `not-enough-alone` (it stays pending).
+    pub outcome: HintOutcome,
     /// What the re-plan did, e.g. "verified: re-planned with this change, default/a goes on a
     /// new NodeClaim of NodePool gpu".
     pub check: String,
@@ -328,6 +331,10 @@ pub struct NodePoolOut {
     pub new_node_claims: usize,
     /// Per limited resource: limit, used (existing nodes + launched NodeClaims), remaining.
     pub limits: IndexMap<String, LimitOut>,
+    /// Why the NodePool took no part in the pass (static, not Ready, or its requirements leave
+    /// no instance type with an available offering); absent for a NodePool that took part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unusable: Option<String>,
 }
 
 /// One of a NodePool's `spec.limits`, as Kubernetes quantities.

@@ -238,3 +238,19 @@ pub fn truncation_reason(m: &Model, s: &crate::scheduling::launch::MinValuesShor
         ),
     }
 }
+
+/// One reason per NodePool that took no part in the pass `sol` (no template: static, not
+/// Ready, or nothing to launch), for every pending pod: "why not the pool I meant?" must name
+/// it, not only the pools that were tried.
+pub fn excluded_pools(m: &Model, sol: &Solution) -> Vec<Reason> {
+    m.pool_order()
+        .into_iter()
+        .filter(|&p| !sol.templates.iter().any(|t| t.pool == p))
+        .filter_map(|p| crate::unusable::why(m, p))
+        .map(|u| Reason {
+            code: ReasonCode::NodepoolUnusable,
+            node_pool: Some(m.node_pools[u.pool].name.clone()),
+            message: format!("took no part in provisioning: {}", u.message),
+        })
+        .collect()
+}

@@ -24,6 +24,10 @@ pub struct ValidationReport {
     pub pods: usize,
     /// Objects recognised but not modelled (kind/name and why).
     pub skipped: Vec<crate::model::Skipped>,
+    /// Valid objects that will not work as meant: a NodePool that can never launch anything
+    /// (`nodepool-launches-nothing`), and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
 }
 
 /// Run every validation rule (both layers) and every decoding/lowering check.
@@ -46,6 +50,7 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
                     objects: docs.len(),
                     node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
                     pods: m.pods.len(),
+                    warnings: launches_nothing(&m),
                     skipped: m.skipped,
                 })
             }
@@ -53,6 +58,13 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
         },
     }
     Err(errors)
+}
+
+/// The warnings of `validate`: each NodePool whose requirements leave it nothing to launch
+/// (the same words the other answers' load warnings use).
+fn launches_nothing(m: &Model) -> Vec<Warning> {
+    let (_, warnings) = load::unusable_warnings(m);
+    warnings
 }
 
 /// The answer of `explain`: whichever of pod, instance type and node the request asked about.
@@ -298,11 +310,8 @@ fn pool_verdicts(m: &Model, sol: &scheduling::Solution, p: usize, chosen: Option
     for pool in m.pool_order() {
         let np = &m.node_pools[pool];
         let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else {
-            out.push(Verdict {
-                name: np.name.clone(),
-                ok: false,
-                reason: "not usable: its requirements leave no launchable instance type (or it is static / not Ready)".into(),
-            });
+            let why = crate::unusable::why(m, pool).map_or_else(|| "it launches nothing".to_string(), |u| u.message);
+            out.push(Verdict { name: np.name.clone(), ok: false, reason: format!("not usable: {why}") });
             continue;
         };
         if chosen == Some(np.name.as_str()) {
@@ -382,9 +391,17 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
     let it = &m.catalog.types[i];
     let pod = &m.pods[p];
     let mut reasons = Vec::new();
-    for t in &sol.templates {
-        let np = &m.node_pools[t.pool];
+    for pool in m.pool_order() {
+        let np = &m.node_pools[pool];
         let prefix = format!("NodePool {}: ", np.name);
+        let Some(t) = sol.templates.iter().find(|t| t.pool == pool) else {
+            // A NodePool that took no part is named too: it may be the very one that names
+            // the type ("why not p5.48xlarge?" when the p5 pool can launch nothing).
+            let Some(u) = crate::unusable::why(m, pool) else { continue };
+            let names = if it_labels_compatible(it, &np.requirements, m) { format!("allows {name} but ") } else { String::new() };
+            reasons.push(format!("{prefix}{names}takes no part in provisioning: {}", u.message));
+            continue;
+        };
         if !it_labels_compatible(it, &np.requirements, m) {
             let bad: Vec<String> = np
                 .requirements

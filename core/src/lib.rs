@@ -140,6 +140,7 @@ pub mod sweep;
 pub mod edit;
 #[doc(hidden)]
 pub mod taints;
+pub mod unusable;
 #[doc(hidden)]
 pub mod validate;
 

@@ -201,9 +201,34 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
         let message = format!("{}{file}; Karpenter would not provision from the affected NodePool", e.message);
         warnings.push(Warning { code: e.code, message, object: e.object });
     }
+    // A NodePool whose requirements leave nothing to launch is skipped by every provisioning
+    // pass (not Ready and static pools are said above or are deliberate): say so, or it
+    // silently vanishes from the answers.
+    warnings.extend(unusable_warnings(&model).1);
     check_bound_pods(&model)?;
     crate::static_pools::apply(&mut model, &mut warnings)?;
     Ok((model, warnings))
+}
+
+/// The NodePools whose requirements leave them nothing to launch (not Ready pools have a
+/// warning of their own, static ones launch by design), with a `nodepool-launches-nothing`
+/// warning each.
+pub fn unusable_warnings(model: &Model) -> (Vec<crate::unusable::Unusable>, Vec<Warning>) {
+    use crate::unusable::UnusableKind as K;
+    let found: Vec<crate::unusable::Unusable> =
+        crate::unusable::all(model).into_iter().filter(|u| matches!(u.kind, K::Requirements | K::MinValues | K::Allocatable)).collect();
+    let warnings = found
+        .iter()
+        .map(|u| {
+            let np = &model.node_pools[u.pool];
+            Warning {
+                code: crate::unusable::WARNING.into(),
+                message: format!("NodePool {} can launch nothing: {}; Karpenter skips it in every provisioning pass", np.name, u.message),
+                object: Some(format!("NodePool/{}", np.name)),
+            }
+        })
+        .collect();
+    (found, warnings)
 }
 
 /// NodePools whose `nodeClassRef` names an EC2NodeClass the input does not hold while it holds

@@ -80,6 +80,14 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
         };
         plan.unschedulable.push(out);
     }
+    let excluded = diagnostics::excluded_pools(m, sol);
+    if !excluded.is_empty() {
+        for ((_, failure), out) in sol.failures.iter().zip(plan.unschedulable.iter_mut()) {
+            if !matches!(failure, crate::scheduling::PodFailure::Ignored(_)) {
+                out.reasons.extend(excluded.iter().cloned());
+            }
+        }
+    }
     if opts.hints {
         let unchecked = crate::hints::attach(m, sol, &mut plan.unschedulable);
         if unchecked > 0 {
@@ -340,7 +348,8 @@ fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<No
                 },
             );
         }
-        out.push(NodePoolOut { name: np.name.clone(), weight: np.weight, new_node_claims: mine.len(), limits });
+        let unusable = if sol.templates.iter().any(|t| t.pool == p) { None } else { crate::unusable::why(m, p).map(|u| u.message) };
+        out.push(NodePoolOut { name: np.name.clone(), weight: np.weight, new_node_claims: mine.len(), limits, unusable });
     }
     out
 }

@@ -108,6 +108,9 @@ wire_enum! {
         /// Karpenter's ReservedOfferingError (or a full reservation with no fallback): the pod
         /// waits for reserved capacity (docs/reservations.md).
         ReservedOfferingUnavailable = "reserved-offering-unavailable",
+        /// The NodePool launches nothing at all (static, not Ready, or its requirements leave no
+        /// instance type with an available offering), so it took no part in the pass.
+        NodepoolUnusable = "nodepool-unusable",
         // Disruption: a node that stays.
         /// A pod on the node has the `karpenter.sh/do-not-disrupt` annotation.
         DoNotDisruptPod = "do-not-disrupt-pod",
@@ -146,6 +149,33 @@ wire_enum! {
         NotEvaluated = "not-evaluated",
         /// A Balanced pool's score for the move is below its threshold.
         BelowBalancedThreshold = "below-balanced-threshold",
+    }
+}
+
+wire_enum! {
+    /// What re-planning with a fix hint's change did, best first (answers sort hints by it).
+    HintOutcome {
+        /// The pod schedules on the NodePool the hint is for.
+        Verified = "verified",
+        /// The pod schedules, but on another NodePool or an existing node than the hint's.
+        LandsElsewhere = "lands-elsewhere",
+        /// The pod still stays pending: another constraint binds too.
+        NotEnoughAlone = "not-enough-alone",
+    }
+}
+
+wire_enum! {
+    /// The risk an advised edit adds (docs/advise.md), least first: advise ranks by it before
+    /// savings.
+    RiskLevel {
+        /// Nothing the edit changes puts a workload at risk.
+        None = "none",
+        /// Less headroom on existing nodes.
+        Low = "low",
+        /// Pods newly on spot, or few instance types left to fall back on.
+        Medium = "medium",
+        /// `do-not-disrupt` pods or run-to-completion work newly on spot.
+        High = "high",
     }
 }
 

@@ -485,6 +485,10 @@ def advise(
     *sources: Source,
     top: Optional[int] = None,
     time_budget_seconds: Optional[float] = None,
+    exclude_kinds: Sequence[str] = (),
+    exclude_node_pools: Sequence[str] = (),
+    max_risk: Optional[str] = None,
+    apply: Optional[int] = None,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
@@ -500,7 +504,11 @@ def advise(
     to the manifests and planned again by the same engine, answered only when strictly cheaper
     with no further pod pending; most saving first (at most ``top``, default 5), each with the
     YAML diff, Karpenter's new plan, $/h and $/month saved and the share of ``optimize``'s gap
-    recovered. ``time_budget_seconds`` bounds the optimize call that measures the gap."""
+    recovered. ``time_budget_seconds`` bounds the optimize call that measures the gap.
+    Ranked lowest ``risk`` first (spot for ``do-not-disrupt`` pods or Jobs is ``high``), then
+    most saving; ``exclude_kinds`` / ``exclude_node_pools`` leave edit kinds or NodePools out,
+    ``max_risk`` drops riskier edits, and ``apply=RANK`` fills ``applied`` with the input files
+    edited (comments kept) and the patch (docs/advise.md)."""
     req = _build_request(
         sources,
         catalog=catalog,
@@ -513,4 +521,4 @@ def advise(
         ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
     )
-    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds))
+    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply))

@@ -6,14 +6,41 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._results import Answer, AnswerWarning, _seq, _strs
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-__all__ = ["Advice", "Advised", "AdviceEdit", "AdvisedPlan", "AdviceStats", "add_advise_options"]
+__all__ = ["Advice", "Advised", "AdviceEdit", "AdvisedPlan", "AdviceStats", "AdviceRisk", "AppliedEdit", "add_advise_options"]
+
+
+@dataclass(frozen=True)
+class AdviceRisk:
+    """The risk an edit adds: ``level`` (``none``, ``low``, ``medium``, ``high``) and why."""
+
+    level: str
+    reasons: Tuple[str, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AdviceRisk:
+        return cls(level=d["level"], reasons=_strs(d.get("reasons")))
+
+
+@dataclass(frozen=True)
+class AppliedEdit:
+    """The edit of rank ``rank`` written into the input files: ``files`` maps each edited
+    input's name to its whole new text (comments kept); ``patch`` is the same as a unified
+    patch (``patch -p0``)."""
+
+    rank: int
+    files: Tuple[Tuple[str, str], ...]
+    patch: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AppliedEdit:
+        return cls(rank=d["rank"], files=tuple((f["name"], f["text"]) for f in d.get("files") or ()), patch=d["patch"])
 
 
 @dataclass(frozen=True)
@@ -55,6 +82,7 @@ class Advised:
     """One verified edit (or pair of edits): its diff, Karpenter's new plan and the savings."""
 
     rank: int
+    risk: AdviceRisk
     kind: str
     title: str
     edits: Tuple[AdviceEdit, ...]
@@ -66,11 +94,16 @@ class Advised:
     #: Share of the gap to the optimum recovered, percent (None without a gap).
     gap_recovered_percent: Optional[float]
     also_changes: Tuple[str, ...]
+    #: A unified patch against the input files themselves (``patch -p0``); None when an edited
+    #: NodePool has no YAML text of its own.
+    patch: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> Advised:
         return cls(
             rank=d["rank"],
+            risk=AdviceRisk._from(d["risk"]),
+            patch=d.get("patch"),
             kind=d["kind"],
             title=d["title"],
             edits=_seq(d.get("edits"), AdviceEdit._from),
@@ -120,6 +153,8 @@ class Advice(Answer):
     stats: Optional[AdviceStats] = None
     notes: Tuple[str, ...] = ()
     warnings: Tuple[AnswerWarning, ...] = ()
+    #: The edit asked for with ``apply=RANK``, written into the input files.
+    applied: Optional[AppliedEdit] = None
 
     @classmethod
     def _from(cls, text: str, d: Mapping[str, Any]) -> Advice:
@@ -133,6 +168,7 @@ class Advice(Answer):
             stats=AdviceStats._from(d["stats"]),
             notes=_strs(d.get("notes")),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
+            applied=AppliedEdit._from(d["applied"]) if d.get("applied") else None,
         )
 
     @property
@@ -147,10 +183,11 @@ class Advice(Answer):
         """One row per advised edit, most saving first."""
         import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-        columns = ["rank", "kind", "title", "price_per_hour", "savings_per_hour", "savings_per_month", "gap_recovered_percent", "node_claims", "launches", "also_changes"]
+        columns = ["rank", "risk", "kind", "title", "price_per_hour", "savings_per_hour", "savings_per_month", "gap_recovered_percent", "node_claims", "launches", "also_changes"]
         rows = [
             {
                 "rank": a.rank,
+                "risk": a.risk.level,
                 "kind": a.kind,
                 "title": a.title,
                 "price_per_hour": a.plan.price_per_hour,
@@ -168,10 +205,11 @@ class Advice(Answer):
     def _repr_html_(self) -> str:
         e = html.escape
         items = "".join(
-            f"<li><b>{e(a.title)}</b>: ${a.plan.price_per_hour:.4f}/h, saves ${a.savings_per_hour:.4f}/h "
+            f"<li><b>{e(a.title)}</b> (risk {e(a.risk.level)}): ${a.plan.price_per_hour:.4f}/h, saves ${a.savings_per_hour:.4f}/h "
             f"(${a.savings_per_month:.2f}/month"
             + (f", {a.gap_recovered_percent:.1f} % of the gap" if a.gap_recovered_percent is not None else "")
             + f")<br>{e(', '.join(a.plan.launches))}"
+            + "".join(f"<br><i>risk: {e(r)}</i>" for r in a.risk.reasons)
             + "".join(f"<br><i>also: {e(c)}</i>" for c in a.also_changes)
             + f"<pre>{e(a.diff)}</pre></li>"
             for a in self.advice
@@ -184,9 +222,30 @@ class Advice(Answer):
         )
 
 
-def add_advise_options(request: str, top: Optional[int], time_budget_seconds: Optional[float]) -> str:
+def add_advise_options(
+    request: str,
+    top: Optional[int],
+    time_budget_seconds: Optional[float],
+    exclude_kinds: Sequence[str] = (),
+    exclude_node_pools: Sequence[str] = (),
+    max_risk: Optional[str] = None,
+    apply: Optional[int] = None,
+) -> str:
     """The request with its ``advise`` options (the same compact JSON as the other functions)."""
     opts: Dict[str, Any] = {}
+    for name, names in (("excludeKinds", exclude_kinds), ("excludeNodePools", exclude_node_pools)):
+        if isinstance(names, str) or not all(isinstance(n, str) for n in names):
+            raise TypeError(f"{name} must be a list of strings, not {names!r}")
+        if names:
+            opts[name] = list(names)
+    if max_risk is not None:
+        if not isinstance(max_risk, str):
+            raise TypeError(f"max_risk must be a string (none, low, medium, high), not {max_risk!r}")
+        opts["maxRisk"] = max_risk
+    if apply is not None:
+        if isinstance(apply, bool) or not isinstance(apply, int):
+            raise TypeError(f"apply must be an int (the rank of an answered edit), not {apply!r}")
+        opts["apply"] = apply
     if top is not None:
         if isinstance(top, bool) or not isinstance(top, int):
             raise TypeError(f"top must be an int, not {top!r}")

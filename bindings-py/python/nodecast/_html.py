@@ -109,7 +109,7 @@ def _unschedulable_rows(items: Sequence[UnschedulablePod]) -> List[List[str]]:
             for r in u.reasons
         )
         fixes = "".join(
-            f"<br><b>fix{' (verified)' if h.verified else ' (not enough alone)'}</b> for {_e(h.node_pool)}: {_e(h.change)}"
+            f"<br><b>fix ({h.outcome.replace('-', ' ')})</b> for {_e(h.node_pool)}: {_e(h.change)}"
             f" <span style=\"{_MUTED}\">{_e(h.check)}</span>"
             for h in u.hints
         )

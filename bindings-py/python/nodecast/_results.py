@@ -140,18 +140,22 @@ class Reason:
 @dataclass(frozen=True)
 class Hint:
     """A change that may let a pending pod onto a NodePool, checked by re-planning with it
-    applied: ``verified`` is True only when the pod then schedules; ``check`` says what the
-    re-plan did."""
+    applied: ``verified`` is True only when the pod then schedules on ``node_pool``;
+    ``outcome`` is ``verified``, ``lands-elsewhere`` (it schedules, on another NodePool or node)
+    or ``not-enough-alone``; ``check`` says what the re-plan did."""
 
     code: str
     node_pool: str
     change: str
     verified: bool
     check: str
+    outcome: str = "verified"
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> Hint:
-        return cls(code=d["code"], node_pool=d["nodePool"], change=d["change"], verified=bool(d["verified"]), check=d["check"])
+        return cls(
+            code=d["code"], node_pool=d["nodePool"], change=d["change"], verified=bool(d["verified"]), check=d["check"], outcome=d["outcome"]
+        )
 
 
 @dataclass(frozen=True)
@@ -404,11 +408,14 @@ class NodePoolUsage:
     weight: int
     new_node_claims: int
     limits: FrozenMap[str, Limit]
+    #: Why the NodePool took no part in the pass (static, not Ready, nothing to launch); None
+    #: when it took part.
+    unusable: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodePoolUsage:
         limits = FrozenMap({k: Limit(v["limit"], v["used"], v["remaining"]) for k, v in (d.get("limits") or {}).items()})
-        return cls(name=d["name"], weight=d["weight"], new_node_claims=d["newNodeClaims"], limits=limits)
+        return cls(name=d["name"], weight=d["weight"], new_node_claims=d["newNodeClaims"], limits=limits, unusable=d.get("unusable"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -842,6 +849,8 @@ class ValidationReport(Answer):
     node_pools: Tuple[str, ...] = ()
     pods: int = 0
     skipped: Tuple[Skipped, ...] = ()
+    #: Valid objects that will not work as meant (a NodePool that can never launch anything).
+    warnings: Tuple[AnswerWarning, ...] = ()
 
     @classmethod
     def _from(cls, text: str, d: Mapping[str, Any]) -> ValidationReport:
@@ -851,6 +860,7 @@ class ValidationReport(Answer):
             node_pools=_strs(d.get("nodePools")),
             pods=d["pods"],
             skipped=_seq(d.get("skipped"), Skipped._from),
+            warnings=_seq(d.get("warnings"), AnswerWarning._from),
         )
 
     @property

@@ -9,8 +9,10 @@
 //! predicts Karpenter. Only edits whose plan is strictly cheaper and leaves no further pod
 //! pending are answered, best first; the two best are also tried together.
 
+mod apply;
 pub(crate) mod candidates;
 mod diff;
+pub mod risk;
 mod split;
 #[cfg(test)]
 mod tests;
@@ -21,6 +23,9 @@ use crate::load::Sources;
 use crate::model::Model;
 use crate::optimize::{OptimizeSettings, HOURS_PER_MONTH};
 use crate::price::round_price;
+use crate::reason::RiskLevel;
+pub use apply::EditedFile;
+pub use risk::Risk;
 use crate::edit::{self, FieldPath};
 use candidates::Candidate;
 use serde::{Deserialize, Serialize};
@@ -42,7 +47,36 @@ pub struct AdviseSettings {
     /// The time budget of the `optimize` call that measures the gap, seconds (default 10).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_budget_seconds: Option<f64>,
+    /// Edit kinds not to propose (see [`KINDS`]), e.g. `["allow-spot"]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude_kinds: Vec<String>,
+    /// NodePools no edit may touch (nor split), by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude_node_pools: Vec<String>,
+    /// Answer only edits whose risk is at most this level (`none`, `low`, `medium`, `high`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_risk: Option<String>,
+    /// Rank (1-based) of the answered edit to apply: the answer's `applied` then holds the
+    /// user's input files with that edit written into them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apply: Option<usize>,
 }
+
+/// The kinds of edit advise proposes (`Advised.kind`), for `excludeKinds`.
+pub const KINDS: [&str; 12] = [
+    "gpu-count-bound",
+    "cpu-bound",
+    "size-exclusion",
+    "family-exclusion",
+    "type-exclusion",
+    "family-allow-list",
+    "generation-bound",
+    "type-allow-list",
+    "allow-spot",
+    "weight",
+    "split",
+    "combined",
+];
 
 /// One change to the input documents.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +155,23 @@ pub struct Advice {
     pub notes: Vec<String>,
     /// Non-fatal findings about the input.
     pub warnings: Vec<Warning>,
+    /// The edit of rank `advise.apply` written into the user's input files (comments and
+    /// everything else kept); absent when not asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub applied: Option<Applied>,
+}
+
+/// An advised edit written into the input files.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Applied {
+    /// The rank of the edit applied.
+    pub rank: usize,
+    /// Each edited input file, whole.
+    pub files: Vec<EditedFile>,
+    /// The same as a unified patch (paths as given: `patch -p0`, `git apply -p0`).
+    pub patch: String,
 }
 
 /// One verified NodePool edit that makes Karpenter's plan cheaper.
@@ -128,8 +179,10 @@ pub struct Advice {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Advised {
-    /// Position in the answer, 1 = most saving.
+    /// Position in the answer: lowest risk first, then most saving (docs/advise.md).
     pub rank: usize,
+    /// The risk the edit adds (spot for pods that must not be interrupted, few fallbacks).
+    pub risk: Risk,
     /// `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
     /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
     /// `split`, or `combined`.
@@ -140,6 +193,11 @@ pub struct Advised {
     pub edits: Vec<EditOut>,
     /// A unified diff of each edited NodePool's manifest (as YAML).
     pub diff: String,
+    /// A unified patch against the input files themselves (comments kept; `patch -p0` or
+    /// `git apply -p0` applies it); absent when an edited NodePool did not come from a named
+    /// YAML input (a request object, a `kind: List` member, JSON).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch: Option<String>,
     /// Karpenter's plan with the edit applied.
     pub plan: PlanSummary,
     /// $/h the edited plan saves against Karpenter's plan for the inputs as given.
@@ -236,12 +294,14 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
             .path("advise.top")
             .help("how many edits to answer, 1 to 50")]);
     }
+    let max_risk = check_settings(settings, top)?;
     let opt = crate::optimize::optimize(
         m,
         warnings,
         &OptimizeSettings { time_budget_seconds: settings.time_budget_seconds, enumerate_limit: None },
     )?;
-    let docs: Vec<Value> = crate::load::documents(sources)?.into_iter().map(|d| d.value.into_owned()).collect();
+    let (docs, origins) = documents(sources)?;
+    check_pools(settings, &docs)?;
     let replan = |docs: &[Value]| -> Option<Plan> {
         let s = Sources { inputs: &[], objects: docs, catalog: sources.catalog, settings: sources.settings };
         let (model, w) = crate::load::model(&s).ok()?;
@@ -253,6 +313,7 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
     let splits = split::generate(m, &docs, &base, &opt);
     let mut cands = candidates::generate(m, &docs, &base, &opt, MAX_CANDIDATES.saturating_sub(splits.len()));
     cands.extend(splits);
+    cands.retain(|c| !excluded(settings, &docs, c));
     cands.truncate(MAX_CANDIDATES);
     let gap = round_price(opt.karpenter_price_per_hour - opt.optimum_price_per_hour);
     let mut stats = AdviseStats { candidate_limit: MAX_CANDIDATES, candidates: cands.len(), ..Default::default() };
@@ -313,11 +374,18 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
         }
     }
     rank(&mut verified);
-    let advice = verified
-        .iter()
+    // The answer's order: the least risk first, then the most saving (stable: equal ones keep
+    // the price order). An edit above `maxRisk` is not answered.
+    let mut risked: Vec<(Risk, &(Candidate, Plan))> = verified.iter().map(|v| (risk::assess(m, &base, &v.1), v)).collect();
+    risked.retain(|(r, _)| r.level <= max_risk);
+    risked.sort_by_key(|(r, _)| r.level);
+    let texts: Vec<(Option<&str>, &str)> = sources.inputs.iter().map(|i| (i.name.as_deref(), i.text.as_str())).collect();
+    let mut applied = None;
+    let advice = risked
+        .into_iter()
         .take(top)
         .enumerate()
-        .map(|(i, (c, plan))| {
+        .map(|(i, (risk, (c, plan)))| {
             let saved = round_price(base.total_price_per_hour - plan.total_price_per_hour);
             let mut edited = docs.clone();
             for ch in &c.changes {
@@ -333,12 +401,19 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
                     also.extend(split_note(&docs[*source], document, plan));
                 }
             }
+            let files = apply::edit_texts(&texts, &origins, &docs, &c.changes, &edited);
+            let patch = files.as_ref().map(|f| apply::patch(&texts, f));
+            if settings.apply == Some(i + 1) {
+                applied = Some((files, patch.clone()));
+            }
             Advised {
                 rank: i + 1,
+                risk,
                 kind: c.kind.to_string(),
                 title: c.title.clone(),
                 edits: c.changes.iter().map(|ch| ch.out(&docs)).collect(),
                 diff,
+                patch,
                 plan: summary(plan),
                 savings_per_hour: saved,
                 savings_per_month: round_price(saved * HOURS_PER_MONTH),
@@ -346,7 +421,24 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
                 also_changes: also,
             }
         })
-        .collect();
+        .collect::<Vec<Advised>>();
+    let applied = match (settings.apply, applied) {
+        (None, _) => None,
+        (Some(rank), Some((Some(files), Some(patch)))) => Some(Applied { rank, files, patch }),
+        (Some(rank), Some(_)) => {
+            return Err(vec![InputError::new(
+                "not-patchable",
+                format!("advised edit {rank} edits a NodePool that has no YAML text of its own in the inputs (a request object, a kind: List member or JSON)"),
+            )
+            .path("advise.apply")
+            .help("give the NodePools as YAML files, or apply the edit's `edits` by hand")])
+        }
+        (Some(rank), None) => {
+            return Err(vec![InputError::new("invalid-number", format!("apply {rank}: the answer has {} edit(s)", advice.len()))
+                .path("advise.apply")
+                .help("the rank of one of the answered edits")])
+        }
+    };
     let mut notes = vec![
         "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
     ];
@@ -360,7 +452,91 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
         stats,
         notes,
         warnings: warnings.to_vec(),
+        applied,
     })
+}
+
+/// The settings' own checks; the risk ceiling they set.
+fn check_settings(settings: &AdviseSettings, top: usize) -> Result<RiskLevel, Vec<InputError>> {
+    let mut errors = Vec::new();
+    for (i, k) in settings.exclude_kinds.iter().enumerate() {
+        if !KINDS.contains(&k.as_str()) {
+            errors.push(
+                InputError::new("unknown-edit-kind", format!("edit kind {k:?} is not one advise proposes"))
+                    .path(format!("advise.excludeKinds[{i}]"))
+                    .help(format!("one of {}", KINDS.join(", "))),
+            );
+        }
+    }
+    let max_risk = match settings.max_risk.as_deref() {
+        None => RiskLevel::High,
+        Some(r) => RiskLevel::parse(r).unwrap_or_else(|| {
+            errors.push(
+                InputError::new("invalid-value", format!("risk level {r:?} is not none, low, medium or high")).path("advise.maxRisk").help("none, low, medium or high"),
+            );
+            RiskLevel::High
+        }),
+    };
+    if let Some(rank) = settings.apply.filter(|r| !(1..=top).contains(r)) {
+        errors.push(
+            InputError::new("invalid-number", format!("apply {rank} is not in 1..={top}"))
+                .path("advise.apply")
+                .help("the rank of one of the answered edits (at most `top`)"),
+        );
+    }
+    if errors.is_empty() {
+        Ok(max_risk)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every excluded NodePool must be one of the input's: a typo would otherwise exclude nothing.
+fn check_pools(settings: &AdviseSettings, docs: &[Value]) -> Result<(), Vec<InputError>> {
+    let pools = candidates::pool_docs(docs);
+    let errors: Vec<InputError> = settings
+        .exclude_node_pools
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !pools.iter().any(|p| &p.name == *n))
+        .map(|(i, n)| {
+            let known: Vec<&str> = pools.iter().map(|p| p.name.as_str()).collect();
+            InputError::new("unknown-nodepool", format!("NodePool {n:?} is not in the input"))
+                .path(format!("advise.excludeNodePools[{i}]"))
+                .help(format!("one of {}", known.join(", ")))
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Whether the settings exclude candidate `c`: its kind, or a NodePool it edits or splits.
+fn excluded(settings: &AdviseSettings, docs: &[Value], c: &Candidate) -> bool {
+    let name = |d: usize| docs.get(d).and_then(|v| v.pointer("/metadata/name")).and_then(Value::as_str).unwrap_or_default();
+    settings.exclude_kinds.iter().any(|k| k == c.kind)
+        || c.changes.iter().any(|ch| settings.exclude_node_pools.iter().any(|n| n == name(ch.doc())))
+}
+
+/// The request's documents (as `load::documents` reads them) and where each came from in the
+/// inputs' texts, for patching them.
+fn documents(sources: &Sources) -> Result<(Vec<Value>, Vec<apply::Origin>), Vec<InputError>> {
+    let mut docs = Vec::new();
+    let mut origins = Vec::new();
+    for (i, input) in sources.inputs.iter().enumerate() {
+        for d in crate::manifest::decode(&input.text, input.name.as_deref())? {
+            origins.push(d.prefix.is_empty().then_some((i, d.index)));
+            docs.push(d.value.into_owned());
+        }
+    }
+    let objects = Sources { inputs: &[], objects: sources.objects, catalog: sources.catalog, settings: sources.settings };
+    for d in crate::load::documents(&objects)? {
+        origins.push(None);
+        docs.push(d.value.into_owned());
+    }
+    Ok((docs, origins))
 }
 
 /// What a split changes besides the price: the new NodePool's share of the plan, and its limits,

@@ -60,8 +60,11 @@ fn check_all(req: &Request, a: &Advice) {
         assert!(p.total_price_per_hour < base.total_price_per_hour, "advice {} is not cheaper", adv.title);
         assert!((adv.savings_per_hour - round_price(base.total_price_per_hour - p.total_price_per_hour)).abs() < 1e-9);
         assert!(p.unschedulable.len() <= base.unschedulable.len());
+        // Ranked by risk first (docs/advise.md), then by savings within a risk level.
         if i > 0 {
-            assert!(adv.savings_per_hour <= a.advice[i - 1].savings_per_hour);
+            let prev = &a.advice[i - 1];
+            assert!(prev.risk.level <= adv.risk.level, "{} ranked above a less risky edit", prev.title);
+            assert!(prev.risk.level < adv.risk.level || adv.savings_per_hour <= prev.savings_per_hour);
         }
         let prefix = if adv.kind == "split" { "--- /dev/null" } else { "--- nodepool/" };
         assert!(adv.diff.starts_with(prefix), "{}", adv.diff);

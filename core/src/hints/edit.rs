@@ -27,6 +27,9 @@ pub enum Edit {
     /// Make the pod's required constraints of this kind on `key` soft: topology spread
     /// `whenUnsatisfiable: ScheduleAnyway`, pod (anti-)affinity moved to the preferred terms.
     Soften { kind: GroupKind, key: KeyId },
+    /// Give the NodePool's nodes the label `key: value` (template labels, so also a
+    /// requirement `key In [value]`): a pod's selector on a label the NodePool does not define.
+    PoolLabel { pool: usize, key: KeyId, value: ValueId },
     /// Drop these host ports from the pod (they clash with a DaemonSet's on every node of the
     /// NodePool).
     DropHostPorts(Vec<(i32, ValueId)>),
@@ -93,6 +96,13 @@ pub fn apply(m: &Model, p: usize, edit: &Edit) -> Model {
                 let r = r.clone().with_min_values(Some(*min));
                 m2.node_pools[*pool].requirements.set(*key, r);
             }
+        }
+        Edit::PoolLabel { pool, key, value } => {
+            let np = &mut m2.node_pools[*pool];
+            let mut pairs: Vec<(KeyId, ValueId)> = np.labels.0.iter().copied().collect();
+            pairs.push((*key, *value));
+            np.labels = crate::model::LabelSet::from_pairs(pairs);
+            np.requirements.set(*key, Requirement::in_values([*value]));
         }
         Edit::Soften { kind, key } => {
             let mut spec = spec();
@@ -204,6 +214,12 @@ pub fn describe(m: &Model, p: usize, edit: &Edit) -> String {
             let np = &m.node_pools[*pool];
             format!("widen NodePool {} requirements: {}", np.name, show_keys(m, &np.requirements, keys))
         }
+        Edit::PoolLabel { pool, key, value } => format!(
+            "add the label {}: {} to NodePool {} spec.template.metadata.labels (the pod's node selector asks for it)",
+            m.interner.str(*key),
+            m.interner.str(*value),
+            m.node_pools[*pool].name
+        ),
         Edit::MinValues { pool, key, from, min } => format!(
             "lower NodePool {} minValues of {} from {from} to {min} (the instance types it allows for this pod offer {min} values)",
             m.node_pools[*pool].name,

@@ -18,8 +18,10 @@ mod limits;
 mod overlay;
 
 use crate::api::{Hint, UnschedulableOut};
+use crate::reason::HintOutcome;
 use crate::model::Model;
 use crate::reason::ReasonCode;
+use crate::requirements::Incompatible;
 use crate::scheduling::claim::Template;
 use crate::scheduling::topology::GroupKind;
 use crate::scheduling::{Fail, Placement, PodFailure, Solution};
@@ -46,8 +48,19 @@ pub fn replan_budget(pods: usize) -> usize {
 /// The edits worth checking for one failure, best first, with the reason each answers.
 type Proposals = Vec<(ReasonCode, Edit)>;
 
-/// What a checked edit did: (the pod schedules, the words).
-type Checked = (bool, String);
+/// What a checked edit did for one pod, before it is judged against the NodePool the hint is
+/// for (one pod-side edit may be proposed for several NodePools).
+#[derive(Clone)]
+enum Outcome {
+    /// The pod schedules: on a NodeClaim or existing node of this NodePool (None: an unmanaged
+    /// node), in words.
+    Placed { pool: Option<usize>, went: String },
+    /// It stays pending, with this code.
+    Pending(&'static str),
+}
+
+/// What a checked edit did: (outcome for the hint's NodePool, the words).
+type Checked = (HintOutcome, String);
 
 /// Attach checked hints to `outs`, which holds the pods of `sol.failures` in that order.
 /// Returns how many pending pods had a reason worth a hint that the re-plan budget
@@ -55,7 +68,7 @@ type Checked = (bool, String);
 pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize {
     let mut unchecked = 0;
     // Per (spec, edit), what the re-plan did for each pending pod of that spec.
-    let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Checked>>> = HashMap::new();
+    let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Outcome>>> = HashMap::new();
     // Per NodePool: the checked limit fix and the pending codes of its re-plan, worked out once
     // (every held pod asks).
     let mut pool_limits: HashMap<usize, Option<Option<(PoolLimitFix, PendingCodes)>>> = HashMap::new();
@@ -83,12 +96,13 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
                 // A pod that stays pending even with the limits lifted gets no limit hint: no
                 // limit value would schedule it.
                 if let Some((fix, codes)) = fix.as_ref().filter(|(f, _)| f.held.contains(p)) {
-                    let (verified, check) = limit_check(m, *p, fix, codes);
+                    let (outcome, check) = limit_check(m, *p, *pool, fix, codes);
                     out.hints.push(Hint {
                         code: ReasonCode::LimitExceeded,
                         node_pool,
                         change: describe(m, *p, &fix.edit),
-                        verified,
+                        verified: outcome == HintOutcome::Verified,
+                        outcome,
                         check,
                     });
                 }
@@ -126,12 +140,12 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
                         })
                     })
                     .as_ref()
-                    .map(|r| r[p].clone());
+                    .map(|r| judge(m, *p, *pool, &r[p], "this change"));
                 let Some(result) = result else {
                     starved = true;
                     break;
                 };
-                let done = result.0;
+                let done = result.0 == HintOutcome::Verified;
                 if done || shown.is_none() {
                     shown = Some((code, edit, result));
                 }
@@ -139,10 +153,15 @@ pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize
                     break;
                 }
             }
-            if let Some((code, edit, (verified, check))) = shown {
-                out.hints.push(Hint { code, node_pool, change: describe(m, *p, &edit), verified, check });
+            if let Some((code, edit, (outcome, check))) = shown {
+                let verified = outcome == HintOutcome::Verified;
+                out.hints.push(Hint { code, node_pool, change: describe(m, *p, &edit), verified, outcome, check });
             }
         }
+        // The fixes that work first: a pod held by its label selector should read the
+        // selector fix before the limits of a NodePool it would not use anyway (stable, so
+        // equal outcomes keep the NodePools' order).
+        out.hints.sort_by_key(|h| h.outcome);
         unchecked += usize::from(starved && out.hints.is_empty());
     }
     unchecked
@@ -160,6 +179,14 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
         }
         Fail::NoType(_) if !clashing_ports(m, t, p).is_empty() => {
             vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(clashing_ports(m, t, p)))]
+        }
+        // The pod's selector on a label no instance type carries (a NodePool's own label):
+        // only a label change addresses it. Widening the NodePool's instance types, as the
+        // admitting edit below would, leaves the selector failing (issue 30).
+        Fail::Requirements(Incompatible::Undefined(k) | Incompatible::Conflict(k))
+            if *k != m.keys.zone && *k != m.keys.capacity_type && !m.catalog.is_label_key(*k) =>
+        {
+            label_edit(m, t, p, pool, *k).into_iter().map(|e| (ReasonCode::RequirementConflict, e)).collect()
         }
         Fail::Requirements(_) | Fail::NoType(_) => {
             let pod_side = admitting_edit(m, t, p, Side::Pod);
@@ -225,6 +252,25 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
     }
 }
 
+/// The label change that lets `p`'s selector on custom label `key` match NodePool `pool`: the
+/// pod admits the NodePool's value (a conflict), or the NodePool gets the value the pod asks
+/// for (a label it does not define). None when neither side names a single value to use.
+fn label_edit(m: &Model, t: &Template, p: usize, pool: usize, key: crate::labels::KeyId) -> Option<Edit> {
+    let first = |r: &crate::requirements::Requirement| {
+        let mut vals: Vec<crate::labels::ValueId> = r.values.iter().copied().collect();
+        vals.sort_by(|a, b| m.interner.str(*a).cmp(m.interner.str(*b)));
+        (!r.complement).then(|| vals.first().copied()).flatten()
+    };
+    let pod_req = edit::pod_only_requirements(m, p);
+    match t.requirements.get(key) {
+        Some(pool_req) => {
+            pod_req.get(key)?;
+            Some(Edit::PodRequirements(vec![(key, first(pool_req)?)]))
+        }
+        None => Some(Edit::PoolLabel { pool, key, value: first(pod_req.get(key)?)? }),
+    }
+}
+
 /// The pod's host ports a DaemonSet holds on every type of `t` that meets its requirements.
 fn clashing_ports(m: &Model, t: &Template, p: usize) -> Vec<(i32, crate::labels::ValueId)> {
     let pod = &m.pods[p];
@@ -251,13 +297,35 @@ fn missing_zones(m: &Model, t: &Template, pool: usize) -> Option<Vec<(crate::lab
     (!zones.is_empty()).then(|| zones.into_iter().map(|z| (m.keys.zone, z)).collect())
 }
 
-/// Where `p` went in a plan, in words; None when it stays pending.
-fn placed(m2: &Model, sol: &Solution, p: usize) -> Option<String> {
+/// Where `p` went in a plan: its NodePool and the words; None when it stays pending.
+fn placed(m2: &Model, sol: &Solution, p: usize) -> Option<(Option<usize>, String)> {
     match sol.placements.get(&p)? {
         Placement::Claim(c) => {
-            Some(format!("goes on a new NodeClaim of NodePool {}", m2.node_pools[sol.templates[sol.claims[*c].template].pool].name))
+            let pool = sol.templates[sol.claims[*c].template].pool;
+            Some((Some(pool), format!("goes on a new NodeClaim of NodePool {}", m2.node_pools[pool].name)))
         }
-        Placement::Existing(e) => Some(format!("goes on existing node {}", m2.nodes[sol.existing[*e].node].name)),
+        Placement::Existing(e) => {
+            let node = &m2.nodes[sol.existing[*e].node];
+            let pool = node.nodepool.as_deref().and_then(|n| m2.node_pools.iter().position(|np| np.name == n));
+            Some((pool, format!("goes on existing node {}", node.name)))
+        }
+    }
+}
+
+/// A re-plan's outcome for `p`, judged for the hint on NodePool `pool`: verified only when the
+/// pod lands on that NodePool (a pod-side change that sends it to another NodePool fixes the
+/// pod, but not the way the hint says, so it is reported as landing elsewhere).
+fn judge(m: &Model, p: usize, pool: usize, outcome: &Outcome, what: &str) -> Checked {
+    let pod = m.pods[p].key();
+    match outcome {
+        Outcome::Placed { pool: Some(q), went } if *q == pool => (HintOutcome::Verified, format!("verified: re-planned with {what}, {pod} {went}")),
+        Outcome::Placed { went, .. } => (
+            HintOutcome::LandsElsewhere,
+            format!("lands elsewhere: re-planned with {what}, {pod} {went}, not on NodePool {}", m.node_pools[pool].name),
+        ),
+        Outcome::Pending(code) => {
+            (HintOutcome::NotEnoughAlone, format!("not enough alone: re-planned with {what}, {pod} still stays pending ({code})"))
+        }
     }
 }
 
@@ -291,41 +359,25 @@ fn pending_code(m2: &Model, sol: &Solution, codes: &PendingCodes, p: usize) -> &
 }
 
 /// Re-plan with `edit` applied (to `p` and the pods sharing its spec): for each pod of
-/// `replicas` (the pending pods of that spec), whether it schedules and what happened in words.
-fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize, Checked> {
+/// `replicas` (the pending pods of that spec), where it goes or why it stays pending.
+fn replan(m: &Model, p: usize, replicas: &[usize], edit: &Edit) -> HashMap<usize, Outcome> {
     let m2 = apply(m, p, edit);
     let sol = crate::scheduling::solve(&m2);
     let codes = PendingCodes::new(&sol);
-    replicas
-        .iter()
-        .map(|&q| {
-            let pod = m.pods[q].key();
-            let checked = match placed(&m2, &sol, q) {
-                Some(went) => (true, format!("verified: re-planned with this change, {pod} {went}")),
-                None => (
-                    false,
-                    format!("not enough alone: re-planned with this change, {pod} still stays pending ({})", pending_code(&m2, &sol, &codes, q)),
-                ),
-            };
-            (q, checked)
-        })
-        .collect()
+    replicas.iter().map(|&q| (q, outcome(&m2, &sol, &codes, q))).collect()
+}
+
+fn outcome(m2: &Model, sol: &Solution, codes: &PendingCodes, q: usize) -> Outcome {
+    match placed(m2, sol, q) {
+        Some((pool, went)) => Outcome::Placed { pool, went },
+        None => Outcome::Pending(pending_code(m2, sol, codes, q)),
+    }
 }
 
 /// What the NodePool's limit proposal did for `p`, with how many of the pods its limits held
 /// back schedule.
-fn limit_check(m: &Model, p: usize, fix: &PoolLimitFix, codes: &PendingCodes) -> Checked {
-    let pod = m.pods[p].key();
+fn limit_check(m: &Model, p: usize, pool: usize, fix: &PoolLimitFix, codes: &PendingCodes) -> Checked {
     let (n, of) = (fix.scheduled, fix.held.len());
-    let all = format!("{n} of the {of} pending pods held back only by this NodePool's limits schedule");
-    match placed(&fix.model, &fix.solution, p) {
-        Some(went) => (true, format!("verified: re-planned with these limits, {pod} {went}; {all}")),
-        None => (
-            false,
-            format!(
-                "not enough alone: re-planned with these limits, {pod} still stays pending ({}); {all}",
-                pending_code(&fix.model, &fix.solution, codes, p)
-            ),
-        ),
-    }
+    let (outcome, words) = judge(m, p, pool, &outcome(&fix.model, &fix.solution, codes, p), "these limits");
+    (outcome, format!("{words}; {n} of the {of} pending pods held back only by this NodePool's limits schedule"))
 }
