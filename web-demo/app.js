@@ -162,6 +162,7 @@ worker.onmessage = (ev) => {
 worker.onerror = (ev) => workerReady.reject(new Error(ev.message || 'the worker failed to start'));
 
 function ask(op, request) {
+  if (op !== 'bench') request = withCatalog(request);
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
@@ -186,6 +187,24 @@ const state = {
   spot: SIMULATE_PRESETS[0].spot ?? '',
   gmin: '',
   gmax: '',
+  // The catalog's zones (comma-separated) and spot price factor, as typed; empty = default.
+  czones: '',
+  cspot: '',
+};
+
+/** The request's catalog from the catalog row: null (the core's default) when both fields are empty. */
+export function catalogSpec(zones, spot) {
+  const z = zones.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!z.length && spot.trim() === '') return null;
+  const spec = { source: 'aws-us-east-1' };
+  if (z.length) spec.zones = z;
+  // A non-number goes to the core as typed, which reports it (located) rather than dropping it.
+  if (spot.trim() !== '') spec.spotPriceFactor = /^\s*\d+(\.\d+)?\s*$/.test(spot) ? Number(spot) : spot;
+  return spec;
+}
+const withCatalog = (request) => {
+  const catalog = catalogSpec(state.czones, state.cspot);
+  return catalog ? { ...request, catalog } : request;
 };
 const planPreset = () => PLAN_PRESETS.find((p) => p.id === state.preset) || PLAN_PRESETS[0];
 const consolidatePreset = () => CONSOLIDATE_PRESETS.find((p) => p.id === state.cpreset) || CONSOLIDATE_PRESETS[0];
@@ -194,6 +213,8 @@ const simulatePreset = () => SIMULATE_PRESETS.find((p) => p.id === state.spreset
 function snapshot() {
   const s = { v: 1, tab: state.tab, preset: state.preset, cpreset: state.cpreset, now: state.now, pod: state.pod, type: state.type };
   if (state.spotToSpot) s.spotToSpot = true;
+  if (state.czones) s.czones = state.czones;
+  if (state.cspot) s.cspot = state.cspot;
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
@@ -263,6 +284,10 @@ async function loadUrl() {
     if (typeof s.now === 'string') state.now = s.now;
     state.spotToSpot = s.spotToSpot === true;
     $('spot-to-spot').checked = state.spotToSpot;
+    state.czones = typeof s.czones === 'string' ? s.czones : '';
+    state.cspot = typeof s.cspot === 'string' ? s.cspot : '';
+    $('cat-zones').value = state.czones;
+    $('cat-spot').value = state.cspot;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
     $('preset').value = state.preset;
@@ -1073,11 +1098,12 @@ function simSettings() {
   }
   return sim;
 }
-const simRequest = () => ({
-  inputs: [{ name: 'sim-cluster.yaml', text: $('sim-cluster').value }],
-  trace: { name: 'trace.yaml', text: $('sim-trace').value },
-  simulation: simSettings(),
-});
+const simRequest = () =>
+  withCatalog({
+    inputs: [{ name: 'sim-cluster.yaml', text: $('sim-cluster').value }],
+    trace: { name: 'trace.yaml', text: $('sim-trace').value },
+    simulation: simSettings(),
+  });
 
 // Simulations run in a worker of their own, so a long one never delays the plan and
 // consolidation tabs; an edit that supersedes a running simulation terminates that worker and
@@ -1528,6 +1554,12 @@ async function main() {
     state.now = r.now;
     scheduleConsolidate();
   });
+  for (const [id, key] of [['cat-zones', 'czones'], ['cat-spot', 'cspot']]) {
+    $(id).addEventListener('input', () => {
+      state[key] = $(id).value;
+      selectTab(state.tab); // the current tab's answer, on the new catalog
+    });
+  }
   $('spot-to-spot').addEventListener('change', () => {
     state.spotToSpot = $('spot-to-spot').checked;
     scheduleConsolidate();
