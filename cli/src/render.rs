@@ -337,9 +337,10 @@ pub fn decision(d: &Decision) -> String {
         out.push_str(&t.render("  "));
         let _ = writeln!(
             out,
-            "  At {}: {} nodes at {}/h, {} pods pending",
+            "  At {}: {} node{} at {}/h, {} pods pending",
             seq.until,
             seq.nodes_at_until.len(),
+            if seq.nodes_at_until.len() == 1 { "" } else { "s" },
             dollars(seq.price_per_hour_at_until),
             seq.pending_pods_at_until
         );

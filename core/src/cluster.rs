@@ -118,7 +118,7 @@ impl Cluster {
         let later = seq.steps.iter().find(|s| s.after_seconds > 0 && s.disrupted_nodes.iter().any(|d| d == node));
         n.summary.push_str(&match later {
             Some(s) => format!(
-                "; Karpenter carries out one command per pass and then looks again: in the pass at {} (+{} s) it {}",
+                "; Karpenter carries out one command per pass and then looks again: it goes in the pass at {} (+{} s): {}",
                 s.time, s.after_seconds, s.command
             ),
             None => format!(

@@ -153,4 +153,8 @@ fn errors_inside_a_list_name_the_item() {
     let shown = e.to_string();
     assert!(shown.contains("items[3]"), "{shown}");
     assert!(!e["message"].as_str().unwrap_or("").contains("document 0"), "{shown}");
+    // As the CLI prints it: the item, not "document 0".
+    let err: nodecast::InputError = serde_json::from_value(e.clone()).unwrap();
+    let line = err.to_string();
+    assert!(line.starts_with("export.yaml, Deployment/ml/bad, items[3].spec"), "{line}");
 }
