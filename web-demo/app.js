@@ -162,6 +162,7 @@ worker.onmessage = (ev) => {
 worker.onerror = (ev) => workerReady.reject(new Error(ev.message || 'the worker failed to start'));
 
 function ask(op, request) {
+  if (op !== 'bench') request = withCatalog(request);
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
@@ -193,6 +194,24 @@ const state = {
   spot: SIMULATE_PRESETS[0].spot ?? '',
   gmin: '',
   gmax: '',
+  // The catalog's zones (comma-separated) and spot price factor, as typed; empty = default.
+  czones: '',
+  cspot: '',
+};
+
+/** The request's catalog from the catalog row: null (the core's default) when both fields are empty. */
+export function catalogSpec(zones, spot) {
+  const z = zones.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!z.length && spot.trim() === '') return null;
+  const spec = { source: 'aws-us-east-1' };
+  if (z.length) spec.zones = z;
+  // A non-number goes to the core as typed, which reports it (located) rather than dropping it.
+  if (spot.trim() !== '') spec.spotPriceFactor = /^\s*\d+(\.\d+)?\s*$/.test(spot) ? Number(spot) : spot;
+  return spec;
+}
+const withCatalog = (request) => {
+  const catalog = catalogSpec(state.czones, state.cspot);
+  return catalog ? { ...request, catalog } : request;
 };
 const planPreset = () => PLAN_PRESETS.find((p) => p.id === state.preset) || PLAN_PRESETS[0];
 const consolidatePreset = () => CONSOLIDATE_PRESETS.find((p) => p.id === state.cpreset) || CONSOLIDATE_PRESETS[0];
@@ -205,6 +224,8 @@ function snapshot() {
   if (!state.ignoreDra) s.ignoreDra = false;
   if (state.staticCapacity) s.staticCapacity = true;
   if (state.capacityBuffer) s.capacityBuffer = true;
+  if (state.czones) s.czones = state.czones;
+  if (state.cspot) s.cspot = state.cspot;
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
@@ -282,6 +303,10 @@ async function loadUrl() {
     $('static-capacity').checked = state.staticCapacity;
     state.capacityBuffer = s.capacityBuffer === true;
     $('capacity-buffer').checked = state.capacityBuffer;
+    state.czones = typeof s.czones === 'string' ? s.czones : '';
+    state.cspot = typeof s.cspot === 'string' ? s.cspot : '';
+    $('cat-zones').value = state.czones;
+    $('cat-spot').value = state.cspot;
     state.pod = typeof s.pod === 'string' ? s.pod : planPreset().pod;
     state.type = typeof s.type === 'string' ? s.type : planPreset().instanceType;
     $('preset').value = state.preset;
@@ -1166,11 +1191,12 @@ function simSettings() {
   }
   return sim;
 }
-const simRequest = () => ({
-  inputs: [{ name: 'sim-cluster.yaml', text: $('sim-cluster').value }],
-  trace: { name: 'trace.yaml', text: $('sim-trace').value },
-  simulation: simSettings(),
-});
+const simRequest = () =>
+  withCatalog({
+    inputs: [{ name: 'sim-cluster.yaml', text: $('sim-cluster').value }],
+    trace: { name: 'trace.yaml', text: $('sim-trace').value },
+    simulation: simSettings(),
+  });
 
 // Simulations run in a worker of their own, so a long one never delays the plan and
 // consolidation tabs; an edit that supersedes a running simulation terminates that worker and
@@ -1635,6 +1661,12 @@ async function main() {
     $(id).addEventListener('change', () => {
       state[key] = $(id).checked;
       schedulePlan();
+    });
+  }
+  for (const [id, key] of [['cat-zones', 'czones'], ['cat-spot', 'cspot']]) {
+    $(id).addEventListener('input', () => {
+      state[key] = $(id).value;
+      selectTab(state.tab); // the current tab's answer, on the new catalog
     });
   }
   $('spot-to-spot').addEventListener('change', () => {

@@ -71,3 +71,13 @@ def test_bad_top_raises_input_error() -> None:
         nodecast.advise(str(EXAMPLES / "nodepools/gpu-training.yaml"), top=99)
     with pytest.raises(TypeError):
         nodecast.advise(str(EXAMPLES / "nodepools/gpu-training.yaml"), top="3")  # type: ignore[arg-type]
+
+
+def test_short_reprs_and_no_reexported_typing_names() -> None:
+    a = nodecast.advise(str(EXAMPLES / "nodepools/gpu-training.yaml"), str(EXAMPLES / "workloads/eval-jobs-1gpu.yaml"))
+    o = nodecast.optimize(str(EXAMPLES / "nodepools/gpu-training.yaml"), str(EXAMPLES / "workloads/eval-jobs-1gpu.yaml"))
+    for answer in (a, o):
+        text = repr(answer)
+        assert text.startswith(f"<nodecast.{type(answer).__name__}: ") and "\n" not in text and len(text) < 300, text
+    for name in ("Any", "os", "Optional", "Mapping", "Union", "TypeVar"):
+        assert not hasattr(nodecast, name), name

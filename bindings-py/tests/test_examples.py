@@ -37,7 +37,8 @@ def test_training_job_gets_g5_12xlarge() -> None:
     assert str(plan) == "1 new NodeClaim: $5.672/h for 1 pod; 0 pods on existing nodes; 0 pods unschedulable"
     gpu_pool = next(p for p in plan.node_pools if p.name == "gpu-training")
     assert gpu_pool.new_node_claims == 1
-    assert gpu_pool.limits["nvidia.com/gpu"] == nodecast.Limit(limit="16", used="4", remaining="12")
+    assert gpu_pool.limits["nvidia.com/gpu"] == nodecast.Limit(limit=Decimal(16), used=Decimal(4), remaining=Decimal(12))
+    assert gpu_pool.limits["nvidia.com/gpu"].remaining == 12 and not isinstance(gpu_pool.limits["nvidia.com/gpu"].limit, str)
 
 
 def test_paths_as_pathlib() -> None:

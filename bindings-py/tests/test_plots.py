@@ -53,7 +53,9 @@ def test_plot_nodes_is_a_gantt(day: nodecast.Simulation) -> None:
         assert day.plot_nodes(ax=ax) is ax
         bars = ax.patches
         assert len(bars) == len(day.nodes)
-        assert [t.get_text() for t in ax.get_yticklabels()] == [f"{n.name} ({n.instance_type})" for n in day.nodes]
+        labels = [t.get_text() for t in ax.get_yticklabels()]
+        names = [f"{n.name} ({n.instance_type})" for n in day.nodes]
+        assert any(labels == names[::k] for k in range(1, len(names) + 1)), labels  # every k-th row
         # Bar widths are the lifetimes (days on a date axis).
         assert day.summary is not None
         for bar, n in zip(bars, day.nodes):
@@ -65,6 +67,38 @@ def test_plot_nodes_is_a_gantt(day: nodecast.Simulation) -> None:
         few = plt.subplots()[1]
         day.plot_nodes(ax=few, max_rows=2)
         assert len(few.patches) == 2 and f"first 2 of {len(day.nodes)}" in few.get_title()
+    finally:
+        plt.close("all")
+
+
+def test_plot_nodes_draws_every_node_and_labels_never_overlap() -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from types import SimpleNamespace
+    from typing import cast
+
+    from nodecast._plots import plot_nodes
+
+    # 300 NodeClaims: beyond what the chart used to draw (60 rows) and what fits one label per row.
+    nodes = [
+        SimpleNamespace(name=f"gpu-{i}", instance_type="g5.xlarge", capacity_type="spot" if i % 3 else "on-demand",
+                        launched_seconds=60 * i, terminated_seconds=None if i % 2 else 60 * i + 3600)
+        for i in range(300)
+    ]
+    fake = cast(nodecast.Simulation, SimpleNamespace(nodes=nodes, start=None, summary=SimpleNamespace(duration_seconds=86400)))
+    try:
+        ax = plot_nodes(fake)
+        assert len(ax.patches) == 300
+        ax.figure.canvas.draw()
+        boxes = [t.get_window_extent() for t in ax.get_yticklabels() if t.get_text()]
+        assert 1 < len(boxes) < 300
+        ordered = sorted(boxes, key=lambda b: b.y0)
+        assert all(a.y1 <= b.y0 + 0.5 for a, b in zip(ordered, ordered[1:])), "tick labels overlap"
+        assert "every" in ax.get_title()
+        # A small simulation keeps one label per row.
+        small = plot_nodes(cast(nodecast.Simulation, SimpleNamespace(nodes=nodes[:5], start=None, summary=SimpleNamespace(duration_seconds=86400))))
+        assert [t.get_text() for t in small.get_yticklabels()] == [f"gpu-{i} (g5.xlarge)" for i in range(5)]
     finally:
         plt.close("all")
 

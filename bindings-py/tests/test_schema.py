@@ -40,6 +40,8 @@ CLASSES: Dict[str, type] = {
     "BalancedScore": _results.BalancedScore,
     "Tie": _results.Tie,
     "PoolBudget": _results.PoolBudget,
+    "ConsolidationSequence": _results.ConsolidationSequence,
+    "ConsolidationStep": _results.ConsolidationStep,
     "Explanation": _results.Explanation,
     "PodExplanation": _results.PodExplanation,
     "TypeExplanation": _results.TypeExplanation,

@@ -219,6 +219,47 @@ export interface CatalogRow {
 }
 
 /**
+ * The commands Karpenter's disruption controller carries out between `now` and `until`: its
+ * passes replayed by the simulator (budgets, consolidateAfter, replacements' launch and
+ * start-up, drains) on the cluster as given, with no new workload arriving.
+ */
+export interface ConsolidationSequence {
+  /** Nodes (existing and launched replacements) still running at `until`, by name. */
+  nodesAtUntil: string[];
+  /** Pods still pending at `until` (none, unless a command left one without room). */
+  pendingPodsAtUntil: number;
+  /** $/h of those nodes. */
+  pricePerHourAtUntil: number;
+  /** Each command, in the order the controller decides them. */
+  steps: ConsolidationStep[];
+  /** The end of the sequence (RFC 3339). */
+  until: string;
+  /** Findings of the replay (e.g. a setting it assumed). */
+  warnings: Warning[];
+}
+
+/** One command of a consolidation sequence. */
+export interface ConsolidationStep {
+  /** Seconds after `now`. */
+  afterSeconds: number;
+  /** The command in Karpenter's words, as a single `consolidate` answer gives it. */
+  command: string;
+  /**
+   * When the last of its nodes was gone (RFC 3339); absent when one still runs at `until`
+   * (a replacement starting, a drain waiting on its grace period).
+   */
+  completed?: string;
+  /** The nodes it removes. */
+  disruptedNodes: string[];
+  /** `expired`, `empty` or `underutilized`. */
+  reason: DisruptionReason;
+  /** The replacement NodeClaim launched for it (`name (instance type, capacity type)`), if any. */
+  replacement?: string;
+  /** When the pass decided the command (RFC 3339). */
+  time: string;
+}
+
+/**
  * A disruption decision: what Karpenter's disruption controller would do now, and why every
  * other node stays.
  */
@@ -255,6 +296,11 @@ export interface Decision {
    * when none is Balanced, and for emptiness and expiration, which are never scored).
    */
   scores: BalancedScore[];
+  /**
+   * With `until`: every command the disruption controller carries out from `now` to `until`,
+   * pass after pass (docs/consolidate-until.md). Absent without `until`.
+   */
+  sequence?: ConsolidationSequence;
   /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
   /** The decision in one line, as the CLI prints it first (computed once, in `figures`). */

@@ -98,6 +98,8 @@ export interface Request {
   settings?: Settings;
   /** The clock for disruption decisions (RFC 3339; a `Date` is converted). The core never reads a clock. */
   now?: string | Date;
+  /** `consolidate`: also every command from `now` to this time, pass after pass (`sequence`; docs/consolidate-until.md). */
+  until?: string | Date;
   /** `explain`: the pod (`name` or `namespace/name`). */
   pod?: string;
   /** `explain`: the node. */

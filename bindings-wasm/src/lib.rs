@@ -8,7 +8,7 @@
 //! * `callJson(fn, requestJson) -> string`: the core's exact JSON.
 //! * `call(fn, input, options) -> object` and `plan`/`consolidate`/`validate`/`explain`/`catalog`
 //!   `(input, options) -> object`. `input` is a request object (`{inputs, objects, catalog,
-//!   settings, now, pod, node, instanceType, query}`), or a string: manifest text (YAML/JSON,
+//!   settings, now, until, pod, node, instanceType, query}`), or a string: manifest text (YAML/JSON,
 //!   one or many documents) wrapped as `{inputs: [{name: options.name ?? "input", text}]}`, or,
 //!   with `options.as == "request"`, a JSON request. Every other option is a request field that
 //!   overrides the request's (`consolidate(yaml, {now: "2025-03-05T12:00:00Z"})`).
@@ -291,7 +291,7 @@ fn js_message(e: &JsValue) -> String {
 /// The failure answer the core would give for a request that is not one.
 fn invalid_request(function: &str, message: String) -> String {
     let error = InputError::new("invalid-request", message).help(
-        "a request object {inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation}, or manifest \
+        "a request object {inputs, objects, catalog, settings, now, until, pod, node, instanceType, query, trace, simulation}, or manifest \
          text with options {name, as: \"manifests\" | \"request\", deadlineMs, ...request fields}",
     );
     failure(function, error)

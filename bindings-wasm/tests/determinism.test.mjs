@@ -53,6 +53,14 @@ test('consolidate: the underutilized GPU node at 12:00', () => {
   assert.equal(a.replacement.instanceType, 'g5.2xlarge');
 });
 
+test('consolidate --until: the sequence of commands, the CLI\'s bytes', () => {
+  const until = '2025-03-06T12:00:00Z';
+  const a = sameBytes('consolidate', requestFor(UNDERUTILIZED, { now: NOW, until }), ['--now', NOW, '--until', until, ...UNDERUTILIZED]);
+  assert.equal(a.sequence.until, until);
+  assert.ok(a.sequence.steps.length >= 1);
+  assert.equal(a.sequence.steps[0].command, a.command, 'the first step is the single answer\'s command');
+});
+
 test('explain and validate', () => {
   sameBytes('explain', requestFor(TRAINING, { pod: 'ml/train-llm-0', instanceType: 'p4d.24xlarge' }), [
     ...TRAINING, '--pod', 'ml/train-llm-0', '--instance-type', 'p4d.24xlarge',

@@ -179,6 +179,10 @@ struct ExplainArgs {
     /// The clock for --node (RFC 3339, e.g. 2025-03-05T12:00:00Z).
     #[arg(long, value_name = "RFC3339")]
     now: Option<String>,
+    /// For a node the pass at --now did not evaluate: follow the passes up to this time
+    /// (default: one day after --now) to say when it goes (docs/consolidate-until.md).
+    #[arg(long, value_name = "RFC3339", requires = "node")]
+    until: Option<String>,
     #[command(flatten)]
     policies: Policies,
     #[command(flatten)]
@@ -196,6 +200,11 @@ struct ConsolidateArgs {
     /// are evaluated at this time. nodecast never reads the system clock.
     #[arg(long, value_name = "RFC3339", required = true)]
     now: String,
+    /// Also the sequence of commands the disruption controller carries out from --now to this
+    /// time, pass after pass, with budgets, consolidateAfter and replacements' start-up
+    /// (docs/consolidate-until.md).
+    #[arg(long, value_name = "RFC3339")]
+    until: Option<String>,
     #[command(flatten)]
     policies: Policies,
     #[command(flatten)]
@@ -295,6 +304,7 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
         Command::Consolidate(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = Some(a.now.clone());
+            req.until = a.until.clone();
             let answer = nodecast::consolidate(&req);
             Ok(finish(&answer, a.common.output, render::decision))
         }
@@ -305,6 +315,7 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.node = a.node.clone();
             req.now = a.now.clone();
+            req.until = a.until.clone();
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
             let answer = nodecast::explain(&req);
@@ -581,7 +592,16 @@ fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
         }
     };
     match docs.as_slice() {
-        [one] if one.prefix.is_empty() => Ok(one.value.clone().into_owned()),
+        // The form a request file (and the README) writes, `catalog: {source: ...}`: the
+        // mapping under a lone `catalog` key.
+        [one] if one.prefix.is_empty() => match one.value.as_object() {
+            Some(m) if m.len() == 1 && m.contains_key("catalog") => Ok(m["catalog"].clone()),
+            Some(m) if m.contains_key("catalog") => Err(Fatal(format!(
+                "--catalog {spec}: a `catalog:` key beside other keys ({}); give the catalog mapping alone, or `catalog:` as the file's only key",
+                m.keys().filter(|k| *k != "catalog").cloned().collect::<Vec<_>>().join(", ")
+            ))),
+            _ => Ok(one.value.clone().into_owned()),
+        },
         _ => Err(Fatal(format!(
             "--catalog {spec}: expected one catalog mapping (source / zones / instanceTypes ...), found {} documents",
             docs.len()

@@ -412,6 +412,33 @@ pub fn decision(d: &Decision) -> String {
             p.allowed.iter().map(|(r, a)| format!("{r} {}", a.map(|a| a.to_string()).unwrap_or_else(|| "unlimited".into()))).collect();
         let _ = writeln!(out, "  {} ({} nodes): {}", p.name, p.nodes, allowed.join(", "));
     }
+    if let Some(seq) = &d.sequence {
+        section(&mut out, &format!("Sequence until {} ({} commands)", seq.until, seq.steps.len()));
+        let mut t = Table::new(&["TIME", "+S", "REASON", "COMMAND", "REPLACEMENT", "DONE"]).right(&[1]);
+        for s in &seq.steps {
+            t.row(vec![
+                s.time.clone(),
+                s.after_seconds.to_string(),
+                s.reason.as_str().to_string(),
+                s.command.clone(),
+                s.replacement.clone().unwrap_or_default(),
+                s.completed.clone().unwrap_or_else(|| "running at until".into()),
+            ]);
+        }
+        out.push_str(&t.render("  "));
+        let _ = writeln!(
+            out,
+            "  At {}: {} node{} at {}/h, {} pods pending",
+            seq.until,
+            seq.nodes_at_until.len(),
+            if seq.nodes_at_until.len() == 1 { "" } else { "s" },
+            dollars(seq.price_per_hour_at_until),
+            seq.pending_pods_at_until
+        );
+        for w in &seq.warnings {
+            let _ = writeln!(out, "  warning: {}", w.message);
+        }
+    }
     skipped(&mut out, &d.skipped);
     out
 }

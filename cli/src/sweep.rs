@@ -61,7 +61,8 @@ fn print_errors(errors: &[nodecast::error::InputError]) {
     let _ = writeln!(stderr, "{} error{}", errors.len(), if errors.len() == 1 { "" } else { "s" });
 }
 
-/// Exit code 0 when every combination ran (failed combinations are rows with their error), 2
+/// Exit code 0 when at least one combination answered (failed combinations are rows with their
+/// error), 1 when every combination failed (the table is still written: each row says why), 2
 /// when the spec or a file it names cannot be used.
 pub fn run(a: SweepArgs) -> Result<u8, String> {
     let spec_path = Path::new(&a.spec);
@@ -119,6 +120,10 @@ pub fn run(a: SweepArgs) -> Result<u8, String> {
         started.elapsed().as_secs_f64(),
         if jobs == 1 { "" } else { "s" }
     );
+    if !rows.is_empty() && failed == rows.len() {
+        eprintln!("nodecast sweep: every combination failed (each row's error column says why)");
+        return Ok(1);
+    }
     Ok(0)
 }
 

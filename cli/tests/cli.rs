@@ -369,6 +369,36 @@ fn catalog_options_compose() {
 }
 
 #[test]
+fn catalog_file_in_the_readme_form_under_a_catalog_key() {
+    // The README writes `catalog: {source: ...}`: the same file works for --catalog.
+    let cat = TempFile::new("readme-catalog.yaml", "catalog: {source: aws-us-east-1, zones: [us-east-1b], capacityTypes: [on-demand]}\n");
+    let o = run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--catalog", cat.path(), "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(json(&o)["nodeClaims"][0]["zone"], "us-east-1b");
+    // `catalog:` beside other keys is a request file, not a catalog: said so.
+    let mixed = TempFile::new("request.yaml", "catalog: aws-us-east-1\nnow: \"2025-03-05T12:00:00Z\"\n");
+    let o = run(&["plan", GPU_TRAINING, "--catalog", mixed.path()]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("beside other keys (now)"), "{}", stderr(&o));
+}
+
+#[test]
+fn consolidate_until_prints_the_sequence() {
+    let files = [
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/pool-underutilized.yaml"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/disruption/cluster-state.yaml"),
+    ];
+    let o = run(&["consolidate", files[0], files[1], "--now", "2025-03-05T12:00:00Z", "--until", "2025-03-06T12:00:00Z"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Sequence until 2025-03-06T12:00:00Z"), "{out}");
+    assert!(out.contains("At 2025-03-06T12:00:00Z:"), "{out}");
+    let o = run(&["consolidate", files[0], files[1], "--now", "2025-03-05T12:00:00Z", "--until", "yesterday"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("until: until \"yesterday\" is not an RFC 3339 time"), "{}", stderr(&o));
+}
+
+#[test]
 fn settings_flags() {
     let o = run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--min-values-policy", "BestEffort", "--preference-policy", "Ignore"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));

@@ -106,6 +106,19 @@ fn a_bad_spec_is_refused_with_located_errors() {
 }
 
 #[test]
+fn a_sweep_whose_every_combination_fails_exits_1() {
+    let path = spec(
+        "all-bad.yaml",
+        "operation: plan\ninputs: [EX/nodepools/gpu-training.yaml, EX/workloads/training-job-4gpu.yaml]\ngrid:\n  - {name: weight, target: NodePool/gpu-training, path: spec.weight, values: [1000, 2000]}\n",
+    );
+    let o = run(&["sweep", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let csv = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(csv.lines().filter(|l| l.contains(",failure,")).count(), 2, "{csv}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("every combination failed"));
+}
+
+#[test]
 fn failed_combinations_are_rows_with_their_error() {
     let path = spec(
         "weights.yaml",

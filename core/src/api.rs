@@ -436,6 +436,55 @@ pub struct Decision {
     pub skipped: Vec<Skipped>,
     /// Non-fatal findings about the input (unsupported fields, defaults assumed).
     pub warnings: Vec<Warning>,
+    /// With `until`: every command the disruption controller carries out from `now` to `until`,
+    /// pass after pass (docs/consolidate-until.md). Absent without `until`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequence: Option<ConsolidationSequence>,
+}
+
+/// The commands Karpenter's disruption controller carries out between `now` and `until`: its
+/// passes replayed by the simulator (budgets, consolidateAfter, replacements' launch and
+/// start-up, drains) on the cluster as given, with no new workload arriving.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsolidationSequence {
+    /// The end of the sequence (RFC 3339).
+    pub until: String,
+    /// Each command, in the order the controller decides them.
+    pub steps: Vec<ConsolidationStep>,
+    /// Nodes (existing and launched replacements) still running at `until`, by name.
+    pub nodes_at_until: Vec<String>,
+    /// $/h of those nodes.
+    pub price_per_hour_at_until: f64,
+    /// Pods still pending at `until` (none, unless a command left one without room).
+    pub pending_pods_at_until: usize,
+    /// Findings of the replay (e.g. a setting it assumed).
+    pub warnings: Vec<Warning>,
+}
+
+/// One command of a consolidation sequence.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsolidationStep {
+    /// When the pass decided the command (RFC 3339).
+    pub time: String,
+    /// Seconds after `now`.
+    pub after_seconds: i64,
+    /// `expired`, `empty` or `underutilized`.
+    pub reason: DisruptionReason,
+    /// The command in Karpenter's words, as a single `consolidate` answer gives it.
+    pub command: String,
+    /// The nodes it removes.
+    pub disrupted_nodes: Vec<String>,
+    /// The replacement NodeClaim launched for it (`name (instance type, capacity type)`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
+    /// When the last of its nodes was gone (RFC 3339); absent when one still runs at `until`
+    /// (a replacement starting, a drain waiting on its grace period).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed: Option<String>,
 }
 
 /// What the disruption controller does now.

@@ -96,6 +96,52 @@ impl Cluster {
         crate::disruption::consolidate(&model, &self.warnings, now, now_text)
     }
 
+    /// The commands the disruption controller carries out from `now` to `until` (Unix seconds),
+    /// pass after pass (`simulate::consolidation_sequence`).
+    pub fn consolidation_sequence(
+        &self,
+        now: i64,
+        until: i64,
+        until_text: &str,
+        settings: Option<&crate::simulate::SimSettings>,
+    ) -> Result<crate::api::ConsolidationSequence, Errors> {
+        let sources =
+            Sources { inputs: &self.inputs, objects: &self.objects, catalog: self.catalog.as_ref(), settings: &self.model.settings };
+        crate::simulate::consolidation_sequence(&sources, &self.model, &self.warnings, now, until, until_text, settings)
+    }
+
+    /// [`Cluster::explain_node`], and for a node the pass did not evaluate (one command per pass),
+    /// what the passes that follow do with it: the sequence to `until` (default: one day after
+    /// `now`) says in which pass and command it goes, or that it stays.
+    pub fn explain_node_over(
+        &self,
+        node: &str,
+        now: i64,
+        until: Option<(i64, String)>,
+        settings: Option<&crate::simulate::SimSettings>,
+    ) -> Result<Explanation, Errors> {
+        let mut ex = self.explain_node(node, now)?;
+        let Some(n) = ex.node.as_mut() else { return Ok(ex) };
+        let not_evaluated = n.node.reasons.first().is_some_and(|r| r.code == crate::reason::ReasonCode::NotEvaluated);
+        if !not_evaluated {
+            return Ok(ex);
+        }
+        let (until, text) = until.unwrap_or_else(|| (now + 86_400, crate::simulate::rfc3339(now + 86_400)));
+        let seq = self.consolidation_sequence(now, until, &text, settings)?;
+        let later = seq.steps.iter().find(|s| s.after_seconds > 0 && s.disrupted_nodes.iter().any(|d| d == node));
+        n.summary.push_str(&match later {
+            Some(s) => format!(
+                "; Karpenter carries out one command per pass and then looks again: it goes in the pass at {} (+{} s): {}",
+                s.time, s.after_seconds, s.command
+            ),
+            None => format!(
+                "; Karpenter carries out one command per pass and then looks again: the passes up to {text} ({} more commands) leave it running",
+                seq.steps.iter().filter(|s| s.after_seconds > 0).count()
+            ),
+        });
+        Ok(ex)
+    }
+
     /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
     /// constraints, with a lower bound and the comparison with Karpenter's plan.
     pub fn optimize(&self, settings: &crate::optimize::OptimizeSettings) -> Result<crate::optimize::Optimization, Errors> {

@@ -224,7 +224,10 @@ impl fmt::Display for InputError {
         if let Some(s) = &self.source {
             loc.push(s.clone());
         }
-        if let Some(d) = self.document {
+        // Inside a `kind: List` (a kubectl export: one document) the path's `items[i]` names
+        // the object; "document 0" would only say which List.
+        let in_list = self.path.as_deref().is_some_and(|p| p.starts_with("items["));
+        if let Some(d) = self.document.filter(|&d| !(in_list && d == 0)) {
             loc.push(format!("document {d}"));
         }
         if let Some(o) = &self.object {

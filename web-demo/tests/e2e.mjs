@@ -197,6 +197,19 @@ try {
     await page.screenshot({ path: join(OUT, '01-training.png'), fullPage: true });
   });
 
+  await step('the catalog row: zones and the spot price factor apply to the plan, as the CLI\'s --zones / --spot-price-factor', async () => {
+    await page.fill('#cat-zones', 'us-east-1c');
+    await waitText('#plan-out .claim .zone', 'us-east-1c');
+    await page.fill('#cat-zones', 'us-east-1a, us-east-1b');
+    await waitText('#plan-out .claim .zone', 'us-east-1a');
+    // A bad factor is the core's located error, not a silent default.
+    await page.fill('#cat-zones', '');
+    await page.fill('#cat-spot', '7');
+    await page.waitForFunction(() => /spotPriceFactor/.test(document.querySelector('#plan-out').innerText), null, { timeout: TIMEOUT });
+    await page.fill('#cat-spot', '');
+    await waitText('#plan-out .claim .per-hour', '$5.672/h');
+  });
+
   await step('the optimum and the NodePool edits cards answer beside the plan, as the CLI says', async () => {
     const files = { 'nodepools.yaml': presetNodepools, 'workloads.yaml': await editorValue('workloads') };
     const opt = cli(['optimize'], files);

@@ -44,6 +44,8 @@ from ._results import (
     Plan,
     PodExplanation,
     PoolBudget,
+    ConsolidationSequence,
+    ConsolidationStep,
     MetricSeries,
     Reason,
     Hint,
@@ -111,6 +113,8 @@ __all__ = [
     "Tie",
     "NodeVerdict",
     "PoolBudget",
+    "ConsolidationSequence",
+    "ConsolidationStep",
     "Explanation",
     "PodExplanation",
     "NodeExplanation",
@@ -248,10 +252,14 @@ def consolidate(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    until: Optional[Now] = None,
+    simulation: Optional[SimSettings] = None,
 ) -> Decision:
     """What Karpenter's disruption controller does at ``now`` (an aware datetime or an RFC 3339
     string; a naive datetime is an InputError), and why every other node stays
-    (``nodecast consolidate``)."""
+    (``nodecast consolidate``). With ``until``, also ``Decision.sequence``: every command it
+    carries out until then, pass after pass (``nodecast consolidate --until``); ``simulation``
+    settings (latencies, seed) as for :func:`simulate`."""
     req = _build_request(
         sources,
         catalog=catalog,
@@ -264,6 +272,8 @@ def consolidate(
         ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
         now=now,
+        until=until,
+        simulation=None if simulation is None else _simulation_value(simulation, {}),
     )
     return _run("consolidate", Decision, req)
 
@@ -522,3 +532,10 @@ def advise(
         max_instance_types=max_instance_types,
     )
     return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply))
+
+
+# The names imported above for annotations are not part of nodecast's API: `nodecast.Any`,
+# `nodecast.os` and the like would read as if nodecast defined them (the annotations are strings,
+# `from __future__ import annotations`, so nothing reads these names after import; type checkers
+# read __init__.pyi).
+del Any, Mapping, Optional, Sequence, Type, TypeVar, Union, os

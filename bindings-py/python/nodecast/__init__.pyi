@@ -25,6 +25,8 @@ from nodecast._results import NodeVerdict as NodeVerdict
 from nodecast._results import Plan as Plan
 from nodecast._results import PodExplanation as PodExplanation
 from nodecast._results import PoolBudget as PoolBudget
+from nodecast._results import ConsolidationSequence as ConsolidationSequence
+from nodecast._results import ConsolidationStep as ConsolidationStep
 from nodecast._results import MetricSeries as MetricSeries
 from nodecast._results import Reason as Reason
 from nodecast._results import Replacement as Replacement
@@ -89,6 +91,8 @@ __all__ = [
     "Tie",
     "NodeVerdict",
     "PoolBudget",
+    "ConsolidationSequence",
+    "ConsolidationStep",
     "Explanation",
     "PodExplanation",
     "NodeExplanation",
@@ -169,6 +173,8 @@ def consolidate(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    until: Optional[Now] = None,
+    simulation: Optional[SimSettings] = None,
 ) -> Decision: ...
 def validate(
     *sources: Source,

@@ -141,7 +141,7 @@ class AdviceStats:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Advice(Answer):
     """The verified NodePool edits, most saving first, beside the gap ``optimize`` measures."""
 

@@ -163,7 +163,7 @@ def plan_html(p: Plan) -> str:
         out.append(_section("NodePool limits"))
         rows = []
         for np, res, lim in limited:
-            rows.append([_e(np.name), _e(res), _e(lim.limit), _e(lim.used), _e(lim.remaining)])
+            rows.append([_e(np.name), _e(res), *(_e(q) for q in lim.text)])
         out.append(_table(["nodepool", "resource", "limit", "used", "remaining"], rows, (2, 3, 4)))
     if p.warnings:
         out.append(_section("Warnings"))

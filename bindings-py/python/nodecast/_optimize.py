@@ -80,7 +80,7 @@ class OptimizationStats:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Optimization(Answer):
     """Karpenter's plan beside the cheapest plan under the same constraints, with a lower bound."""
 

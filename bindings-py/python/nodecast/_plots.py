@@ -4,7 +4,7 @@ Gantt chart. matplotlib is optional: it is imported only here, when a plot is as
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, List, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._results import Simulation
@@ -61,13 +61,23 @@ def plot_cost(s: Simulation, ax: Any = None) -> Any:
     return ax
 
 
-def plot_nodes(s: Simulation, ax: Any = None, max_rows: int = 60) -> Any:
+# A new figure grows with the rows up to this height (inches; matplotlib refuses huge figures).
+_MAX_HEIGHT_IN = 60.0
+_ROW_IN = 0.2
+_LABEL_PT = 7.0
+
+
+def plot_nodes(s: Simulation, ax: Any = None, max_rows: Optional[int] = None) -> Any:
     """One bar per NodeClaim from launch to termination (or the end), coloured by capacity type,
-    the first ``max_rows`` in launch order. Returns the Axes."""
-    ax = _axes(ax)
+    in launch order: every NodeClaim, or the first ``max_rows``. A new figure is as tall as the
+    rows need (up to 60 inches); when the labels would overlap, every k-th row is labelled.
+    Returns the Axes."""
+    nodes = list(s.nodes if max_rows is None else s.nodes[:max_rows])
+    if ax is None:
+        height = min(_MAX_HEIGHT_IN, max(4.0, 1.5 + _ROW_IN * len(nodes)))
+        _, ax = _pyplot().subplots(figsize=(10, height))
     x, xlabel = _clock(s)
     end = s.summary.duration_seconds if s.summary is not None else max((n.launched_seconds for n in s.nodes), default=0)
-    nodes = list(s.nodes[:max_rows])
     names: List[str] = []
     for row, n in enumerate(nodes):
         stop = n.terminated_seconds if n.terminated_seconds is not None else end
@@ -76,17 +86,30 @@ def plot_nodes(s: Simulation, ax: Any = None, max_rows: int = 60) -> Any:
         color = CAPACITY_COLORS.get(n.capacity_type or "", OTHER_COLOR)
         ax.barh(row, width, left=left, height=0.7, color=color)
         names.append(f"{n.name} ({n.instance_type})")
-    ax.set_yticks(range(len(nodes)))
-    ax.set_yticklabels(names)
-    ax.invert_yaxis()  # the first node on top, as in the HTML view
+    step = _label_step(ax, len(nodes))
+    rows = list(range(0, len(nodes), step))
+    ax.set_yticks(rows)
+    ax.set_yticklabels([names[r] for r in rows], fontsize=_LABEL_PT)
+    ax.set_ylim(len(nodes) - 0.5, -0.5)  # the first node on top, as in the HTML view
     ax.set_xlabel(xlabel)
-    shown = "" if len(s.nodes) <= max_rows else f" (first {max_rows} of {len(s.nodes)})"
+    every = "" if step == 1 else f", every {step}th labelled"
+    shown = f" ({len(nodes)}{every})" if max_rows is None or len(s.nodes) <= max_rows else f" (first {max_rows} of {len(s.nodes)}{every})"
     ax.set_title(f"NodeClaims{shown}")
     used = sorted({n.capacity_type or "other" for n in nodes})
     handles = [_pyplot().Rectangle((0, 0), 1, 1, color=CAPACITY_COLORS.get(c, OTHER_COLOR)) for c in used]
     if handles:
         ax.legend(handles, used, loc="lower right")
     return ax
+
+
+def _label_step(ax: Any, rows: int) -> int:
+    """Label every k-th row so that labels (1.3 × their font size apart) fit the Axes' height."""
+    if rows == 0:
+        return 1
+    fig = ax.figure
+    height_pt = fig.get_figheight() * ax.get_position().height * 72.0
+    fits = max(1, int(height_pt // (_LABEL_PT * 1.3)))
+    return max(1, -(-rows // fits))
 
 
 __all__ = ["plot_cost", "plot_nodes", "COST_METRIC"]

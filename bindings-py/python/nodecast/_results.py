@@ -9,6 +9,7 @@ core's string unchanged; ``to_dict()`` parses it afresh (camelCase keys, as in t
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
@@ -395,11 +396,17 @@ class UnschedulablePod:
 
 @dataclass(frozen=True)
 class Limit:
-    """A NodePool limit: the limit, what existing nodes and new NodeClaims use, what remains."""
+    """A NodePool limit: the limit, what existing nodes and new NodeClaims use, what remains.
 
-    limit: str
-    used: str
-    remaining: str
+    Exact numbers in the resource's base unit (cores for ``cpu``, bytes for ``memory``, a count
+    for GPUs and ``nodes``), read from the answer's Kubernetes quantities: ``Decimal("16")``
+    compares equal to ``16``; ``float(limit.remaining)`` for arithmetic with floats."""
+
+    limit: Decimal
+    used: Decimal
+    remaining: Decimal
+    #: The answer's quantities as written ("16", "1000Gi"), in that order (for display).
+    text: Tuple[str, str, str] = field(default=("", "", ""), compare=False)
 
 
 @dataclass(frozen=True)
@@ -414,7 +421,19 @@ class NodePoolUsage:
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodePoolUsage:
-        limits = FrozenMap({k: Limit(v["limit"], v["used"], v["remaining"]) for k, v in (d.get("limits") or {}).items()})
+        from ._frames import quantity
+
+        def number(q: str) -> Decimal:
+            v = quantity(q)
+            assert v is not None
+            return v
+
+        limits = FrozenMap(
+            {
+                k: Limit(number(v["limit"]), number(v["used"]), number(v["remaining"]), (v["limit"], v["used"], v["remaining"]))
+                for k, v in (d.get("limits") or {}).items()
+            }
+        )
         return cls(name=d["name"], weight=d["weight"], new_node_claims=d["newNodeClaims"], limits=limits, unusable=d.get("unusable"))
 
 
@@ -619,6 +638,55 @@ class NodeVerdict:
 
 
 @dataclass(frozen=True)
+class ConsolidationStep:
+    """One command of a consolidation sequence (``consolidate(..., until=...)``)."""
+
+    time: str
+    after_seconds: int
+    reason: str
+    command: str
+    disrupted_nodes: Tuple[str, ...]
+    replacement: Optional[str]
+    completed: Optional[str]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ConsolidationStep:
+        return cls(
+            time=d["time"],
+            after_seconds=d["afterSeconds"],
+            reason=d["reason"],
+            command=d["command"],
+            disrupted_nodes=_strs(d.get("disruptedNodes")),
+            replacement=d.get("replacement"),
+            completed=d.get("completed"),
+        )
+
+
+@dataclass(frozen=True)
+class ConsolidationSequence:
+    """The commands the disruption controller carries out from ``now`` to ``until``, pass after
+    pass (docs/consolidate-until.md)."""
+
+    until: str
+    steps: Tuple[ConsolidationStep, ...]
+    nodes_at_until: Tuple[str, ...]
+    price_per_hour_at_until: float
+    pending_pods_at_until: int
+    warnings: Tuple[AnswerWarning, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ConsolidationSequence:
+        return cls(
+            until=d["until"],
+            steps=_seq(d.get("steps"), ConsolidationStep._from),
+            nodes_at_until=_strs(d.get("nodesAtUntil")),
+            price_per_hour_at_until=d.get("pricePerHourAtUntil", 0.0),
+            pending_pods_at_until=d.get("pendingPodsAtUntil", 0),
+            warnings=_seq(d.get("warnings"), AnswerWarning._from),
+        )
+
+
+@dataclass(frozen=True)
 class PoolBudget:
     """Disruptions a NodePool's budgets allow now, per reason (None = unlimited)."""
 
@@ -657,6 +725,8 @@ class Decision(Answer):
     node_pools: Tuple[PoolBudget, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
     warnings: Tuple[AnswerWarning, ...] = ()
+    #: With ``until``: every command from ``now`` to ``until``, pass after pass.
+    sequence: Optional[ConsolidationSequence] = None
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -681,6 +751,7 @@ class Decision(Answer):
             node_pools=_seq(d.get("nodePools"), PoolBudget._from),
             skipped=_seq(d.get("skipped"), Skipped._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
+            sequence=ConsolidationSequence._from(d["sequence"]) if d.get("sequence") else None,
             _summary=d.get("summary", ""),
         )
 
@@ -1299,9 +1370,10 @@ class Simulation(Answer):
 
         return plot_cost(self, ax)
 
-    def plot_nodes(self, ax: Any = None, max_rows: int = 60) -> Any:
-        """Node Gantt chart: a bar per NodeClaim from launch to termination, coloured by capacity
-        type (matplotlib, needed only here). Returns the Axes."""
+    def plot_nodes(self, ax: Any = None, max_rows: Optional[int] = None) -> Any:
+        """Node Gantt chart: a bar per NodeClaim (all of them, or the first ``max_rows``) from
+        launch to termination, coloured by capacity type, labels thinned so they never overlap
+        (matplotlib, needed only here). Returns the Axes."""
         from ._plots import plot_nodes
 
         return plot_nodes(self, ax, max_rows)

@@ -411,8 +411,8 @@ def _policy(option: str, value: str) -> str:
     raise _option_error(option, f"unknown value {value!r}", " or ".join(allowed))
 
 
-def now_value(now: Union[_dt.datetime, str, None]) -> Optional[str]:
-    """``now`` for the request: an aware datetime in UTC RFC 3339, or a string as given."""
+def now_value(now: Union[_dt.datetime, str, None], option: str = "now") -> Optional[str]:
+    """``now`` (or ``until``) for the request: an aware datetime in UTC RFC 3339, or a string as given."""
     if now is None or isinstance(now, str):
         return now
     if isinstance(now, _dt.datetime):
@@ -421,14 +421,14 @@ def now_value(now: Union[_dt.datetime, str, None]) -> Optional[str]:
                 [
                     {
                         "code": "invalid-timestamp",
-                        "message": f"now={now.isoformat()} is a naive datetime: nodecast never guesses a time zone",
-                        "path": "now",
+                        "message": f"{option}={now.isoformat()} is a naive datetime: nodecast never guesses a time zone",
+                        "path": option,
                         "help": "an aware datetime, e.g. datetime(2025, 3, 5, 12, tzinfo=timezone.utc), or '2025-03-05T12:00:00Z'",
                     }
                 ]
             )
         return rfc3339(now)
-    raise TypeError(f"now must be an aware datetime or an RFC 3339 string, not {type(now).__name__}")
+    raise TypeError(f"{option} must be an aware datetime or an RFC 3339 string, not {type(now).__name__}")
 
 
 def build_request(
@@ -444,6 +444,7 @@ def build_request(
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
     now: Union[_dt.datetime, str, None] = None,
+    until: Union[_dt.datetime, str, None] = None,
     pod: Optional[str] = None,
     node: Optional[str] = None,
     instance_type: Optional[str] = None,
@@ -492,6 +493,9 @@ def build_request(
     n = now_value(now)
     if n is not None:
         request["now"] = n
+    u = now_value(until, "until")
+    if u is not None:
+        request["until"] = u
     for key, value in (("pod", pod), ("node", node), ("instanceType", instance_type)):
         if value is not None:
             request[key] = str(value)

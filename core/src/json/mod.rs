@@ -35,6 +35,10 @@ pub struct Request {
     /// The clock for disruption decisions (RFC 3339); the core never reads a clock.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
+    /// `consolidate`: also the sequence of commands from `now` to this time (RFC 3339),
+    /// replayed pass after pass (docs/consolidate-until.md); `simulation` settings apply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
     /// `explain`: the pod to explain (`name` or `namespace/name`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod: Option<String>,
@@ -177,7 +181,11 @@ pub fn validate(req: &Request) -> Answer<ValidationReport> {
 pub fn explain(req: &Request) -> Answer<Explanation> {
     let r =
         Cluster::load(&req.sources()).and_then(|c| match (req.node.as_deref(), req.pod.as_deref()) {
-            (Some(node), _) => c.explain_node(node, parse_now(req.now.as_deref())?),
+            (Some(node), _) => {
+                let now = parse_now(req.now.as_deref())?;
+                let until = parse_until(req.until.as_deref())?;
+                c.explain_node_over(node, now, until, req.simulation.as_ref())
+            }
             (None, Some(pod)) => c.explain_pod_at(pod, req.instance_type.as_deref(), optional_now(req)?),
             (None, None) => Err(vec![InputError::new("required", "explain needs a pod or a node")
                 .help("--pod NAME (or namespace/name), or --node NAME with --now")]),
@@ -189,10 +197,29 @@ pub fn explain(req: &Request) -> Answer<Explanation> {
 /// stays.
 pub fn consolidate(req: &Request) -> Answer<Decision> {
     let r = parse_now(req.now.as_deref()).and_then(|now| {
+        let until = parse_until(req.until.as_deref())?;
         let c = Cluster::load(&req.sources())?;
-        c.consolidate_at(now, req.now.as_deref().unwrap_or_default())
+        let mut d = c.consolidate_at(now, req.now.as_deref().unwrap_or_default())?;
+        if let Some((until, text)) = until {
+            d.sequence = Some(c.consolidation_sequence(now, until, &text, req.simulation.as_ref())?);
+        }
+        Ok(d)
     });
     answer("Decision", r)
+}
+
+/// The request's `until` (RFC 3339) as Unix seconds and its text, when given.
+fn parse_until(until: Option<&str>) -> Result<Option<(i64, String)>, Vec<InputError>> {
+    let Some(u) = until else { return Ok(None) };
+    let t = crate::disruption::parse_now(Some(u)).map_err(|errs| {
+        errs.into_iter()
+            .map(|mut e| {
+                e.message = e.message.replacen("now ", "until ", 1);
+                e.path("until")
+            })
+            .collect::<Vec<_>>()
+    })?;
+    Ok(Some((t, u.to_string())))
 }
 
 /// Query the instance-type catalog.

@@ -53,9 +53,13 @@ pub fn read_meta(obj: &At, sink: &mut Sink) -> Meta {
     m.deleting = meta.get("deletionTimestamp").is_some();
     m.uid = sink.opt_scalar(&meta, "uid").unwrap_or_default();
     if let Some(refs) = meta.get("ownerReferences") {
-        if let Some(first) = sink.list(&refs).first() {
-            let kind = sink.opt_scalar(first, "kind").unwrap_or_default();
-            let name = sink.opt_scalar(first, "name").unwrap_or_default();
+        // The managing controller is the reference with `controller: true` (at most one, by
+        // API validation); without one, the first reference stands for the owner.
+        let list = sink.list(&refs);
+        let controller = list.iter().position(|r| r.get("controller").is_some_and(|c| c.v.as_bool() == Some(true)));
+        if let Some(r) = list.get(controller.unwrap_or(0)) {
+            let kind = sink.opt_scalar(r, "kind").unwrap_or_default();
+            let name = sink.opt_scalar(r, "name").unwrap_or_default();
             m.owner = Some((kind, name));
         }
     }

@@ -8,14 +8,15 @@ mod gated;
 mod header;
 pub(crate) mod kinds;
 pub mod lower_pod;
+mod owners;
 
 use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
-use crate::model::*;
 use crate::catalog::Tables;
 use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
 use crate::manifest::Document;
+use crate::model::*;
 use crate::requirements::Requirement;
 use crate::resources::{Resources, NODES_KEY, PODS};
 use crate::taints::{Effect, Taint};
@@ -86,6 +87,13 @@ struct Lowering {
     expanded_pods: i64,
     /// A `too-many-pods` error was reported: later objects are skipped silently.
     pods_refused: bool,
+    /// The `items[i]` of a `kind: List` each run of pods came from (None outside a List), in the
+    /// same form: an error about a pod of a List names its item, not just "document 0".
+    pod_items: Vec<(usize, Option<String>)>,
+    /// The pods each workload object expanded to, and the input's own Pod objects: their
+    /// controllers' counts are reconciled once every object is read (owners.rs).
+    expansions: Vec<owners::Expansion>,
+    explicit: Vec<(usize, owners::Phase)>,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -157,6 +165,9 @@ impl Lowerer {
             buffers: buffers::Collected::default(),
             expanded_pods: 0,
             pods_refused: false,
+            pod_items: Vec::new(),
+            expansions: Vec::new(),
+            explicit: Vec::new(),
         })
     }
 
@@ -198,6 +209,7 @@ impl Lowerer {
         };
         l.merge_claims();
         let capacity_buffers = l.expand_buffers(&settings);
+        let jobs = l.reconcile_owners();
         // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
         for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
             if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {
@@ -230,6 +242,7 @@ impl Lowerer {
             pdbs: l.pdbs,
             skipped: l.skipped,
             node_overlays,
+            jobs,
             reservations: l.reservations,
             reservation_selections: Vec::new(),
             reservation_gate: gate,
@@ -246,9 +259,17 @@ impl Lowerer {
 impl Lowering {
     fn document(&mut self, doc: &Document) {
         let (pods, pools) = (self.pods.len(), self.node_pools.len());
+        let (skipped, expansions) = (self.skipped.len(), self.expansions.len());
         self.document_objects(doc);
+        for s in &mut self.skipped[skipped..] {
+            s.source = s.source.take().or_else(|| doc.source.clone());
+        }
+        for e in &mut self.expansions[expansions..] {
+            e.source = doc.source.clone();
+        }
         if self.pods.len() > pods {
             self.pod_sources.push((pods, doc.source.clone()));
+            self.pod_items.push((pods, (!doc.prefix.is_empty()).then(|| doc.prefix.clone())));
         }
         if self.node_pools.len() > pools {
             for np in &mut self.node_pools[pools..] {
@@ -546,6 +567,12 @@ impl Lowering {
         if !self.room_for(1, root, "Pod", sink) {
             return;
         }
+        let phase = match phase.as_str() {
+            "Succeeded" => owners::Phase::Succeeded,
+            "Failed" => owners::Phase::Failed,
+            _ => owners::Phase::Active,
+        };
+        self.explicit.push((self.pods.len(), phase));
         self.pods.push(pod);
     }
 
@@ -573,9 +600,46 @@ impl Lowering {
         } else {
             &spec
         };
+        let mut job = None;
         let count = if kind == "Job" || kind == "CronJob" {
             let parallelism = sink.opt_int(job_spec, "parallelism", "an integer ≥ 0").unwrap_or(1);
             let completions = sink.opt_int(job_spec, "completions", "an integer ≥ 0");
+            let backoff_limit = sink.opt_int(job_spec, "backoffLimit", "an integer ≥ 0").unwrap_or(6);
+            for (field, v) in [("parallelism", Some(parallelism)), ("completions", completions), ("backoffLimit", Some(backoff_limit))] {
+                if let Some(v) = v.filter(|v| *v < 0) {
+                    let msg = format!("{kind} {field} is {v}");
+                    match job_spec.get(field) {
+                        Some(at) => sink.error(&at, "out-of-range", msg, "an integer ≥ 0"),
+                        None => sink.error(job_spec, "out-of-range", msg, "an integer ≥ 0"),
+                    }
+                    return;
+                }
+            }
+            // A suspended Job (or CronJob) creates no pods until it is resumed: how Kueue queues
+            // Jobs (it admits one by setting suspend: false). Listed, as every suspended kind is.
+            let cron_suspended = kind == "CronJob" && kinds::flag(&spec, "suspend", sink);
+            let job_suspended = kinds::flag(job_spec, "suspend", sink);
+            if cron_suspended || job_suspended {
+                let field = if kind == "CronJob" && !cron_suspended { "spec.jobTemplate.spec.suspend" } else { "spec.suspend" };
+                self.skipped.push(Skipped {
+                    source: None,
+                    document: sink.document,
+                    kind: kind.to_string(),
+                    name: meta.name.clone(),
+                    reason: format!("{kind} ({field}) {}", kinds::SUSPENDED),
+                });
+                return;
+            }
+            let status = root.get("status");
+            let status_count =
+                |field: &str, sink: &mut Sink| status.as_ref().and_then(|s| sink.opt_int(s, field, "an integer ≥ 0")).unwrap_or(0).max(0);
+            job = Some(owners::JobSpec {
+                parallelism,
+                completions,
+                backoff_limit,
+                status_succeeded: status_count("succeeded", sink),
+                status_failed: status_count("failed", sink),
+            });
             completions.map_or(parallelism, |c| parallelism.min(c))
         } else {
             sink.opt_int(job_spec, "replicas", "an integer ≥ 0").unwrap_or(1)
@@ -608,6 +672,17 @@ impl Lowering {
         }
         // Replicas share `base`'s spec (an `Arc` clone each); only names differ.
         let workload = format!("{kind}/{}", meta.name);
+        self.expansions.push(owners::Expansion {
+            kind: kind.to_string(),
+            namespace: meta.namespace.clone(),
+            name: meta.name.clone(),
+            owner: meta.owner.clone(),
+            first: self.pods.len(),
+            count: count as usize,
+            job,
+            document: sink.document,
+            source: None,
+        });
         self.pods.reserve(count as usize);
         for i in 0..count {
             let mut p = base.clone();
@@ -964,12 +1039,16 @@ impl Lowering {
         let mut seen = std::collections::HashMap::with_capacity(self.pods.len());
         for (i, p) in self.pods.iter().enumerate() {
             if let Some(&first) = seen.get(&(p.namespace.as_str(), p.name.as_str())) {
-                let at = where_in(source_of(&self.pod_sources, first), self.pods[first].document);
+                let mut at = where_in(source_of(&self.pod_sources, first), self.pods[first].document);
+                if let Some(item) = source_of(&self.pod_items, first) {
+                    at = format!("{at}, {item}");
+                }
                 let mut e = InputError::new("duplicate-name", format!("two pods are named {}/{} (the first in {at})", p.namespace, p.name))
-                .at_document(p.document)
-                .object(format!("Pod/{}/{}", p.namespace, p.name))
-                .help("pod names (after workload expansion, <workload>-<i>) must be unique per namespace");
+                    .at_document(p.document)
+                    .object(format!("Pod/{}/{}", p.namespace, p.name))
+                    .help("pod names (after workload expansion, <workload>-<i>) must be unique per namespace");
                 e.source = source_of(&self.pod_sources, i).map(str::to_string);
+                e.path = source_of(&self.pod_items, i).map(str::to_string);
                 self.errors.push(e);
             } else {
                 seen.insert((p.namespace.as_str(), p.name.as_str()), i);
@@ -1054,7 +1133,12 @@ fn disruption(d: &At, sink: &mut Sink) -> Disruption {
         Some("Balanced") => ConsolidationPolicy::Balanced,
         Some(other) => {
             let at = d.get("consolidationPolicy").unwrap_or(*d);
-            sink.error(&at, "unsupported-value", format!("unknown consolidationPolicy {other:?}"), "WhenEmpty, WhenEmptyOrUnderutilized or Balanced");
+            sink.error(
+                &at,
+                "unsupported-value",
+                format!("unknown consolidationPolicy {other:?}"),
+                "WhenEmpty, WhenEmptyOrUnderutilized or Balanced",
+            );
             ConsolidationPolicy::WhenEmptyOrUnderutilized
         }
     };

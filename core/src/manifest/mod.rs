@@ -326,6 +326,18 @@ fn budget_breach(mut e: &serde_saphyr::Error) -> Option<&serde_saphyr::budget::B
     }
 }
 
+/// The key a YAML error reports twice in one mapping, if that is what it is (`Some(None)`: the
+/// parser did not name the key).
+fn duplicate_key(mut e: &serde_saphyr::Error) -> Option<Option<&str>> {
+    loop {
+        match e {
+            serde_saphyr::Error::WithSnippet { error, .. } | serde_saphyr::Error::AliasError { error, .. } => e = error,
+            serde_saphyr::Error::DuplicateMappingKey { key, .. } => return Some(key.as_deref()),
+            _ => return None,
+        }
+    }
+}
+
 #[allow(clippy::result_large_err)]
 fn decode_yaml(text: &str) -> Result<Vec<Value>, InputError> {
     // Plain block YAML (what kubectl and generators write) is read in one pass; anything else,
@@ -345,12 +357,22 @@ fn decode_yaml_with_parser(text: &str) -> Result<Vec<Value>, InputError> {
     match serde_saphyr::from_multiple_with_options::<Value>(text, options) {
         Ok(values) => Ok(values),
         Err(e) => {
-            let mut err = match budget_breach(&e) {
-                Some(breach) => {
+            let mut err = match (budget_breach(&e), duplicate_key(&e)) {
+                (Some(breach), _) => {
                     InputError::new("input-too-complex", format!("the YAML exceeds a decoding limit: {}", describe_breach(breach)))
                         .help("plain YAML without alias expansion, nested less than 64 levels deep")
                 }
-                None => {
+                // Kubernetes refuses a manifest with a key twice (strict decoding); say so in its
+                // terms, not the parser's (whose message suggests an option of its own API).
+                (None, Some(key)) => InputError::new(
+                    "yaml-syntax",
+                    match key {
+                        Some(k) => format!("invalid YAML: the key {k:?} appears twice in one mapping"),
+                        None => "invalid YAML: a key appears twice in one mapping".to_string(),
+                    },
+                )
+                .help("each key once per mapping; Kubernetes refuses duplicate fields"),
+                (None, None) => {
                     let mut message = e.to_string();
                     if let Some(first) = message.lines().next() {
                         message = first.to_string();
@@ -413,6 +435,15 @@ mod tests {
         assert!(err[0].line.is_some());
         let err = decode("{\"kind\": }", None).unwrap_err();
         assert_eq!(err[0].code, "json-syntax");
+    }
+
+    #[test]
+    fn duplicate_keys_are_named_without_the_parser_options() {
+        let err = decode("kind: Pod\nmetadata:\n  name: a\n  name: b\n", Some("d.yaml")).unwrap_err();
+        assert_eq!(err[0].code, "yaml-syntax");
+        assert!(err[0].message.contains("\"name\" appears twice"), "{}", err[0].message);
+        assert!(!err[0].message.contains("DuplicateKeyPolicy"), "{}", err[0].message);
+        assert_eq!(err[0].line, Some(4));
     }
 
     #[test]

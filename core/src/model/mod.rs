@@ -368,6 +368,23 @@ pub struct OverlayStatus {
     pub instance_types: usize,
 }
 
+/// What a Job (or a CronJob's job template) asks of the Job controller beyond its first pods:
+/// the simulator runs waves of `parallelism` pods until `completions` succeeded
+/// (pkg/controller/job in Kubernetes: active = min(parallelism, completions − succeeded)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRun {
+    pub namespace: String,
+    /// `Job/<name>` or `CronJob/<name>`, as on the pods' `workload`.
+    pub workload: String,
+    pub parallelism: i64,
+    /// Completions still to reach (the spec's less the pods the input shows succeeded);
+    /// `None`: the Job is done when any pod succeeds (no new pods are created).
+    pub completions: Option<i64>,
+    /// Failed pods allowed before the Job fails (`spec.backoffLimit`, default 6), less the
+    /// failures the input already shows.
+    pub backoff_limit: i64,
+}
+
 /// Well-known key ids, resolved once.
 #[derive(Debug, Clone, Copy)]
 pub struct Keys {
@@ -424,6 +441,8 @@ pub struct Model {
     pub static_launches: Vec<crate::static_pools::StaticLaunch>,
     /// The CapacityBuffers (CapacityBuffer gate on), each with its virtual pods in `pods`.
     pub capacity_buffers: Vec<BufferInfo>,
+    /// Jobs' completions and backoff limits, for the simulator's waves.
+    pub jobs: Vec<JobRun>,
 }
 
 /// A CapacityBuffer as lowering resolved it (`lower::buffers`).

@@ -274,10 +274,15 @@ impl Sim {
             checkpoint,
             rng,
             deleted: false,
+            job: None,
         });
         self.instance_names.insert(name, id);
         let kind = self.templates[tpl].kind;
-        let n = if kind == Kind::Pod { 1 } else { replicas.max(0) };
+        let mut n = if kind == Kind::Pod { 1 } else { replicas.max(0) };
+        if let Some(job) = self.templates[tpl].job.as_ref().map(|j| super::state::JobProgress::new(j, replicas)) {
+            n = job.wanted(0);
+            self.instances[id].job = Some(job);
+        }
         for _ in 0..n {
             self.new_pod(id);
         }
@@ -324,7 +329,7 @@ impl Sim {
         !matches!(self.pods[p].state, PodState::Finished | PodState::Deleted)
     }
 
-    fn new_pod(&mut self, inst: usize) {
+    pub fn new_pod(&mut self, inst: usize) {
         let tpl = self.instances[inst].tpl;
         let t = &self.templates[tpl];
         let k = self.instances[inst].next_index;
@@ -372,6 +377,7 @@ impl Sim {
             unschedulable_reported: false,
             gpus,
             initial: false,
+            instance: inst,
         });
         self.instances[inst].pods.push(id);
         self.model_add_pod(id, pod);
@@ -562,6 +568,7 @@ impl Sim {
         self.leave_node(p);
         self.model_remove_pod(p);
         self.live_trace_pods -= usize::from(!self.pods[p].initial);
+        self.job_pod_succeeded(p);
         self.capacity_freed();
     }
 
@@ -581,6 +588,10 @@ impl Sim {
     /// Evict a pod from its node (disruption, interruption, expiration): the controller that
     /// owns it re-creates it at once, pending again; work since the last checkpoint is lost.
     pub fn evict(&mut self, p: usize, reason: &str) {
+        // A pod its Job deleted earlier in the same drain (the Job failed) is gone already.
+        if !self.is_live(p) {
+            return;
+        }
         let was_running = self.pods[p].state == PodState::Running;
         self.stop_running(p);
         let pod = &mut self.pods[p];
@@ -601,6 +612,7 @@ impl Sim {
         self.log("pod-restarted", key, None, None, None);
         self.pending.insert(p);
         self.trigger_batch();
+        self.job_pod_failed(p, reason);
     }
 
     /// Room appeared (a pod left, a node went away): pending pods get another batch, the

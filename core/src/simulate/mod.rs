@@ -6,10 +6,12 @@
 //! pods and nodes are then added to and removed from it in place as the clock advances.
 
 mod engine;
+mod jobs;
 mod metrics;
 mod nodes;
 mod render;
 pub(crate) mod rng;
+mod sequence;
 pub mod settings;
 mod sim;
 mod state;
@@ -25,7 +27,8 @@ use crate::model::Skipped;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-pub use render::{render_series_csv, render_series_prom};
+pub use render::{render_series_csv, render_series_prom, rfc3339};
+pub use sequence::consolidation_sequence;
 pub use settings::{SecondsRange, SimSettings};
 
 /// The trace of a `simulate` request.
@@ -330,6 +333,18 @@ pub(crate) fn simulate_loaded(
     let settings = settings.cloned().unwrap_or_default();
     settings.check()?;
     let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"), settings.max_events)?;
-    let prepared = workloads::prepare(req, loaded, &trace, t.name.as_deref())?;
-    engine::run(prepared, &trace, settings)
+    run_parsed(req, loaded, &trace, t.name.as_deref(), &settings)
+}
+
+/// A trace already parsed (or built, as `consolidate --until` does) over the cluster of `req`.
+pub(crate) fn run_parsed(
+    req: &Sources,
+    loaded: Option<(&crate::model::Model, &[Warning])>,
+    trace: &trace::Trace,
+    trace_name: Option<&str>,
+    settings: &SimSettings,
+) -> Result<Simulation, Vec<InputError>> {
+    settings.check()?;
+    let prepared = workloads::prepare(req, loaded, trace, trace_name)?;
+    engine::run(prepared, trace, settings.clone())
 }

@@ -59,12 +59,14 @@ impl Sim {
                 empty_since: None,
                 empty_seconds: 0,
                 midx: Some(i),
-                existing: !static_launch,
                 replaces: Vec::new(),
                 grace: None,
             });
             self.model_node_owner.push(id);
             self.node_by_name.insert(n.name.clone(), id);
+            // The nodes of the inputs keep the run going (they cost money until consolidated
+            // away): a cluster with no trace events runs to `end`, not 0 s.
+            self.node_count_changed(1);
             if !initialized {
                 // Half-started nodes of the inputs finish starting as launched ones would.
                 let accel = gpus > 0 || self.has_accelerator(&n.capacity);
@@ -113,6 +115,7 @@ impl Sim {
                 unschedulable_reported: false,
                 gpus,
                 initial: true,
+                instance: usize::MAX,
             });
             if running {
                 self.model_add_pod(id, pod);
@@ -235,7 +238,6 @@ impl Sim {
             empty_since: None,
             empty_seconds: 0,
             midx: Some(self.m.nodes.len()),
-            existing: false,
             replaces: replaces.unwrap_or_default(),
             grace,
         });
@@ -471,9 +473,7 @@ impl Sim {
         }
         let name = self.nodes[n].name.clone();
         self.node_by_name.remove(&name);
-        if !self.nodes[n].existing {
-            self.node_count_changed(-1);
-        }
+        self.node_count_changed(-1);
         self.metrics.node_terminated(&self.nodes[n], reason);
         self.log("nodeclaim-terminated", name, None, Some(reason.to_string()), None);
         self.static_top_up();

@@ -3,6 +3,7 @@
 use super::Simulation;
 use std::fmt::Write;
 
+/// Unix seconds as RFC 3339 UTC (`2025-03-05T12:00:00Z`); out of range: the number itself.
 pub fn rfc3339(unix: i64) -> String {
     jiff::Timestamp::from_second(unix).map(|t| t.to_string()).unwrap_or_else(|_| unix.to_string())
 }

@@ -26,6 +26,8 @@ pub struct Instance {
     pub checkpoint: Option<i64>,
     pub rng: SplitMix64,
     pub deleted: bool,
+    /// A Job's progress toward its completions (jobs.rs); `None` for other workloads.
+    pub job: Option<super::state::JobProgress>,
 }
 
 pub struct Sim {

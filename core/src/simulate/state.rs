@@ -76,6 +76,8 @@ pub struct SPod {
     pub gpus: i64,
     /// Bound in the cluster inputs: runs for the whole simulation, not a trace pod.
     pub initial: bool,
+    /// The trace instance that created it (`usize::MAX` for pods of the inputs).
+    pub instance: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,10 +117,21 @@ pub struct SNode {
     pub empty_since: Option<i64>,
     pub empty_seconds: i64,
     pub midx: Option<usize>,
-    /// From the cluster inputs (alive at time 0).
-    pub existing: bool,
     /// Nodes this replacement replaces: drained once it is initialized.
     pub replaces: Vec<usize>,
     /// Seconds after an expiry decision after which remaining pods are evicted.
     pub grace: Option<i64>,
+}
+
+/// One Job instance's progress.
+#[derive(Debug, Clone)]
+pub struct JobProgress {
+    pub parallelism: i64,
+    /// `None`: done when any pod succeeds (no completions given).
+    pub completions: Option<i64>,
+    pub backoff_limit: i64,
+    pub succeeded: i64,
+    pub failed: i64,
+    /// Failures exceeded the backoff limit.
+    pub job_failed: bool,
 }

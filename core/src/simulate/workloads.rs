@@ -35,6 +35,8 @@ pub struct Template {
     pub members: Vec<Pod>,
     /// The object name the members were expanded under (their names start with it).
     pub expanded_as: String,
+    /// A Job's completions and backoff limit (the simulator runs it in waves, jobs.rs).
+    pub job: Option<crate::model::JobRun>,
 }
 
 /// A trace event with its workload resolved to a template.
@@ -212,6 +214,18 @@ pub fn prepare(
             return None;
         }
         let Some(first) = matching.first() else {
+            // A suspended workload runs no pods: the trace's submit cannot stand for Kueue's
+            // admission, so say why rather than "no pending pods".
+            let suspended = model.skipped.iter().find(|s| s.kind == kind_name && s.name == name && s.reason.contains("is suspended"));
+            if let Some(s) = suspended {
+                errors.push(located(
+                    &format!("{}.ref", def.path),
+                    "unknown-workload",
+                    format!("{display}: {}", s.reason),
+                    "to simulate it running, submit it without `suspend: true` (what Kueue sets when it admits the workload)",
+                ));
+                return None;
+            }
             let what = if matches!(def.source, Source::Ref { .. }) {
                 format!("no pending {display} among the cluster inputs (workloads of the inputs are templates for the trace)")
             } else {
@@ -236,6 +250,7 @@ pub fn prepare(
         let gang = crate::lower::kinds::runs_as_service(&kind_name).is_some()
             || matching.iter().any(|p| p.spec_id() != first.spec_id());
         let members: Vec<Pod> = if gang { matching.iter().map(|p| (*p).clone()).collect() } else { Vec::new() };
+        let job = if gang { None } else { model.jobs.iter().find(|j| j.workload == wl && j.namespace == first.namespace).cloned() };
         templates.push(Template {
             pod: (*first).clone(),
             kind,
@@ -244,6 +259,7 @@ pub fn prepare(
             default_replicas: matching.len() as i64,
             members,
             expanded_as: name.clone(),
+            job,
         });
         keys.insert(key, templates.len() - 1);
         Some((templates.len() - 1, matching.len() as i64, gang, kind))

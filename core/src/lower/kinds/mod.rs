@@ -168,10 +168,15 @@ impl Owner {
             document: self.document,
             kind: self.kind.clone(),
             name: self.name.clone(),
-            reason: format!("{what} is suspended: it creates no pods until resumed"),
+            reason: format!("{what} {SUSPENDED}"),
         });
     }
 }
+
+/// How every suspended object (batch/v1 Job, CronJob and each ML kind) is listed in `skipped`:
+/// planned as not running, the same for all of them.
+pub const SUSPENDED: &str =
+    "is suspended: it creates no pods until resumed, and Kueue (which admits a queued workload by clearing suspend) or the user decides when it resumes";
 
 /// One pod a controller creates from a template.
 pub struct PodPlan {
