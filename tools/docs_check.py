@@ -125,8 +125,9 @@ def run(cmd: str, where: Path) -> list[str]:
     env = dict(os.environ)
     env["PATH"] = f"{where / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["COLUMNS"] = "200"
-    p = subprocess.run(["bash", "-c", cmd], cwd=where, env=env, capture_output=True, text=True, timeout=300)
-    out = (p.stdout + p.stderr).rstrip("\n")
+    # One stream, in the order a terminal shows it.
+    p = subprocess.run(["bash", "-c", f"{{ {cmd}\n}} 2>&1"], cwd=where, env=env, stdout=subprocess.PIPE, text=True, timeout=300)
+    out = p.stdout.rstrip("\n")
     return out.split("\n") if out else []
 
 

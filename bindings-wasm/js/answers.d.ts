@@ -26,6 +26,11 @@ export interface Accelerator {
 export interface Advice {
   /** The verified edits, most saving first (at most `top`). */
   advice: Advised[];
+  /**
+   * The edit of rank `advise.apply` written into the user's input files (comments and
+   * everything else kept); absent when not asked.
+   */
+  applied?: Applied;
   /** Karpenter − optimum, $/h (what the edits try to recover). */
   gapPerHour: number;
   /** $/h of Karpenter's plan for the inputs as given. */
@@ -94,16 +99,34 @@ export interface Advised {
    * `split`, or `combined`.
    */
   kind: string;
+  /**
+   * A unified patch against the input files themselves (comments kept; `patch -p0` or
+   * `git apply -p0` applies it); absent when an edited NodePool did not come from a named
+   * YAML input (a request object, a `kind: List` member, JSON).
+   */
+  patch?: string;
   /** Karpenter's plan with the edit applied. */
   plan: PlanSummary;
-  /** Position in the answer, 1 = most saving. */
+  /** Position in the answer: lowest risk first, then most saving (docs/advise.md). */
   rank: number;
+  /** The risk the edit adds (spot for pods that must not be interrupted, few fallbacks). */
+  risk: Risk;
   /** $/h the edited plan saves against Karpenter's plan for the inputs as given. */
   savingsPerHour: number;
   /** `savingsPerHour` × 730 h, to the cent. */
   savingsPerMonth: number;
   /** The edit in one line for people, e.g. which families it excludes. */
   title: string;
+}
+
+/** An advised edit written into the input files. */
+export interface Applied {
+  /** Each edited input file, whole. */
+  files: EditedFile[];
+  /** The same as a unified patch (paths as given: `patch -p0`, `git apply -p0`). */
+  patch: string;
+  /** The rank of the edit applied. */
+  rank: number;
 }
 
 /** One Balanced pool's score of one move (spec disruption.md §16). */
@@ -273,8 +296,13 @@ export interface Decision {
   decision: DecisionAction;
   /** The nodes the command removes, by name. */
   disruptedNodes: string[];
-  /** `expiration`, `emptiness`, `multi-node-consolidation` or `single-node-consolidation`. */
+  /** `expiration`, `emptiness`, `drift`, `multi-node-consolidation` or `single-node-consolidation`. */
   method?: Method;
+  /**
+   * Further nodes a drift replacement launches (drift, unlike consolidation, may need
+   * several); empty otherwise.
+   */
+  moreReplacements?: Replacement[];
   /** Disruption budgets per NodePool at `now`. */
   nodePools: PoolBudget[];
   /** Every candidate node with its verdict: disrupted, or the reasons it stays. */
@@ -285,7 +313,7 @@ export interface Decision {
   pricePerHourAfter: number;
   /** $/h of the managed nodes before and after the command. */
   pricePerHourBefore: number;
-  /** `expired`, `empty` or `underutilized` (absent for `none`). */
+  /** `expired`, `empty`, `drifted` or `underutilized` (absent for `none`). */
   reason?: DisruptionReason;
   /** The node a `replace` launches; absent for `none` and `delete`. */
   replacement?: Replacement;
@@ -330,7 +358,7 @@ export interface DecisionFailure {
   status: 'failure';
 }
 
-export type DisruptionReason = 'expired' | 'empty' | 'underutilized';
+export type DisruptionReason = 'expired' | 'empty' | 'underutilized' | 'drifted';
 
 /** Nodes disrupted during the run. */
 export interface Disruptions {
@@ -358,6 +386,17 @@ export interface DomainTie {
   value: string;
 }
 
+/** A drifted NodeClaim: Karpenter's drift reason and what changed. */
+export interface DriftOut {
+  /** What drifted, for people. */
+  message: string;
+  /**
+   * `NodePoolDrifted`, `RequirementsDrifted`, or the reason the NodeClaim's `Drifted`
+   * condition reports (e.g. the cloud provider's).
+   */
+  reason: string;
+}
+
 /** One field edit of a NodePool manifest. */
 export interface EditOut {
   /** The NodePool edited. */
@@ -369,6 +408,14 @@ export interface EditOut {
   path: string;
   /** The new value at that path (for requirements: the requirement added or replaced). */
   value: unknown;
+}
+
+/** One edited input file. */
+export interface EditedFile {
+  /** The input's name, as given (a file path for the CLI). */
+  name: string;
+  /** The whole text with the edit applied; everything else as written. */
+  text: string;
 }
 
 /** No answer: every problem found, located. */
@@ -432,9 +479,16 @@ export interface Hint {
   code: ReasonCode;
   /** The NodePool the change is for. */
   nodePool: string;
-  /** True when the re-plan with the change schedules the pod. */
+  /**
+   * What the re-plan did: `verified` (the pod lands on this NodePool), `lands-elsewhere`
+   * (it schedules, but on another NodePool or node) or `not-enough-alone` (it stays pending).
+   */
+  outcome: HintOutcome;
+  /** True when the re-plan with the change schedules the pod on this NodePool. */
   verified: boolean;
 }
+
+export type HintOutcome = 'verified' | 'lands-elsewhere' | 'not-enough-alone';
 
 /** One located problem with the input. */
 export interface InputError {
@@ -482,7 +536,7 @@ export interface LimitUsage {
   used: string;
 }
 
-export type Method = 'expiration' | 'emptiness' | 'multi-node-consolidation' | 'single-node-consolidation';
+export type Method = 'expiration' | 'emptiness' | 'drift' | 'multi-node-consolidation' | 'single-node-consolidation';
 
 /** One time series, named and labelled as Karpenter's Prometheus metric. */
 export interface Metric {
@@ -535,6 +589,10 @@ export interface NodeClaimFields {
    * NodeClaims with the same requirements.
    */
   requirements: string[];
+  /** The capacity reservation launched into (capacity type `reserved`). */
+  reservationId?: string;
+  /** `default` (ODCR) or `capacity-block`, with `reservationId`. */
+  reservationType?: string;
   /**
    * Where Karpenter itself is not deterministic: values of this NodeClaim that real
    * Karpenter picks among equal candidates in Go map order, so reruns differ. nodecast's
@@ -564,6 +622,16 @@ export interface NodeClaimNoLaunch {
   zone: null;
 }
 
+/** What one EC2NodeClass's `capacityReservationSelectorTerms` selected. */
+export interface NodeClassReservationsOut {
+  /** The EC2NodeClass. */
+  nodeClass: string;
+  /** The other reservations of the input and why each was not selected or gives no offering. */
+  notSelected: ReservationSkipOut[];
+  /** Reservation ids selected (the EC2NodeClass status would list them), by id. */
+  selected: string[];
+}
+
 /** Why a node is (or is not) disrupted at `now`. */
 export interface NodeExplanation {
   /** The command Karpenter would execute now, for context. */
@@ -584,6 +652,11 @@ export interface NodePoolUsage {
   name: string;
   /** How many NodeClaims this plan launches from the pool. */
   newNodeClaims: number;
+  /**
+   * Why the NodePool took no part in the pass (static, not Ready, or its requirements leave
+   * no instance type with an available offering); absent for a NodePool that took part.
+   */
+  unusable?: string;
   /** `spec.weight`: Karpenter tries NodePools with higher weight first (default 0). */
   weight: number;
 }
@@ -594,6 +667,8 @@ export interface NodeVerdict {
   capacityType?: CapacityType;
   /** True when the command removes this node. */
   disrupted: boolean;
+  /** Why Karpenter calls the node's NodeClaim drifted, when it does. */
+  drift?: DriftOut;
   /** The node's instance type label, when it has one. */
   instanceType?: string;
   /** The Node's name. */
@@ -680,6 +755,20 @@ export interface OptimizedClaim {
   zone: string;
 }
 
+/** The status Karpenter writes on a NodeOverlay, and what it changed here. */
+export interface OverlayStatus {
+  /** Instance types whose capacity or an offering's price this overlay set. */
+  instanceTypes: number;
+  message?: string;
+  /** The NodeOverlay's name. */
+  name: string;
+  /** `Conflict` or `RuntimeValidation` when the condition is false. */
+  reason?: string;
+  /** The `ValidationSucceeded` condition's status. */
+  validationSucceeded: boolean;
+  weight: number;
+}
+
 /** p50, p95 and maximum of a duration in seconds (nearest rank). */
 export interface Percentiles {
   /** Largest value, in seconds. */
@@ -702,8 +791,29 @@ export interface Plan {
   existingNodes: ExistingNode[];
   /** New NodeClaims the provisioner launches for the pending pods, in creation order. */
   nodeClaims: NodeClaim[];
+  /**
+   * Per EC2NodeClass with `capacityReservationSelectorTerms`: the reservations it selected
+   * and why the others were not (like the EC2NodeClass status).
+   */
+  nodeClassReservations?: NodeClassReservationsOut[];
+  /**
+   * NodeOverlays applied to the catalog (feature gate NodeOverlay on), with the
+   * `ValidationSucceeded` status Karpenter writes on each; absent when there are none.
+   */
+  nodeOverlays?: OverlayStatus[];
   /** Every NodePool with its weight, NodeClaims launched and limits after this plan. */
   nodePools: NodePoolUsage[];
+  /**
+   * Every capacity reservation of the input after this pass (docs/reservations.md); absent
+   * without reservations.
+   */
+  reservations?: ReservationOut[];
+  /**
+   * $/h the selected On-Demand Capacity Reservations bill whether used or not (on-demand
+   * price × TotalInstanceCount); capacity blocks are prepaid and their price is not in the
+   * describe-capacity-reservations output, so they are not in it. Absent without reservations.
+   */
+  reservedCommittedPricePerHour?: number;
   /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
   /**
@@ -827,7 +937,7 @@ export interface Reason {
   nodePool?: string;
 }
 
-export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'not-evaluated' | 'below-balanced-threshold';
+export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'dynamic-resources' | 'reserved-offering-unavailable' | 'nodepool-unusable' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'missing-label' | 'not-evaluated' | 'below-balanced-threshold';
 
 /** The node a `replace` launches. */
 export type Replacement = ReplacementFields & (ReplacementLaunch | ReplacementNoLaunch);
@@ -859,6 +969,58 @@ export interface ReplacementNoLaunch {
   instanceType: null;
   pricePerHour: null;
   zone: null;
+}
+
+/** A capacity reservation after the pass: how much of it this plan uses. */
+export interface ReservationOut {
+  /** `AvailableInstanceCount` before the pass. */
+  available: number;
+  /**
+   * $/h it bills whether used or not: on-demand price × TotalInstanceCount for an ODCR;
+   * absent for a capacity block (prepaid; the price is not in the AWS output).
+   */
+  committedPricePerHour?: number;
+  /** Its use depends on the pass time (it has an EndDate) and none was given (`--now`). */
+  dependsOnTime: boolean;
+  /** `EndDate` (RFC 3339), when it has one. */
+  endDate?: string;
+  /** `CapacityReservationId`. */
+  id: string;
+  /** The instance type it reserves. */
+  instanceType: string;
+  /** EC2's `Interruptible` (an interruptible ODCR). */
+  interruptible: boolean;
+  /** Why it is or is not offered, in one line. */
+  message: string;
+  /** EC2NodeClasses that selected it (empty: none did, see `nodeClassReservations`). */
+  nodeClasses: string[];
+  /** Offered to this pass (selected, not expiring, its type and zone in the catalog). */
+  offered: boolean;
+  /** `available − used`. */
+  remaining: number;
+  /** `default` (an ODCR) or `capacity-block` (as EC2 prints it). */
+  reservationType: string;
+  /** EC2's `State`. */
+  state: string;
+  /** `TotalInstanceCount`. */
+  total: number;
+  /** NodeClaims of this plan launched into it. */
+  used: number;
+  /** Its availability zone. */
+  zone: string;
+}
+
+/** A reservation an EC2NodeClass did not get (or got without an offering). */
+export interface ReservationSkipOut {
+  /** `CapacityReservationId`. */
+  id: string;
+  /** The reason in one line. */
+  message: string;
+  /**
+   * `no-term-matches`, `not-active`, `ended`, `unsupported-match-criteria`,
+   * `unsupported-type`, `expiring`, `unknown-instance-type`, `zone-not-offered`, `gate-off`.
+   */
+  reason: string;
 }
 
 /** The knobs of `simulate` (`request.simulation`); every field has a default, and the answer repeats them all as resolved. */
@@ -899,6 +1061,16 @@ export interface ResolvedSimulationSettings {
   /** Used when the NodePool template has no `terminationGracePeriod`; None = wait for pods. */
   terminationGracePeriodSeconds?: number;
 }
+
+/** The risk of one edit: its level and one line per finding. */
+export interface Risk {
+  /** `none`, `low`, `medium` or `high`: the worst finding. */
+  level: RiskLevel;
+  /** What the edit puts at risk, worst first. */
+  reasons: string[];
+}
+
+export type RiskLevel = 'none' | 'low' | 'medium' | 'high';
 
 /** The move a Balanced score is about. */
 export type ScoredMove = 'delete' | 'replace' | 'delete (best case)';
@@ -1205,6 +1377,11 @@ export interface ValidationReport {
   pods: number;
   /** Objects recognised but not modelled (kind/name and why). */
   skipped: Skipped[];
+  /**
+   * Valid objects that will not work as meant: a NodePool that can never launch anything
+   * (`nodepool-launches-nothing`), and why.
+   */
+  warnings?: Warning[];
 }
 
 /** One candidate (node or NodePool) and whether it takes the pod. */

@@ -150,10 +150,8 @@ struct PlanArgs {
     now: Option<String>,
     #[command(flatten)]
     policies: Policies,
-    /// StaticCapacity (static NodePools' replicas) and CapacityBuffer (buffers' virtual pods)
-    /// change what a provisioning pass does.
-    #[command(flatten)]
-    gates: Gates,
+    /// ReservedCapacity, NodeOverlay, StaticCapacity and CapacityBuffer change what a
+    /// provisioning pass does.
     #[command(flatten)]
     gates: Gates,
     #[command(flatten)]

@@ -15,14 +15,23 @@ use serde::{Deserialize, Serialize};
 /// One of Karpenter's feature gates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Gate {
+    /// Node repair: unhealthy nodes replaced per the cloud provider's policies (alpha, off).
     NodeRepair,
+    /// Launches into capacity reservations, preferred over on-demand and spot (beta, on).
     ReservedCapacity,
+    /// Spot nodes replaced with cheaper spot nodes (alpha, off).
     SpotToSpotConsolidation,
+    /// The NodeOverlay API adjusts instance types' capacity and prices (alpha, off).
     NodeOverlay,
+    /// Static NodePools kept at `spec.replicas` nodes (alpha, off).
     StaticCapacity,
+    /// CapacityBuffers' virtual pods provisioned for (alpha, off).
     CapacityBuffer,
+    /// A drifted node terminated before its replacement is ready when it must be (alpha, off).
     TerminateFirstDrift,
+    /// An unhealthy node terminated before its replacement is ready (alpha, off).
     TerminateFirstRepair,
+    /// Karpenter sets pod-deletion-cost and stops reading it as a disruption cost (alpha, off).
     PodDeletionCostManagement,
 }
 
@@ -89,14 +98,23 @@ impl Gate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "PascalCase", default, deny_unknown_fields)]
 pub struct FeatureGates {
+    /// [`Gate::NodeRepair`].
     pub node_repair: bool,
+    /// [`Gate::ReservedCapacity`].
     pub reserved_capacity: bool,
+    /// [`Gate::SpotToSpotConsolidation`].
     pub spot_to_spot_consolidation: bool,
+    /// [`Gate::NodeOverlay`].
     pub node_overlay: bool,
+    /// [`Gate::StaticCapacity`].
     pub static_capacity: bool,
+    /// [`Gate::CapacityBuffer`].
     pub capacity_buffer: bool,
+    /// [`Gate::TerminateFirstDrift`].
     pub terminate_first_drift: bool,
+    /// [`Gate::TerminateFirstRepair`].
     pub terminate_first_repair: bool,
+    /// [`Gate::PodDeletionCostManagement`].
     pub pod_deletion_cost_management: bool,
 }
 
@@ -178,7 +196,7 @@ impl FeatureGates {
 }
 
 /// The mapping form of [`FeatureGates`] on the wire.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(rename_all = "PascalCase", default, deny_unknown_fields)]
 struct GatesMap {
     node_repair: Option<bool>,
@@ -192,21 +210,6 @@ struct GatesMap {
     pod_deletion_cost_management: Option<bool>,
 }
 
-impl Default for GatesMap {
-    fn default() -> Self {
-        GatesMap {
-            node_repair: None,
-            reserved_capacity: None,
-            spot_to_spot_consolidation: None,
-            node_overlay: None,
-            static_capacity: None,
-            capacity_buffer: None,
-            terminate_first_drift: None,
-            terminate_first_repair: None,
-            pod_deletion_cost_management: None,
-        }
-    }
-}
 
 impl<'de> Deserialize<'de> for FeatureGates {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

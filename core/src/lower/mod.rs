@@ -208,8 +208,10 @@ impl Lowerer {
             node_class: l.interner.intern(labels::EC2_NODE_CLASS),
         };
         l.merge_claims();
-        let capacity_buffers = l.expand_buffers(&settings);
+        // Owners first: reconciling removes replicas a controller already runs, which would
+        // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
+        let capacity_buffers = l.expand_buffers(&settings);
         // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
         for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
             if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {

@@ -200,6 +200,7 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
     let (taints, startup_taints, pool_name) = (np.taints.clone(), np.startup_taints.clone(), np.name.clone());
     let (it_name, capacity) = (t.name.clone(), t.capacity.clone());
     let document = np.document;
+    let np_hash = np.template_hash.clone().ok().map(|h| (h, crate::gohash::NODEPOOL_HASH_VERSION.to_string()));
     for (k, v) in custom {
         let v = m.interner.intern(&v);
         pairs.push((k, v));
@@ -218,6 +219,7 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
         capacity_type: Some(m.interner.str(l.capacity_type).to_string()),
         created: None,
         initialized: false,
+        initialized_condition: None,
         ready: true,
         managed: true,
         in_flight: true,
@@ -228,6 +230,11 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
         last_pod_event: None,
         initialized_at: None,
         startup_taints,
+        // Launched now from the pool's current template, so it carries that template's hash
+        // and has not drifted.
+        nodepool_hash: np_hash,
+        drifted: None,
+        has_termination_grace_period: false,
         document,
         source: None,
     }
