@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn wire_names_are_the_documented_ones() {
         // The strings the goldens and FORMAT §6/§7.1 carry; a typo here would change the wire.
-        assert_eq!(ReasonCode::ALL.len(), 27);
+        assert_eq!(ReasonCode::ALL.len(), 30);
         assert_eq!(ReasonCode::MissingLabel.as_str(), "missing-label");
         assert_eq!(Method::Drift.as_str(), "drift");
         assert_eq!(Method::Drift.reason(), DisruptionReason::Drifted);

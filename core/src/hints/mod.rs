@@ -175,7 +175,9 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
         Fail::Taint(taint) => vec![(ReasonCode::TaintNotTolerated, Edit::Tolerate(taint.clone()))],
         // An extended resource no type reports: only a NodeOverlay declaring it helps.
         Fail::NoType(_) if !overlay::unknown_resources(m, p).is_empty() => {
-            overlay::propose(m, t, p).map(|e| vec![(ReasonCode::NoInstanceTypeFits, e)]).unwrap_or_default()
+            overlay::propose(m, t, p)
+                .map(|(types, capacity)| vec![(ReasonCode::NoInstanceTypeFits, edit::Edit::Overlay { types, capacity })])
+                .unwrap_or_default()
         }
         Fail::NoType(_) if !clashing_ports(m, t, p).is_empty() => {
             vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(clashing_ports(m, t, p)))]

@@ -5,7 +5,6 @@
 //! advertises it does. The hint proposes the smallest such overlay — the cheapest allowed type
 //! that holds the rest of the pod, declaring what the pod asks — and the caller re-plans with it.
 
-use super::edit::Edit;
 use crate::fit::{compatible_types, pod_requirements};
 use crate::model::Model;
 use crate::quantity::format_milli;
@@ -29,8 +28,10 @@ fn is_extended(name: &str) -> bool {
     name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"))
 }
 
-/// The overlay edit for pod `p` on template `t`, if one can be proposed.
-pub fn propose(m: &Model, t: &Template, p: usize) -> Option<Edit> {
+/// The overlay for pod `p` on template `t`, if one can be proposed: the catalog types to declare
+/// the resources on, and the resources (the caller makes it an `Edit::Overlay`; edit.rs applies
+/// and describes it through this file, so this file does not name `Edit`).
+pub fn propose(m: &Model, t: &Template, p: usize) -> Option<(Vec<u32>, Vec<(ResourceId, i64)>)> {
     let unknown = unknown_resources(m, p);
     if unknown.is_empty() {
         return None;
@@ -61,7 +62,7 @@ pub fn propose(m: &Model, t: &Template, p: usize) -> Option<Edit> {
         .into_iter()
         .filter(|&i| suits(i) && rest.fits_with(t.overhead(i), t.alloc(i, m)))
         .min_by(|&a, &b| min_price(a, &r, m).total_cmp(&min_price(b, &r, m)).then_with(|| a.cmp(&b)))?;
-    Some(Edit::Overlay { types: vec![best], capacity: unknown })
+    Some((vec![best], unknown))
 }
 
 /// The catalog with the overlay's capacity declared on its types (as `catalog::overlay`

@@ -431,14 +431,14 @@ pub struct Model {
     /// Capacity reservations of the input (`describe-capacity-reservations`), sorted by id.
     pub reservations: Vec<reservation::Reservation>,
     /// Per EC2NodeClass with selector terms, what became of each reservation.
-    pub reservation_selections: Vec<crate::catalog::resolve::ClassSelection>,
+    pub reservation_selections: Vec<reservation::ClassSelection>,
     /// The ReservedCapacity feature gate the reservations were resolved under.
     pub reservation_gate: bool,
     /// The pass time (Unix seconds) the reservations were resolved at, when one was given.
     pub reservation_time: Option<i64>,
     /// The NodeClaims the static provisioning controller creates now (StaticCapacity gate on;
     /// `static_pools`), each also in `nodes` as an in-flight NodeClaim when it launches.
-    pub static_launches: Vec<crate::static_pools::StaticLaunch>,
+    pub static_launches: Vec<StaticLaunch>,
     /// The CapacityBuffers (CapacityBuffer gate on), each with its virtual pods in `pods`.
     pub capacity_buffers: Vec<BufferInfo>,
     /// Jobs' completions and backoff limits, for the simulator's waves.
@@ -500,4 +500,28 @@ impl Model {
     pub fn key_name(&self, key: KeyId) -> &str {
         self.interner.str(key)
     }
+}
+
+/// What one new NodeClaim launches as (scheduling::launch chooses it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    pub it: u32,
+    pub capacity_type: ValueId,
+    pub zone: ValueId,
+    pub price: f64,
+    /// The reservation launched into (capacity type `reserved`).
+    pub reservation: Option<u32>,
+}
+
+/// One NodeClaim the static provisioning controller creates for a static NodePool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaticLaunch {
+    /// The NodePool (index into `Model::node_pools`).
+    pub pool: usize,
+    /// Its NodeClaim name, `<nodepool>-<n>` (numbered past the names the input already uses).
+    pub name: String,
+    /// The in-flight node it became (index into `Model::nodes`); None when nothing launches.
+    pub node: Option<usize>,
+    /// What is launched; None when the pool's requirements leave no launchable offering.
+    pub launch: Option<Launch>,
 }

@@ -70,3 +70,45 @@ pub struct ReservationTerm {
     pub tags: Vec<(String, String)>,
     pub instance_match_criteria: Option<String>,
 }
+
+/// Why an EC2NodeClass did not get a reservation (or got it without an offering).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSelected {
+    /// No selector term matches it.
+    NoTermMatches,
+    /// EC2 is asked for `state=active` only.
+    NotActive,
+    /// Its EndDate is not after the pass time.
+    Ended,
+    /// InstanceMatchCriteria other than open/targeted: the provider drops it.
+    UnsupportedMatchCriteria,
+    /// ReservationType other than default/capacity-block: the provider drops it.
+    UnsupportedType,
+}
+
+/// Why a selected reservation gives no available offering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotOffered {
+    /// A capacity block within 40 minutes of its EndDate.
+    Expiring,
+    /// The instance type is not in the catalog.
+    UnknownInstanceType,
+    /// The zone is not one of the instance type's zones.
+    ZoneNotOffered,
+    /// The ReservedCapacity feature gate is off.
+    GateOff,
+}
+
+/// One reservation as one EC2NodeClass sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassView {
+    pub reservation: usize,
+    pub selected: Result<Option<NotOffered>, NotSelected>,
+}
+
+/// Per EC2NodeClass with selector terms: every reservation of the input and what became of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassSelection {
+    pub class: String,
+    pub views: Vec<ClassView>,
+}

@@ -5,7 +5,6 @@ use super::claim::{self, PlannedClaim, Template};
 use super::offering_compatible;
 use super::Solution;
 use crate::catalog::Offering;
-use crate::labels::ValueId;
 use crate::model::{MinValuesPolicy, Model};
 use crate::requirements::Requirements;
 use crate::requirements::Without;
@@ -14,15 +13,7 @@ use crate::resources::Resources;
 /// AWS launch-time truncation (R6.3 step 7).
 pub const AWS_MAX_INSTANCE_TYPES: usize = 60;
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Launch {
-    pub it: u32,
-    pub capacity_type: ValueId,
-    pub zone: ValueId,
-    pub price: f64,
-    /// The reservation launched into (capacity type `reserved`).
-    pub reservation: Option<u32>,
-}
+pub use crate::model::Launch;
 
 #[derive(Debug, Clone)]
 pub struct FinalClaim {

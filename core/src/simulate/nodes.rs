@@ -25,7 +25,8 @@ impl Sim {
             let it = n.instance_type.as_deref().and_then(|t| self.m.catalog.find(t));
             let price = crate::disruption::node_price(&self.m, &n).unwrap_or(0.0);
             let od = it.map(|i| self.m.catalog.types[i].on_demand_price).filter(|p| p.is_finite() && *p > 0.0).unwrap_or(price);
-            let gpus = self.gpu_count(&n.capacity);
+            // A Node of the input may state only its allocatable: its pods' GPUs are paid for.
+            let gpus = self.gpu_count(&n.capacity).max(self.gpu_count(&n.allocatable));
             let id = self.nodes.len();
             let initialized = n.initialized && !n.in_flight;
             self.nodes.push(SNode {

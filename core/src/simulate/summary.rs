@@ -147,8 +147,10 @@ pub fn build(sim: Sim, duration: i64) -> Simulation {
         savings_percent: if static_cost > 0.0 { ((savings / static_cost) * 1e4).round() / 100.0 + 0.0 } else { 0.0 },
         static_cluster,
         gpu_hours_paid: usd(gpu_paid),
-        gpu_hours_used: usd(gpu_used),
-        gpu_utilization: if gpu_paid > 0.0 { ((gpu_used / gpu_paid) * 1e4).round() / 1e4 } else { 0.0 },
+        gpu_hours_used: usd(gpu_used.min(gpu_paid)),
+        // Pods of the input bound to a node that does not report their GPUs (the kubelet would
+        // refuse them; an input may still say so) cannot use more GPU-hours than are paid for.
+        gpu_utilization: if gpu_paid > 0.0 { ((gpu_used.min(gpu_paid) / gpu_paid) * 1e4).round() / 1e4 } else { 0.0 },
         empty_node_cost_usd: usd(empty_cost),
         empty_node_seconds: empty_secs,
         pending_seconds: Percentiles {

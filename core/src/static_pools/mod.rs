@@ -33,18 +33,7 @@ use crate::model::pod::LabelSet;
 use crate::scheduling::claim::build_template;
 use crate::scheduling::launch::{choose_launch, sort_by_price, Launch};
 
-/// One NodeClaim the static provisioning controller creates for a static NodePool.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StaticLaunch {
-    /// The NodePool (index into `Model::node_pools`).
-    pub pool: usize,
-    /// Its NodeClaim name, `<nodepool>-<n>` (numbered past the names the input already uses).
-    pub name: String,
-    /// The in-flight node it became (index into `Model::nodes`); None when nothing launches.
-    pub node: Option<usize>,
-    /// What is launched; None when the pool's requirements leave no launchable offering.
-    pub launch: Option<Launch>,
-}
+pub use crate::model::StaticLaunch;
 
 /// How many NodeClaims the static provisioning controller creates for a pool now.
 /// `active` counts the pool's NodeClaims that are neither deleting nor pending disruption,
