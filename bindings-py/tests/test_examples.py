@@ -4,6 +4,7 @@ examples/expectations.yaml promise."""
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from pathlib import Path
 
 import pytest

@@ -80,19 +80,20 @@ def test_plot_nodes_draws_every_node_and_labels_never_overlap() -> None:
 
     from nodecast._plots import plot_nodes
 
-    # 300 NodeClaims: beyond what the chart used to draw (60 rows) and what fits one label per row.
+    # 2,000 NodeClaims: beyond what the chart used to draw (60 rows) and, at the 60-inch cap on the
+    # figure's height, beyond what fits one label per row.
     nodes = [
         SimpleNamespace(name=f"gpu-{i}", instance_type="g5.xlarge", capacity_type="spot" if i % 3 else "on-demand",
                         launched_seconds=60 * i, terminated_seconds=None if i % 2 else 60 * i + 3600)
-        for i in range(300)
+        for i in range(2000)
     ]
     fake = cast(nodecast.Simulation, SimpleNamespace(nodes=nodes, start=None, summary=SimpleNamespace(duration_seconds=86400)))
     try:
         ax = plot_nodes(fake)
-        assert len(ax.patches) == 300
+        assert len(ax.patches) == 2000
         ax.figure.canvas.draw()
         boxes = [t.get_window_extent() for t in ax.get_yticklabels() if t.get_text()]
-        assert 1 < len(boxes) < 300
+        assert 1 < len(boxes) < 2000
         ordered = sorted(boxes, key=lambda b: b.y0)
         assert all(a.y1 <= b.y0 + 0.5 for a, b in zip(ordered, ordered[1:])), "tick labels overlap"
         assert "every" in ax.get_title()

@@ -28,10 +28,13 @@ fn is_extended(name: &str) -> bool {
     name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"))
 }
 
+/// Catalog types to declare resources on, and the resources with their amounts.
+pub type Proposal = (Vec<u32>, Vec<(ResourceId, i64)>);
+
 /// The overlay for pod `p` on template `t`, if one can be proposed: the catalog types to declare
 /// the resources on, and the resources (the caller makes it an `Edit::Overlay`; edit.rs applies
 /// and describes it through this file, so this file does not name `Edit`).
-pub fn propose(m: &Model, t: &Template, p: usize) -> Option<(Vec<u32>, Vec<(ResourceId, i64)>)> {
+pub fn propose(m: &Model, t: &Template, p: usize) -> Option<Proposal> {
     let unknown = unknown_resources(m, p);
     if unknown.is_empty() {
         return None;
