@@ -26,6 +26,10 @@ CLASSES: Dict[str, type] = {
     "ExistingNode": _results.ExistingNode,
     "StaticNodeClaim": _results.StaticNodeClaim,
     "CapacityBuffer": _results.CapacityBuffer,
+    "OverlayStatus": _results.OverlayStatus,
+    "ReservationOut": _results.Reservation,
+    "ReservationSkipOut": _results.ReservationSkip,
+    "NodeClassReservationsOut": _results.NodeClassReservations,
     "Unschedulable": _results.UnschedulablePod,
     "NodePoolUsage": _results.NodePoolUsage,
     "LimitUsage": _results.Limit,
@@ -37,6 +41,7 @@ CLASSES: Dict[str, type] = {
     "ReplacementLaunch": _results.Replacement,
     "ReplacementNoLaunch": _results.Replacement,
     "NodeVerdict": _results.NodeVerdict,
+    "DriftOut": _results.Drift,
     "BalancedScore": _results.BalancedScore,
     "Tie": _results.Tie,
     "PoolBudget": _results.PoolBudget,
@@ -68,6 +73,9 @@ CLASSES: Dict[str, type] = {
     "EditOut": _advise.AdviceEdit,
     "PlanSummary": _advise.AdvisedPlan,
     "AdviseStats": _advise.AdviceStats,
+    "Risk": _advise.AdviceRisk,
+    "Applied": _advise.AppliedEdit,
+    "EditedFile": _advise.EditedFile,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.

@@ -28,6 +28,11 @@ from ._results import (
     AnswerWarning,
     CapacityBuffer,
     StaticNodeClaim,
+    OverlayStatus,
+    Reservation,
+    ReservationSkip,
+    NodeClassReservations,
+    Drift,
     CatalogResult,
     Decision,
     ExistingNode,
@@ -66,7 +71,7 @@ from ._results import (
 )
 from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
 from ._optimize import add_optimize_options as _add_optimize_options
-from ._advise import Advice, AdviceEdit, AdviceStats, Advised, AdvisedPlan
+from ._advise import Advice, AdviceEdit, AdviceRisk, AdviceStats, Advised, AdvisedPlan, AppliedEdit, EditedFile
 from ._advise import add_advise_options as _add_advise_options
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
@@ -99,6 +104,10 @@ __all__ = [
     "ExistingNode",
     "StaticNodeClaim",
     "CapacityBuffer",
+    "OverlayStatus",
+    "Reservation",
+    "ReservationSkip",
+    "NodeClassReservations",
     "UnschedulablePod",
     "Reason",
     "Hint",
@@ -112,6 +121,7 @@ __all__ = [
     "BalancedScore",
     "Tie",
     "NodeVerdict",
+    "Drift",
     "PoolBudget",
     "ConsolidationSequence",
     "ConsolidationStep",
@@ -138,6 +148,9 @@ __all__ = [
     "AdviceEdit",
     "AdvisedPlan",
     "AdviceStats",
+    "AdviceRisk",
+    "AppliedEdit",
+    "EditedFile",
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",

@@ -12,6 +12,11 @@ from nodecast._results import Decision as Decision
 from nodecast._results import ExistingNode as ExistingNode
 from nodecast._results import StaticNodeClaim as StaticNodeClaim
 from nodecast._results import CapacityBuffer as CapacityBuffer
+from nodecast._results import OverlayStatus as OverlayStatus
+from nodecast._results import Reservation as Reservation
+from nodecast._results import ReservationSkip as ReservationSkip
+from nodecast._results import NodeClassReservations as NodeClassReservations
+from nodecast._results import Drift as Drift
 from nodecast._results import Explanation as Explanation
 from nodecast._results import FrozenMap as FrozenMap
 from nodecast._results import InstanceTypeRow as InstanceTypeRow
@@ -55,6 +60,9 @@ from nodecast._advise import Advised as Advised
 from nodecast._advise import AdviceEdit as AdviceEdit
 from nodecast._advise import AdvisedPlan as AdvisedPlan
 from nodecast._advise import AdviceStats as AdviceStats
+from nodecast._advise import AdviceRisk as AdviceRisk
+from nodecast._advise import AppliedEdit as AppliedEdit
+from nodecast._advise import EditedFile as EditedFile
 
 __version__: str
 __all__ = [
@@ -77,6 +85,10 @@ __all__ = [
     "ExistingNode",
     "StaticNodeClaim",
     "CapacityBuffer",
+    "OverlayStatus",
+    "Reservation",
+    "ReservationSkip",
+    "NodeClassReservations",
     "UnschedulablePod",
     "Reason",
     "Hint",
@@ -90,6 +102,7 @@ __all__ = [
     "BalancedScore",
     "Tie",
     "NodeVerdict",
+    "Drift",
     "PoolBudget",
     "ConsolidationSequence",
     "ConsolidationStep",
@@ -116,6 +129,9 @@ __all__ = [
     "AdviceEdit",
     "AdvisedPlan",
     "AdviceStats",
+    "AdviceRisk",
+    "AppliedEdit",
+    "EditedFile",
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
@@ -260,6 +276,10 @@ def advise(
     *sources: Source,
     top: Optional[int] = None,
     time_budget_seconds: Optional[float] = None,
+    exclude_kinds: Sequence[str] = (),
+    exclude_node_pools: Sequence[str] = (),
+    max_risk: Optional[str] = None,
+    apply: Optional[int] = None,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,

@@ -13,7 +13,7 @@ from ._results import Answer, AnswerWarning, _seq, _strs
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-__all__ = ["Advice", "Advised", "AdviceEdit", "AdvisedPlan", "AdviceStats", "AdviceRisk", "AppliedEdit", "add_advise_options"]
+__all__ = ["Advice", "Advised", "AdviceEdit", "AdvisedPlan", "AdviceStats", "AdviceRisk", "AppliedEdit", "EditedFile", "add_advise_options"]
 
 
 @dataclass(frozen=True)
@@ -29,18 +29,31 @@ class AdviceRisk:
 
 
 @dataclass(frozen=True)
+class EditedFile:
+    """One edited input file: its ``name`` as given (a file path for the CLI) and its whole
+    ``text`` with the edit applied (everything else as written)."""
+
+    name: str
+    text: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> EditedFile:
+        return cls(name=d["name"], text=d["text"])
+
+
+@dataclass(frozen=True)
 class AppliedEdit:
-    """The edit of rank ``rank`` written into the input files: ``files`` maps each edited
-    input's name to its whole new text (comments kept); ``patch`` is the same as a unified
-    patch (``patch -p0``)."""
+    """The edit of rank ``rank`` written into the input files: ``files`` holds each edited
+    input file, whole (comments kept); ``patch`` is the same as a unified patch
+    (``patch -p0``)."""
 
     rank: int
-    files: Tuple[Tuple[str, str], ...]
+    files: Tuple[EditedFile, ...]
     patch: str
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> AppliedEdit:
-        return cls(rank=d["rank"], files=tuple((f["name"], f["text"]) for f in d.get("files") or ()), patch=d["patch"])
+        return cls(rank=d["rank"], files=_seq(d.get("files"), EditedFile._from), patch=d["patch"])
 
 
 @dataclass(frozen=True)

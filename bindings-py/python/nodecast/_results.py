@@ -64,6 +64,11 @@ __all__ = [
     "TimelineEntry",
     "MetricSeries",
     "Accelerator",
+    "OverlayStatus",
+    "Reservation",
+    "ReservationSkip",
+    "NodeClassReservations",
+    "Drift",
 ]
 
 
@@ -285,6 +290,10 @@ class NodeClaim:
     accelerators: Tuple[Accelerator, ...] = ()
     #: Values Karpenter itself picks at random among equal ones (empty when none).
     ties: Tuple[DomainTie, ...] = ()
+    #: The capacity reservation launched into (capacity type ``reserved``), else None.
+    reservation_id: Optional[str] = None
+    #: ``default`` (ODCR) or ``capacity-block``, with ``reservation_id``.
+    reservation_type: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeClaim:
@@ -305,6 +314,8 @@ class NodeClaim:
             requirements=_strs(d.get("requirements")),
             accelerators=_seq(d.get("accelerators"), Accelerator._from),
             ties=tuple(DomainTie._from(t) for t in d.get("ties") or ()),
+            reservation_id=d.get("reservationId"),
+            reservation_type=d.get("reservationType"),
         )
 
     @property
@@ -377,6 +388,115 @@ class CapacityBuffer:
             provisioning=d["provisioning"],
             message=d.get("message"),
         )
+
+
+@dataclass(frozen=True)
+class OverlayStatus:
+    """A NodeOverlay applied to the catalog (NodeOverlay gate on): the ``ValidationSucceeded``
+    status Karpenter writes on it, and how many instance types it changed here."""
+
+    name: str
+    weight: int
+    validation_succeeded: bool
+    #: Instance types whose capacity or an offering's price this overlay set.
+    instance_types: int
+    #: ``Conflict`` or ``RuntimeValidation`` when the condition is false.
+    reason: Optional[str] = None
+    message: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> OverlayStatus:
+        return cls(
+            name=d["name"],
+            weight=d["weight"],
+            validation_succeeded=d["validationSucceeded"],
+            instance_types=d["instanceTypes"],
+            reason=d.get("reason"),
+            message=d.get("message"),
+        )
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A capacity reservation after the pass: how much of it this plan uses
+    (docs/reservations.md)."""
+
+    #: ``CapacityReservationId``.
+    id: str
+    instance_type: str
+    zone: str
+    #: ``default`` (an ODCR) or ``capacity-block``.
+    reservation_type: str
+    interruptible: bool
+    state: str
+    total: int
+    #: ``AvailableInstanceCount`` before the pass.
+    available: int
+    #: NodeClaims of this plan launched into it.
+    used: int
+    remaining: int
+    #: EC2NodeClasses that selected it (empty: none did, see ``node_class_reservations``).
+    node_classes: Tuple[str, ...]
+    #: Offered to this pass (selected, not expiring, its type and zone in the catalog).
+    offered: bool
+    #: Why it is or is not offered, in one line.
+    message: str
+    #: Its use depends on the pass time (it has an end date) and none was given.
+    depends_on_time: bool
+    #: ``EndDate`` (RFC 3339), when it has one.
+    end_date: Optional[str] = None
+    #: $/h it bills whether used or not (None for a capacity block: prepaid).
+    committed_price_per_hour: Optional[float] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Reservation:
+        return cls(
+            id=d["id"],
+            instance_type=d["instanceType"],
+            zone=d["zone"],
+            reservation_type=d["reservationType"],
+            interruptible=d["interruptible"],
+            state=d["state"],
+            total=d["total"],
+            available=d["available"],
+            used=d["used"],
+            remaining=d["remaining"],
+            node_classes=_strs(d.get("nodeClasses")),
+            offered=d["offered"],
+            message=d["message"],
+            depends_on_time=d["dependsOnTime"],
+            end_date=d.get("endDate"),
+            committed_price_per_hour=d.get("committedPricePerHour"),
+        )
+
+
+@dataclass(frozen=True)
+class ReservationSkip:
+    """A reservation an EC2NodeClass did not get (or got without an offering), and why
+    (``reason``: ``no-term-matches``, ``not-active``, ``ended``, ``expiring``, ...)."""
+
+    id: str
+    reason: str
+    message: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ReservationSkip:
+        return cls(id=d["id"], reason=d["reason"], message=d["message"])
+
+
+@dataclass(frozen=True)
+class NodeClassReservations:
+    """What one EC2NodeClass's ``capacityReservationSelectorTerms`` selected (like its status),
+    and why the other reservations were not."""
+
+    node_class: str
+    #: Reservation ids selected, by id.
+    selected: Tuple[str, ...]
+    not_selected: Tuple[ReservationSkip, ...]
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> NodeClassReservations:
+        return cls(node_class=d["nodeClass"], selected=_strs(d.get("selected")), not_selected=_seq(d.get("notSelected"), ReservationSkip._from))
 
 
 @dataclass(frozen=True)
@@ -454,6 +574,15 @@ class Plan(Answer):
     static_node_claims: Tuple[StaticNodeClaim, ...] = ()
     #: CapacityBuffers and where their virtual pods went (CapacityBuffer gate on).
     capacity_buffers: Tuple[CapacityBuffer, ...] = ()
+    #: NodeOverlays applied to the catalog, with their status (NodeOverlay gate on).
+    node_overlays: Tuple[OverlayStatus, ...] = ()
+    #: Every capacity reservation of the input after this pass (empty without reservations).
+    reservations: Tuple[Reservation, ...] = ()
+    #: Per EC2NodeClass with ``capacityReservationSelectorTerms``: what it selected and why not the others.
+    node_class_reservations: Tuple[NodeClassReservations, ...] = ()
+    #: $/h the selected On-Demand Capacity Reservations bill whether used or not (None without
+    #: reservations).
+    reserved_committed_price_per_hour: Optional[float] = None
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -471,6 +600,10 @@ class Plan(Answer):
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
             static_node_claims=_seq(d.get("staticNodeClaims"), StaticNodeClaim._from),
             capacity_buffers=_seq(d.get("capacityBuffers"), CapacityBuffer._from),
+            node_overlays=_seq(d.get("nodeOverlays"), OverlayStatus._from),
+            reservations=_seq(d.get("reservations"), Reservation._from),
+            node_class_reservations=_seq(d.get("nodeClassReservations"), NodeClassReservations._from),
+            reserved_committed_price_per_hour=d.get("reservedCommittedPricePerHour"),
             _summary=d.get("summary", ""),
         )
 
@@ -607,6 +740,19 @@ class Tie:
 
 
 @dataclass(frozen=True)
+class Drift:
+    """Why Karpenter calls a NodeClaim drifted: ``reason`` (``NodePoolDrifted``,
+    ``RequirementsDrifted``, or the reason its ``Drifted`` condition reports) and what changed."""
+
+    reason: str
+    message: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Drift:
+        return cls(reason=d["reason"], message=d["message"])
+
+
+@dataclass(frozen=True)
 class NodeVerdict:
     """One node of a disruption decision: disrupted, or why it stays (first reason decided)."""
 
@@ -620,6 +766,8 @@ class NodeVerdict:
     price_per_hour: Optional[float] = None
     #: The Balanced score of the move tried for this node, or of the command that takes it.
     score: Optional[BalancedScore] = None
+    #: Why Karpenter calls the node's NodeClaim drifted, when it does.
+    drift: Optional[Drift] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeVerdict:
@@ -634,6 +782,7 @@ class NodeVerdict:
             capacity_type=d.get("capacityType"),
             price_per_hour=d.get("pricePerHour"),
             score=BalancedScore._from(sc) if sc else None,
+            drift=Drift._from(d["drift"]) if d.get("drift") else None,
         )
 
 
@@ -713,6 +862,8 @@ class Decision(Answer):
     command: str = ""
     disrupted_nodes: Tuple[str, ...] = ()
     replacement: Optional[Replacement] = None
+    #: Further nodes a drift replacement launches (drift may need several); empty otherwise.
+    more_replacements: Tuple[Replacement, ...] = ()
     price_per_hour_before: float = 0.0
     price_per_hour_after: float = 0.0
     #: (before − after) × 730 h, to the cent (computed by the core).
@@ -742,6 +893,7 @@ class Decision(Answer):
             command=d["command"],
             disrupted_nodes=_strs(d.get("disruptedNodes")),
             replacement=Replacement._from(rep) if rep else None,
+            more_replacements=_seq(d.get("moreReplacements"), Replacement._from),
             price_per_hour_before=d.get("pricePerHourBefore", 0.0),
             price_per_hour_after=d.get("pricePerHourAfter", 0.0),
             savings_per_month=d.get("savingsPerMonth", 0.0),
