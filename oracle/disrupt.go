@@ -104,6 +104,11 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		if _, ok := m.(*disruption.StaticDrift); ok {
 			continue
 		}
+		// FORMAT.md §3.7: drift is out of the conformance format's scope, so its scenarios run
+		// without the Drift method; the generated drift scenarios (gen_drift.go) run with it.
+		if _, ok := m.(*disruption.Drift); ok && !e.drift {
+			continue
+		}
 		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, clusterCost)
 		if err != nil {
 			return nil, fmt.Errorf("candidates: %w", err)

@@ -63,6 +63,8 @@ type Env struct {
 	objs    *Objects
 	aws     bool
 	its     map[string]*cloudprovider.InstanceType
+	// drift: run Karpenter's Drift method (generated drift scenarios only; FORMAT.md §3.7).
+	drift bool
 }
 
 func settingString(s map[string]any, k string) string {
@@ -238,7 +240,12 @@ func (e *Env) load() error {
 		poolName, managed := n.Labels[v1.NodePoolLabelKey]
 		if managed {
 			n.Labels[v1.NodeRegisteredLabelKey] = "true"
-			n.Labels[v1.NodeInitializedLabelKey] = "true"
+			// A Node the scenario leaves uninitialized (its NodeClaim's Initialized condition is
+			// not True and the Node lacks the label) stays so; every other managed Node is
+			// initialized (FORMAT.md §3.7).
+			if !uninitialized(e.objs, n.Name) {
+				n.Labels[v1.NodeInitializedLabelKey] = "true"
+			}
 		}
 		created := n.CreationTimestamp
 		if err := e.create(n); err != nil {
@@ -333,7 +340,15 @@ func (e *Env) load() error {
 			if p.Status.Phase == "" {
 				p.Status.Phase = corev1.PodRunning
 			}
-			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}, {Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
+			// A bound pod is Ready unless the manifest says otherwise (a PDB's
+			// unhealthyPodEvictionPolicy reads it).
+			ready := corev1.ConditionTrue
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status != "" {
+					ready = c.Status
+				}
+			}
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}, {Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}
 			bound[p.Namespace] = append(bound[p.Namespace], p)
 		}
 		st := p.Status
@@ -519,3 +534,26 @@ func (e *Env) Provision() (*ProvisionAnswer, error) {
 }
 
 func keyOf(o client.Object) client.ObjectKey { return client.ObjectKeyFromObject(o) }
+
+// uninitialized: the scenario's NodeClaim for Node `name` has an Initialized condition that is
+// not True and the Node has no karpenter.sh/initialized label (Karpenter sets both together).
+func uninitialized(o *Objects, name string) bool {
+	for _, n := range o.Nodes {
+		if n.Name == name {
+			if _, ok := n.Labels[v1.NodeInitializedLabelKey]; ok {
+				return false
+			}
+		}
+	}
+	for _, nc := range o.NodeClaims {
+		if nc.Status.NodeName != name {
+			continue
+		}
+		for _, c := range nc.Status.Conditions {
+			if c.Type == v1.ConditionTypeInitialized && c.Status != metav1.ConditionTrue {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -145,6 +145,7 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 		return nil, err
 	}
 	if s.Kind == "disrupt" {
+		env.drift = strings.HasPrefix(s.Name, "drift-")
 		return env.Disrupt()
 	}
 	return env.Provision()
