@@ -204,7 +204,7 @@ try {
     await waitText('#plan-out .claim .zone', 'us-east-1a');
     // A bad factor is the core's located error, not a silent default.
     await page.fill('#cat-zones', '');
-    await page.fill('#cat-spot', '7');
+    await page.fill('#cat-spot', '-1');
     await page.waitForFunction(() => /spotPriceFactor/.test(document.querySelector('#plan-out').innerText), null, { timeout: TIMEOUT });
     await page.fill('#cat-spot', '');
     await waitText('#plan-out .claim .per-hour', '$5.672/h');
