@@ -104,8 +104,8 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		if _, ok := m.(*disruption.StaticDrift); ok {
 			continue
 		}
-		// FORMAT.md §3.7: drift is out of the conformance format's scope, so its scenarios run
-		// without the Drift method; the generated drift scenarios (gen_drift.go) run with it.
+		// FORMAT.md §3.7: drift is out of the hand-written scenarios' scope, so they run without
+		// the Drift method; generated scenarios run with it (main.go, generatedName).
 		if _, ok := m.(*disruption.Drift); ok && !e.drift {
 			continue
 		}
