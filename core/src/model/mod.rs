@@ -476,6 +476,28 @@ impl Keys {
 impl Model {
     /// May a pod leave `key` undefined on the NodeClaim side (R2.7.3)? Yes for well-known keys:
     /// the catalog's instance-type label keys and `karpenter.sh/nodepool` (FORMAT §2.3).
+    /// A value for each custom key `reqs` constrains that a launched NodeClaim of pool `np`
+    /// gets as a label (Karpenter writes one allowed value of every requirement that is not
+    /// well-known, restricted, `karpenter.sh/` or already a template label).
+    pub fn custom_requirement_values(&self, np: &NodePool, reqs: &Requirements) -> Vec<(KeyId, String)> {
+        let mut out = Vec::new();
+        for (k, r) in reqs.iter() {
+            let key = self.interner.str(k);
+            if k == self.keys.hostname
+                || self.is_well_known(k)
+                || crate::labels::is_restricted(key)
+                || key.starts_with("karpenter.sh/")
+                || np.labels.get(k).is_some()
+            {
+                continue;
+            }
+            if let Some(v) = r.any_value(&self.interner) {
+                out.push((k, v));
+            }
+        }
+        out
+    }
+
     pub fn is_well_known(&self, key: KeyId) -> bool {
         key == self.keys.nodepool || self.catalog.is_label_key(key)
     }

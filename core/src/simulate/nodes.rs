@@ -278,21 +278,7 @@ impl Sim {
         let m = &self.m;
         let np = &m.node_pools[pool];
         let mut pairs: Vec<(u32, u32)> = np.labels.iter().collect();
-        let mut extra: Vec<(u32, String)> = Vec::new();
-        for (k, r) in reqs.unwrap_or(&np.requirements).iter() {
-            let key = m.interner.str(k);
-            if k == m.keys.hostname
-                || m.is_well_known(k)
-                || crate::labels::is_restricted(key)
-                || key.starts_with("karpenter.sh/")
-                || np.labels.get(k).is_some()
-            {
-                continue;
-            }
-            if let Some(v) = r.any_value(&m.interner) {
-                extra.push((k, v));
-            }
-        }
+        let extra = m.custom_requirement_values(np, reqs.unwrap_or(&np.requirements));
         pairs.extend(m.catalog.types[it].labels.iter());
         pairs.push((m.keys.zone, zone));
         pairs.push((m.keys.capacity_type, ct));

@@ -167,21 +167,7 @@ pub fn launch_choice(pool: usize, m: &Model) -> Option<(Launch, Resources)> {
 fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatable: Resources) -> ExistingNode {
     let np = &m.node_pools[pool];
     let mut pairs: Vec<(u32, u32)> = np.labels.iter().collect();
-    let mut custom: Vec<(u32, String)> = Vec::new();
-    for (k, r) in np.requirements.iter() {
-        let key = m.interner.str(k);
-        if k == m.keys.hostname
-            || m.is_well_known(k)
-            || crate::labels::is_restricted(key)
-            || key.starts_with("karpenter.sh/")
-            || np.labels.get(k).is_some()
-        {
-            continue;
-        }
-        if let Some(v) = r.any_value(&m.interner) {
-            custom.push((k, v));
-        }
-    }
+    let custom = m.custom_requirement_values(np, &np.requirements);
     let t = &m.catalog.types[l.it as usize];
     pairs.extend(t.labels.iter());
     pairs.push((m.keys.zone, l.zone));
