@@ -49,6 +49,13 @@ else
   echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes, tqdm, ray, matplotlib, ortools already installed"
 fi
 
+# The bindings crate is its own workspace (so the root's `cargo test --workspace` needs no Python),
+# but it builds in the root's target directory: its Cargo.lock and release profile match the
+# root's, so the core and the C++ HiGHS solver `make build` compiled are reused, not compiled again.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+OUT="$CARGO_TARGET_DIR/nodecast-py"
+mkdir -p "$OUT"
+
 if [ "${NODECAST_SKIP_RUST:-0}" != 1 ]; then
   step "cargo clippy / cargo test (bindings crate)"
   # --release: the same profile as maturin's build below, so the C++ HiGHS solver (optimize) and
@@ -58,29 +65,28 @@ if [ "${NODECAST_SKIP_RUST:-0}" != 1 ]; then
 fi
 
 step "maturin build --release"
-rm -f "$BINDINGS"/target/wheels/nodecast-*.whl
-LOG="$BINDINGS/target/maturin-build.log"
-mkdir -p "$BINDINGS/target"
-if ! (cd "$BINDINGS" && "$VENV/bin/maturin" build --release >"$LOG" 2>&1); then
+rm -f "$OUT"/wheels/nodecast-*.whl
+LOG="$OUT/maturin-build.log"
+if ! (cd "$BINDINGS" && "$VENV/bin/maturin" build --release --out "$OUT/wheels" >"$LOG" 2>&1); then
   cat "$LOG" >&2
   echo "maturin build failed" >&2
   exit 1
 fi
 tail -n 1 "$LOG"
-WHEEL="$(ls "$BINDINGS"/target/wheels/nodecast-*-abi3-*.whl | head -n 1)"
+WHEEL="$(ls "$OUT"/wheels/nodecast-*-abi3-*.whl | head -n 1)"
 echo "wheel: $WHEEL"
 
 step "pip install --force-reinstall (the wheel, no dependencies)"
 "$PY" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
 
-export MYPY_CACHE_DIR="$BINDINGS/target/mypy-cache"
+export MYPY_CACHE_DIR="$OUT/mypy-cache"
 
 # From here on, run outside the source tree so that `import nodecast` is the installed package.
 cd "$BINDINGS/tests"
 "$PY" -c 'import nodecast, sys; print("installed:", nodecast.__file__, nodecast.__version__); sys.exit("site-packages" not in nodecast.__file__)'
 
 step "mypy.stubtest nodecast (the stubs, nodecast._native included, vs the installed package)"
-(cd "$BINDINGS/target" && "$PY" -m mypy.stubtest nodecast --allowlist "$BINDINGS/tests/stubtest-allowlist.txt")  # its cache lands in target/
+(cd "$OUT" && "$PY" -m mypy.stubtest nodecast --allowlist "$BINDINGS/tests/stubtest-allowlist.txt")  # its cache lands in target/
 
 step "mypy --strict: the installed package, and tests/typing_usage.py through its stubs (mypy 2 checks 3.10+; the 3.9 smoke test covers the runtime)"
 "$PY" -m mypy --strict --python-version 3.10 --no-incremental -p nodecast
@@ -98,7 +104,7 @@ for c in "${candidates[@]}"; do
 done
 if [ -n "$PY39" ] && [ -x "$PY39" ]; then
   step "smoke test on $("$PY39" --version 2>&1) (abi3 wheel)"
-  V39="$BINDINGS/target/venv-py39"
+  V39="$OUT/venv-py39"
   [ -x "$V39/bin/python" ] || "$PY39" -m venv "$V39"
   "$V39/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
   "$V39/bin/python" "$BINDINGS/tests/smoke.py" "$ROOT/examples"
