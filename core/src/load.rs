@@ -205,6 +205,7 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
     // pass (not Ready and static pools are said above or are deliberate): say so, or it
     // silently vanishes from the answers.
     warnings.extend(unusable_warnings(&model).1);
+    warnings.extend(volume_warning(&model));
     check_bound_pods(&model)?;
     crate::static_pools::apply(&mut model, &mut warnings)?;
     Ok((model, warnings))
@@ -229,6 +230,26 @@ pub fn unusable_warnings(model: &Model) -> (Vec<crate::unusable::Unusable>, Vec<
         })
         .collect();
     (found, warnings)
+}
+
+/// Pods that mount PersistentVolumeClaims or ephemeral volumes, in one warning: Karpenter's
+/// volume topology (a bound volume's zone, a StorageClass's allowedTopologies) and CSI attach
+/// limits would constrain where they go, and nodecast plans them without either.
+fn volume_warning(model: &Model) -> Option<Warning> {
+    let pending = model.pods.iter().filter(|p| p.volumes && p.node_name.is_none());
+    let count = pending.clone().count();
+    let first: Vec<String> = pending.take(3).map(|p| p.key()).collect();
+    let more = if count > first.len() { format!(" and {} more", count - first.len()) } else { String::new() };
+    (count > 0).then(|| Warning {
+        code: "volumes-not-modelled".into(),
+        message: format!(
+            "{count} pending pod(s) mount PersistentVolumeClaims or ephemeral volumes ({}{more}): Karpenter adds a bound \
+             volume's zone (or its StorageClass's allowedTopologies) to the pod's requirements and counts CSI attach \
+             limits; nodecast does not model volumes, so it may plan these pods in a zone their volumes are not in",
+            first.join(", ")
+        ),
+        object: None,
+    })
 }
 
 /// NodePools whose `nodeClassRef` names an EC2NodeClass the input does not hold while it holds

@@ -60,3 +60,29 @@ fn a_scalar_object_is_a_located_error() {
     assert_eq!(answer["errors"][0]["document"], 1);
     assert!(answer["errors"][0]["message"].as_str().unwrap().contains("mapping"));
 }
+
+/// Volumes are not modelled: a pending pod that mounts a PersistentVolumeClaim is still planned,
+/// with a warning naming it, and the volume kinds and HPAs are skipped with what is not followed.
+#[test]
+fn volumes_and_autoscalers_are_said_not_modelled() {
+    let mut with_pvc = pod("db-0", "1");
+    with_pvc["spec"]["volumes"] = json!([{"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}}]);
+    let mut with_configmap = pod("web", "1");
+    with_configmap["spec"]["volumes"] = json!([{"name": "cfg", "configMap": {"name": "web"}}]);
+    let answer = plan(json!([
+        with_pvc,
+        with_configmap,
+        {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data-db-0"}},
+        {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"}},
+    ]));
+    assert_eq!(answer["status"], "success", "{answer}");
+    assert_eq!(placed_pods(&answer), ["default/db-0", "default/web"]);
+    let warnings: Vec<&Value> = answer["warnings"].as_array().unwrap().iter().filter(|w| w["code"] == "volumes-not-modelled").collect();
+    assert_eq!(warnings.len(), 1, "{answer}");
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert!(message.starts_with("1 pending pod(s)") && message.contains("default/db-0") && !message.contains("default/web"), "{message}");
+    let skipped = answer["skipped"].as_array().unwrap();
+    let reason = |kind: &str| skipped.iter().find(|s| s["kind"] == kind).unwrap()["reason"].as_str().unwrap().to_string();
+    assert!(reason("PersistentVolumeClaim").contains("volume topology"), "{skipped:?}");
+    assert!(reason("HorizontalPodAutoscaler").contains("changes replicas over time"), "{skipped:?}");
+}

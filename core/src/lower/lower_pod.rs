@@ -122,6 +122,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         eviction_cost: 1.0,
         ignored: None,
         resource_claims: false,
+        volumes: false,
     };
     let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), sink.document, spec_part);
     let mut requests = Resources::new();
@@ -134,6 +135,9 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);
     pod.resource_claims = super::claims::resource_claims(spec, sink);
+    pod.volumes = spec.get("volumes").is_some_and(|vs| {
+        sink.list(&vs).iter().any(|v| v.get("persistentVolumeClaim").is_some() || v.get("ephemeral").is_some())
+    });
     let interner = &mut *ctx.interner;
     if let Some(ns) = spec.get("nodeSelector") {
         for (k, v) in sink.string_map(&ns) {

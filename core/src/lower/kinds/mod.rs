@@ -73,6 +73,26 @@ pub fn skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
     if group == "trainer.kubeflow.org" && (kind == "ClusterTrainingRuntime" || kind == "TrainingRuntime") {
         return Some(format!("{api} {kind} creates no pods itself; the TrainJobs that reference it are expanded with it"));
     }
+    // Kinds Karpenter (or the apiserver) does act on, in ways nodecast does not model: the
+    // skipped list says what is not followed rather than "does not influence".
+    match (group, kind) {
+        ("", "PersistentVolumeClaim" | "PersistentVolume") | ("storage.k8s.io", "StorageClass" | "CSINode" | "VolumeAttachment") => {
+            return Some(format!(
+                "{api} {kind}: Karpenter uses volumes for volume topology (a zonal volume pins its pod's zone) and CSI attach limits, which nodecast does not model"
+            ))
+        }
+        ("autoscaling", "HorizontalPodAutoscaler") | ("keda.sh", "ScaledObject" | "ScaledJob") => {
+            return Some(format!(
+                "{api} {kind} changes replicas over time, which nodecast does not model: the workload is planned with the replicas its spec names"
+            ))
+        }
+        ("", "LimitRange") => {
+            return Some(format!(
+                "{api} {kind}: the apiserver fills in default container requests from it when pods are created, which nodecast does not model: containers without requests are planned with none"
+            ))
+        }
+        _ => {}
+    }
     NOT_EXPANDED
         .iter()
         .any(|(g, k)| *g == group && *k == kind)
