@@ -73,7 +73,9 @@ impl Gate {
     /// modelled may only keep its default. Extend this as each gate's behaviour lands.
     pub const fn modelled(self) -> bool {
         // NodeOverlay: catalog/overlay.rs; ReservedCapacity: catalog/resolve.rs; StaticCapacity,
-        // CapacityBuffer: core/src/static_pools/ and core/src/lower/buffers.rs.
+        // CapacityBuffer: core/src/static_pools/, core/src/lower/buffers.rs and
+        // simulate/buffers.rs; PodDeletionCostManagement: the eviction cost lowering reads
+        // (model/pod.rs), refused by `simulate`, whose ReplicaSet scale-down order it changes.
         matches!(
             self,
             Gate::SpotToSpotConsolidation
@@ -81,6 +83,7 @@ impl Gate {
                 | Gate::ReservedCapacity
                 | Gate::StaticCapacity
                 | Gate::CapacityBuffer
+                | Gate::PodDeletionCostManagement
         )
     }
 
@@ -306,6 +309,8 @@ mod tests {
         assert!(g.unmodelled().is_empty(), "NodeOverlay is modelled (catalog/overlay.rs)");
         g.reserved_capacity = false;
         assert!(g.unmodelled().is_empty(), "ReservedCapacity is modelled (catalog::resolve)");
+        g.pod_deletion_cost_management = true;
+        assert!(g.unmodelled().is_empty(), "PodDeletionCostManagement is modelled (model/pod.rs)");
         g.terminate_first_repair = true;
         assert_eq!(g.unmodelled(), vec![Gate::TerminateFirstRepair]);
     }

@@ -55,7 +55,10 @@ pub(crate) fn emptiness(
     now: i64,
     verdicts: &mut IndexMap<usize, Vec<Reason>>,
 ) -> Option<(Vec<usize>, Vec<TieOut>)> {
-    let list: Vec<usize> = (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && infos[i].empty).collect();
+    // A node the last provisioning pass put CapacityBuffer virtual pods on is not empty to
+    // emptiness (emptiness.go, HasBufferPods); consolidation skips empty nodes, so it stays.
+    let hosts_buffer = |i: usize| !m.buffer_hosts.is_empty() && m.buffer_hosts.contains(&m.nodes[infos[i].node].name);
+    let list: Vec<usize> = (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && infos[i].empty && !hosts_buffer(i)).collect();
     let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
     let mut taken = Vec::new();
     let ranked = by_savings(m, infos, list);

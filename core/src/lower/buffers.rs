@@ -197,7 +197,7 @@ impl Lowering {
             let (base, scalable_replicas) = match resolved {
                 Ok(r) => r,
                 Err(why) => {
-                    infos.push(BufferInfo { key, replicas: 0, pods: 0..0, not_ready: Some(why) });
+                    infos.push(BufferInfo { key, replicas: 0, pods: 0..0, not_ready: Some(why), follows_workload: false });
                     continue;
                 }
             };
@@ -237,7 +237,8 @@ impl Lowering {
                 self.pods.push(p);
             }
             self.pod_sources.push((first, b.source.clone()));
-            infos.push(BufferInfo { key, replicas: n, pods: first..self.pods.len(), not_ready: None });
+            let follows_workload = b.percentage.is_some() && scalable_replicas.is_some();
+            infos.push(BufferInfo { key, replicas: n, pods: first..self.pods.len(), not_ready: None, follows_workload });
         }
         infos
     }

@@ -120,6 +120,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         owned_by_daemonset: meta.owner.as_ref().is_some_and(|(k, _)| k == "DaemonSet"),
         mirror: meta.owner.as_ref().is_some_and(|(k, _)| k == "Node"),
         eviction_cost: 1.0,
+        eviction_cost_managed: 1.0,
         ignored: None,
         resource_claims: false,
         volumes: false,
@@ -131,6 +132,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     let annotation = |key: &str| meta.annotations.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
     let priority = spec.and_then(|s| sink.opt_int(s, "priority", "an integer priority"));
     pod.eviction_cost = eviction_cost(annotation(labels::DISRUPTION_COST), annotation(labels::POD_DELETION_COST), priority);
+    pod.eviction_cost_managed = eviction_cost(annotation(labels::DISRUPTION_COST), None, priority);
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);

@@ -212,6 +212,12 @@ impl Lowerer {
         // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
         let capacity_buffers = l.expand_buffers(&settings);
+        if settings.feature_gates.pod_deletion_cost_management {
+            // Karpenter writes pod-deletion-cost itself and no longer reads it as a cost.
+            for p in l.pods.iter_mut() {
+                p.eviction_cost = p.eviction_cost_managed;
+            }
+        }
         // An in-flight NodeClaim without status.allocatable: take its instance type's from the catalog.
         for n in l.nodes.iter_mut().filter(|n| n.in_flight && n.allocatable.get(crate::resources::CPU) == 0) {
             if let Some(it) = n.instance_type.as_ref().and_then(|t| catalog.types.iter().find(|x| &x.name == t)) {
@@ -251,6 +257,7 @@ impl Lowerer {
             reservation_time: None,
             static_launches: Vec::new(),
             capacity_buffers,
+            buffer_hosts: Default::default(),
         };
         // NodeOverlays adjusted the catalog above; reserved offerings are added on top of it.
         crate::catalog::resolve::apply(&mut model, None, gate);

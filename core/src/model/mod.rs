@@ -441,6 +441,10 @@ pub struct Model {
     pub static_launches: Vec<StaticLaunch>,
     /// The CapacityBuffers (CapacityBuffer gate on), each with its virtual pods in `pods`.
     pub capacity_buffers: Vec<BufferInfo>,
+    /// Nodes (by name) the last provisioning pass put CapacityBuffer virtual pods on: Karpenter's
+    /// `bufferPodCounts` (pkg/controllers/state/cluster.go), which keeps emptiness from deleting
+    /// a warm spare node. Only the simulator runs passes one after another, so only it fills this.
+    pub buffer_hosts: std::collections::BTreeSet<String>,
     /// Jobs' completions and backoff limits, for the simulator's waves.
     pub jobs: Vec<JobRun>,
 }
@@ -456,6 +460,9 @@ pub struct BufferInfo {
     pub pods: std::ops::Range<usize>,
     /// Why it is not ReadyForProvisioning (a reference the input does not resolve), if so.
     pub not_ready: Option<String>,
+    /// Its count follows a workload's replicas (`scalableRef` with `percentage`): Karpenter
+    /// recomputes it as the workload scales, which the simulator does not follow.
+    pub follows_workload: bool,
 }
 
 impl ExistingNode {

@@ -182,6 +182,11 @@ pub struct PodSpec {
     /// What evicting this pod costs the disruption controller (`eviction_cost`): orders
     /// consolidation candidates, decides emptiness and weighs Balanced moves.
     pub eviction_cost: f64,
+    /// The eviction cost with the PodDeletionCostManagement gate on: Karpenter then writes
+    /// `controller.kubernetes.io/pod-deletion-cost` itself and reads only
+    /// `karpenter.sh/disruption-cost` (utils/disruption/disruption.go, EvictionCost). Lowering
+    /// makes it `eviction_cost` when the gate is on.
+    pub eviction_cost_managed: f64,
     /// Why Karpenter would ignore this pod entirely (R5.2.3), if it would.
     pub ignored: Option<String>,
     /// The pod references ResourceClaims (Dynamic Resource Allocation; Karpenter's

@@ -103,8 +103,11 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         accel_resources,
         baseline_memo: scheduling::BaselineMemo::default(),
         pod_attempts: 0,
+        virtual_pods: p.virtual_pods,
     };
     sim.adopt_initial_state();
+    // The buffer controller reconciles each buffer when it appears and wakes the provisioner.
+    sim.buffers_changed();
     for i in 0..sim.trace_events.len() {
         let at = sim.trace_events[i].at;
         sim.push(at, Ev::Trace(i));
@@ -425,11 +428,19 @@ impl Sim {
     }
 
     /// One provisioning pass over every pending pod: the `plan` pass on the current cluster.
+    /// With CapacityBuffers, kube-scheduler first binds what fits on ready nodes, then the pass
+    /// also places the buffers' virtual pods (buffers.rs).
     fn run_batch(&mut self) {
-        if self.pending.is_empty() {
+        let buffers = !self.virtual_pods.is_empty();
+        if self.pending.is_empty() && !buffers {
             return;
         }
-        let pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
+        if buffers && !self.pending.is_empty() {
+            self.kube_scheduler_binds();
+        }
+        let first_virtual = buffers.then(|| self.add_virtual_pods());
+        let mut pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
+        pending.extend(first_virtual.map_or(0..0, |f| f..self.m.pods.len()));
         self.pod_attempts += pending.len() as u64;
         // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
         let base = scheduling::Baseline::remembering(&self.m, &mut self.baseline_memo);
@@ -437,22 +448,30 @@ impl Sim {
         let (finals, truncated) = scheduling::launch::finalize_claims(&self.m, &sol);
         let mut placed: Vec<(usize, Placement)> = sol.placements.iter().map(|(&p, &pl)| (p, pl)).collect();
         placed.sort_by_key(|(p, _)| *p);
-        // Nominations to existing and in-flight nodes.
+        // Nominations to existing and in-flight nodes; virtual pods are never nominated, only
+        // remembered on the nodes they went to.
         let mut moves: Vec<(usize, usize)> = Vec::new();
+        let mut hosts = std::collections::BTreeSet::new();
         for (mp, pl) in &placed {
             if let Placement::Existing(i) = pl {
                 let node = self.model_node_owner[sol.existing[*i].node];
-                moves.push((self.model_pod_owner[*mp], node));
+                match self.model_pod_owner[*mp] {
+                    VIRTUAL => {
+                        hosts.insert(self.nodes[node].name.clone());
+                    }
+                    p => moves.push((p, node)),
+                }
             }
         }
-        // New NodeClaims, in the order the pass created them.
+        // New NodeClaims, in the order the pass created them (one holding only virtual pods
+        // is launched too: the buffer's spare capacity).
         let mut launches: Vec<(usize, Vec<usize>)> = Vec::new();
         for f in &finals {
             let Some(l) = &f.launch else { continue };
             let pc = &sol.claims[f.claim];
             let t = &sol.templates[pc.template];
             let alloc = t.alloc(l.it, &self.m).clone();
-            let mut pods: Vec<usize> = pc.pods.iter().map(|&mp| self.model_pod_owner[mp]).collect();
+            let mut pods: Vec<usize> = pc.pods.iter().map(|&mp| self.model_pod_owner[mp]).filter(|&p| p != VIRTUAL).collect();
             pods.sort_unstable();
             let n = self.launch_node(t.pool, l.it as usize, l.capacity_type, l.zone, Some(&pc.requirements), alloc, None);
             launches.push((n, pods));
@@ -471,6 +490,12 @@ impl Sim {
             }
         }
         drop(sol);
+        // Virtual pods that failed stay virtual: nothing to report on a pod that does not exist.
+        failed.retain(|&(p, _)| p != VIRTUAL);
+        if let Some(first) = first_virtual {
+            self.remove_virtual_pods(first);
+            self.m.buffer_hosts = hosts;
+        }
         for (p, n) in moves {
             self.nominate(p, n);
         }
@@ -490,7 +515,7 @@ impl Sim {
         }
     }
 
-    fn nominate(&mut self, p: usize, n: usize) {
+    pub fn nominate(&mut self, p: usize, n: usize) {
         self.pending.remove(&p);
         self.pods[p].state = PodState::Nominated;
         self.pods[p].node = Some(n);
@@ -618,7 +643,8 @@ impl Sim {
     /// Room appeared (a pod left, a node went away): pending pods get another batch, the
     /// disruption controller another look.
     pub fn capacity_freed(&mut self) {
-        if !self.pending.is_empty() {
+        // With buffers, a pass also tells where their virtual pods fit now (buffers.rs).
+        if !self.pending.is_empty() || !self.virtual_pods.is_empty() {
             self.trigger_batch();
         }
         self.mark_dirty();

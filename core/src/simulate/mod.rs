@@ -5,6 +5,7 @@
 //! the `consolidate` pass (`disruption::decide`) at the simulated `now`. The model is lowered once;
 //! pods and nodes are then added to and removed from it in place as the clock advances.
 
+mod buffers;
 mod engine;
 mod jobs;
 mod metrics;
@@ -332,8 +333,25 @@ pub(crate) fn simulate_loaded(
     };
     let settings = settings.cloned().unwrap_or_default();
     settings.check()?;
+    refuse_unsimulated_gates(req.settings)?;
     let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"), settings.max_events)?;
     run_parsed(req, loaded, &trace, t.name.as_deref(), &settings)
+}
+
+/// Gates whose effect on a simulation nodecast does not follow, refused rather than ignored:
+/// with PodDeletionCostManagement Karpenter writes `controller.kubernetes.io/pod-deletion-cost`
+/// on the pods of nodes it would consolidate (pkg/controllers/pod/deletioncost), which steers
+/// which pods a ReplicaSet scale-down deletes; the simulator's scale-down does not rank nodes.
+fn refuse_unsimulated_gates(settings: &crate::model::Settings) -> Result<(), Vec<InputError>> {
+    if !settings.feature_gates.pod_deletion_cost_management {
+        return Ok(());
+    }
+    Err(vec![InputError::new(
+        "unsupported-feature-gate",
+        "feature gate PodDeletionCostManagement=true: Karpenter then ranks nodes and writes pod-deletion-cost so ReplicaSet scale-downs delete pods from the nodes it would consolidate; the simulator's scale-down order does not follow that ranking",
+    )
+    .path("settings.featureGates.PodDeletionCostManagement")
+    .help("leave PodDeletionCostManagement at Karpenter's default (false) for simulate; plan and consolidate model it")])
 }
 
 /// A trace already parsed (or built, as `consolidate --until` does) over the cluster of `req`.

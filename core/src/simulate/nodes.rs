@@ -355,6 +355,8 @@ impl Sim {
             self.terminate(old, "underutilized");
         }
         self.mark_dirty();
+        // The buffers' virtual pods may now sit on it (buffers.rs).
+        self.buffers_changed();
     }
 
     pub fn node_gains_pod(&mut self, n: usize, p: usize) {
@@ -421,6 +423,8 @@ impl Sim {
         }
         // A static NodeClaim being deleted is replaced at once (static_nodes.rs).
         self.static_top_up();
+        // Buffer capacity on it is gone: the provisioner looks again (buffers.rs).
+        self.buffers_changed();
     }
 
     /// Drain (evict every pod) and delete the instance now.
@@ -490,7 +494,12 @@ impl Sim {
         let abs = self.abs_now();
         // Only the decision and the budget verdicts are used below: `decide_action` gives the same.
         // The simulation changes only nodes, pods and interned values: one memo serves all passes.
+        // The buffers' virtual pods are pending pods to consolidation's simulation (buffers.rs).
+        let first_virtual = (!self.virtual_pods.is_empty()).then(|| self.add_virtual_pods());
         let d = crate::disruption::decide_action(&self.m, abs, &mut self.baseline_memo);
+        if let Some(first) = first_virtual {
+            self.remove_virtual_pods(first);
+        }
         let acted = d.decision != crate::api::Action::None;
         if acted {
             let reason = d.reason.unwrap_or(DisruptionReason::Underutilized);

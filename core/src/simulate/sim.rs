@@ -68,4 +68,7 @@ pub struct Sim {
     pub baseline_memo: scheduling::BaselineMemo,
     /// Pending pods summed over the provisioning passes so far (bounded by maxPodAttempts).
     pub pod_attempts: u64,
+    /// The CapacityBuffers' virtual pods (CapacityBuffer gate on; buffers.rs): in the model's
+    /// pods only during a provisioning or disruption pass.
+    pub virtual_pods: Vec<crate::model::Pod>,
 }

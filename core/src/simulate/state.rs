@@ -10,6 +10,9 @@ pub const STREAM_RUN: u64 = 1;
 pub const STREAM_LAUNCH: u64 = 2;
 pub const STREAM_INTERRUPT: u64 = 3;
 
+/// `Sim::model_pod_owner` of a CapacityBuffer virtual pod: no simulated pod (buffers.rs).
+pub const VIRTUAL: usize = usize::MAX;
+
 /// Most samples per series (a year at one minute is 525,600).
 pub const MAX_SAMPLES: i64 = 600_000;
 

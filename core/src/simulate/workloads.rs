@@ -75,6 +75,9 @@ pub struct SimEvent {
 
 pub struct Prepared {
     pub model: Model,
+    /// The CapacityBuffers' virtual pods (gate on): not trace workloads, re-added to every
+    /// provisioning and disruption pass (buffers.rs).
+    pub virtual_pods: Vec<Pod>,
     pub warnings: Vec<Warning>,
     pub templates: Vec<Template>,
     pub events: Vec<SimEvent>,
@@ -149,6 +152,7 @@ pub fn prepare(
         _ => load_with(req, &inline, base, trace_name)?,
     };
     warnings.extend(crate::static_pools::simulation_gaps(&model));
+    let virtual_pods = take_virtual_pods(&mut model);
     // Pending pods of the inputs are templates; the trace decides when they exist.
     let all_pods = std::mem::take(&mut model.pods);
     let (bound, pending): (Vec<Pod>, Vec<Pod>) = all_pods.into_iter().partition(|p| p.node_name.is_some());
@@ -362,7 +366,25 @@ pub fn prepare(
             }
         }
     }
-    Ok(Prepared { model, warnings, templates, events })
+    Ok(Prepared { model, virtual_pods, warnings, templates, events })
+}
+
+/// Takes the CapacityBuffers' virtual pods out of the model's pods (the pods left keep their
+/// order); the buffers' index ranges are emptied, as they no longer point at them.
+fn take_virtual_pods(model: &mut Model) -> Vec<Pod> {
+    if model.capacity_buffers.iter().all(|b| b.pods.is_empty()) {
+        return Vec::new();
+    }
+    let mut is_virtual = vec![false; model.pods.len()];
+    for b in model.capacity_buffers.iter_mut() {
+        for i in std::mem::replace(&mut b.pods, 0..0) {
+            is_virtual[i] = true;
+        }
+    }
+    let (virt, real): (Vec<(usize, Pod)>, Vec<(usize, Pod)>) =
+        std::mem::take(&mut model.pods).into_iter().enumerate().partition(|(i, _)| is_virtual[*i]);
+    model.pods = real.into_iter().map(|(_, p)| p).collect();
+    virt.into_iter().map(|(_, p)| p).collect()
 }
 
 /// The model of `req` with the trace's inline manifests added as objects; errors in those

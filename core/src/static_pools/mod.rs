@@ -252,13 +252,17 @@ pub fn render(m: &Model, sol: &Solution) -> Vec<StaticNodeClaimOut> {
 }
 
 /// What a simulation does not follow of the CapacityBuffers, said in its warnings rather
-/// than ignored: their virtual pods are not re-provisioned over time.
+/// than ignored: a count that follows a workload's replicas (`percentage` of a `scalableRef`)
+/// keeps the value the input's replicas give, however the trace scales the workload.
 pub fn simulation_gaps(m: &Model) -> Vec<Warning> {
     let mut out = Vec::new();
-    for b in &m.capacity_buffers {
+    for b in m.capacity_buffers.iter().filter(|b| b.follows_workload) {
         out.push(Warning {
-            code: "capacity-buffer-not-simulated".into(),
-            message: format!("CapacityBuffer {} is not simulated: its virtual pods are provisioned by `plan`, not over time", b.key),
+            code: "capacity-buffer-count-fixed".into(),
+            message: format!(
+                "CapacityBuffer {}: its {} virtual pods are a percentage of the workload's replicas in the input; Karpenter recomputes the count as the workload scales, the simulation keeps it",
+                b.key, b.replicas
+            ),
             object: Some(format!("CapacityBuffer/{}", b.key)),
         });
     }
