@@ -122,11 +122,9 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		if _, ok := m.(*disruption.StaticDrift); ok {
 			continue
 		}
-		// FORMAT.md §3.7: drift is out of the hand-written scenarios' scope, so they run without
-		// the Drift method; generated scenarios run with it (main.go, generatedName).
-		if _, ok := m.(*disruption.Drift); ok && !e.drift {
-			continue
-		}
+		// The Drift method runs on every scenario, the hand-written FORMAT files too: FORMAT.md
+		// §3.7 states drift out of their scope, and with the provider's instance-type labels on
+		// each NodeClaim (load) none of them drifts on either side.
 		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, clusterCost)
 		if err != nil {
 			return nil, fmt.Errorf("candidates: %w", err)
