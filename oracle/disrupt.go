@@ -12,6 +12,7 @@ import (
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	nodeclaimdisruption "sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/disruption"
+	nodepoolhash "sigs.k8s.io/karpenter/pkg/controllers/nodepool/hash"
 	"sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/expiration"
 	"sigs.k8s.io/karpenter/pkg/state/cost"
 )
@@ -51,6 +52,23 @@ func (e *Env) nodeClaims() ([]*v1.NodeClaim, error) {
 func (e *Env) Disrupt() (*DisruptAnswer, error) {
 	ncs, err := e.nodeClaims()
 	if err != nil {
+		return nil, err
+	}
+	// The NodePool hash controller runs first, as it does in the operator from the moment a
+	// NodePool exists: it writes the pool's karpenter.sh/nodepool-hash (+ -version) annotations
+	// that drift compares a NodeClaim's with, and, for a pool not yet at the current hash
+	// version, moves its NodeClaims to that version (nodepool/hash/controller.go).
+	pools := &v1.NodePoolList{}
+	if err := e.client.List(e.ctx, pools); err != nil {
+		return nil, err
+	}
+	hc := nodepoolhash.NewController(e.client, e.cp)
+	for i := range pools.Items {
+		if _, err := hc.Reconcile(e.ctx, &pools.Items[i]); err != nil {
+			return nil, fmt.Errorf("nodepool hash %s: %w", pools.Items[i].Name, err)
+		}
+	}
+	if ncs, err = e.nodeClaims(); err != nil {
 		return nil, err
 	}
 	ncd := nodeclaimdisruption.NewController(e.clk, e.client, e.cp)
@@ -104,11 +122,9 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		if _, ok := m.(*disruption.StaticDrift); ok {
 			continue
 		}
-		// FORMAT.md §3.7: drift is out of the hand-written scenarios' scope, so they run without
-		// the Drift method; generated scenarios run with it (main.go, generatedName).
-		if _, ok := m.(*disruption.Drift); ok && !e.drift {
-			continue
-		}
+		// The Drift method runs on every scenario, the hand-written FORMAT files too: FORMAT.md
+		// §3.7 states drift out of their scope, and with the provider's instance-type labels on
+		// each NodeClaim (load) none of them drifts on either side.
 		cands, totals, err := disruption.GetCandidatesWithTotals(e.ctx, e.cluster, e.client, e.rec, e.clk, e.cp, m.ShouldDisrupt, m.Class(), queue, clusterCost)
 		if err != nil {
 			return nil, fmt.Errorf("candidates: %w", err)

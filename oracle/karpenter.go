@@ -63,8 +63,6 @@ type Env struct {
 	objs    *Objects
 	aws     bool
 	its     map[string]*cloudprovider.InstanceType
-	// drift: run Karpenter's Drift method (generated drift scenarios only; FORMAT.md §3.7).
-	drift bool
 }
 
 func settingString(s map[string]any, k string) string {
@@ -263,6 +261,19 @@ func (e *Env) load() error {
 		}
 		for k, v := range n.Labels {
 			nc.Labels[k] = v
+		}
+		// The provider labels a NodeClaim it launches with its instance type's single-valued
+		// requirements (aws cloudprovider.go instanceToNodeClaim: req.Len() == 1, reservation
+		// labels excepted); a scenario's Node may leave them out, and requirement drift reads
+		// them (nodecast adds the same labels from its catalog).
+		if it := e.its[n.Labels[corev1.LabelInstanceTypeStable]]; it != nil {
+			for key, req := range it.Requirements {
+				if _, ok := nc.Labels[key]; ok || req.Operator() != corev1.NodeSelectorOpIn || req.Len() != 1 ||
+					key == cloudprovider.ReservationIDLabel || strings.HasPrefix(key, "karpenter.k8s.aws/capacity-reservation") {
+					continue
+				}
+				nc.Labels[key] = req.Values()[0]
+			}
 		}
 		if nc.Annotations == nil {
 			nc.Annotations = map[string]string{}

@@ -146,11 +146,6 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 		return nil, err
 	}
 	if s.Kind == "disrupt" {
-		// Generated scenarios (disrupt-N, drift-N, ...) run Karpenter's Drift method; the
-		// hand-written FORMAT files (public cases, examples, tests/scenarios) state drift out of
-		// scope (FORMAT.md §3.7) and run without it. Seven of them would drift in Karpenter
-		// where nodecast does not (docs/drift.md, "Open differences").
-		env.drift = generatedName(s.Name)
 		return env.Disrupt()
 	}
 	return env.Provision()

@@ -124,6 +124,84 @@ fn should_not_return_drifted_if_the_nodeclaims_hash_version_does_not_match() {
     assert!(verdict(&consolidate(&docs), "a").get("drift").is_none());
 }
 
+/// The NodePool hash controller (nodepool/hash/controller.go, updateNodeClaimHash): a pool not
+/// yet at hash version v3 (here: no annotation) moves its NodeClaims to v3; one that is already
+/// drifted keeps its old hash and is compared with it.
+#[test]
+fn a_drifted_nodeclaim_at_an_older_hash_version_keeps_its_hash_when_the_pool_is_upgraded() {
+    let edited = "      taints: [{key: example.com/new, effect: NoSchedule}]\n";
+    let old = format!("karpenter.sh/nodepool-hash: \"{}\", karpenter.sh/nodepool-hash-version: v2", hash_of(""));
+    let docs = [pool(edited, NEVER), node("a", "s-8", "on-demand", "test-zone-a", &old, &drifted_at("2025-03-05T10:00:00Z"), "")];
+    let d = consolidate(&docs);
+    assert_eq!(verdict(&d, "a")["drift"]["reason"], "NodePoolDrifted", "{d}");
+    // A Drifted condition of status False counts as one too (the controller asks for the
+    // condition, not its status).
+    let cond = "  - {type: Drifted, status: \"False\", reason: NotDrifted, lastTransitionTime: \"2025-03-05T10:00:00Z\"}\n";
+    let docs = [pool(edited, NEVER), node("a", "s-8", "on-demand", "test-zone-a", &old, cond, "")];
+    assert_eq!(verdict(&consolidate(&docs), "a")["drift"]["reason"], "NodePoolDrifted");
+    // Without a Drifted condition it gets the pool's current hash: not drifted.
+    let docs = [pool(edited, NEVER), node("a", "s-8", "on-demand", "test-zone-a", &old, "", "")];
+    assert!(verdict(&consolidate(&docs), "a").get("drift").is_none());
+}
+
+/// A pool already at v3 leaves its NodeClaims' annotations alone: one at v2 is never compared,
+/// drifted condition or not.
+#[test]
+fn a_pool_at_the_current_hash_version_does_not_upgrade_its_nodeclaims() {
+    let edited = "      taints: [{key: example.com/new, effect: NoSchedule}]\n";
+    let old = format!("karpenter.sh/nodepool-hash: \"{}\", karpenter.sh/nodepool-hash-version: v2", hash_of(""));
+    let upgraded = pool(edited, NEVER).replace(
+        "metadata: {name: default}",
+        "metadata: {name: default, annotations: {karpenter.sh/nodepool-hash-version: v3}}",
+    );
+    assert_ne!(upgraded, pool(edited, NEVER));
+    let docs = [upgraded, node("a", "s-8", "on-demand", "test-zone-a", &old, &drifted_at("2025-03-05T10:00:00Z"), "")];
+    let d = consolidate(&docs);
+    assert!(verdict(&d, "a").get("drift").is_none(), "{d}");
+    assert_eq!(d["decision"], "none");
+}
+
+// InstanceTypeNotFound (nodeclaim/disruption/drift.go, instanceTypeNotFound): checked from an
+// hour after the NodeClaim's creation on.
+
+#[test]
+fn should_detect_stale_instance_type_drift_if_the_instance_type_doesnt_exist() {
+    let docs = [pool("", NEVER), node("a", "s-16", "on-demand", "test-zone-a", &hashed(&hash_of("")), "", "")];
+    let d = consolidate(&docs);
+    assert_eq!(verdict(&d, "a")["drift"]["reason"], "InstanceTypeNotFound", "{d}");
+    assert_eq!(d["method"], "drift", "{d}");
+}
+
+#[test]
+fn should_detect_stale_instance_type_drift_if_the_instance_type_offerings_arent_compatible_with_the_nodeclaim() {
+    // s-8 is offered in test-zone-a..c only.
+    let docs = [pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-q", &hashed(&hash_of("")), "", "")];
+    let d = consolidate(&docs);
+    assert_eq!(verdict(&d, "a")["drift"]["reason"], "InstanceTypeNotFound", "{d}");
+    // An unavailable offering still counts: the type is there, only not for sale now.
+    let unavailable = CATALOG.replace("\"capacityTypes\"", "\"unavailable\": [{\"instanceType\": \"s-8\", \"zone\": \"test-zone-a\", \"capacityType\": \"on-demand\"}], \"capacityTypes\"");
+    let mut req = request(&[pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of("")), "", "")]);
+    req.catalog = Some(serde_json::from_str(&unavailable).expect("catalog"));
+    let d: Value = serde_json::from_str(&nodecast::consolidate(&req).to_json()).expect("json");
+    assert_eq!(d["status"], "success", "{d}");
+    assert!(verdict(&d, "a").get("drift").is_none(), "{d}");
+}
+
+#[test]
+fn instance_type_drift_is_not_checked_in_the_first_hour() {
+    let young = |t: &str| {
+        node("a", "s-16", "on-demand", "test-zone-a", &hashed(&hash_of("")), "", "").replace("2025-03-05T08:00:00Z", t)
+    };
+    let d = consolidate(&[pool("", NEVER), young("2025-03-05T11:00:00Z")]);
+    assert!(verdict(&d, "a").get("drift").is_none(), "exactly an hour: {d}");
+    let d = consolidate(&[pool("", NEVER), young("2025-03-05T10:59:59Z")]);
+    assert_eq!(verdict(&d, "a")["drift"]["reason"], "InstanceTypeNotFound", "{d}");
+    // A stale InstanceTypeNotFound condition on a type that exists is cleared.
+    let cond = "  - {type: Drifted, status: \"True\", reason: InstanceTypeNotFound, lastTransitionTime: \"2025-03-05T10:00:00Z\"}\n";
+    let d = consolidate(&[pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of("")), cond, "")]);
+    assert!(verdict(&d, "a").get("drift").is_none(), "{d}");
+}
+
 #[test]
 fn should_not_return_drifted_if_nodepool_hash_annotation_is_not_present_on_the_nodeclaim() {
     let docs = [pool("      taints: [{key: x, effect: NoSchedule}]\n", NEVER), node("a", "s-8", "on-demand", "test-zone-a", "", "", "")];

@@ -9,12 +9,18 @@
 //!    NodePool's `spec.template.spec.requirements` (Requirements.Compatible, no key allowed
 //!    undefined). A NodeClaim carries its instance type's labels (the provider copies them at
 //!    launch); a Node given without them gets them from the catalog here.
-//! 3. A `Drifted=True` condition the input reports with any other reason (InstanceTypeNotFound,
-//!    or the provider's: AMI, subnet, security group, EC2NodeClass hash) is taken as is: those
-//!    need the provider's live view, which nodecast does not have.
+//! 3. InstanceTypeNotFound, checked only for a NodeClaim created more than an hour before `now`:
+//!    it has no instance-type label, its instance type is not in the catalog (the cloud
+//!    provider's instance types), or none of that type's offerings, available or not, has its
+//!    zone and capacity type (a `reserved` NodeClaim also matches an on-demand offering, as it
+//!    may have been demoted; drift.go instanceTypeNotFound).
+//! 4. A `Drifted=True` condition the input reports with any other reason (the provider's: AMI,
+//!    subnet, security group, capacity reservation, placement group, EC2NodeClass hash) is taken
+//!    as is: those need the provider's live view, which nodecast does not have.
 //!
-//! A `Drifted` condition with reason NodePoolDrifted or RequirementsDrifted that nodecast does
-//! not find any more is dropped, as Karpenter's next drift check would clear it.
+//! A `Drifted` condition with a reason nodecast computes (NodePoolDrifted, RequirementsDrifted,
+//! InstanceTypeNotFound) that it does not find any more is dropped, as Karpenter's next drift
+//! check would clear it.
 
 use super::*;
 use crate::requirements::Requirements;
@@ -42,6 +48,36 @@ fn claim_requirements(m: &Model, n: &ExistingNode) -> Requirements {
         }
     }
     scheduling::topology::label_requirements(&labels, &m.interner)
+}
+
+/// Karpenter computes these drift reasons itself; a condition with one of them is re-checked.
+const COMPUTED: [&str; 3] = ["NodePoolDrifted", "RequirementsDrifted", "InstanceTypeNotFound"];
+
+/// Why the NodeClaim's instance type is no longer one the provider offers (drift.go,
+/// instanceTypeNotFound), or None when it is. Availability does not matter: a type whose
+/// offerings are all unavailable is still there.
+fn instance_type_not_found(m: &Model, n: &ExistingNode) -> Option<String> {
+    let Some(name) = n.instance_type.as_deref() else {
+        return Some("the NodeClaim has no label node.kubernetes.io/instance-type".into());
+    };
+    let Some(it) = m.catalog.types.iter().find(|t| t.name == name) else {
+        return Some(format!("instance type {name} is no longer among the cloud provider's instance types"));
+    };
+    let zone = n.zone.as_deref().map(|z| m.interner.get(z));
+    let ct = n.capacity_type.as_deref().map(|c| m.interner.get(c));
+    let ct_ok = |o: crate::labels::ValueId| match ct {
+        None => true,
+        Some(c) if c == Some(m.keys.reserved) => o == m.keys.reserved || o == m.keys.on_demand,
+        Some(c) => c == Some(o),
+    };
+    if it.offerings.iter().any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type)) {
+        return None;
+    }
+    Some(format!(
+        "instance type {name} has no offering in zone {} with capacity type {} any more",
+        n.zone.as_deref().unwrap_or("(any)"),
+        n.capacity_type.as_deref().unwrap_or("(any)")
+    ))
 }
 
 /// Whether (and why) the node's NodeClaim is drifted at `now`.
@@ -75,8 +111,14 @@ pub(crate) fn drifted(m: &Model, n: &ExistingNode, now: i64) -> Option<Drifted> 
         };
         return Some(Drifted { reason: "RequirementsDrifted".into(), message: key, since });
     }
+    // Checked from an hour after creation on (a NodeClaim without a creation time is old).
+    if n.created.is_none_or(|c| now - c > 3600) {
+        if let Some(message) = instance_type_not_found(m, n) {
+            return Some(Drifted { reason: "InstanceTypeNotFound".into(), message, since });
+        }
+    }
     match &n.drifted {
-        Some((reason, _)) if reason != "NodePoolDrifted" && reason != "RequirementsDrifted" => Some(Drifted {
+        Some((reason, _)) if !COMPUTED.contains(&reason.as_str()) => Some(Drifted {
             reason: reason.clone(),
             message: format!(
                 "the NodeClaim's Drifted condition says {reason:?} (checked by Karpenter against the cloud provider, taken as given)"

@@ -5,6 +5,7 @@
 mod buffers;
 mod claims;
 mod gated;
+mod hash_version;
 mod header;
 pub(crate) mod kinds;
 pub mod lower_pod;
@@ -94,6 +95,10 @@ struct Lowering {
     /// controllers' counts are reconciled once every object is read (owners.rs).
     expansions: Vec<owners::Expansion>,
     explicit: Vec<(usize, owners::Phase)>,
+    /// Each NodeClaim's hash annotations and each NodePool's hash-version annotation, for the
+    /// hash controller's version upgrade (`hash_version`) once every object is read.
+    claim_hashes: Vec<hash_version::ClaimHash>,
+    pool_hash_versions: Vec<(String, Option<String>)>,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -168,6 +173,8 @@ impl Lowerer {
             pod_items: Vec::new(),
             expansions: Vec::new(),
             explicit: Vec::new(),
+            claim_hashes: Vec::new(),
+            pool_hash_versions: Vec::new(),
         })
     }
 
@@ -208,6 +215,7 @@ impl Lowerer {
             node_class: l.interner.intern(labels::EC2_NODE_CLASS),
         };
         l.merge_claims();
+        hash_version::apply(&mut l.nodes, &l.claim_hashes, &l.node_pools, &l.pool_hash_versions);
         // Owners first: reconciling removes replicas a controller already runs, which would
         // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
@@ -375,6 +383,8 @@ impl Lowering {
 
     fn node_pool(&mut self, root: &At, sink: &mut Sink) {
         let meta = read_meta(root, sink);
+        let version = meta.annotations.iter().find(|(k, _)| k == "karpenter.sh/nodepool-hash-version").map(|(_, v)| v.clone());
+        self.pool_hash_versions.push((meta.name.clone(), version));
         let interner = &mut self.interner;
         let spec = root.get("spec");
         let tmpl = spec.as_ref().and_then(|s| s.get("template"));
@@ -845,9 +855,12 @@ impl Lowering {
         n.in_flight = true;
         n.initialized = false;
         let annotation = |k: &str| meta.annotations.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
-        if let (Some(h), Some(v)) = (annotation("karpenter.sh/nodepool-hash"), annotation("karpenter.sh/nodepool-hash-version")) {
-            n.nodepool_hash = Some((h, v));
-        }
+        let mut claim_hash = hash_version::ClaimHash {
+            hash: annotation("karpenter.sh/nodepool-hash"),
+            version: annotation("karpenter.sh/nodepool-hash-version"),
+            ..Default::default()
+        };
+        n.nodepool_hash = claim_hash.hash.clone().zip(claim_hash.version.clone());
         if let Some(spec) = root.get("spec") {
             if let Some(ts) = spec.get("taints") {
                 n.taints = read_taints(&ts, sink);
@@ -908,7 +921,11 @@ impl Lowering {
                             n.initialized_condition = Some(n.initialized);
                             n.initialized_at = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink));
                         }
-                        Some("Drifted") if sink.opt_scalar(&c, "status").as_deref() == Some("True") => {
+                        Some("Drifted") if sink.opt_scalar(&c, "status").as_deref() != Some("True") => {
+                            claim_hash.has_drifted_condition = true;
+                        }
+                        Some("Drifted") => {
+                            claim_hash.has_drifted_condition = true;
                             let reason = sink.opt_scalar(&c, "reason").unwrap_or_default();
                             n.drifted = Some((reason, c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink))));
                         }
@@ -919,6 +936,8 @@ impl Lowering {
         }
         // The Node name links the claim to its Node; merge_claims joins them.
         n.name = node_name.unwrap_or_else(|| meta.name.clone());
+        claim_hash.node = n.name.clone();
+        self.claim_hashes.push(claim_hash);
         self.claims.push(n);
     }
 
