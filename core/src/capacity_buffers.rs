@@ -51,6 +51,26 @@ pub fn render(m: &Model, sol: &Solution, unschedulable: &[UnschedulableOut]) -> 
         .collect()
 }
 
+/// The nodes a provisioning pass puts the buffers' virtual pods on (Karpenter's
+/// `bufferPodCounts`, from `results.ExistingNodes`, pkg/controllers/provisioning/buffers.go):
+/// for a one-pass `consolidate`, the pass Karpenter ran last on the same cluster. Emptiness
+/// does not delete these nodes (disruption/consolidation.rs).
+pub fn hosts(m: &Model) -> std::collections::BTreeSet<String> {
+    let virtual_pods: std::collections::HashSet<usize> = m.capacity_buffers.iter().flat_map(|b| b.pods.clone()).collect();
+    if virtual_pods.is_empty() {
+        return Default::default();
+    }
+    let sol = crate::scheduling::solve(m);
+    sol.placements
+        .iter()
+        .filter(|(p, _)| virtual_pods.contains(p))
+        .filter_map(|(_, pl)| match pl {
+            Placement::Existing(i) => Some(m.nodes[sol.existing[*i].node].name.clone()),
+            Placement::Claim(_) => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use crate::api::Plan;
@@ -138,6 +158,25 @@ mod tests {
         let cb = &p.capacity_buffers[0];
         assert_eq!((cb.on_existing_nodes, cb.provisioning.as_str()), (2, "FitsExistingCapacity"));
         assert!(p.node_claims.is_empty());
+    }
+
+    #[test]
+    fn consolidate_keeps_an_empty_node_that_hosts_a_virtual_pod() {
+        // An empty node, consolidation on at once: emptiness deletes it, unless the buffer's
+        // virtual pod sits on it (Karpenter's HasBufferPods).
+        let pool = POOL.replace("      requirements: []\n", "      requirements: []\n  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}\n");
+        let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {karpenter.sh/nodepool: p, karpenter.sh/initialized: \"true\", karpenter.sh/capacity-type: on-demand, node.kubernetes.io/instance-type: s-8, topology.kubernetes.io/zone: test-zone-a}\nstatus:\n  allocatable: {cpu: 7900m, memory: 15000Mi, pods: \"80\"}\n";
+        let b = buffer("  podTemplateRef: {name: chunk}\n  replicas: 1\n");
+        let decide = |docs: &[&str], gate: bool| {
+            let mut req = request(docs, gate);
+            req.now = Some("2025-03-05T12:00:00Z".into());
+            let v: serde_json::Value = serde_json::from_str(&crate::json::consolidate(&req).to_json()).expect("json");
+            assert_eq!(v["status"], "success", "{v}");
+            v["decision"].as_str().unwrap_or_default().to_string()
+        };
+        assert_eq!(decide(&[&pool, TEMPLATE, node, &b], false), "delete");
+        assert_eq!(decide(&[&pool, TEMPLATE, node], true), "delete");
+        assert_eq!(decide(&[&pool, TEMPLATE, node, &b], true), "none");
     }
 
     #[test]

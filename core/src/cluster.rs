@@ -92,7 +92,12 @@ impl Cluster {
 
     /// [`Cluster::consolidate`] with the clock as the answer shows it.
     pub(crate) fn consolidate_at(&self, now: i64, now_text: &str) -> Result<Decision, Errors> {
-        let model = crate::catalog::resolve::at_time(&self.model, Some(now));
+        let mut model = crate::catalog::resolve::at_time(&self.model, Some(now));
+        // Emptiness spares the nodes the last provisioning pass put buffer pods on.
+        if !model.capacity_buffers.is_empty() {
+            let hosts = crate::capacity_buffers::hosts(&model);
+            model.to_mut().buffer_hosts = hosts;
+        }
         crate::disruption::consolidate(&model, &self.warnings, now, now_text)
     }
 

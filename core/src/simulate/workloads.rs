@@ -381,10 +381,15 @@ fn take_virtual_pods(model: &mut Model) -> Vec<Pod> {
             is_virtual[i] = true;
         }
     }
-    let (virt, real): (Vec<(usize, Pod)>, Vec<(usize, Pod)>) =
-        std::mem::take(&mut model.pods).into_iter().enumerate().partition(|(i, _)| is_virtual[*i]);
-    model.pods = real.into_iter().map(|(_, p)| p).collect();
-    virt.into_iter().map(|(_, p)| p).collect()
+    let mut virtual_pods = Vec::new();
+    for (i, p) in std::mem::take(&mut model.pods).into_iter().enumerate() {
+        if is_virtual[i] {
+            virtual_pods.push(p);
+        } else {
+            model.pods.push(p);
+        }
+    }
+    virtual_pods
 }
 
 /// The model of `req` with the trace's inline manifests added as objects; errors in those
