@@ -5,6 +5,7 @@
 //! the `consolidate` pass (`disruption::decide`) at the simulated `now`. The model is lowered once;
 //! pods and nodes are then added to and removed from it in place as the clock advances.
 
+mod edits;
 mod engine;
 mod jobs;
 mod metrics;
