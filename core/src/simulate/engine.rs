@@ -21,9 +21,12 @@ use std::collections::{BTreeSet, BinaryHeap, HashMap};
 /// provisioning and consolidation pass rebuilds the NodePool templates over the whole catalog;
 /// the types no template admits can never be chosen, so dropping them once changes no decision
 /// and makes each of the thousands of passes of a week-long simulation ~40x cheaper on the
-/// 1345-type AWS catalog.
-fn prune_catalog(m: &mut Model) {
+/// 1345-type AWS catalog. `edits`: the NodePools the trace puts in later (edits.rs), whose
+/// types must stay too.
+fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool]) {
     let mut keep = vec![false; m.catalog.types.len()];
+    let pools = m.node_pools.len();
+    m.node_pools.extend(edits.iter().cloned());
     for pool in 0..m.node_pools.len() {
         if let Some(t) = scheduling::claim::build_template(pool, m) {
             for &i in &t.its {
@@ -31,6 +34,7 @@ fn prune_catalog(m: &mut Model) {
             }
         }
     }
+    m.node_pools.truncate(pools);
     for n in &m.nodes {
         if let Some(i) = n.instance_type.as_deref().and_then(|t| m.catalog.find(t)) {
             keep[i] = true;
@@ -56,7 +60,15 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         .path("simulation.metricsIntervalSeconds")
         .help("a larger metricsIntervalSeconds or a shorter end")]);
     }
-    prune_catalog(&mut p.model);
+    let edits: Vec<crate::model::NodePool> = p
+        .events
+        .iter()
+        .filter_map(|e| match &e.action {
+            SimAction::EditNodePool { replacement, .. } => Some((**replacement).clone()),
+            _ => None,
+        })
+        .collect();
+    prune_catalog(&mut p.model, &edits);
     let origin = trace.start.unwrap_or(DEFAULT_START);
     let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);
     let end = s.end_seconds.or(trace.end).unwrap_or(last_event.saturating_add(86_400));
@@ -238,6 +250,7 @@ impl Sim {
                 Some(n) => self.interrupt(n),
                 None => self.warn("unknown-node", format!("interrupt at {}s: no live NodeClaim named {node:?}", self.now)),
             },
+            SimAction::EditNodePool { pool, replacement } => self.edit_node_pool(pool, *replacement),
             SimAction::Row { tpl, replicas, run_time } => {
                 if self.templates[tpl].kind == Kind::Service {
                     let base = self.templates[tpl].name.clone();

@@ -351,8 +351,10 @@ impl Sim {
             self.nodes[n].empty_since = Some(self.now);
         }
         // A replacement is ready: drain and delete the nodes it replaces.
+        // The reason is the one the old node was cordoned with (drift replaces too).
         for old in std::mem::take(&mut self.nodes[n].replaces) {
-            self.terminate(old, "underutilized");
+            let reason = self.nodes[old].deleting_reason.clone().unwrap_or_else(|| "underutilized".into());
+            self.terminate(old, &reason);
         }
         self.mark_dirty();
         // The buffers' virtual pods may now sit on it (buffers.rs).

@@ -50,6 +50,11 @@ pub enum Action {
     Interrupt {
         node: String,
     },
+    /// The NodePool of the manifest's name is replaced by the manifest (docs/drift.md): its
+    /// nodes made from the old template drift.
+    EditNodePool {
+        manifest: std::sync::Arc<Value>,
+    },
     /// A CSV row: submit (Job/Pod) or scale (Deployment-like) the referenced workload.
     Row {
         def: WorkloadDef,
@@ -484,12 +489,12 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             continue;
         };
         for k in o.keys() {
-            if !["at", "submit", "scale", "delete", "interrupt", "name", "repeat"].contains(&k.as_str()) {
+            if !["at", "submit", "scale", "delete", "interrupt", "nodePool", "name", "repeat"].contains(&k.as_str()) {
                 p.err(
                     &format!("{path}.{k}"),
                     "unknown-field",
                     format!("unknown field {k:?}"),
-                    "at, submit, scale, delete, interrupt, name, repeat",
+                    "at, submit, scale, delete, interrupt, nodePool, name, repeat",
                 );
             }
         }
@@ -499,12 +504,13 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             }
             continue;
         };
-        let actions: Vec<&str> = ["submit", "scale", "delete", "interrupt"].into_iter().filter(|k| o.contains_key(*k)).collect();
+        let actions: Vec<&str> =
+            ["submit", "scale", "delete", "interrupt", "nodePool"].into_iter().filter(|k| o.contains_key(*k)).collect();
         if actions.len() != 1 {
             p.err(
                 &path,
                 "invalid-event",
-                format!("an event has exactly one of submit, scale, delete, interrupt; found {}", actions.len()),
+                format!("an event has exactly one of submit, scale, delete, interrupt, nodePool; found {}", actions.len()),
                 "e.g. {at: 1h, submit: train}",
             );
             continue;
@@ -551,6 +557,18 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             "delete" => match p.str(&o["delete"], &format!("{path}.delete")) {
                 Some(w) => Action::Delete { instance: w.to_string() },
                 None => continue,
+            },
+            "nodePool" => match &o["nodePool"] {
+                m @ Value::Object(_) => Action::EditNodePool { manifest: std::sync::Arc::new(m.clone()) },
+                _ => {
+                    p.err(
+                        &format!("{path}.nodePool"),
+                        "wrong-type",
+                        "nodePool is the NodePool manifest that replaces the one of its name",
+                        "nodePool: {apiVersion: karpenter.sh/v1, kind: NodePool, metadata: {name: default}, spec: {...}}",
+                    );
+                    continue;
+                }
             },
             _ => match p.str(&o["interrupt"], &format!("{path}.interrupt")) {
                 Some(n) => Action::Interrupt { node: n.to_string() },

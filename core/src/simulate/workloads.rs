@@ -59,6 +59,11 @@ pub enum SimAction {
     Interrupt {
         node: String,
     },
+    /// Replace NodePool `pool` (edits.rs).
+    EditNodePool {
+        pool: usize,
+        replacement: Box<crate::model::NodePool>,
+    },
     /// CSV row: Job/Pod → submit; Deployment-like → scale the running instance (or submit it).
     Row {
         tpl: usize,
@@ -118,7 +123,21 @@ pub fn prepare(
         e.source = trace_name.map(str::to_string);
         e
     };
+    // NodePool edits travel the same way, under their own internal names (edits.rs).
+    let mut edits: Vec<super::edits::Edit> = Vec::new();
+    let mut edit_at: HashMap<String, usize> = HashMap::new();
     for ev in &trace.events {
+        if let Action::EditNodePool { manifest } = &ev.action {
+            match super::edits::prepare(manifest, &ev.path, inline.len()) {
+                Ok((edit, renamed)) => {
+                    edit_at.insert(ev.path.clone(), edits.len());
+                    inline.push((format!("{}.nodePool", ev.path), renamed));
+                    edits.push(edit);
+                }
+                Err((path, code, msg, help)) => errors.push(located(&path, code, msg, help)),
+            }
+            continue;
+        }
         if let Action::Submit { def: WorkloadDef { source: Source::Manifest(m), path, .. }, .. } = &ev.action {
             if inline_at.contains_key(path) {
                 continue;
@@ -151,6 +170,7 @@ pub fn prepare(
         Some((m, w)) if inline.is_empty() => (m.clone(), w.to_vec()),
         _ => load_with(req, &inline, base, trace_name)?,
     };
+    let mut replacements = super::edits::take(&mut model, &edits, &mut errors);
     warnings.extend(crate::static_pools::simulation_gaps(&model));
     let virtual_pods = take_virtual_pods(&mut model);
     // Pending pods of the inputs are templates; the trace decides when they exist.
@@ -316,6 +336,12 @@ pub fn prepare(
             Action::Scale { instance, replicas } => SimAction::Scale { instance: instance.clone(), replicas: *replicas },
             Action::Delete { instance } => SimAction::Delete { instance: instance.clone() },
             Action::Interrupt { node } => SimAction::Interrupt { node: node.clone() },
+            Action::EditNodePool { .. } => {
+                let Some((pool, np)) = edit_at.get(&ev.path).and_then(|&i| replacements.get_mut(i)).and_then(Option::take) else {
+                    continue;
+                };
+                SimAction::EditNodePool { pool, replacement: Box::new(np) }
+            }
         };
         let new_pods = match &action {
             SimAction::Submit { replicas, .. } => *replicas,
@@ -328,7 +354,7 @@ pub fn prepare(
                 let last = scaled.insert(format!("instance:{instance}"), *replicas).unwrap_or(0);
                 (*replicas - last).max(0)
             }
-            SimAction::Delete { .. } | SimAction::Interrupt { .. } => 0,
+            SimAction::Delete { .. } | SimAction::Interrupt { .. } | SimAction::EditNodePool { .. } => 0,
         };
         created = created.saturating_add(new_pods);
         if created > MAX_TRACE_PODS {
@@ -413,9 +439,11 @@ fn load_with(
                     e.document = None;
                     e.object = None;
                     let field = e.path.take();
+                    // A NodePool edit's path already names its field (`events[2].nodePool`).
+                    let at = if inline[k].0.ends_with(".nodePool") { inline[k].0.clone() } else { format!("{}.manifest", inline[k].0) };
                     e.path = Some(match field {
-                        Some(f) => format!("{}.manifest.{f}", inline[k].0),
-                        None => format!("{}.manifest", inline[k].0),
+                        Some(f) => format!("{at}.{f}"),
+                        None => at,
                     });
                 }
                 e
