@@ -64,6 +64,17 @@ pub enum TerminationReason {
     Interrupted,
 }
 
+/// What a reservation's end does to a running node.
+#[derive(JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+pub enum ReservationChange {
+    /// A capacity block expiring: the NodeClaim is deleted.
+    Deleted,
+    /// An ODCR ended: the node runs on as on-demand.
+    OnDemand,
+}
+
 /// A simulated pod's state at the end of the trace.
 #[derive(JsonSchema)]
 #[serde(rename_all = "kebab-case")]

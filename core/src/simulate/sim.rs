@@ -68,4 +68,6 @@ pub struct Sim {
     pub baseline_memo: scheduling::BaselineMemo,
     /// Pending pods summed over the provisioning passes so far (bounded by maxPodAttempts).
     pub pod_attempts: u64,
+    /// The capacity reservations on the clock, one per `m.reservations` entry (reservations.rs).
+    pub res: Vec<super::state::ResTrack>,
 }
