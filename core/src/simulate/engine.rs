@@ -69,6 +69,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         .map(|r| p.model.catalog.find(&r.instance_type).map(|i| p.model.catalog.types[i].on_demand_price).filter(|x| x.is_finite()))
         .collect();
     super::reservations::check_prices(&p.model, &s)?;
+    super::reservations::offer_all(&mut p.model);
     prune_catalog(&mut p.model);
     let origin = trace.start.unwrap_or(DEFAULT_START);
     let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);

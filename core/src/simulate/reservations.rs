@@ -49,6 +49,20 @@ pub fn check_prices(m: &Model, s: &SimSettings) -> Result<(), Vec<InputError>> {
     }
 }
 
+/// Offer every reservation that is active at some time of the run, for the catalog pruning
+/// (engine.rs keeps only the types some NodePool can launch): a capacity block that starts
+/// later must keep its instance type. `Sim::reservations_start` then resolves them at time 0.
+pub fn offer_all(m: &mut Model) {
+    if m.reservations.is_empty() {
+        return;
+    }
+    for r in m.reservations.iter_mut().filter(|r| LIVE_STATES.contains(&r.state.as_str())) {
+        r.state = "active".into();
+    }
+    let gate = m.reservation_gate;
+    resolve::apply(m, None, gate);
+}
+
 impl Sim {
     /// Put the reservations on the clock at time 0 (after the input's nodes are adopted).
     pub fn reservations_start(&mut self, prices: Vec<Option<f64>>) {
