@@ -373,6 +373,12 @@ pub fn decision(d: &Decision) -> String {
             options_shown(&r.instance_type_options, 8)
         );
     }
+    if !d.reservation_changes.is_empty() {
+        section(&mut out, "Capacity reservations that ended (the AWS provider's controllers act before this pass)");
+        for c in &d.reservation_changes {
+            let _ = writeln!(out, "  {} {}: {}", c.node, c.change, c.message);
+        }
+    }
     if !d.scores.is_empty() {
         section(&mut out, "Balanced score");
         for s in &d.scores {
