@@ -317,6 +317,12 @@ export interface Decision {
   reason?: DisruptionReason;
   /** The node a `replace` launches; absent for `none` and `delete`. */
   replacement?: Replacement;
+  /**
+   * NodeClaims whose capacity reservation ended by `now`, and what the AWS provider does to
+   * them outside the disruption controller: a capacity block's are deleted from 40 minutes
+   * before its end, an ODCR's run on as on-demand (docs/reservations.md). Absent when none.
+   */
+  reservationChanges?: ReservationChangeOut[];
   /** (before − after) × 730 h, to the cent (computed once, in `figures`). */
   savingsPerMonth: number;
   /**
@@ -971,6 +977,23 @@ export interface ReplacementNoLaunch {
   zone: null;
 }
 
+/** What a reservation's end does to a running node. */
+export type ReservationChange = 'deleted' | 'on-demand';
+
+/** A node a reservation's end changes at `now` (`Decision.reservationChanges`). */
+export interface ReservationChangeOut {
+  /** `deleted` (a capacity block expiring) or `on-demand` (an ODCR ended). */
+  change: ReservationChange;
+  /** Why, in Karpenter's terms. */
+  message: string;
+  /** The node. */
+  node: string;
+  /** The capacity reservation it ran in. */
+  reservationId: string;
+  /** `default` (an ODCR) or `capacity-block`. */
+  reservationType: string;
+}
+
 /** A capacity reservation after the pass: how much of it this plan uses. */
 export interface ReservationOut {
   /** `AvailableInstanceCount` before the pass. */
@@ -1023,12 +1046,63 @@ export interface ReservationSkipOut {
   reason: string;
 }
 
+/** One capacity reservation over the run (`reservations` of a Simulation). */
+export interface ReservationUse {
+  /**
+   * Simulated second it is active from (0 when before the run); absent when its State
+   * makes it never active.
+   */
+  activeFromSeconds?: number;
+  /** Simulated second it ends (the end of the run when later). */
+  activeUntilSeconds?: number;
+  /** What it commits over its active part of the run, used or not; absent when unknown. */
+  committedCostUsd?: number;
+  /**
+   * $/h it bills while active: an ODCR the on-demand price × TotalInstanceCount; a capacity
+   * block its `simulation.capacityBlockPrices` × TotalInstanceCount; absent when unknown.
+   */
+  committedPricePerHourUsd?: number;
+  /** CapacityReservationId. */
+  id: string;
+  /** Its instance type. */
+  instanceType: string;
+  /** NodeClaims the run launched into it. */
+  launches: number;
+  /** NodeClaims deleted because the capacity block was expiring. */
+  nodesDeleted: number;
+  /** NodeClaims that ran on as on-demand after the ODCR ended. */
+  nodesOnDemand: number;
+  /** Why a figure is missing. */
+  note?: string;
+  /** The most instances used at once. */
+  peakUsed: number;
+  /** `default` (an ODCR) or `capacity-block`. */
+  reservationType: string;
+  /** TotalInstanceCount. */
+  total: number;
+  /**
+   * Σ (TotalInstanceCount − AvailableInstanceCount) × time while active, in instance-hours
+   * (instances outside the cluster count as used, as EC2 counts them).
+   */
+  usedInstanceHours: number;
+  /** `usedInstanceHours ÷ (total × active hours)`. */
+  utilization: number;
+  /** Its availability zone. */
+  zone: string;
+}
+
 /** The knobs of `simulate` (`request.simulation`); every field has a default, and the answer repeats them all as resolved. */
 export interface ResolvedSimulationSettings {
   /** Seconds the provisioner waits with no new pending pod before it plans (Karpenter's batch idle duration, 1 s). */
   batchIdleSeconds: number;
   /** Longest a provisioning batch may keep growing, seconds (Karpenter's batch max duration, 10 s). */
   batchMaxSeconds: number;
+  /**
+   * What a capacity block costs, in USD per instance-hour, by reservation id: the prepaid
+   * price is not in the `describe-capacity-reservations` output (it is the block's upfront
+   * fee ÷ instances ÷ hours). Without it a block's committed cost is unknown.
+   */
+  capacityBlockPrices?: Record<string, number>;
   /** Registered → initialized on accelerator nodes: the device plugin registering the devices. */
   devicePluginSeconds: SecondsRange;
   /** Seconds between two passes of the disruption controller. */
@@ -1163,6 +1237,11 @@ export interface Simulation {
   nodes: SimulatedNode[];
   /** Every pod the trace submitted, with its waits, run time and outcome. */
   pods: SimulatedPod[];
+  /**
+   * Per capacity reservation of the input: its use over the run and what it commits
+   * (docs/reservations.md, "In the simulator"). Absent without reservations.
+   */
+  reservations?: ReservationUse[];
   /** The seed every random draw derives from; the same seed replays the same run. */
   seed: number;
   /** Karpenter's metrics sampled at a fixed interval. */
@@ -1196,6 +1275,11 @@ export interface SimulationFailure {
 
 /** The run's totals (`summary` of a Simulation). */
 export interface SimulationSummary {
+  /**
+   * With capacity reservations: `costUsd` split by the capacity type the nodes ran as
+   * (`on-demand`, `spot`, `reserved`: reserved nodes cost Karpenter's on-demand ÷ 10,000,000).
+   */
+  costByCapacityType?: Record<string, number>;
   /** What every NodeClaim cost over its lifetime, in US dollars. */
   costUsd: number;
   /** Nodes disrupted, in total and per reason (`empty`, `underutilized`, `expired`, `interrupted`). */
@@ -1220,6 +1304,12 @@ export interface SimulationSummary {
   pendingSeconds: Percentiles;
   /** Pods by final state. */
   pods: PodCounts;
+  /**
+   * With capacity reservations: what they commit over the run whether used or not, the sum
+   * of the reservations' known `committedCostUsd` (a capacity block without a price is left
+   * out, warning `reservation-price-unknown`).
+   */
+  reservedCommittedCostUsd?: number;
   /** `100 × (static − actual) / static`. */
   savingsPercent: number;
   /** `staticCostUsd − costUsd`: what autoscaling saved against the static cluster. */
@@ -1228,6 +1318,8 @@ export interface SimulationSummary {
   staticCluster: StaticNodes[];
   /** What the static cluster (nodes alive at each pool's on-demand peak, kept all run) would cost, USD. */
   staticCostUsd: number;
+  /** With capacity reservations: `costUsd` + `reservedCommittedCostUsd`. */
+  totalCostWithReservationsUsd?: number;
   /** Seconds of pod run time lost to evictions and interruptions (restarted from zero). */
   workLostSeconds: number;
 }
@@ -1293,7 +1385,7 @@ export interface Stats {
 }
 
 /** Why a simulated node ended. */
-export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted';
+export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted' | 'drifted' | 'capacity-block-expiring';
 
 /** Candidates among which Karpenter's choice is arbitrary. */
 export interface Tie {
@@ -1324,7 +1416,7 @@ export interface TimelineEntry {
 }
 
 /** What happened at a timeline entry. */
-export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated';
+export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated' | 'nodeclaim-relabeled' | 'reservation-active' | 'reservation-expiring' | 'reservation-ended';
 
 /** What one instance type means for the pod: launched, a fallback option, or rejected. */
 export interface TypeExplanation {

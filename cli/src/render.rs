@@ -373,6 +373,12 @@ pub fn decision(d: &Decision) -> String {
             options_shown(&r.instance_type_options, 8)
         );
     }
+    if !d.reservation_changes.is_empty() {
+        section(&mut out, "Capacity reservations that ended (the AWS provider's controllers act before this pass)");
+        for c in &d.reservation_changes {
+            let _ = writeln!(out, "  {} {}: {}", c.node, c.change, c.message);
+        }
+    }
     if !d.scores.is_empty() {
         section(&mut out, "Balanced score");
         for s in &d.scores {
@@ -648,6 +654,11 @@ pub fn simulation(s: &Simulation) -> String {
     if sm.disruptions.total == 0 {
         rows[7].1 = "0".into();
     }
+    if let (Some(committed), Some(total)) = (sm.reserved_committed_cost_usd, sm.total_cost_with_reservations_usd) {
+        let by_type: Vec<String> = sm.cost_by_capacity_type.iter().map(|(k, v)| format!("{k} {}", dollars_2(*v))).collect();
+        rows.insert(1, ("cost by capacity", by_type.join(", ")));
+        rows.insert(2, ("reservations", format!("{} committed, {} with the nodes", dollars_2(committed), dollars_2(total))));
+    }
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
     for (k, v) in rows {
         let _ = writeln!(out, "  {k:width$}  {v}");
@@ -658,6 +669,31 @@ pub fn simulation(s: &Simulation) -> String {
         t.row(vec![n.node_pool.clone(), n.instance_type.clone(), n.count.to_string(), dollars(n.price_per_hour_usd)]);
     }
     out.push_str(&t.render("  "));
+    if !s.reservations.is_empty() {
+        section(&mut out, "Capacity reservations (used = TotalInstanceCount - AvailableInstanceCount while active)");
+        let mut t = Table::new(&["ID", "TYPE", "INSTANCE TYPE", "TOTAL", "ACTIVE", "LAUNCHES", "PEAK", "UTILISATION", "DELETED", "ON-DEMAND", "COMMITTED"])
+            .right(&[3, 5, 6, 7, 8, 9, 10]);
+        for r in &s.reservations {
+            let active = match (r.active_from_seconds, r.active_until_seconds) {
+                (Some(f), Some(u)) => duration(u - f),
+                _ => "never".into(),
+            };
+            t.row(vec![
+                r.id.clone(),
+                r.reservation_type.clone(),
+                r.instance_type.clone(),
+                r.total.to_string(),
+                active,
+                r.launches.to_string(),
+                r.peak_used.to_string(),
+                format!("{:.1}%", r.utilization * 100.0),
+                r.nodes_deleted.to_string(),
+                r.nodes_on_demand.to_string(),
+                r.committed_cost_usd.map_or_else(|| "unknown".into(), dollars_2),
+            ]);
+        }
+        out.push_str(&t.render("  "));
+    }
     let mut nodes: Vec<&nodecast::simulate::NodeOut> = s.nodes.iter().collect();
     nodes.sort_by(|a, b| b.cost_usd.total_cmp(&a.cost_usd).then_with(|| a.name.cmp(&b.name)));
     let title = if nodes.len() > SIM_NODES_SHOWN {

@@ -440,6 +440,29 @@ pub struct Decision {
     /// pass after pass (docs/consolidate-until.md). Absent without `until`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sequence: Option<ConsolidationSequence>,
+    /// NodeClaims whose capacity reservation ended by `now`, and what the AWS provider does to
+    /// them outside the disruption controller: a capacity block's are deleted from 40 minutes
+    /// before its end, an ODCR's run on as on-demand (docs/reservations.md). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reservation_changes: Vec<ReservationChangeOut>,
+}
+
+/// A node a reservation's end changes at `now` (`Decision.reservationChanges`).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReservationChangeOut {
+    /// The node.
+    pub node: String,
+    /// The capacity reservation it ran in.
+    pub reservation_id: String,
+    /// `default` (an ODCR) or `capacity-block`.
+    pub reservation_type: String,
+    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::ReservationChange"))]
+    /// `deleted` (a capacity block expiring) or `on-demand` (an ODCR ended).
+    pub change: String,
+    /// Why, in Karpenter's terms.
+    pub message: String,
 }
 
 /// The commands Karpenter's disruption controller carries out between `now` and `until`: its

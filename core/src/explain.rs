@@ -252,6 +252,9 @@ pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<
             None => format!("{name} stays"),
         }
     };
+    if let Some(c) = d.reservation_changes.iter().find(|c| c.node == name && c.change == "on-demand") {
+        summary.push_str(&format!("; {}", c.message));
+    }
     if let Some(dr) = v.drift.as_ref() {
         summary.push_str(&format!("; drifted ({}) because {}", dr.reason, dr.message));
     }

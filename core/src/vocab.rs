@@ -62,6 +62,21 @@ pub enum TerminationReason {
     Expired,
     /// A spot interruption.
     Interrupted,
+    /// Drift replaced it.
+    Drifted,
+    /// Its capacity block was expiring (deleted 40 minutes before the end, or reclaimed by EC2).
+    CapacityBlockExpiring,
+}
+
+/// What a reservation's end does to a running node.
+#[derive(JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[allow(dead_code)]
+pub enum ReservationChange {
+    /// A capacity block expiring: the NodeClaim is deleted.
+    Deleted,
+    /// An ODCR ended: the node runs on as on-demand.
+    OnDemand,
 }
 
 /// A simulated pod's state at the end of the trace.
@@ -120,4 +135,13 @@ pub enum TimelineEvent {
     /// A NodeClaim was terminated.
     #[serde(rename = "nodeclaim-terminated")]
     NodeclaimTerminated,
+    /// A NodeClaim of an ended ODCR was relabelled on-demand.
+    #[serde(rename = "nodeclaim-relabeled")]
+    NodeclaimRelabeled,
+    /// A capacity reservation became active.
+    ReservationActive,
+    /// A capacity block became expiring (40 minutes before its end).
+    ReservationExpiring,
+    /// A capacity reservation ended.
+    ReservationEnded,
 }

@@ -62,6 +62,8 @@ __all__ = [
     "SimulatedNode",
     "SimulatedPod",
     "TimelineEntry",
+    "SimulatedReservation",
+    "ReservationChange",
     "MetricSeries",
     "Accelerator",
     "OverlayStatus",
@@ -848,6 +850,28 @@ class PoolBudget:
         return cls(name=d["name"], nodes=d["nodes"], allowed=_map(d.get("allowed")))
 
 
+@dataclass(frozen=True)
+class ReservationChange:
+    """A node whose capacity reservation ended by ``now`` (``reservationChanges`` of a decision):
+    ``change`` is ``deleted`` (a capacity block expiring) or ``on-demand`` (an ODCR ended)."""
+
+    node: str
+    reservation_id: str
+    reservation_type: str
+    change: str
+    message: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ReservationChange:
+        return cls(
+            node=d["node"],
+            reservation_id=d["reservationId"],
+            reservation_type=d["reservationType"],
+            change=d["change"],
+            message=d["message"],
+        )
+
+
 @dataclass(frozen=True, repr=False)
 class Decision(Answer):
     """What Karpenter's disruption controller does at ``now`` (``nodecast consolidate``)."""
@@ -878,6 +902,9 @@ class Decision(Answer):
     warnings: Tuple[AnswerWarning, ...] = ()
     #: With ``until``: every command from ``now`` to ``until``, pass after pass.
     sequence: Optional[ConsolidationSequence] = None
+    #: Nodes whose capacity reservation ended by ``now`` (a capacity block's deleted, an ODCR's
+    #: turned on-demand).
+    reservation_changes: Tuple[ReservationChange, ...] = ()
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -904,6 +931,7 @@ class Decision(Answer):
             skipped=_seq(d.get("skipped"), Skipped._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
             sequence=ConsolidationSequence._from(d["sequence"]) if d.get("sequence") else None,
+            reservation_changes=_seq(d.get("reservationChanges"), ReservationChange._from),
             _summary=d.get("summary", ""),
         )
 
@@ -1241,6 +1269,12 @@ class SimulationSummary:
     #: ``empty``, ``underutilized``, ``expired``, ``interrupted``.
     disruptions_by_reason: FrozenMap[str, int]
     nodes_alive_at_end: int
+    #: With capacity reservations: ``cost_usd`` by capacity type (``on-demand``, ``spot``, ``reserved``).
+    cost_by_capacity_type: FrozenMap[str, float] = field(default_factory=FrozenMap)
+    #: With capacity reservations: what they commit over the run, used or not (known prices only).
+    reserved_committed_cost_usd: Optional[float] = None
+    #: With capacity reservations: ``cost_usd`` + ``reserved_committed_cost_usd``.
+    total_cost_with_reservations_usd: Optional[float] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> SimulationSummary:
@@ -1266,6 +1300,9 @@ class SimulationSummary:
             disruptions=disruptions.get("total", 0),
             disruptions_by_reason=_map(disruptions.get("byReason")),
             nodes_alive_at_end=d["nodesAliveAtEnd"],
+            cost_by_capacity_type=_map(d.get("costByCapacityType")),
+            reserved_committed_cost_usd=d.get("reservedCommittedCostUsd"),
+            total_cost_with_reservations_usd=d.get("totalCostWithReservationsUsd"),
         )
 
 
@@ -1352,6 +1389,51 @@ class SimulatedPod:
 
 
 @dataclass(frozen=True)
+class SimulatedReservation:
+    """One capacity reservation over a simulation (``reservations`` of the answer): seconds
+    since the start; ``committed_cost_usd`` is None when unknown (a capacity block without
+    ``capacityBlockPrices``)."""
+
+    id: str
+    instance_type: str
+    zone: str
+    reservation_type: str
+    total: int
+    launches: int
+    used_instance_hours: float
+    utilization: float
+    peak_used: int
+    nodes_deleted: int
+    nodes_on_demand: int
+    active_from_seconds: Optional[int] = None
+    active_until_seconds: Optional[int] = None
+    committed_price_per_hour_usd: Optional[float] = None
+    committed_cost_usd: Optional[float] = None
+    note: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> SimulatedReservation:
+        return cls(
+            id=d["id"],
+            instance_type=d["instanceType"],
+            zone=d["zone"],
+            reservation_type=d["reservationType"],
+            total=d["total"],
+            launches=d["launches"],
+            used_instance_hours=d["usedInstanceHours"],
+            utilization=d["utilization"],
+            peak_used=d["peakUsed"],
+            nodes_deleted=d["nodesDeleted"],
+            nodes_on_demand=d["nodesOnDemand"],
+            active_from_seconds=d.get("activeFromSeconds"),
+            active_until_seconds=d.get("activeUntilSeconds"),
+            committed_price_per_hour_usd=d.get("committedPricePerHourUsd"),
+            committed_cost_usd=d.get("committedCostUsd"),
+            note=d.get("note"),
+        )
+
+
+@dataclass(frozen=True)
 class TimelineEntry:
     """One event of the timeline (``pod-pending``, ``nodeclaim-launched``, ...)."""
 
@@ -1411,6 +1493,8 @@ class Simulation(Answer):
     series: Tuple[MetricSeries, ...] = ()
     warnings: Tuple[AnswerWarning, ...] = ()
     skipped: Tuple[Skipped, ...] = ()
+    #: Per capacity reservation: its use over the run and what it commits.
+    reservations: Tuple[SimulatedReservation, ...] = ()
     _renders: Dict[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     @classmethod
@@ -1431,6 +1515,7 @@ class Simulation(Answer):
             series=_seq(series.get("metrics"), MetricSeries._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
             skipped=_seq(d.get("skipped"), Skipped._from),
+            reservations=_seq(d.get("reservations"), SimulatedReservation._from),
         )
 
     @property

@@ -8,6 +8,7 @@
 pub mod aws;
 pub mod overlay;
 pub mod launch_reserved;
+pub mod reservation_time;
 pub mod reservations;
 pub mod resolve;
 

@@ -360,6 +360,39 @@ pub fn decide_action(m: &Model, now: i64, memo: &mut crate::scheduling::Baseline
 
 /// `memo` is given for an action-only pass.
 fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
+    // Nodes whose reservation ended by `now`: the AWS provider's own controllers delete a
+    // capacity block's and relabel an ODCR's on-demand before this pass looks at them
+    // (catalog::reservation_time). The simulator applies them as its clock passes the end, so
+    // it finds none here.
+    let changes = crate::catalog::reservation_time::changes(m, now);
+    if changes.is_empty() {
+        return decide_changed(m, now, memo);
+    }
+    let mut changed = m.clone();
+    crate::catalog::reservation_time::apply(&mut changed, &changes);
+    let mut d = decide_changed(&changed, now, memo);
+    for &(k, r, c) in &changes {
+        let node = m.nodes[k].name.clone();
+        let message = crate::catalog::reservation_time::describe(m, r, c);
+        if c == crate::catalog::reservation_time::NodeChange::Deleted {
+            if let Some(v) = d.nodes.iter_mut().find(|v| v.name == node) {
+                v.reasons = vec![reason(ReasonCode::Deleting, format!("the NodeClaim is being deleted: {message}"))];
+            }
+        }
+        let res = &m.reservations[r];
+        d.reservation_changes.push(ReservationChangeOut {
+            node,
+            reservation_id: res.id.clone(),
+            reservation_type: res.reservation_type.clone(),
+            change: c.as_str().into(),
+            message,
+        });
+    }
+    d.reservation_changes.sort_by(|a, b| a.node.cmp(&b.node));
+    d
+}
+
+fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
     let action_only = memo.is_some();
     let infos = node_infos(m, now, Say(!action_only));
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };

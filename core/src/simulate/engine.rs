@@ -47,6 +47,10 @@ fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool]) {
     });
 }
 
+/// How often Karpenter's pod controller re-triggers the provisioner for a pod that is still
+/// provisionable (pkg/controllers/provisioning/controller.go, `RequeueAfter: 10 * time.Second`).
+const POD_REQUEUE_SECONDS: i64 = 10;
+
 pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec<InputError>> {
     let mut p = p;
     let last = p.events.iter().map(|e| e.at).max().unwrap_or(0);
@@ -68,6 +72,16 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
             _ => None,
         })
         .collect();
+    // The reservations' on-demand prices (an ODCR's committed cost), before pruning drops
+    // the types no NodePool launches.
+    let res_prices: Vec<Option<f64>> = p
+        .model
+        .reservations
+        .iter()
+        .map(|r| p.model.catalog.find(&r.instance_type).map(|i| p.model.catalog.types[i].on_demand_price).filter(|x| x.is_finite()))
+        .collect();
+    super::reservations::check_prices(&p.model, &s)?;
+    super::reservations::offer_all(&mut p.model);
     prune_catalog(&mut p.model, &edits);
     let origin = trace.start.unwrap_or(DEFAULT_START);
     let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);
@@ -116,8 +130,10 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         baseline_memo: scheduling::BaselineMemo::default(),
         pod_attempts: 0,
         virtual_pods: p.virtual_pods,
+        res: Vec::new(),
     };
     sim.adopt_initial_state();
+    sim.reservations_start(res_prices);
     // The buffer controller reconciles each buffer when it appears and wakes the provisioner.
     sim.buffers_changed();
     for i in 0..sim.trace_events.len() {
@@ -132,7 +148,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         if t > sim.end || crate::interrupt::poll() {
             break;
         }
-        let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
+        let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m, res: &sim.res };
         sim.metrics.catch_up(t, &view);
         sim.now = t;
         sim.handle(ev);
@@ -167,7 +183,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
     }
     let duration = finished_at.unwrap_or(sim.end).min(sim.end);
     sim.now = duration;
-    let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m };
+    let view = super::metrics::View { nodes: &sim.nodes, pending: sim.pending.len(), m: &sim.m, res: &sim.res };
     sim.metrics.finish(duration, &view);
     Ok(super::summary::build(sim, duration))
 }
@@ -216,6 +232,12 @@ impl Sim {
             Ev::Interrupt(n) => self.interrupt(n),
             Ev::Terminate(n, r) => self.terminate(n, REASONS[r]),
             Ev::DeleteInstance(i) => self.delete_instance(i),
+            Ev::Reservation(r, edge) => self.reservation_edge(r, edge),
+            Ev::Retrigger => {
+                if !self.pending.is_empty() {
+                    self.trigger_batch();
+                }
+            }
         }
     }
 
@@ -486,7 +508,7 @@ impl Sim {
             let alloc = t.alloc(l.it, &self.m).clone();
             let mut pods: Vec<usize> = pc.pods.iter().map(|&mp| self.model_pod_owner[mp]).filter(|&p| p != VIRTUAL).collect();
             pods.sort_unstable();
-            let n = self.launch_node(t.pool, l.it as usize, l.capacity_type, l.zone, Some(&pc.requirements), alloc, None);
+            let n = self.launch_node(t.pool, l.it as usize, l.capacity_type, l.zone, Some(&pc.requirements), alloc, None, l.reservation);
             launches.push((n, pods));
         }
         let mut failed: Vec<(usize, ReasonCode)> = Vec::new();
@@ -516,6 +538,13 @@ impl Sim {
             for p in pods {
                 self.nominate(p, n);
             }
+        }
+        // Karpenter defers a pod that found its reservation held by another NodeClaim of the
+        // pass (a ReservedOfferingError) to a later pass; its pod controller re-triggers the
+        // provisioner every 10 s while the pod is provisionable (provisioning/controller.go).
+        if failed.iter().any(|&(_, code)| code == ReasonCode::ReservedOfferingUnavailable) {
+            let at = self.now + POD_REQUEUE_SECONDS;
+            self.push(at, Ev::Retrigger);
         }
         // By pod, then by wire name: the order the timeline has always had.
         failed.sort_by_key(|&(p, code)| (p, code.as_str()));

@@ -1,7 +1,7 @@
 //! Time series under Karpenter's metric names, sampled every `metricsIntervalSeconds`, and the
 //! peak node mix per NodePool for the static-cluster comparison.
 
-use super::state::{NState, SNode};
+use super::state::{NState, ResTrack, SNode};
 use super::{Metric, Series};
 use crate::model::{LimitKey, Model};
 use crate::resources::Resources;
@@ -12,6 +12,7 @@ pub struct View<'a> {
     pub nodes: &'a [SNode],
     pub pending: usize,
     pub m: &'a Model,
+    pub res: &'a [ResTrack],
 }
 
 struct Sample {
@@ -23,6 +24,8 @@ struct Sample {
     pending: usize,
     cost: f64,
     rate: f64,
+    /// Per reservation: (instances used, TotalInstanceCount) while active, else (0, 0).
+    reserved: Vec<(i64, i64)>,
 }
 
 /// Per NodePool (or `(unmanaged)`): the on-demand $/h of live nodes and the mix at its peak.
@@ -128,12 +131,15 @@ impl Recorder {
             pending: v.pending,
             cost: 0.0,
             rate: 0.0,
+            reserved: v
+                .res
+                .iter()
+                .zip(&v.m.reservations)
+                .map(|(t, r)| if t.active { ((r.total - r.available).max(0), r.total) } else { (0, 0) })
+                .collect(),
         };
         for n in v.nodes {
-            let until = n.terminated.unwrap_or(s).min(s);
-            if until > n.launched {
-                sample.cost += n.price * (until - n.launched) as f64 / 3600.0;
-            }
+            sample.cost += n.cost_until(s);
             if n.state == NState::Terminated {
                 continue;
             }
@@ -228,6 +234,20 @@ impl Recorder {
             labels: IndexMap::new(),
             values: self.samples.iter().map(|s| r6(s.rate)).collect(),
         });
+        // nodecast's own: Karpenter has no metric of a reservation's use.
+        for (r, res) in m.reservations.iter().enumerate() {
+            for (name, pick) in [("nodecast_capacity_reservation_used_instances", 0), ("nodecast_capacity_reservation_instances", 1)] {
+                metrics.push(Metric {
+                    name: name.into(),
+                    labels: labels(&[("reservation_id", &res.id), ("instance_type", &res.instance_type)]),
+                    values: self
+                        .samples
+                        .iter()
+                        .map(|s| s.reserved.get(r).map_or(0.0, |u| if pick == 0 { u.0 as f64 } else { u.1 as f64 }))
+                        .collect(),
+                });
+            }
+        }
         Series { interval_seconds: self.interval, times_seconds: self.times.clone(), metrics }
     }
 }

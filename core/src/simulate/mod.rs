@@ -20,6 +20,7 @@ mod state;
 mod static_nodes;
 mod summary;
 pub(crate) mod trace;
+mod reservations;
 mod workloads;
 
 use crate::api::Warning;
@@ -74,6 +75,10 @@ pub struct Simulation {
     pub warnings: Vec<Warning>,
     /// Objects the loader recognised but does not model (kind/name and why).
     pub skipped: Vec<Skipped>,
+    /// Per capacity reservation of the input: its use over the run and what it commits
+    /// (docs/reservations.md, "In the simulator"). Absent without reservations.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reservations: Vec<ReservationUse>,
     /// Unix seconds of time 0 (the trace start or the default origin); used by the Prometheus
     /// renderer for sample timestamps.
     #[serde(skip)]
@@ -119,6 +124,65 @@ pub struct Summary {
     pub disruptions: Disruptions,
     /// Nodes still running when the simulation ended.
     pub nodes_alive_at_end: usize,
+    /// With capacity reservations: `costUsd` split by the capacity type the nodes ran as
+    /// (`on-demand`, `spot`, `reserved`: reserved nodes cost Karpenter's on-demand ÷ 10,000,000).
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub cost_by_capacity_type: IndexMap<String, f64>,
+    /// With capacity reservations: what they commit over the run whether used or not, the sum
+    /// of the reservations' known `committedCostUsd` (a capacity block without a price is left
+    /// out, warning `reservation-price-unknown`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserved_committed_cost_usd: Option<f64>,
+    /// With capacity reservations: `costUsd` + `reservedCommittedCostUsd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_cost_with_reservations_usd: Option<f64>,
+}
+
+/// One capacity reservation over the run (`reservations` of a Simulation).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReservationUse {
+    /// CapacityReservationId.
+    pub id: String,
+    /// Its instance type.
+    pub instance_type: String,
+    /// Its availability zone.
+    pub zone: String,
+    /// `default` (an ODCR) or `capacity-block`.
+    pub reservation_type: String,
+    /// TotalInstanceCount.
+    pub total: i64,
+    /// Simulated second it is active from (0 when before the run); absent when its State
+    /// makes it never active.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_from_seconds: Option<i64>,
+    /// Simulated second it ends (the end of the run when later).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_until_seconds: Option<i64>,
+    /// NodeClaims the run launched into it.
+    pub launches: usize,
+    /// Σ (TotalInstanceCount − AvailableInstanceCount) × time while active, in instance-hours
+    /// (instances outside the cluster count as used, as EC2 counts them).
+    pub used_instance_hours: f64,
+    /// `usedInstanceHours ÷ (total × active hours)`.
+    pub utilization: f64,
+    /// The most instances used at once.
+    pub peak_used: i64,
+    /// NodeClaims deleted because the capacity block was expiring.
+    pub nodes_deleted: usize,
+    /// NodeClaims that ran on as on-demand after the ODCR ended.
+    pub nodes_on_demand: usize,
+    /// $/h it bills while active: an ODCR the on-demand price × TotalInstanceCount; a capacity
+    /// block its `simulation.capacityBlockPrices` × TotalInstanceCount; absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed_price_per_hour_usd: Option<f64>,
+    /// What it commits over its active part of the run, used or not; absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committed_cost_usd: Option<f64>,
+    /// Why a figure is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One group of the static cluster: nodes of one type a pool had at its on-demand peak.

@@ -62,6 +62,9 @@ impl Sim {
                 midx: Some(i),
                 replaces: Vec::new(),
                 grace: None,
+                reservation: None,
+                cost_before: 0.0,
+                price_from: 0,
             });
             self.model_node_owner.push(id);
             self.node_by_name.insert(n.name.clone(), id);
@@ -160,6 +163,7 @@ impl Sim {
         reqs: Option<&Requirements>,
         alloc: Resources,
         replaces: Option<Vec<usize>>,
+        reservation: Option<u32>,
     ) -> usize {
         let np = &self.m.node_pools[pool];
         let pool_name = np.name.clone();
@@ -170,11 +174,23 @@ impl Sim {
                 break candidate;
             }
         };
-        let labels = self.node_labels(pool, it, ct, zone, reqs, &name);
+        let mut labels = self.node_labels(pool, it, ct, zone, reqs, &name);
+        // A reserved launch carries its reservation's labels (the offering's requirements).
+        if let Some(r) = reservation.map(|r| &self.m.reservations[r as usize]) {
+            let k = self.m.keys;
+            labels.set(k.reservation_id, r.id_value);
+            labels.set(k.reservation_type, r.type_value);
+            labels.set(k.reservation_interruptible, r.interruptible_value);
+        }
         let m = &self.m;
         let np = &m.node_pools[pool];
         let t = &m.catalog.types[it];
-        let price = t.offerings.iter().find(|o| o.zone == zone && o.capacity_type == ct).map(|o| o.price).unwrap_or(t.on_demand_price);
+        let price = t
+            .offerings
+            .iter()
+            .find(|o| o.zone == zone && o.capacity_type == ct && (reservation.is_none() || o.reservation == reservation))
+            .map(|o| o.price)
+            .unwrap_or(t.on_demand_price);
         let od = if t.on_demand_price.is_finite() && t.on_demand_price > 0.0 { t.on_demand_price } else { price };
         let mut taints = np.taints.clone();
         taints.extend(np.startup_taints.iter().cloned());
@@ -241,6 +257,9 @@ impl Sim {
             midx: Some(self.m.nodes.len()),
             replaces: replaces.unwrap_or_default(),
             grace,
+            reservation: reservation.map(|r| r as usize),
+            cost_before: 0.0,
+            price_from: self.now,
         });
         self.m.nodes.push(en);
         self.model_node_owner.push(id);
@@ -265,6 +284,13 @@ impl Sim {
             n.zone.clone().unwrap_or_default(),
             crate::price::round_price(n.price)
         );
+        let detail = match reservation {
+            Some(r) => format!("{detail}, capacity reservation {}", self.m.reservations[r as usize].id),
+            None => detail,
+        };
+        if let Some(r) = reservation {
+            self.reservation_launched(r as usize);
+        }
         self.metrics.node_launched(&self.nodes[id], false);
         self.log("nodeclaim-launched", name, None, None, Some(detail));
         self.mark_dirty();
@@ -410,7 +436,7 @@ impl Sim {
         // An expiring node waiting for do-not-disrupt pods goes once the last one is done.
         if finish_drain {
             if let Some(r) = reason {
-                if r == "expired" {
+                if r == "expired" || r == super::state::CAPACITY_BLOCK_EXPIRING {
                     self.push(now, Ev::Terminate(n, reason_index(&r)));
                 }
             }
@@ -446,6 +472,7 @@ impl Sim {
         node.terminated = Some(now);
         node.reason = Some(reason.to_string());
         node.deleting = true;
+        let freed = node.reservation;
         // A replacement that never came up releases the nodes it was going to replace.
         for old in std::mem::take(&mut node.replaces) {
             if self.nodes[old].state != NState::Terminated {
@@ -469,6 +496,10 @@ impl Sim {
         self.node_count_changed(-1);
         self.metrics.node_terminated(&self.nodes[n], reason);
         self.log("nodeclaim-terminated", name, None, Some(reason.to_string()), None);
+        if let Some(r) = freed {
+            // MarkTerminated: the slot is free again (reservations.rs).
+            self.reservation_freed(r);
+        }
         self.static_top_up();
         self.capacity_freed();
     }
@@ -594,21 +625,29 @@ impl Sim {
     /// expireAfter is forceful, but draining waits for do-not-disrupt pods until the
     /// terminationGracePeriod (if any) runs out.
     fn expire(&mut self, n: usize) {
-        self.cordon(n, "expired");
+        self.drain_and_delete(n, "expired");
+    }
+
+    /// Delete a NodeClaim the way its termination controller does (expiry, a capacity block
+    /// expiring): cordon, evict every pod but running do-not-disrupt ones, and terminate once
+    /// those are done or the terminationGracePeriod (if any) runs out.
+    pub fn drain_and_delete(&mut self, n: usize, reason: &str) {
+        let expired = reason;
+        self.cordon(n, expired);
         let mut waiting = false;
         for p in self.nodes[n].pods.clone() {
             let blocks = self.pods[p].midx.is_some_and(|i| self.m.pods[i].do_not_disrupt) && self.pods[p].state == PodState::Running;
             if blocks {
                 waiting = true;
             } else {
-                self.evict(p, "expired");
+                self.evict(p, expired);
             }
         }
         if !waiting {
-            self.terminate(n, "expired");
+            self.terminate(n, expired);
         } else if let Some(g) = self.nodes[n].grace {
             let at = self.now + g;
-            self.push(at, Ev::Terminate(n, reason_index("expired")));
+            self.push(at, Ev::Terminate(n, reason_index(expired)));
         }
     }
 
@@ -623,6 +662,6 @@ impl Sim {
             Some(t) => t.alloc(it as u32, &self.m).clone(),
             None => self.m.catalog.types[it].allocatable.clone(),
         };
-        Some(self.launch_node(pool, it, ct, zone, None, alloc, Some(replaces.to_vec())))
+        Some(self.launch_node(pool, it, ct, zone, None, alloc, Some(replaces.to_vec()), chosen.launch.reservation))
     }
 }

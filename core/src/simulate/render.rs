@@ -37,6 +37,10 @@ fn help(name: &str) -> (&'static str, &'static str) {
         "karpenter_nodeclaims_terminated_total" => ("counter", "Simulated NodeClaim terminations so far, by reason."),
         "karpenter_scheduler_queue_depth" => ("gauge", "Simulated pending pods waiting for a node."),
         "nodecast_cost_usd_total" => ("counter", "Dollars spent on nodes since the start of the simulation."),
+        "nodecast_capacity_reservation_used_instances" => {
+            ("gauge", "Instances of the capacity reservation in use (TotalInstanceCount - AvailableInstanceCount), 0 while not active.")
+        }
+        "nodecast_capacity_reservation_instances" => ("gauge", "TotalInstanceCount of the capacity reservation while active, else 0."),
         _ => ("gauge", "Dollars per hour of the live nodes."),
     }
 }

@@ -13,6 +13,9 @@ pub const MAX_SECONDS: i64 = 10 * 366 * 86_400;
 /// interruption events proportional to simulated instance-minutes.
 pub const MAX_INTERRUPTION_RATE_PER_HOUR: f64 = 60.0;
 
+/// The highest capacity-block price accepted, USD per instance-hour (EC2's are below 100).
+pub const MAX_CAPACITY_BLOCK_PRICE: f64 = 100_000.0;
+
 /// An inclusive range of whole seconds, sampled uniformly per NodeClaim.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +65,11 @@ pub struct SimSettings {
     /// Each pass re-schedules every pending pod (as Karpenter does), so pods that wait long
     /// (behind a limit) make the work grow with the square of the queue; this bounds the time.
     pub max_pod_attempts: u64,
+    /// What a capacity block costs, in USD per instance-hour, by reservation id: the prepaid
+    /// price is not in the `describe-capacity-reservations` output (it is the block's upfront
+    /// fee ÷ instances ÷ hours). Without it a block's committed cost is unknown.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub capacity_block_prices: std::collections::BTreeMap<String, f64>,
 }
 
 impl Default for SimSettings {
@@ -84,6 +92,7 @@ impl Default for SimSettings {
             max_events: 5_000_000,
             // About 1.5 us per attempt on a 2-core VM: ~30 s.
             max_pod_attempts: 20_000_000,
+            capacity_block_prices: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -135,6 +144,18 @@ impl SimSettings {
         }
         if self.end_seconds.is_some_and(|v| !(1..=MAX_SECONDS).contains(&v)) {
             bad("endSeconds", format!("must be in 1..={MAX_SECONDS} (ten years)"), "seconds from the trace start");
+        }
+        for (id, price) in &self.capacity_block_prices {
+            if !(price.is_finite() && (0.0..=MAX_CAPACITY_BLOCK_PRICE).contains(price)) {
+                errors.push(
+                    InputError::new(
+                        "invalid-setting",
+                        format!("{price} is not a price in 0..={MAX_CAPACITY_BLOCK_PRICE} USD per instance-hour"),
+                    )
+                    .path(format!("simulation.capacityBlockPrices[{id:?}]"))
+                    .help("e.g. 31.464 for a p5.48xlarge block"),
+                );
+            }
         }
         if errors.is_empty() {
             Ok(())

@@ -71,4 +71,6 @@ pub struct Sim {
     /// The CapacityBuffers' virtual pods (CapacityBuffer gate on; buffers.rs): in the model's
     /// pods only during a provisioning or disruption pass.
     pub virtual_pods: Vec<crate::model::Pod>,
+    /// The capacity reservations on the clock, one per `m.reservations` entry (reservations.rs).
+    pub res: Vec<super::state::ResTrack>,
 }

@@ -28,9 +28,23 @@ pub enum Ev {
     /// Node, reason index into `REASONS`.
     Terminate(usize, usize),
     DeleteInstance(usize),
+    /// A capacity reservation's clock: reservation index, edge (`RES_*`).
+    Reservation(usize, u8),
+    /// The pod controller's requeue: pods deferred by a held reservation get another pass.
+    Retrigger,
 }
 
-pub const REASONS: [&str; 5] = ["empty", "underutilized", "expired", "interrupted", "drifted"];
+/// A reservation's edges on the clock: it becomes active; a capacity block turns expiring (its
+/// NodeClaims are deleted); EC2 reclaims a capacity block's instances; it ends.
+pub const RES_START: u8 = 0;
+pub const RES_EXPIRING: u8 = 1;
+pub const RES_RECLAIM: u8 = 2;
+pub const RES_END: u8 = 3;
+
+/// The termination reason of a NodeClaim deleted because its capacity block expires.
+pub const CAPACITY_BLOCK_EXPIRING: &str = "capacity-block-expiring";
+
+pub const REASONS: [&str; 6] = ["empty", "underutilized", "expired", "interrupted", "drifted", CAPACITY_BLOCK_EXPIRING];
 
 /// The reasons every summary lists (with 0 when none happened); `drifted` is listed only when
 /// a drifted node was replaced, so runs without drift read as before.
@@ -124,6 +138,46 @@ pub struct SNode {
     pub replaces: Vec<usize>,
     /// Seconds after an expiry decision after which remaining pods are evicted.
     pub grace: Option<i64>,
+    /// The capacity reservation (index into `Model::reservations`) it runs in.
+    pub reservation: Option<usize>,
+    /// USD accrued at earlier prices (an ODCR's node turned on-demand), and the second the
+    /// current `price` applies from.
+    pub cost_before: f64,
+    pub price_from: i64,
+}
+
+impl SNode {
+    /// What the node cost from its launch to `t` (its termination at the latest).
+    pub fn cost_until(&self, t: i64) -> f64 {
+        let until = self.terminated.unwrap_or(t).min(t);
+        if until <= self.launched {
+            return 0.0;
+        }
+        if until <= self.price_from {
+            // Sampled before the price changed: the earlier segment only, pro rata.
+            let span = (self.price_from - self.launched).max(1) as f64;
+            return self.cost_before * (until - self.launched) as f64 / span;
+        }
+        self.cost_before + self.price * (until - self.price_from) as f64 / 3600.0
+    }
+}
+
+/// A capacity reservation on the simulated clock (one per `Model::reservations` entry).
+#[derive(Debug, Clone, Default)]
+pub struct ResTrack {
+    /// Simulated seconds it is active from / until (None: since before the run / no end);
+    /// `window` is None when its State says it is never active (expired, cancelled, ...).
+    pub window: Option<(Option<i64>, Option<i64>)>,
+    pub active: bool,
+    /// The type's on-demand $/h (read before the catalog is pruned).
+    pub on_demand_price: Option<f64>,
+    /// Instance-seconds used (TotalInstanceCount − AvailableInstanceCount) while active.
+    pub used_seconds: f64,
+    pub last: i64,
+    pub peak_used: i64,
+    pub launches: usize,
+    pub deleted: usize,
+    pub demoted: usize,
 }
 
 /// One Job instance's progress.

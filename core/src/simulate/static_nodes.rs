@@ -37,7 +37,7 @@ impl Sim {
             }
             let Some((l, alloc)) = launch_choice(pool, &self.m) else { continue };
             for _ in 0..count {
-                self.launch_node(pool, l.it as usize, l.capacity_type, l.zone, None, alloc.clone(), None);
+                self.launch_node(pool, l.it as usize, l.capacity_type, l.zone, None, alloc.clone(), None, l.reservation);
             }
         }
     }

@@ -7,7 +7,7 @@ use crate::json::{Answer, Outcome};
 use crate::simulate::Simulation;
 use serde_json::{json, Value};
 
-const SIMULATE: [&str; 25] = [
+const SIMULATE: [&str; 28] = [
     "cost_usd",
     "cost_per_hour_usd",
     "static_cost_usd",
@@ -33,6 +33,9 @@ const SIMULATE: [&str; 25] = [
     "nodes_alive_at_end",
     "duration_s",
     "warnings",
+    "reserved_committed_cost_usd",
+    "total_cost_with_reservations_usd",
+    "disrupted_capacity_block_expiring",
 ];
 
 const PLAN: [&str; 7] =
@@ -92,6 +95,10 @@ pub fn simulation(s: &Simulation) -> Vec<Value> {
         json!(m.nodes_alive_at_end),
         json!(m.duration_seconds),
         json!(s.warnings.len()),
+        // Without reservations nothing is committed: 0, and the total is the node cost.
+        json!(m.reserved_committed_cost_usd.unwrap_or(0.0)),
+        json!(m.total_cost_with_reservations_usd.unwrap_or(m.cost_usd)),
+        json!(reason("capacity-block-expiring")),
     ]
 }
 

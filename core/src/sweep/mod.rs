@@ -58,6 +58,46 @@ struct Loc {
     slot: Option<usize>,
     doc: usize,
     item: Option<usize>,
+    /// In a `describe-capacity-reservations` document: the `CapacityReservations` entry.
+    entry: Option<usize>,
+}
+
+/// The target kind naming one entry of a `describe-capacity-reservations` document by its
+/// CapacityReservationId (`CapacityReservation/cr-...`).
+pub const RESERVATION_TARGET: &str = "CapacityReservation";
+
+/// A pseudo-field of a reservation target: sets TotalInstanceCount and AvailableInstanceCount
+/// together, keeping the instances already running in it (the reservation resized).
+pub const INSTANCE_COUNT: &str = "InstanceCount";
+
+/// The `CapacityReservations` entries of a top-level document with id `id`.
+fn reservation_entries(doc: &Value, id: &str) -> Vec<usize> {
+    let list = doc.get(crate::catalog::reservations::DOCUMENT_KEY).and_then(Value::as_array);
+    list.into_iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, e)| e.get("CapacityReservationId").and_then(Value::as_str) == Some(id))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn is_reservation_target(target: &Target) -> Option<&str> {
+    match target {
+        Target::Object { kind, namespace: None, name } if kind == RESERVATION_TARGET => Some(name),
+        _ => None,
+    }
+}
+
+/// `InstanceCount: N` on a reservation entry: TotalInstanceCount N, AvailableInstanceCount N
+/// less the instances in use (TotalInstanceCount − AvailableInstanceCount before), at least 0.
+fn set_instance_count(entry: &mut Value, value: &Value) -> Result<(), String> {
+    let n = value.as_i64().filter(|n| *n >= 0).ok_or_else(|| format!("{INSTANCE_COUNT} {value} is not an instance count (a whole number ≥ 0)"))?;
+    let count = |f: &str| entry.get(f).and_then(Value::as_i64).unwrap_or(0);
+    let used = (count("TotalInstanceCount") - count("AvailableInstanceCount")).max(0);
+    let map = entry.as_object_mut().ok_or("the reservation entry is not a mapping")?;
+    map.insert("TotalInstanceCount".into(), json!(n));
+    map.insert("AvailableInstanceCount".into(), json!((n - used).max(0)));
+    Ok(())
 }
 
 #[derive(Debug, Clone)]
@@ -189,14 +229,21 @@ impl DocSet {
         let tops = self.slots.iter().enumerate().flat_map(|(s, slot)| slot.docs.iter().enumerate().map(move |(d, v)| (Some(s), d, v)));
         let tops = tops.chain(self.objects.iter().enumerate().map(|(d, v)| (None, d, v)));
         for (slot, doc, v) in tops {
+            if let Some(id) = is_reservation_target(target) {
+                found.extend(reservation_entries(v, id).into_iter().map(|e| Loc { slot, doc, item: None, entry: Some(e) }));
+                continue;
+            }
             for (item, it) in items(v) {
                 if matches(it, target) {
-                    found.push(Loc { slot, doc, item });
+                    found.push(Loc { slot, doc, item, entry: None });
                 }
             }
         }
         match found.as_slice() {
             [one] => Ok(*one),
+            [] if is_reservation_target(target).is_some() => {
+                Err(format!("no {} among the inputs (a CapacityReservationId of a describe-capacity-reservations document)", target.describe()))
+            }
             [] => Err(format!("no {} among the inputs", target.describe())),
             many => Err(format!("{} documents are {}; name the namespace (Kind/namespace/name)", many.len(), target.describe())),
         }
@@ -207,10 +254,11 @@ impl DocSet {
             Some(s) => &self.slots[s].docs[loc.doc],
             None => &self.objects[loc.doc],
         };
-        match (loc.item, top) {
-            (None, v) => v,
-            (Some(i), Value::Array(a)) => &a[i],
-            (Some(i), v) => &v["items"][i],
+        match (loc.entry, loc.item, top) {
+            (Some(e), _, v) => &v[crate::catalog::reservations::DOCUMENT_KEY][e],
+            (None, None, v) => v,
+            (None, Some(i), Value::Array(a)) => &a[i],
+            (None, Some(i), v) => &v["items"][i],
         }
     }
 
@@ -223,10 +271,11 @@ impl DocSet {
             }
             None => &mut Arc::make_mut(&mut self.objects)[loc.doc],
         };
-        match (loc.item, top) {
-            (None, v) => v,
-            (Some(i), Value::Array(a)) => &mut a[i],
-            (Some(i), v) => &mut v["items"][i],
+        match (loc.entry, loc.item, top) {
+            (Some(e), _, v) => &mut v[crate::catalog::reservations::DOCUMENT_KEY][e],
+            (None, None, v) => v,
+            (None, Some(i), Value::Array(a)) => &mut a[i],
+            (None, Some(i), v) => &mut v["items"][i],
         }
     }
 
@@ -270,7 +319,10 @@ impl DocSet {
             }
             object => {
                 let loc = self.find(object)?;
-                edit::apply(self.get_mut(loc), path, value).map_err(|e| format!("{}: {e}", object.describe()))
+                let pseudo = loc.entry.is_some() && path.0 == [edit::Segment::Field(INSTANCE_COUNT.into())];
+                let doc = self.get_mut(loc);
+                let r = if pseudo { set_instance_count(doc, value) } else { edit::apply(doc, path, value) };
+                r.map_err(|e| format!("{}: {e}", object.describe()))
             }
         }
     }
@@ -352,6 +404,11 @@ impl Sweep {
                     let mut check = match &axis.target {
                         Target::Simulation => DocSet { slots: Vec::new(), objects: Arc::new(Vec::new()) },
                         t => match docs.find(t) {
+                            // A reservation entry is found again inside a document of its own.
+                            Ok(loc) if loc.entry.is_some() => DocSet {
+                                slots: Vec::new(),
+                                objects: Arc::new(vec![json!({(crate::catalog::reservations::DOCUMENT_KEY): [docs.get(loc).clone()]})]),
+                            },
                             Ok(loc) => DocSet { slots: Vec::new(), objects: Arc::new(vec![docs.get(loc).clone()]) },
                             Err(msg) => {
                                 let e = InputError::new("invalid-edit", format!("variant {:?}: {msg}", v.name));

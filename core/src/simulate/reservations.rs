@@ -1,0 +1,315 @@
+//! Capacity reservations on the simulated clock (docs/reservations.md, "In the simulator").
+//!
+//! The reservations of the input live on the trace's clock (time 0 is the trace's `start`):
+//! - A reservation whose State is `active` or `scheduled` is active from its StartDate (or
+//!   from before the run) until its EndDate (or the end of the run); any other State
+//!   (`expired`, `cancelled`, `pending`, `failed`, ...) is never active. While active it is
+//!   offered as `catalog::resolve` offers it (so a capacity block stops being offered 40
+//!   minutes before its end).
+//! - Its AvailableInstanceCount is the count at the start and moves with the run, as the AWS
+//!   provider's availability cache does (pkg/providers/capacityreservation/provider.go
+//!   `MarkLaunched` / `MarkTerminated`): a launch into it takes one, a terminated NodeClaim of
+//!   it gives one back. Instances outside the cluster keep theirs.
+//! - At a capacity block's expiring time its NodeClaims are deleted and drained (their pods
+//!   pend again and are provisioned as any pending pod); at 30 minutes before its end EC2
+//!   reclaims whatever still runs. An ODCR's NodeClaims turn on-demand at its end: relabelled,
+//!   priced on demand from then on, and subject to drift (catalog::reservation_time).
+
+use super::settings::SimSettings;
+use super::sim::Sim;
+use super::state::{NState, ResTrack, CAPACITY_BLOCK_EXPIRING, RES_END, RES_EXPIRING, RES_RECLAIM, RES_START};
+use super::ReservationUse;
+use crate::catalog::{reservation_time, resolve};
+use crate::error::InputError;
+use crate::model::reservation::ReservationKind;
+use crate::model::Model;
+
+/// When EC2 reclaims a capacity block's instances: 30 minutes before its end.
+const RECLAIM_SECONDS: i64 = 30 * 60;
+
+/// States whose reservation is (or becomes, at its StartDate) active.
+const LIVE_STATES: [&str; 2] = ["active", "scheduled"];
+
+/// `simulation.capacityBlockPrices` may name only capacity blocks of the input.
+pub fn check_prices(m: &Model, s: &SimSettings) -> Result<(), Vec<InputError>> {
+    let errors: Vec<InputError> = s
+        .capacity_block_prices
+        .keys()
+        .filter(|id| !m.reservations.iter().any(|r| &r.id == *id && r.kind == Some(ReservationKind::CapacityBlock)))
+        .map(|id| {
+            InputError::new("unknown-reservation", format!("{id} is not a capacity block of the reservations given"))
+                .path(format!("simulation.capacityBlockPrices[{id:?}]"))
+                .help("the CapacityReservationId of a ReservationType: capacity-block entry of the describe-capacity-reservations input")
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Offer every reservation that is active at some time of the run, for the catalog pruning
+/// (engine.rs keeps only the types some NodePool can launch): a capacity block that starts
+/// later must keep its instance type. `Sim::reservations_start` then resolves them at time 0.
+pub fn offer_all(m: &mut Model) {
+    if m.reservations.is_empty() {
+        return;
+    }
+    for r in m.reservations.iter_mut().filter(|r| LIVE_STATES.contains(&r.state.as_str())) {
+        r.state = "active".into();
+    }
+    let gate = m.reservation_gate;
+    resolve::apply(m, None, gate);
+}
+
+impl Sim {
+    /// Put the reservations on the clock at time 0 (after the input's nodes are adopted).
+    pub fn reservations_start(&mut self, prices: Vec<Option<f64>>) {
+        if self.m.reservations.is_empty() {
+            return;
+        }
+        let origin = self.origin;
+        let mut dated = false;
+        for (i, r) in self.m.reservations.iter_mut().enumerate() {
+            dated |= r.start.is_some() || r.end.is_some();
+            let window = LIVE_STATES.contains(&r.state.as_str()).then(|| (r.start.map(|t| t - origin), r.end.map(|t| t - origin)));
+            let active = window.is_some_and(|(from, until)| from.is_none_or(|f| f <= 0) && until.is_none_or(|u| u > 0));
+            // `catalog::resolve` offers `active` reservations only: before its StartDate a
+            // reservation is `scheduled`, from it on `active` (its end is read from EndDate).
+            if window.is_some() {
+                let started = window.is_some_and(|(f, _)| f.is_none_or(|f| f <= 0));
+                r.state = if started { "active" } else { "scheduled" }.into();
+            }
+            self.res.push(ResTrack { window, active, on_demand_price: prices.get(i).copied().flatten(), ..ResTrack::default() });
+        }
+        if dated && !self.show_time {
+            self.warnings.push(crate::api::Warning {
+                code: "reservation-clock".into(),
+                message: format!(
+                    "the trace gives no start: the reservations' StartDate and EndDate are read against the default start {}",
+                    super::render::rfc3339(origin)
+                ),
+                object: None,
+            });
+        }
+        for n in 0..self.nodes.len() {
+            if let Some(mi) = self.nodes[n].midx {
+                self.nodes[n].reservation = reservation_time::node_reservation(&self.m, &self.m.nodes[mi]);
+            }
+        }
+        for r in 0..self.res.len() {
+            let Some((from, until)) = self.res[r].window else { continue };
+            if let Some(f) = from.filter(|&f| f > 0) {
+                self.push(f, super::state::Ev::Reservation(r, RES_START));
+            }
+            if let Some(u) = until {
+                if self.m.reservations[r].kind == Some(ReservationKind::CapacityBlock) {
+                    for (at, edge) in [(u - resolve::CAPACITY_BLOCK_EXPIRY_SECONDS, RES_EXPIRING), (u - RECLAIM_SECONDS, RES_RECLAIM)] {
+                        if at > 0 {
+                            self.push(at, super::state::Ev::Reservation(r, edge));
+                        }
+                    }
+                }
+                if u > 0 {
+                    self.push(u, super::state::Ev::Reservation(r, RES_END));
+                }
+            }
+            self.touch(r);
+        }
+        self.resolve_now();
+        // Nodes of the input in a reservation that has ended (or a block already expiring).
+        self.reservation_changes(None);
+    }
+
+    /// Re-resolve the reserved offerings at the current time; the scheduling caches built on
+    /// the old offerings are dropped.
+    fn resolve_now(&mut self) {
+        let gate = self.m.reservation_gate;
+        let now = self.abs_now();
+        resolve::apply(&mut self.m, Some(now), gate);
+        self.baseline_memo = crate::scheduling::BaselineMemo::default();
+        self.templates_cache = vec![None; self.m.node_pools.len()];
+    }
+
+    /// Account reservation `r`'s use up to now.
+    fn touch(&mut self, r: usize) {
+        let used = self.used(r);
+        let t = &mut self.res[r];
+        if t.active {
+            t.used_seconds += used as f64 * (self.now - t.last).max(0) as f64;
+            t.peak_used = t.peak_used.max(used);
+        }
+        t.last = self.now;
+    }
+
+    fn used(&self, r: usize) -> i64 {
+        let res = &self.m.reservations[r];
+        (res.total - res.available).max(0)
+    }
+
+    /// A NodeClaim launched into reservation `r` (MarkLaunched).
+    pub fn reservation_launched(&mut self, r: usize) {
+        self.touch(r);
+        let res = &mut self.m.reservations[r];
+        res.available = (res.available - 1).max(0);
+        self.res[r].launches += 1;
+        self.touch(r);
+    }
+
+    /// A NodeClaim of reservation `r` terminated (MarkTerminated): its slot is free again while
+    /// the reservation lasts.
+    pub fn reservation_freed(&mut self, r: usize) {
+        if self.res.get(r).is_none_or(|t| !t.active) {
+            return;
+        }
+        self.touch(r);
+        let res = &mut self.m.reservations[r];
+        res.available = (res.available + 1).min(res.total);
+        self.touch(r);
+    }
+
+    /// One edge of reservation `r`'s clock.
+    pub fn reservation_edge(&mut self, r: usize, edge: u8) {
+        self.touch(r);
+        let id = self.m.reservations[r].id.clone();
+        match edge {
+            RES_START => {
+                self.res[r].active = true;
+                self.m.reservations[r].state = "active".into();
+                self.res[r].last = self.now;
+                let detail = format!("{} of {} instances available", self.m.reservations[r].available, self.m.reservations[r].total);
+                self.log("reservation-active", id, None, None, Some(detail));
+            }
+            RES_EXPIRING => {
+                self.log("reservation-expiring", id, None, None, Some("capacity block: no more launches; its NodeClaims are deleted".into()));
+            }
+            RES_RECLAIM => {
+                let live: Vec<usize> = self.live_in(r);
+                for n in live {
+                    self.terminate(n, CAPACITY_BLOCK_EXPIRING);
+                }
+                return;
+            }
+            _ => {
+                self.res[r].active = false;
+                self.log("reservation-ended", id, None, None, None);
+            }
+        }
+        self.resolve_now();
+        self.reservation_changes(Some(r));
+        if !self.pending.is_empty() {
+            self.trigger_batch();
+        }
+        self.mark_dirty();
+    }
+
+    fn live_in(&self, r: usize) -> Vec<usize> {
+        (0..self.nodes.len()).filter(|&n| self.nodes[n].reservation == Some(r) && self.nodes[n].state != NState::Terminated).collect()
+    }
+
+    /// Apply what the AWS provider does to the NodeClaims of ended reservations (all, or `only`).
+    fn reservation_changes(&mut self, only: Option<usize>) {
+        let abs = self.abs_now();
+        let mut todo = Vec::new();
+        for n in 0..self.nodes.len() {
+            let Some(mi) = self.nodes[n].midx else { continue };
+            if self.nodes[n].state == NState::Terminated || self.nodes[n].deleting {
+                continue;
+            }
+            // A NodeClaim still launching is deleted (or relabelled) as a running one is.
+            let change = reservation_time::change_at(&self.m, &self.m.nodes[mi], abs);
+            if let Some((r, c)) = change.filter(|(r, _)| only.is_none_or(|o| o == *r)) {
+                todo.push((n, r, c));
+            }
+        }
+        for (n, r, c) in todo {
+            match c {
+                reservation_time::NodeChange::Deleted => {
+                    self.res[r].deleted += 1;
+                    let name = self.nodes[n].name.clone();
+                    let message = reservation_time::describe(&self.m, r, c);
+                    self.log("nodeclaim-disrupted", name, None, Some(CAPACITY_BLOCK_EXPIRING.into()), Some(message));
+                    self.metrics.disrupted(CAPACITY_BLOCK_EXPIRING);
+                    self.drain_and_delete(n, CAPACITY_BLOCK_EXPIRING);
+                }
+                reservation_time::NodeChange::OnDemand => self.demote(n, r),
+            }
+        }
+    }
+
+    /// Node `n` left ODCR `r` (it ended): on-demand from now, priced on demand.
+    fn demote(&mut self, n: usize, r: usize) {
+        let Some(mi) = self.nodes[n].midx else { return };
+        reservation_time::demote(&mut self.m, mi);
+        let od = self.m.keys.on_demand;
+        let price = {
+            let node = &self.nodes[n];
+            let t = node.instance_type.as_deref().and_then(|t| self.m.catalog.find(t)).map(|i| &self.m.catalog.types[i]);
+            let zone = node.zone.as_deref().and_then(|z| self.m.interner.get(z));
+            t.and_then(|t| t.offerings.iter().find(|o| o.capacity_type == od && Some(o.zone) == zone).map(|o| o.price))
+                .unwrap_or(node.on_demand_price)
+        };
+        let now = self.now;
+        let node = &mut self.nodes[n];
+        node.cost_before += node.price * (now - node.price_from).max(0) as f64 / 3600.0;
+        node.price_from = now;
+        node.price = price;
+        node.capacity_type = Some(crate::labels::ON_DEMAND.to_string());
+        node.reservation = None;
+        self.res[r].demoted += 1;
+        let name = self.nodes[n].name.clone();
+        let message = reservation_time::describe(&self.m, r, reservation_time::NodeChange::OnDemand);
+        self.log("nodeclaim-relabeled", name, None, Some("on-demand".into()), Some(message));
+    }
+
+    /// Per reservation: its use over the run and what it commits, at the end (`duration`).
+    pub fn reservation_uses(&mut self, duration: i64) -> Vec<ReservationUse> {
+        let mut out = Vec::new();
+        for r in 0..self.res.len() {
+            self.touch(r);
+            let t = &self.res[r];
+            let res = &self.m.reservations[r];
+            let (from, until) = match t.window {
+                Some((f, u)) => (f.unwrap_or(0).clamp(0, duration), u.unwrap_or(duration).clamp(0, duration)),
+                None => (0, 0),
+            };
+            let active_seconds = (until - from).max(0);
+            let capacity_hours = res.total as f64 * active_seconds as f64 / 3600.0;
+            let used_hours = t.used_seconds / 3600.0;
+            let block = res.kind == Some(ReservationKind::CapacityBlock);
+            let hourly = if block { self.s.capacity_block_prices.get(&res.id).copied() } else { t.on_demand_price };
+            let committed = hourly.map(|p| usd(p * capacity_hours));
+            let note = match (block, hourly) {
+                (true, None) => Some(
+                    "a capacity block is prepaid and its price is not in the describe-capacity-reservations output: give it as simulation.capacityBlockPrices (USD per instance-hour) for its committed cost".to_string(),
+                ),
+                (false, None) => Some(format!("instance type {} is not in the catalog: no on-demand price", res.instance_type)),
+                _ => None,
+            };
+            out.push(ReservationUse {
+                id: res.id.clone(),
+                instance_type: res.instance_type.clone(),
+                zone: res.zone.clone(),
+                reservation_type: res.reservation_type.clone(),
+                total: res.total,
+                active_from_seconds: t.window.map(|_| from),
+                active_until_seconds: t.window.map(|_| until),
+                launches: t.launches,
+                used_instance_hours: usd(used_hours),
+                utilization: if capacity_hours > 0.0 { ((used_hours / capacity_hours) * 1e4).round() / 1e4 } else { 0.0 },
+                peak_used: t.peak_used,
+                nodes_deleted: t.deleted,
+                nodes_on_demand: t.demoted,
+                committed_price_per_hour_usd: hourly.filter(|_| active_seconds > 0).map(|p| crate::price::round_price(p * res.total as f64)),
+                committed_cost_usd: if active_seconds > 0 { committed } else { Some(0.0) },
+                note,
+            });
+        }
+        out
+    }
+}
+
+fn usd(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6 + 0.0
+}
