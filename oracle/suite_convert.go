@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -69,6 +70,7 @@ type SuitePass struct {
 	InstanceTypes map[string][]suiteInstanceType `json:"instanceTypes"`
 	Nodes         []suiteStateNode               `json:"nodes"`
 	BoundPods     []corev1.Pod                   `json:"boundPods"`
+	APINodes      []string                       `json:"apiNodes"`
 	DaemonSets    []appsv1.DaemonSet             `json:"daemonSets"`
 	Storage       map[string]int                 `json:"storage"`
 	Settings      map[string]any                 `json:"settings"`
@@ -93,6 +95,10 @@ type SuiteCase struct {
 	Reference string
 	Scenario  map[string]any
 	Karpenter *ProvisionAnswer
+	// Per Karpenter claim (its pods joined by ","): each option's price as OrderByPrice sees it
+	// (cheapest launchable offering compatible with the claim), and how many options it kept.
+	prices map[string]map[string]float64
+	limit   int
 }
 
 // suiteName: stable across runs (ginkgo shuffles spec order): the suite, a hash of the spec's
@@ -130,6 +136,10 @@ func (p *SuitePass) Convert(name string) (*SuiteCase, error) {
 		Reference: fmt.Sprintf("kubernetes-sigs/karpenter v1.15.0 %s: %q", file, p.Spec),
 	}
 	c.Karpenter = p.answer(its)
+	c.prices = p.optionPrices(its)
+	if n, ok := p.Settings["maxInstanceTypes"].(float64); ok {
+		c.limit = int(n)
+	}
 	c.Scenario = map[string]any{
 		"name":        name,
 		"description": "A provisioning pass of Karpenter v1.15.0's own test suite, replayed; the expectation is Karpenter's result (oracle/suite).",
@@ -178,10 +188,25 @@ func (p *SuitePass) checkModelled() error {
 			}
 		}
 	}
+	for _, pod := range p.BoundPods {
+		if !p.inState(pod.Spec.NodeName) && slices.Contains(p.APINodes, pod.Spec.NodeName) {
+			return exclude("Node in the API server but not in Karpenter's state", "node %s (pod %s/%s)", pod.Spec.NodeName, pod.Namespace, pod.Name)
+		}
+	}
 	if p.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
 	return nil
+}
+
+// inState: a node (or in-flight NodeClaim) Karpenter's cluster state tracks.
+func (p *SuitePass) inState(name string) bool {
+	for _, n := range p.Nodes {
+		if n.Name == name || n.Node != nil && n.Node.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func affinityTerms(a *corev1.Affinity) []corev1.PodAffinityTerm {
@@ -390,7 +415,7 @@ func (p *SuitePass) objects() (string, error) {
 	}
 	for i := range p.NodePools {
 		np := p.NodePools[i]
-		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, np)
+		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, &np)
 	}
 	for _, n := range p.Nodes {
 		if n.Node != nil {
@@ -404,11 +429,16 @@ func (p *SuitePass) objects() (string, error) {
 	}
 	for i := range p.DaemonSets {
 		ds := p.DaemonSets[i]
-		add("apps/v1", "DaemonSet", &ds.ObjectMeta, ds)
+		add("apps/v1", "DaemonSet", &ds.ObjectMeta, &ds)
 	}
 	for i := range p.BoundPods {
 		pod := p.BoundPods[i]
-		add("v1", "Pod", &pod.ObjectMeta, pod)
+		if !p.inState(pod.Spec.NodeName) {
+			// Bound to a Node that no longer exists: Karpenter's state never saw it and its
+			// topology skips such pods (topology.go, countDomains: a NotFound node is skipped).
+			continue
+		}
+		add("v1", "Pod", &pod.ObjectMeta, &pod)
 	}
 	for _, pod := range p.Pods {
 		pod := pod.DeepCopy()
@@ -442,15 +472,71 @@ func (p *SuitePass) answer(its map[string]cloudprovider.InstanceTypes) *Provisio
 	return a
 }
 
+func (p *SuitePass) optionPrices(its map[string]cloudprovider.InstanceTypes) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	for _, c := range p.Claims {
+		reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(c.Requirements...)
+		prices := map[string]float64{}
+		for _, it := range its[c.NodePool] {
+			price := math.MaxFloat64
+			for _, o := range it.Offerings {
+				if o.Launchable() && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) && o.Price < price {
+					price = o.Price
+				}
+			}
+			prices[it.Name] = price
+		}
+		out[strings.Join(c.Pods, ",")] = prices
+	}
+	return out
+}
+
+// TruncationTie: nodecast's claims hold the same pods as Karpenter's and differ only in options
+// that Karpenter's MaxInstanceTypes cut fell among: every option in one list but not the other
+// costs exactly the most expensive kept option. Karpenter orders options with sort.Slice by price
+// alone (cloudprovider/types.go, OrderByPrice: unstable, no tie-break), nodecast by price then
+// name, so which of the tied types survive the cut differs.
+func (c *SuiteCase) TruncationTie(n *ProvisionAnswer) bool {
+	if c.limit == 0 || len(n.Claims) != len(c.Karpenter.Claims) {
+		return false
+	}
+	for _, kc := range c.Karpenter.Claims {
+		key := strings.Join(kc.Pods, ",")
+		var nc *Claim
+		for i := range n.Claims {
+			if strings.Join(n.Claims[i].Pods, ",") == key {
+				nc = &n.Claims[i]
+			}
+		}
+		if nc == nil || nc.NodePool != kc.NodePool {
+			return false
+		}
+		if slices.Equal(nc.Options, kc.Options) {
+			continue
+		}
+		prices := c.prices[key]
+		if len(kc.Options) != c.limit || len(nc.Options) != c.limit || prices == nil {
+			return false
+		}
+		top := 0.0
+		for _, o := range kc.Options {
+			top = max(top, prices[o])
+		}
+		for _, o := range append(slices.Clone(nc.Options), kc.Options...) {
+			if slices.Contains(nc.Options, o) != slices.Contains(kc.Options, o) && prices[o] != top {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // expectation: Karpenter's answer as a FORMAT §5.3 `expect`.
 func expectation(k *ProvisionAnswer, pending []*corev1.Pod) map[string]any {
 	pods := map[string]any{}
 	for _, pod := range pending {
-		key := pod.Namespace + "/" + pod.Name
-		name := pod.Name
-		if pod.Namespace != "default" {
-			name = key
-		}
+		// The conformance runner names pods without their namespace (FORMAT §5.3).
+		key, name := pod.Namespace+"/"+pod.Name, pod.Name
 		if node, ok := k.Existing[key]; ok {
 			pods[name] = map[string]any{"scheduled": true, "existingNode": node}
 			continue
@@ -463,10 +549,7 @@ func expectation(k *ProvisionAnswer, pending []*corev1.Pod) map[string]any {
 	for _, c := range k.Claims {
 		var names []string
 		for _, key := range c.Pods {
-			ns, name, _ := strings.Cut(key, "/")
-			if ns != "default" {
-				name = key
-			}
+			_, name, _ := strings.Cut(key, "/")
 			names = append(names, name)
 			e := map[string]any{"scheduled": true, "onExistingNode": false, "nodePool": c.NodePool}
 			if c.Launch != nil {

@@ -47,7 +47,8 @@ func fakeType(name string, cpu string, price float64) suiteInstanceType {
 }
 
 func suitePassFixture() *SuitePass {
-	np := v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default", UID: "np-uid"}}
+	np := v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default", UID: "np-uid", ResourceVersion: "7",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "test"}}}}
 	np.Spec.Template.Spec.NodeClassRef = &v1.NodeClassReference{Group: "karpenter.test.sh", Kind: "TestNodeClass", Name: "default"}
 	np.Spec.Template.Spec.Requirements = []v1.NodeSelectorRequirementWithMinValues{sreq(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, "on-demand")}
 	np.StatusConditions().SetTrue(status.ConditionReady)
@@ -98,6 +99,9 @@ func TestSuitePassConverts(t *testing.T) {
 		t.Errorf("settings %v", s)
 	}
 	objects := c.Scenario["objects"].(string)
+	if strings.Contains(objects, "managedFields") || strings.Contains(objects, "resourceVersion") {
+		t.Errorf("server-side bookkeeping kept:\n%s", objects)
+	}
 	for _, want := range []string{"kind: NodePool", "kind: Pod", "uid: pod-uid", "apiVersion: karpenter.sh/v1"} {
 		if !strings.Contains(objects, want) {
 			t.Errorf("objects lack %q:\n%s", want, objects)
