@@ -99,7 +99,9 @@ func (t *suiteTally) print(w io.Writer) {
 		for k := range m.n {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return m.n[keys[i]] > m.n[keys[j]] || m.n[keys[i]] == m.n[keys[j]] && keys[i] < keys[j] })
+		sort.Slice(keys, func(i, j int) bool {
+			return m.n[keys[i]] > m.n[keys[j]] || m.n[keys[i]] == m.n[keys[j]] && keys[i] < keys[j]
+		})
 		for _, k := range keys {
 			fmt.Fprintf(w, "   %-8s %4d  %s   (e.g. %s)\n", m.title, m.n[k], k, m.ex[k])
 		}

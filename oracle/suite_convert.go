@@ -98,7 +98,7 @@ type SuiteCase struct {
 	// Per Karpenter claim (its pods joined by ","): each option's price as OrderByPrice sees it
 	// (cheapest launchable offering compatible with the claim), and how many options it kept.
 	prices map[string]map[string]float64
-	limit   int
+	limit  int
 }
 
 // suiteName: stable across runs (ginkgo shuffles spec order): the suite, a hash of the spec's
