@@ -5,6 +5,7 @@
 //	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
 //	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt|drift -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
+//	oracle suite [-dumps DIR] [-sample N] [-v]  Karpenter's own suites' passes (oracle/suite/run.sh) compared
 package main
 
 import (
@@ -24,7 +25,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE)")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
 	os.Exit(2)
 }
 
@@ -40,6 +41,8 @@ func main() {
 		err = cmdGen(os.Args[2:])
 	case "show":
 		err = cmdShow(os.Args[2:])
+	case "suite":
+		err = cmdSuite(os.Args[2:])
 	default:
 		usage()
 	}

@@ -143,12 +143,41 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
         if let Some(on) = st.get("spotToSpotConsolidation").and_then(Value::as_bool) {
             settings.feature_gates.spot_to_spot_consolidation = on;
         }
-        // Karpenter's own flag spelling, as `nodecast consolidate --feature-gates` takes it.
-        if let Some(gates) = st.get("featureGates").and_then(Value::as_str) {
-            settings.feature_gates.apply(gates).map_err(|e| format!("settings.featureGates: {e}"))?;
+        // Karpenter's own flag spelling, as `nodecast consolidate --feature-gates` takes it, or a
+        // mapping gate -> bool (what oracle/suite writes from Karpenter's parsed options).
+        match st.get("featureGates") {
+            Some(Value::String(gates)) => {
+                settings.feature_gates.apply(gates).map_err(|e| format!("settings.featureGates: {e}"))?;
+            }
+            Some(Value::Object(gates)) => {
+                let mut flag = Vec::new();
+                for (k, v) in gates {
+                    match v.as_bool() {
+                        Some(v) => flag.push(format!("{k}={v}")),
+                        None => return Err(format!("settings.featureGates.{k}: expected true or false, got {v}")),
+                    }
+                }
+                settings.feature_gates.apply(&flag.join(",")).map_err(|e| format!("settings.featureGates: {e}"))?;
+            }
+            Some(other) => return Err(format!("settings.featureGates: expected a string or a mapping, got {other}")),
+            None => {}
         }
         if let Some(on) = st.get("ignoreDraRequests").and_then(Value::as_bool) {
             settings.ignore_dra_requests = on;
+        }
+        // Karpenter's MaxInstanceTypes (600; Karpenter's scheduling suite sets 60).
+        if let Some(n) = st.get("maxInstanceTypes") {
+            settings.max_instance_types = n
+                .as_u64()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| format!("settings.maxInstanceTypes: expected a positive integer, got {n}"))? as usize;
+        }
+        // A setting the runner does not know would be silently ignored: refuse it instead.
+        if let Some(map) = st.as_object() {
+            let known = ["minValuesPolicy", "preferencePolicy", "spotToSpotConsolidation", "featureGates", "ignoreDraRequests", "maxInstanceTypes"];
+            if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
+                return Err(format!("settings: unknown key {k:?} (known: {})", known.join(", ")));
+            }
         }
     }
     // `objects` (FORMAT.md) or `files` (examples/expectations.yaml: paths next to the file).
@@ -603,4 +632,31 @@ fn check_score(w: &Value, score: f64, approved: bool, what: &str) -> Result<(), 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request;
+    use serde_json::json;
+    use std::path::Path;
+
+    fn settings(s: serde_json::Value) -> Result<nodecast::model::Settings, String> {
+        request(&json!({"objects": "", "settings": s}), Path::new(".")).map(|r| r.settings)
+    }
+
+    #[test]
+    fn max_instance_types_and_gate_mapping_are_read() {
+        let s = settings(json!({"maxInstanceTypes": 60, "featureGates": {"SpotToSpotConsolidation": true, "NodeRepair": false}})).unwrap();
+        assert_eq!(s.max_instance_types, 60);
+        assert!(s.feature_gates.spot_to_spot_consolidation);
+        assert_eq!(settings(json!({})).unwrap().max_instance_types, 600);
+    }
+
+    #[test]
+    fn unknown_or_malformed_settings_are_refused() {
+        assert!(settings(json!({"maxInstanceType": 60})).unwrap_err().contains("unknown key \"maxInstanceType\""));
+        assert!(settings(json!({"maxInstanceTypes": 0})).unwrap_err().contains("settings.maxInstanceTypes"));
+        assert!(settings(json!({"featureGates": {"SpotToSpotConsolidation": "yes"}})).unwrap_err().contains("featureGates.SpotToSpotConsolidation"));
+        assert!(settings(json!({"featureGates": 3})).unwrap_err().contains("a string or a mapping"));
+    }
 }

@@ -1,0 +1,268 @@
+package main
+
+// `oracle suite`: the passes Karpenter's own suites dumped (oracle/suite/run.sh), converted,
+// answered by nodecast and compared; a report per suite and, on request, a sample of agreeing
+// passes as conformance files (tests/suite-sample, run by `make conformance`).
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// suiteSpecs counts a ginkgo JSON report's specs (It nodes) and how many passed.
+func suiteSpecs(path string) (specs, passed int, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	var reports []struct {
+		SpecReports []struct {
+			LeafNodeType string `json:"LeafNodeType"`
+			State        string `json:"State"`
+		} `json:"SpecReports"`
+	}
+	if err := json.Unmarshal(b, &reports); err != nil {
+		return 0, 0, err
+	}
+	for _, r := range reports {
+		for _, s := range r.SpecReports {
+			if s.LeafNodeType != "It" {
+				continue
+			}
+			specs++
+			if s.State == "passed" {
+				passed++
+			}
+		}
+	}
+	return specs, passed, nil
+}
+
+// readPasses reads one suite's dump (JSON lines; a line can be large: whole clusters).
+func readPasses(path string) ([]*SuitePass, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []*SuitePass
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			var p SuitePass
+			if jerr := json.Unmarshal(line, &p); jerr != nil {
+				return nil, fmt.Errorf("%s: pass %d: %w", path, len(out)+1, jerr)
+			}
+			out = append(out, &p)
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+type suiteTally struct {
+	Suite                string
+	Specs, SpecsPassed   int
+	Passes, Comparable   int
+	Agree                int
+	Excluded, Differ     map[string]int
+	ExcludedEx, DifferEx map[string]string
+}
+
+func (t *suiteTally) print(w io.Writer) {
+	fmt.Fprintf(w, "== %s: %d specs (%d passed on envtest), %d provisioning passes\n", t.Suite, t.Specs, t.SpecsPassed, t.Passes)
+	excluded := 0
+	for _, n := range t.Excluded {
+		excluded += n
+	}
+	fmt.Fprintf(w, "   comparable %d, agreeing %d, differing %d, excluded %d\n", t.Comparable, t.Agree, t.Comparable-t.Agree, excluded)
+	for _, m := range []struct {
+		title string
+		n     map[string]int
+		ex    map[string]string
+	}{{"excluded", t.Excluded, t.ExcludedEx}, {"differ", t.Differ, t.DifferEx}} {
+		keys := make([]string, 0, len(m.n))
+		for k := range m.n {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			return m.n[keys[i]] > m.n[keys[j]] || m.n[keys[i]] == m.n[keys[j]] && keys[i] < keys[j]
+		})
+		for _, k := range keys {
+			fmt.Fprintf(w, "   %-8s %4d  %s   (e.g. %s)\n", m.title, m.n[k], k, m.ex[k])
+		}
+	}
+}
+
+func cmdSuite(args []string) error {
+	fs := flag.NewFlagSet("suite", flag.ExitOnError)
+	dumps := fs.String("dumps", "out/suite-dumps", "where oracle/suite/run.sh wrote <suite>.jsonl and <suite>.report.json")
+	dir := fs.String("dir", "out/suite", "where converted scenarios are written")
+	bin := fs.String("nodecast", defaultConformance(), "the nodecast-conformance binary")
+	sample := fs.Int("sample", 0, "write this many agreeing passes (one per spec first) to -sample-dir")
+	sampleDir := fs.String("sample-dir", "../tests/suite-sample", "where the sample goes (its *.yaml are replaced)")
+	verbose := fs.Bool("v", false, "print every difference")
+	_ = fs.Parse(args)
+	jsonls, err := filepath.Glob(filepath.Join(*dumps, "*.jsonl"))
+	if err != nil || len(jsonls) == 0 {
+		return fmt.Errorf("no dumps (*.jsonl) in %s: run `make oracle-suite` (oracle/suite/run.sh) first", *dumps)
+	}
+	sort.Strings(jsonls)
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return err
+	}
+	var tallies []*suiteTally
+	cases := map[string]*SuiteCase{}
+	caseSuite := map[string]*suiteTally{}
+	var files []string
+	for _, path := range jsonls {
+		base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		short := base[strings.LastIndex(base, "-")+1:]
+		t := &suiteTally{Suite: "pkg/" + strings.ReplaceAll(base, "-", "/"), Excluded: map[string]int{}, Differ: map[string]int{}, ExcludedEx: map[string]string{}, DifferEx: map[string]string{}}
+		tallies = append(tallies, t)
+		if s, p, err := suiteSpecs(filepath.Join(*dumps, base+".report.json")); err == nil {
+			t.Specs, t.SpecsPassed = s, p
+		}
+		passes, err := readPasses(path)
+		if err != nil {
+			return err
+		}
+		t.Passes = len(passes)
+		perSpec := map[string]int{}
+		for _, p := range passes {
+			perSpec[p.Spec]++
+			name := suiteName(short, p.Spec, perSpec[p.Spec])
+			c, err := p.Convert(name)
+			if err != nil {
+				cat := "harness: " + err.Error()
+				if ex, ok := err.(*Excluded); ok {
+					cat = ex.Category
+				}
+				if t.Excluded[cat]++; t.ExcludedEx[cat] == "" {
+					t.ExcludedEx[cat] = fmt.Sprintf("%q", p.Spec)
+				}
+				continue
+			}
+			b, err := yaml.Marshal(c.Scenario)
+			if err != nil {
+				return err
+			}
+			file := filepath.Join(*dir, name+".yaml")
+			if err := os.WriteFile(file, b, 0o644); err != nil {
+				return err
+			}
+			cases[name], caseSuite[name] = c, t
+			files = append(files, file)
+		}
+	}
+	var agreeing []*SuiteCase
+	if len(files) > 0 {
+		_, recs, err := nodecastSide(*bin, files)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			c, t := cases[r.Name], caseSuite[r.Name]
+			if c == nil {
+				continue
+			}
+			t.Comparable++
+			var class, detail string
+			if r.Error != "" {
+				class, detail = "nodecast refuses the input", r.Error
+			} else {
+				var n any
+				class, detail, n = compare(r, c.Karpenter)
+				if na, ok := n.(*ProvisionAnswer); ok && class == "instance-type options differ" && c.TruncationTie(na) {
+					class = "options differ only among equal-price types at the MaxInstanceTypes cut (Karpenter's unstable sort.Slice)"
+				}
+			}
+			if class == "" {
+				t.Agree++
+				agreeing = append(agreeing, c)
+				continue
+			}
+			if t.Differ[class]++; t.DifferEx[class] == "" {
+				t.DifferEx[class] = r.Name
+			}
+			if *verbose {
+				fmt.Printf("DIFFER %s [%s] %s\n   %s\n", r.Name, class, detail, c.Reference)
+			}
+		}
+	}
+	for _, t := range tallies {
+		t.print(os.Stdout)
+	}
+	if *sample > 0 {
+		return writeSample(agreeing, *sample, *sampleDir)
+	}
+	return nil
+}
+
+const maxSampleBytes = 64 << 10
+
+// writeSample: up to n agreeing passes, one per spec first (by name, so the choice is stable).
+func writeSample(agreeing []*SuiteCase, n int, dir string) error {
+	sort.Slice(agreeing, func(i, j int) bool { return agreeing[i].Name < agreeing[j].Name })
+	var chosen []*SuiteCase
+	seen := map[string]bool{}
+	for round := 0; round < 2 && len(chosen) < n; round++ {
+		for _, c := range agreeing {
+			if len(chosen) == n {
+				break
+			}
+			if (round == 0) == seen[c.Reference] || (round == 1 && slicesContains(chosen, c)) {
+				continue
+			}
+			// Bounded: the passes over the suite's 600-type catalog are 600 KB each.
+			if b, err := yaml.Marshal(c.Scenario); err != nil || len(b) > maxSampleBytes {
+				continue
+			}
+			seen[c.Reference] = true
+			chosen = append(chosen, c)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return err
+		}
+	}
+	for _, c := range chosen {
+		b, err := yaml.Marshal(c.Scenario)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.Name+".yaml"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("== sample: %d agreeing passes written to %s\n", len(chosen), dir)
+	return nil
+}
+
+func slicesContains(cs []*SuiteCase, c *SuiteCase) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}

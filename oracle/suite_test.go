@@ -1,0 +1,180 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/awslabs/operatorpkg/status"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+)
+
+func sreq(key string, op corev1.NodeSelectorOperator, values ...string) v1.NodeSelectorRequirementWithMinValues {
+	return v1.NodeSelectorRequirementWithMinValues{Key: key, Operator: op, Values: values}
+}
+
+// fakeType is shaped as Karpenter's fake cloud provider makes them: several OS values, one
+// offering per zone and capacity type.
+func fakeType(name string, cpu string, price float64) suiteInstanceType {
+	it := suiteInstanceType{
+		Name: name,
+		Requirements: []v1.NodeSelectorRequirementWithMinValues{
+			sreq(corev1.LabelInstanceTypeStable, corev1.NodeSelectorOpIn, name),
+			sreq(corev1.LabelArchStable, corev1.NodeSelectorOpIn, "amd64"),
+			sreq(corev1.LabelOSStable, corev1.NodeSelectorOpIn, "darwin", "linux", "windows"),
+			sreq(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-1", "test-zone-2"),
+			sreq(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, "on-demand", "spot"),
+			sreq("size", corev1.NodeSelectorOpIn, "small"),
+			sreq("special", corev1.NodeSelectorOpDoesNotExist),
+		},
+		Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourcePods: resource.MustParse("5")},
+		Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourcePods: resource.MustParse("5")},
+	}
+	for _, z := range []string{"test-zone-1", "test-zone-2"} {
+		for _, ct := range []string{"spot", "on-demand"} {
+			it.Offerings = append(it.Offerings, suiteOffering{
+				Requirements: []v1.NodeSelectorRequirementWithMinValues{sreq(corev1.LabelTopologyZone, corev1.NodeSelectorOpIn, z), sreq(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, ct)},
+				Price:        price, Available: true,
+			})
+		}
+	}
+	return it
+}
+
+func suitePassFixture() *SuitePass {
+	np := v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default", UID: "np-uid", ResourceVersion: "7",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "test"}}}}
+	np.Spec.Template.Spec.NodeClassRef = &v1.NodeClassReference{Group: "karpenter.test.sh", Kind: "TestNodeClass", Name: "default"}
+	np.Spec.Template.Spec.Requirements = []v1.NodeSelectorRequirementWithMinValues{sreq(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, "on-demand")}
+	np.StatusConditions().SetTrue(status.ConditionReady)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "pod-uid"}}
+	pod.Spec.Containers = []corev1.Container{{Name: "c", Image: "pause", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
+	types := []suiteInstanceType{fakeType("small", "2", 0.1), fakeType("large", "8", 0.4)}
+	return &SuitePass{
+		Spec:          "Scheduling Basic should schedule",
+		File:          "/tmp/nodecast-suite.x/karpenter/pkg/controllers/provisioning/scheduling/suite_test.go",
+		Pods:          []*corev1.Pod{pod},
+		NodePools:     []v1.NodePool{np},
+		InstanceTypes: map[string][]suiteInstanceType{"default": types},
+		Settings:      map[string]any{"maxInstanceTypes": 60.0, "minValuesPolicy": "Strict", "preferencePolicy": "Respect", "ignoreDraRequests": true, "featureGates": map[string]any{"SpotToSpotConsolidation": false}},
+		Claims: []suiteClaim{{NodePool: "default", Pods: []string{"default/web"}, Options: []string{"large", "small"},
+			Requirements: []v1.NodeSelectorRequirementWithMinValues{sreq(v1.CapacityTypeLabelKey, corev1.NodeSelectorOpIn, "on-demand")}}},
+		Existing: map[string]string{},
+		Errors:   map[string]string{},
+	}
+}
+
+func TestSuitePassConverts(t *testing.T) {
+	p := suitePassFixture()
+	c, err := p.Convert(suiteName("scheduling", p.Spec, 1))
+	if err != nil {
+		t.Fatalf("convert: %v", err)
+	}
+	if !strings.HasPrefix(c.Name, "scheduling-") || !strings.HasSuffix(c.Name, "-1") {
+		t.Errorf("name %q", c.Name)
+	}
+	if want := `kubernetes-sigs/karpenter v1.15.0 pkg/controllers/provisioning/scheduling/suite_test.go: "Scheduling Basic should schedule"`; c.Reference != want {
+		t.Errorf("reference %q, want %q", c.Reference, want)
+	}
+	cat := c.Scenario["catalog"].(map[string]any)
+	if z := cat["zones"].([]string); !slices.Equal(z, []string{"test-zone-1", "test-zone-2"}) {
+		t.Errorf("zones %v", z)
+	}
+	small := cat["instanceTypes"].([]map[string]any)[0]
+	labels := small["labels"].(map[string]string)
+	// One OS of the several the fake type offers (nothing in the pass mentions the key); the
+	// DoesNotExist requirement is no label; zone and capacity type come from the offerings.
+	if labels["kubernetes.io/os"] != "linux" || labels["size"] != "small" || len(labels) != 3 {
+		t.Errorf("labels %v", labels)
+	}
+	if offs := small["offerings"].([]map[string]any); len(offs) != 4 || offs[1]["capacityType"] != "on-demand" {
+		t.Errorf("offerings %v", offs)
+	}
+	if s := c.Scenario["settings"].(map[string]any); s["maxInstanceTypes"] != 60.0 {
+		t.Errorf("settings %v", s)
+	}
+	objects := c.Scenario["objects"].(string)
+	if strings.Contains(objects, "managedFields") || strings.Contains(objects, "resourceVersion") {
+		t.Errorf("server-side bookkeeping kept:\n%s", objects)
+	}
+	for _, want := range []string{"kind: NodePool", "kind: Pod", "uid: pod-uid", "apiVersion: karpenter.sh/v1"} {
+		if !strings.Contains(objects, want) {
+			t.Errorf("objects lack %q:\n%s", want, objects)
+		}
+	}
+	if strings.Contains(objects, "status:\n    conditions") {
+		t.Errorf("the NodePool's status is kept:\n%s", objects)
+	}
+	// Karpenter's answer: one claim; on-demand launch of the cheapest option, in either zone.
+	k := c.Karpenter
+	if len(k.Claims) != 1 || k.Claims[0].Launch == nil {
+		t.Fatalf("answer %+v", k)
+	}
+	l := k.Claims[0].Launch
+	if l.CapacityType != "on-demand" || len(l.Types) != 1 || !slices.Equal(l.Types["small"], []string{"test-zone-1", "test-zone-2"}) {
+		t.Errorf("launch %+v", l)
+	}
+	e := c.Scenario["expect"].(map[string]any)
+	web := e["pods"].(map[string]any)["web"].(map[string]any)
+	if e["newNodeClaims"] != 1 || web["nodePool"] != "default" || !slices.Equal(web["instanceTypes"].([]string), []string{"small"}) {
+		t.Errorf("expect %v", e)
+	}
+	// The answer survives the harness's JSON round trip and agrees with itself.
+	b, _ := json.Marshal(k)
+	var back ProvisionAnswer
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	back.Claims[0].InstanceType, back.Claims[0].CapacityType, back.Claims[0].Zone = "small", "on-demand", "test-zone-2"
+	if cls, d := CompareProvision(&back, k); cls != "" {
+		t.Errorf("self-comparison: %s %s", cls, d)
+	}
+}
+
+func TestSuitePassExclusions(t *testing.T) {
+	cases := map[string]func(p *SuitePass){
+		"volumes (PVC topology, CSI limits)": func(p *SuitePass) {
+			p.Pods[0].Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+		},
+		"nodes being deleted": func(p *SuitePass) { p.DeletingPods = []string{"default/old"} },
+		"static NodePools":    func(p *SuitePass) { p.NodePools[0].Spec.Replicas = new(int64) },
+		"NodePool not Ready or deleting": func(p *SuitePass) {
+			p.NodePools[0].StatusConditions().SetFalse(status.ConditionReady, "NotReady", "test")
+		},
+		"multi-valued instance-type requirement in use": func(p *SuitePass) {
+			p.Pods[0].Spec.NodeSelector = map[string]string{"kubernetes.io/os": "windows"}
+		},
+		"reserved offerings": func(p *SuitePass) {
+			it := &p.InstanceTypes["default"][0]
+			it.Offerings[0].Requirements[1].Values = []string{"reserved"}
+		},
+		"offering requirement beyond zone and capacity type": func(p *SuitePass) {
+			it := &p.InstanceTypes["default"][0]
+			it.Offerings[0].Requirements = append(it.Offerings[0].Requirements, sreq("karpenter.sh/reservation-id", corev1.NodeSelectorOpIn, "r-1"))
+		},
+		"instance types differ per NodePool": func(p *SuitePass) {
+			other := p.NodePools[0]
+			other.Name = "other"
+			p.NodePools = append(p.NodePools, other)
+			p.InstanceTypes["other"] = p.InstanceTypes["default"][:1]
+		},
+		"DRA resource claims": func(p *SuitePass) {
+			p.Pods[0].Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu"}}
+		},
+		"harness: dump incomplete": func(p *SuitePass) { p.DumpError = "listing pods: timeout" },
+	}
+	for want, edit := range cases {
+		p := suitePassFixture()
+		edit(p)
+		_, err := p.Convert("x")
+		ex, ok := err.(*Excluded)
+		if !ok || ex.Category != want {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+}
