@@ -188,15 +188,36 @@ func (p *SuitePass) checkModelled() error {
 			}
 		}
 	}
-	for _, pod := range p.BoundPods {
-		if !p.inState(pod.Spec.NodeName) && slices.Contains(p.APINodes, pod.Spec.NodeName) {
-			return exclude("Node in the API server but not in Karpenter's state", "node %s (pod %s/%s)", pod.Spec.NodeName, pod.Namespace, pod.Name)
+	// A pod bound to a Node the API server has but Karpenter's state does not track uses no
+	// capacity Karpenter sees, yet its topology would count it (countDomains reads the Node from
+	// the API server). Left out of the scenario, that is exact only when no topology is asked.
+	if p.usesTopology() {
+		for _, pod := range p.BoundPods {
+			if !p.inState(pod.Spec.NodeName) && slices.Contains(p.APINodes, pod.Spec.NodeName) {
+				return exclude("Node in the API server but not in Karpenter's state", "node %s (pod %s/%s)", pod.Spec.NodeName, pod.Namespace, pod.Name)
+			}
 		}
 	}
 	if p.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
 	return nil
+}
+
+// usesTopology: a pending pod has a spread or pod (anti-)affinity, or a bound pod a required
+// anti-affinity (which repels pending pods).
+func (p *SuitePass) usesTopology() bool {
+	for _, pod := range p.Pods {
+		if len(pod.Spec.TopologySpreadConstraints) > 0 || pod.Spec.Affinity != nil && len(affinityTerms(pod.Spec.Affinity)) > 0 {
+			return true
+		}
+	}
+	for _, pod := range p.BoundPods {
+		if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // inState: a node (or in-flight NodeClaim) Karpenter's cluster state tracks.

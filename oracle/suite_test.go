@@ -167,6 +167,11 @@ func TestSuitePassExclusions(t *testing.T) {
 			p.Pods[0].Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu"}}
 		},
 		"harness: dump incomplete": func(p *SuitePass) { p.DumpError = "listing pods: timeout" },
+		"Node in the API server but not in Karpenter's state": func(p *SuitePass) {
+			p.APINodes = []string{"ghost"}
+			p.BoundPods = []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: "default"}, Spec: corev1.PodSpec{NodeName: "ghost"}}}
+			p.Pods[0].Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone, WhenUnsatisfiable: corev1.DoNotSchedule}}
+		},
 	}
 	for want, edit := range cases {
 		p := suitePassFixture()
@@ -175,6 +180,23 @@ func TestSuitePassExclusions(t *testing.T) {
 		ex, ok := err.(*Excluded)
 		if !ok || ex.Category != want {
 			t.Errorf("%s: got %v", want, err)
+		}
+	}
+}
+
+// A pod on a Node Karpenter's state does not track is left out when nothing asks for topology
+// (Karpenter sees no capacity there and counts no domain), and on a Node that exists nowhere always.
+func TestSuitePassDropsPodsOffState(t *testing.T) {
+	for _, api := range [][]string{{"ghost"}, nil} {
+		p := suitePassFixture()
+		p.APINodes = api
+		p.BoundPods = []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: "default"}, Spec: corev1.PodSpec{NodeName: "ghost"}}}
+		c, err := p.Convert("x")
+		if err != nil {
+			t.Fatalf("api nodes %v: %v", api, err)
+		}
+		if strings.Contains(c.Scenario["objects"].(string), "name: old") {
+			t.Errorf("api nodes %v: the pod on the untracked node is in the scenario", api)
 		}
 	}
 }
