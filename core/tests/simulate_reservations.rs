@@ -152,8 +152,7 @@ fn a_launch_takes_a_slot_and_a_terminated_nodeclaim_gives_it_back() {
     let events_text =
         "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n- {at: 10m, submit: {ref: Job/ml/b, runTime: 1h}}\n- {at: 3h, submit: {ref: Job/ml/c, runTime: 1h}}\n";
     let s = run(&request(&yaml, res, events_text, "6h", settings()));
-    let types: Vec<(&str, &str)> =
-        s.nodes.iter().map(|n| (n.name.as_str(), n.capacity_type.as_deref().unwrap_or(""))).collect();
+    let types: Vec<(&str, &str)> = s.nodes.iter().map(|n| (n.name.as_str(), n.capacity_type.as_deref().unwrap_or(""))).collect();
     assert_eq!(types, [("p5-1", "reserved"), ("p5-2", "on-demand"), ("p5-3", "reserved")]);
     let r = &s.reservations[0];
     assert_eq!((r.launches, r.peak_used), (2, 1));
@@ -252,7 +251,8 @@ fn capacity_block_prices_must_name_a_capacity_block() {
     let res = json!([reservation("cr-odcr", "default", 1, "active", None, None)]);
     let mut st = settings();
     st.capacity_block_prices.insert("cr-odcr".into(), 30.0);
-    let Outcome::Failure { errors } = nodecast::simulate(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n", "2h", st)).outcome
+    let Outcome::Failure { errors } =
+        nodecast::simulate(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n", "2h", st)).outcome
     else {
         panic!("an ODCR's id is not a capacity block")
     };

@@ -182,7 +182,13 @@ impl Sim {
                 self.log("reservation-active", id, None, None, Some(detail));
             }
             RES_EXPIRING => {
-                self.log("reservation-expiring", id, None, None, Some("capacity block: no more launches; its NodeClaims are deleted".into()));
+                self.log(
+                    "reservation-expiring",
+                    id,
+                    None,
+                    None,
+                    Some("capacity block: no more launches; its NodeClaims are deleted".into()),
+                );
             }
             RES_RECLAIM => {
                 let live: Vec<usize> = self.live_in(r);
@@ -301,7 +307,9 @@ impl Sim {
                 peak_used: t.peak_used,
                 nodes_deleted: t.deleted,
                 nodes_on_demand: t.demoted,
-                committed_price_per_hour_usd: hourly.filter(|_| active_seconds > 0).map(|p| crate::price::round_price(p * res.total as f64)),
+                committed_price_per_hour_usd: hourly
+                    .filter(|_| active_seconds > 0)
+                    .map(|p| crate::price::round_price(p * res.total as f64)),
                 committed_cost_usd: if active_seconds > 0 { committed } else { Some(0.0) },
                 note,
             });
