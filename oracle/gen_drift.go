@@ -4,8 +4,7 @@ package main
 // NodePool template hash they were created with, after which NodePools may have changed their
 // template (a label or annotation) or tightened their requirements (a zone excluded). Karpenter
 // then marks NodeClaims drifted (NodePoolDrifted, RequirementsDrifted) and its Drift method
-// replaces one; nodecast has to find the same ones and make the same command. A few nodes sit
-// in a zone their type is not offered in (InstanceTypeNotFound).
+// replaces one; nodecast has to find the same ones and make the same command.
 
 import (
 	"encoding/json"
@@ -88,18 +87,10 @@ func GenerateDrift(seed int64) (string, error) {
 			}
 		}
 	}
-	// A separate stream, so the scenarios of the other draws stay as they were.
-	r2 := rand.New(rand.NewSource(seed*7919 + 11))
 	claims := 0
 	for _, d := range docs {
 		meta, _ := d["metadata"].(map[string]any)
 		switch d["kind"] {
-		case "Node":
-			// A node in a zone the catalog no longer offers its type in (us-east-1d is not one of
-			// its zones): Karpenter's InstanceTypeNotFound drift, an hour after creation.
-			if labels, ok := meta["labels"].(map[string]any); ok && labels["karpenter.sh/nodepool"] != nil && r2.Float64() < 0.04 {
-				labels["topology.kubernetes.io/zone"] = "us-east-1d"
-			}
 		case "NodeClaim":
 			labels, _ := meta["labels"].(map[string]any)
 			pool, _ := labels["karpenter.sh/nodepool"].(string)
