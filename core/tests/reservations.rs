@@ -297,3 +297,40 @@ fn pod_pinned_to_a_reservation_never_launches_on_demand() {
     assert_eq!(p.node_claims.len(), 1);
     assert_eq!(p.node_claims[0].reservation_id.as_deref(), Some("cr-a"));
 }
+
+/// A reservation selected by one EC2NodeClass is no offering of a NodePool of another class, also
+/// when a pod that requires reserved capacity joins a NodeClaim already open in that NodePool
+/// (oracle seed reserved-65: nodecast's type-compatibility cache left the class out of its key,
+/// and the pod joined a NodeClaim that then had no offering to launch).
+#[test]
+fn reserved_pod_does_not_join_a_claim_whose_class_selected_no_reservation() {
+    let other_class = NODE_CLASS.replace("name: gpu", "name: other").replace("tags: {team: ml}", "tags: {team: web}");
+    let pool_other = pool("other", 10, "reserved, spot, on-demand").replace("name: gpu}", "name: other}");
+    let pod = |name: &str, cpu: &str, gpus: u32, selector: &str| {
+        format!(
+            r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  nodeSelector: {{{selector}}}
+  containers:
+  - name: c
+    image: trainer
+    resources: {{requests: {{cpu: "{cpu}", nvidia.com/gpu: "{gpus}"}}, limits: {{nvidia.com/gpu: "{gpus}"}}}}
+"#
+        )
+    };
+    let yaml = vec![
+        NODE_CLASS.to_string(),
+        other_class,
+        pool_other,
+        pod("big", "50", 4, ""),
+        pod("wants-reserved", "1", 1, "karpenter.sh/capacity-type: reserved"),
+    ];
+    // cr-a is selected by class `gpu` only; NodePool `other` (class `other`) cannot launch it.
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
+    assert!(p.node_claims.iter().all(|c| c.capacity_type.is_some()), "{:#?}", p.node_claims);
+    assert!(p.node_claims.iter().all(|c| !c.pods.iter().any(|q| q.ends_with("wants-reserved"))), "{:#?}", p.node_claims);
+    assert!(p.unschedulable.iter().any(|u| u.pod.ends_with("wants-reserved")), "{:?}", p.unschedulable);
+}
