@@ -22,6 +22,9 @@ type NodecastRecord struct {
 	Kind     string          `json:"kind"`
 	Nodecast json.RawMessage `json:"nodecast"`
 	Error    string          `json:"error"`
+	// nodecast's reserved offerings of the scenario, per instance type (its catalog line has none:
+	// they depend on the scenario's reservations and clock).
+	Reserved map[string][]CatalogOffering `json:"reserved"`
 }
 
 func podSets(cs []Claim) []string {

@@ -2,7 +2,7 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-sample KIND=SEEDS]... [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
 //	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt|drift -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 //	oracle suite [-dumps DIR] [-sample N] [-v]  Karpenter's own suites' passes (oracle/suite/run.sh) compared
@@ -168,7 +168,7 @@ func reservedOfferingsDiffer(r NodecastRecord, cat *Catalog) string {
 	}
 	for _, s := range list {
 		if s.Name == r.Name || len(list) == 1 {
-			return cat.CheckReservedOfferings(s)
+			return cat.CheckReservedOfferings(s, r.Reserved)
 		}
 	}
 	return ""
@@ -276,12 +276,16 @@ func cmdRun(args []string) error {
 	nRes := fs.Int("reserved", 0, "random reserved-capacity provisioning scenarios (gen_reserved.go; make oracle-reserved)")
 	nRDis := fs.Int("rdisrupt", 0, "random disruption scenarios with reserved nodes (make oracle-reserved)")
 	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
+	var samples seedSamples
+	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
 	seed := fs.Int64("seed", 1, "first seed")
 	runs := fs.Int("runs", 24, "Karpenter runs per scenario before a disagreement counts (map-order nondeterminism)")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when the first -runs showed Karpenter's answer varying (or nodecast disclosed a tie)")
 	dir := fs.String("dir", "out/scenarios", "where generated scenarios are written")
 	bin := fs.String("nodecast", defaultConformance(), "the nodecast-conformance binary")
 	verbose := fs.Bool("v", false, "print every disagreement")
+	memProfile := fs.String("memprofile", "", "write a heap profile here after the run (go tool pprof)")
+	memEvery := fs.Int("memevery", 0, "every N scenarios, print the counts so far, the heap in use and the goroutine count (stderr)")
 	_ = fs.Parse(args)
 	start := time.Now()
 	files, err := expandPaths(fs.Args())
@@ -324,6 +328,15 @@ func cmdRun(args []string) error {
 		}
 		files = append(files, f)
 	}
+	for _, smp := range samples {
+		for _, sd := range smp.seeds {
+			f, err := writeGenerated(*dir, smp.kind, sd)
+			if err != nil {
+				return err
+			}
+			files = append(files, f)
+		}
+	}
 	cats, recs, err := nodecastSide(*bin, files)
 	if err != nil {
 		return err
@@ -334,7 +347,10 @@ func cmdRun(args []string) error {
 	}
 	classes := map[string]*agg{}
 	passed, failed, nondet := 0, 0, 0
-	for _, r := range recs {
+	for i, r := range recs {
+		if *memEvery > 0 && i%*memEvery == 0 {
+			printMem(i, passed, failed)
+		}
 		res := check(r, cats, *runs, *maxRuns)
 		if res.Class == "" {
 			passed++
@@ -363,6 +379,14 @@ func cmdRun(args []string) error {
 	}
 	fmt.Printf("(%d scenarios in %s; %d agreed only on a Karpenter re-run: Karpenter's answer varies between runs)\n", len(recs), time.Since(start).Round(time.Second), nondet)
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	if *memEvery > 0 {
+		printMem(len(recs), passed, failed)
+	}
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			return err
+		}
+	}
 	if failed > 0 {
 		os.Exit(1)
 	}

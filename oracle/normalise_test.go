@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,5 +79,20 @@ func TestPDBStatus(t *testing.T) {
 	pdb.Spec = policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &pct, Selector: pdb.Spec.Selector}
 	if st := pdbStatus(pdb, pods, false); st.DisruptionsAllowed != 2 {
 		t.Fatalf("maxUnavailable 50%% of 3, rounded up: want 2, got %d", st.DisruptionsAllowed)
+	}
+}
+
+func TestSeedSamples(t *testing.T) {
+	var s seedSamples
+	if err := s.Set("reserved=1-3,7"); err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 1 || s[0].kind != "reserved" || fmt.Sprint(s[0].seeds) != "[1 2 3 7]" {
+		t.Fatalf("got %+v", s)
+	}
+	for _, bad := range []string{"reserved", "nope=1", "gates=x", "gates=5-2", "drift=1-200000"} {
+		if err := s.Set(bad); err == nil {
+			t.Errorf("%q: expected an error", bad)
+		}
 	}
 }

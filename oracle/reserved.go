@@ -389,10 +389,11 @@ func reservedLaunch(its []*cloudprovider.InstanceType, reqs scheduling.Requireme
 	return l
 }
 
-// CheckReservedOfferings compares nodecast's reserved offerings (the catalog line) with the
-// harness's own selection, per NodePool: "" when they agree, else what differs. A disagreement
-// here is reported on its own (it would otherwise surface as a harder-to-read decision diff).
-func (c *Catalog) CheckReservedOfferings(s *Scenario) string {
+// CheckReservedOfferings compares nodecast's reserved offerings (`nodecast`, per instance type,
+// from the scenario's line) with the harness's own selection, per NodePool: "" when they agree,
+// else what differs. A disagreement here is reported on its own (it would otherwise surface as a
+// harder-to-read decision diff).
+func (c *Catalog) CheckReservedOfferings(s *Scenario, nodecast map[string][]CatalogOffering) string {
 	objs, err := s.ParseObjects()
 	if err != nil {
 		return err.Error()
@@ -418,10 +419,10 @@ func (c *Catalog) CheckReservedOfferings(s *Scenario) string {
 	for _, np := range objs.NodePools {
 		class := objs.PoolNodeClass[np.Name]
 		theirs := map[string][]CatalogOffering{}
-		for _, t := range c.Types {
-			for _, o := range t.Offerings {
-				if o.CapacityType == v1.CapacityTypeReserved && slices.Contains(o.NodeClasses, class) {
-					theirs[t.Name] = append(theirs[t.Name], o)
+		for name, offs := range nodecast {
+			for _, o := range offs {
+				if slices.Contains(o.NodeClasses, class) {
+					theirs[name] = append(theirs[name], o)
 				}
 			}
 		}

@@ -242,17 +242,17 @@ func TestCheckReservedOfferings(t *testing.T) {
 		crDoc(crEntry("cr-1", "us-east-1a", 2, ""), crEntry("cr-2", "us-east-1a", 1, ""))}
 	s.Clock.Now = selNow.Format(time.RFC3339)
 	cat := testCatalog()
-	if d := cat.CheckReservedOfferings(s); !strings.Contains(d, "NodePool a") {
+	if d := cat.CheckReservedOfferings(s, nil); !strings.Contains(d, "NodePool a") {
 		t.Fatalf("a catalog without the reserved offering should differ, got %q", d)
 	}
 	off := CatalogOffering{Zone: "us-east-1a", CapacityType: "reserved", Price: 1 / reservedPriceDivisor, Available: true, ReservationID: "cr-1",
 		ReservationCapacity: 2, ReservationType: "default", NodeClasses: []string{"rc"}}
-	cat.Types[0].Offerings = append(cat.Types[0].Offerings, off)
-	if d := cat.CheckReservedOfferings(s); d != "" {
+	nodecast := map[string][]CatalogOffering{cat.Types[0].Name: {off}}
+	if d := cat.CheckReservedOfferings(s, nodecast); d != "" {
 		t.Fatalf("expected agreement, got %q", d)
 	}
-	cat.Types[0].Offerings[len(cat.Types[0].Offerings)-1].ReservationCapacity = 1
-	if d := cat.CheckReservedOfferings(s); d == "" {
+	nodecast[cat.Types[0].Name][0].ReservationCapacity = 1
+	if d := cat.CheckReservedOfferings(s, nodecast); d == "" {
 		t.Fatal("a different count should differ")
 	}
 }

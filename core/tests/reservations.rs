@@ -257,3 +257,80 @@ fn explain_pod_says_which_reservation_and_why_not() {
     let summary = e.pod.expect("a pod explanation").summary;
     assert!(summary.contains("not in a capacity reservation: cr-a: no instance left"), "{summary}");
 }
+
+/// A pod pinned to one reservation by its id.
+fn pinned_pod(id: &str) -> String {
+    format!(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: pinned}}
+spec:
+  nodeSelector: {{karpenter.k8s.aws/capacity-reservation-id: {id}}}
+  containers:
+  - name: c
+    image: trainer
+    resources: {{requests: {{cpu: "100", nvidia.com/gpu: "8"}}, limits: {{nvidia.com/gpu: "8"}}}}
+"#
+    )
+}
+
+/// The AWS provider's on-demand and spot offerings carry the reservation labels as DoesNotExist
+/// (offering/base_resolver.go), so a pod that requires a reservation id never launches on them
+/// (oracle seed reserved-30: nodecast had launched such pods on-demand).
+#[test]
+fn pod_pinned_to_a_reservation_never_launches_on_demand() {
+    // An on-demand-only pool: no offering is compatible, the pod cannot schedule.
+    let yaml = vec![NODE_CLASS.to_string(), pool("od", 10, "on-demand"), pinned_pod("cr-a")];
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
+    assert!(p.node_claims.is_empty(), "{:?}", p.node_claims);
+    assert_eq!(p.unschedulable.len(), 1);
+    assert_ne!(p.unschedulable[0].code.as_str(), "reserved-offering-unavailable");
+    // A mixed pool with the reservation full: on-demand is no fallback for this pod, so its only
+    // option is a full reservation and strict mode defers it.
+    let yaml = vec![NODE_CLASS.to_string(), pool("mixed", 10, "reserved, on-demand"), pinned_pod("cr-a")];
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 0, None)]), None));
+    assert!(p.node_claims.is_empty(), "{:?}", p.node_claims);
+    assert_eq!(p.unschedulable[0].code.as_str(), "reserved-offering-unavailable");
+    // With a free slot it launches into the reservation.
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
+    assert_eq!(p.node_claims.len(), 1);
+    assert_eq!(p.node_claims[0].reservation_id.as_deref(), Some("cr-a"));
+}
+
+/// A reservation selected by one EC2NodeClass is no offering of a NodePool of another class, also
+/// when a pod that requires reserved capacity joins a NodeClaim already open in that NodePool
+/// (oracle seed reserved-65: nodecast's type-compatibility cache left the class out of its key,
+/// and the pod joined a NodeClaim that then had no offering to launch).
+#[test]
+fn reserved_pod_does_not_join_a_claim_whose_class_selected_no_reservation() {
+    let other_class = NODE_CLASS.replace("name: gpu", "name: other").replace("tags: {team: ml}", "tags: {team: web}");
+    let pool_other = pool("other", 10, "reserved, spot, on-demand").replace("name: gpu}", "name: other}");
+    let pod = |name: &str, cpu: &str, gpus: u32, selector: &str| {
+        format!(
+            r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec:
+  nodeSelector: {{{selector}}}
+  containers:
+  - name: c
+    image: trainer
+    resources: {{requests: {{cpu: "{cpu}", nvidia.com/gpu: "{gpus}"}}, limits: {{nvidia.com/gpu: "{gpus}"}}}}
+"#
+        )
+    };
+    let yaml = vec![
+        NODE_CLASS.to_string(),
+        other_class,
+        pool_other,
+        pod("big", "50", 4, ""),
+        pod("wants-reserved", "1", 1, "karpenter.sh/capacity-type: reserved"),
+    ];
+    // cr-a is selected by class `gpu` only; NodePool `other` (class `other`) cannot launch it.
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
+    assert!(p.node_claims.iter().all(|c| c.capacity_type.is_some()), "{:#?}", p.node_claims);
+    assert!(p.node_claims.iter().all(|c| !c.pods.iter().any(|q| q.ends_with("wants-reserved"))), "{:#?}", p.node_claims);
+    assert!(p.unschedulable.iter().any(|u| u.pod.ends_with("wants-reserved")), "{:?}", p.unschedulable);
+}

@@ -378,8 +378,12 @@ pub struct CompatCache {
 impl CompatCache {
     pub fn get(&mut self, reqs: &Requirements, m: &Model) -> &Vec<bool> {
         let mut key = Requirements::new();
+        // The EC2NodeClass scopes reserved offerings (`reserved_offering_compatible`): without it
+        // in the key, a claim of a class that selected no reservation took another class's
+        // reserved offerings from the cache (oracle seed reserved-65).
+        let class_key = (!m.reservations.is_empty()).then_some(m.keys.node_class);
         for (k, r) in reqs.iter() {
-            if k == m.keys.zone || k == m.keys.capacity_type || m.catalog.is_label_key(k) {
+            if k == m.keys.zone || k == m.keys.capacity_type || m.catalog.is_label_key(k) || Some(k) == class_key {
                 key.set(k, Requirement { min_values: None, ..r.clone() });
             }
         }

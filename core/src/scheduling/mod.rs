@@ -53,7 +53,18 @@ pub fn it_labels_compatible(it: &InstanceType, r: &Requirements, m: &Model) -> b
 pub fn offering_compatible(o: &Offering, r: &Requirements, m: &Model) -> bool {
     r.get(m.keys.zone).is_none_or(|z| z.has(o.zone, &m.interner))
         && r.get(m.keys.capacity_type).is_none_or(|c| c.has(o.capacity_type, &m.interner))
-        && o.reservation.is_none_or(|_| crate::catalog::resolve::reserved_offering_compatible(o, r, m))
+        && match o.reservation {
+            Some(_) => crate::catalog::resolve::reserved_offering_compatible(o, r, m),
+            // The AWS provider's on-demand and spot offerings carry the three reservation
+            // labels as DoesNotExist (offering/base_resolver.go): a NodeClaim that requires a
+            // reservation id (or type) cannot launch them, whatever its capacity types allow.
+            None => {
+                m.reservations.is_empty()
+                    || [m.keys.reservation_id, m.keys.reservation_type, m.keys.reservation_interruptible]
+                        .into_iter()
+                        .all(|k| r.get(k).is_none_or(|req| req.allows_absent()))
+            }
+        }
 }
 
 /// Why no instance type survived filtering.

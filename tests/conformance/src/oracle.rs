@@ -15,6 +15,10 @@ use std::path::Path;
 #[derive(Default)]
 pub struct Catalogs(HashMap<String, usize>);
 
+/// The catalog without reserved offerings: those depend on the scenario's reservations and
+/// clock, and go in its own line ([`reserved_json`]), so that scenarios on one catalog share one
+/// catalog line however their reservations differ (one full catalog per reservation scenario
+/// made the harness hold gigabytes over a long run).
 fn catalog_json(m: &Model) -> Value {
     let types: Vec<Value> = m
         .catalog
@@ -26,23 +30,10 @@ fn catalog_json(m: &Model) -> Value {
             let offerings: Vec<Value> = t
                 .offerings
                 .iter()
+                .filter(|o| o.reservation.is_none())
                 .map(|o| {
-                    let mut v = json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
-                           "price": o.price, "available": o.available});
-                    // A reserved offering (docs/reservations.md, "Oracle catalog"): its
-                    // reservation, and the EC2NodeClasses whose selector terms selected it
-                    // (the AWS provider builds offerings per EC2NodeClass).
-                    if let Some(r) = o.reservation.map(|r| &m.reservations[r as usize]) {
-                        let classes: Vec<&str> = r.classes.iter().map(|c| m.interner.str(*c)).collect();
-                        if let Value::Object(map) = &mut v {
-                            map.insert("reservationId".into(), json!(r.id));
-                            map.insert("reservationCapacity".into(), json!(r.available));
-                            map.insert("reservationType".into(), json!(m.interner.str(r.type_value)));
-                            map.insert("reservationInterruptible".into(), json!(r.interruptible));
-                            map.insert("nodeClasses".into(), json!(classes));
-                        }
-                    }
-                    v
+                    json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
+                           "price": o.price, "available": o.available})
                 })
                 .collect();
             json!({"name": t.name, "labels": labels, "allocatable": m.resources.render(&t.allocatable),
@@ -51,6 +42,31 @@ fn catalog_json(m: &Model) -> Value {
         .collect();
     let zones: Vec<&str> = m.catalog.zones.iter().map(|z| m.interner.str(*z)).collect();
     json!({"source": m.catalog.source, "zones": zones, "types": types})
+}
+
+/// The reserved offerings of the scenario's resolved catalog (docs/reservations.md, "Oracle
+/// catalog"), per instance type: the offering, its reservation, and the EC2NodeClasses whose
+/// selector terms selected it (the AWS provider builds offerings per EC2NodeClass).
+fn reserved_json(m: &Model) -> Map<String, Value> {
+    let mut out = Map::new();
+    for t in &m.catalog.types {
+        let offerings: Vec<Value> = t
+            .offerings
+            .iter()
+            .filter_map(|o| {
+                let r = &m.reservations[o.reservation? as usize];
+                let classes: Vec<&str> = r.classes.iter().map(|c| m.interner.str(*c)).collect();
+                Some(json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
+                            "price": o.price, "available": o.available, "reservationId": r.id,
+                            "reservationCapacity": r.available, "reservationType": m.interner.str(r.type_value),
+                            "reservationInterruptible": r.interruptible, "nodeClasses": classes}))
+            })
+            .collect();
+        if !offerings.is_empty() {
+            out.insert(t.name.clone(), Value::Array(offerings));
+        }
+    }
+    out
 }
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
@@ -128,11 +144,9 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         Err(e) => return vec![base(json!({"error": format!("clock.now: {e:?}")}))],
     };
     let model = nodecast::catalog::resolve::at_time(&model, now);
-    // Reservations make the resolved catalog differ per scenario: they are part of its key.
-    let mut spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
-    if !model.reservations.is_empty() {
-        spec.push_str(&catalog_json(&model).to_string());
-    }
+    // The catalog line leaves reserved offerings out (they are in the scenario's line), so the
+    // catalog's spec is its key.
+    let spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
     let next = catalogs.0.len();
     let id = *catalogs.0.entry(spec).or_insert_with(|| {
         // The catalog as the cloud provider reports it: with the NodeOverlay gate on, the model's
@@ -156,6 +170,11 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         },
         other => json!({"error": format!("unknown scenario kind {other:?}")}),
     };
-    out.push(base(json!({"catalog": id, "nodecast": answer})));
+    let mut line = base(json!({"catalog": id, "nodecast": answer}));
+    let reserved = reserved_json(&model);
+    if !reserved.is_empty() {
+        line["reserved"] = Value::Object(reserved);
+    }
+    out.push(line);
     out
 }
