@@ -108,7 +108,7 @@ pub fn init() {
 }
 
 fn closed() -> io::Error {
-    io::Error::new(io::ErrorKind::Other, "the descriptor is closed")
+    io::Error::other("the descriptor is closed")
 }
 
 /// A writer on stdout (or stderr) that reports every error, closed descriptors included.

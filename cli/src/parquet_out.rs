@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn column_types_follow_the_cells() {
-        let rows = vec![
+        let rows = [
             vec![json!(1), json!(1.5), json!("a"), json!(null), json!(true), json!(2)],
             vec![json!(2), json!(null), json!(["x"]), json!(null), json!(false), json!(2.5)],
         ];
