@@ -112,7 +112,7 @@ fn read_files(a: &SweepArgs, listed: Vec<String>) -> Result<IndexMap<String, Str
     for f in listed {
         let path = if Path::new(&f).is_absolute() { PathBuf::from(&f) } else { dir.join(&f) };
         let real = path.canonicalize().map_err(|e| Fatal(format!("{}: cannot read: {e}", path.display())))?;
-        let inside = real.starts_with(&home) || cwd.as_ref().is_some_and(|c| real.starts_with(c));
+        let inside = real.starts_with(&home) || cwd.as_ref().is_some_and(|c| real.starts_with(c)) || lexically_below_cwd(&path);
         if !a.allow_any_file && !inside {
             return Err(Fatal(format!(
                 "{}: the file {f:?} it names is outside the spec's directory ({}) and the working directory; it was not read (--allow-any-file to read it anyway)",
@@ -124,6 +124,24 @@ fn read_files(a: &SweepArgs, listed: Vec<String>) -> Result<IndexMap<String, Str
         files.insert(f, text);
     }
     Ok(files)
+}
+
+/// A relative path that stays below the working directory when its `..` are taken literally
+/// (`examples/sweeps/../nodepools/x.yaml`) and is not itself a symbolic link: the working
+/// directory may be a tree of links to a checkout (docs_check's scratch directory), whose
+/// resolved paths lie elsewhere.
+fn lexically_below_cwd(path: &Path) -> bool {
+    use std::path::Component;
+    let mut depth = 0usize;
+    for c in path.components() {
+        match c {
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::ParentDir if depth > 0 => depth -= 1,
+            _ => return false,
+        }
+    }
+    depth > 0 && !path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// `--out`, checked before any combination runs: not a directory, in a directory that exists,
