@@ -11,6 +11,7 @@
 
 mod advise;
 mod optimize;
+mod out;
 mod parquet_out;
 mod render;
 mod sweep;
@@ -37,7 +38,7 @@ const UNUSABLE: u8 = 2;
     name = "nodecast",
     version,
     propagate_version = true,
-    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 invalid input (validation errors only), 2 unusable input.\nFILE `-` reads stdin."
+    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 invalid input (validation errors only), 2 unusable input, 3 the output could not be written (disk full, closed descriptor), 141 stdout's reader closed the pipe.\nFILE `-` reads stdin."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -279,36 +280,69 @@ enum SimOutput {
 /// A problem the CLI itself found (unreadable file, bad option): printed on stderr, exit 2.
 struct Fatal(String);
 
+/// Why a subcommand did not answer: a problem with its input, or output it could not write.
+enum Failure {
+    Fatal(Fatal),
+    Write(out::WriteError),
+}
+
+impl From<Fatal> for Failure {
+    fn from(f: Fatal) -> Self {
+        Failure::Fatal(f)
+    }
+}
+
+impl From<out::WriteError> for Failure {
+    fn from(e: out::WriteError) -> Self {
+        Failure::Write(e)
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Before anything opens a file: a closed stdout must stay visible as closed.
+    out::init();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help, version and usage errors, written through the same checked writers.
+            let text = e.render().to_string();
+            let written = if e.use_stderr() { out::write_err(&text) } else { out::write_out(&text) };
+            return ExitCode::from(match written {
+                Ok(()) => u8::try_from(e.exit_code()).unwrap_or(UNUSABLE),
+                Err(w) => w.report(),
+            });
+        }
+    };
     let code = match run(cli) {
         Ok(code) => code,
-        Err(Fatal(msg)) => {
-            eprintln!("nodecast: {msg}");
+        Err(Failure::Fatal(Fatal(msg))) => {
+            // A closed stderr loses the message; the exit code still says what happened.
+            let _ = out::write_err(&format!("nodecast: {msg}\n"));
             UNUSABLE
         }
+        Err(Failure::Write(e)) => e.report(),
     };
     ExitCode::from(code)
 }
 
-fn run(cli: Cli) -> Result<u8, Fatal> {
+fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Command::Plan(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = a.now.clone();
             let answer = nodecast::plan(&req);
-            Ok(finish(&answer, a.common.output, render::plan))
+            Ok(finish(&answer, a.common.output, render::plan)?)
         }
         Command::Consolidate(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = Some(a.now.clone());
             req.until = a.until.clone();
             let answer = nodecast::consolidate(&req);
-            Ok(finish(&answer, a.common.output, render::decision))
+            Ok(finish(&answer, a.common.output, render::decision)?)
         }
         Command::Explain(a) => {
             if a.node.is_some() && a.now.is_none() {
-                return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()));
+                return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()).into());
             }
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.node = a.node.clone();
@@ -317,26 +351,26 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
             let answer = nodecast::explain(&req);
-            Ok(finish(&answer, a.common.output, render::explain))
+            Ok(finish(&answer, a.common.output, render::explain)?)
         }
         Command::Validate(a) => {
             let req = request(&a.common, &Policies::default(), &Gates::default(), &a.files)?;
             let answer = nodecast::validate(&req);
-            Ok(finish(&answer, a.common.output, render::validation))
+            Ok(finish(&answer, a.common.output, render::validation)?)
         }
         Command::Catalog(a) => {
             let mut req = request(&a.common, &Policies::default(), &Gates::default(), &[])?;
             req.query = Some(CatalogQuery { gpu: a.gpu, requirements: a.requirements.clone(), limit: a.limit });
             let answer = nodecast::catalog(&req);
-            Ok(finish(&answer, a.common.output, render::catalog))
+            Ok(finish(&answer, a.common.output, render::catalog)?)
         }
         Command::Simulate(a) => simulate(a),
-        Command::Sweep(a) => sweep::run(a).map_err(Fatal),
+        Command::Sweep(a) => sweep::run(a),
         Command::Optimize(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.optimize = Some(optimize::settings(&a));
             let answer = nodecast::optimize(&req);
-            Ok(finish(&answer, a.common.output, optimize::render))
+            Ok(finish(&answer, a.common.output, optimize::render)?)
         }
         Command::Advise(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
@@ -345,18 +379,18 @@ fn run(cli: Cli) -> Result<u8, Fatal> {
             match (&answer.outcome, a.apply, &a.write, a.common.output) {
                 (Outcome::Success(advice), Some(_), Some(dir), Output::Table) => {
                     let written = advise::write_files(advice, dir).map_err(Fatal)?;
-                    let code = finish(&answer, a.common.output, |_| String::new());
-                    print!("{written}");
+                    let code = finish(&answer, a.common.output, |_| String::new())?;
+                    out::write_out(&written)?;
                     Ok(code)
                 }
-                (_, Some(_), None, _) => Ok(finish(&answer, a.common.output, advise::render_patch)),
-                _ => Ok(finish(&answer, a.common.output, advise::render)),
+                (_, Some(_), None, _) => Ok(finish(&answer, a.common.output, advise::render_patch)?),
+                _ => Ok(finish(&answer, a.common.output, advise::render)?),
             }
         }
     }
 }
 
-fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
+fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
     let common = Common {
         catalog: a.catalog.clone(),
         zones: a.zones.clone(),
@@ -378,7 +412,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
                 ))
             })?;
             let [doc] = docs.as_slice() else {
-                return Err(Fatal(format!("--settings {f}: expected one mapping, found {} documents", docs.len())));
+                return Err(Fatal(format!("--settings {f}: expected one mapping, found {} documents", docs.len())).into());
             };
             serde_json::from_value(doc.value.clone().into_owned())
                 .map_err(|e| Fatal(format!("--settings {f}: {e} (docs/simulate.md lists the fields)")))?
@@ -390,67 +424,58 @@ fn simulate(a: SimulateArgs) -> Result<u8, Fatal> {
     req.simulation = Some(settings);
     let answer = nodecast::simulate(&req);
     if let Outcome::Success(s) = &answer.outcome {
-        let mut stdout = std::io::stdout().lock();
         let text = match a.output {
             SimOutput::Csv => nodecast::simulate::render_series_csv(s),
             SimOutput::Prom => nodecast::simulate::render_series_prom(s),
             SimOutput::Json => {
-                let _ = write_json(&answer, &mut stdout);
+                out::stdout_with(|w| write_json(&answer, w))?;
                 return Ok(OK);
             }
             SimOutput::Text => render::simulation(s),
         };
-        let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
+        out::write_out(&text)?;
         return Ok(OK);
     }
-    Ok(finish(&answer, if a.output == SimOutput::Json { Output::Json } else { Output::Table }, render::simulation))
+    Ok(finish(&answer, if a.output == SimOutput::Json { Output::Json } else { Output::Table }, render::simulation)?)
 }
 
-/// `answer.to_json()` and a newline, streamed through a 64 KiB buffer (stdout itself is
-/// line-buffered: a write per line of pretty JSON).
-fn write_json<T: serde::Serialize>(answer: &Answer<T>, out: &mut impl Write) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    answer.write_json(&mut out)?;
-    out.write_all(b"\n")?;
-    out.flush()
+/// `answer.to_json()` and a newline, streamed (the caller's writer is buffered).
+fn write_json<T: serde::Serialize>(answer: &Answer<T>, out: &mut dyn Write) -> std::io::Result<()> {
+    answer.write_json(&mut &mut *out)?;
+    out.write_all(b"\n")
 }
 
 /// Print an answer and return the exit code: `-o json` prints the facade's JSON unchanged (also
-/// for failures); failures are also printed on stderr, one located error per line.
-fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, table: fn(&T) -> String) -> u8 {
-    let mut stdout = std::io::stdout().lock();
-    let text = match (&answer.outcome, output) {
-        (_, Output::Json) => {
-            // Streamed: the answer's JSON is never one string in memory (tens of MB at 20,000
-            // pods). A closed pipe (`nodecast plan ... | head`) is not an error worth a panic.
-            let _ = write_json(answer, &mut stdout);
-            None
-        }
-        (Outcome::Success(body), Output::Table) => Some(table(body)),
-        (Outcome::Failure { .. }, Output::Table) => None,
-    };
-    if let Some(text) = text {
-        // A closed pipe (`nodecast plan ... | head`) is not an error worth a panic.
-        let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
+/// for failures); failures are also printed on stderr, one located error per line. Output that
+/// cannot be written is an error (`out`): the answer was not delivered.
+fn finish<T: serde::Serialize>(answer: &Answer<T>, output: Output, table: fn(&T) -> String) -> Result<u8, out::WriteError> {
+    match (&answer.outcome, output) {
+        // Streamed: the answer's JSON is never one string in memory (tens of MB at 20,000 pods).
+        (_, Output::Json) => out::stdout_with(|w| write_json(answer, w))?,
+        (Outcome::Success(body), Output::Table) => out::write_out(&table(body))?,
+        (Outcome::Failure { .. }, Output::Table) => {}
     }
-    match &answer.outcome {
+    Ok(match &answer.outcome {
         Outcome::Success(_) => OK,
         Outcome::Failure { errors } => {
-            print_errors(errors);
+            // The answer's own exit code says it failed; a stderr that cannot take the errors
+            // leaves only that code (there is nowhere left to say more).
+            let _ = print_errors(errors);
             // The core decided the class once (`errorClass` of the JSON answer): 1 when every
             // error is a validation error of an input object, 2 otherwise.
             answer.error_class.map_or(UNUSABLE, ErrorClass::exit_code)
         }
-    }
+    })
 }
 
-fn print_errors(errors: &[InputError]) {
-    let mut stderr = std::io::stderr().lock();
+fn print_errors(errors: &[InputError]) -> Result<(), out::WriteError> {
+    let mut text = String::new();
     for e in errors {
-        let _ = writeln!(stderr, "error: {}", flag_located(e));
+        text.push_str(&format!("error: {}\n", flag_located(e)));
     }
     let n = errors.len();
-    let _ = writeln!(stderr, "{n} error{}", if n == 1 { "" } else { "s" });
+    text.push_str(&format!("{n} error{}\n", if n == 1 { "" } else { "s" }));
+    out::write_err(&text)
 }
 
 /// Catalog options the CLI turned into the request's catalog mapping are located at the flag

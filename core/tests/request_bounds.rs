@@ -223,3 +223,26 @@ fn optimize_answers_karpenters_plan_when_the_solver_has_nothing_better() {
         assert!((o - k).abs() < 1e-9, "Karpenter's plan is answered as is: {o} vs {k}");
     }
 }
+
+/// A Job of `completions` run one pod at a time.
+fn job_with_completions(completions: i64) -> String {
+    format!("---\napiVersion: batch/v1\nkind: Job\nmetadata: {{name: waves}}\nspec:\n  completions: {completions}\n  parallelism: 1\n  template:\n    spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 1m}}}}}}]}}\n")
+}
+
+#[test]
+fn a_jobs_completions_count_against_the_pod_bound() {
+    // One submit of a one-pod-wide Job whose waves make 2^31-1 pods: before, only the first
+    // wave was counted and the simulation ran pod after pod.
+    let trace = "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/waves, runTime: 1m}}\n";
+    let start = Instant::now();
+    let v = simulate(&format!("{POOL}{}", job_with_completions(2_147_483_647)), trace);
+    let e = failure(&v);
+    assert_eq!(v["errorClass"], "unusable");
+    assert_eq!((e[0]["code"].as_str(), e[0]["path"].as_str()), (Some("too-many-pods"), Some("events[0]")), "{e:?}");
+    assert!(e[0]["message"].as_str().unwrap().contains("2147483647 pods"), "{e:?}");
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    // Under the bound the same Job answers, every completion a pod of its own.
+    let v = simulate(&format!("{POOL}{}", job_with_completions(3)), trace);
+    assert_eq!(v["status"], "success", "{v}");
+    assert_eq!(v["summary"]["pods"]["submitted"], 3, "{}", v["summary"]["pods"]);
+}

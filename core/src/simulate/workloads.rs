@@ -190,8 +190,9 @@ pub fn prepare(
     }
     let mut templates: Vec<Template> = Vec::new();
     let mut keys: HashMap<String, usize> = HashMap::new();
-    // (template, its pod count, whether it is a gang of distinct pods)
-    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64, bool, Kind)> {
+    // (template, its pod count, whether it is a gang of distinct pods, its kind, and for a Job
+    // its completions: the pods its waves create in all)
+    let mut resolve = |def: &WorkloadDef, errors: &mut Vec<InputError>| -> Option<(usize, i64, bool, Kind, Option<i64>)> {
         let (kind_name, ns, name, key, display) = match &def.source {
             Source::Ref { kind, namespace, name } => {
                 (kind.clone(), namespace.clone(), name.clone(), format!("ref:{kind}/{namespace:?}/{name}"), format!("{kind}/{name}"))
@@ -204,7 +205,8 @@ pub fn prepare(
             }
         };
         if let Some(&i) = keys.get(&key) {
-            return Some((i, templates[i].default_replicas, !templates[i].members.is_empty(), templates[i].kind));
+            let t = &templates[i];
+            return Some((i, t.default_replicas, !t.members.is_empty(), t.kind, t.job.as_ref().and_then(|j| j.completions)));
         }
         let Some(kind) = kind_of(&kind_name) else {
             errors.push(located(
@@ -286,7 +288,8 @@ pub fn prepare(
             job,
         });
         keys.insert(key, templates.len() - 1);
-        Some((templates.len() - 1, matching.len() as i64, gang, kind))
+        let completions = templates[templates.len() - 1].job.as_ref().and_then(|j| j.completions);
+        Some((templates.len() - 1, matching.len() as i64, gang, kind, completions))
     };
     let mut events = Vec::new();
     // Pods the trace creates, bounded like a request's (each submit makes its pods; a row or
@@ -295,9 +298,12 @@ pub fn prepare(
     let mut scaled: HashMap<String, i64> = HashMap::new();
     for ev in &trace.events {
         let mut row_service = false;
+        // A Job creates a pod per completion over its waves (jobs.rs), not only its first wave.
+        let mut completions = None;
         let action = match &ev.action {
             Action::Submit { def, name } => {
-                let Some((tpl, default, gang, _)) = resolve(def, &mut errors) else { continue };
+                let Some((tpl, default, gang, _, waves)) = resolve(def, &mut errors) else { continue };
+                completions = waves;
                 if gang && def.replicas.is_some_and(|r| r != default) {
                     errors.push(located(
                         &format!("{}.replicas", def.path),
@@ -311,7 +317,7 @@ pub fn prepare(
                 SimAction::Submit { tpl, name: name.clone(), replicas, run_time: def.run_time.clone(), checkpoint: def.checkpoint }
             }
             Action::Row { def, replicas } => {
-                let Some((tpl, default, gang, kind)) = resolve(def, &mut errors) else {
+                let Some((tpl, default, gang, kind, waves)) = resolve(def, &mut errors) else {
                     if let Some(e) = errors.last_mut() {
                         e.line = ev.line;
                         e.path = Some("workload".into());
@@ -331,6 +337,7 @@ pub fn prepare(
                 }
                 // A Deployment-like row scales its one instance: only an increase makes pods.
                 row_service = kind == Kind::Service;
+                completions = waves;
                 SimAction::Row { tpl, replicas: *replicas, run_time: def.run_time.clone() }
             }
             Action::Scale { instance, replicas } => SimAction::Scale { instance: instance.clone(), replicas: *replicas },
@@ -344,11 +351,12 @@ pub fn prepare(
             }
         };
         let new_pods = match &action {
-            SimAction::Submit { replicas, .. } => *replicas,
+            SimAction::Submit { replicas, .. } => (*replicas).max(completions.unwrap_or(0)),
             SimAction::Row { tpl, replicas, .. } if row_service => {
                 let last = scaled.insert(format!("row:{tpl}"), *replicas).unwrap_or(0);
                 (*replicas - last).max(0)
             }
+            SimAction::Row { replicas, .. } if *replicas > 0 => (*replicas).max(completions.unwrap_or(0)),
             SimAction::Row { replicas, .. } => *replicas,
             SimAction::Scale { instance, replicas } => {
                 let last = scaled.insert(format!("instance:{instance}"), *replicas).unwrap_or(0);
@@ -362,7 +370,7 @@ pub fn prepare(
                 &ev.path,
                 "too-many-pods",
                 format!("the trace creates {created} pods by this event; nodecast simulates at most {MAX_TRACE_PODS} pods per trace"),
-                "fewer repeats or replicas (README: Bounds)",
+                "fewer repeats, replicas or Job completions (README: Bounds)",
             )
             .kind(crate::error::ErrorKind::Limit);
             e.line = ev.line;

@@ -52,6 +52,27 @@ pub fn columns(op: Operation) -> &'static [&'static str] {
     }
 }
 
+/// One sample cell of each metric column of `op`, of the JSON type every successful row holds
+/// there (an integer count, a float of dollars or a fraction, a string), so a front end writing a
+/// typed table (the CLI's Parquet) knows each column's type before the first row is computed.
+/// `tests::metric_cells_have_the_sample_types` checks real rows against these.
+pub fn samples(op: Operation) -> Vec<Value> {
+    let (types, n) = match op {
+        Operation::Plan => ("fiiiiii", PLAN.len()),
+        Operation::Consolidate => ("ssifffi", CONSOLIDATE.len()),
+        Operation::Simulate => ("ffffffffiiiiiiiiiiiiiiiii", SIMULATE.len()),
+    };
+    debug_assert_eq!(types.len(), n);
+    types
+        .chars()
+        .map(|t| match t {
+            'f' => json!(0.5),
+            'i' => json!(0),
+            _ => json!(""),
+        })
+        .collect()
+}
+
 /// Is `name` a metric column of any operation (so a grid dimension cannot take it)?
 pub fn is_metric(name: &str) -> bool {
     [&SIMULATE[..], &PLAN[..], &CONSOLIDATE[..]].iter().any(|cols| cols.contains(&name))

@@ -472,6 +472,25 @@ impl Sweep {
         &self.columns
     }
 
+    /// For every column, cells of each JSON type it can hold: every value of a parameter column
+    /// (variant names, grid cells, trace names, seeds; the first and last index), both statuses,
+    /// a message, and one sample per metric (`metrics::samples`). Null is always possible too (a
+    /// failed combination). A front end that writes typed columns as the rows are computed (the
+    /// CLI's Parquet) fixes each column's type from these before the first row.
+    pub fn column_samples(&self) -> Vec<Vec<Value>> {
+        let mut out = vec![vec![json!(0), json!(self.len.saturating_sub(1))], self.variants.iter().map(|v| json!(v.name)).collect()];
+        out.extend(self.spec.grid.iter().map(|a| a.cells.clone()));
+        if self.spec.operation == Operation::Simulate {
+            out.push(self.spec.traces.iter().map(|t| json!(t.name)).collect());
+            out.push(self.spec.seeds.iter().map(|s| json!(s)).collect());
+        }
+        out.push(vec![json!("success"), json!("failure")]);
+        out.push(vec![json!("")]);
+        out.extend(metrics::samples(self.spec.operation).into_iter().map(|v| vec![v]));
+        debug_assert_eq!(out.len(), self.columns.len());
+        out
+    }
+
     /// Combination `i` as digits: variant, one per grid dimension, then trace and seed.
     fn digits(&self, mut i: usize) -> Vec<usize> {
         let mut d = vec![0; self.radices.len()];

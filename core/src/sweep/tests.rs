@@ -257,3 +257,47 @@ fn a_grid_path_of_thousands_of_segments_is_refused_not_a_stack_overflow() {
     assert_eq!(e[0].path.as_deref(), Some("grid[0].path"), "{e:?}");
     assert!(e[0].message.contains("more than 100 segments"), "{}", e[0].message);
 }
+
+/// The JSON type of a cell, as a typed table sees it: bool, integer, float, or text.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "float",
+        _ => "text",
+    }
+}
+
+/// Every non-null cell of `row` has a type one of its column's samples has: a typed writer that
+/// fixed its columns from `column_samples` can write the row.
+fn assert_conforms(s: &Sweep, row: &[Value]) {
+    let samples = s.column_samples();
+    assert_eq!(samples.len(), s.columns().len());
+    for (k, cell) in row.iter().enumerate().filter(|(_, c)| !c.is_null()) {
+        let types: Vec<&str> = samples[k].iter().map(json_type).collect();
+        assert!(types.contains(&json_type(cell)), "column {} cell {cell} is not among {types:?}", s.columns()[k]);
+    }
+}
+
+#[test]
+fn metric_cells_have_the_sample_types() {
+    let plan = sweep(plan_spec()).unwrap();
+    let row = plan.run(0, false).0;
+    assert_eq!(row[4], "success");
+    assert_conforms(&plan, &row);
+    let sim = sweep(json!({"operation": "simulate", "inputs": ["gpu-training.yaml", "gpu-inference.yaml", "job.yaml", "vllm.yaml"], "traces": ["day.yaml"],
+        "seeds": [18446744073709551615u64]}))
+    .unwrap();
+    let row = sim.run(0, false).0;
+    assert_eq!(row[sim.columns().iter().position(|c| c == "status").unwrap()], "success", "{row:?}");
+    assert_eq!(row[3], json!(u64::MAX), "the seed stays exact");
+    assert_conforms(&sim, &row);
+    let mut files = files();
+    files.insert("pool.yaml".into(), include_str!("../../../examples/disruption/pool-underutilized.yaml").into());
+    files.insert("state.yaml".into(), include_str!("../../../examples/disruption/cluster-state.yaml").into());
+    let spec = json!({"operation": "consolidate", "inputs": ["pool.yaml", "state.yaml"], "now": "2025-03-05T12:00:00Z"});
+    let con = load(&spec.to_string(), None, &files).unwrap();
+    let row = con.run(0, false).0;
+    assert_eq!(row[2], "success");
+    assert_conforms(&con, &row);
+}
