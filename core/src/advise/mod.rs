@@ -287,7 +287,14 @@ const NO_HINTS: crate::provision::RenderOptions = crate::provision::RenderOption
 
 /// Advise on the cluster loaded from `sources` (`m` and `warnings` are its model and loading
 /// warnings, as `Cluster` holds them).
-pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &AdviseSettings) -> Result<Advice, Vec<InputError>> {
+/// `now`: the pass time reservations are resolved at (`m` is already resolved at it).
+pub fn advise(
+    sources: &Sources,
+    m: &Model,
+    warnings: &[Warning],
+    settings: &AdviseSettings,
+    now: Option<i64>,
+) -> Result<Advice, Vec<InputError>> {
     let top = settings.top.unwrap_or(5);
     if !(1..=50).contains(&top) {
         return Err(vec![InputError::new("invalid-number", format!("top {top} is not in 1..=50"))
@@ -305,6 +312,7 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
     let replan = |docs: &[Value]| -> Option<Plan> {
         let s = Sources { inputs: &[], objects: docs, catalog: sources.catalog, settings: sources.settings };
         let (model, w) = crate::load::model(&s).ok()?;
+        let model = crate::catalog::resolve::at_time(&model, now);
         Some(crate::provision::render_with(&model, &crate::scheduling::solve(&model), w, NO_HINTS))
     };
     let base = crate::provision::render_with(m, &crate::scheduling::solve(m), warnings.to_vec(), NO_HINTS);
