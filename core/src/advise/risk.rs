@@ -138,7 +138,10 @@ fn reserved_findings(m: &Model, base: &Plan, new: &Plan) -> Vec<(RiskLevel, Stri
         .filter(|c| c.reservation_id.is_some())
         .flat_map(|c| c.pods.iter().map(String::as_str))
         .collect();
-    let (mut blocks, mut interruptible): (Vec<(&str, String)>, Vec<(&str, &str)>) = (Vec::new(), Vec::new());
+    // (pod, "id (ends ...)") per pod newly in a capacity block; (pod, id) per pod newly in an
+    // interruptible reservation.
+    let mut blocks: Vec<(&str, String)> = Vec::new();
+    let mut interruptible: Vec<(&str, &str)> = Vec::new();
     for c in &new.node_claims {
         let Some(res) = c.reservation_id.as_deref().and_then(|id| m.reservations.iter().find(|r| r.id == id)) else { continue };
         for p in c.pods.iter().map(String::as_str).filter(|p| !before.contains(p)) {
