@@ -96,7 +96,7 @@ export interface Advised {
   /**
    * `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
    * `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
-   * `split`, or `combined`.
+   * `split`, `allow-reserved`, `select-reservation`, or `combined`.
    */
   kind: string;
   /**
@@ -405,7 +405,9 @@ export interface DriftOut {
 
 /** One field edit of a NodePool manifest. */
 export interface EditOut {
-  /** The NodePool edited. */
+  /** The EC2NodeClass edited (`select-reservation`), when the edit is to one. */
+  nodeClass?: string;
+  /** The NodePool edited (empty when the edit is to an EC2NodeClass, see `nodeClass`). */
   nodePool: string;
   /**
    * The field path in the manifest, e.g. `spec.template.spec.requirements`; empty when the
@@ -755,8 +757,10 @@ export interface OptimizedClaim {
   nodePool: string;
   /** The pods it takes, as `namespace/name`. */
   pods: string[];
-  /** $/h of the offering. */
+  /** $/h of the offering (a reserved one: on-demand / 10,000,000, as Karpenter prices it). */
   pricePerHour: number;
+  /** The capacity reservation it launches into (capacity type `reserved`). */
+  reservationId?: string;
   /** The availability zone. */
   zone: string;
 }

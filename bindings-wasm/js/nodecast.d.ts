@@ -86,8 +86,41 @@ export interface CatalogQuery {
   limit?: number;
 }
 
+/**
+ * One entry of `aws ec2 describe-capacity-reservations` output, as the AWS CLI prints it
+ * (docs/reservations.md). The fields nodecast reads; every other field the CLI prints is accepted.
+ */
+export interface CapacityReservation {
+  CapacityReservationId: string;
+  InstanceType: string;
+  AvailabilityZone: string;
+  OwnerId: string;
+  AvailableInstanceCount: number;
+  TotalInstanceCount: number;
+  /** `active` is the only state Karpenter launches into. */
+  State: 'active' | 'expired' | 'cancelled' | 'pending' | 'failed' | 'scheduled' | 'payment-pending' | 'payment-failed' | (string & {});
+  /** `open` or `targeted` (an open ODCR is not used implicitly). */
+  InstanceMatchCriteria: 'open' | 'targeted' | (string & {});
+  /** Absent: `default` (an ODCR). */
+  ReservationType?: 'default' | 'capacity-block' | (string & {});
+  Interruptible?: boolean;
+  Tags?: { Key: string; Value?: string }[];
+  /** ISO 8601, e.g. `2026-12-01T11:30:00+00:00`. */
+  StartDate?: string;
+  /** ISO 8601; a capacity block is not launched into from 40 minutes before it. */
+  EndDate?: string;
+  [field: string]: unknown;
+}
+
+/** The whole `aws ec2 describe-capacity-reservations` output: one more input document. */
+export interface CapacityReservationsDocument {
+  CapacityReservations: CapacityReservation[];
+  [field: string]: unknown;
+}
+
 /** An already-decoded Kubernetes object (what a YAML library gives). */
 export type KubernetesObject = { [key: string]: unknown };
+// (A CapacityReservationsDocument may be one of a request's `objects` too.)
 
 /** What every function takes. Unknown fields are a failure answer (`invalid-request`). */
 export interface Request {
@@ -191,6 +224,12 @@ export interface SimulationSettings {
 export interface Options extends Request {
   as?: 'manifests' | 'request';
   name?: string;
+  /**
+   * Capacity reservations (`aws ec2 describe-capacity-reservations` output): the parsed object,
+   * its JSON/YAML text, or an array of those. Appended to the request's `objects` (an object) or
+   * `inputs` (text, named `reservations`), not an override: `plan(yaml, { reservations, now })`.
+   */
+  reservations?: CapacityReservationsDocument | string | (CapacityReservationsDocument | string)[];
   /**
    * Wall-time bound in milliseconds (≥ 0). A call still running past it stops within one loop
    * step of the engine and answers a failure with code `deadline-exceeded`.

@@ -11,7 +11,9 @@
 //!   settings, now, until, pod, node, instanceType, query}`), or a string: manifest text (YAML/JSON,
 //!   one or many documents) wrapped as `{inputs: [{name: options.name ?? "input", text}]}`, or,
 //!   with `options.as == "request"`, a JSON request. Every other option is a request field that
-//!   overrides the request's (`consolidate(yaml, {now: "2025-03-05T12:00:00Z"})`).
+//!   overrides the request's (`consolidate(yaml, {now: "2025-03-05T12:00:00Z"})`), except
+//!   `options.reservations` (describe-capacity-reservations output: the object or its text),
+//!   which is appended to the request's `objects` / `inputs`.
 //!   `undefined`/`null` is the empty request. User errors are failure answers, never exceptions.
 //!   `options.deadlineMs` (a number > 0) bounds the call's wall time: the core polls a
 //!   cancellation hook ([`nodecast::interrupt`]) that compares `Date.now()` with the deadline, and
@@ -212,6 +214,8 @@ fn request_json(input: &JsValue, options: &JsValue) -> Result<String, Refused> {
     };
     // Read by `answer` (deadline_ms), not a request field.
     overrides.remove("deadlineMs");
+    // `options.reservations`: one more input document, appended below (not an override).
+    let reservations = overrides.remove("reservations").filter(|v| !v.is_null());
     let as_request = match overrides.remove("as") {
         None | Some(Value::Null) => false,
         Some(Value::String(s)) if s == "manifests" => false,
@@ -229,7 +233,7 @@ fn request_json(input: &JsValue, options: &JsValue) -> Result<String, Refused> {
             Err(e) => return Err(Refused::Text(e)),
         };
         if as_request {
-            if overrides.is_empty() {
+            if overrides.is_empty() && reservations.is_none() {
                 return Ok(text);
             }
             match serde_json::from_str::<Value>(&text) {
@@ -249,18 +253,50 @@ fn request_json(input: &JsValue, options: &JsValue) -> Result<String, Refused> {
         match stringify(input, "the request")? {
             None => Value::Object(Map::new()),
             // Nothing to merge: the text as it is.
-            Some(text) if overrides.is_empty() => return Ok(text),
+            Some(text) if overrides.is_empty() && reservations.is_none() => return Ok(text),
             Some(text) => serde_json::from_str(&text).map_err(|e| format!("the request is not JSON: {e}"))?,
         }
     };
     Ok(match request {
         Value::Object(mut req) => {
             req.extend(overrides);
+            if let Some(r) = reservations {
+                add_reservations(&mut req, r)?;
+            }
             Value::Object(req).to_string()
         }
         // Not an object: the core reports it (overrides cannot apply).
         other => other.to_string(),
     })
+}
+
+/// `options.reservations`: the output of `aws ec2 describe-capacity-reservations`, as the parsed
+/// object (appended to the request's `objects`) or its JSON/YAML text (appended to `inputs`,
+/// named `reservations`), or an array of those. Only translated: the core reads the document.
+fn add_reservations(req: &mut Map<String, Value>, value: Value) -> Result<(), Refused> {
+    let push = |req: &mut Map<String, Value>, key: &str, item: Value| -> Result<(), Refused> {
+        match req.entry(key.to_string()).or_insert_with(|| Value::Array(Vec::new())) {
+            Value::Array(items) => {
+                items.push(item);
+                Ok(())
+            }
+            _ => Err(format!("the request's {key} is not an array, so options.reservations cannot be added to it").into()),
+        }
+    };
+    match value {
+        Value::Object(_) => push(req, "objects", value),
+        Value::String(text) => {
+            let mut one = Map::new();
+            one.insert("name".into(), Value::String("reservations".into()));
+            one.insert("text".into(), Value::String(text));
+            push(req, "inputs", Value::Object(one))
+        }
+        Value::Array(items) => items.into_iter().try_for_each(|item| add_reservations(req, item)),
+        other => Err(format!(
+            "options.reservations must be the output of aws ec2 describe-capacity-reservations (an object with CapacityReservations, or its JSON/YAML text), or an array of those, not {other}"
+        )
+        .into()),
+    }
 }
 
 /// `JSON.stringify(value)` (JS semantics: `undefined` members dropped, `Date`s become RFC 3339

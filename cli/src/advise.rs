@@ -18,7 +18,7 @@ pub struct AdviseArgs {
     pub time_budget: Option<f64>,
     /// Do not propose edits of this kind (repeatable): gpu-count-bound, cpu-bound,
     /// size-exclusion, family-exclusion, type-exclusion, family-allow-list, generation-bound,
-    /// type-allow-list, allow-spot, weight, split, combined.
+    /// type-allow-list, allow-spot, weight, split, allow-reserved, select-reservation, combined.
     #[arg(long = "exclude-kind", value_name = "KIND")]
     pub exclude_kinds: Vec<String>,
     /// Do not edit (or split) this NodePool (repeatable).
@@ -35,6 +35,10 @@ pub struct AdviseArgs {
     /// `.` overwrites them in place) instead of printing the patch.
     #[arg(long, value_name = "DIR", requires = "apply")]
     pub write: Option<String>,
+    /// The time of the pass (RFC 3339): every plan compared resolves capacity reservations at
+    /// it, as `plan --now` does.
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
     #[command(flatten)]
     pub policies: crate::Policies,
     #[command(flatten)]

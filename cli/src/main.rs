@@ -369,12 +369,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Optimize(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.optimize = Some(optimize::settings(&a));
+            req.now = a.now.clone();
             let answer = nodecast::optimize(&req);
             Ok(finish(&answer, a.common.output, optimize::render)?)
         }
         Command::Advise(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.advise = Some(advise::settings(&a));
+            req.now = a.now.clone();
             let answer = nodecast::advise(&req);
             match (&answer.outcome, a.apply, &a.write, a.common.output) {
                 (Outcome::Success(advice), Some(_), Some(dir), Output::Table) => {

@@ -13,6 +13,10 @@ pub struct OptimizeArgs {
     /// packing so far is shown with its gap to the lower bound.
     #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
+    /// The time of the pass (RFC 3339): capacity reservations are resolved at it, as `plan
+    /// --now` does (a capacity block is not launched into from 40 minutes before its end).
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
     #[command(flatten)]
     pub policies: crate::Policies,
     #[command(flatten)]
@@ -56,7 +60,11 @@ fn claims_table(claims: &[nodecast::optimize::OptimizedClaim]) -> String {
             name,
             c.node_pool.clone(),
             c.instance_type.clone(),
-            c.capacity_type.clone(),
+            // A reserved NodeClaim names its reservation: counts are per reservation.
+            match &c.reservation_id {
+                Some(id) => format!("{} ({id})", c.capacity_type),
+                None => c.capacity_type.clone(),
+            },
             c.zone.clone(),
             money(c.price_per_hour),
             pods,

@@ -150,15 +150,29 @@ impl Cluster {
     /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same
     /// constraints, with a lower bound and the comparison with Karpenter's plan.
     pub fn optimize(&self, settings: &crate::optimize::OptimizeSettings) -> Result<crate::optimize::Optimization, Errors> {
-        crate::optimize::optimize(&self.model, &self.warnings, settings)
+        self.optimize_at(settings, None)
+    }
+
+    /// [`Cluster::optimize`] for a pass at `now` (Unix seconds): capacity reservations are
+    /// resolved at that time, as [`Cluster::plan_at`] resolves them.
+    pub fn optimize_at(&self, settings: &crate::optimize::OptimizeSettings, now: Option<i64>) -> Result<crate::optimize::Optimization, Errors> {
+        let model = crate::catalog::resolve::at_time(&self.model, now);
+        crate::optimize::optimize(&model, &self.warnings, settings)
     }
 
     /// NodePool edits that make Karpenter's own plan cheaper, each verified by planning again
     /// with the edit applied, best first, with the YAML diff and the gap to the optimum.
     pub fn advise(&self, settings: &crate::advise::AdviseSettings) -> Result<crate::advise::Advice, Errors> {
+        self.advise_at(settings, None)
+    }
+
+    /// [`Cluster::advise`] for a pass at `now` (Unix seconds): every plan it compares, the
+    /// edited ones included, resolves capacity reservations at that time.
+    pub fn advise_at(&self, settings: &crate::advise::AdviseSettings, now: Option<i64>) -> Result<crate::advise::Advice, Errors> {
         let sources =
             Sources { inputs: &self.inputs, objects: &self.objects, catalog: self.catalog.as_ref(), settings: &self.model.settings };
-        crate::advise::advise(&sources, &self.model, &self.warnings, settings)
+        let model = crate::catalog::resolve::at_time(&self.model, now);
+        crate::advise::advise(&sources, &model, &self.warnings, settings, now)
     }
 
     /// Why pod `pod` (`name` or `namespace/name`) goes where the provisioning pass puts it,

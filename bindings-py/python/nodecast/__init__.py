@@ -164,6 +164,7 @@ Trace = Any
 Seconds = Union[int, _dt.timedelta]
 SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Mapping[str, Union[int, _dt.timedelta]]]
 SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+Reservations = Union[str, "os.PathLike[str]", Mapping[str, Any], Sequence[Any]]
 
 _A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization)
 
@@ -193,6 +194,7 @@ def request_json(
     pod: Optional[str] = None,
     node: Optional[str] = None,
     instance_type: Optional[str] = None,
+    reservations: Optional[Reservations] = None,
 ) -> str:
     """The ``nodecast/v1`` request JSON the functions below send to the core for these sources
     and options (for bug reports, or to call ``nodecast._native.call`` directly)."""
@@ -211,6 +213,7 @@ def request_json(
         pod=pod,
         node=node,
         instance_type=instance_type,
+        reservations=reservations,
     )
 
 
@@ -226,6 +229,8 @@ def plan(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Plan:
     """What one Karpenter provisioning pass does with the pending pods (``nodecast plan``).
 
@@ -235,8 +240,11 @@ def plan(
     ``preference_policy``: ``"Respect"``/``"Ignore"``. ``feature_gates``: Karpenter's
     ``--feature-gates`` string (``"NodeOverlay=true"``) or a mapping (``{"NodeOverlay": True}``);
     ``ignore_dra_requests``: Karpenter's ``--ignore-dra-requests`` (default True). Unschedulable
-    pods are part of the answer, not an error. Raises InputError (ValidationError for rule
-    violations)."""
+    pods are part of the answer, not an error. ``now``: the time of the pass (an aware datetime or
+    RFC 3339; a capacity block is not launched into from 40 minutes before its end).
+    ``reservations``: the output of ``aws ec2 describe-capacity-reservations`` — the parsed dict or
+    a path to the JSON/YAML file (the other functions take it too; docs/reservations.md). Raises
+    InputError (ValidationError for rule violations)."""
     req = _build_request(
         sources,
         catalog=catalog,
@@ -248,6 +256,8 @@ def plan(
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
+        now=now,
+        reservations=reservations,
     )
     return _run("plan", Plan, req)
 
@@ -267,6 +277,7 @@ def consolidate(
     max_instance_types: Optional[int] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Decision:
     """What Karpenter's disruption controller does at ``now`` (an aware datetime or an RFC 3339
     string; a naive datetime is an InputError), and why every other node stays
@@ -287,6 +298,7 @@ def consolidate(
         now=now,
         until=until,
         simulation=None if simulation is None else _simulation_value(simulation, {}),
+        reservations=reservations,
     )
     return _run("consolidate", Decision, req)
 
@@ -339,6 +351,7 @@ def explain(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Explanation:
     """Why ``pod`` (``name`` or ``namespace/name``) goes where it goes and why not elsewhere —
     with ``instance_type``, also why that type was (not) chosen — or, with ``node`` and ``now``,
@@ -358,6 +371,7 @@ def explain(
         pod=pod,
         node=node,
         instance_type=instance_type,
+        reservations=reservations,
     )
     return _run("explain", Explanation, req)
 
@@ -418,6 +432,7 @@ def simulate(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Simulation:
     """Replay a workload ``trace`` against the cluster ``sources`` over simulated time
     (``nodecast simulate``, docs/simulate.md): every NodeClaim launched and terminated, every pod,
@@ -461,6 +476,7 @@ def simulate(
         max_instance_types=max_instance_types,
         trace=_trace_value(trace, trace_name, trace_format),
         simulation=_simulation_value(settings, options),
+        reservations=reservations,
     )
     text = _native.call("simulate", req)
     answer = _json.loads(text)
@@ -482,6 +498,8 @@ def optimize(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Optimization:
     """The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
     beside Karpenter's plan (``nodecast optimize``): both plans' $/h, a lower bound and the
@@ -499,6 +517,8 @@ def optimize(
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
+        now=now,
+        reservations=reservations,
     )
     return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))
 
@@ -521,6 +541,8 @@ def advise(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Advice:
     """NodePool edits that make Karpenter's own plan cheaper (``nodecast advise``): bounds on GPU
     count / vCPU, excluded sizes, families and types, generations, spot, weights — each applied
@@ -543,6 +565,8 @@ def advise(
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
         max_instance_types=max_instance_types,
+        now=now,
+        reservations=reservations,
     )
     return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply))
 

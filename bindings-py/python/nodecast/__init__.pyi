@@ -148,6 +148,9 @@ Trace = Any
 Seconds = Union[int, datetime.timedelta]
 SecondsRange = Union[int, datetime.timedelta, Sequence[Union[int, datetime.timedelta]], Mapping[str, Union[int, datetime.timedelta]]]
 SimSettings = Union[Mapping[str, Any], str, os.PathLike[str]]
+# The output of `aws ec2 describe-capacity-reservations`: the parsed dict (with
+# CapacityReservations), a path to the JSON/YAML file, or a list of those.
+Reservations = Union[str, os.PathLike[str], Mapping[str, Any], Sequence[Any]]
 
 def request_json(
     *sources: Source,
@@ -164,6 +167,7 @@ def request_json(
     pod: Optional[str] = None,
     node: Optional[str] = None,
     instance_type: Optional[str] = None,
+    reservations: Optional[Reservations] = None,
 ) -> str: ...
 def plan(
     *sources: Source,
@@ -176,6 +180,8 @@ def plan(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Plan: ...
 def consolidate(
     *sources: Source,
@@ -191,6 +197,7 @@ def consolidate(
     max_instance_types: Optional[int] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Decision: ...
 def validate(
     *sources: Source,
@@ -219,6 +226,7 @@ def explain(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Explanation: ...
 def catalog(
     gpu: bool = False,
@@ -258,6 +266,7 @@ def simulate(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Simulation: ...
 def optimize(
     *sources: Source,
@@ -271,6 +280,8 @@ def optimize(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Optimization: ...
 def advise(
     *sources: Source,
@@ -289,4 +300,6 @@ def advise(
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
     max_instance_types: Optional[int] = None,
+    now: Optional[Now] = None,
+    reservations: Optional[Reservations] = None,
 ) -> Advice: ...

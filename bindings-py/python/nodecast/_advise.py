@@ -59,15 +59,17 @@ class AppliedEdit:
 @dataclass(frozen=True)
 class AdviceEdit:
     """One field edit: ``value`` put at ``path`` of NodePool ``node_pool`` (a requirement at
-    ``spec.template.spec.requirements`` replaces one with the same key and operator)."""
+    ``spec.template.spec.requirements`` replaces one with the same key and operator), or of
+    EC2NodeClass ``node_class`` (``select-reservation``; ``node_pool`` is then empty)."""
 
     node_pool: str
     path: str
     value: Any
+    node_class: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> AdviceEdit:
-        return cls(node_pool=d["nodePool"], path=d["path"], value=d["value"])
+        return cls(node_pool=d["nodePool"], path=d["path"], value=d["value"], node_class=d.get("nodeClass"))
 
 
 @dataclass(frozen=True)

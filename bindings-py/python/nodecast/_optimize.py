@@ -31,6 +31,8 @@ class OptimizedClaim:
     price_per_hour: float
     pods: Tuple[str, ...]
     kept: bool
+    #: The capacity reservation it launches into (capacity type ``reserved``).
+    reservation_id: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> OptimizedClaim:
@@ -43,6 +45,7 @@ class OptimizedClaim:
             price_per_hour=d["pricePerHour"],
             pods=_strs(d.get("pods")),
             kept=bool(d.get("kept")),
+            reservation_id=d.get("reservationId"),
         )
 
 

@@ -62,10 +62,15 @@ __all__ = [
     "rfc3339",
     "trace_value",
     "simulation_value",
+    "ReservationsSpec",
+    "add_reservations",
 ]
 
 Source = Union[str, bytes, "os.PathLike[str]", Mapping[str, Any], Iterable[Any], Any]
 CatalogSpec = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+# ``reservations=``: the output of ``aws ec2 describe-capacity-reservations``, parsed (a dict with
+# ``CapacityReservations``) or a file holding it (JSON or YAML), or a list of those.
+ReservationsSpec = Union[str, "os.PathLike[str]", Mapping[str, Any], Sequence[Any]]
 
 STRING_NAME = "<string>"
 
@@ -431,6 +436,29 @@ def now_value(now: Union[_dt.datetime, str, None], option: str = "now") -> Optio
     raise TypeError(f"{option} must be an aware datetime or an RFC 3339 string, not {type(now).__name__}")
 
 
+def add_reservations(reservations: Any, inputs: List[Dict[str, str]], objects: List[Any]) -> None:
+    """``reservations=``: one more input document, as the CLI takes the file. A dict (the AWS
+    CLI's JSON, ``json.load``-ed) goes to the request's objects, a path (``str`` naming a
+    .json/.yaml/.yml file, or ``os.PathLike``) to its inputs (errors name the file), a list or
+    tuple contributes each item. The binding only translates: the core reads the document (a
+    dict without ``CapacityReservations`` gets the core's located error, like any object)."""
+    if isinstance(reservations, Mapping):
+        objects.append(dict(reservations))
+    elif isinstance(reservations, os.PathLike) or (isinstance(reservations, str) and _names_file(reservations)):
+        name, text = _read(reservations)
+        inputs.append({"name": name, "text": text})
+    elif isinstance(reservations, str):
+        raise _not_a_file(reservations, "reservations")
+    elif isinstance(reservations, (list, tuple)):
+        for item in reservations:
+            add_reservations(item, inputs, objects)
+    else:
+        raise TypeError(
+            "reservations must be the parsed output of aws ec2 describe-capacity-reservations (a dict with "
+            f"CapacityReservations), a path to a file holding it, or a list of those; not {type(reservations).__name__}"
+        )
+
+
 def build_request(
     sources: Sequence[Any],
     *,
@@ -451,12 +479,15 @@ def build_request(
     query: Optional[Mapping[str, Any]] = None,
     trace: Optional[Mapping[str, Any]] = None,
     simulation: Optional[Mapping[str, Any]] = None,
+    reservations: Optional[ReservationsSpec] = None,
 ) -> str:
     """The request JSON (``nodecast/v1``) for these sources and options."""
     inputs: List[Dict[str, str]] = []
     objects: List[Any] = []
     for s in sources:
         _collect(s, inputs, objects)
+    if reservations is not None:
+        add_reservations(reservations, inputs, objects)
     request: Dict[str, Any] = {}
     if inputs:
         request["inputs"] = inputs

@@ -4,6 +4,7 @@ import init, {
   type Answer, type AnyAnswer, type CatalogAnswer, type Decision, type Explanation, type InputError,
   type Plan, type PlanAnswer, type Request, type SimulationAnswer, type SimulationText, type SimulatedNode,
   type DomainTie, type ValidationReport, type LaunchedNodeClaim, type CapacityType, type NodeClaim,
+  type CapacityReservationsDocument,
 } from 'nodecast-wasm';
 
 await init();
@@ -126,3 +127,21 @@ void sim2, prom, csv2, viaCallSim;
 simulate(request, { trace: 'x', output: 'xml' });
 // @ts-expect-error: settings are typed
 simulate(request, { trace: 'x', simulation: { seeed: 1 } });
+
+// Capacity reservations: a typed option (the parsed describe-capacity-reservations output or text).
+const reservations: CapacityReservationsDocument = {
+  CapacityReservations: [{
+    CapacityReservationId: 'cr-1', InstanceType: 'p5.48xlarge', AvailabilityZone: 'us-east-1a', OwnerId: '123456789012',
+    AvailableInstanceCount: 1, TotalInstanceCount: 1, State: 'active', InstanceMatchCriteria: 'targeted',
+    ReservationType: 'capacity-block', EndDate: '2026-12-08T11:30:00+00:00', CapacityReservationArn: 'arn:...',
+  }],
+};
+const reservedPlan: PlanAnswer = plan(request, { reservations, now: '2026-12-01T12:00:00Z' });
+if (reservedPlan.status === 'success') {
+  const used: number | undefined = reservedPlan.reservations?.[0]?.used;
+  const id: string | null | undefined = reservedPlan.nodeClaims[0].reservationId;
+  void used, id;
+}
+void plan(request, { reservations: ['{"CapacityReservations": []}', reservations] });
+// @ts-expect-error: a reservation's count is a number
+void plan(request, { reservations: { CapacityReservations: [{ ...reservations.CapacityReservations[0], TotalInstanceCount: 'one' }] } });

@@ -175,6 +175,42 @@ fn set_scalar(lines: &mut Vec<String>, range: (usize, usize), path: &[&str], val
     Some(())
 }
 
+/// Append the list item `{id: ID}` to `spec.capacityReservationSelectorTerms` of the
+/// EC2NodeClass document `range`: after the last item of a block list, inside a flow list
+/// (`[...]` on the key's line), or as a new key under `spec`.
+fn add_term(lines: &mut Vec<String>, range: (usize, usize), id: &str) -> Option<()> {
+    let view: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let id = quoted(id);
+    if let Some(at) = find(&view, range, &["spec", "capacityReservationSelectorTerms"]) {
+        let line = view[at];
+        let colon = line.find(':')?;
+        let rest = line[colon + 1..].trim_end();
+        if let Some(open) = rest.trim_start().strip_prefix('[') {
+            // A flow list on one line: add the item before its closing bracket.
+            let inner = open.strip_suffix(']')?.trim();
+            let items = if inner.is_empty() { format!("{{id: {id}}}") } else { format!("{inner}, {{id: {id}}}") };
+            lines[at] = format!("{}: [{items}]", &line[..colon]);
+            return Some(());
+        }
+        if !rest.trim().is_empty() {
+            return None;
+        }
+        let end = block_end(&view, at, range.1);
+        let first = (at + 1..end).find_map(|i| content(view[i]).filter(|l| l.body.starts_with('-')))?;
+        let after = (at + 1..end).rev().find(|&i| content(view[i]).is_some()).map_or(at + 1, |i| i + 1);
+        lines.insert(after, format!("{}- id: {id}", " ".repeat(first.indent)));
+        return Some(());
+    }
+    let spec = find(&view, range, &["spec"])?;
+    let own = content(view[spec])?.indent;
+    let child = (spec + 1..range.1).find_map(|i| content(view[i])).filter(|l| l.indent > own).map_or(own + 2, |l| l.indent);
+    let end = block_end(&view, spec, range.1);
+    let after = (spec + 1..end).rev().find(|&i| content(view[i]).is_some()).map_or(spec + 1, |i| i + 1);
+    let pad = " ".repeat(child);
+    lines.splice(after..after, [format!("{pad}capacityReservationSelectorTerms:"), format!("{pad}- id: {id}")]);
+    Some(())
+}
+
 /// The paths advise's `Set` changes use, as mapping keys (None for a path this patcher does not
 /// write: the answer then has no patch for the edit).
 fn plain_path(path: &crate::edit::FieldPath) -> Option<Vec<&str>> {
@@ -196,7 +232,7 @@ pub(super) fn edit_texts(
     let mut added: Vec<(usize, &Value)> = Vec::new();
     for ch in changes {
         let (input, index) = origins.get(match ch {
-            Change::Set { doc, .. } | Change::Require { doc, .. } => *doc,
+            Change::Set { doc, .. } | Change::Require { doc, .. } | Change::AddReservationTerm { doc, .. } => *doc,
             Change::AddNodePool { source, .. } => *source,
         })?.as_ref().copied()?;
         let (name, text) = texts.get(input)?;
@@ -225,6 +261,7 @@ pub(super) fn edit_texts(
                 _ => set_scalar(lines, range, &plain_path(path)?, value)?,
             },
             Change::AddNodePool { document, .. } => added.push((input, document)),
+            Change::AddReservationTerm { id, .. } => add_term(lines, range, id)?,
         }
     }
     for (input, document) in &added {
@@ -316,6 +353,27 @@ mod tests {
         let p = patch(&[(Some("f.yaml"), FILE)], &out);
         assert!(p.starts_with("--- f.yaml\n+++ f.yaml\n"), "{p}");
         assert!(p.contains("+        - key: karpenter.k8s.aws/instance-gpu-count\n+          operator: Lt\n"), "{p}");
+    }
+
+    const CLASS: &str = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: gpu}\nspec:\n  role: R # the node role\n  capacityReservationSelectorTerms:\n  - tags: {team: ml}\n";
+
+    fn term_patch(text: &str) -> Option<String> {
+        let docs: Vec<Value> = crate::manifest::decode(text, Some("c.yaml")).unwrap().into_iter().map(|d| d.value.into_owned()).collect();
+        let mut want = docs.clone();
+        super::super::reserved::add_term(&mut want[0], "cr-1").unwrap();
+        let change = Change::AddReservationTerm { doc: 0, id: "cr-1".into() };
+        edit_texts(&[(Some("c.yaml"), text)], &[Some((0, 0))], &docs, &[change], &want).map(|f| f[0].text.clone())
+    }
+
+    #[test]
+    fn a_reservation_term_is_appended_in_every_list_style() {
+        let block = term_patch(CLASS).expect("patchable");
+        assert!(block.ends_with("  - tags: {team: ml}\n  - id: \"cr-1\"\n") && block.contains("# the node role"), "{block}");
+        let flow = term_patch(&CLASS.replace("\n  capacityReservationSelectorTerms:\n  - tags: {team: ml}", "\n  capacityReservationSelectorTerms: [{tags: {team: ml}}]"))
+            .expect("patchable");
+        assert!(flow.contains("  capacityReservationSelectorTerms: [{tags: {team: ml}}, {id: \"cr-1\"}]"), "{flow}");
+        let absent = term_patch(&CLASS.replace("\n  capacityReservationSelectorTerms:\n  - tags: {team: ml}", "")).expect("patchable");
+        assert!(absent.ends_with("  role: R # the node role\n  capacityReservationSelectorTerms:\n  - id: \"cr-1\"\n"), "{absent}");
     }
 
     #[test]

@@ -12,6 +12,7 @@
 mod apply;
 pub(crate) mod candidates;
 mod diff;
+mod reserved;
 pub mod risk;
 mod split;
 #[cfg(test)]
@@ -63,7 +64,7 @@ pub struct AdviseSettings {
 }
 
 /// The kinds of edit advise proposes (`Advised.kind`), for `excludeKinds`.
-pub const KINDS: [&str; 12] = [
+pub const KINDS: [&str; 14] = [
     "gpu-count-bound",
     "cpu-bound",
     "size-exclusion",
@@ -75,6 +76,8 @@ pub const KINDS: [&str; 12] = [
     "allow-spot",
     "weight",
     "split",
+    "allow-reserved",
+    "select-reservation",
     "combined",
 ];
 
@@ -87,12 +90,14 @@ pub(crate) enum Change {
     Require { doc: usize, requirement: Value },
     /// Append a new NodePool `document`, a restricted copy of NodePool `source` (a split).
     AddNodePool { source: usize, document: Value },
+    /// Append the term `{id}` to EC2NodeClass `doc`'s `spec.capacityReservationSelectorTerms`.
+    AddReservationTerm { doc: usize, id: String },
 }
 
 impl Change {
     fn doc(&self) -> usize {
         match self {
-            Change::Set { doc, .. } | Change::Require { doc, .. } => *doc,
+            Change::Set { doc, .. } | Change::Require { doc, .. } | Change::AddReservationTerm { doc, .. } => *doc,
             Change::AddNodePool { source, .. } => *source,
         }
     }
@@ -104,6 +109,7 @@ impl Change {
                 Ok(())
             }
             Change::Set { doc, path, value } => edit::apply(&mut docs[*doc], path, value),
+            Change::AddReservationTerm { doc, id } => reserved::add_term(&mut docs[*doc], id),
             Change::Require { doc, requirement } => {
                 let path = edit::parse(REQUIREMENTS).expect("a fixed, valid path");
                 let mut list = docs[*doc].pointer("/spec/template/spec/requirements").cloned().unwrap_or(Value::Array(vec![]));
@@ -121,18 +127,31 @@ impl Change {
     fn out(&self, docs: &[Value]) -> EditOut {
         let node_pool = docs[self.doc()].pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
         match self {
-            Change::Set { path, value, .. } => EditOut { node_pool, path: path.to_string(), value: value.clone() },
-            Change::Require { requirement, .. } => EditOut { node_pool, path: REQUIREMENTS.to_string(), value: requirement.clone() },
+            Change::Set { path, value, .. } => EditOut { node_pool, node_class: None, path: path.to_string(), value: value.clone() },
+            Change::Require { requirement, .. } => {
+                EditOut { node_pool, node_class: None, path: REQUIREMENTS.to_string(), value: requirement.clone() }
+            }
             Change::AddNodePool { document, .. } => EditOut {
                 node_pool: document.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string(),
+                node_class: None,
                 path: String::new(),
                 value: document.clone(),
             },
+            Change::AddReservationTerm { doc, id } => {
+                let mut after = docs[*doc].clone();
+                let value = match reserved::add_term(&mut after, id) {
+                    Ok(()) => after.pointer(&format!("/{}", TERMS.replace('.', "/"))).cloned().unwrap_or(Value::Null),
+                    Err(_) => Value::Null,
+                };
+                EditOut { node_pool: String::new(), node_class: Some(node_pool), path: TERMS.to_string(), value }
+            }
         }
     }
 }
 
 const REQUIREMENTS: &str = "spec.template.spec.requirements";
+/// The EC2NodeClass field `select-reservation` edits.
+const TERMS: &str = "spec.capacityReservationSelectorTerms";
 
 /// The answer of `advise`.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -185,7 +204,7 @@ pub struct Advised {
     pub risk: Risk,
     /// `gpu-count-bound`, `cpu-bound`, `size-exclusion`, `family-exclusion`, `type-exclusion`,
     /// `family-allow-list`, `generation-bound`, `type-allow-list`, `allow-spot`, `weight`,
-    /// `split`, or `combined`.
+    /// `split`, `allow-reserved`, `select-reservation`, or `combined`.
     pub kind: String,
     /// The edit in one line for people, e.g. which families it excludes.
     pub title: String,
@@ -217,8 +236,11 @@ pub struct Advised {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EditOut {
-    /// The NodePool edited.
+    /// The NodePool edited (empty when the edit is to an EC2NodeClass, see `nodeClass`).
     pub node_pool: String,
+    /// The EC2NodeClass edited (`select-reservation`), when the edit is to one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_class: Option<String>,
     /// The field path in the manifest, e.g. `spec.template.spec.requirements`; empty when the
     /// edit adds the NodePool `value` (a split).
     pub path: String,
@@ -287,7 +309,14 @@ const NO_HINTS: crate::provision::RenderOptions = crate::provision::RenderOption
 
 /// Advise on the cluster loaded from `sources` (`m` and `warnings` are its model and loading
 /// warnings, as `Cluster` holds them).
-pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &AdviseSettings) -> Result<Advice, Vec<InputError>> {
+/// `now`: the pass time reservations are resolved at (`m` is already resolved at it).
+pub fn advise(
+    sources: &Sources,
+    m: &Model,
+    warnings: &[Warning],
+    settings: &AdviseSettings,
+    now: Option<i64>,
+) -> Result<Advice, Vec<InputError>> {
     let top = settings.top.unwrap_or(5);
     if !(1..=50).contains(&top) {
         return Err(vec![InputError::new("invalid-number", format!("top {top} is not in 1..=50"))
@@ -305,13 +334,17 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
     let replan = |docs: &[Value]| -> Option<Plan> {
         let s = Sources { inputs: &[], objects: docs, catalog: sources.catalog, settings: sources.settings };
         let (model, w) = crate::load::model(&s).ok()?;
+        let model = crate::catalog::resolve::at_time(&model, now);
         Some(crate::provision::render_with(&model, &crate::scheduling::solve(&model), w, NO_HINTS))
     };
     let base = crate::provision::render_with(m, &crate::scheduling::solve(m), warnings.to_vec(), NO_HINTS);
     // The splits (split.rs) are the most involved edits: their slots are kept first, the other
     // edits fill the rest, so `stats.candidateLimit` bounds every verified edit.
     let splits = split::generate(m, &docs, &base, &opt);
-    let mut cands = candidates::generate(m, &docs, &base, &opt, MAX_CANDIDATES.saturating_sub(splits.len()));
+    // Idle reserved capacity first (a handful at most): it is paid for whether used or not.
+    let mut cands = reserved::generate(m, &docs, &base);
+    let room = MAX_CANDIDATES.saturating_sub(splits.len() + cands.len());
+    cands.extend(candidates::generate(m, &docs, &base, &opt, room));
     cands.extend(splits);
     cands.retain(|c| !excluded(settings, &docs, c));
     cands.truncate(MAX_CANDIDATES);
@@ -440,7 +473,7 @@ pub fn advise(sources: &Sources, m: &Model, warnings: &[Warning], settings: &Adv
         }
     };
     let mut notes = vec![
-        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
+        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); reserved capacity (allowing `reserved` where a selected reservation is idle, selecting an active reservation nobody selects); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
     ];
     notes.extend(opt.not_optimised.iter().map(|n| format!("optimize: {n}")));
     Ok(Advice {
@@ -560,6 +593,10 @@ fn also_changes(base: &Plan, new: &Plan) -> Vec<String> {
     let (spot_before, spot_after) = (on(base, "spot"), on(new, "spot"));
     if spot_after > spot_before {
         out.push(format!("{} pod(s) run on spot capacity (was {spot_before}): EC2 can interrupt them", spot_after));
+    }
+    let (reserved_before, reserved_after) = (on(base, "reserved"), on(new, "reserved"));
+    if reserved_after != reserved_before {
+        out.push(format!("{reserved_after} pod(s) run in reserved capacity (was {reserved_before})"));
     }
     if base.node_claims.len() != new.node_claims.len() {
         out.push(format!("NodeClaims: {} → {}", base.node_claims.len(), new.node_claims.len()));

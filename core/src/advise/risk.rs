@@ -6,7 +6,9 @@
 //!   pods (the annotation stops Karpenter's voluntary disruption, not an EC2 spot interruption),
 //!   and pods of run-to-completion work (Jobs and the training kinds), which lose the work done
 //!   since their last checkpoint;
-//! - medium: other pods newly on spot (a two-minute interruption notice, rescheduled), or a
+//! - medium: pods newly in a capacity block (it ends: Karpenter deletes its NodeClaims from 40
+//!   minutes before its EndDate) or an interruptible reservation (EC2 may reclaim it), other
+//!   pods newly on spot (a two-minute interruption notice, rescheduled), or a
 //!   NodeClaim left with fewer than [`FEW_OPTIONS`] instance types to fall back on when EC2 has
 //!   no capacity for the first;
 //! - low: existing nodes take more pods (less headroom);
@@ -96,6 +98,7 @@ pub fn assess(m: &Model, base: &Plan, new: &Plan) -> Risk {
             format!("{} pod(s) would run on spot ({}): EC2 may interrupt them with two minutes' notice", other.len(), some(&other)),
         ));
     }
+    found.extend(reserved_findings(m, base, new));
     let narrow: Vec<&str> = new
         .node_claims
         .iter()
@@ -125,4 +128,53 @@ pub fn assess(m: &Model, base: &Plan, new: &Plan) -> Risk {
     // Worst first; equal levels keep the order above.
     found.sort_by_key(|f| std::cmp::Reverse(f.0));
     Risk { level: found.first().map_or(RiskLevel::None, |f| f.0), reasons: found.into_iter().map(|f| f.1).collect() }
+}
+
+/// Pods an edit newly puts into reserved capacity that ends or can be reclaimed.
+fn reserved_findings(m: &Model, base: &Plan, new: &Plan) -> Vec<(RiskLevel, String)> {
+    let before: HashSet<&str> = base
+        .node_claims
+        .iter()
+        .filter(|c| c.reservation_id.is_some())
+        .flat_map(|c| c.pods.iter().map(String::as_str))
+        .collect();
+    // (pod, "id (ends ...)") per pod newly in a capacity block; (pod, id) per pod newly in an
+    // interruptible reservation.
+    let mut blocks: Vec<(&str, String)> = Vec::new();
+    let mut interruptible: Vec<(&str, &str)> = Vec::new();
+    for c in &new.node_claims {
+        let Some(res) = c.reservation_id.as_deref().and_then(|id| m.reservations.iter().find(|r| r.id == id)) else { continue };
+        for p in c.pods.iter().map(String::as_str).filter(|p| !before.contains(p)) {
+            if res.kind == Some(crate::model::reservation::ReservationKind::CapacityBlock) {
+                let end = res.end.and_then(|e| jiff::Timestamp::from_second(e).ok()).map_or("its EndDate".to_string(), |t| t.to_string());
+                blocks.push((p, format!("{} (ends {end})", res.id)));
+            } else if res.interruptible {
+                interruptible.push((p, res.id.as_str()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if !blocks.is_empty() {
+        let pods: Vec<&str> = blocks.iter().map(|b| b.0).collect();
+        let mut which: Vec<String> = blocks.iter().map(|b| b.1.clone()).collect();
+        which.sort();
+        which.dedup();
+        out.push((
+            RiskLevel::Medium,
+            format!(
+                "{} pod(s) would run in capacity block {} ({}): Karpenter deletes its NodeClaims from 40 minutes before the block ends",
+                pods.len(),
+                which.join(", "),
+                some(&pods)
+            ),
+        ));
+    }
+    if !interruptible.is_empty() {
+        let pods: Vec<&str> = interruptible.iter().map(|b| b.0).collect();
+        out.push((
+            RiskLevel::Medium,
+            format!("{} pod(s) would run in an interruptible reservation ({}): EC2 may reclaim its capacity", pods.len(), some(&pods)),
+        ));
+    }
+    out
 }

@@ -19,6 +19,14 @@ fn example(path: &str) -> Input {
 fn replanned(req: &Request, a: &Advised) -> crate::api::Plan {
     let mut docs: Vec<Value> = crate::load::documents(&req.sources()).expect("valid").into_iter().map(|d| d.value.into_owned()).collect();
     for e in &a.edits {
+        if let Some(class) = &e.node_class {
+            // An EC2NodeClass edit: the value is the whole field at the path.
+            assert!(e.node_pool.is_empty());
+            let doc = docs.iter().position(|d| d["kind"] == "EC2NodeClass" && d["metadata"]["name"] == class.as_str()).expect("the class exists");
+            let change = Change::Set { doc, path: edit::parse(&e.path).expect("answered paths parse"), value: e.value.clone() };
+            change.apply(&mut docs).expect("answered edits apply");
+            continue;
+        }
         let found = docs.iter().position(|d| d["kind"] == "NodePool" && d["metadata"]["name"] == e.node_pool.as_str());
         if e.path.is_empty() {
             // A split: the edit's value is the whole new NodePool document, under a new name.
@@ -36,7 +44,7 @@ fn replanned(req: &Request, a: &Advised) -> crate::api::Plan {
         };
         change.apply(&mut docs).expect("answered edits apply");
     }
-    let again = Request { objects: docs, catalog: req.catalog.clone(), ..Default::default() };
+    let again = Request { objects: docs, catalog: req.catalog.clone(), now: req.now.clone(), ..Default::default() };
     match plan(&again).outcome {
         Outcome::Success(p) => p,
         Outcome::Failure { errors } => panic!("the advised manifests are refused: {errors:?}"),
@@ -66,7 +74,11 @@ fn check_all(req: &Request, a: &Advice) {
             assert!(prev.risk.level <= adv.risk.level, "{} ranked above a less risky edit", prev.title);
             assert!(prev.risk.level < adv.risk.level || adv.savings_per_hour <= prev.savings_per_hour);
         }
-        let prefix = if adv.kind == "split" { "--- /dev/null" } else { "--- nodepool/" };
+        let prefix = match adv.kind.as_str() {
+            "split" => "--- /dev/null",
+            "select-reservation" => "--- ec2nodeclass/",
+            _ => "--- nodepool/",
+        };
         assert!(adv.diff.starts_with(prefix), "{}", adv.diff);
     }
 }
@@ -148,4 +160,97 @@ fn one_gpu_shape_gets_no_split() {
         ..Default::default()
     };
     assert!(advised(&req).advice.iter().all(|x| x.kind != "split"));
+}
+
+/// One 8-GPU training pod, an on-demand-only p5 NodePool of EC2NodeClass `gpu` (with `terms`
+/// as its capacityReservationSelectorTerms), and one idle p5.48xlarge capacity block.
+fn idle_block(terms: &str) -> Request {
+    let cluster = format!(
+        r#"apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {{name: gpu}}
+spec:
+  amiSelectorTerms: [{{alias: al2023@latest}}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{{tags: {{karpenter.sh/discovery: ml}}}}]
+  securityGroupSelectorTerms: [{{tags: {{karpenter.sh/discovery: ml}}}}]
+{terms}---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {{name: p5}}
+spec:
+  template:
+    spec:
+      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}}
+      requirements:
+      - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
+      - {{key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: train, namespace: ml}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {{name: t, image: t, resources: {{requests: {{cpu: "150", memory: 1500Gi}}, limits: {{nvidia.com/gpu: "8"}}}}}}
+"#
+    );
+    let reservations = r#"{"CapacityReservations": [{"CapacityReservationId": "cr-0000000000000001", "OwnerId": "123456789012",
+        "InstanceType": "p5.48xlarge", "AvailabilityZone": "us-east-1a", "TotalInstanceCount": 1, "AvailableInstanceCount": 1,
+        "State": "active", "InstanceMatchCriteria": "targeted", "ReservationType": "capacity-block",
+        "EndDate": "2026-12-08T11:30:00+00:00", "Tags": [{"Key": "team", "Value": "ml"}]}]}"#;
+    Request {
+        inputs: vec![
+            Input { name: Some("cluster.yaml".into()), text: cluster },
+            Input { name: Some("reservations.json".into()), text: reservations.into() },
+        ],
+        now: Some("2026-12-01T12:00:00Z".into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn an_idle_selected_reservation_gets_reserved_allowed() {
+    let req = idle_block("  capacityReservationSelectorTerms: [{tags: {team: ml}}]\n");
+    let a = advised(&req);
+    check_all(&req, &a);
+    let adv = a.advice.iter().find(|x| x.kind == "allow-reserved").expect("allow-reserved is advised");
+    assert_eq!(adv.edits.len(), 1);
+    assert_eq!(adv.edits[0].node_pool, "p5");
+    assert_eq!(adv.edits[0].value, json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["reserved", "on-demand"]}));
+    assert_eq!(adv.plan.launches, vec!["1 × p5.48xlarge reserved (p5)"]);
+    assert!(adv.savings_per_hour > 50.0, "{adv:?}");
+    // A capacity block ends: the pod newly in it is a risk to weigh.
+    assert_eq!(adv.risk.level, RiskLevel::Medium);
+    assert!(adv.risk.reasons[0].contains("capacity block cr-0000000000000001 (ends 2026-12-08T11:30:00Z)"), "{:?}", adv.risk);
+    let patch = adv.patch.as_deref().expect("a patch of cluster.yaml");
+    assert!(patch.contains("+      - {key: karpenter.sh/capacity-type, operator: In, values: [\"reserved\", \"on-demand\"]}"), "{patch}");
+    // At 11:00 on the block's last day it is expiring: nothing idle to offer.
+    let mut late = req.clone();
+    late.now = Some("2026-12-08T11:00:00Z".into());
+    assert!(advised(&late).advice.iter().all(|x| x.kind != "allow-reserved"));
+}
+
+#[test]
+fn an_unselected_active_reservation_gets_a_selector_term() {
+    let req = idle_block("");
+    let a = advised(&req);
+    check_all(&req, &a);
+    let adv = a.advice.iter().find(|x| x.kind == "select-reservation").expect("select-reservation is advised");
+    // The term, and reserved allowed in the NodePool (the term alone launches nothing there).
+    assert_eq!(adv.edits.len(), 2, "{:?}", adv.edits);
+    assert_eq!(adv.edits[0].node_class.as_deref(), Some("gpu"));
+    assert_eq!(adv.edits[0].path, "spec.capacityReservationSelectorTerms");
+    assert_eq!(adv.edits[0].value, json!([{"id": "cr-0000000000000001"}]));
+    assert_eq!(adv.edits[1].node_pool, "p5");
+    assert_eq!(adv.plan.launches, vec!["1 × p5.48xlarge reserved (p5)"]);
+    let patch = adv.patch.as_deref().expect("a patch of cluster.yaml");
+    assert!(patch.contains("+  capacityReservationSelectorTerms:\n+  - id: \"cr-0000000000000001\""), "{patch}");
+    assert!(adv.diff.contains("ec2nodeclass/gpu (advised)") && adv.diff.contains("nodepool/p5 (advised)"), "{}", adv.diff);
+    // A reservation that is not active is never proposed.
+    let mut cancelled = req.clone();
+    cancelled.inputs[1].text = cancelled.inputs[1].text.replace("\"active\"", "\"cancelled\"");
+    assert!(advised(&cancelled).advice.iter().all(|x| x.kind != "select-reservation"));
 }

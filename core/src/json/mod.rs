@@ -168,7 +168,7 @@ pub(crate) fn plan_without_hints(req: &Request) -> Answer<Plan> {
 /// (`advise` module).
 pub fn advise(req: &Request) -> Answer<crate::advise::Advice> {
     let settings = req.advise.clone().unwrap_or_default();
-    answer("Advice", Cluster::load(&req.sources()).and_then(|c| c.advise(&settings)))
+    answer("Advice", optional_now(req).and_then(|now| Cluster::load(&req.sources())?.advise_at(&settings, now)))
 }
 
 /// Every validation rule (admission and runtime) plus every decoding/lowering error.
@@ -238,7 +238,7 @@ pub fn simulate(req: &Request) -> Answer<Simulation> {
 /// with a lower bound and the comparison with Karpenter's plan (`optimize` module).
 pub fn optimize(req: &Request) -> Answer<crate::optimize::Optimization> {
     let settings = req.optimize.clone().unwrap_or_default();
-    answer("Optimization", Cluster::load(&req.sources()).and_then(|c| c.optimize(&settings)))
+    answer("Optimization", optional_now(req).and_then(|now| Cluster::load(&req.sources())?.optimize_at(&settings, now)))
 }
 
 /// The clock of a request (RFC 3339) as Unix seconds; required.

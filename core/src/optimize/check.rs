@@ -4,7 +4,7 @@
 //! every pod is placed exactly once. Checked pod by pod with the scheduler's predicates, not
 //! with the group summaries the solver used.
 
-use super::instance::{pod_admits, Instance};
+use super::instance::{pod_admits, Instance, Scope};
 use super::output::Node;
 use crate::error::InputError;
 use crate::model::Model;
@@ -30,7 +30,7 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
             if !seen.insert(p) {
                 return Err(broken(format!("pod {} is placed twice", pod.key())));
             }
-            if !pod_admits(pod, t, class.it, class.zone, class.capacity_type, m) {
+            if !pod_admits(pod, t, class.it, class.zone, class.capacity_type, class.reservation, m) {
                 return Err(broken(format!("pod {} may not run on node {i} ({})", pod.key(), m.catalog.types[class.it as usize].name)));
             }
             total.add(&pod.requests);
@@ -50,7 +50,10 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
     }
     for (l, used) in inst.limits.iter().zip(&limit_used) {
         if *used > l.remaining {
-            return Err(broken(format!("NodePool {} is over its limits", m.node_pools[l.pool].name)));
+            return Err(broken(match l.scope {
+                Scope::Pool { pool, .. } => format!("NodePool {} is over its limits", m.node_pools[pool].name),
+                Scope::Reservation(r) => format!("{used} nodes launch into reservation {}, which has {} free", m.reservations[r as usize].id, l.remaining),
+            }));
         }
     }
     let expected: usize = inst.groups.iter().map(|g| g.pods.len()).sum();

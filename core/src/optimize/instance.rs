@@ -33,6 +33,9 @@ pub struct Class {
     pub it: u32,
     pub zone: ValueId,
     pub capacity_type: ValueId,
+    /// The reservation a `reserved` offering launches into (index into `Model::reservations`):
+    /// its nodes count against that reservation's row of the limits.
+    pub reservation: Option<u32>,
     pub price: f64,
     /// What pods may request per resource (allocatable − DaemonSet overhead).
     pub room: Vec<i64>,
@@ -42,12 +45,33 @@ pub struct Class {
     pub limit_use: Vec<i64>,
 }
 
-/// A NodePool limit still open after existing nodes and the kept (fixed) NodeClaims.
+/// What a limit row bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// A NodePool's `spec.limits` entry (nodes in thousandths, as Karpenter's resource lists).
+    Pool { pool: usize, key: LimitKey },
+    /// A capacity reservation's free instances (index into `Model::reservations`): one per
+    /// node launched into it, from every NodePool whose EC2NodeClass selected it.
+    Reservation(u32),
+}
+
+/// A limit still open after existing nodes and the kept (fixed) NodeClaims.
 #[derive(Debug, Clone)]
 pub struct LimitRow {
-    pub pool: usize,
-    pub key: LimitKey,
+    pub scope: Scope,
     pub remaining: i64,
+}
+
+impl LimitRow {
+    /// What one node of `class` uses of this row.
+    pub fn use_of(&self, class_pool: usize, reservation: Option<u32>, it: &crate::model::InstanceType) -> i64 {
+        match self.scope {
+            Scope::Pool { pool, .. } if pool != class_pool => 0,
+            Scope::Pool { key: LimitKey::Nodes, .. } => 1000,
+            Scope::Pool { key: LimitKey::Resource(r), .. } => it.capacity.get(r),
+            Scope::Reservation(r) => i64::from(reservation == Some(r)),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -86,7 +110,8 @@ impl Class {
 
 /// Does a pod's required node constraints, tolerations and requests allow it on offering
 /// `(it, zone, capacity type)` of template `t`? Requests are checked against the room row.
-pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type: ValueId, m: &Model) -> bool {
+/// `reservation` picks the reserved offering among several of one type and zone.
+pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type: ValueId, reservation: Option<u32>, m: &Model) -> bool {
     let np = &m.node_pools[t.pool];
     if first_untolerated(&np.taints, &pod.tolerations).is_some() {
         return false;
@@ -96,7 +121,8 @@ pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type
         return false;
     }
     let it_ref = &m.catalog.types[it as usize];
-    let Some(offering) = it_ref.offerings.iter().find(|o| o.available && o.zone == zone && o.capacity_type == capacity_type) else {
+    let Some(offering) = it_ref.offerings.iter().find(|o| o.available && o.zone == zone && o.capacity_type == capacity_type && o.reservation == reservation)
+    else {
         return false;
     };
     let allow = |k: KeyId| m.is_well_known(k);
@@ -125,37 +151,37 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
             let room: Vec<i64> = (0..dims).map(|r| row.get(r).copied().unwrap_or(0)).collect();
             let it_ref = &m.catalog.types[it as usize];
             // One class per offering; among offerings of the type admitting the same groups,
-            // only the cheapest is kept (zone and capacity type then name order decide ties).
-            let mut offers: Vec<(f64, String, String, ValueId, ValueId)> = it_ref
+            // only the cheapest is kept (zone and capacity type then name order decide ties) —
+            // unless the cheaper one is a reservation's: its count is bounded, so the dearer
+            // offering stays for the nodes the reservation has no room for (and one
+            // reservation's offering never stands in for another's).
+            let mut offers: Vec<(f64, String, String, ValueId, ValueId, Option<u32>)> = it_ref
                 .offerings
                 .iter()
                 .filter(|o| o.available && offering_compatible(o, &t.requirements, m))
                 .map(|o| {
-                    (o.price, m.interner.str(o.capacity_type).to_string(), m.interner.str(o.zone).to_string(), o.zone, o.capacity_type)
+                    let (ct, zone) = (m.interner.str(o.capacity_type).to_string(), m.interner.str(o.zone).to_string());
+                    (o.price, ct, zone, o.zone, o.capacity_type, o.reservation)
                 })
                 .collect();
-            offers.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)));
-            let mut seen: Vec<Vec<bool>> = Vec::new();
-            for (price, _, _, zone, ct) in offers {
-                let admits: Vec<bool> = groups.iter().map(|g| pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, m)).collect();
-                if !admits.iter().any(|&a| a) || seen.contains(&admits) {
+            offers.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.5.cmp(&b.5)));
+            let mut seen: Vec<(Vec<bool>, Option<u32>)> = Vec::new();
+            for (price, _, _, zone, ct, reservation) in offers {
+                let admits: Vec<bool> =
+                    groups.iter().map(|g| pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, reservation, m)).collect();
+                let covered = seen.iter().any(|(a, r)| *a == admits && (r.is_none() || *r == reservation));
+                if !admits.iter().any(|&a| a) || covered {
                     continue;
                 }
-                seen.push(admits.clone());
-                let limit_use = limits
-                    .iter()
-                    .map(|l| match (l.pool == t.pool, l.key) {
-                        (false, _) => 0,
-                        (true, LimitKey::Nodes) => 1000,
-                        (true, LimitKey::Resource(r)) => it_ref.capacity.get(r),
-                    })
-                    .collect();
+                seen.push((admits.clone(), reservation));
+                let limit_use = limits.iter().map(|l| l.use_of(t.pool, reservation, it_ref)).collect();
                 classes.push(Class {
                     template: ti,
                     pool: t.pool,
                     it,
                     zone,
                     capacity_type: ct,
+                    reservation,
                     price,
                     room: room.clone(),
                     admits,

@@ -19,7 +19,7 @@ mod tests;
 use crate::error::InputError;
 use crate::model::{LimitKey, Model, Pod, Unsatisfiable};
 use crate::scheduling::{self, Placement, Solution};
-use instance::{Group, LimitRow};
+use instance::{Group, LimitRow, Scope};
 pub use output::{Optimization, OptimizedClaim, PodMove, Stats, HOURS_PER_MONTH};
 use serde::{Deserialize, Serialize};
 use solve::{Budget, Pattern};
@@ -214,7 +214,13 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             counts[group_index[p]] += 1;
         }
         let best = (0..inst.classes.len())
-            .filter(|&k| inst.classes[k].pool == claim.pool && solve::fits(&inst, &inst.classes[k], &counts))
+            .filter(|&k| {
+                let class = &inst.classes[k];
+                // A seed keeps Karpenter's reservation use (none, or its own reservation), so
+                // the seeds together respect every reservation's count.
+                let own = claim.launch.as_ref().and_then(|l| l.reservation);
+                class.pool == claim.pool && (class.reservation.is_none() || class.reservation == own) && solve::fits(&inst, class, &counts)
+            })
             .min_by(|&a, &b| inst.classes[a].price.total_cmp(&inst.classes[b].price).then(a.cmp(&b)));
         if let Some(class) = best {
             seeds.push(Pattern { class, counts });
@@ -252,8 +258,20 @@ fn limit_rows(m: &Model, sol: &Solution, claims: &[KarpenterClaim], kept: &[bool
                 .filter_map(|(c, _)| c.launch.as_ref())
                 .map(|l| usage(&m.catalog.types[l.it as usize].capacity))
                 .sum();
-            rows.push(LimitRow { pool: t.pool, key, remaining: limit - existing - kept_use });
+            rows.push(LimitRow { scope: Scope::Pool { pool: t.pool, key }, remaining: limit - existing - kept_use });
         }
+    }
+    // Free reserved capacity: a reservation's AvailableInstanceCount (the instances already
+    // running in it are not available) less the kept NodeClaims launched into it. Karpenter's
+    // own pass never reserves more than that (scheduling::reserve), so its plan stays feasible.
+    for (r, res) in m.reservations.iter().enumerate() {
+        let r = r as u32;
+        let offered = m.catalog.types.iter().any(|t| t.offerings.iter().any(|o| o.available && o.reservation == Some(r)));
+        if !offered {
+            continue;
+        }
+        let kept_use = claims.iter().zip(kept).filter(|(c, k)| **k && c.launch.as_ref().is_some_and(|l| l.reservation == Some(r))).count();
+        rows.push(LimitRow { scope: Scope::Reservation(r), remaining: res.available - kept_use as i64 });
     }
     rows
 }

@@ -72,8 +72,11 @@ pub struct OptimizedClaim {
     pub capacity_type: String,
     /// The availability zone.
     pub zone: String,
-    /// $/h of the offering.
+    /// $/h of the offering (a reserved one: on-demand / 10,000,000, as Karpenter prices it).
     pub price_per_hour: f64,
+    /// The capacity reservation it launches into (capacity type `reserved`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reservation_id: Option<String>,
     /// The pods it takes, as `namespace/name`.
     pub pods: Vec<String>,
     /// Karpenter's NodeClaim, kept as it is (its pods carry constraints not optimised).
@@ -175,6 +178,7 @@ pub fn render(
             capacity_type: l.map(|l| m.interner.str(l.capacity_type).to_string()).unwrap_or_default(),
             zone: l.map(|l| m.interner.str(l.zone).to_string()).unwrap_or_default(),
             price_per_hour: round_price(l.map_or(0.0, |l| l.price)),
+            reservation_id: l.and_then(|l| l.reservation).map(|r| m.reservations[r as usize].id.clone()),
             pods: {
                 let mut p: Vec<String> = claim.pods.iter().map(|&p| key(p)).collect();
                 p.sort();
@@ -202,6 +206,7 @@ pub fn render(
                 capacity_type: m.interner.str(c.capacity_type).to_string(),
                 zone: m.interner.str(c.zone).to_string(),
                 price_per_hour: round_price(c.price),
+                reservation_id: c.reservation.map(|r| m.reservations[r as usize].id.clone()),
                 pods,
                 kept: false,
             }
@@ -215,6 +220,7 @@ pub fn render(
             .then_with(|| a.instance_type.cmp(&b.instance_type))
             .then_with(|| a.capacity_type.cmp(&b.capacity_type))
             .then_with(|| a.zone.cmp(&b.zone))
+            .then_with(|| a.reservation_id.cmp(&b.reservation_id))
             .then_with(|| a.pods.cmp(&b.pods))
     });
     let mut per_pool: std::collections::HashMap<String, usize> = Default::default();
@@ -255,7 +261,8 @@ pub fn render(
                 let same = k.node_pool == c.node_pool
                     && k.instance_type == c.instance_type
                     && k.capacity_type == c.capacity_type
-                    && k.zone == c.zone;
+                    && k.zone == c.zone
+                    && k.reservation_id == c.reservation_id;
                 if !same {
                     moved.push(PodMove {
                         pod: p.clone(),

@@ -30,7 +30,7 @@ fn brute_force(req: &Request) -> Option<f64> {
     for (ti, t) in templates.iter().enumerate() {
         for &it in &t.its {
             for o in m.catalog.types[it as usize].offerings.iter().filter(|o| o.available) {
-                offers.push((ti, it, o.zone, o.capacity_type, o.price));
+                offers.push((ti, it, o.zone, o.capacity_type, o.price, o.reservation));
             }
         }
     }
@@ -43,11 +43,11 @@ fn brute_force(req: &Request) -> Option<f64> {
             })
         })
         .collect();
-    let fits = |block: &[usize], o: &(usize, u32, crate::labels::ValueId, crate::labels::ValueId, f64)| {
+    let fits = |block: &[usize], o: &(usize, u32, crate::labels::ValueId, crate::labels::ValueId, f64, Option<u32>)| {
         let t = &templates[o.0];
         let mut total = crate::resources::Resources::new();
         for &p in block {
-            if !pod_admits(&m.pods[p], t, o.1, o.2, o.3, &m) {
+            if !pod_admits(&m.pods[p], t, o.1, o.2, o.3, o.5, &m) {
                 return false;
             }
             total.add(&m.pods[p].requests);
@@ -262,4 +262,110 @@ fn generated_patterns_stay_within_the_bound_gap_on_many_pods() {
     assert!(o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9);
     assert!(o.lower_bound_per_hour <= o.optimum_price_per_hour + 1e-9);
     assert!(!o.stats.exhaustive);
+}
+
+/// Two p5.48xlarge capacity blocks (`available` free instances each), an on-demand NodePool
+/// Karpenter prefers by weight, a reserved-only one, and a 3-pod 8-GPU training Job.
+fn p5_blocks(available: [u32; 2]) -> Request {
+    let cluster = r#"
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: gpu}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
+  capacityReservationSelectorTerms: [{tags: {team: ml-training}}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p5-on-demand}
+spec:
+  weight: 100
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: p5-blocks}
+spec:
+  weight: 10
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved]}
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: ml}
+spec:
+  parallelism: 3
+  completions: 3
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: t, image: t, resources: {requests: {cpu: "150", memory: 1500Gi}, limits: {nvidia.com/gpu: "8"}}}
+"#;
+    let block = |n: u32, zone: &str, free: u32| {
+        serde_json::json!({
+            "CapacityReservationId": format!("cr-000000000000000{n}"), "OwnerId": "123456789012",
+            "InstanceType": "p5.48xlarge", "AvailabilityZone": zone, "TotalInstanceCount": 1,
+            "AvailableInstanceCount": free, "State": "active", "InstanceMatchCriteria": "targeted",
+            "ReservationType": "capacity-block", "Tags": [{"Key": "team", "Value": "ml-training"}]
+        })
+    };
+    let reservations = serde_json::json!({"CapacityReservations": [block(1, "us-east-1a", available[0]), block(2, "us-east-1b", available[1])]});
+    Request {
+        inputs: vec![
+            Input { name: Some("cluster.yaml".into()), text: cluster.into() },
+            Input { name: Some("reservations.json".into()), text: reservations.to_string() },
+        ],
+        ..Default::default()
+    }
+}
+
+fn by_capacity(o: &Optimization) -> (Vec<String>, usize) {
+    let mut reserved: Vec<String> = o.node_claims.iter().filter_map(|c| c.reservation_id.clone()).collect();
+    reserved.sort();
+    let on_demand = o.node_claims.iter().filter(|c| c.capacity_type == "on-demand").count();
+    (reserved, on_demand)
+}
+
+#[test]
+fn the_optimum_fills_free_capacity_blocks_first() {
+    let o = solved(&p5_blocks([1, 1]));
+    // Karpenter's weight-100 on-demand NodePool takes all three pods.
+    assert_eq!(o.karpenter_node_claims.len(), 3);
+    assert!(o.karpenter_node_claims.iter().all(|c| c.capacity_type == "on-demand" && c.reservation_id.is_none()));
+    let on_demand_price = o.karpenter_price_per_hour / 3.0;
+    // The optimum: one node in each block (each block once), the third pod on-demand.
+    assert_eq!(by_capacity(&o), (vec!["cr-0000000000000001".to_string(), "cr-0000000000000002".to_string()], 1), "{o:#?}");
+    assert!(o.node_claims.iter().filter(|c| c.reservation_id.is_some()).all(|c| c.capacity_type == "reserved" && c.node_pool == "p5-blocks"));
+    assert!((o.optimum_price_per_hour - on_demand_price).abs() < 1e-3, "{o:#?}");
+    // Honest certificate: the bound respects the blocks' counts (one on-demand node is needed).
+    assert_eq!(o.certificate, "optimal");
+    assert!(o.lower_bound_per_hour > on_demand_price * 0.999, "{o:#?}");
+    assert_eq!(o.moved_pods.len(), 2);
+}
+
+#[test]
+fn an_exhausted_block_leaves_the_pod_on_demand() {
+    let o = solved(&p5_blocks([0, 1]));
+    let on_demand_price = o.karpenter_price_per_hour / 3.0;
+    assert_eq!(by_capacity(&o), (vec!["cr-0000000000000002".to_string()], 2), "{o:#?}");
+    assert_eq!(o.certificate, "optimal");
+    assert!((o.optimum_price_per_hour - 2.0 * on_demand_price).abs() < 1e-3, "{o:#?}");
+    assert!(o.lower_bound_per_hour > 2.0 * on_demand_price * 0.999, "{o:#?}");
+    // Both full: nothing to gain.
+    let o = solved(&p5_blocks([0, 0]));
+    assert_eq!(by_capacity(&o), (vec![], 3));
+    assert_eq!(o.optimum_price_per_hour, o.karpenter_price_per_hour);
 }
