@@ -8,7 +8,6 @@
 //! The manifest is lowered with the cluster inputs under an internal name (so admission checks
 //! it, with errors pointing at the trace) and taken out of the model again before the run.
 
-use super::sim::Sim;
 use crate::error::InputError;
 use crate::model::{Model, NodePool};
 use serde_json::Value;
@@ -96,16 +95,4 @@ pub(super) fn take(model: &mut Model, edits: &[Edit], errors: &mut Vec<InputErro
             Some((pool, np))
         })
         .collect()
-}
-
-impl Sim {
-    /// Replaces NodePool `pool` (the `nodePool` event) and asks for a disruption pass, which
-    /// finds the drift.
-    pub fn edit_node_pool(&mut self, pool: usize, np: NodePool) {
-        self.m.node_pools[pool] = np;
-        // Both caches hold templates made from the old NodePool.
-        self.templates_cache[pool] = None;
-        self.baseline_memo = crate::scheduling::BaselineMemo::default();
-        self.mark_dirty();
-    }
 }

@@ -74,3 +74,17 @@ pub struct Sim {
     /// The capacity reservations on the clock, one per `m.reservations` entry (reservations.rs).
     pub res: Vec<super::state::ResTrack>,
 }
+
+/// The trace's `nodePool` event (edits.rs reads it; the replacement happens here, so edits.rs
+/// need not know the simulator).
+impl Sim {
+    /// Replaces NodePool `pool` (the `nodePool` event) and asks for a disruption pass, which
+    /// finds the drift.
+    pub fn edit_node_pool(&mut self, pool: usize, np: crate::model::NodePool) {
+        self.m.node_pools[pool] = np;
+        // Both caches hold templates made from the old NodePool.
+        self.templates_cache[pool] = None;
+        self.baseline_memo = crate::scheduling::BaselineMemo::default();
+        self.mark_dirty();
+    }
+}

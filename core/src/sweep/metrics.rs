@@ -60,7 +60,7 @@ pub fn samples(op: Operation) -> Vec<Value> {
     let (types, n) = match op {
         Operation::Plan => ("fiiiiii", PLAN.len()),
         Operation::Consolidate => ("ssifffi", CONSOLIDATE.len()),
-        Operation::Simulate => ("ffffffffiiiiiiiiiiiiiiiii", SIMULATE.len()),
+        Operation::Simulate => ("ffffffffiiiiiiiiiiiiiiiiiffi", SIMULATE.len()),
     };
     debug_assert_eq!(types.len(), n);
     types
