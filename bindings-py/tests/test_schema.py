@@ -30,6 +30,8 @@ CLASSES: Dict[str, type] = {
     "ReservationOut": _results.Reservation,
     "ReservationSkipOut": _results.ReservationSkip,
     "NodeClassReservationsOut": _results.NodeClassReservations,
+    "ReservationChangeOut": _results.ReservationChange,
+    "ReservationUse": _results.SimulatedReservation,
     "Unschedulable": _results.UnschedulablePod,
     "NodePoolUsage": _results.NodePoolUsage,
     "LimitUsage": _results.Limit,

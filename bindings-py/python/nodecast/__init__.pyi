@@ -16,6 +16,8 @@ from nodecast._results import OverlayStatus as OverlayStatus
 from nodecast._results import Reservation as Reservation
 from nodecast._results import ReservationSkip as ReservationSkip
 from nodecast._results import NodeClassReservations as NodeClassReservations
+from nodecast._results import ReservationChange as ReservationChange
+from nodecast._results import SimulatedReservation as SimulatedReservation
 from nodecast._results import Drift as Drift
 from nodecast._results import Explanation as Explanation
 from nodecast._results import FrozenMap as FrozenMap
@@ -89,6 +91,8 @@ __all__ = [
     "Reservation",
     "ReservationSkip",
     "NodeClassReservations",
+    "ReservationChange",
+    "SimulatedReservation",
     "UnschedulablePod",
     "Reason",
     "Hint",
