@@ -38,7 +38,7 @@ const UNUSABLE: u8 = 2;
     name = "nodecast",
     version,
     propagate_version = true,
-    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 invalid input (validation errors only), 2 unusable input, 3 the output could not be written (disk full, closed descriptor), 141 stdout's reader closed the pipe.\nFILE `-` reads stdin."
+    after_help = "Exit codes: 0 answered (unschedulable pods are an answer, not a failure), 1 invalid input (validation errors only), 2 unusable input, 3 the output could not be written (disk full, I/O error), 141 stdout's reader closed the pipe.\nFILE `-` reads stdin."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -2,18 +2,19 @@
 //! instead of being lost (issue 29: every subcommand exited 0 on a full disk or a closed
 //! descriptor, and `sweep` panicked with exit 101 on a closed pipe).
 //!
-//! Rust's runtime reopens a closed descriptor 1 on `/dev/null` before `main` (output vanishes),
 //! `std::io::stdout()` treats EBADF as success and `println!` panics on other errors, so the CLI
-//! uses none of them: at start-up it duplicates descriptors 1 and 2 (one that was closed —
-//! `closed_at_start` — is reported on the first write), and every write and flush result is
-//! checked.
+//! uses neither: at start-up it duplicates descriptors 1 and 2, and every write and flush result
+//! is checked. A descriptor closed before start cannot be told from `/dev/null`: Rust's runtime
+//! reopens it there (read-write) before `main`, exactly as Node's `stdio: 'ignore'` and Python's
+//! `subprocess.DEVNULL` open it for their children, so it is treated as `/dev/null` (output
+//! discarded, exit 0) — refusing read-write `/dev/null` broke those callers.
 //!
 //! The rule, documented in docs/cli.md:
 //! - stdout closed by its reader (a broken pipe, `nodecast plan x -o json | head`): the reader
 //!   chose to stop, as with any Unix filter; nothing is printed and the exit code is 141, what a
 //!   shell reports for a process ended by SIGPIPE;
-//! - any other failure to write stdout, stderr or `--out` (disk full, closed descriptor): a
-//!   message on stderr when stderr still works, exit code 3.
+//! - any other failure to write stdout, stderr or `--out` (disk full, an I/O error): a message
+//!   on stderr when stderr still works, exit code 3.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -72,26 +73,6 @@ fn dup(fd: std::os::fd::BorrowedFd<'_>) -> Option<File> {
     fd.try_clone_to_owned().ok().map(File::from)
 }
 
-/// Whether descriptor `n` was closed when the process started. Rust's runtime reopens a closed
-/// standard descriptor on `/dev/null` (read-write) before `main`, which would swallow the output
-/// silently; a shell's `>/dev/null` opens it write-only, so read-write `/dev/null` on 1 or 2 is
-/// taken for "closed" (`1<>/dev/null`, the one other way to get it, is vanishingly rare).
-#[cfg(target_os = "linux")]
-fn closed_at_start(n: u32) -> bool {
-    let null = std::fs::read_link(format!("/proc/self/fd/{n}")).is_ok_and(|p| p == std::path::Path::new("/dev/null"));
-    let read_write = || {
-        let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{n}")).unwrap_or_default();
-        let flags = info.lines().find_map(|l| l.strip_prefix("flags:")).and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
-        flags.is_some_and(|f| f & 0o3 == 0o2)
-    };
-    null && read_write()
-}
-
-#[cfg(all(unix, not(target_os = "linux")))]
-fn closed_at_start(_: u32) -> bool {
-    false
-}
-
 /// Duplicate stdout and stderr now, before any file is opened (a file opened while descriptor 1
 /// is closed would take its number). Called first thing in `main`.
 pub fn init() {
@@ -99,8 +80,8 @@ pub fn init() {
     {
         use std::os::fd::AsFd;
         HANDLES.get_or_init(|| Handles {
-            stdout: if closed_at_start(1) { None } else { dup(io::stdout().as_fd()) },
-            stderr: if closed_at_start(2) { None } else { dup(io::stderr().as_fd()) },
+            stdout: dup(io::stdout().as_fd()),
+            stderr: dup(io::stderr().as_fd()),
         });
     }
     #[cfg(not(unix))]
