@@ -6,12 +6,12 @@
 //! Latencies are fixed so every number is computable by hand: batch 1 s, GPU start-up 240 s,
 //! device plugin 75 s; the pool launches only on-demand g5.xlarge (1 GPU) in us-east-1a.
 
-use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
+mod common;
+use common::{fixed, PLUGIN, STARTUP};
+use nodecast::simulate::Simulation;
 use nodecast::{Input, Outcome, Request};
 
 const BATCH: i64 = 1;
-const STARTUP: i64 = 240;
-const PLUGIN: i64 = 75;
 const G5_XLARGE: f64 = 1.006;
 
 const CLUSTER: &str = r#"
@@ -64,12 +64,7 @@ fn run(buffer: Option<&str>, gate: bool) -> Simulation {
     let mut req = Request {
         inputs: vec![Input { name: Some("cluster.yaml".into()), text }],
         trace: Some(nodecast::simulate::TraceInput { name: Some("trace.yaml".into()), text: TRACE.into(), format: None }),
-        simulation: Some(SimSettings {
-            gpu_startup_seconds: SecondsRange { min: STARTUP, max: STARTUP },
-            device_plugin_seconds: SecondsRange { min: PLUGIN, max: PLUGIN },
-            spot_interruption_rate_per_hour: 0.0,
-            ..Default::default()
-        }),
+        simulation: Some(fixed()),
         ..Default::default()
     };
     req.settings.feature_gates.capacity_buffer = gate;

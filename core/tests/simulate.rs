@@ -4,14 +4,14 @@
 //! batch 1 s, GPU start-up 240 s, device plugin 75 s. g5.xlarge costs $1.006/h on demand in the
 //! embedded AWS catalog.
 
-use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
+mod common;
+use common::{fixed, PLUGIN, STARTUP};
+use nodecast::simulate::{SimSettings, Simulation};
 use nodecast::{Input, Outcome, Request};
 use proptest::prelude::*;
 
 const PRICE: f64 = 1.006;
 const BATCH: i64 = 1;
-const STARTUP: i64 = 240;
-const PLUGIN: i64 = 75;
 
 fn pool(extra_disruption: &str, expire: &str, capacity: &str) -> String {
     format!(
@@ -69,15 +69,6 @@ spec:
         resources: {{requests: {{cpu: "2", memory: 8Gi, nvidia.com/gpu: "1"}}, limits: {{nvidia.com/gpu: "1"}}}}
 "#
     )
-}
-
-fn fixed() -> SimSettings {
-    SimSettings {
-        gpu_startup_seconds: SecondsRange { min: STARTUP, max: STARTUP },
-        device_plugin_seconds: SecondsRange { min: PLUGIN, max: PLUGIN },
-        spot_interruption_rate_per_hour: 0.0,
-        ..Default::default()
-    }
 }
 
 fn request(cluster: &str, trace: &str, settings: SimSettings) -> Request {

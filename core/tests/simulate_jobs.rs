@@ -5,13 +5,13 @@
 //! Latencies are fixed so every number is computable by hand: batch 1 s, GPU start-up 240 s,
 //! device plugin 75 s.
 
-use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
+mod common;
+use common::{fixed, PLUGIN, STARTUP};
+use nodecast::simulate::Simulation;
 use nodecast::{Input, Outcome, Request};
 use serde_json::Value;
 
 const BATCH: i64 = 1;
-const STARTUP: i64 = 240;
-const PLUGIN: i64 = 75;
 
 fn cluster(job_spec: &str, gpus: i64) -> String {
     format!(
@@ -55,15 +55,6 @@ spec:
         resources: {{requests: {{cpu: "2", memory: 8Gi, nvidia.com/gpu: "1"}}, limits: {{nvidia.com/gpu: "1"}}}}
 "#
     )
-}
-
-fn fixed() -> SimSettings {
-    SimSettings {
-        gpu_startup_seconds: SecondsRange { min: STARTUP, max: STARTUP },
-        device_plugin_seconds: SecondsRange { min: PLUGIN, max: PLUGIN },
-        spot_interruption_rate_per_hour: 0.0,
-        ..Default::default()
-    }
 }
 
 fn request(cluster: &str, trace: &str) -> Request {

@@ -6,12 +6,12 @@
 //! Latencies are fixed so times are computable by hand: batch 1 s, GPU start-up 240 s, device
 //! plugin 75 s. The trace starts at 2026-12-07T00:00:00Z (time 0).
 
-use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
+mod common;
+use common::{fixed, PLUGIN, STARTUP};
+use nodecast::simulate::{SimSettings, Simulation};
 use nodecast::{Input, Outcome, Request};
 use serde_json::{json, Value};
 
-const STARTUP: i64 = 240;
-const PLUGIN: i64 = 75;
 const START: &str = "2026-12-07T00:00:00Z";
 
 const NODE_CLASS: &str = r#"
@@ -85,15 +85,6 @@ fn reservation(id: &str, kind: &str, total: i64, state: &str, start: Option<i64>
     r
 }
 
-fn settings() -> SimSettings {
-    SimSettings {
-        gpu_startup_seconds: SecondsRange { min: STARTUP, max: STARTUP },
-        device_plugin_seconds: SecondsRange { min: PLUGIN, max: PLUGIN },
-        spot_interruption_rate_per_hour: 0.0,
-        ..Default::default()
-    }
-}
-
 fn request(yaml: &[String], reservations: Value, events: &str, end: &str, s: SimSettings) -> Request {
     let trace = format!("kind: Trace\nstart: \"{START}\"\nend: {end}\nevents:\n{events}");
     Request {
@@ -128,7 +119,7 @@ fn a_scheduled_capacity_block_is_offered_from_its_start_date() {
     // Reserved-only pool; the block starts at 1 h: the pod submitted at 0 waits for it.
     let yaml = vec![NODE_CLASS.to_string(), pool("reserved"), job("a", "")];
     let res = json!([reservation("cr-block", "capacity-block", 1, "scheduled", Some(3600), Some(20 * 3600))]);
-    let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n", "10h", settings()));
+    let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n", "10h", fixed()));
     let active = events(&s, "reservation-active");
     assert_eq!(active.len(), 1, "{:?}", s.timeline);
     assert_eq!((active[0].time_seconds, active[0].object.as_str()), (3600, "cr-block"));
@@ -151,7 +142,7 @@ fn a_launch_takes_a_slot_and_a_terminated_nodeclaim_gives_it_back() {
     let res = json!([reservation("cr-odcr", "default", 1, "active", None, None)]);
     let events_text =
         "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n- {at: 10m, submit: {ref: Job/ml/b, runTime: 1h}}\n- {at: 3h, submit: {ref: Job/ml/c, runTime: 1h}}\n";
-    let s = run(&request(&yaml, res, events_text, "6h", settings()));
+    let s = run(&request(&yaml, res, events_text, "6h", fixed()));
     let types: Vec<(&str, &str)> = s.nodes.iter().map(|n| (n.name.as_str(), n.capacity_type.as_deref().unwrap_or(""))).collect();
     assert_eq!(types, [("p5-1", "reserved"), ("p5-2", "on-demand"), ("p5-3", "reserved")]);
     let r = &s.reservations[0];
@@ -176,7 +167,7 @@ fn an_expiring_capacity_block_deletes_its_nodeclaims_and_their_pods_run_again_on
     let end = 4 * 3600;
     let yaml = vec![NODE_CLASS.to_string(), pool("reserved, on-demand"), job("a", "")];
     let res = json!([reservation("cr-block", "capacity-block", 1, "active", Some(-3600), Some(end))]);
-    let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 10h}}\n", "12h", settings()));
+    let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 10h}}\n", "12h", fixed()));
     let deleted = events(&s, "nodeclaim-disrupted");
     assert_eq!(deleted.len(), 1, "{deleted:?}");
     assert_eq!(deleted[0].time_seconds, end - 40 * 60, "Karpenter deletes 40 minutes before the end");
@@ -214,7 +205,7 @@ fn a_do_not_disrupt_pod_on_an_expiring_block_runs_until_ec2_reclaims_the_instanc
     let end = 4 * 3600;
     let yaml = vec![NODE_CLASS.to_string(), pool("reserved, on-demand"), job("a", "karpenter.sh/do-not-disrupt: \"true\"")];
     let res = json!([reservation("cr-block", "capacity-block", 1, "active", None, Some(end))]);
-    let mut st = settings();
+    let mut st = fixed();
     st.capacity_block_prices.insert("cr-block".into(), 30.0);
     let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 10h}}\n", "12h", st));
     assert_eq!(s.nodes[0].terminated_seconds, Some(end - 30 * 60), "EC2 reclaims 30 minutes before the end");
@@ -230,7 +221,7 @@ fn an_ended_odcr_turns_its_nodes_on_demand_and_they_are_priced_so() {
     let end = 2 * 3600;
     let yaml = vec![NODE_CLASS.to_string(), pool("reserved, on-demand"), job("a", "")];
     let res = json!([reservation("cr-odcr", "default", 1, "active", None, Some(end))]);
-    let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 5h}}\n", "8h", settings()));
+    let s = run(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 5h}}\n", "8h", fixed()));
     let relabeled = events(&s, "nodeclaim-relabeled");
     assert_eq!(relabeled.len(), 1);
     assert_eq!((relabeled[0].time_seconds, relabeled[0].reason.as_deref()), (end, Some("on-demand")));
@@ -249,7 +240,7 @@ fn an_ended_odcr_turns_its_nodes_on_demand_and_they_are_priced_so() {
 fn capacity_block_prices_must_name_a_capacity_block() {
     let yaml = vec![NODE_CLASS.to_string(), pool("reserved, on-demand"), job("a", "")];
     let res = json!([reservation("cr-odcr", "default", 1, "active", None, None)]);
-    let mut st = settings();
+    let mut st = fixed();
     st.capacity_block_prices.insert("cr-odcr".into(), 30.0);
     let Outcome::Failure { errors } =
         nodecast::simulate(&request(&yaml, res, "- {at: 0s, submit: {ref: Job/ml/a, runTime: 1h}}\n", "2h", st)).outcome
@@ -257,7 +248,7 @@ fn capacity_block_prices_must_name_a_capacity_block() {
         panic!("an ODCR's id is not a capacity block")
     };
     assert_eq!(errors[0].path.as_deref(), Some("simulation.capacityBlockPrices[\"cr-odcr\"]"));
-    let mut st = settings();
+    let mut st = fixed();
     st.capacity_block_prices.insert("cr-x".into(), f64::NAN);
     assert!(st.check().is_err());
 }
