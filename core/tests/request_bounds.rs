@@ -246,3 +246,22 @@ fn a_jobs_completions_count_against_the_pod_bound() {
     assert_eq!(v["status"], "success", "{v}");
     assert_eq!(v["summary"]["pods"]["submitted"], 3, "{}", v["summary"]["pods"]);
 }
+
+/// The trace's `nodePool` events are lowered as NodePools with the cluster's: each adds a
+/// NodePool × catalog of work, so together they count against the NodePool–instance type bound
+/// (a 680 kB trace of 3,100 one-line edits), located at the event that crosses it.
+#[test]
+fn nodepool_edit_events_count_against_the_nodepool_bound() {
+    let edit = "{apiVersion: karpenter.sh/v1, kind: NodePool, metadata: {name: default}, spec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}, requirements: []}}}}";
+    let events: String = (1..=3100).map(|i| format!("- {{at: {i}, nodePool: {edit}}}\n")).collect();
+    let v = simulate(POOL, &format!("kind: Trace\nevents:\n{events}"));
+    let e = failure(&v);
+    assert_eq!(v["errorClass"], "unusable");
+    assert_eq!(e[0]["code"], "too-many-nodepools", "{e:?}");
+    let path = e[0]["path"].as_str().unwrap();
+    assert!(path.starts_with("events[") && path.ends_with("].nodePool"), "{path}");
+    // A few edits are an ordinary answer.
+    let events: String = (1..=3).map(|i| format!("- {{at: {i}, nodePool: {edit}}}\n")).collect();
+    let v = simulate(POOL, &format!("kind: Trace\nevents:\n{events}"));
+    assert_eq!(v["status"], "success", "{v}");
+}
