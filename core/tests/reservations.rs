@@ -1,22 +1,11 @@
 //! Reserved capacity (issue 38): the describe-capacity-reservations input, selection by
 //! EC2NodeClass, reserved offerings in the pass, the pass time, and consolidation prices.
 
+mod common;
+use common::NODE_CLASS;
 use nodecast::api::Plan;
 use nodecast::{Input, Outcome, Request};
 use serde_json::json;
-
-const NODE_CLASS: &str = r#"
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: gpu}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
-  capacityReservationSelectorTerms:
-  - tags: {team: ml}
-"#;
 
 fn pool(name: &str, weight: i32, capacity_types: &str) -> String {
     format!(

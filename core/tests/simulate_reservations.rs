@@ -7,25 +7,12 @@
 //! plugin 75 s. The trace starts at 2026-12-07T00:00:00Z (time 0).
 
 mod common;
-use common::{fixed, PLUGIN, STARTUP};
+use common::{fixed, NODE_CLASS, PLUGIN, STARTUP};
 use nodecast::simulate::{SimSettings, Simulation};
 use nodecast::{Input, Outcome, Request};
 use serde_json::{json, Value};
 
 const START: &str = "2026-12-07T00:00:00Z";
-
-const NODE_CLASS: &str = r#"
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: gpu}
-spec:
-  amiSelectorTerms: [{alias: al2023@latest}]
-  role: KarpenterNodeRole
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
-  capacityReservationSelectorTerms:
-  - tags: {team: ml}
-"#;
 
 fn pool(capacity_types: &str) -> String {
     format!(

@@ -1,5 +1,6 @@
-//! What the simulator's integration tests share: start-up latencies fixed (min == max) and no
-//! spot interruptions, so every expected time and cost is computable by hand.
+//! What the integration tests share: the simulator's start-up latencies fixed (min == max) with
+//! no spot interruptions, so every expected time and cost is computable by hand, and the
+//! reservation tests' EC2NodeClass.
 #![allow(dead_code)] // each test binary uses its own part
 
 use nodecast::simulate::{SecondsRange, SimSettings};
@@ -18,3 +19,17 @@ pub fn fixed() -> SimSettings {
         ..Default::default()
     }
 }
+
+/// An EC2NodeClass selecting the reservations tagged `team: ml`.
+pub const NODE_CLASS: &str = r#"
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: gpu}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: ml}}]
+  capacityReservationSelectorTerms:
+  - tags: {team: ml}
+"#;
