@@ -105,6 +105,7 @@ catalog-check:
 lint:
 	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
 	python3 tools/check_locks.py
+	python3 tools/module_layers.py --check docs/architecture.md
 
 # Python: builds the abi3 wheel with maturin, installs it into .venv-py and tests the installed package.
 test-python:
