@@ -1575,9 +1575,7 @@ function showFieldError(id, msg) {
   $(`${id}-error`).hidden = !msg;
 }
 function showNowError(msg) {
-  $('now').setAttribute('aria-invalid', msg ? 'true' : 'false');
-  $('now-error').textContent = msg || '';
-  $('now-error').hidden = !msg;
+  showFieldError('now', msg);
 }
 /** The field's date-time, or an error saying what is expected. */
 function nowFromInput() {

@@ -125,7 +125,7 @@ export function planReservations(a, h) {
           'table',
           { class: 'nodes res-table', id: 'res-table' },
           h('caption', { text: 'Per reservation after this pass: used by the plan, of the instances available before it' }),
-          h('thead', {}, h('tr', {}, ['Reservation', 'Type', 'Instance type', 'Used', 'Available', 'Total', 'Remaining', 'Committed $/h', 'Offered'].map((c) => h('th', { scope: 'col', text: c })))),
+          h('thead', {}, h('tr', {}, ['Reservation', 'Used', 'Available', 'Total', 'Remaining', 'Committed $/h', 'Offered'].map((c) => h('th', { scope: 'col', text: c })))),
           h(
             'tbody',
             {},
@@ -133,15 +133,20 @@ export function planReservations(a, h) {
               h(
                 'tr',
                 { 'data-reservation': r.id },
-                h('th', { scope: 'row', class: 'mono', text: r.id }),
-                h('td', { text: r.reservationType }),
-                h('td', {}, h('span', { class: 'mono', text: r.instanceType }), h('span', { class: 'cap', text: `${r.zone} · ${r.state}${r.endDate ? ` · ends ${r.endDate}` : ''}` })),
+                h(
+                  'th',
+                  { scope: 'row' },
+                  h('span', { class: 'mono', text: r.id }),
+                  h('span', { class: 'cap res-kind', text: `${r.reservationType} · ${r.instanceType} · ${r.zone}` }),
+                  h('span', { class: 'cap', text: `${r.state}${r.endDate ? ` · ends ${r.endDate}` : ''}` }),
+                ),
                 h('td', { class: 'num res-used', text: String(r.used) }),
                 h('td', { class: 'num', text: String(r.available) }),
                 h('td', { class: 'num', text: String(r.total) }),
                 h('td', { class: 'num', text: String(r.remaining) }),
-                h('td', { class: 'num', text: r.committedPricePerHour === undefined ? 'prepaid (not in the AWS output)' : fmtPrice(r.committedPricePerHour) }),
-                h('td', {}, h('span', { class: `badge ${r.offered ? 'good' : 'stays'}`, text: OFFERED[r.offered] }), r.dependsOnTime ? h('span', { class: 'badge warn', text: 'depends on the time' }) : null, h('div', { class: 'small', text: r.message })),
+                // A capacity block's price is not in the AWS output (the paragraph below says so).
+                h('td', { class: 'num', text: r.committedPricePerHour === undefined ? 'prepaid' : fmtPrice(r.committedPricePerHour) }),
+                h('td', {}, h('span', { class: `badge ${r.offered ? 'good' : 'stays'}`, text: OFFERED[r.offered] }), r.dependsOnTime ? [' ', h('span', { class: 'badge warn', text: 'depends on the time' })] : null, h('div', { class: 'small', text: r.message })),
               ),
             ),
           ),
@@ -228,7 +233,7 @@ export function simReservations(a, h, { fmtUsd, fmtDuration }) {
       h(
         'table',
         { class: 'nodes sim-res-table', id: 'sim-res-table' },
-        h('thead', {}, h('tr', {}, ['Reservation', 'Active', 'Launches', 'Peak / total', 'Used instance-hours', 'Utilisation', 'Deleted / on-demand', 'Committed'].map((c) => h('th', { scope: 'col', text: c })))),
+        h('thead', {}, h('tr', {}, ['Reservation', 'Active', 'Launches', 'Peak / total', 'Used instance-hours', 'Utilisation', 'Committed', 'Deleted / on-demand'].map((c) => h('th', { scope: 'col', text: c })))),
         h(
           'tbody',
           {},
@@ -242,8 +247,8 @@ export function simReservations(a, h, { fmtUsd, fmtDuration }) {
               h('td', { class: 'num', text: `${r.peakUsed} / ${r.total}` }),
               h('td', { class: 'num', text: r.usedInstanceHours.toFixed(1) }),
               h('td', { class: 'num res-util', text: `${(r.utilization * 100).toFixed(1)}%` }),
+              h('td', {}, r.committedCostUsd === undefined ? 'unknown' : fmtUsd(r.committedCostUsd), r.note ? h('div', { class: 'small', text: r.note }) : null),
               h('td', { class: 'num', text: `${r.nodesDeleted} / ${r.nodesOnDemand}` }),
-              h('td', { class: 'num' }, r.committedCostUsd === undefined ? 'unknown' : fmtUsd(r.committedCostUsd), r.note ? h('div', { class: 'small', text: r.note }) : null),
             ),
           ),
         ),

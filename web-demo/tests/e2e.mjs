@@ -415,13 +415,14 @@ try {
     cli(['plan', ...(now ? ['--now', now] : [])], { 'nodepools.yaml': nodepools, 'workloads.yaml': workloads, 'reservations.json': reservations });
   /** The reservation table's rows as the CLI's answer would fill them. */
   async function checkReservationTable(want) {
-    const rows = await page.$$eval('#res-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.reservation, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
+    const rows = await page.$$eval('#res-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.reservation, kind: tr.querySelector('.res-kind').textContent, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
     assert.deepEqual(rows.map((r) => r.id), want.reservations.map((r) => r.id));
     for (const [i, r] of want.reservations.entries()) {
       const c = rows[i].cells;
-      assert.equal(c[0], r.reservationType);
-      assert.deepEqual(c.slice(2, 6), [r.used, r.available, r.total, r.remaining].map(String), `${r.id}: used / available / total / remaining`);
-      assert.ok(c[7].startsWith(r.offered ? 'offered' : 'not offered') && c[7].includes(r.message), `${r.id}: ${c[7]}`);
+      assert.equal(rows[i].kind, `${r.reservationType} · ${r.instanceType} · ${r.zone}`);
+      assert.deepEqual(c.slice(0, 4), [r.used, r.available, r.total, r.remaining].map(String), `${r.id}: used / available / total / remaining`);
+      assert.equal(c[4], r.committedPricePerHour === undefined ? 'prepaid' : fmtPrice(r.committedPricePerHour));
+      assert.ok(c[5].startsWith(r.offered ? 'offered' : 'not offered') && c[5].includes(r.message), `${r.id}: ${c[5]}`);
     }
   }
 
@@ -455,7 +456,7 @@ try {
     await page.fill('#plan-now', '2026-12-01T11:40:00Z');
     const want = resCli(resPreset.nodepools, resPreset.workloads, resPreset.reservations, '2026-12-01T11:40:00Z');
     assert.ok(want.reservations.every((r) => r.offered), 'both offered at 11:40');
-    await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(9) .badge.good').length === 2, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(7) .badge.good').length === 2, null, { timeout: TIMEOUT });
     await checkReservationTable(want);
     // The first NodeClaim holds a slot of both blocks (Karpenter's pessimistic reservation).
     assert.match(await page.locator('#plan-out .claim .options').innerText(), /capacity-reservation-id In \[cr-0a1b2c3d4e5f60001 cr-0a1b2c3d4e5f60002\]/);
@@ -468,7 +469,7 @@ try {
     assert.ok(none.warnings.some((w) => w.code === 'reservation-time-unknown'));
     assert.equal(await page.locator('#res-table .badge.warn').count(), none.reservations.filter((r) => r.dependsOnTime).length);
     await page.fill('#plan-now', '2026-12-01T12:00:00Z');
-    await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(9) .badge.good').length === 1, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(7) .badge.good').length === 1, null, { timeout: TIMEOUT });
     assert.equal(await page.isVisible('#preset-edited'), false);
   });
 
@@ -528,7 +529,7 @@ try {
     assert.notEqual(edited, resPreset.reservations);
     await typeInto('reservations', edited);
     await page.fill('#plan-now', '2026-12-01T11:40:00Z');
-    await page.waitForFunction(() => [...document.querySelectorAll('#res-table tbody tr td:nth-child(6)')].some((td) => td.textContent === '2'), null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => [...document.querySelectorAll('#res-table tbody tr td:nth-child(4)')].some((td) => td.textContent === '2'), null, { timeout: TIMEOUT });
     await page.waitForTimeout(300);
     const other = await context.newPage();
     await other.goto(page.url());
@@ -813,11 +814,11 @@ status:
     for (const [i, r] of want.reservations.entries()) {
       const c = rows[i].cells;
       assert.deepEqual(
-        [c[1], c[2], c[3], c[4], c[5]],
+        [c[1], c[2], c[3], c[4], c[6]],
         [String(r.launches), `${r.peakUsed} / ${r.total}`, r.usedInstanceHours.toFixed(1), `${(r.utilization * 100).toFixed(1)}%`, `${r.nodesDeleted} / ${r.nodesOnDemand}`],
         r.id,
       );
-      assert.ok(c[6].startsWith(r.committedCostUsd === undefined ? 'unknown' : fmtUsd(r.committedCostUsd)), `${r.id}: ${c[6]}`);
+      assert.ok(c[5].startsWith(r.committedCostUsd === undefined ? 'unknown' : fmtUsd(r.committedCostUsd)), `${r.id}: ${c[5]}`);
     }
     const s = want.summary;
     assert.match(await text('#sim-res-committed'), new RegExp(`reservations committed ${fmtUsd(s.reservedCommittedCostUsd).replace('$', '\\$')}; with the commitments ${fmtUsd(s.totalCostWithReservationsUsd).replace('$', '\\$')}`));
