@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { serveDir } from './static-server.mjs';
+import { fmtPrice as pagePrice } from '../money.js'; // the page's own money rule (5 decimals), for reserved prices
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = resolve(WEB, '..');
@@ -421,7 +422,7 @@ try {
       const c = rows[i].cells;
       assert.equal(rows[i].kind, `${r.reservationType} · ${r.instanceType} · ${r.zone}`);
       assert.deepEqual(c.slice(0, 4), [r.used, r.available, r.total, r.remaining].map(String), `${r.id}: used / available / total / remaining`);
-      assert.equal(c[4], r.committedPricePerHour === undefined ? 'prepaid' : fmtPrice(r.committedPricePerHour));
+      assert.equal(c[4], r.committedPricePerHour === undefined ? 'prepaid' : pagePrice(r.committedPricePerHour));
       assert.ok(c[5].startsWith(r.offered ? 'offered' : 'not offered') && c[5].includes(r.message), `${r.id}: ${c[5]}`);
     }
   }
@@ -438,10 +439,10 @@ try {
     const claim = want.nodeClaims[0];
     assert.equal(claim.capacityType, 'reserved');
     assert.equal(await text('#plan-out .claim .itype'), claim.instanceType);
-    assert.equal(await text('#plan-out .claim .per-hour'), `${fmtPrice(claim.pricePerHour)}/h`);
+    assert.equal(await text('#plan-out .claim .per-hour'), `${pagePrice(claim.pricePerHour)}/h`);
     assert.equal(await text('#plan-out .claim .reservation-of'), `Reservation ${claim.reservationId} (${claim.reservationType})`);
     await checkReservationTable(want);
-    assert.match(await text('#res-committed'), new RegExp(`^Committed by the reservations: ${fmtPrice(want.reservedCommittedPricePerHour).replace('$', '\\$')}/h`));
+    assert.match(await text('#res-committed'), new RegExp(`^Committed by the reservations: ${pagePrice(want.reservedCommittedPricePerHour).replace('$', '\\$')}/h`));
     // The pods Karpenter defers to its next pass, with its reason.
     assert.equal(await page.locator('#plan-out .pending-pod').count(), 1);
     assert.match(await text('#plan-out .unschedulable'), /reserved-offering-unavailable/);
@@ -459,7 +460,7 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(7) .badge.good').length === 2, null, { timeout: TIMEOUT });
     await checkReservationTable(want);
     // The first NodeClaim holds a slot of both blocks (Karpenter's pessimistic reservation).
-    assert.match(await page.locator('#plan-out .claim .options').innerText(), /capacity-reservation-id In \[cr-0a1b2c3d4e5f60001 cr-0a1b2c3d4e5f60002\]/);
+    assert.match(await page.locator('#plan-out .claim .options').textContent(), /capacity-reservation-id In \[cr-0a1b2c3d4e5f60001 cr-0a1b2c3d4e5f60002\]/);
     await page.fill('#plan-now', '2026-12-01 11:40');
     await page.waitForSelector('#plan-now-error:not([hidden])', { timeout: TIMEOUT });
     assert.equal(await page.getAttribute('#plan-now', 'aria-invalid'), 'true');
@@ -489,7 +490,7 @@ try {
     assert.ok(want.nodeClaims.length === 3 && want.nodeClaims.every((c) => c.capacityType === 'on-demand'), JSON.stringify(want.nodeClaims.map((c) => c.capacityType)));
     await typeInto('nodepools', both);
     await page.waitForFunction((n) => document.querySelectorAll('#plan-out .claim .badge.on-demand').length === n, want.nodeClaims.length, { timeout: TIMEOUT });
-    assert.equal(await text('#plan-out .total-hour'), `${fmtPrice(want.totalPricePerHour)}/h`);
+    assert.equal(await text('#plan-out .total-hour'), `${pagePrice(want.totalPricePerHour)}/h`);
     assert.equal(await page.locator('#plan-out .claim .reservation-of').count(), 0);
     await checkReservationTable(want);
     await page.screenshot({ path: join(OUT, '10-reservations-on-demand.png'), fullPage: true });
