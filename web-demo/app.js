@@ -6,13 +6,14 @@ import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.j
 import { HOURS_PER_MONTH, fmtDollars2, fmtMonth, fmtPrice } from './money.js';
 import { renderOptimization } from './optimize.js';
 import { renderAdvice } from './advise.js';
+import { RESERVATIONS_SOURCE, claimReservation, locateJson, passTime, planReservations, reservationChanges, reservationOptions, simReservations } from './reservations.js';
 
 const DEBOUNCE_MS = 250;
 // The YAML editors by the id of the textarea each replaced: `$(id).value` reads and sets their
 // text and `$(id).addEventListener('input', ...)` hears the user's edits, as with a textarea.
 const editors = {};
 const $ = (id) => editors[id] || document.getElementById(id);
-const EDITOR_IDS = ['nodepools', 'workloads', 'cluster', 'sim-trace', 'sim-cluster'];
+const EDITOR_IDS = ['nodepools', 'workloads', 'reservations', 'cluster', 'sim-trace', 'sim-cluster'];
 const editorHost = (id) => document.querySelector(`.cm-host[data-editor="${id}"]`);
 
 /**
@@ -161,12 +162,12 @@ worker.onmessage = (ev) => {
 };
 worker.onerror = (ev) => workerReady.reject(new Error(ev.message || 'the worker failed to start'));
 
-function ask(op, request) {
+function ask(op, request, options) {
   if (op !== 'bench') request = withCatalog(request);
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
-    worker.postMessage({ id, op, request });
+    worker.postMessage({ id, op, request, options });
   });
 }
 
@@ -188,6 +189,8 @@ const state = {
   capacityBuffer: false,
   pod: PLAN_PRESETS[0].pod,
   type: PLAN_PRESETS[0].instanceType,
+  // The plan tab's time of the pass (the request's `now`, for reservations' end dates); '' = none.
+  planNow: PLAN_PRESETS[0].now ?? '',
   spreset: SIMULATE_PRESETS[0].id,
   // Simulation settings as typed (strings; empty = the core's default).
   seed: String(SIMULATE_PRESETS[0].seed),
@@ -229,6 +232,8 @@ function snapshot() {
   // Editors are carried only when they differ from their example, which keeps links short.
   if ($('nodepools').value !== planPreset().nodepools) s.nodepools = $('nodepools').value;
   if ($('workloads').value !== planPreset().workloads) s.workloads = $('workloads').value;
+  if ($('reservations').value !== (planPreset().reservations ?? '')) s.reservations = $('reservations').value;
+  if (state.planNow !== (planPreset().now ?? '')) s.planNow = state.planNow;
   if ($('cluster').value !== consolidatePreset().cluster) s.cluster = $('cluster').value;
   Object.assign(s, { spreset: state.spreset, seed: state.seed, spot: state.spot, gmin: state.gmin, gmax: state.gmax });
   if ($('sim-cluster').value !== simulatePreset().cluster) s.simCluster = $('sim-cluster').value;
@@ -313,6 +318,10 @@ async function loadUrl() {
     $('cpreset').value = state.cpreset;
     $('nodepools').value = typeof s.nodepools === 'string' ? s.nodepools : planPreset().nodepools;
     $('workloads').value = typeof s.workloads === 'string' ? s.workloads : planPreset().workloads;
+    // Links from before the reservations editor carry neither field: the preset's (none) apply.
+    $('reservations').value = typeof s.reservations === 'string' ? s.reservations : planPreset().reservations ?? '';
+    state.planNow = typeof s.planNow === 'string' ? s.planNow : planPreset().now ?? '';
+    setPlanNowInput(state.planNow);
     $('cluster').value = typeof s.cluster === 'string' ? s.cluster : consolidatePreset().cluster;
     $('spreset').value = state.spreset;
     $('sim-cluster').value = typeof s.simCluster === 'string' ? s.simCluster : simulatePreset().cluster;
@@ -368,8 +377,11 @@ const planInputs = () => [
   { name: 'nodepools.yaml', text: $('nodepools').value },
   { name: 'workloads.yaml', text: $('workloads').value },
 ];
-const EDITOR_OF = { 'nodepools.yaml': 'nodepools', 'workloads.yaml': 'workloads', 'cluster.yaml': 'cluster', 'sim-cluster.yaml': 'sim-cluster', 'trace.yaml': 'sim-trace' };
-const TAB_OF_EDITOR = { nodepools: 'plan', workloads: 'plan', cluster: 'consolidate', 'sim-cluster': 'simulate', 'sim-trace': 'simulate' };
+const EDITOR_OF = { 'nodepools.yaml': 'nodepools', 'workloads.yaml': 'workloads', [RESERVATIONS_SOURCE]: 'reservations', 'cluster.yaml': 'cluster', 'sim-cluster.yaml': 'sim-cluster', 'trace.yaml': 'sim-trace' };
+const TAB_OF_EDITOR = { nodepools: 'plan', workloads: 'plan', reservations: 'plan', cluster: 'consolidate', 'sim-cluster': 'simulate', 'sim-trace': 'simulate' };
+// The plan tab's wasm options (the reservations editor) and the texts its answers locate errors in.
+const planOptions = () => reservationOptions($('reservations').value);
+const planTexts = (inputs) => [...inputs, { name: RESERVATIONS_SOURCE, text: $('reservations').value }];
 
 function debounce(fn) {
   let t = null;
@@ -397,6 +409,8 @@ function planSettings() {
   if (flag) s.featureGates = flag;
   return s;
 }
+/** A plan-tab request: the settings and the time of the pass, when one is given. */
+const planRequest = (fields) => ({ ...fields, settings: planSettings(), ...(state.planNow ? { now: state.planNow } : {}) });
 
 async function runPlan() {
   const seq = ++planSeq;
@@ -406,9 +420,9 @@ async function runPlan() {
   try {
     await readyPromise;
     const inputs = planInputs();
-    const { answer, ms } = await ask('plan', { inputs, settings: planSettings() });
+    const { answer, ms } = await ask('plan', planRequest({ inputs }), planOptions());
     if (seq !== planSeq) return; // a newer edit is on its way
-    markErrors(answer, inputs);
+    markErrors(answer, planTexts(inputs));
     timings.lastPlanMs = ms;
     lastPlan = answer;
     if (answer.status === 'success') lastGoodPlan = answer;
@@ -435,7 +449,7 @@ async function runPlan() {
 /** The optimum beside the plan, for the same inputs (after the plan, so it never delays it). */
 async function runOptimize(seq) {
   try {
-    const { answer, ms } = await ask('optimize', { inputs: planInputs(), settings: planSettings() });
+    const { answer, ms } = await ask('optimize', planRequest({ inputs: planInputs() }), planOptions());
     if (seq !== planSeq) return;
     timings.lastOptimizeMs = ms;
     replace($('opt-out'), renderOptimization(answer, h, ms), answer.status);
@@ -456,7 +470,7 @@ function adviseOptions() {
 /** NodePool edits that make Karpenter cheaper (after the optimum: it re-plans many times). */
 async function runAdvise(seq) {
   try {
-    const { answer, ms } = await ask('advise', { inputs: planInputs(), settings: planSettings(), advise: adviseOptions() });
+    const { answer, ms } = await ask('advise', planRequest({ inputs: planInputs(), advise: adviseOptions() }), planOptions());
     if (seq !== planSeq) return;
     replace($('adv-out'), renderAdvice(answer, h, ms), answer.status);
   } catch (e) {
@@ -508,7 +522,7 @@ async function runExplain() {
   out.dataset.shown = 'true';
   try {
     await readyPromise;
-    const { answer } = await ask('explain', { inputs: planInputs(), settings: planSettings(), pod, instanceType: type });
+    const { answer } = await ask('explain', planRequest({ inputs: planInputs(), pod, instanceType: type }), planOptions());
     if (seq !== explainSeq) return;
     replace(out, renderExplanation(answer), answer.status);
     saveUrl();
@@ -595,6 +609,7 @@ function renderPlan(a) {
     );
   }
   if (a.unschedulable.length) root.append(renderUnschedulable(a.unschedulable));
+  root.append(planReservations(a, h) ?? '');
   if (a.nodePools.length) root.append(renderLimits(a.nodePools));
   root.append(renderNotes(a.warnings, a.skipped));
   return root;
@@ -643,6 +658,7 @@ function renderClaim(c) {
       h('span', { class: 'price' }, h('strong', { class: 'per-hour', text: `${fmtPrice(c.pricePerHour)}/h` }), h('span', { class: 'per-month', text: ` · ${fmtMonth(c.pricePerHour)}/month` })),
     ),
     h('p', { class: 'meta' }, `NodeClaim ${c.name} · NodePool ${c.nodePool} · ${plural(c.pods.length, 'pod')}`),
+    claimReservation(c, h),
     // Karpenter's own coin flips (Go map order): said on the claim rather than hidden.
     (c.ties || []).map((t) => h('p', { class: 'tie small', text: `Note: ${t.message}` })),
     packing,
@@ -874,13 +890,15 @@ function renderErrors(a) {
     ),
   );
 }
-const editorLabel = (id) => ({ nodepools: 'NodePools', workloads: 'workloads', cluster: 'cluster state', 'sim-cluster': 'simulation cluster', 'sim-trace': 'trace' })[id];
+const editorLabel = (id) => ({ nodepools: 'NodePools', workloads: 'workloads', reservations: 'reservations', cluster: 'cluster state', 'sim-cluster': 'simulation cluster', 'sim-trace': 'trace' })[id];
 
 /**
  * Offsets [start, end) of the line holding an error: its line/column, else its document and path
  * (or its path alone in a one-document text, as for the trace's errors).
  */
 export function locate(text, e) {
+  const json = locateJson(text, e); // a JSON text (the AWS CLI's output) by its path
+  if (json) return json;
   const lines = text.split('\n');
   const lineStart = (n) => lines.slice(0, n).reduce((s, l) => s + l.length + 1, 0);
   if (e.line) {
@@ -1157,6 +1175,7 @@ function renderDecision(a) {
       ),
     ),
   );
+  root.append(reservationChanges(a, h) ?? '');
   if (a.nodePools?.length) {
     root.append(
       h('h3', { text: 'Disruption budgets now (allowed disruptions per reason)' }),
@@ -1500,6 +1519,7 @@ function renderSimulation(a, ms) {
     ),
     a.nodes.length ? renderGantt(a) : h('p', { class: 'hint', text: 'No NodeClaim was launched.' }),
     renderCostCurve(a),
+    simReservations(a, h, { fmtUsd, fmtDuration }),
     a.nodes.length ? renderSimNodes(a) : null,
     renderNotes(a.warnings, a.skipped),
     h('p', { class: 'hint small', text: `Simulated in ${fmtNumber(ms, 1)} ms in a worker; ${plural(a.timeline.length, 'timeline event')}.` }),
@@ -1545,10 +1565,17 @@ function setNowInput(iso) {
   $('now').value = iso || '';
   showNowError(null);
 }
+function setPlanNowInput(iso) {
+  $('plan-now').value = iso || '';
+  showFieldError('plan-now', null);
+}
+function showFieldError(id, msg) {
+  $(id).setAttribute('aria-invalid', msg ? 'true' : 'false');
+  $(`${id}-error`).textContent = msg || '';
+  $(`${id}-error`).hidden = !msg;
+}
 function showNowError(msg) {
-  $('now').setAttribute('aria-invalid', msg ? 'true' : 'false');
-  $('now-error').textContent = msg || '';
-  $('now-error').hidden = !msg;
+  showFieldError('now', msg);
 }
 /** The field's date-time, or an error saying what is expected. */
 function nowFromInput() {
@@ -1565,7 +1592,7 @@ function nowFromInput() {
 
 function updateEdited() {
   const p = planPreset();
-  const edited = $('nodepools').value !== p.nodepools || $('workloads').value !== p.workloads;
+  const edited = $('nodepools').value !== p.nodepools || $('workloads').value !== p.workloads || $('reservations').value !== (p.reservations ?? '') || state.planNow !== (p.now ?? '');
   $('preset-edited').hidden = !edited;
   $('cluster-edited').hidden = $('cluster').value === consolidatePreset().cluster;
   const sp = simulatePreset();
@@ -1579,6 +1606,9 @@ function applyPlanPreset(id) {
   $('preset').value = p.id;
   $('nodepools').value = p.nodepools;
   $('workloads').value = p.workloads;
+  $('reservations').value = p.reservations ?? '';
+  state.planNow = p.now ?? '';
+  setPlanNowInput(state.planNow);
   state.pod = p.pod;
   state.type = p.instanceType;
   state.gates = p.featureGates ?? '';
@@ -1623,6 +1653,8 @@ async function main() {
   if (!(await loadUrl())) {
     $('nodepools').value = planPreset().nodepools;
     $('workloads').value = planPreset().workloads;
+    $('reservations').value = planPreset().reservations ?? '';
+    setPlanNowInput(state.planNow);
     $('cluster').value = consolidatePreset().cluster;
     $('sim-cluster').value = simulatePreset().cluster;
     $('sim-trace').value = simulatePreset().trace;
@@ -1648,6 +1680,13 @@ async function main() {
     if (r.error) return; // the last answer stays, for the last valid clock
     state.now = r.now;
     scheduleConsolidate();
+  });
+  $('plan-now').addEventListener('input', () => {
+    const r = passTime($('plan-now').value);
+    showFieldError('plan-now', r.error);
+    if (r.error) return; // the last answer stays, for the last valid time
+    state.planNow = r.now ?? '';
+    schedulePlan();
   });
   $('plan-gates').addEventListener('input', () => {
     state.gates = $('plan-gates').value;
@@ -1726,12 +1765,13 @@ async function main() {
   } catch (e) {
     // The examples still answer; the texts stay read-only until the bundle is built.
     timings.editorError = String(e.message || e);
-    for (const id of ['editors-help', 'cluster-help', 'sim-editors-help']) {
+    for (const id of ['editors-help', 'reservations-help', 'cluster-help', 'sim-editors-help']) {
       $(id).replaceChildren(h('span', { class: 'bad', text: 'The editors did not load (build/editor.js: run make web-build): the examples are shown read-only. ' }), $(id).textContent);
     }
   }
   $('nodepools').addEventListener('input', () => schedulePlan());
   $('workloads').addEventListener('input', () => schedulePlan());
+  $('reservations').addEventListener('input', () => schedulePlan());
   $('cluster').addEventListener('input', () => scheduleConsolidate());
   $('sim-cluster').addEventListener('input', () => scheduleSimulate());
   $('sim-trace').addEventListener('input', () => scheduleSimulate());

@@ -1,6 +1,8 @@
 // nodecast playground worker: loads the wasm build of the core and answers requests off the main
 // thread, so typing never waits for a plan. Messages in: {id, op, request}; op is one of the
-// facade functions (plan, consolidate, explain, catalog, validate, simulate, optimize, advise) or 'bench'. Messages out:
+// facade functions (plan, consolidate, explain, catalog, validate, simulate, optimize, advise) or 'bench';
+// `options` (optional) is the wasm functions' second argument (e.g. `{reservations}`, the
+// describe-capacity-reservations text, which the binding appends to the request). Messages out:
 // {id, op, answer, ms} or {id, op, error} ({type: 'ready', ...} once the wasm is loaded).
 import { PLAN_PRESETS } from './presets.js';
 
@@ -40,8 +42,8 @@ async function load() {
 }
 
 // The contract is request object in, answer object out; tolerate a build that speaks JSON text.
-function call(op, request) {
-  let answer = api[op](request);
+function call(op, request, options) {
+  let answer = options === undefined ? api[op](request) : api[op](request, options);
   if (typeof answer === 'string') answer = JSON.parse(answer);
   else if (answer instanceof Map) answer = Object.fromEntries(answer);
   return answer;
@@ -117,7 +119,7 @@ const ready = load().then(
 );
 
 self.onmessage = async (ev) => {
-  const { id, op, request } = ev.data;
+  const { id, op, request, options } = ev.data;
   if (!(await ready)) {
     self.postMessage({ id, op, error: 'the wasm module did not load' });
     return;
@@ -130,7 +132,7 @@ self.onmessage = async (ev) => {
     if (!FUNCTIONS.includes(op)) throw new Error(`unknown operation ${op}`);
     if (typeof api[op] !== 'function') throw new Error(`pkg/ has no ${op}: rebuild it with make wasm (bindings-wasm/scripts/build.sh)`);
     const t0 = performance.now();
-    const answer = call(op, request);
+    const answer = call(op, request, options);
     self.postMessage({ id, op, answer, ms: performance.now() - t0 });
   } catch (e) {
     self.postMessage({ id, op, error: String(e?.stack || e?.message || e) });

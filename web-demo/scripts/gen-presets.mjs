@@ -46,6 +46,12 @@ const PLAN = [
     nodepools: ['overlays/gpu-shared.yaml'],
     workloads: ['overlays/shared-gpu-workloads.yaml'],
     pod: 'ml/mig-models-0', instanceType: 'p5.48xlarge', featureGates: 'NodeOverlay=true' },
+  // The worked example of docs/reservations.md: cluster.yaml's EC2NodeClass and NodePools go to
+  // the NodePools editor, its Job to the workloads editor; reservations.json (the AWS CLI's
+  // describe-capacity-reservations output) to the reservations editor; `now` is the pass's time.
+  { id: 'p5-capacity-blocks', label: 'p5 capacity blocks + on-demand fallback pool (reservations)',
+    split: 'reservations/cluster.yaml', reservations: 'reservations/reservations.json', now: '2026-12-01T12:00:00Z',
+    pod: 'default/train-llm-0', instanceType: 'p5.48xlarge' },
 ];
 
 // Consolidation presets: one editor holding a pool file and the cluster state.
@@ -60,6 +66,10 @@ const CONSOLIDATE = [
     files: ['disruption/pool-balanced.yaml', 'disruption/cluster-state.yaml'], now: '2025-03-05T12:00:00Z' },
   { id: 'spot-to-spot', label: 'Spot node: replaced only with SpotToSpotConsolidation',
     files: ['disruption/pool-spot.yaml', 'disruption/cluster-state-spot.yaml'], now: '2025-03-05T12:00:00Z' },
+  // docs/reservations.md's consolidate --now example: the reservations document is one more
+  // document of the editor (the files are joined with `---`, the JSON as a YAML flow mapping).
+  { id: 'capacity-block-expiring', label: 'Capacity block expiring: its NodeClaim is deleted (reservations)',
+    files: ['reservations/cluster.yaml', 'reservations/reservations.json', 'reservations/nodes.yaml'], separate: true, now: '2026-12-01T11:55:00Z' },
 ];
 
 // Simulation presets: the cluster editor (NodePools + the workload templates the trace refers
@@ -73,16 +83,37 @@ const SIMULATE = [
   { id: 'week', label: 'A week of a GPU training team (nightly 8-GPU runs, notebooks, vLLM)',
     cluster: ['nodepools/gpu-training.yaml', 'nodepools/gpu-inference.yaml', 'workloads/vllm-inference.yaml', 'simulate/workloads.yaml'],
     trace: 'simulate/week.yaml', seed: 7, spot: '0.01', settingsFile: 'simulate/settings.yaml' },
+  // docs/reservations.md's week (its command line: the default seed 0): the reservations
+  // document is one more document of the cluster editor, joined with `---`.
+  { id: 'reserved-week', label: 'A week on a p5 capacity block and an ODCR (reservations)',
+    cluster: ['reservations/week/cluster.yaml', 'reservations/week/reservations.json'], separate: true,
+    trace: 'reservations/week/trace.yaml', seed: 0 },
 ];
 
 const files = {};
 const read = (f) => (files[f] ??= readFileSync(join(examples, f), 'utf8'));
 const cat = (list) => list.map(read).map((t) => (t.endsWith('\n') ? t : t + '\n')).join('');
 
-const plan = PLAN.map(({ nodepools, workloads, ...p }) => ({
-  ...p, sources: { nodepools, workloads }, nodepools: cat(nodepools), workloads: cat(workloads),
-}));
-const consolidate = CONSOLIDATE.map(({ files: fs, ...p }) => ({ ...p, sources: fs, cluster: cat(fs) }));
+// Files as separate YAML documents: a `---` before every file after the first.
+const catDocs = (list) => list.map(read).map((t) => (t.endsWith('\n') ? t : t + '\n')).join('---\n');
+// One multi-document file split in two: its EC2NodeClasses and NodePools, and everything else
+// (each document keeps the comments above it; the file's header goes with the first).
+function splitKinds(file) {
+  const docs = read(file).split(/^---[ \t]*\n/m);
+  const pools = [], rest = [];
+  for (const d of docs) (/^kind:\s*(EC2NodeClass|NodePool)\s*$/m.test(d) ? pools : rest).push(d);
+  if (!pools.length || !rest.length) throw new Error(`${file}: expected NodePools and workloads to split`);
+  return [pools.join('---\n'), rest.join('---\n')];
+}
+
+const plan = PLAN.map(({ nodepools, workloads, split, reservations, ...p }) => {
+  if (split) {
+    const [pools, loads] = splitKinds(split);
+    return { ...p, sources: { split, reservations }, nodepools: pools, workloads: loads, reservations: read(reservations) };
+  }
+  return { ...p, sources: { nodepools, workloads }, nodepools: cat(nodepools), workloads: cat(workloads) };
+});
+const consolidate = CONSOLIDATE.map(({ files: fs, separate, ...p }) => ({ ...p, sources: fs, cluster: separate ? catDocs(fs) : cat(fs) }));
 // A preset with a settingsFile must say what that file says (the playground has no YAML parser).
 for (const p of SIMULATE.filter((p) => p.settingsFile)) {
   const text = read(p.settingsFile);
@@ -95,14 +126,14 @@ for (const p of SIMULATE.filter((p) => p.settingsFile)) {
     }
   }
 }
-const simulate = SIMULATE.map(({ cluster, trace, settingsFile, ...p }) => ({
-  ...p, sources: { cluster, trace, ...(settingsFile ? { settings: settingsFile } : {}) }, cluster: cat(cluster), trace: read(trace),
+const simulate = SIMULATE.map(({ cluster, trace, settingsFile, separate, ...p }) => ({
+  ...p, sources: { cluster, trace, ...(settingsFile ? { settings: settingsFile } : {}) }, cluster: separate ? catDocs(cluster) : cat(cluster), trace: read(trace),
 }));
 
 const out = `// GENERATED by scripts/gen-presets.mjs from ../examples — do not edit; run \`node scripts/gen-presets.mjs\`.
 // The example YAML texts, embedded so that the playground needs no network and no build step.
 
-/** Plan presets: {id, label, sources, nodepools, workloads, pod, instanceType[, featureGates]}. */
+/** Plan presets: {id, label, sources, nodepools, workloads, pod, instanceType[, featureGates][, reservations, now]}. */
 export const PLAN_PRESETS = ${JSON.stringify(plan, null, 2)};
 
 /** Consolidation presets: {id, label, sources, cluster, now}. */

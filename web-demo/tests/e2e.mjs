@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { serveDir } from './static-server.mjs';
+import { fmtPrice as pagePrice } from '../money.js'; // the page's own money rule (5 decimals), for reserved prices
 
 const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = resolve(WEB, '..');
@@ -166,9 +167,9 @@ try {
         .map((el) => el.id || el.outerHTML.slice(0, 60)),
     );
     assert.deepEqual(unlabelled, []);
-    // The five YAML editors are CodeMirror text boxes, labelled and described.
+    // The six YAML editors are CodeMirror text boxes, labelled and described.
     const editors = await page.$$eval('.cm-content', (els) => els.map((el) => ({ id: el.id, role: el.getAttribute('role'), multi: el.getAttribute('aria-multiline'), label: document.getElementById(el.getAttribute('aria-labelledby'))?.textContent.trim(), help: !!document.getElementById(el.getAttribute('aria-describedby') || '-') })));
-    assert.deepEqual(editors.map((e) => e.id).sort(), ['cluster', 'nodepools', 'sim-cluster', 'sim-trace', 'workloads']);
+    assert.deepEqual(editors.map((e) => e.id).sort(), ['cluster', 'nodepools', 'reservations', 'sim-cluster', 'sim-trace', 'workloads']);
     for (const e of editors) {
       assert.equal(e.role, 'textbox', e.id);
       assert.equal(e.multi, 'true', e.id);
@@ -408,6 +409,151 @@ try {
     await page.waitForFunction(() => window.__nodecastEditors.nodepools.errorCount === 0 && !document.querySelector('.cm-host[data-editor="nodepools"] .cm-lint-marker-error, .cm-host[data-editor="nodepools"] .cm-error-line'), null, { timeout: TIMEOUT });
   });
 
+  // Capacity reservations (docs/reservations.md, "In the playground"): the worked example of two
+  // p5.48xlarge capacity blocks, its reservations in their own editor, the time of the pass.
+  let resPreset;
+  const resCli = (nodepools, workloads, reservations, now) =>
+    cli(['plan', ...(now ? ['--now', now] : [])], { 'nodepools.yaml': nodepools, 'workloads.yaml': workloads, 'reservations.json': reservations });
+  /** The reservation table's rows as the CLI's answer would fill them. */
+  async function checkReservationTable(want) {
+    const rows = await page.$$eval('#res-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.reservation, kind: tr.querySelector('.res-kind').textContent, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
+    assert.deepEqual(rows.map((r) => r.id), want.reservations.map((r) => r.id));
+    for (const [i, r] of want.reservations.entries()) {
+      const c = rows[i].cells;
+      assert.equal(rows[i].kind, `${r.reservationType} · ${r.instanceType} · ${r.zone}`);
+      assert.deepEqual(c.slice(0, 4), [r.used, r.available, r.total, r.remaining].map(String), `${r.id}: used / available / total / remaining`);
+      assert.equal(c[4], r.committedPricePerHour === undefined ? 'prepaid' : pagePrice(r.committedPricePerHour));
+      assert.ok(c[5].startsWith(r.offered ? 'offered' : 'not offered') && c[5].includes(r.message), `${r.id}: ${c[5]}`);
+    }
+  }
+
+  await step('the p5 capacity blocks preset: a reserved NodeClaim, its reservation and the reservation table, as the CLI says', async () => {
+    await page.selectOption('#preset', 'p5-capacity-blocks');
+    await waitText('#plan-out .claim .badge', 'reserved');
+    resPreset = { nodepools: await editorValue('nodepools'), workloads: await editorValue('workloads'), reservations: await editorValue('reservations') };
+    assert.match(resPreset.reservations, /"CapacityReservations"/, 'the reservations editor holds the describe-capacity-reservations output');
+    assert.doesNotMatch(resPreset.nodepools + resPreset.workloads, /CapacityReservations/, 'not pasted into the manifests');
+    assert.equal(await page.inputValue('#plan-now'), '2026-12-01T12:00:00Z');
+    const want = resCli(resPreset.nodepools, resPreset.workloads, resPreset.reservations, '2026-12-01T12:00:00Z');
+    assert.equal(want.status, 'success', JSON.stringify(want.errors));
+    const claim = want.nodeClaims[0];
+    assert.equal(claim.capacityType, 'reserved');
+    assert.equal(await text('#plan-out .claim .itype'), claim.instanceType);
+    assert.equal(await text('#plan-out .claim .per-hour'), `${pagePrice(claim.pricePerHour)}/h`);
+    assert.equal(await text('#plan-out .claim .reservation-of'), `Reservation ${claim.reservationId} (${claim.reservationType})`);
+    await checkReservationTable(want);
+    assert.match(await text('#res-committed'), new RegExp(`^Committed by the reservations: ${pagePrice(want.reservedCommittedPricePerHour).replace('$', '\\$')}/h`));
+    // The pods Karpenter defers to its next pass, with its reason.
+    assert.equal(await page.locator('#plan-out .pending-pod').count(), 1);
+    assert.match(await text('#plan-out .unschedulable'), /reserved-offering-unavailable/);
+    // Which reservations the EC2NodeClass selected, and why the expiring block gives no offering.
+    assert.match(await text('#plan-out .res-classes'), /gpu: cr-0a1b2c3d4e5f60001, cr-0a1b2c3d4e5f60002/);
+    assert.match(await text('#plan-out .res-classes'), /cr-0a1b2c3d4e5f60002 \[expiring\]/);
+    await page.locator('#plan-out .reservations').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(OUT, '09-reservations.png'), fullPage: true });
+  });
+
+  await step('the time of the pass: at 11:40 both blocks are offered; a time without Z is flagged; none warns', async () => {
+    await page.fill('#plan-now', '2026-12-01T11:40:00Z');
+    const want = resCli(resPreset.nodepools, resPreset.workloads, resPreset.reservations, '2026-12-01T11:40:00Z');
+    assert.ok(want.reservations.every((r) => r.offered), 'both offered at 11:40');
+    await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(7) .badge.good').length === 2, null, { timeout: TIMEOUT });
+    await checkReservationTable(want);
+    // The first NodeClaim holds a slot of both blocks (Karpenter's pessimistic reservation).
+    assert.match(await page.locator('#plan-out .claim .options').textContent(), /capacity-reservation-id In \[cr-0a1b2c3d4e5f60001 cr-0a1b2c3d4e5f60002\]/);
+    await page.fill('#plan-now', '2026-12-01 11:40');
+    await page.waitForSelector('#plan-now-error:not([hidden])', { timeout: TIMEOUT });
+    assert.equal(await page.getAttribute('#plan-now', 'aria-invalid'), 'true');
+    await page.fill('#plan-now', '');
+    await waitText('#plan-out .notes', 'reservation-time-unknown');
+    const none = resCli(resPreset.nodepools, resPreset.workloads, resPreset.reservations, null);
+    assert.ok(none.warnings.some((w) => w.code === 'reservation-time-unknown'));
+    assert.equal(await page.locator('#res-table .badge.warn').count(), none.reservations.filter((r) => r.dependsOnTime).length);
+    await page.fill('#plan-now', '2026-12-01T12:00:00Z');
+    await page.waitForFunction(() => document.querySelectorAll('#res-table tbody tr td:nth-child(7) .badge.good').length === 1, null, { timeout: TIMEOUT });
+    assert.equal(await page.isVisible('#preset-edited'), false);
+  });
+
+  await step('reservation counts edited to 0: the pods go on-demand where the NodePool allows it (and wait where it is reserved-only, as Karpenter)', async () => {
+    const empty = resPreset.reservations.replaceAll('"AvailableInstanceCount": 1', '"AvailableInstanceCount": 0');
+    assert.notEqual(empty, resPreset.reservations);
+    await typeInto('reservations', empty);
+    // The reserved-only NodePool outranks the on-demand one and its reservations are full:
+    // Karpenter holds the pods back (strict mode), it does not fall through to the lower weight.
+    const held = resCli(resPreset.nodepools, resPreset.workloads, empty, '2026-12-01T12:00:00Z');
+    assert.equal(held.nodeClaims.length, 0);
+    await page.waitForFunction(() => !document.querySelector('#plan-out .claim') && /all compatible reserved offerings are full/.test(document.querySelector('#plan-out').innerText), null, { timeout: TIMEOUT });
+    await checkReservationTable(held);
+    // Allowing on-demand in the reserved NodePool is the fallback: every pod launches on demand.
+    const both = resPreset.nodepools.replace('values: [reserved]}', 'values: [reserved, on-demand]}');
+    const want = resCli(both, resPreset.workloads, empty, '2026-12-01T12:00:00Z');
+    assert.ok(want.nodeClaims.length === 3 && want.nodeClaims.every((c) => c.capacityType === 'on-demand'), JSON.stringify(want.nodeClaims.map((c) => c.capacityType)));
+    await typeInto('nodepools', both);
+    await page.waitForFunction((n) => document.querySelectorAll('#plan-out .claim .badge.on-demand').length === n, want.nodeClaims.length, { timeout: TIMEOUT });
+    assert.equal(await text('#plan-out .total-hour'), `${pagePrice(want.totalPricePerHour)}/h`);
+    assert.equal(await page.locator('#plan-out .claim .reservation-of').count(), 0);
+    await checkReservationTable(want);
+    await page.screenshot({ path: join(OUT, '10-reservations-on-demand.png'), fullPage: true });
+  });
+
+  await step('a malformed reservations document shows a located error in the reservations editor', async () => {
+    const bad = resPreset.reservations.replace('"AvailableInstanceCount": 1,', '"AvailableInstanceCount": "lots",');
+    await typeInto('reservations', bad);
+    await page.waitForSelector('#plan-out[data-status="failure"]', { timeout: TIMEOUT });
+    const want = resCli(resPreset.nodepools, resPreset.workloads, bad, '2026-12-01T12:00:00Z');
+    assert.equal(want.errors[0].path, 'CapacityReservations[0].AvailableInstanceCount');
+    const err = await text('#plan-out .errors');
+    assert.match(err, /\[wrong-type\] reservations, document 0, CapacityReservations, CapacityReservations\[0\]\.AvailableInstanceCount/);
+    assert.ok(err.includes(want.errors[0].message), err);
+    await page.waitForFunction(() => window.__nodecastEditors.reservations.errorCount === 1, null, { timeout: TIMEOUT });
+    assert.equal(await page.evaluate(() => window.__nodecastEditors.nodepools.errorCount), 0);
+    await page.click('#plan-out .errors button.link');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'reservations');
+    const line = await page.evaluate(() => {
+      const { view } = window.__nodecastEditors.reservations;
+      return view.state.sliceDoc(view.state.selection.main.from, view.state.selection.main.to);
+    });
+    assert.match(line, /"AvailableInstanceCount": "lots"/);
+    // Not JSON at all (cut short): located by line and column.
+    await typeInto('reservations', resPreset.reservations.slice(0, 300));
+    await page.waitForFunction(() => /reservations, line \d+/.test(document.querySelector('#plan-out .errors')?.innerText ?? ''), null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => window.__nodecastEditors.reservations.errorCount === 1, null, { timeout: TIMEOUT });
+    await page.screenshot({ path: join(OUT, '11-reservations-error.png'), fullPage: true });
+    await typeInto('reservations', resPreset.reservations);
+    await typeInto('nodepools', resPreset.nodepools);
+    await waitText('#plan-out .claim .badge', 'reserved');
+    await page.waitForFunction(() => window.__nodecastEditors.reservations.errorCount === 0, null, { timeout: TIMEOUT });
+  });
+
+  await step('the shareable link carries the reservations and the time of the pass; older links still open', async () => {
+    const edited = resPreset.reservations.replace('"TotalInstanceCount": 1,\n            "AvailableInstanceCount": 1', '"TotalInstanceCount": 2,\n            "AvailableInstanceCount": 2');
+    assert.notEqual(edited, resPreset.reservations);
+    await typeInto('reservations', edited);
+    await page.fill('#plan-now', '2026-12-01T11:40:00Z');
+    await page.waitForFunction(() => [...document.querySelectorAll('#res-table tbody tr td:nth-child(4)')].some((td) => td.textContent === '2'), null, { timeout: TIMEOUT });
+    await page.waitForTimeout(300);
+    const other = await context.newPage();
+    await other.goto(page.url());
+    await other.waitForFunction(() => document.querySelector('#plan-out .claim .badge')?.textContent === 'reserved', null, { timeout: TIMEOUT });
+    await other.waitForFunction(() => window.__nodecastEditors.reservations?.view, null, { timeout: TIMEOUT });
+    assert.equal(await editorValue('reservations', other), edited);
+    assert.equal(await other.inputValue('#plan-now'), '2026-12-01T11:40:00Z');
+    assert.equal(await other.inputValue('#preset'), 'p5-capacity-blocks');
+    // A link made before the reservations editor (no reservations, no planNow): the preset's.
+    const old = Buffer.from(JSON.stringify({ v: 1, tab: 'plan', preset: 'p5-capacity-blocks', cpreset: 'underutilized', now: '2025-03-05T12:00:00Z' })).toString('base64url');
+    await other.goto(`${server.url}#j=${old}`);
+    await other.reload();
+    await other.waitForFunction(() => document.querySelector('#plan-out .claim .badge')?.textContent === 'reserved', null, { timeout: TIMEOUT });
+    assert.equal(await other.inputValue('#plan-now'), '2026-12-01T12:00:00Z');
+    await other.waitForFunction(() => window.__nodecastEditors.reservations?.view, null, { timeout: TIMEOUT });
+    assert.equal(await editorValue('reservations', other), resPreset.reservations);
+    await other.close();
+    await page.selectOption('#preset', 'training');
+    await waitText('#plan-out .itype', 'g5.12xlarge');
+    assert.equal(await editorValue('reservations'), '', 'a preset without reservations empties the editor');
+    assert.equal(await page.inputValue('#plan-now'), '');
+  });
+
   await step('the consolidation tab: replace the half-used g5.12xlarge', async () => {
     const want = cli(['consolidate', '--now', '2025-03-05T12:00:00Z'], {
       'pool.yaml': await page.evaluate(async () => (await import('./presets.js')).CONSOLIDATE_PRESETS[0].cluster),
@@ -501,6 +647,21 @@ status:
     await waitText('#decision', 'Delete');
     assert.match(await text('#ties'), /Karpenter may pick any of: gpu-a, gpu-b, gpu-c/);
     await page.click('#cpreset-reset');
+    await waitText('#decision', 'Replace');
+  });
+
+  await step('the capacity block expiring preset: the NodeClaim its end deletes, as consolidate --now says', async () => {
+    await page.selectOption('#cpreset', 'capacity-block-expiring');
+    assert.equal(await page.inputValue('#now'), '2026-12-01T11:55:00Z');
+    const want = cli(['consolidate', '--now', '2026-12-01T11:55:00Z'], { 'cluster.yaml': await editorValue('cluster') });
+    assert.equal(want.status, 'success', JSON.stringify(want.errors));
+    assert.ok(want.reservationChanges?.length, 'the CLI reports the reservation change');
+    await page.waitForSelector('#reservation-changes', { timeout: TIMEOUT });
+    const items = await page.locator('#reservation-changes li').allInnerTexts();
+    assert.deepEqual(items, want.reservationChanges.map((c) => `${c.node} ${c.change} ${c.reservationType} ${c.reservationId}: ${c.message}`));
+    assert.equal(await text('#decision'), { none: 'No action', delete: 'Delete', replace: 'Replace' }[want.decision]);
+    await page.screenshot({ path: join(OUT, '12-reservation-expiring.png'), fullPage: true });
+    await page.selectOption('#cpreset', 'underutilized');
     await waitText('#decision', 'Replace');
   });
 
@@ -634,6 +795,37 @@ status:
     simTimings.weekMs = t;
     console.log(`     week: ${want.nodes.length} NodeClaims, ${fmtUsd(want.summary.costUsd)} vs ${fmtUsd(want.summary.staticCostUsd)} static; simulate in the worker ${t.toFixed(1)} ms`);
     await page.screenshot({ path: join(OUT, '08-simulation-week.png'), fullPage: true });
+    await page.click('#tab-plan');
+  });
+
+  await step('the reserved week preset: reservation utilisation and committed cost, as the CLI says', async () => {
+    const week = await page.evaluate(async () => (await import('./presets.js')).SIMULATE_PRESETS.find((p) => p.id === 'reserved-week'));
+    assert.ok(week, 'a reserved-week preset');
+    writeFileSync(join(tmp, 'reserved-week.yaml'), week.trace);
+    const want = cli(['simulate', '--trace', join(tmp, 'reserved-week.yaml'), '--seed', String(week.seed)], { 'sim-cluster.yaml': week.cluster });
+    assert.equal(want.status, 'success', JSON.stringify(want.errors));
+    assert.ok(want.reservations?.length, 'the CLI reports the reservations');
+    const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    await page.click('#tab-simulate');
+    await page.selectOption('#spreset', 'reserved-week');
+    await waitText('#sim-total', fmtUsd(want.summary.costUsd), SIM_TIMEOUT);
+    await page.waitForSelector('#sim-res-table', { timeout: TIMEOUT });
+    const rows = await page.$$eval('#sim-res-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.reservation, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent) })));
+    assert.deepEqual(rows.map((r) => r.id), want.reservations.map((r) => r.id));
+    for (const [i, r] of want.reservations.entries()) {
+      const c = rows[i].cells;
+      assert.deepEqual(
+        [c[1], c[2], c[3], c[4], c[6]],
+        [String(r.launches), `${r.peakUsed} / ${r.total}`, r.usedInstanceHours.toFixed(1), `${(r.utilization * 100).toFixed(1)}%`, `${r.nodesDeleted} / ${r.nodesOnDemand}`],
+        r.id,
+      );
+      assert.ok(c[5].startsWith(r.committedCostUsd === undefined ? 'unknown' : fmtUsd(r.committedCostUsd)), `${r.id}: ${c[5]}`);
+    }
+    const s = want.summary;
+    assert.match(await text('#sim-res-committed'), new RegExp(`reservations committed ${fmtUsd(s.reservedCommittedCostUsd).replace('$', '\\$')}; with the commitments ${fmtUsd(s.totalCostWithReservationsUsd).replace('$', '\\$')}`));
+    await page.locator('#simulate-out .sim-reservations').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(OUT, '13-simulation-reservations.png'), fullPage: true });
+    simTimings.reservedWeekMs = await page.evaluate(() => window.__nodecastTimings.lastSimulateMs);
     await page.click('#tab-plan');
   });
 
