@@ -236,6 +236,29 @@ pub fn hostname_request(n: usize, anti: bool) -> Request {
     Request { objects, catalog: Some(synthetic_catalog(DIVERSE_TYPES)), ..Default::default() }
 }
 
+/// The exclusive-placement workloads (issue 29): one NodePool of m5 instances on the embedded
+/// catalog and either a JobSet of `groups` Jobs × `per_group` pods with
+/// `alpha.jobset.sigs.k8s.io/exclusive-topology: <key>` (`lws` false), or a LeaderWorkerSet of
+/// `groups` groups of `per_group` pods with `leaderworkerset.sigs.k8s.io/exclusive-topology`.
+/// Each group gets a domain of `key` to itself: one pod affinity and one inverse anti-affinity
+/// group per Job or group, the shape that was cubic in groups.
+pub fn exclusive_text(lws: bool, groups: usize, per_group: usize, key: &str) -> String {
+    let pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements:\n        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}\n";
+    let pod = "{containers: [{name: c, image: i, resources: {requests: {cpu: '1', memory: 1Gi}}}]}";
+    let workload = if lws {
+        format!("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: lws\n  annotations: {{leaderworkerset.sigs.k8s.io/exclusive-topology: {key}}}\nspec:\n  replicas: {groups}\n  leaderWorkerTemplate:\n    size: {per_group}\n    workerTemplate:\n      spec: {pod}\n")
+    } else {
+        format!("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: js\n  annotations: {{alpha.jobset.sigs.k8s.io/exclusive-topology: {key}}}\nspec:\n  replicatedJobs:\n    - name: w\n      replicas: {groups}\n      template:\n        spec:\n          parallelism: {per_group}\n          template:\n            spec: {pod}\n")
+    };
+    format!("{pool}---\n{workload}")
+}
+
+/// [`exclusive_text`] as a request.
+pub fn exclusive_request(lws: bool, groups: usize, per_group: usize, key: &str) -> Request {
+    let text = exclusive_text(lws, groups, per_group, key);
+    Request { inputs: vec![nodecast::Input { name: Some("exclusive.yaml".into()), text }], ..Default::default() }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The GPU benchmark (embedded AWS catalog, the example GPU NodePools)
 // ---------------------------------------------------------------------------------------------

@@ -161,6 +161,16 @@ fn generator_cases(out: &mut Vec<Case>) {
     plan("gpu-deployments/2000", gen::gpu_request_deployments(2000));
     plan("packing/600-onto-300", gen::packing_request(300, 600));
     plan("packing/3000-onto-200", gen::packing_request(200, 3000));
+    // Exclusive placement (issue 29): recorded from the code before the hostname domains were
+    // shared and the per-claim topology probe was found once per view.
+    for (name, lws, groups, per_group, key) in [
+        ("jobset-hostname-120x2", false, 120, 2, "kubernetes.io/hostname"),
+        ("jobset-zone-8x3", false, 8, 3, "topology.kubernetes.io/zone"),
+        ("lws-hostname-40x3", true, 40, 3, "kubernetes.io/hostname"),
+        ("lws-zone-8x2", true, 8, 2, "topology.kubernetes.io/zone"),
+    ] {
+        plan(&format!("exclusive/{name}"), gen::exclusive_request(lws, groups, per_group, key));
+    }
     out.push(Case {
         name: "bench/consolidation/100x2000".into(),
         json: nodecast::consolidate(&gen::consolidation_request(100, 2000, "10%")).to_json(),

@@ -150,6 +150,11 @@ pub struct View {
     pub tolerations: Arc<Vec<Toleration>>,
     /// (group, the group selects this pod)
     pub groups: Vec<(usize, bool)>,
+    /// The positions in `groups` that `rejects_on_topology` may judge alone: the first group
+    /// of each key the pod's own requirements leave open. Found once per view, not once per
+    /// open NodeClaim: with one inverse group per other exclusive Job, the per-claim scan of
+    /// every group made the pass cubic in Jobs.
+    probe: Vec<usize>,
 }
 
 pub struct Solver<'m> {
@@ -521,12 +526,24 @@ impl Solver<'_> {
         }
         let mut inverse = Vec::new();
         self.topo.selecting(pod, true, &mut inverse);
+        // `inverse` is unique; only the pod's own groups can repeat one (an inverse group is
+        // never one of them, but the check is as cheap as it is safe). Checking against every
+        // group pushed so far was quadratic per pod in the inverse groups that select it (one
+        // per other exclusive Job).
+        let own = groups.len();
         for g in inverse {
-            if !groups.iter().any(|(x, _)| *x == g) {
+            if !groups[..own].iter().any(|(x, _)| *x == g) {
                 groups.push((g, false));
             }
         }
-        View { strict, full, tolerations, groups }
+        let mut probe: Vec<usize> = Vec::new();
+        for (i, &(g, _)) in groups.iter().enumerate() {
+            let key = self.topo.groups[g].def.key;
+            if full.get(key).is_none() && !probe.iter().any(|&e| self.topo.groups[groups[e].0].def.key == key) {
+                probe.push(i);
+            }
+        }
+        View { strict, full, tolerations, groups, probe }
     }
 
     /// One relaxation step (R5.13.1); false when nothing is left to relax.
@@ -815,15 +832,13 @@ impl Solver<'_> {
     fn rejects_on_topology(&self, claim: &PlannedClaim, view: &View) -> Option<(GroupKind, KeyId)> {
         let m = self.m;
         let exists = Requirement::exists();
-        for (i, &(g, selects)) in view.groups.iter().enumerate() {
+        for &i in &view.probe {
+            let (g, selects) = view.groups[i];
             let group = &self.topo.groups[g];
             let key = group.def.key;
-            if view.full.get(key).is_some() || view.groups[..i].iter().any(|&(e, _)| self.topo.groups[e].def.key == key) {
-                continue;
-            }
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = claim.requirements.get(key).unwrap_or(&exists);
-            if topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner).is_none() {
+            if topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner).is_none() {
                 return Some((group.def.kind, key));
             }
         }
@@ -859,7 +874,7 @@ impl Solver<'_> {
             let exists = Requirement::exists();
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = r.get(key).unwrap_or(&exists);
-            let Some(req) = topology::next_domain(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner) else {
+            let Some(req) = topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner) else {
                 return Err(Fail::Topology { kind: group.def.kind, key });
             };
             if topology::single(&req).is_some() {

@@ -10,6 +10,7 @@ use crate::model::{AffinityTerm, LabelSet, Model, Pod, Selector, SpreadConstrain
 use crate::requirements::{Requirement, Requirements};
 use crate::taints::{first_untolerated, Taint, Toleration};
 use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,8 +44,27 @@ pub struct GroupKey {
 #[derive(Debug, Clone)]
 pub struct Group {
     pub def: GroupKey,
-    /// Domain → count of selected pods; every known domain is present (possibly 0).
+    /// Domain → count of selected pods; every known domain is present (possibly 0), except
+    /// the hostnames registered since the group was made (`hosts_from`), which a hostname
+    /// group holds only once a pod counts there (see [`Topology::hosts_of`]).
     pub counts: BTreeMap<ValueId, i32>,
+    /// For a hostname group: its domains include `Topology::hosts[hosts_from..]`.
+    hosts_from: usize,
+}
+
+impl Group {
+    /// Every domain of the group with its count: `counts` plus, at 0, the registered hostnames
+    /// it does not hold (`hosts`, from [`Topology::hosts_of`]). Borrowed when there are none.
+    fn domains<'a>(&'a self, hosts: &[ValueId]) -> Cow<'a, BTreeMap<ValueId, i32>> {
+        if hosts.iter().all(|h| self.counts.contains_key(h)) {
+            return Cow::Borrowed(&self.counts);
+        }
+        let mut all = self.counts.clone();
+        for &h in hosts {
+            all.entry(h).or_insert(0);
+        }
+        Cow::Owned(all)
+    }
 }
 
 /// Per key, the domains Karpenter knows and the taint lists they come with (R5.14).
@@ -60,6 +80,12 @@ pub struct Topology {
     index: crate::fxhash::FxHashMap<GroupKey, usize>,
     universe: HashMap<KeyId, BTreeMap<ValueId, Domain>>,
     hostname: KeyId,
+    /// Hostname domains (existing nodes, new NodeClaims) in the order they were registered.
+    /// Every hostname group has, at count 0, each one registered after the group was made;
+    /// they are kept here once rather than inserted into every group, which cost a map entry
+    /// per (group, hostname): quadratic time and memory for one exclusive group per Job (and
+    /// cubic time, as the affinity bootstrap scanned them per open NodeClaim).
+    hosts: Vec<ValueId>,
     /// Existing nodes whose labels can add domains to a group (not in flight, not marked for
     /// deletion, not a disruption candidate): see [`Topology::group`].
     domain_nodes: Vec<usize>,
@@ -159,7 +185,7 @@ impl Topology {
         }
         let i = self.groups.len();
         self.selecting[usize::from(def.inverse)].insert(i, &def.selector);
-        self.groups.push(Group { def: def.clone(), counts });
+        self.groups.push(Group { def: def.clone(), counts, hosts_from: self.hosts.len() });
         self.index.insert(def, i);
         i
     }
@@ -191,10 +217,21 @@ impl Topology {
         out.retain(|&g| selects(&self.groups[g].def, pod));
     }
 
-    /// Register a hostname domain (existing node or new NodeClaim) in every hostname group.
+    /// Register a hostname domain (existing node or new NodeClaim) in every hostname group
+    /// that exists now (see `hosts`).
     pub fn register_hostname(&mut self, h: ValueId) {
-        for g in self.groups.iter_mut().filter(|g| g.def.key == self.hostname) {
-            g.counts.entry(h).or_insert(0);
+        self.hosts.push(h);
+    }
+
+    /// The registered hostnames group `g` has as domains besides its `counts` keys: those
+    /// registered after it was made (none for a group of another key). Pass them to
+    /// [`next_domain`] and [`tied_domains`] with the group.
+    pub fn hosts_of(&self, g: usize) -> &[ValueId] {
+        let group = &self.groups[g];
+        if group.def.key == self.hostname {
+            &self.hosts[group.hosts_from.min(self.hosts.len())..]
+        } else {
+            &[]
         }
     }
 }
@@ -328,9 +365,9 @@ pub fn single(r: &Requirement) -> Option<ValueId> {
 /// pod may use, 0 when there are none or fewer than `minDomains` (no allocation: this runs for
 /// every open NodeClaim a pod is tried against). Shared by the choice and the tie disclosure so
 /// both see the same minimum.
-fn spread_min(g: &Group, pod_domains: &Requirement, interner: &Interner) -> i32 {
+fn spread_min(g: &Group, counts: &BTreeMap<ValueId, i32>, pod_domains: &Requirement, interner: &Interner) -> i32 {
     let (mut n_pod_doms, mut min) = (0i32, i32::MAX);
-    for (_, c) in g.counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
+    for (_, c) in counts.iter().filter(|(d, _)| pod_domains.has(**d, interner)) {
         n_pod_doms += 1;
         min = min.min(*c);
     }
@@ -342,16 +379,21 @@ fn spread_min(g: &Group, pod_domains: &Requirement, interner: &Interner) -> i32 
 }
 
 /// A self-selecting affinity pod may open a domain when no domain it may use has a matching pod
-/// yet (or no domain has one at all).
+/// yet (or no domain has one at all). Domains outside `counts` (`Group::domains`) hold 0 pods,
+/// so `counts` alone answers.
 fn affinity_bootstrap(g: &Group, pod_domains: &Requirement, selects_self: bool, interner: &Interner) -> bool {
+    if !selects_self {
+        return false;
+    }
     let populated_for_pod = g.counts.iter().any(|(d, c)| *c > 0 && pod_domains.has(*d, interner));
     let all_empty = g.counts.values().all(|c| *c == 0);
-    selects_self && (all_empty || !populated_for_pod)
+    all_empty || !populated_for_pod
 }
 
 /// The requirement a group imposes on a placement (R5.16–R5.18). `None` = unsatisfiable.
 pub fn next_domain(
     g: &Group,
+    hosts: &[ValueId],
     hostname: KeyId,
     pod_domains: &Requirement,
     node_domains: &Requirement,
@@ -368,9 +410,9 @@ pub fn next_domain(
                     return (count(h) + me <= g.def.max_skew).then(|| Requirement::in_values([h]));
                 }
             }
-            let min = spread_min(g, pod_domains, interner);
-            let best = g
-                .counts
+            let counts = g.domains(hosts);
+            let min = spread_min(g, &counts, pod_domains, interner);
+            let best = counts
                 .iter()
                 .filter(|(d, _)| node_domains.has(**d, interner))
                 .filter(|(_, c)| **c + me - min <= g.def.max_skew)
@@ -386,6 +428,7 @@ pub fn next_domain(
                     return ok.then(|| Requirement::in_values([h]));
                 }
             }
+            // Populated domains only: the registered hostnames outside `counts` hold none.
             let allowed: Vec<ValueId> = g
                 .counts
                 .iter()
@@ -397,11 +440,12 @@ pub fn next_domain(
             }
             if bootstrap {
                 let first = g
-                    .counts
+                    .domains(hosts)
                     .keys()
-                    .filter(|d| pod_domains.has(**d, interner) && node_domains.has(**d, interner))
-                    .min_by_key(|d| interner.str(**d));
-                return first.map(|d| Requirement::in_values([*d]));
+                    .copied()
+                    .filter(|d| pod_domains.has(*d, interner) && node_domains.has(*d, interner))
+                    .min_by_key(|d| interner.str(*d));
+                return first.map(|d| Requirement::in_values([d]));
             }
             None
         }
@@ -412,7 +456,7 @@ pub fn next_domain(
                 }
             }
             let allowed: Vec<ValueId> = g
-                .counts
+                .domains(hosts)
                 .iter()
                 .filter(|(d, c)| **c == 0 && pod_domains.has(**d, interner) && node_domains.has(**d, interner))
                 .map(|(d, _)| *d)
@@ -435,6 +479,7 @@ pub fn tied_domains(
     selects_self: bool,
     interner: &Interner,
 ) -> Vec<ValueId> {
+    // (Hostname groups, the only ones with domains outside `counts`, have no ties.)
     if g.def.key == hostname {
         return Vec::new();
     }
@@ -442,7 +487,7 @@ pub fn tied_domains(
     let tied: Vec<ValueId> = match g.def.kind {
         GroupKind::Spread => {
             let me = i32::from(selects_self);
-            let min = spread_min(g, pod_domains, interner);
+            let min = spread_min(g, &g.counts, pod_domains, interner);
             let valid = || g.counts.iter().filter(|(d, c)| on_node(d) && **c + me - min <= g.def.max_skew);
             let Some(least) = valid().map(|(_, c)| *c).min() else { return Vec::new() };
             valid().filter(|(_, c)| **c == least).map(|(d, _)| *d).collect()
