@@ -69,9 +69,36 @@ type SuiteDecision struct {
 	DumpError     string                         `json:"dumpError,omitempty"`
 }
 
+// pools: the NodePools the decision can depend on. A NodePool being deleted that no NodeClaim or
+// Node belongs to is left out: the suite leaves one behind (a static NodePool whose finalizer no
+// controller of the suite removes, present from then on in every spec), and with no node it
+// gives no method a candidate, a budget or a replacement (a deleting NodePool launches nothing).
+func (d *SuiteDecision) pools() []v1.NodePool {
+	used := map[string]bool{}
+	for _, nc := range d.NodeClaims {
+		used[nc.Labels[v1.NodePoolLabelKey]] = true
+	}
+	for _, n := range d.APINodes {
+		used[n.Labels[v1.NodePoolLabelKey]] = true
+	}
+	var out []v1.NodePool
+	for _, np := range d.NodePools {
+		if np.DeletionTimestamp.IsZero() || used[np.Name] {
+			out = append(out, np)
+		}
+	}
+	return out
+}
+
 // pass: the decision's inputs in the provisioning pass's shape, to reuse its catalog and settings.
 func (d *SuiteDecision) pass() *SuitePass {
-	p := &SuitePass{Spec: d.Spec, File: d.File, NodePools: d.NodePools, InstanceTypes: d.InstanceTypes, DaemonSets: d.DaemonSets, Settings: d.Settings}
+	its := map[string][]suiteInstanceType{}
+	for _, np := range d.pools() {
+		if t, ok := d.InstanceTypes[np.Name]; ok {
+			its[np.Name] = t
+		}
+	}
+	p := &SuitePass{Spec: d.Spec, File: d.File, NodePools: d.pools(), InstanceTypes: its, DaemonSets: d.DaemonSets, Settings: d.Settings}
 	for i := range d.Pods {
 		if d.Pods[i].Spec.NodeName == "" {
 			p.Pods = append(p.Pods, &d.Pods[i])
@@ -132,7 +159,7 @@ func (d *SuiteDecision) checkModelled() error {
 	if strings.Contains(d.Method, "StaticDrift") {
 		return exclude("static NodePools", "%s", d.Method)
 	}
-	for _, np := range d.NodePools {
+	for _, np := range d.pools() {
 		if np.Spec.Replicas != nil {
 			return exclude("static NodePools", "NodePool %s has spec.replicas", np.Name)
 		}
@@ -227,8 +254,7 @@ func (d *SuiteDecision) objects() (string, error) {
 		}
 		b.Write(body)
 	}
-	for i := range d.NodePools {
-		np := d.NodePools[i]
+	for _, np := range d.pools() {
 		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, &np)
 	}
 	for i := range d.APINodes {
