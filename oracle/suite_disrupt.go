@@ -33,6 +33,7 @@ type suiteStateNodeD struct {
 	MarkedForDeletion bool          `json:"markedForDeletion"`
 	Nominated         bool          `json:"nominated"`
 	Queued            bool          `json:"queued"`
+	BufferPods        int           `json:"bufferPods,omitempty"`
 }
 
 type suiteReplacement struct {
@@ -171,6 +172,10 @@ func (d *SuiteDecision) checkModelled() error {
 			return exclude("nodes in the orchestration queue (Karpenter's memory)", "node %s", n.Name)
 		case n.Nominated:
 			return exclude("nodes nominated for pending pods (Karpenter's memory)", "node %s", n.Name)
+		case n.BufferPods > 0:
+			// Counted in Karpenter's state only (the suite writes them with
+			// cluster.UpdateBufferPodCounts); no CapacityBuffer object says so.
+			return exclude("virtual buffer pods counted in Karpenter's memory", "node %s: %d", n.Name, n.BufferPods)
 		}
 	}
 	for _, pod := range d.Pods {

@@ -65,3 +65,16 @@ func TestConsolidatableByRule(t *testing.T) {
 		t.Fatalf("consolidateAfter Never: got %v %v, want false", got, ok)
 	}
 }
+
+// A node that Karpenter's state counts virtual buffer pods on excludes the decision: no object in
+// the scenario could say so.
+func TestSuiteDecisionBufferPodsExcluded(t *testing.T) {
+	d := &SuiteDecision{NodePools: []v1.NodePool{disruptNodePool("default", nil, false)}, Nodes: []suiteStateNodeD{{Name: "n", BufferPods: 2}}}
+	if err, ok := d.checkModelled().(*Excluded); !ok || err.Category != "virtual buffer pods counted in Karpenter's memory" {
+		t.Fatalf("checkModelled() = %v", err)
+	}
+	d.Nodes[0].BufferPods = 0
+	if err := d.checkModelled(); err != nil {
+		t.Fatalf("checkModelled() = %v, want comparable", err)
+	}
+}
