@@ -47,21 +47,21 @@ func suiteSpecs(path string) (specs, passed int, err error) {
 	return specs, passed, nil
 }
 
-// readPasses reads one suite's dump (JSON lines; a line can be large: whole clusters).
-func readPasses(path string) ([]*SuitePass, error) {
+// readLines reads one dump (JSON lines; a line can be large: whole clusters).
+func readLines[T any](path string) ([]*T, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []*SuitePass
+	var out []*T
 	r := bufio.NewReaderSize(f, 1<<20)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(strings.TrimSpace(string(line))) > 0 {
-			var p SuitePass
+			var p T
 			if jerr := json.Unmarshal(line, &p); jerr != nil {
-				return nil, fmt.Errorf("%s: pass %d: %w", path, len(out)+1, jerr)
+				return nil, fmt.Errorf("%s: line %d: %w", path, len(out)+1, jerr)
 			}
 			out = append(out, &p)
 		}
@@ -75,7 +75,7 @@ func readPasses(path string) ([]*SuitePass, error) {
 }
 
 type suiteTally struct {
-	Suite                string
+	Suite, Kind          string
 	Specs, SpecsPassed   int
 	Passes, Comparable   int
 	Agree                int
@@ -84,7 +84,7 @@ type suiteTally struct {
 }
 
 func (t *suiteTally) print(w io.Writer) {
-	fmt.Fprintf(w, "== %s: %d specs (%d passed on envtest), %d provisioning passes\n", t.Suite, t.Specs, t.SpecsPassed, t.Passes)
+	fmt.Fprintf(w, "== %s: %d specs (%d passed on envtest), %d %s\n", t.Suite, t.Specs, t.SpecsPassed, t.Passes, t.Kind)
 	excluded := 0
 	for _, n := range t.Excluded {
 		excluded += n
@@ -131,29 +131,48 @@ func cmdSuite(args []string) error {
 	var files []string
 	for _, path := range jsonls {
 		base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-		short := base[strings.LastIndex(base, "-")+1:]
-		t := &suiteTally{Suite: "pkg/" + strings.ReplaceAll(base, "-", "/"), Excluded: map[string]int{}, Differ: map[string]int{}, ExcludedEx: map[string]string{}, DifferEx: map[string]string{}}
+		suite, decisions := strings.CutSuffix(base, ".disrupt")
+		short := suite[strings.LastIndex(suite, "-")+1:]
+		t := &suiteTally{Suite: "pkg/" + strings.ReplaceAll(suite, "-", "/"), Kind: "provisioning passes", Excluded: map[string]int{}, Differ: map[string]int{}, ExcludedEx: map[string]string{}, DifferEx: map[string]string{}}
 		tallies = append(tallies, t)
-		if s, p, err := suiteSpecs(filepath.Join(*dumps, base+".report.json")); err == nil {
+		if s, p, err := suiteSpecs(filepath.Join(*dumps, suite+".report.json")); err == nil {
 			t.Specs, t.SpecsPassed = s, p
 		}
-		passes, err := readPasses(path)
-		if err != nil {
-			return err
+		var converts []func(string) (*SuiteCase, error)
+		var specs []string
+		if decisions {
+			// Disruption decisions (dump_disruption.go.in): a tally of their own per suite; their
+			// scenario names carry "-d" (the same suite's provisioning passes have none).
+			t.Kind, short = "disruption decisions", short+"-d"
+			ds, err := readLines[SuiteDecision](path)
+			if err != nil {
+				return err
+			}
+			for _, d := range ds {
+				converts, specs = append(converts, d.Convert), append(specs, d.Spec)
+			}
+		} else {
+			passes, err := readLines[SuitePass](path)
+			if err != nil {
+				return err
+			}
+			for _, p := range passes {
+				converts, specs = append(converts, p.Convert), append(specs, p.Spec)
+			}
 		}
-		t.Passes = len(passes)
+		t.Passes = len(converts)
 		perSpec := map[string]int{}
-		for _, p := range passes {
-			perSpec[p.Spec]++
-			name := suiteName(short, p.Spec, perSpec[p.Spec])
-			c, err := p.Convert(name)
+		for i, convert := range converts {
+			perSpec[specs[i]]++
+			name := suiteName(short, specs[i], perSpec[specs[i]])
+			c, err := convert(name)
 			if err != nil {
 				cat := "harness: " + err.Error()
 				if ex, ok := err.(*Excluded); ok {
 					cat = ex.Category
 				}
 				if t.Excluded[cat]++; t.ExcludedEx[cat] == "" {
-					t.ExcludedEx[cat] = fmt.Sprintf("%q", p.Spec)
+					t.ExcludedEx[cat] = fmt.Sprintf("%q", specs[i])
 				}
 				continue
 			}
@@ -186,7 +205,11 @@ func cmdSuite(args []string) error {
 				class, detail = "nodecast refuses the input", r.Error
 			} else {
 				var n any
-				class, detail, n = compare(r, c.Karpenter)
+				var k any = c.Karpenter
+				if c.Disrupt != nil {
+					k = c.Disrupt
+				}
+				class, detail, n = compare(r, k)
 				if na, ok := n.(*ProvisionAnswer); ok && class == "instance-type options differ" && c.TruncationTie(na) {
 					class = "options differ only among equal-price types at the MaxInstanceTypes cut (Karpenter's unstable sort.Slice)"
 				}

@@ -95,6 +95,8 @@ type SuiteCase struct {
 	Reference string
 	Scenario  map[string]any
 	Karpenter *ProvisionAnswer
+	// A disruption decision's case (suite_disrupt.go): Karpenter's decision; Karpenter is nil.
+	Disrupt *DisruptAnswer
 	// Per Karpenter claim (its pods joined by ","): each option's price as OrderByPrice sees it
 	// (cheapest launchable offering compatible with the claim), and how many options it kept.
 	prices map[string]map[string]float64

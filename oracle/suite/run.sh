@@ -1,9 +1,11 @@
 #!/bin/sh
 # Runs Karpenter v1.15.0's own test suites against envtest with nodecast's instrumentation
 # (issue 39). Nothing of Karpenter's is committed: its module is copied from the Go module cache
-# into a temporary directory, our dump.go.in is added to the copy's package provisioning and one
-# call to it is inserted into Provisioner.Schedule. Each suite writes its passes (JSON lines) to
-# $OUT/<suite>.jsonl and its `go test` log to $OUT/<suite>.log.
+# into a temporary directory, our dump.go.in is added to the copy's package provisioning (one call
+# inserted into Provisioner.Schedule) and dump_disruption.go.in to its package disruption (two calls
+# inserted into the disruption Controller). Each suite writes its provisioning passes (JSON lines)
+# to $OUT/<suite>.jsonl, its disruption decisions to $OUT/<suite>.disrupt.jsonl and its `go test`
+# log to $OUT/<suite>.log.
 #
 # usage: run.sh OUT_DIR SUITE...   (SUITE: a package under pkg/, e.g. controllers/provisioning/scheduling)
 # env:   KUBEBUILDER_ASSETS (envtest's kube-apiserver and etcd), GOTOOLCHAIN, SUITE_TIMEOUT (default 60m),
@@ -20,13 +22,27 @@ mkdir -p "$work"
 cp -R "$src" "$work/karpenter"
 chmod -R u+w "$work/karpenter"
 cd "$work/karpenter"
+# hook FILE ANCHOR CALL: insert CALL after ANCHOR, a line that must be in FILE exactly once.
+hook() {
+  [ "$(grep -c -x -F "$2" "$1")" = 1 ] || {
+    echo "run.sh: the hook's anchor line is not in Karpenter $version's $1 exactly once: $2" >&2; exit 1; }
+  sed -i "/^$(printf '%s' "$2" | sed 's/[][\.*^$/]/\\&/g')\$/a\\
+$3" "$1"
+}
 cp "$here/dump.go.in" pkg/controllers/provisioning/nodecast_dump.go
-# The hook: right after Schedule truncates the result's instance types (what it returns).
-anchor='	results = results.TruncateInstanceTypes(ctx, scheduler.MaxInstanceTypes)'
-[ "$(grep -c -x -F "$anchor" pkg/controllers/provisioning/provisioner.go)" = 1 ] || {
-  echo "run.sh: the hook's anchor line is not in Karpenter $version's provisioner.go exactly once" >&2; exit 1; }
-sed -i "/^$(printf '%s' "$anchor" | sed 's/[][\.*^$/]/\\&/g')\$/a\\
-	nodecastDumpPass(ctx, p, pods, deletingPodUIDs, nodes, results)" pkg/controllers/provisioning/provisioner.go
+# Provisioning: right after Schedule truncates the result's instance types (what it returns).
+hook pkg/controllers/provisioning/provisioner.go \
+  '	results = results.TruncateInstanceTypes(ctx, scheduler.MaxInstanceTypes)' \
+  '	nodecastDumpPass(ctx, p, pods, deletingPodUIDs, nodes, results)'
+cp "$here/dump_disruption.go.in" pkg/controllers/disruption/nodecast_dump.go
+# Disruption: where a method's commands lost their no-ops (non-empty: that method decides the
+# Reconcile), and where Reconcile finds that every method did nothing.
+hook pkg/controllers/disruption/controller.go \
+  '	cmds = lo.Filter(cmds, func(c Command, _ int) bool { return c.Decision() != NoOpDecision })' \
+  '	nodecastDumpDecision(ctx, c, disruption, cmds)'
+hook pkg/controllers/disruption/controller.go \
+  '	// All methods did nothing, so return nothing to do' \
+  '	nodecastDumpDecision(ctx, c, nil, nil)'
 echo "== Karpenter $version copied to $work/karpenter, hook inserted"
 status=0
 for suite in "$@"; do
@@ -36,9 +52,9 @@ for suite in "$@"; do
     nice -n 15 go test -c -o /dev/null "./pkg/$suite" || status=1
     continue
   fi
-  rm -f "$out/$name.jsonl"
+  rm -f "$out/$name.jsonl" "$out/$name.disrupt.jsonl"
   echo "== go test ./pkg/$suite ($(date -u +%H:%M:%S))"
-  NODECAST_SUITE_DUMP="$out/$name.jsonl" nice -n 15 go test "./pkg/$suite" -count=1 -timeout "${SUITE_TIMEOUT:-60m}" \
+  NODECAST_SUITE_DUMP="$out/$name.jsonl" NODECAST_SUITE_DISRUPT_DUMP="$out/$name.disrupt.jsonl" nice -n 15 go test "./pkg/$suite" -count=1 -timeout "${SUITE_TIMEOUT:-60m}" \
     -ginkgo.no-color -ginkgo.json-report="$out/$name.report.json" > "$out/$name.log" 2>&1 || status=1
   tail -n 5 "$out/$name.log"
 done

@@ -307,25 +307,6 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             format!("can't replace with a cheaper node: every option's worst launch price is at least ${}", round_price(candidate_price)),
         ));
     }
-    if multi {
-        // Same-type guard (D-12.6): never replace several nodes with one of a type being
-        // deleted unless strictly cheaper than the cheapest such node.
-        let max_price = options
-            .iter()
-            .filter_map(|&o| {
-                let name = &m.catalog.types[o as usize].name;
-                cands
-                    .iter()
-                    .filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name))
-                    .map(|&c| infos[c].price.unwrap_or(0.0))
-                    .reduce(f64::min)
-            })
-            .fold(f64::INFINITY, f64::min);
-        options.retain(|&i| worst_price(m, i, &r) < max_price);
-        if options.is_empty() {
-            return Err(reject(ReasonCode::NotCheaper, "the only cheaper replacement is a type being deleted".into()));
-        }
-    }
     if crate::scheduling::claim::has_min_values(&r) && crate::scheduling::claim::min_values_shortfall(&options, &r, m).is_some() {
         return Err(reject(ReasonCode::NotCheaper, "filtering by price breaks minValues".into()));
     }
@@ -354,6 +335,38 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
         });
         if any_spot {
             r.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
+        }
+    }
+    if multi {
+        // Same-type guard (D-12.6): never replace several nodes with one of a type being
+        // deleted unless strictly cheaper than the cheapest such node. Karpenter applies it
+        // after the replacement was restricted to spot (multinodeconsolidation.go,
+        // filterOutSameInstanceType, re-filters by worst launch price under the replacement's
+        // requirements as they are then), so an option with no offering left under them (an
+        // on-demand-only type once the replacement must be spot) goes too, even when no
+        // candidate's type is among the options (its bound is then unlimited, and an option
+        // without a compatible offering is never below it).
+        let mut rf = r.clone();
+        if admits(&rf, m.keys.spot) && admits(&rf, m.keys.on_demand) {
+            rf.add(m.keys.capacity_type, Requirement::in_values([m.keys.spot]), &m.interner);
+        }
+        let max_price = options
+            .iter()
+            .filter_map(|&o| {
+                let name = &m.catalog.types[o as usize].name;
+                cands
+                    .iter()
+                    .filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name))
+                    .map(|&c| infos[c].price.unwrap_or(0.0))
+                    .reduce(f64::min)
+            })
+            .fold(f64::INFINITY, f64::min);
+        options.retain(|&i| worst_price(m, i, &rf) < max_price);
+        if options.is_empty() {
+            return Err(reject(ReasonCode::NotCheaper, "the only cheaper replacement is a type being deleted".into()));
+        }
+        if crate::scheduling::claim::has_min_values(&rf) && crate::scheduling::claim::min_values_shortfall(&options, &rf, m).is_some() {
+            return Err(reject(ReasonCode::NotCheaper, "filtering by price breaks minValues".into()));
         }
     }
     let chosen = launch::choose_launch(&options, &r, m);

@@ -20,6 +20,8 @@ use crate::model::{ExistingNode, NodePool};
 pub(super) struct ClaimHash {
     /// The Node name the NodeClaim is merged under (its `status.nodeName`, else its name).
     pub node: String,
+    /// The NodeClaim's `status.providerID`, when it has one (`merge_claims` joins by it).
+    pub provider_id: Option<String>,
     pub hash: Option<String>,
     pub version: Option<String>,
     pub has_drifted_condition: bool,

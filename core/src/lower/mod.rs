@@ -98,6 +98,9 @@ struct Lowering {
     /// Each NodeClaim's hash annotations and each NodePool's hash-version annotation, for the
     /// hash controller's version upgrade (`hash_version`) once every object is read.
     claim_hashes: Vec<hash_version::ClaimHash>,
+    /// Each Node's `spec.providerID` (with the Node's name): Karpenter's cluster state keys nodes
+    /// by provider ID, so a NodeClaim joins the Node whose provider ID its `status.providerID` is.
+    node_provider_ids: Vec<(String, String)>,
     pool_hash_versions: Vec<(String, Option<String>)>,
 }
 
@@ -174,6 +177,7 @@ impl Lowerer {
             expansions: Vec::new(),
             explicit: Vec::new(),
             claim_hashes: Vec::new(),
+            node_provider_ids: Vec::new(),
             pool_hash_versions: Vec::new(),
         })
     }
@@ -781,6 +785,9 @@ impl Lowering {
             if let Some(ts) = spec.get("taints") {
                 n.taints = read_taints(&ts, sink);
             }
+            if let Some(id) = sink.opt_scalar(&spec, "providerID").filter(|id| !id.is_empty()) {
+                self.node_provider_ids.push((id, meta.name.clone()));
+            }
         }
         if let Some(status) = root.get("status") {
             if let Some(a) = status.get("allocatable") {
@@ -903,6 +910,7 @@ impl Lowering {
         let mut node_name = None;
         if let Some(status) = root.get("status") {
             node_name = sink.opt_scalar(&status, "nodeName");
+            claim_hash.provider_id = sink.opt_scalar(&status, "providerID").filter(|id| !id.is_empty());
             if let Some(a) = status.get("allocatable") {
                 n.allocatable = self.resource_map(&a, sink);
             }
@@ -944,6 +952,16 @@ impl Lowering {
     /// Join NodeClaims with their Nodes (R1.6): the Node supplies labels, taints and
     /// allocatable; the claim supplies lifecycle facts. A claim without a Node is in flight.
     fn merge_claims(&mut self) {
+        // By provider ID first, as Karpenter's cluster state (state/cluster.go, UpdateNode and
+        // UpdateNodeClaim key a node by it): a NodeClaim whose `status.providerID` is a Node's
+        // `spec.providerID` is that Node's claim, with or without `status.nodeName`.
+        for (claim, hash) in self.claims.iter_mut().zip(self.claim_hashes.iter_mut()) {
+            let by_id = hash.provider_id.as_ref().and_then(|id| self.node_provider_ids.iter().find(|(n, _)| n == id));
+            if let Some((_, node)) = by_id {
+                claim.name = node.clone();
+                hash.node = node.clone();
+            }
+        }
         for claim in std::mem::take(&mut self.claims) {
             match self.nodes.iter_mut().find(|n| n.name == claim.name) {
                 Some(node) => {

@@ -1,0 +1,335 @@
+package main
+
+// Karpenter's disruption suite as a differential corpus (issue 39): one decision the disruption
+// controller reached inside Karpenter's own tests (oracle/suite/dump_disruption.go.in), turned into
+// a nodecast `disrupt` scenario (FORMAT §6) answered at the dumped clock, and Karpenter's decision
+// in the harness's normalised form (DisruptAnswer, as for generated scenarios).
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	"sigs.k8s.io/karpenter/pkg/scheduling"
+)
+
+type suiteStateNodeD struct {
+	Name              string        `json:"name"`
+	ProviderID        string        `json:"providerID"`
+	Node              *corev1.Node  `json:"node,omitempty"`
+	NodeClaim         *v1.NodeClaim `json:"nodeClaim,omitempty"`
+	Initialized       bool          `json:"initialized"`
+	Managed           bool          `json:"managed"`
+	MarkedForDeletion bool          `json:"markedForDeletion"`
+	Nominated         bool          `json:"nominated"`
+	Queued            bool          `json:"queued"`
+	BufferPods        int           `json:"bufferPods,omitempty"`
+}
+
+type suiteReplacement struct {
+	NodePool     string                                    `json:"nodePool"`
+	Options      []string                                  `json:"options"`
+	Requirements []v1.NodeSelectorRequirementWithMinValues `json:"requirements"`
+}
+
+type suiteCommand struct {
+	Decision     string             `json:"decision"`
+	Candidates   []string           `json:"candidates"`
+	Replacements []suiteReplacement `json:"replacements"`
+}
+
+// SuiteDecision is one dumped decision of the disruption controller (field for field the types of
+// dump_disruption.go.in).
+type SuiteDecision struct {
+	Spec          string                         `json:"spec"`
+	File          string                         `json:"file"`
+	Now           time.Time                      `json:"now"`
+	Method        string                         `json:"method"`
+	Reason        string                         `json:"reason"`
+	Commands      []suiteCommand                 `json:"commands"`
+	Nodes         []suiteStateNodeD              `json:"nodes"`
+	NodePools     []v1.NodePool                  `json:"nodePools"`
+	NodeClaims    []v1.NodeClaim                 `json:"nodeClaims"`
+	APINodes      []corev1.Node                  `json:"apiNodes"`
+	Pods          []corev1.Pod                   `json:"pods"`
+	PDBs          []policyv1.PodDisruptionBudget `json:"pdbs"`
+	DaemonSets    []appsv1.DaemonSet             `json:"daemonSets"`
+	InstanceTypes map[string][]suiteInstanceType `json:"instanceTypes"`
+	Storage       map[string]int                 `json:"storage"`
+	Settings      map[string]any                 `json:"settings"`
+	DumpError     string                         `json:"dumpError,omitempty"`
+}
+
+// pools: the NodePools the decision can depend on. A NodePool being deleted that no NodeClaim or
+// Node belongs to is left out: the suite leaves one behind (a static NodePool whose finalizer no
+// controller of the suite removes, present from then on in every spec), and with no node it
+// gives no method a candidate, a budget or a replacement (a deleting NodePool launches nothing).
+func (d *SuiteDecision) pools() []v1.NodePool {
+	used := map[string]bool{}
+	for _, nc := range d.NodeClaims {
+		used[nc.Labels[v1.NodePoolLabelKey]] = true
+	}
+	for _, n := range d.APINodes {
+		used[n.Labels[v1.NodePoolLabelKey]] = true
+	}
+	var out []v1.NodePool
+	for _, np := range d.NodePools {
+		if np.DeletionTimestamp.IsZero() || used[np.Name] {
+			out = append(out, np)
+		}
+	}
+	return out
+}
+
+// pass: the decision's inputs in the provisioning pass's shape, to reuse its catalog and settings.
+func (d *SuiteDecision) pass() *SuitePass {
+	its := map[string][]suiteInstanceType{}
+	for _, np := range d.pools() {
+		if t, ok := d.InstanceTypes[np.Name]; ok {
+			its[np.Name] = t
+		}
+	}
+	p := &SuitePass{Spec: d.Spec, File: d.File, NodePools: d.pools(), InstanceTypes: its, DaemonSets: d.DaemonSets, Settings: d.Settings}
+	for i := range d.Pods {
+		if d.Pods[i].Spec.NodeName == "" {
+			p.Pods = append(p.Pods, &d.Pods[i])
+		} else {
+			p.BoundPods = append(p.BoundPods, d.Pods[i])
+		}
+	}
+	return p
+}
+
+// Convert turns a decision into a disrupt scenario, or says why it is not comparable.
+func (d *SuiteDecision) Convert(name string) (*SuiteCase, error) {
+	if d.DumpError != "" {
+		return nil, exclude("harness: dump incomplete", "%s", d.DumpError)
+	}
+	if err := d.checkModelled(); err != nil {
+		return nil, err
+	}
+	p := d.pass()
+	catalog, its, err := p.catalog()
+	if err != nil {
+		return nil, err
+	}
+	objects, err := d.objects()
+	if err != nil {
+		return nil, err
+	}
+	file := d.File
+	if m := karpenterPath.FindStringSubmatch(file); m != nil {
+		file = m[1]
+	}
+	c := &SuiteCase{Name: name, Reference: fmt.Sprintf("kubernetes-sigs/karpenter v1.15.0 %s: %q", file, d.Spec)}
+	c.Disrupt = d.answer(its)
+	settings := p.settings()
+	c.Scenario = map[string]any{
+		"name":        name,
+		"description": "A decision of Karpenter v1.15.0's disruption controller inside its own test suite, replayed at the suite's clock; the expectation is Karpenter's decision (oracle/suite).",
+		"reference":   c.Reference,
+		"kind":        "disrupt",
+		"clock":       map[string]any{"now": d.Now.UTC().Format(time.RFC3339Nano)},
+		"catalog":     catalog,
+		"settings":    settings,
+		"objects":     objects,
+		"expect":      disruptExpectation(c.Disrupt),
+	}
+	return c, nil
+}
+
+// checkModelled: what the decision depends on that nodecast does not model, or that no manifest
+// can say (Karpenter's in-memory state).
+func (d *SuiteDecision) checkModelled() error {
+	if strings.Contains(d.Method, "Repair") {
+		return exclude("NodeRepair (node repair method decides)", "%s", d.Method)
+	}
+	if g, ok := d.Settings["featureGates"].(map[string]any); ok && g["NodeRepair"] == true {
+		return exclude("NodeRepair gate on", "featureGates.NodeRepair=true")
+	}
+	if strings.Contains(d.Method, "StaticDrift") {
+		return exclude("static NodePools", "%s", d.Method)
+	}
+	for _, np := range d.pools() {
+		if np.Spec.Replicas != nil {
+			return exclude("static NodePools", "NodePool %s has spec.replicas", np.Name)
+		}
+	}
+	for _, n := range d.Nodes {
+		deleting := n.Node != nil && !n.Node.DeletionTimestamp.IsZero() || n.NodeClaim != nil && !n.NodeClaim.DeletionTimestamp.IsZero()
+		switch {
+		case n.Queued || n.MarkedForDeletion && !deleting:
+			return exclude("nodes in the orchestration queue (Karpenter's memory)", "node %s", n.Name)
+		case n.Nominated:
+			return exclude("nodes nominated for pending pods (Karpenter's memory)", "node %s", n.Name)
+		case n.BufferPods > 0:
+			// Counted in Karpenter's state only (the suite writes them with
+			// cluster.UpdateBufferPodCounts); no CapacityBuffer object says so.
+			return exclude("virtual buffer pods counted in Karpenter's memory", "node %s: %d", n.Name, n.BufferPods)
+		}
+	}
+	for _, pod := range d.Pods {
+		for _, v := range pod.Spec.Volumes {
+			if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+				return exclude("volumes (PVC topology, CSI limits)", "pod %s/%s mounts volume %s", pod.Namespace, pod.Name, v.Name)
+			}
+		}
+		if len(pod.Spec.ResourceClaims) > 0 {
+			return exclude("DRA resource claims", "pod %s/%s", pod.Namespace, pod.Name)
+		}
+	}
+	if d.Settings["ignoreDraRequests"] == false {
+		return exclude("DRA resource claims", "ignoreDraRequests=false")
+	}
+	pools := map[string]*v1.NodePool{}
+	for i := range d.NodePools {
+		pools[d.NodePools[i].Name] = &d.NodePools[i]
+	}
+	for i := range d.NodeClaims {
+		nc := &d.NodeClaims[i]
+		// The expiration controller is not part of the suite's disruption loop; nodecast's pass
+		// answers expiry first (FORMAT §6.1).
+		if e := nc.Spec.ExpireAfter.Duration; e != nil && !nc.CreationTimestamp.IsZero() && !nc.CreationTimestamp.Add(*e).After(d.Now) {
+			return exclude("expired NodeClaim (the expiration controller is not in the suite's loop)", "NodeClaim %s", nc.Name)
+		}
+		// Karpenter's methods read the Consolidatable condition, which the suite's specs write
+		// themselves; nodecast derives it from consolidateAfter and the claim's times (FORMAT §6.2),
+		// as the NodeClaim disruption controller would (nodeclaim/disruption/consolidation.go).
+		if want, ok := consolidatableByRule(nc, pools[nc.Labels[v1.NodePoolLabelKey]], d.Now); ok {
+			if got := nc.StatusConditions().IsTrue(v1.ConditionTypeConsolidatable); got != want {
+				return exclude("test-written Consolidatable condition contradicts consolidateAfter", "NodeClaim %s: condition %v, rule %v", nc.Name, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// consolidatableByRule: what the NodeClaim disruption controller would set (ok false: the rule
+// does not apply: no pool, not initialized).
+func consolidatableByRule(nc *v1.NodeClaim, np *v1.NodePool, now time.Time) (bool, bool) {
+	init := nc.StatusConditions().Get(v1.ConditionTypeInitialized)
+	if np == nil || init == nil || !init.IsTrue() {
+		return false, false
+	}
+	after := np.Spec.Disruption.ConsolidateAfter.Duration
+	if after == nil {
+		return false, true
+	}
+	t := init.LastTransitionTime.Time
+	if !nc.Status.LastPodEventTime.IsZero() {
+		t = nc.Status.LastPodEventTime.Time
+	}
+	return !now.Before(t.Add(*after)), true
+}
+
+// objects: the cluster as the API server held it at the decision, as manifests.
+func (d *SuiteDecision) objects() (string, error) {
+	var b strings.Builder
+	var failed error
+	add := func(apiVersion, kind string, meta *metav1.ObjectMeta, obj any) {
+		meta.ManagedFields, meta.ResourceVersion, meta.Generation = nil, "", 0
+		body, err := yaml.Marshal(obj)
+		m := map[string]any{}
+		if err == nil {
+			err = yaml.Unmarshal(body, &m)
+		}
+		m["apiVersion"], m["kind"] = apiVersion, kind
+		if kind == "NodePool" {
+			delete(m, "status") // taken as Ready (FORMAT §3.1)
+		}
+		if err == nil {
+			body, err = yaml.Marshal(m)
+		}
+		if err != nil {
+			failed = err
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(body)
+	}
+	for _, np := range d.pools() {
+		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, &np)
+	}
+	for i := range d.APINodes {
+		n := d.APINodes[i]
+		add("v1", "Node", &n.ObjectMeta, &n)
+	}
+	for i := range d.NodeClaims {
+		nc := d.NodeClaims[i]
+		add("karpenter.sh/v1", "NodeClaim", &nc.ObjectMeta, &nc)
+	}
+	for i := range d.DaemonSets {
+		ds := d.DaemonSets[i]
+		add("apps/v1", "DaemonSet", &ds.ObjectMeta, &ds)
+	}
+	for i := range d.PDBs {
+		pdb := d.PDBs[i]
+		add("policy/v1", "PodDisruptionBudget", &pdb.ObjectMeta, &pdb)
+	}
+	for i := range d.Pods {
+		pod := d.Pods[i]
+		add("v1", "Pod", &pod.ObjectMeta, &pod)
+	}
+	return b.String(), failed
+}
+
+// answer: Karpenter's decision in the harness's form; a replacement's launch by the rule nodecast
+// is held to (catalog.go, launch), as for generated scenarios.
+func (d *SuiteDecision) answer(its map[string]cloudprovider.InstanceTypes) *DisruptAnswer {
+	a := &DisruptAnswer{Decision: "none", Nodes: []string{}, Method: strings.TrimPrefix(d.Method, "*disruption.")}
+	for _, cmd := range d.Commands {
+		a.Decision = cmd.Decision
+		a.Reason = strings.ToLower(d.Reason)
+		a.Nodes = append(a.Nodes, cmd.Candidates...)
+		for i, r := range cmd.Replacements {
+			if i == 0 && a.Replacement == nil {
+				c := Claim{NodePool: r.NodePool, Options: r.Options}
+				var opts cloudprovider.InstanceTypes
+				for _, it := range its[r.NodePool] {
+					if slices.Contains(r.Options, it.Name) {
+						opts = append(opts, it)
+					}
+				}
+				c.Launch = launch(opts, scheduling.NewNodeSelectorRequirementsWithMinValues(r.Requirements...), false)
+				a.Replacement = &c
+			}
+			a.Replacements++
+		}
+	}
+	sort.Strings(a.Nodes)
+	return a
+}
+
+// disruptExpectation: Karpenter's decision as a FORMAT §6.3 `expect`.
+func disruptExpectation(k *DisruptAnswer) map[string]any {
+	e := map[string]any{"decision": k.Decision}
+	if k.Decision == "none" {
+		return e
+	}
+	e["reason"], e["disruptedNodes"] = k.Reason, k.Nodes
+	if r := k.Replacement; r != nil {
+		rep := map[string]any{"count": k.Replacements, "instanceTypeOptions": r.Options}
+		if r.Launch != nil {
+			types := make([]string, 0, len(r.Launch.Types))
+			for t := range r.Launch.Types {
+				types = append(types, t)
+			}
+			sort.Strings(types)
+			rep["instanceTypes"], rep["capacityType"] = types, r.Launch.CapacityType
+		}
+		e["replacement"] = rep
+	}
+	return e
+}
