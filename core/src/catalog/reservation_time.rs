@@ -1,6 +1,6 @@
 //! Reservations on a clock: what the AWS provider does to running NodeClaims when the
-//! reservation they run in ends. Used by `consolidate`/`explain --node` at `now` and by the
-//! simulator as its clock passes a reservation's end.
+//! reservation they run in ends. Used by `plan`/`consolidate`/`explain --node` at `now` and by
+//! the simulator as its clock passes a reservation's end.
 //!
 //! Rules (AWS provider v1.15.0):
 //! - pkg/controllers/capacityreservation/expiration/controller.go: every minute, the NodeClaims
