@@ -7,7 +7,9 @@
 //! and three zones, 0–3 instances free each, the NodePools allowing `reserved` (so pods launch
 //! into them and Karpenter's pessimistic reservation defers the pods whose reservations other
 //! NodeClaims hold). `offered-unused100/N`: the same reservations selected and offered, the
-//! NodePools not allowing `reserved` (the cost of the offerings alone).
+//! NodePools not allowing `reserved` (the cost of the offerings alone). `ample100/N`: the same
+//! 100 reservations with 100,000 free instances each, so no pod is deferred and every pod is
+//! placed as in `none` (the comparable case for launching into reservations).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput};
 use nodecast::Request;
@@ -16,9 +18,10 @@ use std::time::Duration;
 fn provision_reserved(c: &mut Criterion) {
     let mut group = c.benchmark_group("provision_reserved");
     group.warm_up_time(Duration::from_secs(1)).sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(6));
-    let cases: [(&str, fn(usize) -> Request); 4] = [
+    let cases: [(&str, fn(usize) -> Request); 5] = [
         ("none", |n| nodecast_benches::reserved_request(n, 0, true)),
         ("reserved100", |n| nodecast_benches::reserved_request(n, 100, true)),
+        ("ample100", |n| nodecast_benches::reserved_request_sized(n, 100, true, Some(nodecast_benches::AMPLE_RESERVATION))),
         ("none-unreserved", |n| nodecast_benches::reserved_request(n, 0, false)),
         ("offered-unused100", |n| nodecast_benches::reserved_request(n, 100, false)),
     ];

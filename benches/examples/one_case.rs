@@ -3,6 +3,7 @@
 //!
 //!     cargo run --release -p nodecast-benches --example one_case -- diverse 1000 [iterations]
 //!     cargo run --release -p nodecast-benches --example one_case -- gpu 100
+//!     cargo run --release -p nodecast-benches --example one_case -- reserved100 1000 [iterations]
 //!     cargo run --release -p nodecast-benches --example one_case -- consolidate 20000 [iterations] [budget]
 //!
 //! Prints the wall time of `load::model`, `scheduling::solve` and `provision::render` of each
@@ -97,10 +98,22 @@ fn main() {
         "packing" => nodecast_benches::packing_request(n / 2, n),
         "hostname-anti" => nodecast_benches::hostname_request(n, true),
         "hostname-spread" => nodecast_benches::hostname_request(n, false),
+        "reserved-none" => nodecast_benches::reserved_request(n, 0, true),
+        "reserved100" => nodecast_benches::reserved_request(n, 100, true),
+        "ample100" => nodecast_benches::reserved_request_sized(n, 100, true, Some(nodecast_benches::AMPLE_RESERVATION)),
+        "none-unreserved" => nodecast_benches::reserved_request(n, 0, false),
+        "offered-unused100" => nodecast_benches::reserved_request(n, 100, false),
         other => panic!(
-            "unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited, gpu-deployments, packing, hostname-anti, hostname-spread, consolidate or simulate"
+            "unknown case {other:?}: diverse, diverse-one-app, gpu, gpu-unlimited, gpu-deployments, packing, hostname-anti, hostname-spread, reserved-none, reserved100, ample100, none-unreserved, offered-unused100, consolidate or simulate"
         ),
     };
+    if std::env::var_os("DUMP_PLAN").is_some() {
+        let t = Instant::now();
+        let a = nodecast::plan(&req);
+        eprintln!("plan {:?}", t.elapsed());
+        println!("{}", a.to_json());
+        return;
+    }
     for i in 0..iterations {
         let mem = mem_start();
         let t = Instant::now();

@@ -914,6 +914,12 @@ const RESERVED_ZONES: [&str; 3] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 /// and three zones, each with 0–3 of 4 instances free: `aws ec2 describe-capacity-reservations`
 /// output as the AWS CLI prints it.
 pub fn reservations_document(n: usize, seed: u64) -> Value {
+    reservations_document_sized(n, seed, None)
+}
+
+/// [`reservations_document`] with every reservation `Some(k)` instances large and all of them
+/// free (`None`: 0–3 of 4 free, drawn as there).
+pub fn reservations_document_sized(n: usize, seed: u64, free: Option<u64>) -> Value {
     let mut rng = SplitMix64::new(seed);
     let list: Vec<Value> = (0..n)
         .map(|i| {
@@ -923,8 +929,8 @@ pub fn reservations_document(n: usize, seed: u64) -> Value {
                 "OwnerId": "123456789012",
                 "InstanceType": RESERVED_TYPES[i % RESERVED_TYPES.len()],
                 "AvailabilityZone": RESERVED_ZONES[(i / RESERVED_TYPES.len()) % RESERVED_ZONES.len()],
-                "TotalInstanceCount": 4,
-                "AvailableInstanceCount": rng.below(4),
+                "TotalInstanceCount": free.unwrap_or(4),
+                "AvailableInstanceCount": free.unwrap_or_else(|| rng.below(4) as u64),
                 "State": "active",
                 "InstanceMatchCriteria": "targeted",
                 "ReservationType": if block { "capacity-block" } else { "default" },
@@ -960,12 +966,22 @@ pub fn reserved_pool_text(yaml: &str, allow_reserved: bool) -> String {
 /// The GPU input ([`gpu_request_unlimited`]'s pods) over the reservation-aware pools, with
 /// `reservations` reservations (0: no reservations document at all).
 pub fn reserved_request(n: usize, reservations: usize, allow_reserved: bool) -> Request {
+    reserved_request_sized(n, reservations, allow_reserved, None)
+}
+
+/// Free instances per reservation in the `ample` case: more than the NodeClaims of a
+/// 10,000-pod pass (each NodeClaim holds one slot of every reservation compatible with it),
+/// so no pod is deferred and every pod is placed, as without reservations.
+pub const AMPLE_RESERVATION: u64 = 100_000;
+
+/// [`reserved_request`] with reservations sized as [`reservations_document_sized`] makes them.
+pub fn reserved_request_sized(n: usize, reservations: usize, allow_reserved: bool, free: Option<u64>) -> Request {
     let mut inputs: Vec<nodecast::Input> = GPU_NODEPOOLS
         .iter()
         .map(|(name, text)| nodecast::Input { name: Some(name.to_string()), text: reserved_pool_text(text, allow_reserved) })
         .collect();
     if reservations > 0 {
-        inputs.push(nodecast::Input { name: Some("reservations.json".into()), text: reservations_document(reservations, GPU_SEED).to_string() });
+        inputs.push(nodecast::Input { name: Some("reservations.json".into()), text: reservations_document_sized(reservations, GPU_SEED, free).to_string() });
     }
     Request { inputs, objects: gpu_pods(n, GPU_SEED), catalog: None, now: Some("2026-12-01T12:00:00Z".into()), ..Default::default() }
 }

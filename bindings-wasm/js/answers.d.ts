@@ -814,6 +814,13 @@ export interface Plan {
   /** Every NodePool with its weight, NodeClaims launched and limits after this plan. */
   nodePools: NodePoolUsage[];
   /**
+   * With a pass time (`now`): running NodeClaims whose capacity reservation ended by then,
+   * and what the AWS provider did to them before this pass — a capacity block's are deleted
+   * (their pods are pending again and in this plan), an ODCR's run on as on-demand
+   * (docs/reservations.md). Absent when none.
+   */
+  reservationChanges?: ReservationChangeOut[];
+  /**
    * Every capacity reservation of the input after this pass (docs/reservations.md); absent
    * without reservations.
    */

@@ -80,6 +80,13 @@ pub fn plan(p: &Plan) -> String {
     let total = p.total_price_per_hour + 0.0;
     let _ = writeln!(out, "{}", p.summary);
 
+    if !p.reservation_changes.is_empty() {
+        section(&mut out, "Capacity reservations that ended (the AWS provider's controllers act before this pass)");
+        for c in &p.reservation_changes {
+            let _ = writeln!(out, "  {} {}: {}", c.node, c.change, c.message);
+        }
+    }
+
     if !p.node_claims.is_empty() {
         section(&mut out, "NodeClaims");
         let same_daemons = p.node_claims.iter().all(|c| c.daemon_sets == p.node_claims[0].daemon_sets);

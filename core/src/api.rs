@@ -48,6 +48,12 @@ pub struct Plan {
     /// describe-capacity-reservations output, so they are not in it. Absent without reservations.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reserved_committed_price_per_hour: Option<f64>,
+    /// With a pass time (`now`): running NodeClaims whose capacity reservation ended by then,
+    /// and what the AWS provider did to them before this pass — a capacity block's are deleted
+    /// (their pods are pending again and in this plan), an ODCR's run on as on-demand
+    /// (docs/reservations.md). Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reservation_changes: Vec<ReservationChangeOut>,
     /// NodeClaims Karpenter's static provisioning controller creates for static NodePools
     /// (`spec.replicas`, StaticCapacity gate on), with the pending pods this pass places on
     /// them; absent when there are none.

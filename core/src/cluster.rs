@@ -72,15 +72,24 @@ impl Cluster {
     }
 
     /// [`Cluster::plan_with`] at `now`.
+    /// Running NodeClaims of reservations that ended by `now` are first changed as the AWS
+    /// provider's controllers change them (as `consolidate` does): a capacity block's are
+    /// deleted and their pods provisioned again in this pass, an ODCR's become on-demand.
     pub(crate) fn plan_with_at(&self, opts: crate::provision::RenderOptions, now: Option<i64>) -> Plan {
-        let model = crate::catalog::resolve::at_time(&self.model, now);
+        let mut model = crate::catalog::resolve::at_time(&self.model, now);
+        let changes = now.map(|t| crate::catalog::reservation_time::changes(&model, t)).unwrap_or_default();
+        if let (Some(t), false) = (now, changes.is_empty()) {
+            crate::catalog::reservation_time::apply_for_pass(model.to_mut(), &changes, t, crate::disruption::fully_blocked);
+        }
         let sol = crate::scheduling::solve(&model);
         // Cancelled (crate::interrupt): the caller drops the answer, so rendering a cut-short
         // pass (half a second for 100,000 pods) would only delay the stop.
         if crate::interrupt::poll() {
             return Plan::default();
         }
-        crate::provision::render_with(&model, &sol, self.warnings.clone(), opts)
+        let mut plan = crate::provision::render_with(&model, &sol, self.warnings.clone(), opts);
+        plan.reservation_changes = crate::reservation_report::changes_out(&model, &changes);
+        plan
     }
 
     /// What the disruption controller does at `now` (Unix seconds), and why every other node

@@ -2,6 +2,7 @@
 //! commits; per EC2NodeClass, what its selector terms selected and why not the others.
 
 use crate::api::{NodeClassReservationsOut, Plan, ReservationOut, ReservationSkipOut, Warning};
+use crate::catalog::reservation_time::NodeChange;
 use crate::catalog::resolve::{self, NotOffered, NotSelected};
 use crate::model::reservation::{Reservation, ReservationKind};
 use crate::model::Model;
@@ -139,6 +140,26 @@ pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
             object: None,
         });
     }
+}
+
+/// The answer's `reservationChanges` for `changes` (`catalog::reservation_time::changes` on `m`),
+/// by node name.
+pub fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> Vec<crate::api::ReservationChangeOut> {
+    let mut out: Vec<crate::api::ReservationChangeOut> = changes
+        .iter()
+        .map(|&(k, r, c)| {
+            let res = &m.reservations[r];
+            crate::api::ReservationChangeOut {
+                node: m.nodes[k].name.clone(),
+                reservation_id: res.id.clone(),
+                reservation_type: res.reservation_type.clone(),
+                change: c.as_str().into(),
+                message: crate::catalog::reservation_time::describe(m, r, c),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.node.cmp(&b.node));
+    out
 }
 
 /// Why NodeClaim `c` of `plan` did or did not launch into a capacity reservation, for

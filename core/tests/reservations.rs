@@ -323,3 +323,27 @@ spec:
     assert!(p.node_claims.iter().all(|c| !c.pods.iter().any(|q| q.ends_with("wants-reserved"))), "{:#?}", p.node_claims);
     assert!(p.unschedulable.iter().any(|u| u.pod.ends_with("wants-reserved")), "{:?}", p.unschedulable);
 }
+
+#[test]
+fn a_pod_deferred_on_a_held_reservation_gets_no_fix_hint() {
+    // The heavier pool taints its nodes; the pods do not tolerate it, so each fails there
+    // first (a hint would propose the toleration) and then on the reservation pool.
+    let tainted = pool("tainted", 100, "on-demand").replace(
+        "      requirements:",
+        "      taints: [{key: team, value: other, effect: NoSchedule}]\n      requirements:",
+    );
+    let yaml = vec![NODE_CLASS.to_string(), tainted, pool("p5", 1, "reserved, on-demand"), pods(3)];
+    let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
+    assert_eq!(p.node_claims.len(), 1);
+    assert_eq!(p.unschedulable.len(), 2);
+    for u in &p.unschedulable {
+        assert_eq!(u.code.as_str(), "reserved-offering-unavailable");
+        assert!(u.reasons.iter().any(|r| r.code.as_str() == "taint-not-tolerated"), "{:?}", u.reasons);
+        // Deferred to the next pass, not stuck: no change is needed, so none is proposed.
+        assert!(u.hints.is_empty(), "{:?}", u.hints);
+    }
+    assert!(!p.warnings.iter().any(|w| w.code == "hints-not-checked"), "{:?}", p.warnings);
+    // Without the reservation the same pods fail nowhere: the pass is otherwise the same.
+    let p = plan(&request(&yaml, json!([]), None));
+    assert!(p.unschedulable.is_empty());
+}

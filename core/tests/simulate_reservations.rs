@@ -343,3 +343,73 @@ fn a_sweep_varies_a_reservations_instance_count() {
     let errors = nodecast::sweep::load(&bad, Some("s.yaml"), &files).unwrap_err();
     assert!(errors.iter().any(|e| e.path.as_deref() == Some("grid[0].target") && e.message.contains("cr-nope")), "{errors:?}");
 }
+
+/// A pod bound to `node`, holding all eight of its GPUs; `annotations` as YAML flow mapping
+/// entries.
+fn bound_pod(name: &str, node: &str, annotations: &str) -> String {
+    format!(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ml, annotations: {{{annotations}}}}}
+spec:
+  nodeName: {node}
+  containers:
+  - name: t
+    image: trainer
+    resources: {{requests: {{cpu: "100", nvidia.com/gpu: "8"}}, limits: {{nvidia.com/gpu: "8"}}}}
+status: {{phase: Running}}
+"#
+    )
+}
+
+#[test]
+fn plan_now_deletes_an_expiring_blocks_nodes_re_pends_their_pods_and_demotes_an_ended_odcrs_nodes() {
+    let yaml = vec![
+        NODE_CLASS.to_string(),
+        pool("reserved, on-demand"),
+        node("block-node", "cr-block"),
+        node("odcr-node", "cr-odcr"),
+        bound_pod("train", "block-node", ""),
+        bound_pod("infer", "odcr-node", ""),
+    ];
+    let res = json!([
+        reservation("cr-block", "capacity-block", 1, "active", None, Some(3600)),
+        reservation("cr-odcr", "default", 1, "active", None, Some(-60)),
+    ]);
+    // 30 minutes before the block's end: expiring, so the expiration controller deleted its
+    // NodeClaim before this pass, and the provisioner places its pod again.
+    let req = consolidate_request(&yaml, res.clone(), &at(1800));
+    let Outcome::Success(p) = nodecast::plan(&req).outcome else { panic!("plan failed") };
+    let changes: Vec<(&str, &str, &str)> =
+        p.reservation_changes.iter().map(|c| (c.node.as_str(), c.reservation_id.as_str(), c.change.as_str())).collect();
+    assert_eq!(changes, [("block-node", "cr-block", "deleted"), ("odcr-node", "cr-odcr", "on-demand")]);
+    assert!(p.reservation_changes[0].message.contains("capacityreservation.expiration"), "{}", p.reservation_changes[0].message);
+    // The block is no longer offered and the ODCR has ended: the pod launches on demand (the
+    // demoted ODCR node is full).
+    assert_eq!(p.node_claims.len(), 1, "{:?}", p.unschedulable);
+    assert_eq!(p.node_claims[0].pods, ["ml/train"]);
+    assert_eq!(p.node_claims[0].capacity_type.as_deref(), Some("on-demand"));
+    assert!(p.existing_nodes.iter().all(|n| n.name != "block-node"));
+    // The JSON facade (Python, wasm) carries the changes.
+    let json = nodecast::plan(&req).to_json();
+    assert!(json.contains("\"reservationChanges\""), "{json}");
+
+    // A do-not-disrupt pod is not currently reschedulable: Karpenter does not provision for it
+    // (it waits on the deleting node until its terminationGracePeriod).
+    let mut pinned = yaml.clone();
+    pinned[4] = bound_pod("train", "block-node", "karpenter.sh/do-not-disrupt: \"true\"");
+    let Outcome::Success(p) = nodecast::plan(&consolidate_request(&pinned, res.clone(), &at(1800))).outcome else { panic!("plan failed") };
+    assert_eq!(p.reservation_changes.len(), 2);
+    assert!(p.node_claims.is_empty(), "{:?}", p.node_claims);
+
+    // An hour before the end nothing has ended, and without a pass time nothing is applied.
+    for now in [Some(at(-3600)), None] {
+        let mut early = consolidate_request(&yaml, json!([reservation("cr-block", "capacity-block", 1, "active", None, Some(3600))]), "x");
+        early.now = now;
+        let Outcome::Success(p) = nodecast::plan(&early).outcome else { panic!("plan failed") };
+        assert!(p.reservation_changes.is_empty());
+        assert!(p.node_claims.is_empty() && p.unschedulable.is_empty(), "{:?} {:?}", p.node_claims, p.unschedulable);
+        assert!(!nodecast::plan(&early).to_json().contains("reservationChanges"));
+    }
+}

@@ -585,6 +585,9 @@ class Plan(Answer):
     #: $/h the selected On-Demand Capacity Reservations bill whether used or not (None without
     #: reservations).
     reserved_committed_price_per_hour: Optional[float] = None
+    #: With a pass time (``now``): nodes whose capacity reservation ended by then, deleted (a
+    #: capacity block's; their pods are in this plan again) or on-demand (an ODCR's).
+    reservation_changes: Tuple[ReservationChange, ...] = ()
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -606,6 +609,7 @@ class Plan(Answer):
             reservations=_seq(d.get("reservations"), Reservation._from),
             node_class_reservations=_seq(d.get("nodeClassReservations"), NodeClassReservations._from),
             reserved_committed_price_per_hour=d.get("reservedCommittedPricePerHour"),
+            reservation_changes=_seq(d.get("reservationChanges"), ReservationChange._from),
             _summary=d.get("summary", ""),
         )
 
@@ -852,7 +856,7 @@ class PoolBudget:
 
 @dataclass(frozen=True)
 class ReservationChange:
-    """A node whose capacity reservation ended by ``now`` (``reservationChanges`` of a decision):
+    """A node whose capacity reservation ended by ``now`` (``reservationChanges`` of a decision or a plan):
     ``change`` is ``deleted`` (a capacity block expiring) or ``on-demand`` (an ODCR ended)."""
 
     node: str

@@ -1,6 +1,6 @@
 //! Reservations on a clock: what the AWS provider does to running NodeClaims when the
-//! reservation they run in ends. Used by `consolidate`/`explain --node` at `now` and by the
-//! simulator as its clock passes a reservation's end.
+//! reservation they run in ends. Used by `plan`/`consolidate`/`explain --node` at `now` and by
+//! the simulator as its clock passes a reservation's end.
 //!
 //! Rules (AWS provider v1.15.0):
 //! - pkg/controllers/capacityreservation/expiration/controller.go: every minute, the NodeClaims
@@ -102,6 +102,30 @@ pub fn apply(m: &mut Model, changes: &[(usize, usize, NodeChange)]) {
             NodeChange::Deleted => m.nodes[k].marked_for_deletion = true,
             NodeChange::OnDemand => demote(m, k),
         }
+    }
+}
+
+/// Apply `changes` before a provisioning pass at `now`: [`apply`], and the pods of each deleted
+/// NodeClaim that Karpenter's provisioner counts as currently reschedulable
+/// (`CurrentlyReschedulablePods` of the deleting nodes, provisioner.go: not DaemonSet or
+/// mirror pods, not terminal, not protected by `karpenter.sh/do-not-disrupt` at `now`, not
+/// behind a PDB that allows no eviction) are pending again, so the pass provisions for them.
+/// The others stay bound to the deleting node, which takes no pods.
+pub fn apply_for_pass(m: &mut Model, changes: &[(usize, usize, NodeChange)], now: i64, fully_blocked: impl Fn(&Model, usize) -> bool) {
+    apply(m, changes);
+    let deleted: Vec<&str> =
+        changes.iter().filter(|c| c.2 == NodeChange::Deleted).map(|&(k, _, _)| m.nodes[k].name.as_str()).collect();
+    let moved: Vec<usize> = (0..m.pods.len())
+        .filter(|&p| {
+            let pod = &m.pods[p];
+            pod.node_name.as_deref().is_some_and(|n| deleted.contains(&n))
+                && pod.is_reschedulable()
+                && !pod.do_not_disrupt_at(now)
+                && !fully_blocked(m, p)
+        })
+        .collect();
+    for p in moved {
+        m.pods[p].node_name = None;
     }
 }
 

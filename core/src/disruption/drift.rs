@@ -132,7 +132,7 @@ pub(crate) fn drifted(m: &Model, n: &ExistingNode, now: i64) -> Option<Drifted> 
 /// A PDB that blocks every eviction of its pods (D-3.3.5): maxUnavailable 0 or 0%, or
 /// minAvailable 100%. Its pods are not "currently reschedulable" and are left out of the
 /// simulation.
-fn fully_blocked(m: &Model, p: usize) -> bool {
+pub(crate) fn fully_blocked(m: &Model, p: usize) -> bool {
     let pod = &m.pods[p];
     m.pdbs.iter().filter(|b| b.namespace == pod.namespace && b.selector.matches(&pod.labels)).any(|b| {
         matches!(b.max_unavailable, Some(IntOrPercent::Int(0)) | Some(IntOrPercent::Percent(0)))

@@ -6,6 +6,7 @@ mod balanced;
 pub mod budget;
 mod consolidation;
 mod drift;
+pub(crate) use drift::fully_blocked;
 #[cfg(test)]
 mod tests;
 mod ties;
@@ -371,24 +372,12 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     let mut changed = m.clone();
     crate::catalog::reservation_time::apply(&mut changed, &changes);
     let mut d = decide_changed(&changed, now, memo);
-    for &(k, r, c) in &changes {
-        let node = m.nodes[k].name.clone();
-        let message = crate::catalog::reservation_time::describe(m, r, c);
-        if c == crate::catalog::reservation_time::NodeChange::Deleted {
-            if let Some(v) = d.nodes.iter_mut().find(|v| v.name == node) {
-                v.reasons = vec![reason(ReasonCode::Deleting, format!("the NodeClaim is being deleted: {message}"))];
-            }
+    d.reservation_changes = crate::reservation_report::changes_out(m, &changes);
+    for c in d.reservation_changes.iter().filter(|c| c.change == crate::catalog::reservation_time::NodeChange::Deleted.as_str()) {
+        if let Some(v) = d.nodes.iter_mut().find(|v| v.name == c.node) {
+            v.reasons = vec![reason(ReasonCode::Deleting, format!("the NodeClaim is being deleted: {}", c.message))];
         }
-        let res = &m.reservations[r];
-        d.reservation_changes.push(ReservationChangeOut {
-            node,
-            reservation_id: res.id.clone(),
-            reservation_type: res.reservation_type.clone(),
-            change: c.as_str().into(),
-            message,
-        });
     }
-    d.reservation_changes.sort_by(|a, b| a.node.cmp(&b.node));
     d
 }
 

@@ -128,16 +128,16 @@ impl Manager {
     /// holds `held` now.
     pub fn offerings_to_reserve(&self, its: &[u32], r: &Requirements, held: &[u32], m: &Model) -> Result<Held, ReservedFail> {
         let mut out = Held::new();
-        let (mut with_capacity, mut full, mut fallback) = (false, false, false);
+        let (mut with_capacity, mut full) = (false, false);
+        // Reserved offerings first (a few per type); whether an on-demand or spot offering
+        // is compatible matters only when every compatible reservation is full, so the
+        // type's other offerings (six or more each) are checked only then.
         for &i in its {
             for o in m.catalog.types[i as usize].offerings.iter() {
+                let Some(res) = o.reservation else { continue };
                 if !o.available || !offering_compatible(o, r, m) {
                     continue;
                 }
-                let Some(res) = o.reservation else {
-                    fallback = true;
-                    continue;
-                };
                 if m.reservations[res as usize].available == 0 && self.credit[res as usize] == 0 {
                     full = true;
                     continue;
@@ -148,11 +148,16 @@ impl Manager {
                 }
             }
         }
+        let fallback = || {
+            its.iter().any(|&i| {
+                m.catalog.types[i as usize].offerings.iter().any(|o| o.reservation.is_none() && o.available && offering_compatible(o, r, m))
+            })
+        };
         let strict = self.mode == ReservedMode::Strict;
         if strict && with_capacity && out.is_empty() {
             return Err(ReservedFail::HeldByOthers);
         }
-        if full && !with_capacity && !fallback {
+        if full && !with_capacity && !fallback() {
             return Err(ReservedFail::OnlyFull { strict });
         }
         if strict && !held.is_empty() && out.is_empty() {
