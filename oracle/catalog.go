@@ -5,7 +5,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strings"
+
+	"github.com/samber/lo"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -213,7 +217,8 @@ func (c *Catalog) instanceType(t CatalogType, keys []string, reserved []CatalogO
 var accelerators = []corev1.ResourceName{"nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"}
 
 func exotic(it *cloudprovider.InstanceType) bool {
-	if it.Requirements.Has("karpenter.k8s.aws/instance-size") && it.Requirements.Get("karpenter.k8s.aws/instance-size").Has("metal") {
+	// Any metal size ("metal", "metal-24xl", ...): filter.go's exotic filter matches the substring.
+	if it.Requirements.Has("karpenter.k8s.aws/instance-size") && lo.ContainsBy(it.Requirements.Get("karpenter.k8s.aws/instance-size").Values(), func(s string) bool { return strings.Contains(s, "metal") }) {
 		return true
 	}
 	for _, r := range accelerators {
@@ -240,10 +245,16 @@ func launch(its cloudprovider.InstanceTypes, reqs scheduling.Requirements, aws b
 	if l := reservedLaunch(its, reqs, aws); l != nil {
 		return l
 	}
-	if aws {
+	// The AWS provider's launch filters (instance.go filterInstanceTypes, filter/filter.go), both
+	// skipped when a requirement has minValues: exotic types only when nothing else remains, then
+	// spot offerings priced above the cheapest compatible on-demand one dropped when the claim
+	// allows both (prices as the NodeOverlays set them: cloudprovider.go Create applies them).
+	spotCap := math.Inf(1)
+	if aws && !reqs.HasMinValues() {
 		if plain := lo_filter(its, func(it *cloudprovider.InstanceType) bool { return !exotic(it) }); len(plain) > 0 {
 			its = plain
 		}
+		spotCap = spotPriceCap(its, reqs)
 	}
 	compatible := func(ct string) []struct {
 		it *cloudprovider.InstanceType
@@ -255,7 +266,8 @@ func launch(its cloudprovider.InstanceTypes, reqs scheduling.Requirements, aws b
 		}
 		for _, it := range its {
 			for _, o := range it.Offerings {
-				if o.Available && o.CapacityType() == ct && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) {
+				if o.Available && o.CapacityType() == ct && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) &&
+					(ct != v1.CapacityTypeSpot || o.Price <= spotCap) {
 					out = append(out, struct {
 						it *cloudprovider.InstanceType
 						o  *cloudprovider.Offering
@@ -303,6 +315,32 @@ func launch(its cloudprovider.InstanceTypes, reqs scheduling.Requirements, aws b
 		sort.Strings(l.Types[k])
 	}
 	return l
+}
+
+// spotPriceCap: the AWS provider's spot-offering-filter (filter.go SpotOfferingFilter) as a price
+// cap. With both spot and on-demand allowed and both available among the compatible offerings, a
+// spot offering dearer than the cheapest on-demand one is dropped; so an overlay pricing spot
+// above on-demand makes the launch on-demand. No cap: +Inf.
+func spotPriceCap(its cloudprovider.InstanceTypes, reqs scheduling.Requirements) float64 {
+	if ct := reqs.Get(v1.CapacityTypeLabelKey); !ct.Has(v1.CapacityTypeOnDemand) || !ct.Has(v1.CapacityTypeSpot) {
+		return math.Inf(1)
+	}
+	cheapestOD, hasOD, hasSpot := math.MaxFloat64, false, false
+	for _, it := range its {
+		for _, o := range it.Offerings.Compatible(reqs).Available() {
+			switch o.CapacityType() {
+			case v1.CapacityTypeOnDemand:
+				hasOD = true
+				cheapestOD = math.Min(cheapestOD, o.Price)
+			case v1.CapacityTypeSpot:
+				hasSpot = true
+			}
+		}
+	}
+	if !hasOD || !hasSpot {
+		return math.Inf(1)
+	}
+	return cheapestOD
 }
 
 func lo_filter[T any](xs []T, f func(T) bool) []T {

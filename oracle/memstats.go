@@ -27,3 +27,16 @@ func writeHeapProfile(path string) error {
 	runtime.GC()
 	return pprof.WriteHeapProfile(f)
 }
+
+// startCPUProfile: `oracle run -cpuprofile FILE` (where a long run spends its time).
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

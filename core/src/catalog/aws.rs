@@ -28,7 +28,8 @@ pub const DEFAULT_ZONES: [&str; 3] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 pub const REGION: &str = "us-east-1";
 
 /// Resources whose presence makes a type "exotic" for the launch filter (FORMAT §2.1).
-const ACCELERATORS: [&str; 5] = ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"];
+/// The resources that make an instance type exotic for the AWS provider's launch filter.
+pub(crate) const ACCELERATORS: [&str; 5] = ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"];
 
 /// The interned base: string table, resource names, and the types without offerings.
 pub struct Base {

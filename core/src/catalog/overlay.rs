@@ -278,11 +278,15 @@ struct Update {
 }
 
 /// Resolve `overlays` into `catalog` for `pools`; the status of each overlay, in input order.
+///
+/// `accelerators`: the ids of the accelerator resources (AWS's exotic-type resources) among the
+/// input's resource names: an overlay's capacity can make a type exotic, or not.
 pub fn resolve(
     catalog: &mut Catalog,
     overlays: &[Overlay],
     pools: &[PoolView],
     interner: &mut Interner,
+    accelerators: &[ResourceId],
 ) -> Result<Vec<OverlayStatus>, Vec<InputError>> {
     let zone = interner.intern(labels::ZONE);
     let ct = interner.intern(labels::CAPACITY_TYPE);
@@ -413,7 +417,7 @@ pub fn resolve(
         }
     }
     let classes = Classes { of: &class_of, count: classes.len() };
-    apply(catalog, overlays, pools, &classes, &type_reqs, &updates, &mut statuses, interner)?;
+    apply(catalog, overlays, pools, &classes, &type_reqs, &updates, &mut statuses, interner, accelerators)?;
     Ok(statuses)
 }
 
@@ -444,7 +448,9 @@ fn apply(
     updates: &[Vec<Option<Update>>],
     statuses: &mut [OverlayStatus],
     interner: &Interner,
+    accelerators: &[ResourceId],
 ) -> Result<(), Vec<InputError>> {
+    let aws = catalog.is_aws();
     let mut errors = Vec::new();
     let mut counted = vec![false; overlays.len()];
     for ti in 0..catalog.types.len() {
@@ -499,6 +505,13 @@ fn apply(
         for &(r, q) in &u.capacity {
             it.capacity.set(r, q);
             it.allocatable.set(r, q);
+        }
+        // The AWS provider launches from the overlaid types (cloudprovider.go Create applies the
+        // store) and its exotic filter reads their capacity (filter.go ExoticInstanceTypeFilter:
+        // a metal size or any accelerator), so an overlay adding nvidia.com/gpu to g6f.large
+        // makes it exotic (oracle seed gates-192).
+        if aws && u.capacity.iter().any(|(r, _)| accelerators.contains(r)) {
+            it.exotic = it.name.contains("metal") || accelerators.iter().any(|&a| it.capacity.get(a) > 0);
         }
         counted.iter_mut().for_each(|c| *c = false);
         for &by in &u.touched_by {

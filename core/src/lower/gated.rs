@@ -71,7 +71,8 @@ impl Lowering {
             .zip(&pool_labels)
             .map(|(np, labels)| PoolView { name: &np.name, labels, requirements: &np.requirements })
             .collect();
-        overlay::resolve(catalog, &self.overlays, &pools, &mut self.interner)
+        let accelerators: Vec<_> = crate::catalog::aws::ACCELERATORS.iter().filter_map(|n| self.resources.get(n)).collect();
+        overlay::resolve(catalog, &self.overlays, &pools, &mut self.interner, &accelerators)
     }
 }
 

@@ -107,11 +107,18 @@ pub fn normal_plan(p: &Plan) -> Value {
     v
 }
 
-/// nodecast's disruption answer in the harness's normalised form.
-pub fn normal_decision(d: &Decision) -> Value {
+/// nodecast's disruption answer in the harness's normalised form. `m` is the scenario's model
+/// resolved at its clock, as the decision's own: a replacement launched into a reservation names
+/// it (the harness checks it against the AWS provider's choice, as for a plan's claims).
+pub fn normal_decision(d: &Decision, m: &Model) -> Value {
     let replacement = d.replacement.as_ref().map(|r| {
-        json!({"nodePool": r.node_pool, "instanceType": r.instance_type, "capacityType": r.capacity_type,
-               "zone": r.zone, "price": r.price_per_hour, "options": sorted(r.instance_type_options.clone())})
+        let mut v = json!({"nodePool": r.node_pool, "instanceType": r.instance_type, "capacityType": r.capacity_type,
+               "zone": r.zone, "price": r.price_per_hour, "options": sorted(r.instance_type_options.clone())});
+        let id = r.launch.as_ref().and_then(|l| l.launch.reservation).and_then(|i| m.reservations.get(i as usize));
+        if let (Some(res), Value::Object(map)) = (id, &mut v) {
+            map.insert("reservationId".into(), json!(res.id));
+        }
+        v
     });
     let replacements = d.replacement.iter().count() + d.more_replacements.len();
     json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
@@ -165,7 +172,7 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
             Outcome::Failure { errors } => json!({"error": errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")}),
         },
         "disrupt" => match nodecast::consolidate(&req).outcome {
-            Outcome::Success(d) => normal_decision(&d),
+            Outcome::Success(d) => normal_decision(&d, &model),
             Outcome::Failure { errors } => json!({"error": errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")}),
         },
         other => json!({"error": format!("unknown scenario kind {other:?}")}),
