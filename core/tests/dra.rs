@@ -69,7 +69,7 @@ fn a_template_claim_gets_a_gpu_instance_type_under_dranvidiagpu() {
     // Only types the provider templates GPUs for survive: no m5, every option a g5/g6.
     let opts = options(&v, 0);
     assert!(!opts.is_empty() && opts.iter().all(|t| t.starts_with("g5.") || t.starts_with("g6.")), "{opts:?}");
-    assert!(v["skipped"].as_array().map_or(true, |s| s.iter().all(|x| x["kind"] != "ResourceClaimTemplate")), "the template counts: {v}");
+    assert!(v["skipped"].as_array().is_none_or(|s| s.iter().all(|x| x["kind"] != "ResourceClaimTemplate")), "the template counts: {v}");
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn existing_nodes_offer_their_published_devices_once() {
     );
     let text = format!("{}{NODE}{SLICE}{held}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"));
     let v = ok(&text, "DRANVIDIAGPU=true");
-    assert!(v["existingNodes"].as_array().unwrap().iter().all(|n| n["pods"].as_array().map_or(true, |p| p.is_empty())), "{v}");
+    assert!(v["existingNodes"].as_array().unwrap().iter().all(|n| n["pods"].as_array().is_none_or(|p| p.is_empty())), "{v}");
     assert_eq!(claims(&v).len(), 1);
     // A pod using the allocated claim goes to its node, and only there.
     let text = format!("{}{NODE}{SLICE}{held}{}", base(), pod("c", "resourceClaimName: held"));
@@ -210,4 +210,20 @@ fn invalid_objects_are_located_errors() {
     assert!(v["errors"].to_string().contains("firstAvailable (prioritized alternatives) is not modelled"), "{v}");
     let v = run(&base(), false, "RebootForRepair=true");
     assert!(v["errors"].to_string().contains("settings.awsFeatureGates.RebootForRepair"), "{v}");
+}
+
+#[test]
+fn an_incomplete_or_old_pool_offers_nothing() {
+    // The pool says two slices and only one is there: Karpenter skips the pool (pool.go).
+    let incomplete = SLICE.replace("resourceSliceCount: 1", "resourceSliceCount: 2");
+    let text = format!("{}{NODE}{incomplete}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"));
+    let v = ok(&text, "DRANVIDIAGPU=true");
+    assert_eq!(claims(&v).len(), 1, "the node's GPU is not usable: {v}");
+    // A slice of an older generation than another slice of its pool does not count either.
+    let old = SLICE.replace("generation: 1", "generation: 0");
+    let newer = SLICE.replace("name: n1-gpu", "name: n1-gpu-2").replace("name: gpu-0", "name: gpu-9").replace("generation: 1", "generation: 2");
+    let text = format!("{}{NODE}{old}{newer}{}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"), pod("b", "resourceClaimTemplateName: single-gpu"));
+    let v = ok(&text, "DRANVIDIAGPU=true");
+    let on_node: Vec<&Value> = v["existingNodes"].as_array().unwrap().iter().filter(|n| n["name"] == "n1").collect();
+    assert_eq!(on_node[0]["pods"].as_array().unwrap().len(), 1, "one device of the newest generation: {v}");
 }

@@ -185,6 +185,7 @@ pub fn search(modes: &[Mode], matches: &[Vec<bool>], free: &[bool]) -> Result<Ve
             chosen[r] = all;
         }
     }
+    #[allow(clippy::too_many_arguments)]
     fn dfs(
         r: usize,
         from: usize,

@@ -76,6 +76,9 @@ impl DraFail {
     }
 }
 
+/// The devices one search picked: key, and whether it is node-local (pins the claim).
+type Picks = Vec<(DeviceKey, bool)>;
+
 /// A pod's claim, resolved.
 struct Resolved<'m> {
     /// `namespace/name` of a named claim (shared); None for a claim generated from a template.
@@ -87,7 +90,7 @@ struct Resolved<'m> {
 /// type (None for a node), the devices taken and the shared claims allocated.
 pub struct Outcome {
     pub its: Vec<u32>,
-    picks: Vec<(Option<u32>, Vec<(DeviceKey, bool)>)>,
+    picks: Vec<(Option<u32>, Picks)>,
     allocated: Vec<String>,
 }
 
@@ -229,7 +232,6 @@ impl Pass {
 
     /// One search over candidates (driver, pool, device, node-local or template): the devices
     /// picked (key, whether it pins the claim), or None when none fits.
-    #[allow(clippy::type_complexity)]
     fn search(
         &self,
         cands: &[(&str, &str, &Device, bool)],
@@ -237,7 +239,7 @@ impl Pass {
         modes: &[dra::Mode],
         it: Option<u32>,
         holder: Holder,
-    ) -> Result<Option<Vec<(DeviceKey, bool)>>, DraFail> {
+    ) -> Result<Option<Picks>, DraFail> {
         let keys: Vec<DeviceKey> =
             cands.iter().map(|(d, p, dev, _)| DeviceKey { driver: d.to_string(), pool: p.to_string(), device: dev.name.clone() }).collect();
         let held = it.and_then(|it| self.held.get(&(holder, it)));
