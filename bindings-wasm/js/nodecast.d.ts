@@ -35,8 +35,12 @@ export interface Settings {
    *  names to booleans; gates left out keep Karpenter v1.15's defaults (ReservedCapacity on,
    *  the others off). A gate nodecast does not model yet may only keep its default. */
   featureGates?: string | Partial<Record<FeatureGate, boolean>>;
-  /** Karpenter's --ignore-dra-requests (default true). */
+  /** Karpenter's --ignore-dra-requests (default true; false runs its DRA allocator). */
   ignoreDraRequests?: boolean;
+  /** The AWS provider's --aws-feature-gates: its flag string (`'DRANVIDIAGPU=true'`) or a
+   *  mapping; DRANVIDIAGPU / DRAEFA make new nodes offer their GPUs / EFA devices to the DRA
+   *  allocator (all off by default). NodeClassCEL and RebootForRepair may only stay off. */
+  awsFeatureGates?: string | Partial<Record<'NodeClassCEL' | 'DRANVIDIAGPU' | 'DRAEFA' | 'RebootForRepair', boolean>>;
   /** Deprecated spelling of `featureGates: {SpotToSpotConsolidation: true}`. */
   spotToSpotConsolidation?: boolean;
   /** NodeClaim instance-type truncation (default 600). */

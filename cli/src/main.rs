@@ -111,10 +111,14 @@ pub struct Gates {
     /// model may only keep its default.
     #[arg(long, value_name = "GATE=BOOL,...")]
     pub feature_gates: Option<String>,
-    /// Karpenter's --ignore-dra-requests (default true: pods with resource claims are refused).
-    /// false (Karpenter's DRA allocator) is not modelled yet and is refused.
+    /// Karpenter's --ignore-dra-requests (default true: pods with resource claims are refused);
+    /// false runs Karpenter's DRA allocator over the input's resource.k8s.io objects.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub ignore_dra_requests: Option<bool>,
+    /// The AWS provider's --aws-feature-gates, e.g. DRANVIDIAGPU=true (new GPU nodes offer
+    /// their GPUs to the DRA allocator) or DRAEFA=true; all off by default.
+    #[arg(long, value_name = "GATE=BOOL,...")]
+    pub aws_feature_gates: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -399,7 +403,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
         spot_price_factor: a.spot_price_factor,
         output: Output::Json,
     };
-    let gates = Gates { feature_gates: a.feature_gates.clone(), ignore_dra_requests: None };
+    let gates = Gates { feature_gates: a.feature_gates.clone(), ignore_dra_requests: None, aws_feature_gates: None };
     let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
     req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
@@ -516,6 +520,9 @@ fn request(common: &Common, policies: &Policies, gates: &Gates, files: &[String]
     }
     if let Some(on) = gates.ignore_dra_requests {
         req.settings.ignore_dra_requests = on;
+    }
+    if let Some(spec) = &gates.aws_feature_gates {
+        req.settings.aws_feature_gates.apply(spec).map_err(|e| Fatal(format!("--aws-feature-gates: {e}")))?;
     }
     Ok(req)
 }

@@ -113,6 +113,7 @@ pub fn describe(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -
         Fail::NodesLimit => (ReasonCode::LimitExceeded, crate::fit::nodes_limit_message(m, sol, pool)),
         Fail::Resources => (ReasonCode::NoInstanceTypeFits, "not enough room".into()),
         Fail::Reserved(f) => (ReasonCode::ReservedOfferingUnavailable, f.message().to_string()),
+        Fail::Dra(f) => (ReasonCode::DynamicResources, f.message()),
         Fail::NoType(fit) => {
             let Some(t) = t else { return (ReasonCode::NoInstanceTypeFits, "no instance type fits".into()) };
             let r = pod_requirements(pod, t, m);

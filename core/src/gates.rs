@@ -251,7 +251,7 @@ impl<'de> Deserialize<'de> for FeatureGates {
 }
 
 /// Go's `strconv.ParseBool`.
-fn parse_go_bool(s: &str) -> Option<bool> {
+pub(crate) fn parse_go_bool(s: &str) -> Option<bool> {
     match s {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
         "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),

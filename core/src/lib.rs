@@ -91,6 +91,9 @@ pub mod figures;
 #[doc(hidden)]
 pub mod fxhash;
 pub mod gates;
+pub mod gates_aws;
+#[doc(hidden)]
+pub mod dra;
 #[doc(hidden)]
 pub mod fit;
 /// Checked fix hints for pods that stay pending.

@@ -193,6 +193,7 @@ def request_json(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
@@ -212,6 +213,7 @@ def request_json(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         now=now,
         pod=pod,
@@ -232,6 +234,7 @@ def plan(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
@@ -243,7 +246,9 @@ def plan(
     ``--spot-price-factor``. ``min_values_policy``: ``"Strict"``/``"BestEffort"``;
     ``preference_policy``: ``"Respect"``/``"Ignore"``. ``feature_gates``: Karpenter's
     ``--feature-gates`` string (``"NodeOverlay=true"``) or a mapping (``{"NodeOverlay": True}``);
-    ``ignore_dra_requests``: Karpenter's ``--ignore-dra-requests`` (default True). Unschedulable
+    ``ignore_dra_requests``: Karpenter's ``--ignore-dra-requests`` (default True; False runs its DRA
+    allocator); ``aws_feature_gates``: the AWS provider's ``--aws-feature-gates`` (``"DRANVIDIAGPU=true"``
+    or ``{"DRANVIDIAGPU": True}``: new GPU nodes offer their GPUs to the allocator). Unschedulable
     pods are part of the answer, not an error. ``now``: the time of the pass (an aware datetime or
     RFC 3339; a capacity block is not launched into from 40 minutes before its end).
     ``reservations``: the output of ``aws ec2 describe-capacity-reservations`` — the parsed dict or
@@ -259,6 +264,7 @@ def plan(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         now=now,
         reservations=reservations,
@@ -278,6 +284,7 @@ def consolidate(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
@@ -298,6 +305,7 @@ def consolidate(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         now=now,
         until=until,
@@ -318,6 +326,7 @@ def validate(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
 ) -> ValidationReport:
     """Check every NodePool/EC2NodeClass rule (admission and runtime) and every object
@@ -334,6 +343,7 @@ def validate(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
     )
     return _run("validate", ValidationReport, req)
@@ -354,6 +364,7 @@ def explain(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     reservations: Optional[Reservations] = None,
 ) -> Explanation:
@@ -370,6 +381,7 @@ def explain(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         now=now,
         pod=pod,
@@ -435,6 +447,7 @@ def simulate(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     reservations: Optional[Reservations] = None,
 ) -> Simulation:
@@ -477,6 +490,7 @@ def simulate(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         trace=_trace_value(trace, trace_name, trace_format),
         simulation=_simulation_value(settings, options),
@@ -501,6 +515,7 @@ def optimize(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
@@ -520,6 +535,7 @@ def optimize(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         now=now,
         reservations=reservations,
@@ -544,6 +560,7 @@ def advise(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
@@ -568,6 +585,7 @@ def advise(
         spot_to_spot_consolidation=spot_to_spot_consolidation,
         feature_gates=feature_gates,
         ignore_dra_requests=ignore_dra_requests,
+        aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
         now=now,
         reservations=reservations,

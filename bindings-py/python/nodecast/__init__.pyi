@@ -166,6 +166,7 @@ def request_json(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
@@ -183,6 +184,7 @@ def plan(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
@@ -198,6 +200,7 @@ def consolidate(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
@@ -213,6 +216,7 @@ def validate(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
 ) -> ValidationReport: ...
 def explain(
@@ -229,6 +233,7 @@ def explain(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     reservations: Optional[Reservations] = None,
 ) -> Explanation: ...
@@ -269,6 +274,7 @@ def simulate(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     reservations: Optional[Reservations] = None,
 ) -> Simulation: ...
@@ -283,6 +289,7 @@ def optimize(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
@@ -303,6 +310,7 @@ def advise(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,

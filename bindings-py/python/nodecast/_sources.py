@@ -470,6 +470,7 @@ def build_request(
     spot_to_spot_consolidation: Optional[bool] = None,
     feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     ignore_dra_requests: Optional[bool] = None,
+    aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
     now: Union[_dt.datetime, str, None] = None,
     until: Union[_dt.datetime, str, None] = None,
@@ -515,6 +516,16 @@ def build_request(
             )
     if ignore_dra_requests is not None:
         settings["ignoreDraRequests"] = bool(ignore_dra_requests)
+    if aws_feature_gates is not None:
+        # The AWS provider's --aws-feature-gates (DRANVIDIAGPU, DRAEFA): flag string or mapping.
+        if isinstance(aws_feature_gates, str):
+            settings["awsFeatureGates"] = aws_feature_gates
+        elif isinstance(aws_feature_gates, Mapping):
+            settings["awsFeatureGates"] = dict(aws_feature_gates)
+        else:
+            raise _option_error(
+                "awsFeatureGates", f"{aws_feature_gates!r} is not a string or mapping", "e.g. 'DRANVIDIAGPU=true' or {'DRANVIDIAGPU': True}"
+            )
     if max_instance_types is not None:
         if isinstance(max_instance_types, bool) or not isinstance(max_instance_types, int) or max_instance_types < 1:
             raise _option_error("maxInstanceTypes", f"{max_instance_types!r} is not a positive integer", "e.g. 600 (Karpenter's)")

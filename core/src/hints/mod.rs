@@ -264,7 +264,7 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
                 vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(ports))]
             }
         }
-        Fail::Limits { .. } | Fail::NodesLimit | Fail::Resources | Fail::Reserved(_) => Vec::new(),
+        Fail::Limits { .. } | Fail::NodesLimit | Fail::Resources | Fail::Reserved(_) | Fail::Dra(_) => Vec::new(),
     }
 }
 

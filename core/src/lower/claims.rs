@@ -29,8 +29,9 @@ const LABEL_HELP: &str = "a DNS-1123 label: lowercase letters, digits and '-', a
 
 /// Whether the pod spec references ResourceClaims (Karpenter's `HasDRARequirements`), with the
 /// references validated into `sink`.
-pub fn resource_claims(spec: &At, sink: &mut Sink) -> bool {
+pub fn resource_claims(spec: &At, sink: &mut Sink) -> Vec<crate::dra::PodClaim> {
     let mut names: Vec<String> = Vec::new();
+    let mut out = Vec::new();
     if let Some(rc) = spec.get("resourceClaims") {
         for c in sink.list(&rc) {
             let name = sink.opt_scalar(&c, "name").unwrap_or_default();
@@ -74,6 +75,9 @@ pub fn resource_claims(spec: &At, sink: &mut Sink) -> bool {
                 }
                 _ => {}
             }
+            if let Some(source) = claim.map(crate::dra::ClaimSource::Claim).or(template.map(crate::dra::ClaimSource::Template)) {
+                out.push(crate::dra::PodClaim { name: name.clone(), source });
+            }
             names.push(name);
         }
     }
@@ -116,7 +120,12 @@ pub fn resource_claims(spec: &At, sink: &mut Sink) -> bool {
             }
         }
     }
-    !names.is_empty()
+    if out.len() < names.len() {
+        // An invalid reference was reported above; the pod still has DRA requirements.
+        out.truncate(0);
+        out.extend(names.iter().map(|n| crate::dra::PodClaim { name: n.clone(), source: crate::dra::ClaimSource::Claim(String::new()) }));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -128,7 +137,7 @@ mod tests {
         let mut errors = Vec::new();
         let root = At::root(&spec, "spec");
         let mut sink = Sink { document: 0, object: &|| "Pod/p".into(), errors: &mut errors };
-        let dra = resource_claims(&root, &mut sink);
+        let dra = !resource_claims(&root, &mut sink).is_empty();
         (dra, errors.iter().map(|e| format!("{} {}", e.path.clone().unwrap_or_default(), e.message)).collect())
     }
 

@@ -81,7 +81,7 @@ impl Lowering {
 pub fn gated_skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
     match (group, kind) {
         ("resource.k8s.io", "ResourceClaim" | "ResourceClaimTemplate" | "DeviceClass" | "ResourceSlice") => Some(format!(
-            "{api} {kind} counts only with --ignore-dra-requests=false (Karpenter's DRA allocator, which nodecast does not model yet); \
+            "{api} {kind} counts only with --ignore-dra-requests=false (Karpenter's DRA allocator); \
              with the default (true) Karpenter refuses pods that reference resource claims"
         )),
         ("autoscaling.x-k8s.io", "CapacityBuffer") => Some(format!(

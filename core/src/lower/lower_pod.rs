@@ -123,6 +123,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         eviction_cost_managed: 1.0,
         ignored: None,
         resource_claims: false,
+        dra_claims: Vec::new(),
         volumes: false,
     };
     let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), sink.document, spec_part);
@@ -136,7 +137,8 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);
-    pod.resource_claims = super::claims::resource_claims(spec, sink);
+    pod.dra_claims = super::claims::resource_claims(spec, sink);
+    pod.resource_claims = !pod.dra_claims.is_empty();
     pod.volumes = spec.get("volumes").is_some_and(|vs| {
         sink.list(&vs).iter().any(|v| v.get("persistentVolumeClaim").is_some() || v.get("ephemeral").is_some())
     });

@@ -4,6 +4,7 @@
 
 mod buffers;
 mod claims;
+mod dra;
 mod gated;
 mod hash_version;
 mod header;
@@ -102,6 +103,13 @@ struct Lowering {
     /// by provider ID, so a NodeClaim joins the Node whose provider ID its `status.providerID` is.
     node_provider_ids: Vec<(String, String)>,
     pool_hash_versions: Vec<(String, Option<String>)>,
+    /// The resource.k8s.io/v1 objects (`dra`), the slices with their pool generation and
+    /// count, the errors that apply only when they count, and their `skipped` entries
+    /// (document, kind), which stand only while `--ignore-dra-requests` is true.
+    dra: crate::dra::Dra,
+    dra_slices: Vec<(crate::dra::Slice, i64, i64)>,
+    dra_unmodelled: Vec<InputError>,
+    dra_skipped: Vec<(usize, String)>,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -179,6 +187,10 @@ impl Lowerer {
             claim_hashes: Vec::new(),
             node_provider_ids: Vec::new(),
             pool_hash_versions: Vec::new(),
+            dra: Default::default(),
+            dra_slices: Vec::new(),
+            dra_unmodelled: Vec::new(),
+            dra_skipped: Vec::new(),
         })
     }
 
@@ -239,6 +251,7 @@ impl Lowerer {
         }
         l.check_duplicates();
         l.check_pool_bound(catalog.types.len());
+        let dra = l.finish_dra(&settings);
         for np in l.node_pools.iter_mut() {
             np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
         }
@@ -270,6 +283,7 @@ impl Lowerer {
             static_launches: Vec::new(),
             capacity_buffers,
             buffer_hosts: Default::default(),
+            dra,
         };
         // NodeOverlays adjusted the catalog above; reserved offerings are added on top of it.
         crate::catalog::resolve::apply(&mut model, None, gate);
@@ -351,6 +365,17 @@ impl Lowering {
             ("karpenter.sh", "NodeClaim") => self.node_claim(&root, &mut sink),
             ("karpenter.sh", "NodeOverlay") => self.node_overlay(&root, &api, doc.source.clone(), &mut sink),
             ("autoscaling.x-k8s.io", "CapacityBuffer") => self.buffers.buffer(&root, doc.source.clone(), &mut sink),
+            ("resource.k8s.io", "DeviceClass" | "ResourceClaim" | "ResourceClaimTemplate" | "ResourceSlice") => {
+                self.dra_object(&root, &api, &kind, &mut sink, before);
+                self.skipped.push(Skipped {
+                    source: doc.source.clone(),
+                    document: doc.index,
+                    kind: kind.clone(),
+                    name: doc.name().to_string(),
+                    reason: gated::gated_skip_reason(group, &api, &kind).unwrap_or_default(),
+                });
+                self.dra_skipped.push((doc.index, kind.clone()));
+            }
             (g, k) if kinds::expands(g, k) => {
                 let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
                 let before = self.pods.len();

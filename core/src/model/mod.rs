@@ -23,8 +23,12 @@ pub struct Settings {
     pub preference_policy: PreferencePolicy,
     /// Karpenter's `--feature-gates` (crate::gates): the one home of every gate.
     pub feature_gates: FeatureGates,
-    /// Karpenter's `--ignore-dra-requests` (default true).
+    /// Karpenter's `--ignore-dra-requests` (default true). False runs Karpenter's DRA
+    /// allocator (crate::dra, scheduling::dra).
     pub ignore_dra_requests: bool,
+    /// The AWS provider's `--aws-feature-gates` (crate::gates_aws): DRANVIDIAGPU and DRAEFA
+    /// decide which devices a new node offers to the DRA allocator.
+    pub aws_feature_gates: crate::gates_aws::AwsFeatureGates,
     /// Core NodeClaim instance-type truncation (R5.20.3).
     pub max_instance_types: usize,
 }
@@ -36,6 +40,7 @@ impl Default for Settings {
             preference_policy: PreferencePolicy::Respect,
             feature_gates: FeatureGates::default(),
             ignore_dra_requests: true,
+            aws_feature_gates: Default::default(),
             max_instance_types: 600,
         }
     }
@@ -64,15 +69,14 @@ impl Settings {
             })
             .collect::<Vec<_>>();
         let mut errors = errors;
-        if !self.ignore_dra_requests {
-            // Karpenter's DRA allocator (ignore-dra-requests=false) is not modelled yet.
+        for g in self.aws_feature_gates.unmodelled() {
             errors.push(
                 crate::error::InputError::new(
-                    "unsupported-setting",
-                    "ignoreDraRequests=false (Karpenter's DRA allocator) is not modelled by nodecast yet",
+                    "unsupported-feature-gate",
+                    format!("AWS provider feature gate {g}=true changes decisions in a way nodecast does not model"),
                 )
-                .path("settings.ignoreDraRequests")
-                .help("leave ignoreDraRequests at Karpenter's default (true)"),
+                .path(format!("settings.awsFeatureGates.{g}"))
+                .help(format!("leave {g} at the provider's default (false)")),
             );
         }
         if errors.is_empty() {
@@ -94,6 +98,7 @@ struct SettingsWire {
     preference_policy: PreferencePolicy,
     feature_gates: FeatureGates,
     ignore_dra_requests: bool,
+    aws_feature_gates: crate::gates_aws::AwsFeatureGates,
     max_instance_types: usize,
     /// Deprecated: `featureGates: {SpotToSpotConsolidation: true}`.
     spot_to_spot_consolidation: Option<bool>,
@@ -107,6 +112,7 @@ impl Default for SettingsWire {
             preference_policy: s.preference_policy,
             feature_gates: s.feature_gates,
             ignore_dra_requests: s.ignore_dra_requests,
+            aws_feature_gates: s.aws_feature_gates,
             max_instance_types: s.max_instance_types,
             spot_to_spot_consolidation: None,
         }
@@ -124,6 +130,7 @@ impl From<SettingsWire> for Settings {
             preference_policy: w.preference_policy,
             feature_gates,
             ignore_dra_requests: w.ignore_dra_requests,
+            aws_feature_gates: w.aws_feature_gates,
             max_instance_types: w.max_instance_types,
         }
     }
@@ -447,6 +454,8 @@ pub struct Model {
     pub buffer_hosts: std::collections::BTreeSet<String>,
     /// Jobs' completions and backoff limits, for the simulator's waves.
     pub jobs: Vec<JobRun>,
+    /// The resource.k8s.io objects, when they count (`--ignore-dra-requests=false`).
+    pub dra: crate::dra::Dra,
 }
 
 /// A CapacityBuffer as lowering resolved it (`lower::buffers`).

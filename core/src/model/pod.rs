@@ -192,6 +192,8 @@ pub struct PodSpec {
     /// The pod references ResourceClaims (Dynamic Resource Allocation; Karpenter's
     /// `HasDRARequirements`): refused while `--ignore-dra-requests` is true.
     pub resource_claims: bool,
+    /// The pod's `spec.resourceClaims` (what the DRA allocator resolves, scheduling::dra).
+    pub dra_claims: Vec<crate::dra::PodClaim>,
     /// The pod mounts a PersistentVolumeClaim or a generic ephemeral volume: Karpenter would add
     /// its volume's zone to the pod's requirements (volume topology) and count CSI attach
     /// limits; nodecast does not model volumes and says so in a warning (`volumes-not-modelled`).

@@ -3,6 +3,7 @@
 
 mod baseline;
 pub mod claim;
+pub mod dra;
 pub mod existing;
 mod gosort;
 mod inflight;
@@ -89,6 +90,8 @@ pub enum Fail {
     Resources,
     /// Reserved capacity could not be reserved (see `reserve`).
     Reserved(reserve::ReservedFail),
+    /// The DRA allocator found no devices for the pod's claims (`dra`).
+    Dra(dra::DraFail),
 }
 
 /// Final outcome for a pod that stays pending.
@@ -209,6 +212,8 @@ pub struct Solver<'m> {
     placed: u64,
     /// Shape → why `add` failed for it, and `placed` then (see `add`).
     failed_memo: crate::fxhash::FxHashMap<u32, (u64, PodFailure)>,
+    /// The DRA allocator's state, with `--ignore-dra-requests=false` (`dra`).
+    dra: Option<dra::Pass>,
 }
 
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
@@ -317,6 +322,7 @@ pub fn solve_with(
         reserved_templates,
         placed: 0,
         failed_memo: Default::default(),
+        dra: (!m.settings.ignore_dra_requests).then(|| dra::Pass::new(m)),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
@@ -617,7 +623,9 @@ impl Solver<'_> {
         let pod = &m.pods[p];
         // Without topology groups the answer of a target depends only on its state and the
         // pod's shape, so targets that rejected this shape since their last change are skipped.
-        let shape = view.groups.is_empty().then(|| {
+        // A DRA pod's answer depends on the devices each target has left: no shape memo.
+        let dra_pod = self.dra.is_some() && pod.resource_claims;
+        let shape = (view.groups.is_empty() && !dra_pod).then(|| {
             // Replicas share their spec (see `Pod`), and with it the shape of an unrelaxed view:
             // the shape is built and hashed once per spec, not once per replica.
             if !unrelaxed || !pod.spec_shared() {
@@ -669,6 +677,7 @@ impl Solver<'_> {
         let pod = &m.pods[p];
         let found = self.first_existing(pod, view, shape);
         if let Some((i, reqs)) = found {
+            self.dra_commit(pod, dra::Holder::Node(self.existing[i].node), &[]);
             self.existing[i].add(p, pod);
             self.existing_memo.changed(i);
             self.existing_room_memo.changed(i);
@@ -822,6 +831,7 @@ impl Solver<'_> {
         }
         self.claim_memo.changed(c);
         self.claim_room_memo.changed(c);
+        self.dra_commit(pod, dra::Holder::Claim(self.claims[c].hostname), &its);
         let claim = &mut self.claims[c];
         claim.requirements = r;
         claim.its = its;
@@ -956,6 +966,15 @@ impl Solver<'_> {
                 }
             }
         }
+        // Karpenter runs the allocator before its instance-type filter and keeps the types both
+        // accept (nodeclaim.go); the intersection is the same either way.
+        let its = match &self.dra {
+            Some(pass) if pod.resource_claims => {
+                let outcome = pass.check(m, pod, dra::Holder::Claim(claim.hostname), &its).map_err(Fail::Dra)?;
+                outcome.its
+            }
+            _ => its,
+        };
         let held = match &self.reserve {
             Some(mgr) if self.reserved_templates[claim.template] => {
                 mgr.offerings_to_reserve(&its, &r, &claim.reserved, m).map_err(Fail::Reserved)?
@@ -963,6 +982,26 @@ impl Solver<'_> {
             _ => reserve::Held::new(),
         };
         Ok((r, its, ties, held))
+    }
+}
+
+impl Solver<'_> {
+    /// Whether existing node `node` has the devices for the pod's claims.
+    pub(super) fn dra_accepts(&self, pod: &Pod, node: usize) -> Result<(), Fail> {
+        match &self.dra {
+            Some(pass) if pod.resource_claims => pass.check(self.m, pod, dra::Holder::Node(node), &[]).map(|_| ()).map_err(Fail::Dra),
+            _ => Ok(()),
+        }
+    }
+
+    /// Record the devices a placement of a DRA pod took (the check is repeated: it is
+    /// deterministic, and the scans keep only the winner's answer).
+    fn dra_commit(&mut self, pod: &Pod, holder: dra::Holder, its: &[u32]) {
+        let m = self.m;
+        let Some(pass) = self.dra.as_mut().filter(|_| pod.resource_claims) else { return };
+        if let Ok(outcome) = pass.check(m, pod, holder, its) {
+            pass.commit(holder, outcome);
+        }
     }
 }
 
