@@ -222,6 +222,9 @@ impl Sim {
             nodepool_hash: np.template_hash.clone().ok().map(|h| (h, crate::gohash::NODEPOOL_HASH_VERSION.to_string())),
             drifted: None,
             has_termination_grace_period: np.termination_grace_period.is_some(),
+            conditions: Vec::new(),
+            termination_grace_period: np.termination_grace_period,
+            do_not_repair: false,
             document: 0,
             source: None,
         };
