@@ -345,6 +345,12 @@ pub fn consolidate(m: &Model, warnings: &[Warning], now: i64, now_text: &str) ->
     Ok(d)
 }
 
+/// When the node's earliest repair policy match not yet eligible at `now` becomes eligible
+/// (the simulator looks again then); None when none is pending.
+pub fn next_repair_at(n: &ExistingNode, now: i64) -> Option<i64> {
+    repair::matches(n).into_iter().filter_map(|m| m.eligible_at).filter(|&t| t > now).min()
+}
+
 /// One pass of the disruption controller at `now`.
 pub fn decide(m: &Model, now: i64) -> Decision {
     decide_pass(m, now, None)
@@ -546,7 +552,15 @@ fn command_text(d: &Decision) -> String {
     let n = d.disrupted_nodes.len();
     let s = if n == 1 { "" } else { "s" };
     match (d.decision, &d.replacement) {
-        (Action::Delete, _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.map_or("", DisruptionReason::as_str)),
+        (Action::Delete, _) => format!(
+            "delete {n} node{s} ({list}), reason {}{}",
+            d.reason.map_or("", DisruptionReason::as_str),
+            match d.terminate_first {
+                Some(TerminateFirst::NoReservedCapacity) => ", terminate-first: its reserved slot is the only room for its pods",
+                Some(TerminateFirst::StaticAtLimit) => ", terminate-first: its static NodePool is at its node limit",
+                None => "",
+            }
+        ),
         (Action::Replace, Some(r)) => {
             let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
             let more = r.instance_type_options.len().saturating_sub(5);

@@ -618,6 +618,10 @@ impl Sim {
             if let (Some(e), Some(c)) = (expire, n.created) {
                 cands.push(c.saturating_add(e));
             }
+            // A repair policy's toleration ending (NodeRepair gate, disruption/repair.rs).
+            if m.settings.feature_gates.node_repair && !n.conditions.is_empty() {
+                cands.extend(crate::disruption::next_repair_at(n, abs));
+            }
             for c in cands.into_iter().filter(|&c| c > abs) {
                 best = Some(best.map_or(c, |b: i64| b.min(c)));
             }
