@@ -290,3 +290,39 @@ fn explain_node_says_why() {
     let summary = v["node"]["summary"].as_str().unwrap_or_default();
     assert!(summary.contains("unhealthy") && summary.contains("AcceleratedHardwareReady"), "{v}");
 }
+
+fn static_pool(limits: &str) -> String {
+    format!(
+        r#"
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {{name: p5}}
+spec:
+  replicas: 1
+  {limits}
+  template:
+    spec:
+      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}}
+      requirements:
+      - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
+      - {{key: node.kubernetes.io/instance-type, operator: In, values: [p5.48xlarge]}}
+"#
+    )
+}
+
+#[test]
+fn a_static_pools_node_is_replaced_from_its_template_or_terminated_first_at_the_limit() {
+    let fault = gpu_fault(FATAL, "2026-12-01T11:00:00Z");
+    let yaml = vec![NODE_CLASS.to_string(), static_pool(""), node("gpu-1", "on-demand", &fault, "")];
+    let d = consolidate(&yaml, "NodeRepair=true");
+    assert_eq!(d["method"], "repair", "{d}");
+    assert_eq!(d["decision"], "replace");
+    assert_eq!(d["replacement"]["instanceType"], "p5.48xlarge");
+    let yaml = vec![NODE_CLASS.to_string(), static_pool("limits: {nodes: \"1\"}"), node("gpu-1", "on-demand", &fault, "")];
+    let d = consolidate(&yaml, "NodeRepair=true");
+    assert_ne!(d["method"], "repair", "{d}");
+    assert!(verdict(&d, "gpu-1")["reasons"][0]["message"].as_str().unwrap().contains("node limit"), "{d}");
+    let d = consolidate(&yaml, "NodeRepair=true,TerminateFirstRepair=true");
+    assert_eq!(d["decision"], "delete", "{d}");
+    assert_eq!(d["terminateFirst"], "static-at-limit");
+}

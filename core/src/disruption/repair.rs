@@ -339,10 +339,35 @@ fn static_command(m: &Model, info: &NodeInfo, pool: usize) -> Result<Command, St
     if active > np.replicas.unwrap_or(0) {
         return Err(format!("static NodePool {:?} has {active} nodes for {} replicas: static deprovisioning, not repair, removes one", np.name, np.replicas.unwrap_or(0)));
     }
+    let gate = m.settings.feature_gates.terminate_first_repair;
+    // With the gate: are all the template's offerings reserved and full (helpers.go
+    // staticReservations)? Then only the candidate's own slot, if it holds an offered one, helps.
+    let mut full = false;
+    if gate {
+        if let Some(t) = scheduling::claim::build_template(pool, m) {
+            let mut offered: Vec<u32> = Vec::new();
+            full = true;
+            'types: for &it in &t.its {
+                for o in m.catalog.types[it as usize].offerings.iter().filter(|o| scheduling::offering_compatible(o, &t.requirements, m)) {
+                    let launchable = o.available && o.reservation.is_some_and(|r| m.reservations[r as usize].available > 0);
+                    if o.capacity_type != m.keys.reserved || launchable {
+                        full = false;
+                        break 'types;
+                    }
+                    offered.extend(o.reservation.filter(|_| o.available));
+                }
+            }
+            let holds = reserved_slot(m, &m.nodes[info.node]).is_some_and(|r| offered.contains(&r));
+            if full && !holds {
+                return Err("static NodePool's capacity reservations are full and cannot stage a replacement".into());
+            }
+        }
+    }
     let limit = crate::static_pools::node_limit(&np.limits);
-    if limit.is_some_and(|l| l - (active + deleting) <= 0) {
-        if m.settings.feature_gates.terminate_first_repair && np.ready {
-            return Ok(Command { node: info.node, replacements: Vec::new(), terminate_first: Some(TerminateFirst::StaticAtLimit) });
+    if full || limit.is_some_and(|l| l - (active + deleting) <= 0) {
+        if gate && np.ready {
+            let why = if full { TerminateFirst::NoReservedCapacity } else { TerminateFirst::StaticAtLimit };
+            return Ok(Command { node: info.node, replacements: Vec::new(), terminate_first: Some(why) });
         }
         return Err("static NodePool is at its node limit and cannot stage a replacement".into());
     }
