@@ -7,6 +7,7 @@
 
 mod buffers;
 mod conditions;
+mod node_conditions;
 mod edits;
 mod engine;
 mod jobs;
