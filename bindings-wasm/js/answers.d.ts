@@ -340,6 +340,13 @@ export interface Decision {
   /** The decision in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
   /**
+   * A drift or repair `delete` that is Karpenter's terminate-first command (RFC #3203,
+   * gates TerminateFirstDrift / TerminateFirstRepair): the node's reserved slot is the only
+   * place its pods fit, so it goes before its replacement, which provisioning then launches
+   * into the freed slot. Absent otherwise.
+   */
+  terminateFirst?: TerminateFirst;
+  /**
    * Where Karpenter's own pick is not determined: candidates that tie on its sort key
    * (price ÷ disruption cost) are ordered arbitrarily, so it may pick others than nodecast.
    */
@@ -364,7 +371,7 @@ export interface DecisionFailure {
   status: 'failure';
 }
 
-export type DisruptionReason = 'expired' | 'empty' | 'underutilized' | 'drifted';
+export type DisruptionReason = 'expired' | 'empty' | 'underutilized' | 'drifted' | 'unhealthy';
 
 /** Nodes disrupted during the run. */
 export interface Disruptions {
@@ -544,7 +551,7 @@ export interface LimitUsage {
   used: string;
 }
 
-export type Method = 'expiration' | 'emptiness' | 'drift' | 'multi-node-consolidation' | 'single-node-consolidation';
+export type Method = 'expiration' | 'repair' | 'emptiness' | 'drift' | 'multi-node-consolidation' | 'single-node-consolidation';
 
 /** One time series, named and labelled as Karpenter's Prometheus metric. */
 export interface Metric {
@@ -689,6 +696,11 @@ export interface NodeVerdict {
   pricePerHour?: number;
   /** Why the node stays (FORMAT §7.2 codes), first the one that decided. */
   reasons: Reason[];
+  /**
+   * The repair policy the node's conditions match (AWS provider's RepairPolicies), when one
+   * does: present whether or not the NodeRepair gate is on.
+   */
+  repair?: RepairOut;
   /**
    * The Balanced score of the move tried for this node (single-node consolidation, or the
    * best case when that already fails), or of the command that disrupts it.
@@ -954,7 +966,36 @@ export interface Reason {
   nodePool?: string;
 }
 
-export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'dynamic-resources' | 'reserved-offering-unavailable' | 'nodepool-unusable' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'missing-label' | 'not-evaluated' | 'below-balanced-threshold';
+export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'dynamic-resources' | 'reserved-offering-unavailable' | 'nodepool-unusable' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'missing-label' | 'not-evaluated' | 'below-balanced-threshold' | 'repair-not-yet' | 'do-not-repair' | 'unhealthy-threshold' | 'repair-unbounded';
+
+/** An unhealthy node: the repair policy Karpenter selects for it (node/health/policy.go). */
+export interface RepairOut {
+  /**
+   * The policy's action: `replace` (the AWS provider's reboot policies replace too unless its
+   * RebootForRepair gate is on, which nodecast does not model).
+   */
+  action: string;
+  /** The Node condition type, e.g. `AcceleratedHardwareReady` or `Ready`. */
+  condition: string;
+  /** Whether `eligibleAt` is at or before `now`. */
+  eligible: boolean;
+  /**
+   * When the policy becomes (or became) eligible: max(lastTransitionTime, creation) +
+   * toleration, RFC 3339.
+   */
+  eligibleAt: string;
+  /** Its reason, as the Node reports it (may be empty). */
+  reason: string;
+  /** Its status: `False` or `Unknown`. */
+  status: string;
+  /**
+   * The drain bound the repair uses: the shortest policy termination grace period of the
+   * eligible matches, capped by the NodeClaim's own, in seconds.
+   */
+  terminationGracePeriodSeconds?: number;
+  /** The policy's toleration in seconds: how long the condition must hold. */
+  tolerationSeconds: number;
+}
 
 /** The node a `replace` launches. */
 export type Replacement = ReplacementFields & (ReplacementLaunch | ReplacementNoLaunch);
@@ -1394,6 +1435,12 @@ export interface Stats {
   /** The solver's time budget ran out; the answer is the best packing so far. */
   timedOut: boolean;
 }
+
+/**
+ * Why a terminate-first command could not stage its replacement first (Karpenter's
+ * `TerminateFirstReason`, disruption/types.go).
+ */
+export type TerminateFirst = 'no-reserved-capacity' | 'static-at-limit';
 
 /** Why a simulated node ended. */
 export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted' | 'drifted' | 'capacity-block-expiring';

@@ -386,6 +386,24 @@ pub fn decision(d: &Decision) -> String {
             let _ = writeln!(out, "  {} {}: {}", c.node, c.change, c.message);
         }
     }
+    let unhealthy: Vec<&nodecast::api::NodeVerdict> = d.nodes.iter().filter(|n| n.repair.is_some()).collect();
+    if !unhealthy.is_empty() {
+        section(&mut out, "Unhealthy nodes (the AWS provider's repair policies)");
+        for n in unhealthy {
+            let Some(r) = &n.repair else { continue };
+            let reason = if r.reason.is_empty() { String::new() } else { format!(" ({})", r.reason) };
+            let when = if r.eligible { "eligible since" } else { "eligible at" };
+            let _ = writeln!(
+                out,
+                "  {}: {}={}{reason}, toleration {}m, {when} {}",
+                n.name,
+                r.condition,
+                r.status,
+                r.toleration_seconds / 60,
+                r.eligible_at
+            );
+        }
+    }
     if !d.scores.is_empty() {
         section(&mut out, "Balanced score");
         for s in &d.scores {

@@ -451,6 +451,24 @@ pub struct Decision {
     /// before its end, an ODCR's run on as on-demand (docs/reservations.md). Absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reservation_changes: Vec<ReservationChangeOut>,
+    /// A drift or repair `delete` that is Karpenter's terminate-first command (RFC #3203,
+    /// gates TerminateFirstDrift / TerminateFirstRepair): the node's reserved slot is the only
+    /// place its pods fit, so it goes before its replacement, which provisioning then launches
+    /// into the freed slot. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminate_first: Option<TerminateFirst>,
+}
+
+/// Why a terminate-first command could not stage its replacement first (Karpenter's
+/// `TerminateFirstReason`, disruption/types.go).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TerminateFirst {
+    /// The replacement has no reserved capacity to launch into but the candidate's own slot.
+    NoReservedCapacity,
+    /// A static NodePool at its node limit cannot launch the replacement beside the node.
+    StaticAtLimit,
 }
 
 /// A node a reservation's end changes at `now` (`Decision.reservationChanges`).
@@ -622,6 +640,37 @@ pub struct NodeVerdict {
     /// Why Karpenter calls the node's NodeClaim drifted, when it does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<DriftOut>,
+    /// The repair policy the node's conditions match (AWS provider's RepairPolicies), when one
+    /// does: present whether or not the NodeRepair gate is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repair: Option<RepairOut>,
+}
+
+/// An unhealthy node: the repair policy Karpenter selects for it (node/health/policy.go).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepairOut {
+    /// The Node condition type, e.g. `AcceleratedHardwareReady` or `Ready`.
+    pub condition: String,
+    /// Its status: `False` or `Unknown`.
+    pub status: String,
+    /// Its reason, as the Node reports it (may be empty).
+    pub reason: String,
+    /// The policy's action: `replace` (the AWS provider's reboot policies replace too unless its
+    /// RebootForRepair gate is on, which nodecast does not model).
+    pub action: String,
+    /// The policy's toleration in seconds: how long the condition must hold.
+    pub toleration_seconds: i64,
+    /// When the policy becomes (or became) eligible: max(lastTransitionTime, creation) +
+    /// toleration, RFC 3339.
+    pub eligible_at: String,
+    /// Whether `eligibleAt` is at or before `now`.
+    pub eligible: bool,
+    /// The drain bound the repair uses: the shortest policy termination grace period of the
+    /// eligible matches, capped by the NodeClaim's own, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub termination_grace_period_seconds: Option<i64>,
 }
 
 /// A drifted NodeClaim: Karpenter's drift reason and what changed.

@@ -258,6 +258,20 @@ pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<
     if let Some(dr) = v.drift.as_ref() {
         summary.push_str(&format!("; drifted ({}) because {}", dr.reason, dr.message));
     }
+    if let Some(r) = v.repair.as_ref() {
+        let reason = if r.reason.is_empty() { String::new() } else { format!(" ({})", r.reason) };
+        let when = if r.eligible { "since" } else { "from" };
+        summary.push_str(&format!(
+            "; unhealthy: {}={}{reason} matches a repair policy ({}m toleration), replaceable {when} {}",
+            r.condition,
+            r.status,
+            r.toleration_seconds / 60,
+            r.eligible_at
+        ));
+        if r.eligible && !m.settings.feature_gates.node_repair {
+            summary.push_str(" if the NodeRepair feature gate were on (it is off, Karpenter's default)");
+        }
+    }
     if let Some(s) = v.score.as_ref() {
         let cmp = if s.approved { ">=" } else { "<" };
         summary.push_str(&format!("; Balanced score of the {} {:.2} {cmp} threshold {:.2}", s.scored_move, s.score, s.threshold));

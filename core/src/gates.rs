@@ -75,10 +75,14 @@ impl Gate {
         // NodeOverlay: catalog/overlay.rs; ReservedCapacity: catalog/resolve.rs; StaticCapacity,
         // CapacityBuffer: core/src/static_pools/, core/src/lower/buffers.rs and
         // simulate/buffers.rs; PodDeletionCostManagement: the eviction cost lowering reads
-        // (model/pod.rs), refused by `simulate`, whose ReplicaSet scale-down order it changes.
+        // (model/pod.rs), refused by `simulate`, whose ReplicaSet scale-down order it changes;
+        // NodeRepair, TerminateFirstRepair, TerminateFirstDrift: disruption/repair.rs, drift.rs.
         matches!(
             self,
-            Gate::SpotToSpotConsolidation
+            Gate::NodeRepair
+                | Gate::TerminateFirstRepair
+                | Gate::TerminateFirstDrift
+                | Gate::SpotToSpotConsolidation
                 | Gate::NodeOverlay
                 | Gate::ReservedCapacity
                 | Gate::StaticCapacity
@@ -312,6 +316,8 @@ mod tests {
         g.pod_deletion_cost_management = true;
         assert!(g.unmodelled().is_empty(), "PodDeletionCostManagement is modelled (model/pod.rs)");
         g.terminate_first_repair = true;
-        assert_eq!(g.unmodelled(), vec![Gate::TerminateFirstRepair]);
+        g.terminate_first_drift = true;
+        g.node_repair = true;
+        assert!(g.unmodelled().is_empty(), "NodeRepair and terminate-first are modelled (disruption/repair.rs)");
     }
 }

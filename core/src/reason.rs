@@ -149,6 +149,14 @@ wire_enum! {
         NotEvaluated = "not-evaluated",
         /// A Balanced pool's score for the move is below its threshold.
         BelowBalancedThreshold = "below-balanced-threshold",
+        /// The node matches a repair policy, but its toleration has not elapsed at `now`.
+        RepairNotYet = "repair-not-yet",
+        /// The node has the `karpenter.sh/do-not-repair` annotation.
+        DoNotRepair = "do-not-repair",
+        /// More than 20 % of the NodePool's nodes are unhealthy: repair stops for the pool.
+        UnhealthyThreshold = "unhealthy-threshold",
+        /// Repair would drain past blocking pods, but no termination grace period bounds it.
+        RepairUnbounded = "repair-unbounded",
     }
 }
 
@@ -184,6 +192,9 @@ wire_enum! {
     Method {
         /// Nodes past their `expireAfter`.
         Expiration = "expiration",
+        /// An unhealthy node (a repair policy's condition past its toleration) replaced
+        /// (NodeRepair gate).
+        Repair = "repair",
         /// Empty consolidatable nodes, deleted together.
         Emptiness = "emptiness",
         /// A drifted node replaced (or deleted) on its own.
@@ -206,6 +217,8 @@ wire_enum! {
         Underutilized = "underutilized",
         /// Drift.
         Drifted = "drifted",
+        /// Repair (budgets say `Unhealthy`).
+        Unhealthy = "unhealthy",
     }
 }
 
@@ -228,6 +241,7 @@ impl Method {
             Method::Expiration => DisruptionReason::Expired,
             Method::Emptiness => DisruptionReason::Empty,
             Method::Drift => DisruptionReason::Drifted,
+            Method::Repair => DisruptionReason::Unhealthy,
             Method::MultiNodeConsolidation | Method::SingleNodeConsolidation => DisruptionReason::Underutilized,
         }
     }
@@ -261,7 +275,10 @@ mod tests {
     #[test]
     fn wire_names_are_the_documented_ones() {
         // The strings the goldens and FORMAT §6/§7.1 carry; a typo here would change the wire.
-        assert_eq!(ReasonCode::ALL.len(), 30);
+        assert_eq!(ReasonCode::ALL.len(), 34);
+        assert_eq!(ReasonCode::UnhealthyThreshold.as_str(), "unhealthy-threshold");
+        assert_eq!(Method::Repair.reason(), DisruptionReason::Unhealthy);
+        assert_eq!(DisruptionReason::Unhealthy.as_str(), "unhealthy");
         assert_eq!(ReasonCode::MissingLabel.as_str(), "missing-label");
         assert_eq!(Method::Drift.as_str(), "drift");
         assert_eq!(Method::Drift.reason(), DisruptionReason::Drifted);

@@ -19,6 +19,7 @@ from nodecast._results import NodeClassReservations as NodeClassReservations
 from nodecast._results import ReservationChange as ReservationChange
 from nodecast._results import SimulatedReservation as SimulatedReservation
 from nodecast._results import Drift as Drift
+from nodecast._results import Repair as Repair
 from nodecast._results import Explanation as Explanation
 from nodecast._results import FrozenMap as FrozenMap
 from nodecast._results import InstanceTypeRow as InstanceTypeRow
@@ -107,6 +108,7 @@ __all__ = [
     "Tie",
     "NodeVerdict",
     "Drift",
+    "Repair",
     "PoolBudget",
     "ConsolidationSequence",
     "ConsolidationStep",

@@ -71,6 +71,7 @@ __all__ = [
     "ReservationSkip",
     "NodeClassReservations",
     "Drift",
+    "Repair",
 ]
 
 
@@ -759,6 +760,35 @@ class Drift:
 
 
 @dataclass(frozen=True)
+class Repair:
+    """The repair policy an unhealthy node matches (the AWS provider's policies, Karpenter's
+    NodeRepair): the Node ``condition``/``status``/``reason``, the ``action`` (``replace``), the
+    toleration, when it becomes eligible and the drain bound (eligible matches only)."""
+
+    condition: str
+    status: str
+    reason: str
+    action: str
+    toleration_seconds: int
+    eligible_at: str
+    eligible: bool
+    termination_grace_period_seconds: Optional[int] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> Repair:
+        return cls(
+            condition=d["condition"],
+            status=d["status"],
+            reason=d["reason"],
+            action=d["action"],
+            toleration_seconds=d["tolerationSeconds"],
+            eligible_at=d["eligibleAt"],
+            eligible=d["eligible"],
+            termination_grace_period_seconds=d.get("terminationGracePeriodSeconds"),
+        )
+
+
+@dataclass(frozen=True)
 class NodeVerdict:
     """One node of a disruption decision: disrupted, or why it stays (first reason decided)."""
 
@@ -774,6 +804,8 @@ class NodeVerdict:
     score: Optional[BalancedScore] = None
     #: Why Karpenter calls the node's NodeClaim drifted, when it does.
     drift: Optional[Drift] = None
+    #: The repair policy the node's conditions match, when one does (whatever the NodeRepair gate).
+    repair: Optional[Repair] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeVerdict:
@@ -789,6 +821,7 @@ class NodeVerdict:
             price_per_hour=d.get("pricePerHour"),
             score=BalancedScore._from(sc) if sc else None,
             drift=Drift._from(d["drift"]) if d.get("drift") else None,
+            repair=Repair._from(d["repair"]) if d.get("repair") else None,
         )
 
 
@@ -885,7 +918,8 @@ class Decision(Answer):
     decision: str = "none"
     #: ``expired``, ``empty`` or ``underutilized`` (None for ``none``).
     reason: Optional[str] = None
-    #: ``expiration``, ``emptiness``, ``multi-node-consolidation`` or ``single-node-consolidation``.
+    #: ``expiration``, ``repair``, ``emptiness``, ``drift``, ``multi-node-consolidation`` or
+    #: ``single-node-consolidation``.
     method: Optional[str] = None
     command: str = ""
     disrupted_nodes: Tuple[str, ...] = ()
@@ -909,6 +943,9 @@ class Decision(Answer):
     #: Nodes whose capacity reservation ended by ``now`` (a capacity block's deleted, an ODCR's
     #: turned on-demand).
     reservation_changes: Tuple[ReservationChange, ...] = ()
+    #: ``no-reserved-capacity`` or ``static-at-limit`` for a drift or repair ``delete`` that is
+    #: Karpenter's terminate-first command (TerminateFirstDrift / TerminateFirstRepair gates).
+    terminate_first: Optional[str] = None
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -936,6 +973,7 @@ class Decision(Answer):
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
             sequence=ConsolidationSequence._from(d["sequence"]) if d.get("sequence") else None,
             reservation_changes=_seq(d.get("reservationChanges"), ReservationChange._from),
+            terminate_first=d.get("terminateFirst"),
             _summary=d.get("summary", ""),
         )
 

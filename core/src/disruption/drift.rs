@@ -160,7 +160,7 @@ pub(crate) fn drift(
     found: &IndexMap<usize, Drifted>,
     now: i64,
     verdicts: &mut IndexMap<usize, Vec<Reason>>,
-) -> Option<(usize, Vec<Replacement>)> {
+) -> Option<(usize, Vec<Replacement>, Option<TerminateFirst>)> {
     let mut order: Vec<usize> = (0..infos.len()).filter(|&i| found.contains_key(&infos[i].node) && is_candidate(m, &infos[i])).collect();
     // Karpenter's sort.Slice is not stable; equal times are put in name order here.
     order.sort_by(|&a, &b| {
@@ -192,6 +192,11 @@ pub(crate) fn drift(
         // No destination gating for drift (D-5.9 is consolidation's).
         let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
         let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+        if !failed.is_empty() && m.settings.feature_gates.terminate_first_drift && super::repair::fits_in_freed_slot(m, base, info.node, &pods, &moved) {
+            // TerminateFirstDrift (drift.go): delete the reserved node first; provisioning
+            // refills its freed slot.
+            return Some((i, Vec::new(), Some(TerminateFirst::NoReservedCapacity)));
+        }
         if !failed.is_empty() {
             verdicts.entry(info.node).or_default().insert(
                 0,
@@ -242,7 +247,7 @@ pub(crate) fn drift(
             );
             continue;
         }
-        return Some((i, replacements));
+        return Some((i, replacements, None));
     }
     None
 }

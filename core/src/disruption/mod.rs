@@ -7,6 +7,7 @@ pub mod budget;
 mod consolidation;
 mod drift;
 pub(crate) use drift::fully_blocked;
+mod repair;
 #[cfg(test)]
 mod tests;
 mod ties;
@@ -267,7 +268,9 @@ pub(crate) fn pool_budget(m: &Model, pool: usize, reason: &str, now: i64) -> Opt
     let np = &m.node_pools[pool];
     let counted: Vec<&ExistingNode> =
         m.nodes.iter().filter(|n| n.managed && n.initialized && !n.in_flight && n.nodepool.as_deref() == Some(np.name.as_str())).collect();
-    let disrupting = counted.iter().filter(|n| !n.ready || n.marked_for_deletion).count() as i64;
+    // NotReady nodes consume every budget but repair's: NotReady is what repair fixes
+    // (helpers.go NodePoolStatsFromNodes).
+    let disrupting = counted.iter().filter(|n| (!n.ready && reason != "Unhealthy") || n.marked_for_deletion).count() as i64;
     budget::allowed(&np.disruption.budgets, reason, counted.len(), now).map(|a| (a - disrupting).max(0))
 }
 
@@ -339,7 +342,14 @@ pub fn consolidate(m: &Model, warnings: &[Warning], now: i64, now_text: &str) ->
     d.summary = crate::figures::decision_summary(&d);
     d.warnings = warnings.to_vec();
     d.warnings.extend(do_not_disrupt_warnings(m));
+    d.warnings.extend(repair::gate_off_warnings(m, now));
     Ok(d)
+}
+
+/// When the node's earliest repair policy match not yet eligible at `now` becomes eligible
+/// (the simulator looks again then); None when none is pending.
+pub fn next_repair_at(n: &ExistingNode, now: i64) -> Option<i64> {
+    repair::matches(n).into_iter().filter_map(|m| m.eligible_at).filter(|&t| t > now).min()
 }
 
 /// One pass of the disruption controller at `now`.
@@ -398,19 +408,34 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
     let drifted: IndexMap<usize, drift::Drifted> =
         (0..m.nodes.len()).filter_map(|i| drift::drifted(m, &m.nodes[i], now).map(|d| (i, d))).collect();
     let expired = expired(m, now);
+    // Each node's repair policy decision (repair.rs), whatever the gate: the answer shows it.
+    let repairs: IndexMap<usize, repair::Resolved> =
+        (0..m.nodes.len()).filter_map(|i| repair::resolve(&m.nodes[i], now).map(|r| (i, r))).collect();
     if !expired.is_empty() {
         d.decision = Action::Delete;
         d.method = Some(Method::Expiration);
         d.reason = Some(Method::Expiration.reason());
         d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
+    } else if let Some(mut cmd) = repair::repair(m, &infos, &repairs, now, &mut verdicts) {
+        // Repair is the first disruption method Karpenter registers (controller.go NewMethods).
+        d.decision = if cmd.replacements.is_empty() { Action::Delete } else { Action::Replace };
+        d.method = Some(Method::Repair);
+        d.reason = Some(Method::Repair.reason());
+        d.disrupted_nodes = vec![m.nodes[cmd.node].name.clone()];
+        d.terminate_first = cmd.terminate_first;
+        if !cmd.replacements.is_empty() {
+            d.replacement = Some(cmd.replacements.remove(0));
+            d.more_replacements = cmd.replacements;
+        }
     } else if let Some((nodes, ties)) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
         d.decision = Action::Delete;
         d.method = Some(Method::Emptiness);
         d.reason = Some(Method::Emptiness.reason());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
         d.ties = ties;
-    } else if let Some((i, mut replacements)) = drift::drift(m, &infos, &drifted, now, &mut verdicts) {
+    } else if let Some((i, mut replacements, terminate_first)) = drift::drift(m, &infos, &drifted, now, &mut verdicts) {
         d.decision = if replacements.is_empty() { Action::Delete } else { Action::Replace };
+        d.terminate_first = terminate_first;
         d.method = Some(Method::Drift);
         d.reason = Some(Method::Drift.reason());
         d.disrupted_nodes = vec![m.nodes[infos[i].node].name.clone()];
@@ -463,6 +488,7 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
                     reasons: budget,
                     score: None,
                     drift: drifted.get(&node).map(drift_out),
+                    repair: repairs.get(&node).and_then(|r| repair::out(n, r)),
                 });
             }
         }
@@ -491,12 +517,16 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
             reasons,
             score: scores.get(&info.node).cloned(),
             drift: drifted.get(&info.node).map(drift_out),
+            repair: repairs.get(&info.node).and_then(|r| repair::out(n, r)),
         });
     }
     d.nodes.sort_by(|a, b| a.name.cmp(&b.name));
     for (i, np) in m.node_pools.iter().enumerate() {
         let nodes = m.nodes.iter().filter(|n| n.managed && n.nodepool.as_deref() == Some(np.name.as_str())).count();
-        let allowed = ["Empty", "Underutilized", "Drifted"].iter().map(|r| (r.to_string(), pool_budget(m, i, r, now))).collect();
+        // `Unhealthy` only where repair runs, so the default answers keep their shape.
+        let reasons: &[&str] =
+            if m.settings.feature_gates.node_repair { &["Empty", "Underutilized", "Drifted", "Unhealthy"] } else { &["Empty", "Underutilized", "Drifted"] };
+        let allowed = reasons.iter().map(|r| (r.to_string(), pool_budget(m, i, r, now))).collect();
         d.node_pools.push(PoolBudgetOut { name: np.name.clone(), nodes, allowed });
     }
     d
@@ -511,7 +541,15 @@ fn command_text(d: &Decision) -> String {
     let n = d.disrupted_nodes.len();
     let s = if n == 1 { "" } else { "s" };
     match (d.decision, &d.replacement) {
-        (Action::Delete, _) => format!("delete {n} node{s} ({list}), reason {}", d.reason.map_or("", DisruptionReason::as_str)),
+        (Action::Delete, _) => format!(
+            "delete {n} node{s} ({list}), reason {}{}",
+            d.reason.map_or("", DisruptionReason::as_str),
+            match d.terminate_first {
+                Some(TerminateFirst::NoReservedCapacity) => ", terminate-first: its reserved slot is the only room for its pods",
+                Some(TerminateFirst::StaticAtLimit) => ", terminate-first: its static NodePool is at its node limit",
+                None => "",
+            }
+        ),
         (Action::Replace, Some(r)) => {
             let opts: Vec<&str> = r.instance_type_options.iter().take(5).map(String::as_str).collect();
             let more = r.instance_type_options.len().saturating_sub(5);

@@ -824,14 +824,28 @@ impl Lowering {
             };
             if let Some(conds) = status.get("conditions") {
                 for c in sink.list(&conds) {
-                    if sink.opt_scalar(&c, "type").as_deref() == Some("Ready") {
-                        n.ready = sink.opt_scalar(&c, "status").as_deref() == Some("True");
+                    let Some(type_) = sink.opt_scalar(&c, "type") else {
+                        // `type` is the list's merge key: the API server's strategic merge needs it.
+                        sink.error(&c, "required", "Node condition without a type", "type: Ready (or AcceleratedHardwareReady, ...)");
+                        continue;
+                    };
+                    let status = sink.opt_scalar(&c, "status").unwrap_or_default();
+                    if type_ == "Ready" {
+                        n.ready = status == "True";
                     }
+                    n.conditions.push(crate::model::NodeCondition {
+                        type_,
+                        status,
+                        reason: sink.opt_scalar(&c, "reason").unwrap_or_default(),
+                        last_transition: c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink)),
+                    });
                 }
             }
         } else {
             sink.error(root, "required", "Node without status.allocatable", "status.allocatable: {cpu: ..., memory: ..., pods: ...}");
         }
+        // Read from the Node, as Karpenter's StateNode.Annotations() does for a registered node.
+        n.do_not_repair = has_true_annotation(&meta.annotations, "karpenter.sh/do-not-repair");
         let init_label =
             self.interner.get("karpenter.sh/initialized").and_then(|k| n.labels.get(k)).map(|v| self.interner.str(v) == "true");
         n.initialized = init_label.unwrap_or(true);
@@ -875,6 +889,9 @@ impl Lowering {
             nodepool_hash: None,
             drifted: None,
             has_termination_grace_period: false,
+            conditions: Vec::new(),
+            termination_grace_period: None,
+            do_not_repair: false,
             document: sink.document,
             source: None,
         }
@@ -904,6 +921,10 @@ impl Lowering {
                 n.expire_after = duration(&e, true, sink);
             }
             n.has_termination_grace_period = spec.get("terminationGracePeriod").is_some_and(|t| !t.v.is_null());
+            n.termination_grace_period = spec
+                .get("terminationGracePeriod")
+                .and_then(|t| t.v.as_str().map(str::to_string))
+                .and_then(|t| parse_duration(&t, false).ok().flatten());
             // Until its Node registers, a NodeClaim is known by its requirements: single-valued
             // `In` requirements (zone, capacity type, instance type, ...) act as its labels.
             if let Some(rs) = spec.get("requirements") {
@@ -1002,6 +1023,7 @@ impl Lowering {
                     node.nodepool_hash = claim.nodepool_hash;
                     node.drifted = claim.drifted;
                     node.has_termination_grace_period = claim.has_termination_grace_period;
+                    node.termination_grace_period = claim.termination_grace_period;
                     node.managed = true;
                     // With its NodeClaim the Node is Karpenter's, and Karpenter calls it initialized
                     // only with the label `karpenter.sh/initialized=true` (statenode.go,

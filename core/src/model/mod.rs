@@ -310,9 +310,28 @@ pub struct ExistingNode {
     /// The NodeClaim sets `spec.terminationGracePeriod`: drift then drains it whatever its
     /// pods' do-not-disrupt annotations and PDBs say (disruption/types.go, NewCandidate).
     pub has_termination_grace_period: bool,
+    /// That `spec.terminationGracePeriod` in seconds, when nodecast can read it: repair drains
+    /// for the shorter of it and its policy's bound (repair.go, effectiveDrainBound).
+    pub termination_grace_period: Option<i64>,
+    /// The Node's `status.conditions` (type, status, reason, lastTransitionTime), in input
+    /// order: what Karpenter's repair policies match (disruption/repair.rs).
+    pub conditions: Vec<NodeCondition>,
+    /// The Node's `karpenter.sh/do-not-repair: "true"` annotation (repair's own veto).
+    pub do_not_repair: bool,
     pub document: usize,
     /// The input the Node came from, for located errors.
     pub source: Option<String>,
+}
+
+/// One entry of a Node's `status.conditions`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeCondition {
+    pub type_: String,
+    /// `True`, `False` or `Unknown` (the API server accepts any string; policies match exactly).
+    pub status: String,
+    pub reason: String,
+    /// Unix seconds; None when the input has none (Karpenter reads Go's zero time then).
+    pub last_transition: Option<i64>,
 }
 
 /// A DaemonSet's representative pod (R1.5.1).

@@ -272,6 +272,7 @@ impl Sim {
                 Some(n) => self.interrupt(n),
                 None => self.warn("unknown-node", format!("interrupt at {}s: no live NodeClaim named {node:?}", self.now)),
             },
+            SimAction::Condition(c) => self.set_condition(c),
             SimAction::EditNodePool { pool, replacement } => self.edit_node_pool(pool, *replacement),
             SimAction::Row { tpl, replicas, run_time } => {
                 if self.templates[tpl].kind == Kind::Service {

@@ -6,6 +6,8 @@
 //! pods and nodes are then added to and removed from it in place as the clock advances.
 
 mod buffers;
+mod conditions;
+mod node_conditions;
 mod edits;
 mod engine;
 mod jobs;

@@ -222,6 +222,9 @@ impl Sim {
             nodepool_hash: np.template_hash.clone().ok().map(|h| (h, crate::gohash::NODEPOOL_HASH_VERSION.to_string())),
             drifted: None,
             has_termination_grace_period: np.termination_grace_period.is_some(),
+            conditions: Vec::new(),
+            termination_grace_period: np.termination_grace_period,
+            do_not_repair: false,
             document: 0,
             source: None,
         };
@@ -614,6 +617,10 @@ impl Sim {
             let expire = n.expire_after.unwrap_or(np.expire_after);
             if let (Some(e), Some(c)) = (expire, n.created) {
                 cands.push(c.saturating_add(e));
+            }
+            // A repair policy's toleration ending (NodeRepair gate, disruption/repair.rs).
+            if m.settings.feature_gates.node_repair && !n.conditions.is_empty() {
+                cands.extend(crate::disruption::next_repair_at(n, abs));
             }
             for c in cands.into_iter().filter(|&c| c > abs) {
                 best = Some(best.map_or(c, |b: i64| b.min(c)));

@@ -50,6 +50,8 @@ pub enum Action {
     Interrupt {
         node: String,
     },
+    /// A Node condition from `at` on (conditions.rs).
+    Condition(super::conditions::ConditionEvent),
     /// The NodePool of the manifest's name is replaced by the manifest (docs/drift.md): its
     /// nodes made from the old template drift.
     EditNodePool {
@@ -489,12 +491,12 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             continue;
         };
         for k in o.keys() {
-            if !["at", "submit", "scale", "delete", "interrupt", "nodePool", "name", "repeat"].contains(&k.as_str()) {
+            if !["at", "submit", "scale", "delete", "interrupt", "condition", "nodePool", "name", "repeat"].contains(&k.as_str()) {
                 p.err(
                     &format!("{path}.{k}"),
                     "unknown-field",
                     format!("unknown field {k:?}"),
-                    "at, submit, scale, delete, interrupt, nodePool, name, repeat",
+                    "at, submit, scale, delete, interrupt, condition, nodePool, name, repeat",
                 );
             }
         }
@@ -505,12 +507,12 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             continue;
         };
         let actions: Vec<&str> =
-            ["submit", "scale", "delete", "interrupt", "nodePool"].into_iter().filter(|k| o.contains_key(*k)).collect();
+            ["submit", "scale", "delete", "interrupt", "condition", "nodePool"].into_iter().filter(|k| o.contains_key(*k)).collect();
         if actions.len() != 1 {
             p.err(
                 &path,
                 "invalid-event",
-                format!("an event has exactly one of submit, scale, delete, interrupt, nodePool; found {}", actions.len()),
+                format!("an event has exactly one of submit, scale, delete, interrupt, condition, nodePool; found {}", actions.len()),
                 "e.g. {at: 1h, submit: train}",
             );
             continue;
@@ -567,6 +569,15 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
                         "nodePool is the NodePool manifest that replaces the one of its name",
                         "nodePool: {apiVersion: karpenter.sh/v1, kind: NodePool, metadata: {name: default}, spec: {...}}",
                     );
+                    continue;
+                }
+            },
+            "condition" => match super::conditions::parse(&o["condition"], &format!("{path}.condition")) {
+                Ok(c) => Action::Condition(c),
+                Err(errors) => {
+                    for (at, code, msg, help) in errors {
+                        p.err(&at, code, msg, help);
+                    }
                     continue;
                 }
             },

@@ -59,6 +59,7 @@ pub enum SimAction {
     Interrupt {
         node: String,
     },
+    Condition(super::conditions::ConditionEvent),
     /// Replace NodePool `pool` (edits.rs).
     EditNodePool {
         pool: usize,
@@ -343,6 +344,7 @@ pub fn prepare(
             Action::Scale { instance, replicas } => SimAction::Scale { instance: instance.clone(), replicas: *replicas },
             Action::Delete { instance } => SimAction::Delete { instance: instance.clone() },
             Action::Interrupt { node } => SimAction::Interrupt { node: node.clone() },
+            Action::Condition(c) => SimAction::Condition(c.clone()),
             Action::EditNodePool { .. } => {
                 let Some((pool, np)) = edit_at.get(&ev.path).and_then(|&i| replacements.get_mut(i)).and_then(Option::take) else {
                     continue;
@@ -362,7 +364,7 @@ pub fn prepare(
                 let last = scaled.insert(format!("instance:{instance}"), *replicas).unwrap_or(0);
                 (*replicas - last).max(0)
             }
-            SimAction::Delete { .. } | SimAction::Interrupt { .. } | SimAction::EditNodePool { .. } => 0,
+            SimAction::Delete { .. } | SimAction::Interrupt { .. } | SimAction::Condition(_) | SimAction::EditNodePool { .. } => 0,
         };
         created = created.saturating_add(new_pods);
         if created > MAX_TRACE_PODS {

@@ -210,6 +210,9 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
         nodepool_hash: np_hash,
         drifted: None,
         has_termination_grace_period: false,
+        conditions: Vec::new(),
+        termination_grace_period: None,
+        do_not_repair: false,
         document,
         source: None,
     }

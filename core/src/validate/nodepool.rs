@@ -230,8 +230,9 @@ fn budget(cx: &mut Ctx, b: &Map<String, Value>, path: &str) {
             let Some(s) = cx.item_str(r, &ipath) else {
                 continue;
             };
-            if !["Underutilized", "Empty", "Drifted"].contains(&s) {
-                cx.unsupported("unsupported-value", &ipath, s, &["Underutilized", "Empty", "Drifted"], "NP-17");
+            // v1.15's enum adds Unhealthy (repair's budget reason; apis/v1/nodepool.go).
+            if !["Underutilized", "Empty", "Drifted", "Unhealthy"].contains(&s) {
+                cx.unsupported("unsupported-value", &ipath, s, &["Underutilized", "Empty", "Drifted", "Unhealthy"], "NP-17");
             } else if seen.contains(&s) {
                 let msg = format!("Duplicate value: {} (NP-17)", q(s));
                 cx.adm("duplicate-value", &ipath, msg, "each reason at most once");
