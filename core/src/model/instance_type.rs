@@ -19,6 +19,7 @@ pub enum PriceSource {
     List,
     /// us-east-1's list price standing in for a region without an embedded table, as Karpenter
     /// does until the Pricing API answers.
+    #[serde(rename = "us-east-1-list")]
     UsEast1List,
     /// The user's: a price document of the inputs or the catalog's `prices`.
     User,
