@@ -11,10 +11,10 @@
 //! (pricing.go `Reset`), and so does the catalog until those prices are applied.
 
 pub mod aws;
+pub mod launch_reserved;
 pub mod offerings_input;
 pub mod overlay;
 pub mod prices;
-pub mod launch_reserved;
 pub mod reservation_time;
 pub mod reservations;
 pub mod resolve;
@@ -194,11 +194,7 @@ fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool, region: AwsRegion
         AwsRegion::Other(name) => ["a", "b", "c"].iter().map(|s| format!("{name}{s}")).collect(),
     };
     let default_zones: Vec<&str> = default_zones.iter().map(String::as_str).collect();
-    let opts = if with_options {
-        common(root, sink, &default_zones)
-    } else {
-        common(&At::root(&Value::Null, ""), sink, &default_zones)
-    };
+    let opts = if with_options { common(root, sink, &default_zones) } else { common(&At::root(&Value::Null, ""), sink, &default_zones) };
     // The prices and types are one region's: a zone of another region would be answered with
     // prices and types that region does not have.
     if let Some(z) = root.get("zones").filter(|_| with_options) {
@@ -207,7 +203,12 @@ fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool, region: AwsRegion
             if !in_region(zone, &region_name) {
                 let at = z.index(i, item);
                 let msg = format!("zone {zone:?} is not in {region_name}, the region of the {}{region_name} catalog", aws::PREFIX);
-                sink.error(&at, "invalid-zone", msg, format!("zones of {region_name} such as {}, or another catalog", default_zones.join(", ")));
+                sink.error(
+                    &at,
+                    "invalid-zone",
+                    msg,
+                    format!("zones of {region_name} such as {}, or another catalog", default_zones.join(", ")),
+                );
             }
         }
     }
@@ -255,7 +256,10 @@ fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool, region: AwsRegion
     if embedded.currency != "USD" {
         catalog.notes.push((
             "prices-in-cny".into(),
-            format!("{} prices are in {} per hour (the AWS provider's table for the region): every price and total of this answer is in {}", catalog.source, embedded.currency, embedded.currency),
+            format!(
+                "{} prices are in {} per hour (the AWS provider's table for the region): every price and total of this answer is in {}",
+                catalog.source, embedded.currency, embedded.currency
+            ),
         ));
     }
     catalog.user_prices = !opts.prices.is_empty();
@@ -329,8 +333,16 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                     let ct = sink.opt_scalar(&o, "capacityType").unwrap_or_else(|| labels::ON_DEMAND.into());
                     let p = o.get("price").and_then(|a| price(&a, sink)).unwrap_or(on_demand_price);
                     let available = o.get("available").and_then(|a| sink.bool(&a)).unwrap_or(true);
-                    let source = if o.get("price").is_some() || ct != labels::SPOT || spot_price.is_some() { PriceSource::List } else { PriceSource::Factor };
-                    offerings.push(Offering { zone: interner.intern(&zone), capacity_type: interner.intern(&ct), price: p, available, reservation: None, source });
+                    // Stated by the catalog (its price, else the type's on-demand price).
+                    let source = PriceSource::List;
+                    offerings.push(Offering {
+                        zone: interner.intern(&zone),
+                        capacity_type: interner.intern(&ct),
+                        price: p,
+                        available,
+                        reservation: None,
+                        source,
+                    });
                 }
             }
             types.push(InstanceType {

@@ -197,7 +197,12 @@ impl PriceInputs {
                 *self.other_products.entry(product).or_default() += 1;
                 continue;
             }
-            let origin = Origin { document: sink.document, source: source.map(str::to_string), object: SPOT_KEY, path: format!("{SPOT_KEY}[{index}].AvailabilityZone") };
+            let origin = Origin {
+                document: sink.document,
+                source: source.map(str::to_string),
+                object: SPOT_KEY,
+                path: format!("{SPOT_KEY}[{index}].AvailabilityZone"),
+            };
             let entry = SpotEntry { instance_type: it.clone(), zone: zone.clone(), price: p, timestamp: ts, origin };
             match latest.get(&(it.clone(), zone.clone())) {
                 // The later record of equal time wins, as later pages overwrite in Karpenter.
@@ -220,7 +225,11 @@ impl PriceInputs {
 fn some(names: &BTreeSet<String>) -> String {
     let first: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
     let more = names.len().saturating_sub(first.len());
-    if more > 0 { format!("{} and {more} more", first.join(", ")) } else { first.join(", ") }
+    if more > 0 {
+        format!("{} and {more} more", first.join(", "))
+    } else {
+        first.join(", ")
+    }
 }
 
 /// Apply the inputs' price and offering documents to the catalog (errors for entries that
@@ -270,7 +279,11 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
     for list in &inputs.on_demand {
         if list.region != region {
             let help = format!("region: {region}, or catalog: aws-{}", list.region);
-            errors.push(list.origin.error("invalid-region", format!("on-demand prices of {} for the {} catalog", list.region, catalog.source), &help));
+            errors.push(list.origin.error(
+                "invalid-region",
+                format!("on-demand prices of {} for the {} catalog", list.region, catalog.source),
+                &help,
+            ));
             continue;
         }
         for (name, p) in &list.prices {
@@ -334,7 +347,9 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
         let mut rest = BTreeSet::new();
         for (ti, t) in catalog.types.iter_mut().enumerate() {
             match zones_of.get(&ti) {
-                Some(zs) => t.offerings.iter_mut().filter(|o| o.reservation.is_none() && !zs.contains(&o.zone)).for_each(|o| o.available = false),
+                Some(zs) => {
+                    t.offerings.iter_mut().filter(|o| o.reservation.is_none() && !zs.contains(&o.zone)).for_each(|o| o.available = false)
+                }
                 None => {
                     rest.insert(t.name.clone());
                 }
@@ -343,7 +358,11 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
         if !rest.is_empty() {
             catalog.notes.push((
                 "zones-assumed".into(),
-                format!("{} instance type(s) are not in the InstanceTypeOfferings of the inputs ({}): offered in every zone of the catalog", rest.len(), some(&rest)),
+                format!(
+                    "{} instance type(s) are not in the InstanceTypeOfferings of the inputs ({}): offered in every zone of the catalog",
+                    rest.len(),
+                    some(&rest)
+                ),
             ));
         }
         if !outside.is_empty() {
@@ -410,7 +429,12 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
     if !unknown.is_empty() {
         catalog.notes.push((
             "unknown-instance-types".into(),
-            format!("{} instance type(s) of the price and offering documents are not in the {} catalog ({}): not used", unknown.len(), catalog.source, some(&unknown)),
+            format!(
+                "{} instance type(s) of the price and offering documents are not in the {} catalog ({}): not used",
+                unknown.len(),
+                catalog.source,
+                some(&unknown)
+            ),
         ));
     }
     if errors.len() > before {
