@@ -271,6 +271,9 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
         }
         ok
     };
+    // Type lookups by name: documents of many thousand records stay linear in their size.
+    let names: Vec<String> = catalog.types.iter().map(|t| t.name.clone()).collect();
+    let by_name: std::collections::HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     let on_demand = interner.intern(labels::ON_DEMAND);
     let spot = interner.intern(labels::SPOT);
     let mut unknown: BTreeSet<String> = BTreeSet::new();
@@ -287,7 +290,7 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
             continue;
         }
         for (name, p) in &list.prices {
-            let Some(ti) = catalog.find(name) else {
+            let Some(ti) = by_name.get(name.as_str()).copied() else {
                 unknown.insert(name.clone());
                 continue;
             };
@@ -334,7 +337,7 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
         if !catalog.zones.contains(&z) {
             outside.insert(o.zone.clone());
         }
-        match catalog.find(&o.instance_type) {
+        match by_name.get(o.instance_type.as_str()).copied() {
             Some(ti) => {
                 zones_of.entry(ti).or_default().insert(z);
             }
@@ -382,7 +385,7 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
             continue;
         }
         let z = interner.intern(&e.zone);
-        match catalog.find(&e.instance_type) {
+        match by_name.get(e.instance_type.as_str()).copied() {
             Some(ti) => {
                 spot_of.entry(ti).or_default().insert(z, e.price);
             }
