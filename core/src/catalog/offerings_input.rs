@@ -24,7 +24,26 @@ pub struct ZoneOffering {
 
 /// Is this decoded document a `describe-instance-type-offerings` output?
 pub fn is_offerings_document(v: &serde_json::Value) -> bool {
-    super::prices::is_aws_output(v, DOCUMENT_KEY)
+    is_aws_output(v, DOCUMENT_KEY)
+}
+
+/// A document of the AWS CLI or nodecast's price list: `key` at the top, no Kubernetes header.
+pub fn is_aws_output(v: &serde_json::Value, key: &str) -> bool {
+    v.get(key).is_some() && v.get("kind").is_none() && v.get("apiVersion").is_none()
+}
+
+/// A required non-empty scalar field of an entry; a located error when absent or empty.
+pub(super) fn required(item: &At, field: &str, sink: &mut Sink, help: &str) -> Option<String> {
+    let Some(at) = item.get(field) else {
+        sink.error(item, "required", format!("entry without {field}"), help);
+        return None;
+    };
+    let s = sink.scalar(&at)?;
+    if s.trim().is_empty() {
+        sink.error(&at, "required", format!("{field} is empty"), help);
+        return None;
+    }
+    Some(s)
 }
 
 /// Read every entry of the document at `root`; errors are located at
@@ -39,9 +58,9 @@ pub fn read(root: &At, sink: &mut Sink, source: Option<&str>) -> Vec<ZoneOfferin
             sink.wrong_type(&item, "an instance type offering (a mapping with InstanceType, LocationType, Location)");
             continue;
         }
-        let it = super::prices::required(&item, "InstanceType", sink, "InstanceType: p5.48xlarge");
-        let lt = super::prices::required(&item, "LocationType", sink, "LocationType: availability-zone");
-        let loc = super::prices::required(&item, "Location", sink, "Location: eu-west-1a");
+        let it = required(&item, "InstanceType", sink, "InstanceType: p5.48xlarge");
+        let lt = required(&item, "LocationType", sink, "LocationType: availability-zone");
+        let loc = required(&item, "Location", sink, "Location: eu-west-1a");
         if let Some(lt) = lt.filter(|l| l != "availability-zone") {
             let at = item.get("LocationType").unwrap_or(item);
             sink.error(

@@ -15,7 +15,7 @@
 //!   without a table, us-east-1's (`Reset`). nodecast does the same and says so.
 //! - zones: a type is offered only in the zones EC2 lists for it (`itZones.Has(zone)`).
 
-use super::offerings_input::{self, ZoneOffering};
+use super::offerings_input::{self, is_aws_output, required, ZoneOffering};
 use super::{Catalog, PriceSource, MAX_PRICE};
 use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner};
@@ -28,11 +28,6 @@ pub const SPOT_KEY: &str = "SpotPriceHistory";
 pub const ON_DEMAND_KEY: &str = "onDemand";
 /// The products whose spot prices Karpenter reads (pricing.go `UpdateSpotPricing`).
 pub const LINUX_PRODUCTS: [&str; 2] = ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"];
-
-/// A document of the AWS CLI or nodecast's price list: `key` at the top, no Kubernetes header.
-pub fn is_aws_output(v: &serde_json::Value, key: &str) -> bool {
-    v.get(key).is_some() && v.get("kind").is_none() && v.get("apiVersion").is_none()
-}
 
 /// Is this decoded document one of the price or offering documents?
 pub fn is_price_document(v: &serde_json::Value) -> bool {
@@ -95,19 +90,6 @@ pub struct PriceInputs {
     pub offerings: Vec<ZoneOffering>,
     /// The first price document, for an error about all of them.
     pub first: Option<Origin>,
-}
-
-pub(super) fn required(item: &At, field: &str, sink: &mut Sink, help: &str) -> Option<String> {
-    let Some(at) = item.get(field) else {
-        sink.error(item, "required", format!("entry without {field}"), help);
-        return None;
-    };
-    let s = sink.scalar(&at)?;
-    if s.trim().is_empty() {
-        sink.error(&at, "required", format!("{field} is empty"), help);
-        return None;
-    }
-    Some(s)
 }
 
 /// A price: a number or a numeric string (the AWS CLI prints `"0.412300"`), finite, 0..=1e9.
