@@ -96,14 +96,14 @@ fn an_unknown_region_is_a_located_error_listing_the_known_ones() {
 #[test]
 fn another_region_is_priced_by_the_users_on_demand_prices() {
     let od = json!({"region": "eu-west-1", "onDemand": {"m5.large": 0.075, "m5.xlarge": "0.214"}});
-    let p = plan(&request(pool("on-demand", "m5.large, c5.large"), &[od.clone()], json!("aws-eu-west-1")));
+    let p = plan(&request(pool("on-demand", "m5.large, c5.large"), std::slice::from_ref(&od), json!("aws-eu-west-1")));
     let c = &p.node_claims[0];
     assert_eq!((c.instance_type.as_deref(), c.price_per_hour), (Some("m5.large"), Some(0.075)));
     assert!(c.zone.as_deref().unwrap().starts_with("eu-west-1"));
     assert_eq!(claim_json(&p)["priceSource"], "user");
     // Types the document does not price keep us-east-1's list price, and the answer says so.
     assert!(p.warnings.iter().any(|w| w.code == "us-east-1-prices"), "{:?}", p.warnings);
-    let p = plan(&request(pool("on-demand", "c5.large"), &[od.clone()], json!("aws-eu-west-1")));
+    let p = plan(&request(pool("on-demand", "c5.large"), std::slice::from_ref(&od), json!("aws-eu-west-1")));
     assert_eq!(claim_json(&p)["priceSource"], "us-east-1-list");
     assert_eq!(p.node_claims[0].price_per_hour, Some(0.085));
     // Prices of another region than the catalog's are refused where they say it.
@@ -122,7 +122,7 @@ fn the_cheaper_zones_spot_offering_wins_with_real_spot_prices() {
         // Another product: not read, said in a warning.
         spot("m5.large", "us-east-1c", "0.0010", "2026-11-28T10:00:00+00:00", "Windows"),
     ]});
-    let p = plan(&request(pool("spot", "m5.large"), &[history.clone()], json!("aws-us-east-1")));
+    let p = plan(&request(pool("spot", "m5.large"), std::slice::from_ref(&history), json!("aws-us-east-1")));
     let c = &p.node_claims[0];
     assert_eq!((c.zone.as_deref(), c.price_per_hour), (Some("us-east-1b"), Some(0.031)));
     assert_eq!(claim_json(&p)["priceSource"], "user");
@@ -146,7 +146,7 @@ fn a_type_absent_from_a_zone_has_no_offering_there() {
         {"InstanceType": "m5.large", "LocationType": "availability-zone", "Location": "us-east-1c"},
         {"InstanceType": "c5.large", "LocationType": "availability-zone", "Location": "us-east-1d"},
     ]});
-    let p = plan(&request(pool("on-demand", "m5.large"), &[offerings.clone()], json!("aws-us-east-1")));
+    let p = plan(&request(pool("on-demand", "m5.large"), std::slice::from_ref(&offerings), json!("aws-us-east-1")));
     assert_eq!(p.node_claims[0].zone.as_deref(), Some("us-east-1c"));
     assert!(p.warnings.iter().any(|w| w.code == "zones-assumed"), "{:?}", p.warnings);
     assert!(p.warnings.iter().any(|w| w.code == "zone-not-in-catalog"), "{:?}", p.warnings);
