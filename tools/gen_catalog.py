@@ -1,16 +1,28 @@
 #!/usr/bin/env python3
 """Generate core/src/catalog/aws_data.rs from the AWS instance-type facts.
 
-Input: ../shared/data/aws/instance-types.json (see its README). Output: a compact Rust table that
-the core embeds: one string table (label keys, label values, resource names) and one record per
-priced instance type that refers to it by index, so loading the catalog interns ~3k strings
-instead of parsing JSON. Types without a us-east-1 on-demand price are not part of the catalog
-(FORMAT.md §2.1).
+Inputs: ../shared/data/aws/instance-types.json (see its README: the instance-type facts and the
+us-east-1 on-demand prices) and the AWS provider v1.15.0's generated price tables
+(pkg/providers/pricing/zz_generated.pricing_aws{,_cn,_us_gov}.go in the Go module cache, or the
+directory given with --pricing), which hold on-demand prices for exactly four regions: us-east-1,
+cn-north-1 (in CNY, as the provider reads that region's prices), us-gov-east-1, us-gov-west-1.
+Output: a compact Rust table that the core embeds: one string table (label keys, label values,
+resource names), one record per instance type with facts, and per region its currency, its zones
+and (type index, price) pairs for the types of the region's table that have facts, so the types
+are stored once and loading a catalog interns ~3k strings instead of parsing JSON. A type
+without a price in a region is not part of that region's catalog (FORMAT.md §2.1).
+
+us-east-1's prices come from instance-types.json (the same table, generated at
+2026-07-20T13:44:30Z); the other regions' from the Go files. Zones: the provider has no zone
+data (Karpenter reads them from the EC2NodeClass's subnets), so each region has a fixed list of
+three of its public availability zones (REGION_ZONES below), the default a catalog can override.
 
 Capacity (used only for NodePool limits, FORMAT.md §2.1): cpu = instance-cpu label; memory =
 instance-memory MiB − ceil(7.5 %) MiB; every other resource = its allocatable value.
 
-Usage: python3 tools/gen_catalog.py [INPUT] [OUTPUT]; `--check` exits 1 if OUTPUT is stale.
+Usage: python3 tools/gen_catalog.py [--pricing DIR] [INPUT] [OUTPUT]; `--check` exits 1 if OUTPUT
+is stale, and skips (exit 0, saying so) when the price tables are not present (a machine without
+the Go module cache: the checked-in OUTPUT is then taken as is).
 """
 import json
 import math
@@ -22,6 +34,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_IN = os.path.join(ROOT, "..", "shared", "data", "aws", "instance-types.json")
 DEFAULT_OUT = os.path.join(ROOT, "core", "src", "catalog", "aws_data.rs")
+DEFAULT_PRICING = "/root/go/pkg/mod/github.com/aws/karpenter-provider-aws@v1.15.0/pkg/providers/pricing"
+PRICING_FILES = ["zz_generated.pricing_aws.go", "zz_generated.pricing_aws_cn.go", "zz_generated.pricing_aws_us_gov.go"]
+
+# Region -> (currency, default zones). The provider converts cn- regions' prices in CNY
+# (pricing.go onDemandPage); every other region's in USD. The zones are public AZ names of the
+# region (cn-north-1 has no "c" zone), three per region like us-east-1's default.
+REGION_ZONES = {
+    "us-east-1": ("USD", ["us-east-1a", "us-east-1b", "us-east-1c"]),
+    "cn-north-1": ("CNY", ["cn-north-1a", "cn-north-1b", "cn-north-1d"]),
+    "us-gov-east-1": ("USD", ["us-gov-east-1a", "us-gov-east-1b", "us-gov-east-1c"]),
+    "us-gov-west-1": ("USD", ["us-gov-west-1a", "us-gov-west-1b", "us-gov-west-1c"]),
+}
 
 BIN = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 DEC = {"m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -43,8 +67,30 @@ def rust_str(s):
     return json.dumps(s)  # JSON string escapes are valid Rust string escapes for this data
 
 
-def generate(src):
+def read_pricing(directory):
+    """{region: {type: price}} and {region: generated-at} of the provider's Go price tables."""
+    regions, stamps = {}, {}
+    for name in PRICING_FILES:
+        text = open(os.path.join(directory, name)).read()
+        stamp = re.search(r"// generated at (\S+)", text).group(1)
+        current = None
+        for line in text.splitlines():
+            m = re.fullmatch(r'\t"([a-z0-9-]+)": \{', line)
+            if m:
+                current = regions.setdefault(m.group(1), {})
+                stamps[m.group(1)] = stamp
+                continue
+            if current is not None and line.startswith("\t\t\""):
+                for t, p in re.findall(r'"([^"]+)": ([0-9.]+)', line):
+                    current[t] = float(p)
+    if sorted(regions) != sorted(REGION_ZONES):
+        raise ValueError(f"the price tables hold regions {sorted(regions)}, expected {sorted(REGION_ZONES)}")
+    return regions, stamps
+
+
+def generate(src, pricing):
     types = json.load(open(src))
+    regions, stamps = read_pricing(pricing)
     strings, index = [], {}
 
     def sid(s):
@@ -53,23 +99,31 @@ def generate(src):
             strings.append(s)
         return index[s]
 
-    records = []
+    records, known = [], {}
     for t in types:
         price = t.get("onDemandPriceUSDPerHour")
-        if price is None:
-            continue
+        known[t["name"]] = len(records)
+        if price is not None and regions["us-east-1"].get(t["name"]) != price:
+            raise ValueError(f"{t['name']}: instance-types.json and the Go table disagree on the us-east-1 price")
         labels = sorted((sid(k), sid(v)) for k, v in t["labels"].items())
         alloc = sorted((sid(k), milli(v)) for k, v in t["allocatable"].items())
         mib = t["capacity"]["memoryMiB"]
         cap_cpu = t["capacity"]["vcpu"] * 1000
         cap_mem = (mib - math.ceil(mib * 0.075)) * 2**20 * 1000
-        records.append((sid(t["name"]), repr(float(price)), labels, alloc, cap_cpu, cap_mem))
+        records.append((sid(t["name"]), labels, alloc, cap_cpu, cap_mem))
+    # us-east-1: the prices instance-types.json carries (checked equal to the Go table above).
+    priced = {"us-east-1": {t["name"]: t["onDemandPriceUSDPerHour"] for t in types if t.get("onDemandPriceUSDPerHour") is not None}}
+    for r in REGION_ZONES:
+        if r != "us-east-1":
+            priced[r] = {n: p for n, p in regions[r].items() if n in known}
 
     out = [
         "// @generated by tools/gen_catalog.py from ../shared/data/aws/instance-types.json.",
-        "// Do not edit by hand: run `make catalog`. AWS us-east-1, Karpenter provider commit 1d92708.",
+        "// Do not edit by hand: run `make catalog`. Facts: Karpenter provider commit 1d92708; regional",
+        "// prices: provider v1.15.0 pkg/providers/pricing/zz_generated.pricing_aws*.go, generated at "
+        + ", ".join(f"{r} {stamps[r]}" for r in REGION_ZONES) + ".",
         "#![allow(clippy::unreadable_literal)]",
-        "use super::RawType;",
+        "use super::{RawRegion, RawType};",
         "",
         f"pub(super) static STRINGS: [&str; {len(strings)}] = [",
     ]
@@ -77,13 +131,24 @@ def generate(src):
     out.append("];")
     out.append("")
     out.append(f"pub(super) static TYPES: [RawType; {len(records)}] = [")
-    for name, price, labels, alloc, cpu, mem in records:
+    for name, labels, alloc, cpu, mem in records:
         lab = ", ".join(f"({k}, {v})" for k, v in labels)
         al = ", ".join(f"({k}, {v})" for k, v in alloc)
         out.append(
-            f"    RawType {{ name: {name}, price: {price}, labels: &[{lab}], "
+            f"    RawType {{ name: {name}, labels: &[{lab}], "
             f"allocatable: &[{al}], capacity_cpu: {cpu}, capacity_memory: {mem} }},"
         )
+    out.append("];")
+    out.append("")
+    out.append(f"pub(super) static REGIONS: [RawRegion; {len(REGION_ZONES)}] = [")
+    for r, (currency, zones) in REGION_ZONES.items():
+        # In TYPES order, so every region's catalog lists its types in one order.
+        pairs = sorted((known[n], p) for n, p in priced[r].items())
+        zs = ", ".join(rust_str(z) for z in zones)
+        out.append(f"    RawRegion {{ name: {rust_str(r)}, currency: {rust_str(currency)}, generated_at: {rust_str(stamps[r])}, zones: &[{zs}], prices: &[")
+        for i in range(0, len(pairs), 8):
+            out.append("        " + " ".join(f"({k}, {repr(float(p))})," for k, p in pairs[i : i + 8]))
+        out.append("    ] },")
     out.append("];")
     return "\n".join(out) + "\n"
 
@@ -91,9 +156,20 @@ def generate(src):
 def main(argv):
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
+    pricing = DEFAULT_PRICING
+    if "--pricing" in args:
+        i = args.index("--pricing")
+        pricing = args[i + 1]
+        del args[i : i + 2]
     src = args[0] if len(args) > 0 else DEFAULT_IN
     dst = args[1] if len(args) > 1 else DEFAULT_OUT
-    text = generate(src)
+    if not all(os.path.exists(os.path.join(pricing, f)) for f in PRICING_FILES):
+        if check:
+            print(f"the provider's price tables are not in {pricing}: freshness check skipped")
+            return 0
+        print(f"the provider's price tables are not in {pricing} (--pricing DIR)", file=sys.stderr)
+        return 2
+    text = generate(src, pricing)
     if check:
         current = open(dst).read() if os.path.exists(dst) else ""
         if current != text:

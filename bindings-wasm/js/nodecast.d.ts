@@ -58,9 +58,16 @@ export interface CatalogOptions {
   prices?: Record<string, { onDemand?: number; spot?: number }>;
 }
 
-/** The embedded AWS catalog with adjustments. */
+/**
+ * An embedded AWS region (the four of Karpenter v1.15's price tables; cn-north-1's prices are
+ * in CNY), or `aws-<region>` for another region whose on-demand prices the inputs carry
+ * (`{region, onDemand: {type: price}}`, docs/prices-and-places.md).
+ */
+export type AwsCatalogName = 'aws-us-east-1' | 'aws-cn-north-1' | 'aws-us-gov-east-1' | 'aws-us-gov-west-1' | `aws-${string}`;
+
+/** An AWS catalog with adjustments. */
 export interface AwsCatalogSpec extends CatalogOptions {
-  source: 'aws-us-east-1';
+  source: AwsCatalogName;
 }
 
 /** A catalog of your own instance types (zones default to test-zone-a/b/c). */
@@ -78,7 +85,7 @@ export interface CustomCatalogSpec extends CatalogOptions {
   }[];
 }
 
-export type CatalogSpec = 'aws-us-east-1' | AwsCatalogSpec | CustomCatalogSpec;
+export type CatalogSpec = AwsCatalogName | AwsCatalogSpec | CustomCatalogSpec;
 
 /** `catalog` queries, like ec2-instance-selector. */
 export interface CatalogQuery {

@@ -76,7 +76,7 @@ enum Command {
 /// Options shared by every subcommand.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
-    /// A JSON/YAML file holding a catalog mapping, or a catalog name (`aws-us-east-1`, the default).
+    /// A JSON/YAML file holding a catalog mapping, or a catalog name: `aws-us-east-1` (the default), `aws-cn-north-1`, `aws-us-gov-east-1`, `aws-us-gov-west-1`, or `aws-<region>` with that region's on-demand prices in the inputs.
     #[arg(long, value_name = "FILE_OR_NAME")]
     catalog: Option<String>,
     /// Zones offered by the catalog, comma-separated (e.g. us-east-1a,us-east-1b).
@@ -262,7 +262,7 @@ struct SimulateArgs {
     /// Output: a readable summary, the JSON answer, or the metric series as CSV / Prometheus text.
     #[arg(short = 'o', long, value_enum, default_value_t = SimOutput::Text)]
     output: SimOutput,
-    /// A JSON/YAML file holding a catalog mapping, or a catalog name (`aws-us-east-1`, the default).
+    /// A JSON/YAML file holding a catalog mapping, or a catalog name: `aws-us-east-1` (the default), `aws-cn-north-1`, `aws-us-gov-east-1`, `aws-us-gov-west-1`, or `aws-<region>` with that region's on-demand prices in the inputs.
     #[arg(long, value_name = "FILE_OR_NAME")]
     catalog: Option<String>,
     /// Zones offered by the catalog, comma-separated (e.g. us-east-1a,us-east-1b).

@@ -200,6 +200,11 @@ pub struct NodeClaimOut {
     pub zone: Option<String>,
     /// $/h of the chosen offering (the catalog's price for type, zone and capacity type).
     pub price_per_hour: Option<f64>,
+    /// Where that price comes from (`user`, `list`, `us-east-1-list`, `factor`, `reservation`,
+    /// `overlay`); present when the request supplies prices (price documents or catalog
+    /// `prices`), absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_source: Option<crate::model::instance_type::PriceSource>,
     /// Cheapest first, as Karpenter writes them on the NodeClaim (at most 600). Shared by
     /// the NodeClaims with the same list (`Arc`: serialised as the list itself).
     pub instance_type_options: Arc<Vec<String>>,

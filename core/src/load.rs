@@ -204,6 +204,12 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
     // A NodePool whose requirements leave nothing to launch is skipped by every provisioning
     // pass (not Ready and static pools are said above or are deliberate): say so, or it
     // silently vanishes from the answers.
+    // What the price and offering documents replaced and what fell back (catalog::prices).
+    warnings.extend(model.catalog.notes.iter().map(|(code, message)| Warning {
+        code: code.clone(),
+        message: message.clone(),
+        object: None,
+    }));
     warnings.extend(unusable_warnings(&model).1);
     warnings.extend(volume_warning(&model));
     check_bound_pods(&model)?;

@@ -204,8 +204,18 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         .clone();
     let mut allocatable = Resources::new();
     let (mut instance_type, mut capacity_type, mut zone, mut price) = (None, None, None, None);
+    let mut price_source = None;
     if let Some(l) = &f.launch {
         let it = &m.catalog.types[l.it as usize];
+        // Said only when the user priced something: the catalog's own prices are list or
+        // factor prices as documented, and answers without user prices stay as they were.
+        if m.catalog.user_prices {
+            price_source = it
+                .offerings
+                .iter()
+                .find(|o| o.zone == l.zone && o.capacity_type == l.capacity_type && o.reservation == l.reservation)
+                .map(|o| o.source);
+        }
         instance_type = Some(it.name.clone());
         capacity_type = Some(m.interner.str(l.capacity_type).to_string());
         zone = Some(m.interner.str(l.zone).to_string());
@@ -256,6 +266,7 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         capacity_type,
         zone,
         price_per_hour: price,
+        price_source,
         instance_type_options,
         pods,
         daemon_sets: f.daemons.iter().map(|&d| format!("{}/{}", m.daemonsets[d].namespace, m.daemonsets[d].name)).collect(),

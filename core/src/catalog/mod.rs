@@ -1,13 +1,20 @@
 //! Instance types and offerings: the embedded AWS catalog or a user-supplied one.
 //!
-//! A catalog request is either the string `aws-us-east-1`, or a mapping (FORMAT.md §2):
-//! `{source: aws-us-east-1, zones, capacityTypes, spotPriceFactor, unavailable, prices}` or an
-//! inline `{instanceTypes: [...], zones, ...}`. The same JSON schema serves users and the
-//! conformance scenarios.
+//! A catalog request is either a name `aws-<region>` (default `aws-us-east-1`), or a mapping
+//! (FORMAT.md §2): `{source: aws-<region>, zones, capacityTypes, spotPriceFactor, unavailable,
+//! prices}` or an inline `{instanceTypes: [...], zones, ...}`. The same JSON schema serves users
+//! and the conformance scenarios.
+//!
+//! Regions: the four of the AWS provider's embedded price tables (`aws::regions`), or any other
+//! region-shaped name when the inputs carry that region's on-demand prices (`prices`): Karpenter
+//! itself prices such a region from us-east-1's table until the Pricing API answers
+//! (pricing.go `Reset`), and so does the catalog until those prices are applied.
 
 pub mod aws;
-pub mod overlay;
 pub mod launch_reserved;
+pub mod offerings_input;
+pub mod overlay;
+pub mod prices;
 pub mod reservation_time;
 pub mod reservations;
 pub mod resolve;
@@ -15,7 +22,7 @@ pub mod resolve;
 use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner, KeyId, ValueId};
 use crate::manifest::reader::{At, Sink};
-pub use crate::model::instance_type::{Catalog, InstanceType, Offering};
+pub use crate::model::instance_type::{Catalog, InstanceType, Offering, PriceSource};
 use crate::model::LabelSet;
 use crate::resources::{ResourceNames, Resources, PODS};
 use serde_json::Value;
@@ -35,26 +42,20 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
     let root = At::root(spec, "catalog");
     let mut sink = Sink { document: 0, object: &|| "Catalog".into(), errors: &mut errors };
     let result = match spec {
-        Value::String(s) if s == aws::SOURCE => Some(aws_catalog(&root, &mut sink, false)),
-        Value::String(s) => {
-            sink.error(
-                &root,
-                "unknown-catalog",
-                format!("unknown catalog {s:?}"),
-                format!("{:?} or an inline catalog mapping", aws::SOURCE),
-            );
-            None
-        }
+        Value::String(s) => aws_region(s, &root, &mut sink).map(|r| aws_catalog(&root, &mut sink, false, r)),
         Value::Object(_) => {
             let source = root.get("source").and_then(|a| a.v.as_str().map(str::to_string));
             match (source.as_deref(), root.get("instanceTypes")) {
-                (Some(aws::SOURCE), None) => Some(aws_catalog(&root, &mut sink, true)),
-                (Some(other), _) if other != aws::SOURCE && other != "inline" => {
+                (Some(s), None) if s.starts_with(aws::PREFIX) => {
+                    let at = root.get("source").unwrap_or(root);
+                    aws_region(s, &at, &mut sink).map(|r| aws_catalog(&root, &mut sink, true, r))
+                }
+                (Some(other), _) if !other.starts_with(aws::PREFIX) && other != "inline" => {
                     sink.error(
                         &root,
                         "unknown-catalog",
                         format!("unknown catalog source {other:?}"),
-                        format!("{:?}, or instanceTypes for an inline catalog", aws::SOURCE),
+                        format!("one of {}, or instanceTypes for an inline catalog", aws::known_sources()),
                     );
                     None
                 }
@@ -79,6 +80,34 @@ pub fn build(spec: Option<&Value>) -> Result<(Catalog, Tables), Vec<InputError>>
         Some(r) if errors.is_empty() => Ok(r),
         // The catalog is a request field, not a document of the inputs: no document index.
         _ => Err(errors.into_iter().map(|e| InputError { document: None, kind: ErrorKind::Catalog, ..e }).collect()),
+    }
+}
+
+/// The region a catalog name `aws-<region>` asks for: embedded, or another (priced by the
+/// inputs); a located `unknown-catalog` error for anything else.
+enum AwsRegion {
+    Embedded(aws::Region),
+    Other(String),
+}
+
+fn aws_region(name: &str, at: &At, sink: &mut Sink) -> Option<AwsRegion> {
+    if let Some(r) = aws::region_of(name) {
+        return Some(AwsRegion::Embedded(r));
+    }
+    match name.strip_prefix(aws::PREFIX) {
+        Some(region) if aws::region_shaped(region) => Some(AwsRegion::Other(region.to_string())),
+        _ => {
+            sink.error(
+                at,
+                "unknown-catalog",
+                format!("unknown catalog {name:?}"),
+                format!(
+                    "one of {} (the regions with an embedded price table), aws-<region> with that region's on-demand prices in the inputs, or an inline catalog mapping",
+                    aws::known_sources()
+                ),
+            );
+            None
+        }
     }
 }
 
@@ -150,30 +179,57 @@ fn price(at: &At, sink: &mut Sink) -> Option<f64> {
     }
 }
 
-fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool) -> (Catalog, Tables) {
-    let base = aws::base();
+fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool, region: AwsRegion) -> (Catalog, Tables) {
+    // Another region starts from us-east-1's table, as Karpenter does (pricing.go `Reset`);
+    // `prices::apply` replaces what the inputs price and refuses it when they price nothing.
+    let (embedded, region_name) = match &region {
+        AwsRegion::Embedded(r) => (*r, r.name.to_string()),
+        AwsRegion::Other(name) => (aws::regions().next().expect("us-east-1 is embedded"), name.clone()),
+    };
+    let base = aws::base(embedded.index);
     let mut interner = base.interner.clone();
     let resources = base.resources.clone();
-    let opts =
-        if with_options { common(root, sink, &aws::DEFAULT_ZONES) } else { common(&At::root(&Value::Null, ""), sink, &aws::DEFAULT_ZONES) };
-    // The embedded prices are us-east-1's: a zone of another region would be answered with
+    let default_zones: Vec<String> = match &region {
+        AwsRegion::Embedded(r) => r.zones.iter().map(|z| z.to_string()).collect(),
+        AwsRegion::Other(name) => ["a", "b", "c"].iter().map(|s| format!("{name}{s}")).collect(),
+    };
+    let default_zones: Vec<&str> = default_zones.iter().map(String::as_str).collect();
+    let opts = if with_options { common(root, sink, &default_zones) } else { common(&At::root(&Value::Null, ""), sink, &default_zones) };
+    // The prices and types are one region's: a zone of another region would be answered with
     // prices and types that region does not have.
     if let Some(z) = root.get("zones").filter(|_| with_options) {
         for (i, item) in z.v.as_array().into_iter().flatten().enumerate() {
             let zone = item.as_str().unwrap_or_default();
-            if !zone.starts_with(aws::REGION) {
+            if !in_region(zone, &region_name) {
                 let at = z.index(i, item);
-                let msg = format!("zone {zone:?} is not in {}, the region of the {} catalog", aws::REGION, aws::SOURCE);
-                sink.error(&at, "invalid-zone", msg, "us-east-1a .. us-east-1f, or a catalog file for another region");
+                let msg = format!("zone {zone:?} is not in {region_name}, the region of the {}{region_name} catalog", aws::PREFIX);
+                sink.error(
+                    &at,
+                    "invalid-zone",
+                    msg,
+                    format!("zones of {region_name} such as {}, or another catalog", default_zones.join(", ")),
+                );
             }
         }
     }
     let mut types = base.types.clone();
+    if let AwsRegion::Other(name) = &region {
+        let key = interner.intern(labels::REGION);
+        let value = interner.intern(name);
+        for t in types.iter_mut() {
+            t.labels.set(key, value);
+        }
+    }
+    let fallback = matches!(region, AwsRegion::Other(_));
+    for t in types.iter_mut() {
+        t.on_demand_source = if fallback { PriceSource::UsEast1List } else { PriceSource::List };
+    }
     for (name, od, spot) in &opts.prices {
         match types.iter_mut().find(|t| &t.name == name) {
             Some(t) => {
                 if let Some(p) = od {
                     t.on_demand_price = *p;
+                    t.on_demand_source = PriceSource::User;
                 }
                 t.spot_price = *spot;
             }
@@ -193,8 +249,27 @@ fn aws_catalog(root: &At, sink: &mut Sink, with_options: bool) -> (Catalog, Tabl
     for t in &types {
         keys.extend(t.labels.iter().map(|(k, _)| k));
     }
-    let catalog = finish(aws::SOURCE, types, keys, &opts, &mut interner);
+    let source = format!("{}{region_name}", aws::PREFIX);
+    let mut catalog = finish(&source, types, keys, &opts, &mut interner);
+    catalog.region = Some(region_name);
+    catalog.currency = embedded.currency;
+    if embedded.currency != "USD" {
+        catalog.notes.push((
+            "prices-in-cny".into(),
+            format!(
+                "{} prices are in {} per hour (the AWS provider's table for the region): every price and total of this answer is in {}",
+                catalog.source, embedded.currency, embedded.currency
+            ),
+        ));
+    }
+    catalog.user_prices = !opts.prices.is_empty();
+    catalog.needs_region_prices = fallback;
     (catalog, Tables { interner, resources })
+}
+
+/// Is `zone` an availability zone name of `region` (`eu-west-1a`)?
+pub fn in_region(zone: &str, region: &str) -> bool {
+    zone.strip_prefix(region).is_some_and(|rest| !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_lowercase()))
 }
 
 fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
@@ -258,7 +333,16 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                     let ct = sink.opt_scalar(&o, "capacityType").unwrap_or_else(|| labels::ON_DEMAND.into());
                     let p = o.get("price").and_then(|a| price(&a, sink)).unwrap_or(on_demand_price);
                     let available = o.get("available").and_then(|a| sink.bool(&a)).unwrap_or(true);
-                    offerings.push(Offering { zone: interner.intern(&zone), capacity_type: interner.intern(&ct), price: p, available, reservation: None });
+                    // Stated by the catalog (its price, else the type's on-demand price).
+                    let source = PriceSource::List;
+                    offerings.push(Offering {
+                        zone: interner.intern(&zone),
+                        capacity_type: interner.intern(&ct),
+                        price: p,
+                        available,
+                        reservation: None,
+                        source,
+                    });
                 }
             }
             types.push(InstanceType {
@@ -269,6 +353,7 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                 capacity,
                 on_demand_price,
                 spot_price,
+                on_demand_source: PriceSource::List,
                 offerings,
                 // Inline catalogs state exactly what exists; the AWS launch filter does not apply.
                 exotic: false,
@@ -297,9 +382,13 @@ fn finish(source: &str, mut types: Vec<InstanceType>, mut keys: Vec<KeyId>, opts
     for t in types.iter_mut() {
         if t.offerings.is_empty() {
             for &ct in &cts {
-                let price = if ct == spot { t.spot_price.unwrap_or(t.on_demand_price * opts.spot_factor) } else { t.on_demand_price };
+                let (price, source) = match (ct == spot, t.spot_price) {
+                    (true, Some(p)) => (p, PriceSource::User),
+                    (true, None) => (t.on_demand_price * opts.spot_factor, PriceSource::Factor),
+                    (false, _) => (t.on_demand_price, t.on_demand_source),
+                };
                 for &z in &zones {
-                    t.offerings.push(Offering { zone: z, capacity_type: ct, price, available: true, reservation: None });
+                    t.offerings.push(Offering { zone: z, capacity_type: ct, price, available: true, reservation: None, source });
                 }
             }
         }
@@ -317,10 +406,21 @@ fn finish(source: &str, mut types: Vec<InstanceType>, mut keys: Vec<KeyId>, opts
     for k in [labels::ZONE, labels::CAPACITY_TYPE, labels::INSTANCE_TYPE, labels::ARCH, labels::OS] {
         keys.push(interner.intern(k));
     }
-    if source == aws::SOURCE {
+    if source.starts_with(aws::PREFIX) {
         keys.push(interner.intern(labels::REGION));
     }
     keys.sort_unstable();
     keys.dedup();
-    Catalog { source: source.to_string(), types, label_keys: keys, zones, spot_price_factor: opts.spot_factor }
+    Catalog {
+        source: source.to_string(),
+        types,
+        label_keys: keys,
+        zones,
+        spot_price_factor: opts.spot_factor,
+        region: None,
+        currency: "USD",
+        user_prices: false,
+        needs_region_prices: false,
+        notes: Vec::new(),
+    }
 }

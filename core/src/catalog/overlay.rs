@@ -500,6 +500,7 @@ fn apply(
             if let Some((by, _)) = change {
                 let p = overlays[*by].price.as_deref().unwrap_or("");
                 it.offerings[o].price = adjusted_price(it.offerings[o].price, p);
+                it.offerings[o].source = super::PriceSource::Overlay;
             }
         }
         for &(r, q) in &u.capacity {

@@ -150,7 +150,14 @@ pub fn apply(m: &mut Model, now: Option<i64>, gate: bool) {
             let t = &mut m.catalog.types[ti];
             let available = r.offered && type_zones_have(t, Some(zone));
             let price = t.on_demand_price / RESERVED_PRICE_DIVISOR;
-            t.offerings.push(Offering { zone, capacity_type: m.keys.reserved, price, available, reservation: Some(i as u32) });
+            t.offerings.push(Offering {
+                zone,
+                capacity_type: m.keys.reserved,
+                price,
+                available,
+                reservation: Some(i as u32),
+                source: super::PriceSource::Reservation,
+            });
         }
     }
     m.reservation_selections = selections;

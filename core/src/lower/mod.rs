@@ -74,6 +74,8 @@ struct Lowering {
     pdbs: Vec<Pdb>,
     /// Capacity reservations of `describe-capacity-reservations` documents.
     reservations: Vec<crate::model::reservation::Reservation>,
+    /// Spot price history, on-demand prices and zone offerings of the inputs.
+    price_inputs: crate::catalog::prices::PriceInputs,
     /// Training runtimes of the input, for the TrainJobs that reference them.
     runtimes: Vec<kinds::Runtime>,
     /// NodeOverlays of the input, resolved into the catalog when the gate is on (`gated`).
@@ -174,6 +176,7 @@ impl Lowerer {
             claims: Vec::new(),
             pdbs: Vec::new(),
             reservations: Vec::new(),
+            price_inputs: Default::default(),
             runtimes: kinds::Runtime::collect(runtime_docs),
             overlays: Vec::new(),
             pod_sources: Vec::new(),
@@ -203,6 +206,9 @@ impl Lowerer {
     pub fn finish(self, catalog: crate::catalog::Catalog, settings: Settings) -> Result<Model, Vec<InputError>> {
         let mut l = self.0;
         let mut catalog = catalog;
+        // The user's prices and zones first: NodeOverlays adjust the prices Karpenter's pricing
+        // provider gives, and reservations are added on top of the offerings.
+        crate::catalog::prices::apply(&mut catalog, &mut l.interner, &l.price_inputs, &mut l.errors);
         let node_overlays = match l.resolve_overlays(&mut catalog, &settings) {
             Ok(s) => s,
             Err(e) => {
@@ -258,7 +264,11 @@ impl Lowerer {
         if !l.errors.is_empty() {
             // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):
             // errors of the objects, like admission's; nodecast's own bounds stay limits.
-            return Err(l.errors.into_iter().map(|e| if e.kind == ErrorKind::Limit { e } else { e.kind(ErrorKind::Admission) }).collect());
+            return Err(l
+                .errors
+                .into_iter()
+                .map(|e| if matches!(e.kind, ErrorKind::Limit | ErrorKind::Catalog) { e } else { e.kind(ErrorKind::Admission) })
+                .collect());
         }
         let gate = crate::catalog::resolve::gate(&settings);
         let mut model = Model {
@@ -333,6 +343,18 @@ impl Lowering {
                 e.source = e.source.take().or_else(|| doc.source.clone());
             }
             self.reservations.extend(read);
+            self.errors = errors;
+            return;
+        }
+        // Spot price history, on-demand prices, instance-type offerings: no kind either.
+        if crate::catalog::prices::is_price_document(&doc.value) {
+            let name = crate::catalog::prices::object_of(&doc.value);
+            let object = || name.to_string();
+            let mut sink = Sink { document: doc.index, object: &object, errors: sink.errors };
+            self.price_inputs.read(&root, &mut sink, doc.source.as_deref());
+            for e in sink.errors[before..].iter_mut() {
+                e.source = e.source.take().or_else(|| doc.source.clone());
+            }
             self.errors = errors;
             return;
         }
