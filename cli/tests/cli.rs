@@ -519,10 +519,14 @@ fn feature_gates_turn_on_spot_to_spot_consolidation() {
     // Go's strconv.ParseBool spellings, as Karpenter reads the flag.
     let t = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "--feature-gates", "SpotToSpotConsolidation=True", "-o", "json"]);
     assert_eq!(t.stdout, on.stdout);
-    // A real gate nodecast does not model yet, moved from its default: refused by the core, located.
+    // Every Karpenter v1.15 gate is modelled now (NodeRepair: disruption/repair.rs) ...
     let o = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "--feature-gates", "NodeRepair=true", "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // ... an AWS provider gate nodecast does not model, moved from its default, is refused by
+    // the core, located.
+    let o = run(&["consolidate", POOL_SPOT, CLUSTER_SPOT, "--now", NOW, "--aws-feature-gates", "RebootForRepair=true", "-o", "json"]);
     assert_eq!(code(&o), 2);
-    assert_eq!(json(&o)["errors"][0]["path"], "settings.featureGates.NodeRepair", "{}", stdout(&o));
+    assert_eq!(json(&o)["errors"][0]["path"], "settings.awsFeatureGates.RebootForRepair", "{}", stdout(&o));
     assert_eq!(json(&o)["errors"][0]["code"], "unsupported-feature-gate");
 }
 

@@ -9,19 +9,7 @@
 use super::{AttrValue, Device};
 use crate::gates_aws::AwsFeatureGates;
 
-/// A literal attribute value of the generated table.
-pub enum A {
-    S(&'static str),
-    V(&'static str),
-    I(i64),
-    B(bool),
-}
-
-/// One distinct device of the generated table.
-pub struct Profile {
-    pub attributes: &'static [(&'static str, A)],
-    pub capacity: &'static [(&'static str, &'static str)],
-}
+pub use super::profile::{Profile, A};
 
 pub const NVIDIA_DRIVER: &str = "gpu.nvidia.com";
 pub const EFA_DRIVER: &str = "dra.net";

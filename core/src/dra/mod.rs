@@ -14,6 +14,7 @@
 
 pub mod aws;
 mod aws_devices;
+mod profile;
 pub mod cel;
 
 use serde::{Deserialize, Serialize};
