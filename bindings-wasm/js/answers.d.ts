@@ -594,6 +594,12 @@ export interface NodeClaimFields {
   /** Pending pods bound to this NodeClaim, as `namespace/name`. */
   pods: string[];
   /**
+   * Where that price comes from (`user`, `list`, `us-east-1-list`, `factor`, `reservation`,
+   * `overlay`); present when the request supplies prices (price documents or catalog
+   * `prices`), absent otherwise.
+   */
+  priceSource?: PriceSource;
+  /**
    * Pods + daemons on the launched type. This and the next two are shared by the
    * NodeClaims with the same values (`Arc`: serialised as the map itself); with many
    * NodeClaims of few shapes, rendering each quantity once was a third of `plan::render`.
@@ -955,6 +961,9 @@ export interface PoolBudget {
   /** Nodes the pool owns (the base the budget percentages apply to). */
   nodes: number;
 }
+
+/** Where an offering's price comes from (the plan's `priceSource`). */
+export type PriceSource = 'list' | 'us-east-1-list' | 'user' | 'factor' | 'reservation' | 'overlay';
 
 /** One reason a pod does not fit a NodePool or a node cannot be disrupted. */
 export interface Reason {
