@@ -104,6 +104,7 @@ catalog-check:
 
 lint:
 	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
+	$(CARGO) fmt --all --check
 	python3 tools/check_locks.py
 	python3 tools/module_layers.py --check docs/architecture.md
 

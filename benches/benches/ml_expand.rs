@@ -9,7 +9,8 @@ use std::time::Duration;
 
 const PODS: usize = 8000;
 
-const POD_SPEC: &str = "containers: [{name: pytorch, image: img, resources: {requests: {cpu: '4', memory: 16Gi}, limits: {nvidia.com/gpu: 1}}}]";
+const POD_SPEC: &str =
+    "containers: [{name: pytorch, image: img, resources: {requests: {cpu: '4', memory: 16Gi}, limits: {nvidia.com/gpu: 1}}}]";
 
 fn request(text: String) -> Request {
     Request { inputs: vec![Input { name: Some("ml.yaml".into()), text }], ..Default::default() }

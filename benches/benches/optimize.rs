@@ -2,8 +2,8 @@
 //! Also `advise` at 30 and 200 pods. Whole facade calls (decode, lower, Karpenter's plan, bound, patterns, integer program, check).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nodecast::Request;
 use nodecast::optimize::gen;
+use nodecast::Request;
 
 fn request(seed: u64, pods: usize) -> Request {
     Request { objects: gen::cluster(seed, pods), catalog: Some(gen::catalog()), ..Default::default() }

@@ -30,7 +30,9 @@ fn bench(c: &mut Criterion) {
     assert_eq!(sw.len(), 108);
     let mut group = c.benchmark_group("sweep");
     group.sample_size(20).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
-    group.bench_function("load-week-capacity", |b| b.iter(|| sweep::load(black_box(SPEC), Some("week-capacity.yaml"), &files).map(|s| s.len())));
+    group.bench_function("load-week-capacity", |b| {
+        b.iter(|| sweep::load(black_box(SPEC), Some("week-capacity.yaml"), &files).map(|s| s.len()))
+    });
     group.bench_function("request-one-combination", |b| b.iter(|| sw.request(black_box(77)).map(|r| r.inputs.len())));
     group.bench_function("run-one-week", |b| b.iter(|| sw.run(black_box(77), false).0.len()));
     group.finish();

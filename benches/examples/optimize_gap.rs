@@ -1,8 +1,8 @@
 //! The gap distribution of Karpenter's plan to the optimum on the random GPU generator, and the
 //! solve times: `cargo run --release -p nodecast-benches --example optimize_gap -- [SEEDS] [PODS...]`.
 
-use nodecast::{Outcome, Request};
 use nodecast::optimize::gen;
+use nodecast::{Outcome, Request};
 use nodecast_benches::{percentile as pct, seeds_and_sizes};
 use std::time::Instant;
 

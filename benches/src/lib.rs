@@ -906,8 +906,18 @@ pub fn seeds_and_sizes(default_seeds: u64) -> (u64, Vec<usize>) {
 
 /// GPU types the reservations of [`reservations_document`] are for (every one of the example
 /// pools' GPUs: T4, A10G, L4, A100, H100), cycled.
-const RESERVED_TYPES: [&str; 10] =
-    ["g4dn.xlarge", "g5.xlarge", "g5.12xlarge", "g5.48xlarge", "g6.xlarge", "g6.12xlarge", "p4d.24xlarge", "p5.48xlarge", "g5.2xlarge", "g6.2xlarge"];
+const RESERVED_TYPES: [&str; 10] = [
+    "g4dn.xlarge",
+    "g5.xlarge",
+    "g5.12xlarge",
+    "g5.48xlarge",
+    "g6.xlarge",
+    "g6.12xlarge",
+    "p4d.24xlarge",
+    "p5.48xlarge",
+    "g5.2xlarge",
+    "g6.2xlarge",
+];
 const RESERVED_ZONES: [&str; 3] = ["us-east-1a", "us-east-1b", "us-east-1c"];
 
 /// `n` ODCRs (targeted, tagged `bench: reserved`) and capacity blocks, over [`RESERVED_TYPES`]
@@ -952,7 +962,11 @@ pub fn reserved_pool_text(yaml: &str, allow_reserved: bool) -> String {
         if line.starts_with("kind: ") {
             in_class = line == "kind: EC2NodeClass";
         }
-        let line = if allow_reserved { line.replace("values: [\"spot\", \"on-demand\"]", "values: [\"reserved\", \"spot\", \"on-demand\"]") } else { line.to_string() };
+        let line = if allow_reserved {
+            line.replace("values: [\"spot\", \"on-demand\"]", "values: [\"reserved\", \"spot\", \"on-demand\"]")
+        } else {
+            line.to_string()
+        };
         let line = if allow_reserved { line.replace("values: [\"on-demand\"]", "values: [\"reserved\", \"on-demand\"]") } else { line };
         out.push_str(&line);
         out.push('\n');
@@ -981,7 +995,10 @@ pub fn reserved_request_sized(n: usize, reservations: usize, allow_reserved: boo
         .map(|(name, text)| nodecast::Input { name: Some(name.to_string()), text: reserved_pool_text(text, allow_reserved) })
         .collect();
     if reservations > 0 {
-        inputs.push(nodecast::Input { name: Some("reservations.json".into()), text: reservations_document_sized(reservations, GPU_SEED, free).to_string() });
+        inputs.push(nodecast::Input {
+            name: Some("reservations.json".into()),
+            text: reservations_document_sized(reservations, GPU_SEED, free).to_string(),
+        });
     }
     Request { inputs, objects: gpu_pods(n, GPU_SEED), catalog: None, now: Some("2026-12-01T12:00:00Z".into()), ..Default::default() }
 }

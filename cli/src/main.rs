@@ -397,12 +397,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
 }
 
 fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
-    let common = Common {
-        catalog: a.catalog.clone(),
-        zones: a.zones.clone(),
-        spot_price_factor: a.spot_price_factor,
-        output: Output::Json,
-    };
+    let common =
+        Common { catalog: a.catalog.clone(), zones: a.zones.clone(), spot_price_factor: a.spot_price_factor, output: Output::Json };
     let gates = Gates { feature_gates: a.feature_gates.clone(), ignore_dra_requests: None, aws_feature_gates: None };
     let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);

@@ -79,10 +79,7 @@ pub fn init() {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        HANDLES.get_or_init(|| Handles {
-            stdout: dup(io::stdout().as_fd()),
-            stderr: dup(io::stderr().as_fd()),
-        });
+        HANDLES.get_or_init(|| Handles { stdout: dup(io::stdout().as_fd()), stderr: dup(io::stderr().as_fd()) });
     }
     #[cfg(not(unix))]
     HANDLES.get_or_init(|| Handles { stdout: None, stderr: None });

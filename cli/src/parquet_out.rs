@@ -154,8 +154,7 @@ impl<W: Write + Send> Writer<W> {
                 }
                 Kind::UInt => {
                     // UINT64 is stored in INT64 as the same 64 bits (Parquet's convention).
-                    let values =
-                        present.map(|c| c.as_u64().map(|u| u as i64).ok_or_else(|| wrong(c))).collect::<Result<Vec<i64>, _>>()?;
+                    let values = present.map(|c| c.as_u64().map(|u| u as i64).ok_or_else(|| wrong(c))).collect::<Result<Vec<i64>, _>>()?;
                     column.typed::<Int64Type>().write_batch(&values, Some(&levels), None)?;
                 }
                 Kind::Double => {
@@ -178,7 +177,8 @@ impl<W: Write + Send> Writer<W> {
 /// The table (`columns` and rows) as the bytes of a Parquet file, typed from the rows themselves.
 #[cfg(test)]
 pub fn render(columns: &[String], rows: &[Vec<Value>]) -> Result<Vec<u8>, String> {
-    let samples: Vec<Vec<Value>> = (0..columns.len()).map(|k| rows.iter().map(|r| r.get(k).cloned().unwrap_or(Value::Null)).collect()).collect();
+    let samples: Vec<Vec<Value>> =
+        (0..columns.len()).map(|k| rows.iter().map(|r| r.get(k).cloned().unwrap_or(Value::Null)).collect()).collect();
     let mut out = Vec::new();
     let mut w = Writer::new(&mut out, columns, &samples)?;
     for row in rows {

@@ -240,7 +240,14 @@ fn unschedulable(out: &mut String, group: &[&UnschedulableOut], indent: &str) {
         let _ = writeln!(out, "{indent}{} [{}]", u.pod, u.code);
     } else {
         let others: Vec<String> = group[1..].iter().map(|o| o.pod.clone()).collect();
-        let _ = writeln!(out, "{indent}{} and {} alike ({}) [{}]", u.pod, plural(others.len(), "more pod", "more pods"), pod_list(&others), u.code);
+        let _ = writeln!(
+            out,
+            "{indent}{} and {} alike ({}) [{}]",
+            u.pod,
+            plural(others.len(), "more pod", "more pods"),
+            pod_list(&others),
+            u.code
+        );
     }
     for r in &u.reasons {
         match &r.node_pool {
@@ -696,8 +703,20 @@ pub fn simulation(s: &Simulation) -> String {
     out.push_str(&t.render("  "));
     if !s.reservations.is_empty() {
         section(&mut out, "Capacity reservations (used = TotalInstanceCount - AvailableInstanceCount while active)");
-        let mut t = Table::new(&["ID", "TYPE", "INSTANCE TYPE", "TOTAL", "ACTIVE", "LAUNCHES", "PEAK", "UTILISATION", "DELETED", "ON-DEMAND", "COMMITTED"])
-            .right(&[3, 5, 6, 7, 8, 9, 10]);
+        let mut t = Table::new(&[
+            "ID",
+            "TYPE",
+            "INSTANCE TYPE",
+            "TOTAL",
+            "ACTIVE",
+            "LAUNCHES",
+            "PEAK",
+            "UTILISATION",
+            "DELETED",
+            "ON-DEMAND",
+            "COMMITTED",
+        ])
+        .right(&[3, 5, 6, 7, 8, 9, 10]);
         for r in &s.reservations {
             let active = match (r.active_from_seconds, r.active_until_seconds) {
                 (Some(f), Some(u)) => duration(u - f),

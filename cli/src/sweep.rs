@@ -282,7 +282,8 @@ impl Sink {
             SweepOutput::Json => {
                 // The bytes of `{"columns": [...], "rows": [...]}` as serde_json writes it
                 // compact, one row at a time.
-                let head = format!("{{\"columns\":{},\"rows\":[", serde_json::to_string(columns).map_err(std::io::Error::from).map_err(err)?);
+                let head =
+                    format!("{{\"columns\":{},\"rows\":[", serde_json::to_string(columns).map_err(std::io::Error::from).map_err(err)?);
                 target.write_all(head.as_bytes()).map_err(err)?;
                 Format::Json { first: true }
             }

@@ -192,7 +192,8 @@ fn validate_invalid_operator_exits_1() {
 /// errors' kinds: the same rule for every subcommand (README "Exit codes").
 #[test]
 fn exit_code_is_the_answers_error_class() {
-    let invalid = TempFile::new("class-invalid.yaml", &std::fs::read_to_string(GPU_TRAINING).unwrap().replacen("operator: In", "operator: Inn", 1));
+    let invalid =
+        TempFile::new("class-invalid.yaml", &std::fs::read_to_string(GPU_TRAINING).unwrap().replacen("operator: In", "operator: Inn", 1));
     let syntax = TempFile::new("class-syntax.yaml", "kind: Pod\n  bad: [\n");
     let check = |args: &[&str], want_code: i32, want_class: &str| {
         let o = run(&[args, &["-o", "json"]].concat());
@@ -609,5 +610,8 @@ fn unschedulable_pods_print_their_checked_fix() {
     let notebook = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/workloads/gpu-notebook.yaml");
     let out = stdout(&run(&["plan", GPU_INFERENCE, notebook]));
     assert!(out.contains("fix (verified) for gpu-inference: add to the pod's tolerations: {key: nvidia.com/gpu, operator: Equal, value: true, effect: NoSchedule}"), "{out}");
-    assert!(out.contains("verified: re-planned with this change, research/notebook-gpu goes on a new NodeClaim of NodePool gpu-inference"), "{out}");
+    assert!(
+        out.contains("verified: re-planned with this change, research/notebook-gpu goes on a new NodeClaim of NodePool gpu-inference"),
+        "{out}"
+    );
 }

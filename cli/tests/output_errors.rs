@@ -23,7 +23,13 @@ fn commands() -> Vec<Vec<String>> {
         s(&["validate", &pool, &job]),
         s(&["catalog", "--gpu", "--limit", "3"]),
         s(&["explain", &pool, &job, "--pod", "train-llm-0"]),
-        s(&["consolidate", &ex("disruption/pool-underutilized.yaml"), &ex("disruption/cluster-state.yaml"), "--now", "2025-03-05T12:00:00Z"]),
+        s(&[
+            "consolidate",
+            &ex("disruption/pool-underutilized.yaml"),
+            &ex("disruption/cluster-state.yaml"),
+            "--now",
+            "2025-03-05T12:00:00Z",
+        ]),
         s(&[
             "simulate",
             &pool,
@@ -174,7 +180,10 @@ fn a_spec_reads_only_files_beside_it_unless_allowed() {
     let secret = secret_dir.join("id_rsa");
     std::fs::write(&secret, "-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t\n").unwrap();
     let dir = temp_dir("confined");
-    for (name, target) in [("absolute", secret.to_str().unwrap().to_string()), ("dotdot", format!("../{}/id_rsa", secret_dir.file_name().unwrap().to_str().unwrap()))] {
+    for (name, target) in [
+        ("absolute", secret.to_str().unwrap().to_string()),
+        ("dotdot", format!("../{}/id_rsa", secret_dir.file_name().unwrap().to_str().unwrap())),
+    ] {
         let spec = dir.join(format!("{name}.yaml"));
         std::fs::write(&spec, format!("operation: plan\ninputs: [{target:?}]\n")).unwrap();
         let o = Command::new(BIN).args(["sweep", spec.to_str().unwrap()]).current_dir(&dir).output().unwrap();

@@ -178,11 +178,8 @@ fn parquet_output_reads_back_as_the_csv_rows_with_numeric_types() {
     assert_eq!(physical("price_per_hour_usd"), Physical::DOUBLE);
     assert_eq!(physical("node_claims"), Physical::INT64);
     assert_eq!(physical("status"), Physical::BYTE_ARRAY);
-    let rows: Vec<Vec<serde_json::Value>> = reader
-        .get_row_iter(None)
-        .unwrap()
-        .map(|r| r.unwrap().get_column_iter().map(|(_, f)| cell(f)).collect())
-        .collect();
+    let rows: Vec<Vec<serde_json::Value>> =
+        reader.get_row_iter(None).unwrap().map(|r| r.unwrap().get_column_iter().map(|(_, f)| cell(f)).collect()).collect();
     assert_eq!(rows.len(), 2);
     // The failed combination's metrics are nulls, not zeros.
     let k = columns.iter().position(|c| c == "price_per_hour_usd").unwrap();

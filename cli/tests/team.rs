@@ -33,7 +33,12 @@ fn validate_warns_about_pools_that_launch_nothing() {
     let (code, out, _) = run_in(&dir, &["validate", FILES[0], FILES[1]]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("warning: NodePool/training-p5-reserved: NodePool training-p5-reserved can launch nothing: requirement karpenter.sh/capacity-type In [reserved]"), "{out}");
-    assert!(out.contains("warning: NodePool/batch-west: NodePool batch-west can launch nothing: requirement topology.kubernetes.io/zone In [us-west-2a]"), "{out}");
+    assert!(
+        out.contains(
+            "warning: NodePool/batch-west: NodePool batch-west can launch nothing: requirement topology.kubernetes.io/zone In [us-west-2a]"
+        ),
+        "{out}"
+    );
 }
 
 #[test]

@@ -85,7 +85,9 @@ mod tests {
     const DEPLOYMENT: &str = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ml}\nspec:\n  replicas: 10\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: x, resources: {requests: {cpu: 100m, memory: 128Mi}}}]\n";
 
     fn buffer(spec: &str) -> String {
-        format!("---\napiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {{name: spare, namespace: ml}}\nspec:\n{spec}")
+        format!(
+            "---\napiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {{name: spare, namespace: ml}}\nspec:\n{spec}"
+        )
     }
 
     fn request(docs: &[&str], gate: bool) -> Request {
@@ -164,7 +166,10 @@ mod tests {
     fn consolidate_keeps_an_empty_node_that_hosts_a_virtual_pod() {
         // An empty node, consolidation on at once: emptiness deletes it, unless the buffer's
         // virtual pod sits on it (Karpenter's HasBufferPods).
-        let pool = POOL.replace("      requirements: []\n", "      requirements: []\n  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}\n");
+        let pool = POOL.replace(
+            "      requirements: []\n",
+            "      requirements: []\n  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 0s}\n",
+        );
         let node = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {karpenter.sh/nodepool: p, karpenter.sh/initialized: \"true\", karpenter.sh/capacity-type: on-demand, node.kubernetes.io/instance-type: s-8, topology.kubernetes.io/zone: test-zone-a}\nstatus:\n  allocatable: {cpu: 7900m, memory: 15000Mi, pods: \"80\"}\n";
         let b = buffer("  podTemplateRef: {name: chunk}\n  replicas: 1\n");
         let decide = |docs: &[&str], gate: bool| {

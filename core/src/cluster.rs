@@ -164,7 +164,11 @@ impl Cluster {
 
     /// [`Cluster::optimize`] for a pass at `now` (Unix seconds): capacity reservations are
     /// resolved at that time, as [`Cluster::plan_at`] resolves them.
-    pub fn optimize_at(&self, settings: &crate::optimize::OptimizeSettings, now: Option<i64>) -> Result<crate::optimize::Optimization, Errors> {
+    pub fn optimize_at(
+        &self,
+        settings: &crate::optimize::OptimizeSettings,
+        now: Option<i64>,
+    ) -> Result<crate::optimize::Optimization, Errors> {
         let model = crate::catalog::resolve::at_time(&self.model, now);
         crate::optimize::optimize(&model, &self.warnings, settings)
     }

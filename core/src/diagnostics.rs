@@ -3,15 +3,14 @@
 //! instance type" are worked out here, once, only for pods that need them.
 
 use crate::api::{Reason, UnschedulableOut};
-use crate::reason::ReasonCode;
 use crate::model::{Model, Pod};
 use crate::quantity::format_milli;
+use crate::reason::ReasonCode;
 use crate::requirements::Incompatible;
 use crate::resources::Resources;
 use crate::scheduling::claim::Template;
 use crate::scheduling::topology::GroupKind;
 use crate::scheduling::{Fail, PodFailure, Solution};
-
 
 pub use crate::fit::{compatible_types, pod_requirements};
 

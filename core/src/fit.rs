@@ -129,7 +129,8 @@ pub fn host_port_clash(m: &Model, t: &Template, pod: &Pod, its: &[u32]) -> Vec<(
     }
     let mut out: Vec<(HostPort, usize)> = Vec::new();
     for h in pod.host_ports.iter() {
-        let holder = t.groups.iter().flat_map(|g| g.daemons.iter()).find(|&&d| m.daemonsets[d].pod.host_ports.iter().any(|a| a.conflicts(h)));
+        let holder =
+            t.groups.iter().flat_map(|g| g.daemons.iter()).find(|&&d| m.daemonsets[d].pod.host_ports.iter().any(|a| a.conflicts(h)));
         if let Some(&d) = holder {
             if !out.iter().any(|(x, _)| x == h) {
                 out.push((*h, d));

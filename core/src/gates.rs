@@ -177,15 +177,13 @@ impl FeatureGates {
     /// ignore it, because a misspelt gate silently left at its default is a wrong answer.
     pub fn apply(&mut self, spec: &str) -> Result<(), String> {
         for item in spec.split(',').map(str::trim).filter(|g| !g.is_empty()) {
-            let (name, value) =
-                item.split_once('=').ok_or_else(|| format!("{item:?} is not Name=true|false"))?;
+            let (name, value) = item.split_once('=').ok_or_else(|| format!("{item:?} is not Name=true|false"))?;
             let (name, value) = (name.trim(), value.trim());
             let gate = Gate::from_name(name).ok_or_else(|| {
                 let names: Vec<&str> = Gate::ALL.iter().map(|g| g.name()).collect();
                 format!("{name:?} is not a Karpenter v1.15 feature gate (one of {})", names.join(", "))
             })?;
-            let on = parse_go_bool(value)
-                .ok_or_else(|| format!("{name}={value}: the value must be true or false"))?;
+            let on = parse_go_bool(value).ok_or_else(|| format!("{name}={value}: the value must be true or false"))?;
             self.set(gate, on);
         }
         Ok(())
@@ -216,7 +214,6 @@ struct GatesMap {
     terminate_first_repair: Option<bool>,
     pod_deletion_cost_management: Option<bool>,
 }
-
 
 impl<'de> Deserialize<'de> for FeatureGates {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -86,4 +86,3 @@ pub fn duration_nanos(s: &str) -> Option<i128> {
         Some(total)
     }
 }
-

@@ -75,6 +75,7 @@
 
 pub mod advise;
 pub mod api;
+pub mod capacity_buffers;
 #[doc(hidden)]
 pub mod catalog;
 mod cluster;
@@ -84,24 +85,26 @@ pub mod cron;
 pub mod diagnostics;
 #[doc(hidden)]
 pub mod disruption;
+#[doc(hidden)]
+pub mod dra;
+#[doc(hidden)]
+pub mod edit;
 pub mod error;
 pub mod explain;
 /// Figures a user reads (monthly cost, accelerators, summary lines), computed once.
 pub mod figures;
 #[doc(hidden)]
+pub mod fit;
+#[doc(hidden)]
 pub mod fxhash;
 pub mod gates;
 pub mod gates_aws;
-#[doc(hidden)]
-pub mod dra;
-#[doc(hidden)]
-pub mod fit;
-/// Checked fix hints for pods that stay pending.
-pub mod hints;
-#[doc(hidden)]
-pub mod golang;
 /// Karpenter's NodePool template hash (hashstructure v2), for drift.
 pub mod gohash;
+#[doc(hidden)]
+pub mod golang;
+/// Checked fix hints for pods that stay pending.
+pub mod hints;
 pub mod interrupt;
 pub mod json;
 #[doc(hidden)]
@@ -121,8 +124,8 @@ pub mod price;
 pub mod provision;
 #[doc(hidden)]
 pub mod quantity;
-pub mod reason;
 pub mod query;
+pub mod reason;
 #[doc(hidden)]
 pub mod requirements;
 pub mod reservation_report;
@@ -132,23 +135,22 @@ pub mod resources;
 pub mod scheduling;
 #[cfg(feature = "schema")]
 pub mod schema;
-/// The closed sets of answer strings, for the schema (feature `schema`).
-#[cfg(feature = "schema")]
-pub mod vocab;
 pub mod simulate;
-pub mod capacity_buffers;
 pub mod static_pools;
 pub mod sweep;
-#[doc(hidden)]
-pub mod edit;
 #[doc(hidden)]
 pub mod taints;
 pub mod unusable;
 #[doc(hidden)]
 pub mod validate;
+/// The closed sets of answer strings, for the schema (feature `schema`).
+#[cfg(feature = "schema")]
+pub mod vocab;
 
 pub use cluster::Cluster;
 pub use error::{Errors, InputError};
-pub use json::{advise, call, catalog, consolidate, explain, optimize, plan, simulate, validate, Answer, Input, Outcome, Request, FUNCTIONS};
+pub use json::{
+    advise, call, catalog, consolidate, explain, optimize, plan, simulate, validate, Answer, Input, Outcome, Request, FUNCTIONS,
+};
 pub use load::Sources;
 pub use model::{MinValuesPolicy, PreferencePolicy, Settings};

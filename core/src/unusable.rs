@@ -173,10 +173,11 @@ fn requirements_message(m: &Model, pool: usize) -> String {
     // capacity types it allows: say where they are offered.
     let offers: Vec<String> = allowed
         .iter()
-        .flat_map(|it| it.offerings.iter().filter(|o| o.available).map(|o| format!("{} {}", m.interner.str(o.capacity_type), m.interner.str(o.zone))))
+        .flat_map(|it| {
+            it.offerings.iter().filter(|o| o.available).map(|o| format!("{} {}", m.interner.str(o.capacity_type), m.interner.str(o.zone)))
+        })
         .collect();
-    let wanted: Vec<String> =
-        [m.keys.zone, m.keys.capacity_type].iter().filter_map(|&k| reqs.get(k).map(|r| show(k, r))).collect();
+    let wanted: Vec<String> = [m.keys.zone, m.keys.capacity_type].iter().filter_map(|&k| reqs.get(k).map(|r| show(k, r))).collect();
     let names: Vec<&str> = allowed.iter().map(|it| it.name.as_str()).collect();
     if offers.is_empty() {
         return format!("the instance types its requirements allow ({}) have no available offering", list(names));
@@ -188,4 +189,3 @@ fn requirements_message(m: &Model, pool: usize) -> String {
         list(offers.iter().map(String::as_str).collect())
     )
 }
-

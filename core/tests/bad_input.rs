@@ -36,11 +36,7 @@ fn malformed_json_is_located() {
 
 #[test]
 fn bad_quantities() {
-    for (q, code) in [
-        ("\"1.5.0\"", "invalid-quantity"),
-        ("\"-1\"", "invalid-quantity"),
-        ("\"12XB\"", "invalid-quantity"),
-    ] {
+    for (q, code) in [("\"1.5.0\"", "invalid-quantity"), ("\"-1\"", "invalid-quantity"), ("\"12XB\"", "invalid-quantity")] {
         let v = plan(&format!("{POOL}{}", pod(&format!("{{cpu: {q}}}"))));
         let e = first_error(&v);
         assert_eq!(e["code"], code, "{q}: {e}");
@@ -223,7 +219,8 @@ fn integer_ranges_are_the_apiservers() {
         ("affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 101, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}}", "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight"),
     ];
     for (field, path) in cases {
-        let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {field}\n  containers: [{{name: c}}]\n"));
+        let v =
+            plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  {field}\n  containers: [{{name: c}}]\n"));
         let e = first_error(&v);
         assert_eq!(e["code"], "out-of-range", "{field}: {e}");
         assert_eq!(e["path"], path, "{field}: {e}");
@@ -243,7 +240,9 @@ fn extended_resources_are_whole_numbers() {
         ("limits: {nvidia.com/gpu: 1500m}", "spec.containers[0].resources.limits.nvidia.com/gpu"),
         ("requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: \"1.5\"}", "spec.containers[0].resources.limits.nvidia.com/gpu"),
     ] {
-        let v = plan(&format!("{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, resources: {{{res}}}}}]\n"));
+        let v = plan(&format!(
+            "{POOL}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c, resources: {{{res}}}}}]\n"
+        ));
         let e = first_error(&v);
         assert_eq!(e["code"], "invalid-quantity", "{res}: {e}");
         assert!(e["message"].as_str().unwrap().contains("must be an integer"), "{e}");
@@ -275,7 +274,8 @@ fn catalog_inputs_answered_as_if_valid_are_refused() {
     let answer = |catalog: Value, query: Option<Vec<&str>>| -> Value {
         let req = Request {
             catalog: Some(catalog),
-            query: query.map(|q| nodecast::query::CatalogQuery { requirements: q.iter().map(|s| s.to_string()).collect(), ..Default::default() }),
+            query: query
+                .map(|q| nodecast::query::CatalogQuery { requirements: q.iter().map(|s| s.to_string()).collect(), ..Default::default() }),
             ..Default::default()
         };
         serde_json::from_str(&nodecast::catalog(&req).to_json()).unwrap()
@@ -300,7 +300,11 @@ fn object_headers_are_the_apiservers() {
     for (text, code, path) in [
         ("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n", "required", None),
         ("apiVersion: v1\nkind: Pod\nmetadata: {namespace: x}\nspec: {containers: [{name: c}]}\n", "required", Some("metadata")),
-        ("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n", "unsupported-api-version", Some("apiVersion")),
+        (
+            "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: old}\nspec: {}\n",
+            "unsupported-api-version",
+            Some("apiVersion"),
+        ),
         ("apiVersion: apps/v1beta2\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n", "unsupported-api-version", Some("apiVersion")),
     ] {
         let v = plan(&format!("{POOL}---\n{text}"));

@@ -42,7 +42,12 @@ fn claims(v: &Value) -> Vec<(String, Vec<String>)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["instanceType"].as_str().unwrap_or("").to_string(), c["pods"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()))
+        .map(|c| {
+            (
+                c["instanceType"].as_str().unwrap_or("").to_string(),
+                c["pods"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect(),
+            )
+        })
         .collect()
 }
 
@@ -51,7 +56,8 @@ fn options(v: &Value, i: usize) -> Vec<String> {
 }
 
 fn reason(v: &Value, pod: &str) -> String {
-    let u = v["unschedulable"].as_array().unwrap().iter().find(|u| u["pod"] == pod).unwrap_or_else(|| panic!("{pod} not unschedulable: {v}"));
+    let u =
+        v["unschedulable"].as_array().unwrap().iter().find(|u| u["pod"] == pod).unwrap_or_else(|| panic!("{pod} not unschedulable: {v}"));
     assert_eq!(u["code"], "dynamic-resources", "{u}");
     u["reasons"][0]["message"].as_str().unwrap().to_string()
 }
@@ -130,13 +136,8 @@ fn generated_claims_take_devices_of_the_nodeclaim() {
 
 #[test]
 fn a_shared_claim_binds_its_pods_to_one_nodeclaim() {
-    let text = format!(
-        "{}{}{}{}",
-        base(),
-        claim("shared", ""),
-        pod("a", "resourceClaimName: shared"),
-        pod("b", "resourceClaimName: shared")
-    );
+    let text =
+        format!("{}{}{}{}", base(), claim("shared", ""), pod("a", "resourceClaimName: shared"), pod("b", "resourceClaimName: shared"));
     let v = ok(&text, "DRANVIDIAGPU=true");
     let c = claims(&v);
     assert_eq!(c.len(), 1, "{v}");
@@ -175,7 +176,8 @@ fn existing_nodes_offer_their_published_devices_once() {
         "held",
         "status:\n  allocation:\n    devices:\n      results: [{request: gpu, driver: gpu.nvidia.com, pool: n1, device: gpu-0}]\n    nodeSelector:\n      nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]\n",
     );
-    let text = format!("{}{NODE}{SLICE}{held}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"));
+    let text =
+        format!("{}{NODE}{SLICE}{held}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"));
     let v = ok(&text, "DRANVIDIAGPU=true");
     assert!(v["existingNodes"].as_array().unwrap().iter().all(|n| n["pods"].as_array().is_none_or(|p| p.is_empty())), "{v}");
     assert_eq!(claims(&v).len(), 1);
@@ -216,13 +218,21 @@ fn invalid_objects_are_located_errors() {
 fn an_incomplete_or_old_pool_offers_nothing() {
     // The pool says two slices and only one is there: Karpenter skips the pool (pool.go).
     let incomplete = SLICE.replace("resourceSliceCount: 1", "resourceSliceCount: 2");
-    let text = format!("{}{NODE}{incomplete}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"));
+    let text =
+        format!("{}{NODE}{incomplete}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"));
     let v = ok(&text, "DRANVIDIAGPU=true");
     assert_eq!(claims(&v).len(), 1, "the node's GPU is not usable: {v}");
     // A slice of an older generation than another slice of its pool does not count either.
     let old = SLICE.replace("generation: 1", "generation: 0");
-    let newer = SLICE.replace("name: n1-gpu", "name: n1-gpu-2").replace("name: gpu-0", "name: gpu-9").replace("generation: 1", "generation: 2");
-    let text = format!("{}{NODE}{old}{newer}{}{}{}", base(), template("single-gpu", 1, None), pod("a", "resourceClaimTemplateName: single-gpu"), pod("b", "resourceClaimTemplateName: single-gpu"));
+    let newer =
+        SLICE.replace("name: n1-gpu", "name: n1-gpu-2").replace("name: gpu-0", "name: gpu-9").replace("generation: 1", "generation: 2");
+    let text = format!(
+        "{}{NODE}{old}{newer}{}{}{}",
+        base(),
+        template("single-gpu", 1, None),
+        pod("a", "resourceClaimTemplateName: single-gpu"),
+        pod("b", "resourceClaimTemplateName: single-gpu")
+    );
     let v = ok(&text, "DRANVIDIAGPU=true");
     let on_node: Vec<&Value> = v["existingNodes"].as_array().unwrap().iter().filter(|n| n["name"] == "n1").collect();
     assert_eq!(on_node[0]["pods"].as_array().unwrap().len(), 1, "one device of the newest generation: {v}");

@@ -150,10 +150,8 @@ fn a_drifted_nodeclaim_at_an_older_hash_version_keeps_its_hash_when_the_pool_is_
 fn a_pool_at_the_current_hash_version_does_not_upgrade_its_nodeclaims() {
     let edited = "      taints: [{key: example.com/new, effect: NoSchedule}]\n";
     let old = format!("karpenter.sh/nodepool-hash: \"{}\", karpenter.sh/nodepool-hash-version: v2", hash_of(""));
-    let upgraded = pool(edited, NEVER).replace(
-        "metadata: {name: default}",
-        "metadata: {name: default, annotations: {karpenter.sh/nodepool-hash-version: v3}}",
-    );
+    let upgraded = pool(edited, NEVER)
+        .replace("metadata: {name: default}", "metadata: {name: default, annotations: {karpenter.sh/nodepool-hash-version: v3}}");
     assert_ne!(upgraded, pool(edited, NEVER));
     let docs = [upgraded, node("a", "s-8", "on-demand", "test-zone-a", &old, &drifted_at("2025-03-05T10:00:00Z"), "")];
     let d = consolidate(&docs);
@@ -179,7 +177,10 @@ fn should_detect_stale_instance_type_drift_if_the_instance_type_offerings_arent_
     let d = consolidate(&docs);
     assert_eq!(verdict(&d, "a")["drift"]["reason"], "InstanceTypeNotFound", "{d}");
     // An unavailable offering still counts: the type is there, only not for sale now.
-    let unavailable = CATALOG.replace("\"capacityTypes\"", "\"unavailable\": [{\"instanceType\": \"s-8\", \"zone\": \"test-zone-a\", \"capacityType\": \"on-demand\"}], \"capacityTypes\"");
+    let unavailable = CATALOG.replace(
+        "\"capacityTypes\"",
+        "\"unavailable\": [{\"instanceType\": \"s-8\", \"zone\": \"test-zone-a\", \"capacityType\": \"on-demand\"}], \"capacityTypes\"",
+    );
     let mut req = request(&[pool("", NEVER), node("a", "s-8", "on-demand", "test-zone-a", &hashed(&hash_of("")), "", "")]);
     req.catalog = Some(serde_json::from_str(&unavailable).expect("catalog"));
     let d: Value = serde_json::from_str(&nodecast::consolidate(&req).to_json()).expect("json");
@@ -189,9 +190,7 @@ fn should_detect_stale_instance_type_drift_if_the_instance_type_offerings_arent_
 
 #[test]
 fn instance_type_drift_is_not_checked_in_the_first_hour() {
-    let young = |t: &str| {
-        node("a", "s-16", "on-demand", "test-zone-a", &hashed(&hash_of("")), "", "").replace("2025-03-05T08:00:00Z", t)
-    };
+    let young = |t: &str| node("a", "s-16", "on-demand", "test-zone-a", &hashed(&hash_of("")), "", "").replace("2025-03-05T08:00:00Z", t);
     let d = consolidate(&[pool("", NEVER), young("2025-03-05T11:00:00Z")]);
     assert!(verdict(&d, "a").get("drift").is_none(), "exactly an hour: {d}");
     let d = consolidate(&[pool("", NEVER), young("2025-03-05T10:59:59Z")]);

@@ -151,7 +151,8 @@ fn pending(v: &Value) -> usize {
 fn limit_hint_lets_every_held_pod_schedule_and_says_how_many() {
     // Five 3-CPU replicas against a 4-CPU limit: one schedules, four wait. The hint's limit is
     // checked for all four (not for one), and the hint says so.
-    let input = format!("{CLASS}{}{}", pool("small", "", ON_DEMAND_C, "  limits: {cpu: \"4\"}\n"), deployment("web", 5, "{cpu: \"3\"}", ""));
+    let input =
+        format!("{CLASS}{}{}", pool("small", "", ON_DEMAND_C, "  limits: {cpu: \"4\"}\n"), deployment("web", 5, "{cpu: \"3\"}", ""));
     let v = plan(&input);
     let waiting: Vec<&Value> = v["unschedulable"].as_array().unwrap().iter().collect();
     assert_eq!(waiting.len(), 4, "{v}");
@@ -171,8 +172,11 @@ fn limit_hint_lets_every_held_pod_schedule_and_says_how_many() {
     let change = changes.into_iter().next().unwrap();
     let new = change.strip_prefix("raise NodePool small spec.limits: cpu 4 → ").unwrap_or_else(|| panic!("{change}"));
     // Written into the manifest, the hinted limit schedules all five.
-    let fixed =
-        format!("{CLASS}{}{}", pool("small", "", ON_DEMAND_C, &format!("  limits: {{cpu: \"{new}\"}}\n")), deployment("web", 5, "{cpu: \"3\"}", ""));
+    let fixed = format!(
+        "{CLASS}{}{}",
+        pool("small", "", ON_DEMAND_C, &format!("  limits: {{cpu: \"{new}\"}}\n")),
+        deployment("web", 5, "{cpu: \"3\"}", "")
+    );
     assert_eq!(pending(&plan(&fixed)), 0, "limit {new}");
 }
 
@@ -202,8 +206,15 @@ fn zone_the_nodepool_excludes_is_admitted() {
     assert_eq!(h["verified"], true, "{h}");
     let change = h["change"].as_str().unwrap();
     // One value on either side; the pod's side is preferred at equal size.
-    assert_eq!(change, "widen the pod's node requirements: topology.kubernetes.io/zone In [us-east-1b] → In [us-east-1a us-east-1b] (admits us-east-1a)");
-    let fixed = format!("{CLASS}{}{}", pool("a", "", ZONE_A, ""), pod("p", "{cpu: 1}", "  nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n"));
+    assert_eq!(
+        change,
+        "widen the pod's node requirements: topology.kubernetes.io/zone In [us-east-1b] → In [us-east-1a us-east-1b] (admits us-east-1a)"
+    );
+    let fixed = format!(
+        "{CLASS}{}{}",
+        pool("a", "", ZONE_A, ""),
+        pod("p", "{cpu: 1}", "  nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n")
+    );
     assert_eq!(pending(&plan(&fixed)), 0);
 }
 
@@ -232,8 +243,12 @@ fn min_values_the_fitting_types_cannot_meet_is_lowered() {
     let h = only_hint(&v, "default/p");
     assert_eq!(h["code"], "min-values-not-met");
     assert_eq!(h["verified"], true, "{h}");
-    assert!(h["change"].as_str().unwrap().starts_with("lower NodePool mv minValues of node.kubernetes.io/instance-type from 3 to 2"), "{h}");
-    let fixed = format!("{CLASS}{}{}", pool("mv", "", &THREE_TYPES.replace("minValues: 3", "minValues: 2"), ""), pod("p", "{cpu: \"3\"}", ""));
+    assert!(
+        h["change"].as_str().unwrap().starts_with("lower NodePool mv minValues of node.kubernetes.io/instance-type from 3 to 2"),
+        "{h}"
+    );
+    let fixed =
+        format!("{CLASS}{}{}", pool("mv", "", &THREE_TYPES.replace("minValues: 3", "minValues: 2"), ""), pod("p", "{cpu: \"3\"}", ""));
     assert_eq!(pending(&plan(&fixed)), 0);
 }
 
@@ -257,7 +272,13 @@ fn zone_spread_on_a_one_zone_nodepool_admits_the_zones() {
         let h = only_hint(&v, u["pod"].as_str().unwrap());
         assert_eq!(h["code"], "topology-unsatisfiable");
         assert_eq!(h["verified"], true, "{h}");
-        assert!(h["change"].as_str().unwrap().starts_with("widen NodePool a requirements: topology.kubernetes.io/zone In [us-east-1a] → In [us-east-1a us-east-1b"), "{h}");
+        assert!(
+            h["change"]
+                .as_str()
+                .unwrap()
+                .starts_with("widen NodePool a requirements: topology.kubernetes.io/zone In [us-east-1a] → In [us-east-1a us-east-1b"),
+            "{h}"
+        );
     }
 }
 
@@ -326,7 +347,8 @@ fn another_pods_anti_affinity_is_not_the_pods_to_soften() {
     // zones to allow — and the re-plan shows it is not enough: with more zones allowed, guard's
     // new NodeClaim may still land in any of them, so Karpenter keeps web out of all of them.
     let anti = "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: web}}}\n";
-    let web = pod("web", "{cpu: 1}", "").replace("metadata: {name: web, namespace: default}", "metadata: {name: web, namespace: default, labels: {app: web}}");
+    let web = pod("web", "{cpu: 1}", "")
+        .replace("metadata: {name: web, namespace: default}", "metadata: {name: web, namespace: default, labels: {app: web}}");
     let input = format!("{CLASS}{}{}{web}", pool("a", "", ZONE_A, ""), pod("guard", "{cpu: \"4\"}", anti));
     let v = plan(&input);
     assert!(unschedulable(&v, "default/guard").is_none(), "{v}");
@@ -362,7 +384,8 @@ fn nodes_limit_hint_counts_one_node_per_held_pod() {
 fn a_plan_without_hints_differs_only_in_the_hints() {
     // Internal callers (advise, sweep rows) render without hints: the same plan, no re-plans.
     let taints = "      taints: [{key: dedicated, value: ml, effect: NoSchedule}]\n";
-    let input = format!("{CLASS}{}{}", pool("ml", taints, ON_DEMAND_C, "  limits: {cpu: \"4\"}\n"), deployment("web", 3, "{cpu: \"3\"}", ""));
+    let input =
+        format!("{CLASS}{}{}", pool("ml", taints, ON_DEMAND_C, "  limits: {cpu: \"4\"}\n"), deployment("web", 3, "{cpu: \"3\"}", ""));
     let cluster = nodecast::Cluster::from_texts(&[Input { name: None, text: input }], &Default::default()).unwrap();
     let m = cluster.model();
     let sol = nodecast::scheduling::solve(m);

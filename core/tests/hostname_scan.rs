@@ -80,9 +80,6 @@ fn hostname_deaths_are_shared_only_by_pods_with_the_same_groups() {
     }
     assert_eq!(plan.node_claims.iter().map(|c| count(c, "web")).sum::<usize>(), 200);
     assert_eq!(plan.node_claims.iter().map(|c| count(c, "api")).sum::<usize>(), 200);
-    assert!(
-        plan.node_claims.iter().any(|c| count(c, "web") == 1 && count(c, "api") == 1),
-        "no api pod joined a web pod's NodeClaim"
-    );
+    assert!(plan.node_claims.iter().any(|c| count(c, "web") == 1 && count(c, "api") == 1), "no api pod joined a web pod's NodeClaim");
     assert!(plan.node_claims.len() < 400, "{} NodeClaims for 400 pods of two apps", plan.node_claims.len());
 }

@@ -188,8 +188,7 @@ fn circles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
 #[test]
 fn files_of_a_module_import_each_other_in_one_direction_only() {
     let dirs = file_graphs();
-    let found: Vec<String> =
-        dirs.iter().flat_map(|(dir, g)| circles(g).into_iter().map(move |c| format!("{dir}: {c}"))).collect();
+    let found: Vec<String> = dirs.iter().flat_map(|(dir, g)| circles(g).into_iter().map(move |c| format!("{dir}: {c}"))).collect();
     assert!(found.is_empty(), "import circles between files: {found:#?}");
     // The checker itself sees the arrows it should (and simulate/ is the directory that had one).
     let sim = &dirs["simulate"];

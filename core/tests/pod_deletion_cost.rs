@@ -78,7 +78,8 @@ fn gate_on_karpenter_no_longer_reads_pod_deletion_cost() {
 #[test]
 fn simulate_refuses_the_gate_with_a_located_error() {
     let mut req = request(true);
-    req.trace = Some(nodecast::simulate::TraceInput { name: Some("t.yaml".into()), text: "kind: Trace\nevents: []\n".into(), format: None });
+    req.trace =
+        Some(nodecast::simulate::TraceInput { name: Some("t.yaml".into()), text: "kind: Trace\nevents: []\n".into(), format: None });
     match nodecast::simulate(&req).outcome {
         Outcome::Success(_) => panic!("simulate accepted PodDeletionCostManagement=true"),
         Outcome::Failure { errors } => {

@@ -195,7 +195,8 @@ fn unhealthy_budget_of_zero_blocks_and_not_ready_does_not_consume_it() {
     let mut yaml = base(&gpu_fault(FATAL, "2026-12-01T11:00:00Z"), "");
     yaml[1] = pool("on-demand", r#"[{nodes: "20%"}]"#);
     yaml.extend((6..=10).map(|i| node(&format!("gpu-{i}"), "on-demand", "", "")));
-    yaml[4] = node("gpu-2", "on-demand", "", "").replace(r#"{type: Ready, status: "True"}"#, r#"{type: Ready, status: "False", lastTransitionTime: "2026-12-01T11:59:00Z"}"#);
+    yaml[4] = node("gpu-2", "on-demand", "", "")
+        .replace(r#"{type: Ready, status: "True"}"#, r#"{type: Ready, status: "False", lastTransitionTime: "2026-12-01T11:59:00Z"}"#);
     let d = consolidate(&yaml, "NodeRepair=true");
     assert_eq!(d["method"], "repair", "{d}");
     let budgets = &d["nodePools"][0]["allowed"];

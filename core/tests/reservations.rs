@@ -328,10 +328,8 @@ spec:
 fn a_pod_deferred_on_a_held_reservation_gets_no_fix_hint() {
     // The heavier pool taints its nodes; the pods do not tolerate it, so each fails there
     // first (a hint would propose the toleration) and then on the reservation pool.
-    let tainted = pool("tainted", 100, "on-demand").replace(
-        "      requirements:",
-        "      taints: [{key: team, value: other, effect: NoSchedule}]\n      requirements:",
-    );
+    let tainted = pool("tainted", 100, "on-demand")
+        .replace("      requirements:", "      taints: [{key: team, value: other, effect: NoSchedule}]\n      requirements:");
     let yaml = vec![NODE_CLASS.to_string(), tainted, pool("p5", 1, "reserved, on-demand"), pods(3)];
     let p = plan(&request(&yaml, json!([reservation("cr-a", "us-east-1a", "default", 1, None)]), None));
     assert_eq!(p.node_claims.len(), 1);

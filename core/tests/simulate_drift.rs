@@ -114,7 +114,10 @@ fn nodepool_events_are_checked() {
     assert_eq!(e[0].path.as_deref(), Some("events[1].nodePool.metadata.name"));
     let e = fail(&format!("{SUBMIT}- {{at: 1h, nodePool: {}}}\n", pool("team: a", "on-demand").replace("NodePool", "Deployment")));
     assert_eq!(e[0].code, "unsupported-kind");
-    let e = fail(&format!("{SUBMIT}- {{at: 1h, nodePool: {}}}\n", pool("team: a", "on-demand").replace("operator: In, values: [on-demand]", "operator: Maybe, values: [on-demand]")));
+    let e = fail(&format!(
+        "{SUBMIT}- {{at: 1h, nodePool: {}}}\n",
+        pool("team: a", "on-demand").replace("operator: In, values: [on-demand]", "operator: Maybe, values: [on-demand]")
+    ));
     assert_eq!(e[0].path.as_deref().map(|p| p.starts_with("events[1].nodePool.spec")), Some(true), "{e:?}");
     assert_eq!(e[0].source.as_deref(), Some("trace.yaml"), "{e:?}");
     let e = fail(&format!("{SUBMIT}- {{at: 1h, nodePool: 3}}\n"));

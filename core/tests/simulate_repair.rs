@@ -95,10 +95,7 @@ fn gate_off_keeps_the_faulty_node_and_says_so() {
 
 #[test]
 fn a_fault_that_clears_before_its_toleration_is_not_repaired() {
-    let t = format!(
-        "{}- {{at: 2h5m, condition: {{node: gpu-1, type: AcceleratedHardwareReady, status: 'True'}}}}\n",
-        trace(XID79)
-    );
+    let t = format!("{}- {{at: 2h5m, condition: {{node: gpu-1, type: AcceleratedHardwareReady, status: 'True'}}}}\n", trace(XID79));
     let s = run(&t, "NodeRepair=true");
     assert!(s.nodes.iter().all(|n| n.termination_reason.as_deref() != Some("unhealthy")), "{:?}", s.nodes);
 }

@@ -43,8 +43,13 @@ fn a_pool_that_launches_nothing_is_named_with_its_cause_in_the_plan() {
     assert_eq!(warned, ["NodePool/training-p5-reserved", "NodePool/batch-west"]);
     // A pending pod's reasons name the excluded pools too, and the top code is unchanged.
     let eval = plan["unschedulable"].as_array().unwrap().iter().find(|u| u["pod"] == "ml/eval-0").expect("eval-0 pending");
-    let excluded: Vec<&str> =
-        eval["reasons"].as_array().unwrap().iter().filter(|r| r["code"] == "nodepool-unusable").map(|r| r["nodePool"].as_str().unwrap()).collect();
+    let excluded: Vec<&str> = eval["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["code"] == "nodepool-unusable")
+        .map(|r| r["nodePool"].as_str().unwrap())
+        .collect();
     assert_eq!(excluded, ["training-p5-reserved", "batch-west"]);
     assert_ne!(eval["code"], "nodepool-unusable", "{eval}");
 }
@@ -66,7 +71,8 @@ fn why_not_p5_names_the_pool_that_names_it() {
     req.pod = Some("serving/vllm-0".into());
     req.instance_type = Some("p5.48xlarge".into());
     let e = json(nodecast::explain(&req).to_json());
-    let reasons: Vec<&str> = e["instanceType"]["reasons"].as_array().map(|r| r.iter().map(|x| x.as_str().unwrap()).collect()).unwrap_or_default();
+    let reasons: Vec<&str> =
+        e["instanceType"]["reasons"].as_array().map(|r| r.iter().map(|x| x.as_str().unwrap()).collect()).unwrap_or_default();
     assert!(
         reasons.iter().any(|r| r.starts_with("NodePool training-p5-reserved: allows p5.48xlarge but takes no part in provisioning")),
         "{e}"

@@ -231,10 +231,13 @@ pub(super) fn edit_texts(
     let mut files: Vec<(usize, Vec<String>)> = Vec::new();
     let mut added: Vec<(usize, &Value)> = Vec::new();
     for ch in changes {
-        let (input, index) = origins.get(match ch {
-            Change::Set { doc, .. } | Change::Require { doc, .. } | Change::AddReservationTerm { doc, .. } => *doc,
-            Change::AddNodePool { source, .. } => *source,
-        })?.as_ref().copied()?;
+        let (input, index) = origins
+            .get(match ch {
+                Change::Set { doc, .. } | Change::Require { doc, .. } | Change::AddReservationTerm { doc, .. } => *doc,
+                Change::AddNodePool { source, .. } => *source,
+            })?
+            .as_ref()
+            .copied()?;
         let (name, text) = texts.get(input)?;
         name.as_ref()?;
         if text.trim_start().starts_with(['{', '[']) {
@@ -284,8 +287,12 @@ pub(super) fn edit_texts(
     for ((input, _), f) in files.iter().zip(&out) {
         let decoded = crate::manifest::decode(&f.text, Some(&f.name)).ok()?;
         let got: Vec<&Value> = decoded.iter().map(|d| d.value.as_ref()).collect();
-        let mut want: Vec<&Value> =
-            origins.iter().enumerate().filter(|(_, o)| o.is_some_and(|(i, _)| i == *input)).map(|(d, _)| edited.get(d)).collect::<Option<_>>()?;
+        let mut want: Vec<&Value> = origins
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_some_and(|(i, _)| i == *input))
+            .map(|(d, _)| edited.get(d))
+            .collect::<Option<_>>()?;
         want.extend(added.iter().filter(|(i, _)| i == input).map(|(_, d)| *d));
         if got != want || docs.len() > edited.len() {
             return None;
@@ -369,8 +376,11 @@ mod tests {
     fn a_reservation_term_is_appended_in_every_list_style() {
         let block = term_patch(CLASS).expect("patchable");
         assert!(block.ends_with("  - tags: {team: ml}\n  - id: \"cr-1\"\n") && block.contains("# the node role"), "{block}");
-        let flow = term_patch(&CLASS.replace("\n  capacityReservationSelectorTerms:\n  - tags: {team: ml}", "\n  capacityReservationSelectorTerms: [{tags: {team: ml}}]"))
-            .expect("patchable");
+        let flow = term_patch(&CLASS.replace(
+            "\n  capacityReservationSelectorTerms:\n  - tags: {team: ml}",
+            "\n  capacityReservationSelectorTerms: [{tags: {team: ml}}]",
+        ))
+        .expect("patchable");
         assert!(flow.contains("  capacityReservationSelectorTerms: [{tags: {team: ml}}, {id: \"cr-1\"}]"), "{flow}");
         let absent = term_patch(&CLASS.replace("\n  capacityReservationSelectorTerms:\n  - tags: {team: ml}", "")).expect("patchable");
         assert!(absent.ends_with("  role: R # the node role\n  capacityReservationSelectorTerms:\n  - id: \"cr-1\"\n"), "{absent}");

@@ -4,9 +4,9 @@
 
 use super::Change;
 use crate::api::Plan;
+use crate::edit;
 use crate::model::Model;
 use crate::optimize::Optimization;
-use crate::edit;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -19,6 +19,7 @@ mod split;
 mod tests;
 
 use crate::api::{Plan, Warning};
+use crate::edit::{self, FieldPath};
 use crate::error::InputError;
 use crate::load::Sources;
 use crate::model::Model;
@@ -26,9 +27,8 @@ use crate::optimize::{OptimizeSettings, HOURS_PER_MONTH};
 use crate::price::round_price;
 use crate::reason::RiskLevel;
 pub use apply::EditedFile;
-pub use risk::Risk;
-use crate::edit::{self, FieldPath};
 use candidates::Candidate;
+pub use risk::Risk;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -505,7 +505,9 @@ fn check_settings(settings: &AdviseSettings, top: usize) -> Result<RiskLevel, Ve
         None => RiskLevel::High,
         Some(r) => RiskLevel::parse(r).unwrap_or_else(|| {
             errors.push(
-                InputError::new("invalid-value", format!("risk level {r:?} is not none, low, medium or high")).path("advise.maxRisk").help("none, low, medium or high"),
+                InputError::new("invalid-value", format!("risk level {r:?} is not none, low, medium or high"))
+                    .path("advise.maxRisk")
+                    .help("none, low, medium or high"),
             );
             RiskLevel::High
         }),

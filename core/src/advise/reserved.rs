@@ -137,13 +137,7 @@ pub fn generate(m: &Model, docs: &[Value], plan: &Plan) -> Vec<Candidate> {
                 kind: "select-reservation",
                 title: format!(
                     "EC2NodeClass {class}: select {} ({} {} of {} free {} in {}; capacityReservationSelectorTerms += {{id: {}}}){also}",
-                    r.id,
-                    r.reservation_type,
-                    r.available,
-                    r.total,
-                    r.instance_type,
-                    r.zone,
-                    r.id
+                    r.id, r.reservation_type, r.available, r.total, r.instance_type, r.zone, r.id
                 ),
                 changes,
             });

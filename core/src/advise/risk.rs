@@ -132,12 +132,8 @@ pub fn assess(m: &Model, base: &Plan, new: &Plan) -> Risk {
 
 /// Pods an edit newly puts into reserved capacity that ends or can be reclaimed.
 fn reserved_findings(m: &Model, base: &Plan, new: &Plan) -> Vec<(RiskLevel, String)> {
-    let before: HashSet<&str> = base
-        .node_claims
-        .iter()
-        .filter(|c| c.reservation_id.is_some())
-        .flat_map(|c| c.pods.iter().map(String::as_str))
-        .collect();
+    let before: HashSet<&str> =
+        base.node_claims.iter().filter(|c| c.reservation_id.is_some()).flat_map(|c| c.pods.iter().map(String::as_str)).collect();
     // (pod, "id (ends ...)") per pod newly in a capacity block; (pod, id) per pod newly in an
     // interruptible reservation.
     let mut blocks: Vec<(&str, String)> = Vec::new();

@@ -22,7 +22,8 @@ fn replanned(req: &Request, a: &Advised) -> crate::api::Plan {
         if let Some(class) = &e.node_class {
             // An EC2NodeClass edit: the value is the whole field at the path.
             assert!(e.node_pool.is_empty());
-            let doc = docs.iter().position(|d| d["kind"] == "EC2NodeClass" && d["metadata"]["name"] == class.as_str()).expect("the class exists");
+            let doc =
+                docs.iter().position(|d| d["kind"] == "EC2NodeClass" && d["metadata"]["name"] == class.as_str()).expect("the class exists");
             let change = Change::Set { doc, path: edit::parse(&e.path).expect("answered paths parse"), value: e.value.clone() };
             change.apply(&mut docs).expect("answered edits apply");
             continue;
@@ -145,7 +146,10 @@ fn mixed_gpu_shapes_get_a_split_nodepool() {
     let reqs = added.value["spec"]["template"]["spec"]["requirements"].as_array().expect("requirements");
     assert!(reqs.contains(&json!({"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "Lt", "values": ["2"]})));
     // The workloads are untouched: the copy keeps the original's taints, no toleration is added.
-    assert_eq!(added.value["spec"]["template"]["spec"]["taints"], json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]));
+    assert_eq!(
+        added.value["spec"]["template"]["spec"]["taints"],
+        json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}])
+    );
     assert_eq!(split.plan.price_per_hour, 22.348);
     assert_eq!(split.plan.launches, vec!["5 × g5.2xlarge on-demand (gpu-training-upto-1gpu)", "1 × g5.48xlarge on-demand (gpu-training)"]);
     assert!(split.also_changes.iter().any(|c| c.contains("counted apart")), "{:?}", split.also_changes);

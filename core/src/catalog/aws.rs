@@ -88,7 +88,8 @@ pub fn region_shaped(region: &str) -> bool {
 
 /// Resources whose presence makes a type "exotic" for the launch filter (FORMAT §2.1).
 /// The resources that make an instance type exotic for the AWS provider's launch filter.
-pub(crate) const ACCELERATORS: [&str; 5] = ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"];
+pub(crate) const ACCELERATORS: [&str; 5] =
+    ["nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore", "habana.ai/gaudi"];
 
 /// The interned base: string table, resource names, and the types without offerings.
 pub struct Base {

@@ -113,8 +113,7 @@ pub fn apply(m: &mut Model, changes: &[(usize, usize, NodeChange)]) {
 /// The others stay bound to the deleting node, which takes no pods.
 pub fn apply_for_pass(m: &mut Model, changes: &[(usize, usize, NodeChange)], now: i64, fully_blocked: impl Fn(&Model, usize) -> bool) {
     apply(m, changes);
-    let deleted: Vec<&str> =
-        changes.iter().filter(|c| c.2 == NodeChange::Deleted).map(|&(k, _, _)| m.nodes[k].name.as_str()).collect();
+    let deleted: Vec<&str> = changes.iter().filter(|c| c.2 == NodeChange::Deleted).map(|&(k, _, _)| m.nodes[k].name.as_str()).collect();
     let moved: Vec<usize> = (0..m.pods.len())
         .filter(|&p| {
             let pod = &m.pods[p];

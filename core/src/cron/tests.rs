@@ -37,7 +37,7 @@ fn windows_from_the_spec() {
     assert!(active("0 9 * * 1-5", "2025-03-05T12:00:00Z", 8)); // a Wednesday
     assert!(!active("0 9 * * 1-5", "2025-03-08T12:00:00Z", 8)); // a Saturday
     assert!(!active("0 9 * * 1-5", "2025-03-05T17:00:00Z", 8)); // the window's end is exclusive
-    // A schedule without a duration is active only if it never fires (the zero time).
+                                                                // A schedule without a duration is active only if it never fires (the zero time).
     assert_eq!(budget_active(Some("0 9 * * *"), None, ts("2025-03-05T09:00:00Z")), Ok(false));
     assert_eq!(budget_active(Some("0 0 30 2 *"), None, ts("2025-03-05T09:00:00Z")), Ok(true));
     assert_eq!(budget_active(None, None, 0), Ok(true));

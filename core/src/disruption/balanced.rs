@@ -13,17 +13,16 @@
 //! prices up the same way.
 
 use super::NodeInfo;
-use crate::reason::ReasonCode;
 use crate::api::{BalancedScore, Reason};
 use crate::model::{ConsolidationPolicy, Model};
 use crate::price;
+use crate::reason::ReasonCode;
 
 /// Karpenter's `BalancedK`: a move passes when its score is at least 1/k.
 pub const K: i32 = 2;
 
 /// Where the pool cost comes from, stated in every score.
-pub const POOL_COST_SOURCE: &str =
-    "the summed hourly prices of the pool's nodes (offline stand-in for Karpenter's cluster-cost tracker)";
+pub const POOL_COST_SOURCE: &str = "the summed hourly prices of the pool's nodes (offline stand-in for Karpenter's cluster-cost tracker)";
 
 /// A pool's denominators: its hourly cost and its summed disruption cost.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -119,11 +118,8 @@ impl Score {
 /// Score a move saving `savings` $/h at disruption cost `disruption` against a pool's totals.
 /// Without usable totals both fractions are 0, so the move scores 0 and is rejected.
 pub(crate) fn score_move(savings: f64, disruption: f64, totals: Totals) -> Score {
-    let (sf, df) = if totals.cost <= 0.0 || totals.disruption <= 0.0 {
-        (0.0, 0.0)
-    } else {
-        (savings / totals.cost, disruption / totals.disruption)
-    };
+    let (sf, df) =
+        if totals.cost <= 0.0 || totals.disruption <= 0.0 { (0.0, 0.0) } else { (savings / totals.cost, disruption / totals.disruption) };
     Score { savings, disruption, savings_fraction: sf, disruption_fraction: df, totals }
 }
 

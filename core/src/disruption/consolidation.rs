@@ -32,7 +32,10 @@ fn reject(code: ReasonCode, message: String) -> Rejection {
 /// breaks them by name and ties.rs says where that matters.
 pub(crate) fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) -> Vec<usize> {
     list.sort_by(|&a, &b| {
-        infos[b].savings_ratio().total_cmp(&infos[a].savings_ratio()).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+        infos[b]
+            .savings_ratio()
+            .total_cmp(&infos[a].savings_ratio())
+            .then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
     });
     list
 }
@@ -271,7 +274,13 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let method = if multi { Method::MultiNodeConsolidation } else { Method::SingleNodeConsolidation };
     let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     if claims.is_empty() {
-        return approve(a, infos, cands, Command { method, cands: cands.to_vec(), nodes, replacement: None, scores: vec![], ties: vec![] }, candidate_price);
+        return approve(
+            a,
+            infos,
+            cands,
+            Command { method, cands: cands.to_vec(), nodes, replacement: None, scores: vec![], ties: vec![] },
+            candidate_price,
+        );
     }
     if claims.len() > 1 {
         let only_pending = claims.iter().filter(|(c, _)| sol.claims[*c].pods.iter().all(is_pending)).count();
@@ -410,8 +419,13 @@ fn approve(a: &Attempts, infos: &[NodeInfo], cands: &[usize], mut cmd: Command, 
     let what = if cmd.replacement.is_some() { "replace" } else { "delete" };
     let (ok, scores) = balanced::evaluate(m, infos, &a.totals, cands, savings);
     if !ok {
-        let (pool, s) = scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
-        return Err(Rejection(ReasonCode::BelowBalancedThreshold, s.rejection(m, pool, what).message, Some(Box::new(s.out(m, pool, what)))));
+        let (pool, s) =
+            scores.iter().find(|(_, s)| !s.approved()).copied().unwrap_or((0, balanced::score_move(0.0, 0.0, Default::default())));
+        return Err(Rejection(
+            ReasonCode::BelowBalancedThreshold,
+            s.rejection(m, pool, what).message,
+            Some(Box::new(s.out(m, pool, what))),
+        ));
     }
     cmd.scores = scores.iter().map(|(p, s)| s.out(m, *p, what)).collect();
     Ok(cmd)

@@ -192,7 +192,10 @@ pub(crate) fn drift(
         // No destination gating for drift (D-5.9 is consolidation's).
         let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
         let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
-        if !failed.is_empty() && m.settings.feature_gates.terminate_first_drift && super::repair::fits_in_freed_slot(m, base, info.node, &pods, &moved) {
+        if !failed.is_empty()
+            && m.settings.feature_gates.terminate_first_drift
+            && super::repair::fits_in_freed_slot(m, base, info.node, &pods, &moved)
+        {
             // TerminateFirstDrift (drift.go): delete the reserved node first; provisioning
             // refills its freed slot.
             return Some((i, Vec::new(), Some(TerminateFirst::NoReservedCapacity)));

@@ -19,7 +19,6 @@ use crate::price::round_price;
 use crate::reason::{DisruptionReason, Method, ReasonCode};
 use indexmap::IndexMap;
 
-
 /// Everything disruption knows about one node.
 #[derive(Debug, Clone)]
 pub(crate) struct NodeInfo {
@@ -193,7 +192,15 @@ impl Say {
 
 /// Blockers that stop Karpenter from building a candidate for the node (NewCandidate); every
 /// other blocker is a method filter applied to a candidate.
-const PRE_CANDIDATE: [ReasonCode; 7] = [ReasonCode::Unmanaged, ReasonCode::NotInitialized, ReasonCode::Deleting, ReasonCode::DoNotDisruptNode, ReasonCode::NodepoolNotFound, ReasonCode::DoNotDisruptPod, ReasonCode::Pdb];
+const PRE_CANDIDATE: [ReasonCode; 7] = [
+    ReasonCode::Unmanaged,
+    ReasonCode::NotInitialized,
+    ReasonCode::Deleting,
+    ReasonCode::DoNotDisruptNode,
+    ReasonCode::NodepoolNotFound,
+    ReasonCode::DoNotDisruptPod,
+    ReasonCode::Pdb,
+];
 
 pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
     let by_node = pods_by_node(m);
@@ -524,8 +531,11 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
     for (i, np) in m.node_pools.iter().enumerate() {
         let nodes = m.nodes.iter().filter(|n| n.managed && n.nodepool.as_deref() == Some(np.name.as_str())).count();
         // `Unhealthy` only where repair runs, so the default answers keep their shape.
-        let reasons: &[&str] =
-            if m.settings.feature_gates.node_repair { &["Empty", "Underutilized", "Drifted", "Unhealthy"] } else { &["Empty", "Underutilized", "Drifted"] };
+        let reasons: &[&str] = if m.settings.feature_gates.node_repair {
+            &["Empty", "Underutilized", "Drifted", "Unhealthy"]
+        } else {
+            &["Empty", "Underutilized", "Drifted"]
+        };
         let allowed = reasons.iter().map(|r| (r.to_string(), pool_budget(m, i, r, now))).collect();
         d.node_pools.push(PoolBudgetOut { name: np.name.clone(), nodes, allowed });
     }

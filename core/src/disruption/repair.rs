@@ -83,7 +83,13 @@ pub(crate) const POLICIES: [Policy; 9] = [
         toleration: 10 * MIN,
         grace: Some(5 * MIN),
     },
-    Policy { condition: "AcceleratedHardwareReady", status: "False", reason: ReasonMatch::Fallback, toleration: 30 * MIN, grace: Some(10 * MIN) },
+    Policy {
+        condition: "AcceleratedHardwareReady",
+        status: "False",
+        reason: ReasonMatch::Fallback,
+        toleration: 30 * MIN,
+        grace: Some(10 * MIN),
+    },
     Policy { condition: "StorageReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
     Policy { condition: "NetworkingReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
     Policy { condition: "KernelReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
@@ -111,8 +117,7 @@ pub(crate) struct Match {
 pub(crate) fn matches(n: &ExistingNode) -> Vec<Match> {
     let mut out = Vec::new();
     for (i, c) in n.conditions.iter().enumerate() {
-        let group: Vec<&Policy> =
-            POLICIES.iter().filter(|p| p.condition == c.type_ && p.status == c.status).collect();
+        let group: Vec<&Policy> = POLICIES.iter().filter(|p| p.condition == c.type_ && p.status == c.status).collect();
         if group.is_empty() {
             continue;
         }
@@ -250,11 +255,20 @@ pub(crate) fn repair(
         if r.selected.is_none() {
             if let Some(p) = &r.pending {
                 let c = &n.conditions[p.condition];
-                push_reason(verdicts, info.node, ReasonCode::RepairNotYet, n.nodepool.clone(), format!(
-                    "{}={} ({}) matches a repair policy, but its {}m toleration runs until {}",
-                    c.type_, c.status, if c.reason.is_empty() { "no reason" } else { &c.reason }, p.policy.toleration / 60,
-                    p.eligible_at.map_or_else(String::new, rfc3339)
-                ));
+                push_reason(
+                    verdicts,
+                    info.node,
+                    ReasonCode::RepairNotYet,
+                    n.nodepool.clone(),
+                    format!(
+                        "{}={} ({}) matches a repair policy, but its {}m toleration runs until {}",
+                        c.type_,
+                        c.status,
+                        if c.reason.is_empty() { "no reason" } else { &c.reason },
+                        p.policy.toleration / 60,
+                        p.eligible_at.map_or_else(String::new, rfc3339)
+                    ),
+                );
             }
             continue;
         }
@@ -265,14 +279,24 @@ pub(crate) fn repair(
             continue;
         }
         if n.do_not_repair {
-            push_reason(verdicts, info.node, ReasonCode::DoNotRepair, n.nodepool.clone(),
-                "repair is blocked through the \"karpenter.sh/do-not-repair\" annotation".into());
+            push_reason(
+                verdicts,
+                info.node,
+                ReasonCode::DoNotRepair,
+                n.nodepool.clone(),
+                "repair is blocked through the \"karpenter.sh/do-not-repair\" annotation".into(),
+            );
             continue;
         }
         let pod_blocked = matches!(&info.blocker, Some((ReasonCode::DoNotDisruptPod | ReasonCode::Pdb, _)));
         if pod_blocked && r.grace.is_none() && !n.has_termination_grace_period {
-            push_reason(verdicts, info.node, ReasonCode::RepairUnbounded, n.nodepool.clone(),
-                "repair requires a termination grace period to bypass blocking pods".into());
+            push_reason(
+                verdicts,
+                info.node,
+                ReasonCode::RepairUnbounded,
+                n.nodepool.clone(),
+                "repair requires a termination grace period to bypass blocking pods".into(),
+            );
             continue;
         }
         order.push(i);
@@ -293,15 +317,26 @@ pub(crate) fn repair(
         let pool = info.pool?;
         let np = &m.node_pools[pool];
         if let Some((total, unhealthy)) = breaker.get(np.name.as_str()) {
-            push_reason(verdicts, info.node, ReasonCode::UnhealthyThreshold, Some(np.name.clone()), format!(
-                "more than 20% of nodes in nodepool {:?} are unhealthy ({unhealthy} of {total}): Karpenter repairs none of them",
-                np.name
-            ));
+            push_reason(
+                verdicts,
+                info.node,
+                ReasonCode::UnhealthyThreshold,
+                Some(np.name.clone()),
+                format!(
+                    "more than 20% of nodes in nodepool {:?} are unhealthy ({unhealthy} of {total}): Karpenter repairs none of them",
+                    np.name
+                ),
+            );
             continue;
         }
         if n.initialized && !n.in_flight && pool_budget(m, pool, "Unhealthy", now) == Some(0) {
-            push_reason(verdicts, info.node, ReasonCode::Budget, Some(np.name.clone()),
-                format!("NodePool {:?} allows no more disruptions for reason Unhealthy now", np.name));
+            push_reason(
+                verdicts,
+                info.node,
+                ReasonCode::Budget,
+                Some(np.name.clone()),
+                format!("NodePool {:?} allows no more disruptions for reason Unhealthy now", np.name),
+            );
             continue;
         }
         if np.is_static {
@@ -319,8 +354,13 @@ pub(crate) fn repair(
         match reschedule(m, base, info, &moved, gates.terminate_first_repair) {
             Ok((replacements, terminate_first)) => return Some(Command { node: info.node, replacements, terminate_first }),
             Err(failed) => {
-                push_reason(verdicts, info.node, ReasonCode::PodsDoNotFit, Some(np.name.clone()),
-                    format!("unhealthy, but not all pods would schedule: {}", failed.join(", ")));
+                push_reason(
+                    verdicts,
+                    info.node,
+                    ReasonCode::PodsDoNotFit,
+                    Some(np.name.clone()),
+                    format!("unhealthy, but not all pods would schedule: {}", failed.join(", ")),
+                );
             }
         }
     }
@@ -337,7 +377,11 @@ fn static_command(m: &Model, info: &NodeInfo, pool: usize) -> Result<Command, St
     let active = m.nodes.iter().filter(mine).filter(|n| !n.marked_for_deletion).count() as i64;
     let deleting = m.nodes.iter().filter(mine).filter(|n| n.marked_for_deletion).count() as i64;
     if active > np.replicas.unwrap_or(0) {
-        return Err(format!("static NodePool {:?} has {active} nodes for {} replicas: static deprovisioning, not repair, removes one", np.name, np.replicas.unwrap_or(0)));
+        return Err(format!(
+            "static NodePool {:?} has {active} nodes for {} replicas: static deprovisioning, not repair, removes one",
+            np.name,
+            np.replicas.unwrap_or(0)
+        ));
     }
     let gate = m.settings.feature_gates.terminate_first_repair;
     // With the gate: are all the template's offerings reserved and full (helpers.go

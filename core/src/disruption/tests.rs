@@ -168,7 +168,8 @@ fn pods_costing_nothing_to_evict_leave_a_node_empty() {
 #[test]
 fn tie_groups_follow_budgets_and_ranks() {
     // Three equal empty nodes, budget 100 %: all deleted, nothing to disclose.
-    let docs = [pool("p", "WhenEmptyOrUnderutilized"), node("a", "p", "s-4", false), node("b", "p", "s-4", false), node("c", "p", "s-4", false)];
+    let docs =
+        [pool("p", "WhenEmptyOrUnderutilized"), node("a", "p", "s-4", false), node("b", "p", "s-4", false), node("c", "p", "s-4", false)];
     let (_, d) = decide_docs(&docs);
     assert_eq!(d.disrupted_nodes.len(), 3);
     assert!(d.ties.is_empty());

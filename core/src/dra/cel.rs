@@ -25,8 +25,14 @@ pub enum Expr {
     Lit(Value),
     List(Vec<Expr>),
     Driver,
-    Attribute { domain: String, name: String },
-    Capacity { domain: String, name: String },
+    Attribute {
+        domain: String,
+        name: String,
+    },
+    Capacity {
+        domain: String,
+        name: String,
+    },
     Has(Box<Expr>),
     Not(Box<Expr>),
     And(Box<Expr>, Box<Expr>),
@@ -331,7 +337,9 @@ fn check(a: &Ast) -> Result<Expr, String> {
         Ast::Int(n) => Expr::Lit(Value::Int(*n)),
         Ast::Ident(i) if i == "true" => Expr::Lit(Value::Bool(true)),
         Ast::Ident(i) if i == "false" => Expr::Lit(Value::Bool(false)),
-        Ast::Ident(i) if i == "device" => return Err(unsupported("`device` on its own (use device.driver, device.attributes or device.capacity)")),
+        Ast::Ident(i) if i == "device" => {
+            return Err(unsupported("`device` on its own (use device.driver, device.attributes or device.capacity)"))
+        }
         Ast::Ident(i) => return Err(format!("undeclared reference to {i:?} (the only variable is `device`)")),
         Ast::List(items) => Expr::List(items.iter().map(check).collect::<Result<_, _>>()?),
         Ast::Member(b, f) if f == "driver" && matches!(b.as_ref(), Ast::Ident(d) if d == "device") => Expr::Driver,
@@ -361,7 +369,12 @@ fn check(a: &Ast) -> Result<Expr, String> {
         Ast::Call(None, f, args) if f == "has" => match args.as_slice() {
             [inner] => match check(inner)? {
                 e @ (Expr::Attribute { .. } | Expr::Capacity { .. }) => Expr::Has(Box::new(e)),
-                _ => return Err(unsupported(format!("has({}) (only has(device.attributes[...].x) or has(device.capacity[...].x))", describe(inner)))),
+                _ => {
+                    return Err(unsupported(format!(
+                        "has({}) (only has(device.attributes[...].x) or has(device.capacity[...].x))",
+                        describe(inner)
+                    )))
+                }
             },
             _ => return Err("has() takes one argument".into()),
         },

@@ -13,9 +13,10 @@
 //! `perDeviceNodeSelection`, device taints, admin access.
 
 pub mod aws;
+#[rustfmt::skip]
 mod aws_devices;
-mod profile;
 pub mod cel;
+mod profile;
 
 use serde::{Deserialize, Serialize};
 

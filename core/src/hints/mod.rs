@@ -18,8 +18,8 @@ mod limits;
 mod overlay;
 
 use crate::api::{Hint, UnschedulableOut};
-use crate::reason::HintOutcome;
 use crate::model::Model;
+use crate::reason::HintOutcome;
 use crate::reason::ReasonCode;
 use crate::requirements::Incompatible;
 use crate::scheduling::claim::Template;
@@ -43,7 +43,6 @@ pub const MAX_REPLANNED_PODS: usize = 64_000;
 pub fn replan_budget(pods: usize) -> usize {
     (MAX_REPLANNED_PODS / pods.max(1)).min(MAX_REPLANS)
 }
-
 
 /// Did the pod fail because reservations it could use are held by other NodeClaims of this
 /// pass (it waits for the next pass)?
@@ -188,11 +187,9 @@ fn propose(m: &Model, sol: &Solution, p: usize, pool: usize, fail: &Fail) -> Vec
     match fail {
         Fail::Taint(taint) => vec![(ReasonCode::TaintNotTolerated, Edit::Tolerate(taint.clone()))],
         // An extended resource no type reports: only a NodeOverlay declaring it helps.
-        Fail::NoType(_) if !overlay::unknown_resources(m, p).is_empty() => {
-            overlay::propose(m, t, p)
-                .map(|(types, capacity)| vec![(ReasonCode::NoInstanceTypeFits, edit::Edit::Overlay { types, capacity })])
-                .unwrap_or_default()
-        }
+        Fail::NoType(_) if !overlay::unknown_resources(m, p).is_empty() => overlay::propose(m, t, p)
+            .map(|(types, capacity)| vec![(ReasonCode::NoInstanceTypeFits, edit::Edit::Overlay { types, capacity })])
+            .unwrap_or_default(),
         Fail::NoType(_) if !clashing_ports(m, t, p).is_empty() => {
             vec![(ReasonCode::HostPortConflict, Edit::DropHostPorts(clashing_ports(m, t, p)))]
         }
@@ -334,7 +331,9 @@ fn placed(m2: &Model, sol: &Solution, p: usize) -> Option<(Option<usize>, String
 fn judge(m: &Model, p: usize, pool: usize, outcome: &Outcome, what: &str) -> Checked {
     let pod = m.pods[p].key();
     match outcome {
-        Outcome::Placed { pool: Some(q), went } if *q == pool => (HintOutcome::Verified, format!("verified: re-planned with {what}, {pod} {went}")),
+        Outcome::Placed { pool: Some(q), went } if *q == pool => {
+            (HintOutcome::Verified, format!("verified: re-planned with {what}, {pod} {went}"))
+        }
         Outcome::Placed { went, .. } => (
             HintOutcome::LandsElsewhere,
             format!("lands elsewhere: re-planned with {what}, {pod} {went}, not on NodePool {}", m.node_pools[pool].name),

@@ -118,8 +118,9 @@ impl<T: Serialize> Answer<T> {
 
     /// Pretty JSON; the same bytes from every front end.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self)
-            .unwrap_or_else(|e| format!("{{\"errorClass\":\"unusable\",\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}"))
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| {
+            format!("{{\"errorClass\":\"unusable\",\"status\":\"failure\",\"errors\":[{{\"code\":\"internal\",\"message\":\"{e}\"}}]}}")
+        })
     }
 
     /// [`Self::to_json`]'s bytes written to `w` as they are produced, so a large answer (tens

@@ -81,7 +81,9 @@ impl Collected {
             sink.error(root, "required", "CapacityBuffer without spec", "spec.podTemplateRef or spec.scalableRef");
             return;
         };
-        let int32 = |sink: &mut Sink, field: &str| spec.get(field).and_then(|at| sink.int_in(&at, 0, i64::from(i32::MAX), "an integer 0..2147483647"));
+        let int32 = |sink: &mut Sink, field: &str| {
+            spec.get(field).and_then(|at| sink.int_in(&at, 0, i64::from(i32::MAX), "an integer 0..2147483647"))
+        };
         let replicas = int32(sink, "replicas");
         let percentage = int32(sink, "percentage");
         let mut limits = Vec::new();
@@ -111,7 +113,12 @@ impl Collected {
             Some((group, kind, name))
         });
         if spec.get("podTemplateRef").is_some() && spec.get("scalableRef").is_some() {
-            sink.error(&spec, "invalid-value", "You must define either PodTemplateRef or ScalableRef, but not both", "one of podTemplateRef, scalableRef");
+            sink.error(
+                &spec,
+                "invalid-value",
+                "You must define either PodTemplateRef or ScalableRef, but not both",
+                "one of podTemplateRef, scalableRef",
+            );
             return;
         }
         if spec.get("podTemplateRef").is_some() && spec.get("replicas").is_none() && spec.get("limits").is_none() {
@@ -141,7 +148,13 @@ impl Collected {
 /// How many virtual pods a buffer asks for (`computeReplicas`): `requests` are the pod's
 /// requests by resource name (milli-units), `scalable_replicas` the workload's replicas when
 /// the shape comes from a `scalableRef`.
-pub fn buffer_replicas(replicas: Option<i64>, percentage: Option<i64>, scalable_replicas: Option<i64>, limits: &[(String, i64)], requests: &[(String, i64)]) -> i64 {
+pub fn buffer_replicas(
+    replicas: Option<i64>,
+    percentage: Option<i64>,
+    scalable_replicas: Option<i64>,
+    limits: &[(String, i64)],
+    requests: &[(String, i64)],
+) -> i64 {
     let mut candidates = Vec::new();
     if let (Some(p), Some(n)) = (percentage, scalable_replicas) {
         if n > 0 {
@@ -212,7 +225,9 @@ impl Lowering {
             if total > MAX_BUFFER_PODS {
                 let mut e = crate::error::InputError::new(
                     "too-many-pods",
-                    format!("CapacityBuffer {key} asks for {n} virtual pods; the buffers of one input may ask for at most {MAX_BUFFER_PODS}"),
+                    format!(
+                        "CapacityBuffer {key} asks for {n} virtual pods; the buffers of one input may ask for at most {MAX_BUFFER_PODS}"
+                    ),
                 )
                 .help("fewer spec.replicas, a smaller percentage or smaller limits")
                 .at_document(b.document)

@@ -75,7 +75,12 @@ fn name_of(root: &At, sink: &mut Sink, namespaced: bool) -> (String, String) {
     let meta = crate::lower::lower_pod::read_meta(root, sink);
     if !dns_subdomain(&meta.name) {
         let at = root.get("metadata");
-        sink.error(at.as_ref().unwrap_or(root), "invalid-name", format!("metadata.name {:?} is not a DNS-1123 subdomain", meta.name), "an object name, e.g. \"single-gpu\"");
+        sink.error(
+            at.as_ref().unwrap_or(root),
+            "invalid-name",
+            format!("metadata.name {:?} is not a DNS-1123 subdomain", meta.name),
+            "an object name, e.g. \"single-gpu\"",
+        );
     }
     (if namespaced { meta.namespace } else { String::new() }, meta.name)
 }
@@ -147,7 +152,12 @@ fn claim_spec(spec: Option<At>, sink: &mut Sink) -> Vec<Request> {
                 let class = required(&x, "deviceClassName", sink, "the name of a DeviceClass").unwrap_or_default();
                 if !class.is_empty() && !dns_subdomain(&class) {
                     let at = x.get("deviceClassName");
-                    sink.error(at.as_ref().unwrap_or(&x), "invalid-name", format!("deviceClassName {class:?} is not a DNS-1123 subdomain"), "a DeviceClass name");
+                    sink.error(
+                        at.as_ref().unwrap_or(&x),
+                        "invalid-name",
+                        format!("deviceClassName {class:?} is not a DNS-1123 subdomain"),
+                        "a DeviceClass name",
+                    );
                 }
                 let sel = x.get("selectors").map(|s| selectors(&s, sink)).unwrap_or_default();
                 let mode = match sink.opt_scalar(&x, "allocationMode").as_deref() {
@@ -181,7 +191,12 @@ fn claim_spec(spec: Option<At>, sink: &mut Sink) -> Vec<Request> {
                 out.push(Request { name, class, selectors: sel, mode });
             }
             (None, Some(f)) => not_modelled(&f, sink, "firstAvailable (prioritized alternatives)"),
-            _ => sink.error(r, "invalid-request", format!("request {name:?} must set exactly one of exactly and firstAvailable"), "exactly: {deviceClassName: gpu.nvidia.com}"),
+            _ => sink.error(
+                r,
+                "invalid-request",
+                format!("request {name:?} must set exactly one of exactly and firstAvailable"),
+                "exactly: {deviceClassName: gpu.nvidia.com}",
+            ),
         }
     }
     out
@@ -239,7 +254,12 @@ pub fn resource_claim_template(root: &At, sink: &mut Sink) -> Claim {
     let spec = root.get("spec");
     let inner = spec.as_ref().and_then(|s| s.get("spec"));
     if inner.is_none() {
-        sink.error(spec.as_ref().unwrap_or(root), "required", "a ResourceClaimTemplate needs spec.spec", "spec: {spec: {devices: {requests: [...]}}}");
+        sink.error(
+            spec.as_ref().unwrap_or(root),
+            "required",
+            "a ResourceClaimTemplate needs spec.spec",
+            "spec: {spec: {devices: {requests: [...]}}}",
+        );
     }
     Claim { namespace, name, requests: claim_spec(inner, sink), allocation: None }
 }
@@ -254,7 +274,12 @@ fn device(d: &At, sink: &mut Sink) -> Device {
     if let Some(attrs) = d.get("attributes") {
         for (k, v) in sink.map(&attrs) {
             if !qualified_name(k) {
-                sink.error(&v, "invalid-name", format!("attribute name {k:?} is not a (domain-qualified) C identifier of at most 32 characters"), "e.g. productName or gpu.nvidia.com/productName");
+                sink.error(
+                    &v,
+                    "invalid-name",
+                    format!("attribute name {k:?} is not a (domain-qualified) C identifier of at most 32 characters"),
+                    "e.g. productName or gpu.nvidia.com/productName",
+                );
             }
             let set: Vec<&str> = ["int", "bool", "string", "version"].into_iter().filter(|f| v.get(f).is_some()).collect();
             let value = match set.as_slice() {
@@ -262,13 +287,23 @@ fn device(d: &At, sink: &mut Sink) -> Device {
                 ["bool"] => v.get("bool").and_then(|x| sink.bool(&x)).map(AttrValue::Bool),
                 ["string"] => v.get("string").and_then(|x| sink.scalar(&x)).map(|s| {
                     if s.len() > MAX_STRING_ATTRIBUTE {
-                        sink.error(&v, "too-long", format!("string attribute {k:?} is {} bytes, at most {MAX_STRING_ATTRIBUTE}", s.len()), "a shorter value");
+                        sink.error(
+                            &v,
+                            "too-long",
+                            format!("string attribute {k:?} is {} bytes, at most {MAX_STRING_ATTRIBUTE}", s.len()),
+                            "a shorter value",
+                        );
                     }
                     AttrValue::Str(s)
                 }),
                 ["version"] => v.get("version").and_then(|x| sink.scalar(&x)).map(AttrValue::Version),
                 _ => {
-                    sink.error(&v, "invalid-attribute", format!("attribute {k:?} must set exactly one of int, bool, string and version"), "e.g. {string: \"NVIDIA A10G\"}");
+                    sink.error(
+                        &v,
+                        "invalid-attribute",
+                        format!("attribute {k:?} must set exactly one of int, bool, string and version"),
+                        "e.g. {string: \"NVIDIA A10G\"}",
+                    );
                     None
                 }
             };
@@ -280,7 +315,12 @@ fn device(d: &At, sink: &mut Sink) -> Device {
     if let Some(cap) = d.get("capacity") {
         for (k, v) in sink.map(&cap) {
             if !qualified_name(k) {
-                sink.error(&v, "invalid-name", format!("capacity name {k:?} is not a (domain-qualified) C identifier of at most 32 characters"), "e.g. memory");
+                sink.error(
+                    &v,
+                    "invalid-name",
+                    format!("capacity name {k:?} is not a (domain-qualified) C identifier of at most 32 characters"),
+                    "e.g. memory",
+                );
             }
             if let Some(p) = v.get("requestPolicy") {
                 not_modelled(&p, sink, "a capacity requestPolicy (consumable capacity)");
@@ -296,7 +336,12 @@ fn device(d: &At, sink: &mut Sink) -> Device {
         }
     }
     if dev.attributes.len() + dev.capacity.len() > MAX_ATTRIBUTES_AND_CAPACITIES {
-        sink.error(d, "too-many", format!("{} attributes and capacities, at most {MAX_ATTRIBUTES_AND_CAPACITIES}", dev.attributes.len() + dev.capacity.len()), "fewer attributes");
+        sink.error(
+            d,
+            "too-many",
+            format!("{} attributes and capacities, at most {MAX_ATTRIBUTES_AND_CAPACITIES}", dev.attributes.len() + dev.capacity.len()),
+            "fewer attributes",
+        );
     }
     for (field, what) in [
         ("consumesCounters", "a device's consumesCounters (partitionable devices)"),
@@ -326,7 +371,12 @@ pub fn resource_slice(root: &At, sink: &mut Sink) -> (Slice, i64, i64) {
     if let Some(driver) = required(&spec, "driver", sink, "a DNS subdomain of at most 63 characters, e.g. gpu.nvidia.com") {
         if driver.len() > MAX_DRIVER_NAME || !dns_subdomain(&driver) {
             let at = spec.get("driver");
-            sink.error(at.as_ref().unwrap_or(&spec), "invalid-name", format!("driver {driver:?} is not a DNS subdomain of at most 63 characters"), "e.g. gpu.nvidia.com");
+            sink.error(
+                at.as_ref().unwrap_or(&spec),
+                "invalid-name",
+                format!("driver {driver:?} is not a DNS subdomain of at most 63 characters"),
+                "e.g. gpu.nvidia.com",
+            );
         }
         slice.driver = driver;
     }
@@ -335,7 +385,12 @@ pub fn resource_slice(root: &At, sink: &mut Sink) -> (Slice, i64, i64) {
             if let Some(p) = required(&pool, "name", sink, "the pool's name, e.g. the node's name") {
                 if p.len() > MAX_POOL_NAME || p.split('/').any(|s| !dns_subdomain(s)) {
                     let at = pool.get("name");
-                    sink.error(at.as_ref().unwrap_or(&pool), "invalid-name", format!("pool name {p:?} is not one or more DNS subdomains separated by /"), "e.g. node-1");
+                    sink.error(
+                        at.as_ref().unwrap_or(&pool),
+                        "invalid-name",
+                        format!("pool name {p:?} is not one or more DNS subdomains separated by /"),
+                        "e.g. node-1",
+                    );
                 }
                 slice.pool = p;
             }
@@ -356,7 +411,12 @@ pub fn resource_slice(root: &At, sink: &mut Sink) -> (Slice, i64, i64) {
     let per_device = spec.get("perDeviceNodeSelection").and_then(|a| sink.bool(&a)).unwrap_or(false);
     match (node_name.is_some() as u8) + (all_nodes as u8) + (selector.is_some() as u8) + (per_device as u8) {
         1 => {}
-        _ => sink.error(&spec, "invalid-slice", "exactly one of nodeName, nodeSelector, allNodes and perDeviceNodeSelection must be set", "nodeName: <the node the devices are on>"),
+        _ => sink.error(
+            &spec,
+            "invalid-slice",
+            "exactly one of nodeName, nodeSelector, allNodes and perDeviceNodeSelection must be set",
+            "nodeName: <the node the devices are on>",
+        ),
     }
     if let Some(s) = &selector {
         not_modelled(s, sink, "a ResourceSlice nodeSelector");
@@ -372,7 +432,12 @@ pub fn resource_slice(root: &At, sink: &mut Sink) -> (Slice, i64, i64) {
     if let Some(devs) = spec.get("devices") {
         let items = sink.list(&devs);
         if items.len() > MAX_DEVICES_PER_SLICE {
-            sink.error(&devs, "too-many", format!("{} devices, at most {MAX_DEVICES_PER_SLICE}", items.len()), "split the pool into more slices");
+            sink.error(
+                &devs,
+                "too-many",
+                format!("{} devices, at most {MAX_DEVICES_PER_SLICE}", items.len()),
+                "split the pool into more slices",
+            );
         }
         for d in &items {
             let dev = device(d, sink);
@@ -389,7 +454,8 @@ pub fn resource_slice(root: &At, sink: &mut Sink) -> (Slice, i64, i64) {
 /// generation count, and a pool with fewer slices than its `resourceSliceCount` is incomplete
 /// and offers nothing. Returns the usable slices, in input order.
 pub fn usable_slices(slices: Vec<(Slice, i64, i64)>) -> Vec<Slice> {
-    let newest = |driver: &str, pool: &str| slices.iter().filter(|(s, _, _)| s.driver == driver && s.pool == pool).map(|(_, g, _)| *g).max();
+    let newest =
+        |driver: &str, pool: &str| slices.iter().filter(|(s, _, _)| s.driver == driver && s.pool == pool).map(|(_, g, _)| *g).max();
     let keep: Vec<bool> = slices
         .iter()
         .map(|(s, g, count)| {
@@ -406,7 +472,12 @@ impl super::Lowering {
     /// the `dra-not-modelled` ones are set aside for `finish_dra`.
     pub(super) fn dra_object(&mut self, root: &At, api: &str, kind: &str, sink: &mut Sink, before: usize) {
         if api != "resource.k8s.io/v1" {
-            sink.error(root, NOT_MODELLED, format!("{api} {kind}: nodecast reads resource.k8s.io/v1 only"), "apiVersion: resource.k8s.io/v1");
+            sink.error(
+                root,
+                NOT_MODELLED,
+                format!("{api} {kind}: nodecast reads resource.k8s.io/v1 only"),
+                "apiVersion: resource.k8s.io/v1",
+            );
         } else {
             let twice = match kind {
                 "DeviceClass" => {
@@ -436,7 +507,12 @@ impl super::Lowering {
             };
             if twice {
                 let at = root.get("metadata");
-                sink.error(at.as_ref().unwrap_or(root), "duplicate", format!("a {kind} of this name is defined twice"), "one object per name");
+                sink.error(
+                    at.as_ref().unwrap_or(root),
+                    "duplicate",
+                    format!("a {kind} of this name is defined twice"),
+                    "one object per name",
+                );
             }
         }
         let mut i = before;

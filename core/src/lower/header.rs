@@ -18,7 +18,12 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
     match (api.is_empty(), kind.is_empty()) {
         (true, true) => return true, // reported by the caller's ("", "") arm
         (true, false) => {
-            sink.error(root, "required", format!("{kind} without `apiVersion`"), "e.g. apiVersion: v1 (Pod, Node), apps/v1, batch/v1, karpenter.sh/v1");
+            sink.error(
+                root,
+                "required",
+                format!("{kind} without `apiVersion`"),
+                "e.g. apiVersion: v1 (Pod, Node), apps/v1, batch/v1, karpenter.sh/v1",
+            );
             return false;
         }
         (false, true) => {
@@ -44,7 +49,9 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
     if expanded.is_none() && version != "v1" {
         let at = root.get("apiVersion").unwrap_or(*root);
         let help = match group {
-            "karpenter.sh" | "karpenter.k8s.aws" => format!("{group}/v1 (Karpenter v1 no longer serves {api}; its conversion moved fields, see Karpenter's v1 migration guide)"),
+            "karpenter.sh" | "karpenter.k8s.aws" => {
+                format!("{group}/v1 (Karpenter v1 no longer serves {api}; its conversion moved fields, see Karpenter's v1 migration guide)")
+            }
             "" => "v1".to_string(),
             g => format!("{g}/v1"),
         };
@@ -70,4 +77,3 @@ pub(super) fn object_header(value: &serde_json::Value, root: &At, group: &str, a
     }
     true
 }
-

@@ -1,8 +1,8 @@
 //! Lowering of pod specs (Pods, workload templates, DaemonSet templates) into `Pod`.
 
-use crate::model::pod::*;
 use crate::labels::{self, Interner, KeyId};
 use crate::manifest::reader::{At, Sink};
+use crate::model::pod::*;
 use crate::requirements::{Operator, Requirement, Requirements};
 use crate::resources::{ResourceNames, Resources, PODS};
 use crate::taints::{Effect, Toleration, TolerationOp};
@@ -139,9 +139,9 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     pod.requests = effective_requests(spec, ctx, sink);
     pod.dra_claims = super::claims::resource_claims(spec, sink);
     pod.resource_claims = !pod.dra_claims.is_empty();
-    pod.volumes = spec.get("volumes").is_some_and(|vs| {
-        sink.list(&vs).iter().any(|v| v.get("persistentVolumeClaim").is_some() || v.get("ephemeral").is_some())
-    });
+    pod.volumes = spec
+        .get("volumes")
+        .is_some_and(|vs| sink.list(&vs).iter().any(|v| v.get("persistentVolumeClaim").is_some() || v.get("ephemeral").is_some()));
     let interner = &mut *ctx.interner;
     if let Some(ns) = spec.get("nodeSelector") {
         for (k, v) in sink.string_map(&ns) {
@@ -280,7 +280,12 @@ fn container_requests(c: &At, ctx: &mut Ctx, sink: &mut Sink) -> Resources {
 fn whole_if_extended(name: &str, milli: i64, at: &At, sink: &mut Sink) -> bool {
     let extended = name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"));
     if extended && milli % 1000 != 0 {
-        sink.error(at, "invalid-quantity", format!("{name}: {} must be an integer (an extended resource counts whole devices)", render_quantity(at)), "a whole number, e.g. \"1\"");
+        sink.error(
+            at,
+            "invalid-quantity",
+            format!("{name}: {} must be an integer (an extended resource counts whole devices)", render_quantity(at)),
+            "a whole number, e.g. \"1\"",
+        );
         return false;
     }
     true
@@ -541,7 +546,8 @@ fn spread(c: &At, labels_of_pod: &LabelSet, interner: &mut Interner, sink: &mut 
     if let Some(mlk) = c.get("matchLabelKeys") {
         add_match_label_keys(&mut selector, &sink.string_list(&mlk), labels_of_pod, interner);
     }
-    let min_domains = c.get("minDomains").and_then(|m| sink.int_in(&m, 1, i32::MAX.into(), "an integer minDomains ≥ 1 (int32)")).map(|m| m as i32);
+    let min_domains =
+        c.get("minDomains").and_then(|m| sink.int_in(&m, 1, i32::MAX.into(), "an integer minDomains ≥ 1 (int32)")).map(|m| m as i32);
     let policy = |name: &str, default_honor: bool, sink: &mut Sink| match sink.opt_scalar(c, name).as_deref() {
         None => default_honor,
         Some("Honor") => true,

@@ -719,7 +719,12 @@ impl Lowering {
             return;
         }
         if count > MAX_REQUEST_PODS {
-            sink.limit(job_spec, "too-many-pods", format!("{kind} expands to {count} pods; the limit is {MAX_REQUEST_PODS}"), "fewer replicas");
+            sink.limit(
+                job_spec,
+                "too-many-pods",
+                format!("{kind} expands to {count} pods; the limit is {MAX_REQUEST_PODS}"),
+                "fewer replicas",
+            );
             return;
         }
         // The bound is on the whole request, checked before the pods are made: twenty
@@ -808,9 +813,12 @@ impl Lowering {
             match sink.scalar(&at).as_deref() {
                 Some("AlwaysAllow") => always_allow_unhealthy = true,
                 Some("IfHealthyBudget") => {}
-                Some(other) => {
-                    sink.error(&at, "unsupported-value", format!("unhealthyPodEvictionPolicy {other:?} is not supported"), "IfHealthyBudget or AlwaysAllow")
-                }
+                Some(other) => sink.error(
+                    &at,
+                    "unsupported-value",
+                    format!("unhealthyPodEvictionPolicy {other:?} is not supported"),
+                    "IfHealthyBudget or AlwaysAllow",
+                ),
                 None => {}
             }
         }
@@ -1121,7 +1129,10 @@ impl Lowering {
             sink.limit(
                 at,
                 "too-many-pods",
-                format!("this {kind} would bring the request to {} pods; nodecast answers at most {MAX_REQUEST_PODS} pods per request", have.saturating_add(n)),
+                format!(
+                    "this {kind} would bring the request to {} pods; nodecast answers at most {MAX_REQUEST_PODS} pods per request",
+                    have.saturating_add(n)
+                ),
                 "fewer replicas or fewer workloads per request (README: Bounds)",
             );
         }

@@ -52,7 +52,9 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
         if *used > l.remaining {
             return Err(broken(match l.scope {
                 Scope::Pool { pool, .. } => format!("NodePool {} is over its limits", m.node_pools[pool].name),
-                Scope::Reservation(r) => format!("{used} nodes launch into reservation {}, which has {} free", m.reservations[r as usize].id, l.remaining),
+                Scope::Reservation(r) => {
+                    format!("{used} nodes launch into reservation {}, which has {} free", m.reservations[r as usize].id, l.remaining)
+                }
             }));
         }
     }

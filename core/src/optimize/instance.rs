@@ -121,7 +121,8 @@ pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type
         return false;
     }
     let it_ref = &m.catalog.types[it as usize];
-    let Some(offering) = it_ref.offerings.iter().find(|o| o.available && o.zone == zone && o.capacity_type == capacity_type && o.reservation == reservation)
+    let Some(offering) =
+        it_ref.offerings.iter().find(|o| o.available && o.zone == zone && o.capacity_type == capacity_type && o.reservation == reservation)
     else {
         return false;
     };
@@ -167,8 +168,7 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
             offers.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.5.cmp(&b.5)));
             let mut seen: Vec<(Vec<bool>, Option<u32>)> = Vec::new();
             for (price, _, _, zone, ct, reservation) in offers {
-                let admits: Vec<bool> =
-                    groups.iter().map(|g| pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, reservation, m)).collect();
+                let admits: Vec<bool> = groups.iter().map(|g| pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, reservation, m)).collect();
                 let covered = seen.iter().any(|(a, r)| *a == admits && (r.is_none() || *r == reservation));
                 if !admits.iter().any(|&a| a) || covered {
                     continue;

@@ -350,7 +350,15 @@ pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<In
 /// (Karpenter's own NodeClaims) guarantee the answer is never worse than Karpenter's.
 pub fn solve(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
     if inst.groups.is_empty() {
-        return Ok(Outcome { chosen: Vec::new(), cost: 0.0, lower_bound: 0.0, proven: true, timed_out: false, patterns: 0, karpenter_plan: None });
+        return Ok(Outcome {
+            chosen: Vec::new(),
+            cost: 0.0,
+            lower_bound: 0.0,
+            proven: true,
+            timed_out: false,
+            patterns: 0,
+            karpenter_plan: None,
+        });
     }
     let karpenter = seed.clone();
     solve_patterns(inst, seed, budget).or_else(|e| karpenter_packing(inst, &karpenter, None, e.to_string()))

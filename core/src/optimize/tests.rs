@@ -322,7 +322,8 @@ spec:
             "ReservationType": "capacity-block", "Tags": [{"Key": "team", "Value": "ml-training"}]
         })
     };
-    let reservations = serde_json::json!({"CapacityReservations": [block(1, "us-east-1a", available[0]), block(2, "us-east-1b", available[1])]});
+    let reservations =
+        serde_json::json!({"CapacityReservations": [block(1, "us-east-1a", available[0]), block(2, "us-east-1b", available[1])]});
     Request {
         inputs: vec![
             Input { name: Some("cluster.yaml".into()), text: cluster.into() },
@@ -348,7 +349,11 @@ fn the_optimum_fills_free_capacity_blocks_first() {
     let on_demand_price = o.karpenter_price_per_hour / 3.0;
     // The optimum: one node in each block (each block once), the third pod on-demand.
     assert_eq!(by_capacity(&o), (vec!["cr-0000000000000001".to_string(), "cr-0000000000000002".to_string()], 1), "{o:#?}");
-    assert!(o.node_claims.iter().filter(|c| c.reservation_id.is_some()).all(|c| c.capacity_type == "reserved" && c.node_pool == "p5-blocks"));
+    assert!(o
+        .node_claims
+        .iter()
+        .filter(|c| c.reservation_id.is_some())
+        .all(|c| c.capacity_type == "reserved" && c.node_pool == "p5-blocks"));
     assert!((o.optimum_price_per_hour - on_demand_price).abs() < 1e-3, "{o:#?}");
     // Honest certificate: the bound respects the blocks' counts (one on-demand node is needed).
     assert_eq!(o.certificate, "optimal");

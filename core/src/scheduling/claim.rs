@@ -491,14 +491,18 @@ pub fn limit_filter(remaining: &[(crate::model::LimitKey, i64)], its: &[u32], m:
 
 /// Did the remaining limits remove every type of `t` that would hold `pod` (labels and
 /// resources with DaemonSet overhead)? Asked only after a new claim found no type.
-pub fn limits_bind(remaining: &[(crate::model::LimitKey, i64)], t: &Template, pod: &crate::model::Pod, reqs: &Requirements, m: &Model) -> bool {
+pub fn limits_bind(
+    remaining: &[(crate::model::LimitKey, i64)],
+    t: &Template,
+    pod: &crate::model::Pod,
+    reqs: &Requirements,
+    m: &Model,
+) -> bool {
     use crate::model::LimitKey;
     if remaining.is_empty() {
         return false;
     }
-    let fits = |i: u32| {
-        it_labels_compatible(&m.catalog.types[i as usize], reqs, m) && pod.requests.fits_with(t.overhead(i), t.alloc(i, m))
-    };
+    let fits = |i: u32| it_labels_compatible(&m.catalog.types[i as usize], reqs, m) && pod.requests.fits_with(t.overhead(i), t.alloc(i, m));
     let within = |i: u32| {
         let cap = &m.catalog.types[i as usize].capacity;
         remaining.iter().all(|(k, v)| match k {
@@ -557,4 +561,3 @@ mod tests {
         }
     }
 }
-

@@ -41,13 +41,26 @@ enum Bound {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DraFail {
     ClaimNotFound(String),
-    TemplateNotFound { template: String, claim: String },
-    ClassNotFound { claim: String, request: String, class: String },
+    TemplateNotFound {
+        template: String,
+        claim: String,
+    },
+    ClassNotFound {
+        claim: String,
+        request: String,
+        class: String,
+    },
     BoundElsewhere(String),
-    AllocatedOnOtherNode { claim: String, node: String },
+    AllocatedOnOtherNode {
+        claim: String,
+        node: String,
+    },
     /// No candidate instance type (or the node) has the devices; `gates_off`: the provider's
     /// DRA gates are off, so new nodes offer no devices at all.
-    NoDevices { new_node: bool, gates_off: bool },
+    NoDevices {
+        new_node: bool,
+        gates_off: bool,
+    },
     TooManySteps,
 }
 
@@ -135,9 +148,11 @@ impl Pass {
                     .claim(&pod.namespace, name)
                     .map(|claim| Resolved { shared: Some(format!("{}/{name}", pod.namespace)), claim })
                     .ok_or_else(|| DraFail::ClaimNotFound(format!("{}/{name}", pod.namespace))),
-                ClaimSource::Template(t) => m.dra.template(&pod.namespace, t).map(|claim| Resolved { shared: None, claim }).ok_or_else(|| {
-                    DraFail::TemplateNotFound { template: format!("{}/{t}", pod.namespace), claim: pc.name.clone() }
-                }),
+                ClaimSource::Template(t) => m
+                    .dra
+                    .template(&pod.namespace, t)
+                    .map(|claim| Resolved { shared: None, claim })
+                    .ok_or_else(|| DraFail::TemplateNotFound { template: format!("{}/{t}", pod.namespace), claim: pc.name.clone() }),
             })
             .collect()
     }
@@ -191,7 +206,9 @@ impl Pass {
                     .filter(|s| s.node.as_ref().is_none_or(|x| x == name))
                     .flat_map(|s| s.devices.iter().map(move |d| (s.driver.as_str(), s.pool.as_str(), d, s.node.is_some())))
                     .collect();
-                let picks = self.search(&cands, &requests, &modes, None, holder)?.ok_or(DraFail::NoDevices { new_node: false, gates_off: false })?;
+                let picks = self
+                    .search(&cands, &requests, &modes, None, holder)?
+                    .ok_or(DraFail::NoDevices { new_node: false, gates_off: false })?;
                 Ok(Outcome { its: Vec::new(), picks: vec![(None, picks)], allocated })
             }
             _ => {
@@ -243,9 +260,15 @@ impl Pass {
         let keys: Vec<DeviceKey> =
             cands.iter().map(|(d, p, dev, _)| DeviceKey { driver: d.to_string(), pool: p.to_string(), device: dev.name.clone() }).collect();
         let held = it.and_then(|it| self.held.get(&(holder, it)));
-        let free: Vec<bool> = keys.iter().zip(cands).map(|(k, c)| if c.3 && it.is_some() { held.is_none_or(|h| !h.contains(k)) } else { !self.used.contains(k) }).collect();
-        let matches: Vec<Vec<bool>> =
-            requests.iter().map(|(q, class)| cands.iter().map(|(driver, _, dev, _)| dra::device_matches(class, q, driver, dev)).collect()).collect();
+        let free: Vec<bool> = keys
+            .iter()
+            .zip(cands)
+            .map(|(k, c)| if c.3 && it.is_some() { held.is_none_or(|h| !h.contains(k)) } else { !self.used.contains(k) })
+            .collect();
+        let matches: Vec<Vec<bool>> = requests
+            .iter()
+            .map(|(q, class)| cands.iter().map(|(driver, _, dev, _)| dra::device_matches(class, q, driver, dev)).collect())
+            .collect();
         match dra::search(modes, &matches, &free) {
             Ok(chosen) => Ok(Some(chosen.into_iter().flatten().map(|d| (keys[d].clone(), cands[d].3)).collect())),
             Err(SearchFail::NoDevices) => Ok(None),

@@ -100,8 +100,7 @@ impl InflightOrder {
             Change::Grew { claim, from } => self.rank(claim) + 1 == self.runs[from as usize].len(),
             Change::Appended(_) => self.starts.len() <= 3 || self.starts[2] == n - 1,
         };
-        let predictable =
-            sorted_after || n <= MAX_INSERTION || (n >= SHORTEST_NINTHER && self.pivot_sample_sorted(change, n));
+        let predictable = sorted_after || n <= MAX_INSERTION || (n >= SHORTEST_NINTHER && self.pivot_sample_sorted(change, n));
         // The fast form is also the starting point of the slow path, which only fixes it up.
         let before = if predictable { None } else { Some(self.slice_before(change)) };
         self.apply_fast(change);
@@ -316,7 +315,9 @@ mod tests {
             let open: Vec<u32> = fast.open_in_order().collect();
             let (claim, fills) = match *op {
                 Op::New => (None, false),
-                Op::Join(i) | Op::JoinAndFill(i) if !open.is_empty() => (Some(open[i % open.len()] as usize), matches!(op, Op::JoinAndFill(_))),
+                Op::Join(i) | Op::JoinAndFill(i) if !open.is_empty() => {
+                    (Some(open[i % open.len()] as usize), matches!(op, Op::JoinAndFill(_)))
+                }
                 _ => (None, false),
             };
             match claim {

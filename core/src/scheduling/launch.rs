@@ -99,8 +99,12 @@ pub fn choose_launch(options: &[u32], r: &Requirements, m: &Model) -> Option<Lau
     let mut cands: Vec<(u32, Vec<Offering>)> = options
         .iter()
         .map(|&i| {
-            let offs =
-                m.catalog.types[i as usize].offerings.iter().filter(|o| launchable(o, m) && offering_compatible(o, r, m)).copied().collect();
+            let offs = m.catalog.types[i as usize]
+                .offerings
+                .iter()
+                .filter(|o| launchable(o, m) && offering_compatible(o, r, m))
+                .copied()
+                .collect();
             (i, offs)
         })
         .filter(|(_, o): &(u32, Vec<Offering>)| !o.is_empty())

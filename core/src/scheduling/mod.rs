@@ -80,12 +80,21 @@ pub struct NoTypeFit {
 pub enum Fail {
     Taint(Taint),
     Requirements(Incompatible),
-    Topology { kind: GroupKind, key: KeyId },
+    Topology {
+        kind: GroupKind,
+        key: KeyId,
+    },
     HostPort,
     NoType(NoTypeFit),
-    MinValues { key: KeyId, min: u32, found: usize },
+    MinValues {
+        key: KeyId,
+        min: u32,
+        found: usize,
+    },
     /// Every type that fits exceeds a limit; what remained of each limit then.
-    Limits { remaining: Vec<(LimitKey, i64)> },
+    Limits {
+        remaining: Vec<(LimitKey, i64)>,
+    },
     NodesLimit,
     Resources,
     /// Reserved capacity could not be reserved (see `reserve`).
@@ -283,10 +292,13 @@ pub fn solve_with(
             let node = &m.nodes[e.node];
             if node.nodepool.as_deref() == Some(np.name.as_str()) && !node.marked_for_deletion {
                 for (k, v) in rem.iter_mut() {
-                    book_limit(v, match k {
-                        LimitKey::Nodes => 1000,
-                        LimitKey::Resource(r) => node.capacity.get(*r),
-                    });
+                    book_limit(
+                        v,
+                        match k {
+                            LimitKey::Nodes => 1000,
+                            LimitKey::Resource(r) => node.capacity.get(*r),
+                        },
+                    );
                 }
             }
         }
@@ -786,12 +798,15 @@ impl Solver<'_> {
                     // claim (the R5.11.2 recommendation, so a nodes limit holds within a pass).
                     if let Some(rem) = self.remaining.get_mut(&t.pool) {
                         for (k, v) in rem.iter_mut() {
-                            book_limit(v, match k {
-                                LimitKey::Nodes => 1000,
-                                LimitKey::Resource(res) => {
-                                    its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(*res)).max().unwrap_or(0)
-                                }
-                            });
+                            book_limit(
+                                v,
+                                match k {
+                                    LimitKey::Nodes => 1000,
+                                    LimitKey::Resource(res) => {
+                                        its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(*res)).max().unwrap_or(0)
+                                    }
+                                },
+                            );
                         }
                     }
                     self.commit(c, p, r, its, ties, Some(headroom), held);
@@ -805,7 +820,9 @@ impl Solver<'_> {
                 }
                 // No type is left because the limits removed every type that would hold the
                 // pod: that is the limit's doing, and the answer says so with the numbers.
-                Err(Fail::NoType(_)) if claim::limits_bind(self.remaining.get(&t.pool).map_or(&[], Vec::as_slice), t, pod, &view.full, m) => {
+                Err(Fail::NoType(_))
+                    if claim::limits_bind(self.remaining.get(&t.pool).map_or(&[], Vec::as_slice), t, pod, &view.full, m) =>
+                {
                     let pool = t.pool;
                     let remaining = self.remaining.get(&pool).cloned().unwrap_or_default();
                     errs.push((pool, fail_with(self, pool, Fail::Limits { remaining })))
@@ -821,7 +838,16 @@ impl Solver<'_> {
 
     /// `headroom`: the headroom of `its` when the caller has it (a new claim's, memoised).
     #[allow(clippy::too_many_arguments)]
-    fn commit(&mut self, c: usize, p: usize, r: Requirements, its: Vec<u32>, ties: claim::Ties, headroom: Option<claim::Headroom>, held: reserve::Held) {
+    fn commit(
+        &mut self,
+        c: usize,
+        p: usize,
+        r: Requirements,
+        its: Vec<u32>,
+        ties: claim::Ties,
+        headroom: Option<claim::Headroom>,
+        held: reserve::Held,
+    ) {
         let m = self.m;
         let pod = &m.pods[p];
         if let Some(mgr) = self.reserve.as_mut() {
@@ -884,7 +910,9 @@ impl Solver<'_> {
             let key = group.def.key;
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = claim.requirements.get(key).unwrap_or(&exists);
-            if topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner).is_none() {
+            if topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner)
+                .is_none()
+            {
                 return Some((group.def.kind, key));
             }
         }
@@ -920,7 +948,9 @@ impl Solver<'_> {
             let exists = Requirement::exists();
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = r.get(key).unwrap_or(&exists);
-            let Some(req) = topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner) else {
+            let Some(req) =
+                topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner)
+            else {
                 return Err(Fail::Topology { kind: group.def.kind, key });
             };
             if topology::single(&req).is_some() {

@@ -33,7 +33,10 @@ impl Solver<'_> {
             || 0..self.existing.len() as u32,
             |_| 0,
             |_| true,
-            |i| match self.existing[i].accepts(pod, view, &self.topo, m).and_then(|r| self.dra_accepts(pod, self.existing[i].node).map(|_| r)) {
+            |i| match self.existing[i]
+                .accepts(pod, view, &self.topo, m)
+                .and_then(|r| self.dra_accepts(pod, self.existing[i].node).map(|_| r))
+            {
                 Ok(reqs) => {
                     found = Some((i, reqs));
                     Verdict::Accept

@@ -47,7 +47,12 @@ pub fn parse(v: &Value, path: &str) -> Result<ConditionEvent, Vec<ParseError>> {
     let (node, type_, status, reason) = (field("node", true), field("type", true), field("status", true), field("reason", false));
     if let Some(s) = status.as_deref().filter(|s| !["True", "False", "Unknown"].contains(s)) {
         // A Node condition's status is one of these three (core/v1 ConditionStatus).
-        errors.push((format!("{path}.status"), "unsupported-value", format!("status {s:?} is not a condition status"), "True, False or Unknown"));
+        errors.push((
+            format!("{path}.status"),
+            "unsupported-value",
+            format!("status {s:?} is not a condition status"),
+            "True, False or Unknown",
+        ));
     }
     match (node, type_, status, reason) {
         (Some(node), Some(type_), Some(status), Some(reason)) if errors.is_empty() => Ok(ConditionEvent { node, type_, status, reason }),

@@ -4,10 +4,10 @@
 
 use super::rng::SplitMix64;
 use super::settings::SimSettings;
-use super::trace::{RunTime, Trace, DEFAULT_START};
-use super::workloads::{Kind, Prepared, SimAction};
 use super::sim::{Instance, Sim};
 use super::state::*;
+use super::trace::{RunTime, Trace, DEFAULT_START};
+use super::workloads::{Kind, Prepared, SimAction};
 use super::{Simulation, TimelineEntry};
 use crate::api::Warning;
 use crate::error::InputError;

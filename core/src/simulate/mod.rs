@@ -7,13 +7,14 @@
 
 mod buffers;
 mod conditions;
-mod node_conditions;
 mod edits;
 mod engine;
 mod jobs;
 mod metrics;
+mod node_conditions;
 mod nodes;
 mod render;
+mod reservations;
 pub(crate) mod rng;
 mod sequence;
 pub mod settings;
@@ -22,7 +23,6 @@ mod state;
 mod static_nodes;
 mod summary;
 pub(crate) mod trace;
-mod reservations;
 mod workloads;
 
 use crate::api::Warning;

@@ -35,7 +35,8 @@ impl Sim {
         if c.type_ == "Ready" {
             en.ready = c.status == "True";
         }
-        let detail = if c.reason.is_empty() { format!("{}={}", c.type_, c.status) } else { format!("{}={} ({})", c.type_, c.status, c.reason) };
+        let detail =
+            if c.reason.is_empty() { format!("{}={}", c.type_, c.status) } else { format!("{}={} ({})", c.type_, c.status, c.reason) };
         self.log("node-condition", c.node.clone(), Some(c.node.clone()), None, Some(detail));
         // A pass now (the breaker and budgets may change); it schedules the one at the end of
         // the toleration.
@@ -48,7 +49,11 @@ impl Sim {
                     "condition at {}s: {}={} on {} matches a repair policy; with the NodeRepair feature gate (NodeRepair=true) Karpenter would replace the node from {}s on; the gate is off (Karpenter v1.15's default)",
                     self.now, c.type_, c.status, c.node, at - self.origin
                 );
-                self.warnings.push(crate::api::Warning { code: "node-repair-disabled".into(), message, object: Some(format!("Node/{}", c.node)) });
+                self.warnings.push(crate::api::Warning {
+                    code: "node-repair-disabled".into(),
+                    message,
+                    object: Some(format!("Node/{}", c.node)),
+                });
             }
         }
     }
@@ -58,4 +63,3 @@ impl Sim {
         self.warnings.push(crate::api::Warning { code: "unknown-node".into(), message, object: None });
     }
 }
-

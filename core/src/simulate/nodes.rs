@@ -1,9 +1,9 @@
 //! NodeClaim lifecycles (launched → registered → initialized → terminated), spot interruptions,
 //! and the disruption passes that run `disruption::decide` on the simulated clock.
 
+use super::rng::SplitMix64;
 use super::sim::Sim;
 use super::state::{reason_index, Ev, NState, PodState, SNode, SPod, STREAM_INTERRUPT, STREAM_LAUNCH};
-use super::rng::SplitMix64;
 use crate::labels::ValueId;
 use crate::model::{ExistingNode, LabelSet};
 use crate::reason::{DisruptionReason, ReasonCode};
@@ -271,7 +271,9 @@ impl Sim {
         let (reg, dp) = self.latencies(id, accel);
         self.push(reg, Ev::Registered(id));
         self.push(reg + dp, Ev::Initialized(id));
-        if self.nodes[id].capacity_type.as_deref() == Some(crate::reason::CapacityType::Spot.as_str()) && self.s.spot_interruption_rate_per_hour > 0.0 {
+        if self.nodes[id].capacity_type.as_deref() == Some(crate::reason::CapacityType::Spot.as_str())
+            && self.s.spot_interruption_rate_per_hour > 0.0
+        {
             let mut g = SplitMix64::derive(self.s.seed, STREAM_INTERRUPT, id as u64);
             let wait = g.exponential(3600.0 / self.s.spot_interruption_rate_per_hour);
             if wait < (self.end - self.now + 1) as f64 {

@@ -1,8 +1,8 @@
 //! The workload trace: YAML/JSON (`kind: Trace`) or CSV, parsed into time-ordered actions with
 //! located errors (`events[3].submit.runTime`, or the CSV line).
 
-use crate::error::{more_errors, ErrorKind, InputError, MAX_REPORTED_ERRORS};
 use super::settings::MAX_SECONDS;
+use crate::error::{more_errors, ErrorKind, InputError, MAX_REPORTED_ERRORS};
 use serde_json::Value;
 
 /// Per-pod run time.
@@ -259,7 +259,12 @@ impl<'a> P<'a> {
                     return None;
                 }
                 if t - start > MAX_SECONDS {
-                    self.err(path, "out-of-range", format!("{s} is more than ten years after the trace start"), "a time within ten years of `start`");
+                    self.err(
+                        path,
+                        "out-of-range",
+                        format!("{s} is more than ten years after the trace start"),
+                        "a time within ten years of `start`",
+                    );
                     return None;
                 }
                 return Some(t - start);
@@ -600,7 +605,12 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
                     // Both factors are bounded, so the product cannot overflow; the last repeat
                     // must still fall inside the simulator's time bound.
                     if at + every * (times - 1) > MAX_SECONDS {
-                        p.err(&rp, "out-of-range", format!("the last repeat would be more than {MAX_SECONDS} s (ten years) after the start"), "fewer times or a shorter every");
+                        p.err(
+                            &rp,
+                            "out-of-range",
+                            format!("the last repeat would be more than {MAX_SECONDS} s (ten years) after the start"),
+                            "fewer times or a shorter every",
+                        );
                         continue;
                     }
                     if !matches!(action, Action::Submit { .. }) {
@@ -684,7 +694,8 @@ fn parse_csv(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, V
         // Checked before the row is kept: a 10^7-row CSV under the input cap must not be
         // held whole before the simulation finds it is past maxEvents.
         if trace.events.len() as u64 >= max_events {
-            let msg = format!("the trace has more than {max_events} rows; the simulation's maxEvents is {max_events}, and each row is one event");
+            let msg =
+                format!("the trace has more than {max_events} rows; the simulation's maxEvents is {max_events}, and each row is one event");
             p.limit("", msg, "fewer rows, or a larger simulation.maxEvents");
             break;
         }
@@ -791,7 +802,8 @@ mod tests {
         let e = parse(
             "kind: Trace\nstart: 2025-03-03T00:00:00Z\nevents:\n- {at: 2040-01-01T00:00:00Z, submit: {ref: Job/x}}\n",
             None,
-            "yaml", u64::MAX,
+            "yaml",
+            u64::MAX,
         )
         .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].at"));
@@ -803,8 +815,13 @@ mod tests {
 
     #[test]
     fn yaml_errors_are_located() {
-        let e = parse("kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n", Some("t.yaml"), "auto", u64::MAX)
-            .unwrap_err();
+        let e = parse(
+            "kind: Trace\nevents:\n- {at: 1h, submit: {ref: Job/x, runTime: {distribution: gamma}}}\n",
+            Some("t.yaml"),
+            "auto",
+            u64::MAX,
+        )
+        .unwrap_err();
         assert_eq!(e[0].path.as_deref(), Some("events[0].submit.runTime.distribution"));
         assert_eq!(e[0].source.as_deref(), Some("t.yaml"));
     }
@@ -821,7 +838,9 @@ mod tests {
 
     #[test]
     fn csv_from_spreadsheets() {
-        let t = parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto", u64::MAX).unwrap();
+        let t =
+            parse("\u{feff}\"time\",\"workload\",\"replicas\",\"runTime\"\r\n\"2h\",\"Job/ml/a\",\"1\",\"1h\"\r\n", None, "auto", u64::MAX)
+                .unwrap();
         assert_eq!(t.events.len(), 1);
         assert_eq!(t.events[0].at, 7200);
         assert_eq!(csv_fields(r#"a,"b,c","d""e""#), Some(vec!["a".to_string(), "b,c".into(), "d\"e".into()]));
@@ -834,7 +853,8 @@ mod tests {
         let t = parse(
             "kind: Trace\nevents:\n- {at: 22h, submit: {ref: Job/train, runTime: 1h}, repeat: {every: 1d, times: 3}}\n",
             None,
-            "yaml", u64::MAX,
+            "yaml",
+            u64::MAX,
         )
         .unwrap();
         assert_eq!(t.events.iter().map(|e| e.at).collect::<Vec<_>>(), vec![79_200, 165_600, 252_000]);

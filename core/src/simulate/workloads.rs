@@ -210,12 +210,7 @@ pub fn prepare(
             return Some((i, t.default_replicas, !t.members.is_empty(), t.kind, t.job.as_ref().and_then(|j| j.completions)));
         }
         let Some(kind) = kind_of(&kind_name) else {
-            errors.push(located(
-                &format!("{}.ref", def.path),
-                "unsupported-kind",
-                format!("{kind_name} cannot be submitted"),
-                SUBMITTABLE,
-            ));
+            errors.push(located(&format!("{}.ref", def.path), "unsupported-kind", format!("{kind_name} cannot be submitted"), SUBMITTABLE));
             return None;
         };
         let wl = format!("{kind_name}/{name}");
@@ -274,8 +269,7 @@ pub fn prepare(
         };
         // An expanded ML workload is a gang of distinct pods (roles, index labels); a replica-style
         // workload's pods all share one spec.
-        let gang = crate::lower::kinds::runs_as_service(&kind_name).is_some()
-            || matching.iter().any(|p| p.spec_id() != first.spec_id());
+        let gang = crate::lower::kinds::runs_as_service(&kind_name).is_some() || matching.iter().any(|p| p.spec_id() != first.spec_id());
         let members: Vec<Pod> = if gang { matching.iter().map(|p| (*p).clone()).collect() } else { Vec::new() };
         let job = if gang { None } else { model.jobs.iter().find(|j| j.workload == wl && j.namespace == first.namespace).cloned() };
         templates.push(Template {

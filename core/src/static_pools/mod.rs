@@ -24,14 +24,14 @@
 //! warning that names the gate, since Karpenter then launches nothing for it.
 
 use crate::api::{StaticNodeClaimOut, Warning};
-use crate::price::round_price;
-use crate::resources::Resources;
-use crate::scheduling::Solution;
-use crate::model::{ExistingNode, LimitKey, Model};
 use crate::error::InputError;
 use crate::model::pod::LabelSet;
+use crate::model::{ExistingNode, LimitKey, Model};
+use crate::price::round_price;
+use crate::resources::Resources;
 use crate::scheduling::claim::build_template;
 use crate::scheduling::launch::{choose_launch, sort_by_price, Launch};
+use crate::scheduling::Solution;
 
 pub use crate::model::StaticLaunch;
 

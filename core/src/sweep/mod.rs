@@ -19,12 +19,12 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use spec::{Operation, MAX_COMBINATIONS};
 pub(crate) use spec::Spec;
+pub use spec::{Operation, MAX_COMBINATIONS};
 pub use table::{call, csv_line, render_csv, rows_of, FUNCTIONS};
 
-use crate::json::{Input, Request};
 use crate::error::InputError;
+use crate::json::{Input, Request};
 use crate::manifest;
 use crate::simulate::SimSettings;
 use edit::FieldPath;
@@ -91,7 +91,10 @@ fn is_reservation_target(target: &Target) -> Option<&str> {
 /// `InstanceCount: N` on a reservation entry: TotalInstanceCount N, AvailableInstanceCount N
 /// less the instances in use (TotalInstanceCount − AvailableInstanceCount before), at least 0.
 fn set_instance_count(entry: &mut Value, value: &Value) -> Result<(), String> {
-    let n = value.as_i64().filter(|n| *n >= 0).ok_or_else(|| format!("{INSTANCE_COUNT} {value} is not an instance count (a whole number ≥ 0)"))?;
+    let n = value
+        .as_i64()
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| format!("{INSTANCE_COUNT} {value} is not an instance count (a whole number ≥ 0)"))?;
     let count = |f: &str| entry.get(f).and_then(Value::as_i64).unwrap_or(0);
     let used = (count("TotalInstanceCount") - count("AvailableInstanceCount")).max(0);
     let map = entry.as_object_mut().ok_or("the reservation entry is not a mapping")?;
@@ -241,9 +244,10 @@ impl DocSet {
         }
         match found.as_slice() {
             [one] => Ok(*one),
-            [] if is_reservation_target(target).is_some() => {
-                Err(format!("no {} among the inputs (a CapacityReservationId of a describe-capacity-reservations document)", target.describe()))
-            }
+            [] if is_reservation_target(target).is_some() => Err(format!(
+                "no {} among the inputs (a CapacityReservationId of a describe-capacity-reservations document)",
+                target.describe()
+            )),
             [] => Err(format!("no {} among the inputs", target.describe())),
             many => Err(format!("{} documents are {}; name the namespace (Kind/namespace/name)", many.len(), target.describe())),
         }

@@ -4,8 +4,8 @@
 //! texts and objects inline).
 
 use crate::edit::{self, FieldPath};
-use crate::json::Input;
 use crate::error::InputError;
+use crate::json::Input;
 use crate::model::Settings;
 use crate::simulate::TraceInput;
 use indexmap::IndexMap;

@@ -3,8 +3,8 @@
 //! reading of the spec and one rendering of the rows.
 
 use super::{load, referenced_files};
-use crate::json::Answer;
 use crate::error::InputError;
+use crate::json::Answer;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

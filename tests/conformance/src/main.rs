@@ -10,8 +10,8 @@
 mod oracle;
 
 use nodecast::api::{Decision, Plan};
-use nodecast::{Input, Request};
 use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
+use nodecast::{Input, Request};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -85,13 +85,15 @@ fn oracle_main(files: &[PathBuf]) -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     for f in files {
         let stem = f.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-        let doc: Value = match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string())) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("{}: {e}", f.display());
-                return ExitCode::from(2);
-            }
-        };
+        let doc: Value =
+            match std::fs::read_to_string(f).map_err(|e| e.to_string()).and_then(|t| serde_saphyr::from_str(&t).map_err(|e| e.to_string()))
+            {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("{}: {e}", f.display());
+                    return ExitCode::from(2);
+                }
+            };
         let list = match doc {
             Value::Array(list) => list,
             s => vec![s],
@@ -167,14 +169,14 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
         }
         // Karpenter's MaxInstanceTypes (600; Karpenter's scheduling suite sets 60).
         if let Some(n) = st.get("maxInstanceTypes") {
-            settings.max_instance_types = n
-                .as_u64()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| format!("settings.maxInstanceTypes: expected a positive integer, got {n}"))? as usize;
+            settings.max_instance_types =
+                n.as_u64().filter(|&n| n >= 1).ok_or_else(|| format!("settings.maxInstanceTypes: expected a positive integer, got {n}"))?
+                    as usize;
         }
         // A setting the runner does not know would be silently ignored: refuse it instead.
         if let Some(map) = st.as_object() {
-            let known = ["minValuesPolicy", "preferencePolicy", "spotToSpotConsolidation", "featureGates", "ignoreDraRequests", "maxInstanceTypes"];
+            let known =
+                ["minValuesPolicy", "preferencePolicy", "spotToSpotConsolidation", "featureGates", "ignoreDraRequests", "maxInstanceTypes"];
             if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
                 return Err(format!("settings: unknown key {k:?} (known: {})", known.join(", ")));
             }
@@ -656,7 +658,9 @@ mod tests {
     fn unknown_or_malformed_settings_are_refused() {
         assert!(settings(json!({"maxInstanceType": 60})).unwrap_err().contains("unknown key \"maxInstanceType\""));
         assert!(settings(json!({"maxInstanceTypes": 0})).unwrap_err().contains("settings.maxInstanceTypes"));
-        assert!(settings(json!({"featureGates": {"SpotToSpotConsolidation": "yes"}})).unwrap_err().contains("featureGates.SpotToSpotConsolidation"));
+        assert!(settings(json!({"featureGates": {"SpotToSpotConsolidation": "yes"}}))
+            .unwrap_err()
+            .contains("featureGates.SpotToSpotConsolidation"));
         assert!(settings(json!({"featureGates": 3})).unwrap_err().contains("a string or a mapping"));
     }
 }

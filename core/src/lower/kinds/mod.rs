@@ -156,7 +156,8 @@ impl Budget {
         }
         let all = self.request.saturating_add(*total);
         if all > super::MAX_REQUEST_PODS {
-            let msg = format!("{kind} brings the request to {all} pods; nodecast answers at most {} pods per request", super::MAX_REQUEST_PODS);
+            let msg =
+                format!("{kind} brings the request to {all} pods; nodecast answers at most {} pods per request", super::MAX_REQUEST_PODS);
             sink.limit(at, "too-many-pods", msg, "fewer replicas or fewer workloads per request (README: Bounds)");
             return false;
         }

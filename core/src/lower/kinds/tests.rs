@@ -1,7 +1,7 @@
 //! Expansion tests with the shapes the projects' own docs and examples use.
 
-use crate::json::{Input, Request};
 use crate::error::InputError;
+use crate::json::{Input, Request};
 use crate::model::{Model, Pod};
 
 fn model(yaml: &str) -> Model {

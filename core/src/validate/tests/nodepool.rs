@@ -189,7 +189,15 @@ fn wrong_types_never_panic() {
 #[test]
 fn wide_nodepool_lists_are_refused_once() {
     let reqs: Vec<Value> = (0..101).map(|i| json!({"key": format!("bad key {i}"), "operator": "Inn"})).collect();
-    expect(&set(nodepool(), "spec/template/spec/requirements", Value::Array(reqs)), Core, &[("too-many-items", "spec.template.spec.requirements")]);
+    expect(
+        &set(nodepool(), "spec/template/spec/requirements", Value::Array(reqs)),
+        Core,
+        &[("too-many-items", "spec.template.spec.requirements")],
+    );
     let labels: serde_json::Map<String, Value> = (0..101).map(|i| (format!("bad key {i}"), json!(i))).collect();
-    expect(&set(nodepool(), "spec/template/metadata/labels", Value::Object(labels)), Core, &[("too-many-items", "spec.template.metadata.labels")]);
+    expect(
+        &set(nodepool(), "spec/template/metadata/labels", Value::Object(labels)),
+        Core,
+        &[("too-many-items", "spec.template.metadata.labels")],
+    );
 }
