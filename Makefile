@@ -19,6 +19,9 @@ deps-rust:
 	  echo "cargo not found: installing Rust with rustup"; \
 	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; }
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "add ~/.cargo/bin to PATH and re-run"; exit 1; }
+	@# make lint runs clippy and rustfmt: a minimal rustup profile has neither.
+	@if command -v rustup >/dev/null 2>&1 && ! { $(CARGO) fmt --version && $(CARGO) clippy --version; } >/dev/null 2>&1; then \
+	  rustup component add rustfmt clippy; fi
 
 # `optimize` links HiGHS (good_lp's `highs` feature): cmake and a C++ compiler build it, and
 # bindgen needs libclang. Debian packages, installed when missing (as root or with sudo).
