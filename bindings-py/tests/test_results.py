@@ -241,10 +241,12 @@ def test_spot_to_spot_consolidation_option() -> None:
     flag = nodecast.consolidate(*SPOT, now=NOW, feature_gates="SpotToSpotConsolidation=true")
     mapping = nodecast.consolidate(*SPOT, now=NOW, feature_gates={"SpotToSpotConsolidation": True})
     assert flag.to_json() == on.to_json() == mapping.to_json()
-    # A gate nodecast does not model yet, moved from its default, is refused (located).
+    # Every Karpenter v1.15 gate is modelled; an AWS provider gate nodecast does not model,
+    # moved from its default, is refused (located).
+    nodecast.consolidate(*SPOT, now=NOW, feature_gates={"NodeRepair": True})
     with pytest.raises(nodecast.InputError) as e:
-        nodecast.consolidate(*SPOT, now=NOW, feature_gates={"NodeRepair": True})
-    assert e.value.errors()[0]["path"] == "settings.featureGates.NodeRepair"
+        nodecast.consolidate(*SPOT, now=NOW, aws_feature_gates={"RebootForRepair": True})
+    assert e.value.errors()[0]["path"] == "settings.awsFeatureGates.RebootForRepair"
 
 
 def test_ties_are_disclosed() -> None:

@@ -21,6 +21,7 @@ CLASSES: Dict[str, type] = {
     "Plan": _results.Plan,
     "NodeClaimFields": _results.NodeClaim,
     "NodeClaimLaunch": _results.NodeClaim,
+    "RepairOut": _results.Repair,
     "NodeClaimNoLaunch": _results.NodeClaim,
     "DomainTie": _results.DomainTie,
     "ExistingNode": _results.ExistingNode,

@@ -297,6 +297,9 @@ class NodeClaim:
     reservation_id: Optional[str] = None
     #: ``default`` (ODCR) or ``capacity-block``, with ``reservation_id``.
     reservation_type: Optional[str] = None
+    #: Where its price comes from, only when the request supplies prices (``user``, ``list``,
+    #: ``us-east-1-list``, ``factor``, ``reservation``, ``overlay``; docs/prices-and-places.md).
+    price_source: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeClaim:
@@ -319,6 +322,7 @@ class NodeClaim:
             ties=tuple(DomainTie._from(t) for t in d.get("ties") or ()),
             reservation_id=d.get("reservationId"),
             reservation_type=d.get("reservationType"),
+            price_source=d.get("priceSource"),
         )
 
     @property
