@@ -296,7 +296,7 @@ export interface Decision {
   decision: DecisionAction;
   /** The nodes the command removes, by name. */
   disruptedNodes: string[];
-  /** `expiration`, `emptiness`, `drift`, `multi-node-consolidation` or `single-node-consolidation`. */
+  /** `expiration`, `repair`, `emptiness`, `drift`, `multi-node-consolidation` or `single-node-consolidation`. */
   method?: Method;
   /**
    * Further nodes a drift replacement launches (drift, unlike consolidation, may need

@@ -142,9 +142,12 @@ test('consolidate: settings.featureGates SpotToSpotConsolidation (default false)
   assert.deepEqual(flag, on);
   const map = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { featureGates: { SpotToSpotConsolidation: true } } }));
   assert.deepEqual(map, on);
-  const unmodelled = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { featureGates: { NodeRepair: true } } }));
+  // Every Karpenter v1.15 gate is modelled; an AWS provider gate nodecast does not model is refused.
+  const repair = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { featureGates: { NodeRepair: true } } }));
+  assert.equal(repair.status, 'success');
+  const unmodelled = nodecast.consolidate(requestFor(SPOT, { now: NOW, settings: { awsFeatureGates: { RebootForRepair: true } } }));
   assert.equal(unmodelled.status, 'failure');
-  assert.equal(unmodelled.errors[0].path, 'settings.featureGates.NodeRepair');
+  assert.equal(unmodelled.errors[0].path, 'settings.awsFeatureGates.RebootForRepair');
 });
 
 test('advise (microlp in wasm): a GPU-count bound makes Karpenter pick five g5.2xlarge, verified', () => {

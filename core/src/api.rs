@@ -410,7 +410,7 @@ pub struct Decision {
     /// `expired`, `empty`, `drifted` or `underutilized` (absent for `none`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<DisruptionReason>,
-    /// `expiration`, `emptiness`, `drift`, `multi-node-consolidation` or `single-node-consolidation`.
+    /// `expiration`, `repair`, `emptiness`, `drift`, `multi-node-consolidation` or `single-node-consolidation`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<Method>,
     /// The command in Karpenter's words, e.g. `delete 2 nodes (a, b)` or

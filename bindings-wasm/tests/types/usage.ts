@@ -56,7 +56,7 @@ if (p.status === 'success') {
 const d = consolidate('---\nkind: NodePool', { now: '2025-03-05T12:00:00Z', name: 'pools.yaml' });
 if (d.status === 'success') {
   const decision: 'none' | 'delete' | 'replace' = d.decision;
-  const method: 'expiration' | 'emptiness' | 'drift' | 'multi-node-consolidation' | 'single-node-consolidation' | undefined = d.method;
+  const method: 'expiration' | 'repair' | 'emptiness' | 'drift' | 'multi-node-consolidation' | 'single-node-consolidation' | undefined = d.method;
   const moves: ('delete' | 'replace' | 'delete (best case)')[] = d.scores.map((s) => s.move);
   void method, moves;
   const replacement: string | null | undefined = d.replacement?.instanceType;
