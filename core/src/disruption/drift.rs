@@ -211,31 +211,7 @@ pub(crate) fn drift(
             );
             continue;
         }
-        let mut replacements = Vec::new();
-        let mut stranded = Vec::new();
-        for (c, pc) in sol.claims.iter().enumerate() {
-            let t = &sol.templates[pc.template];
-            // A claim the option truncation leaves short of minValues is not created: its pods
-            // fail, which only matters for the candidate's own pods.
-            let Ok(fin) = scheduling::launch::finalize(c, pc, t, m) else {
-                stranded.extend(pc.pods.iter().filter(|p| moved.contains(p)).map(|&p| m.pods[p].key()));
-                continue;
-            };
-            let name = |it: u32| m.catalog.types[it as usize].name.clone();
-            let mut pod_keys: Vec<String> = pc.pods.iter().map(|&p| m.pods[p].key()).collect();
-            pod_keys.sort();
-            let chosen = fin.launch;
-            replacements.push(Replacement {
-                node_pool: m.node_pools[t.pool].name.clone(),
-                instance_type: chosen.as_ref().map(|l| name(l.it)),
-                capacity_type: chosen.as_ref().map(|l| m.interner.str(l.capacity_type).to_string()),
-                zone: chosen.as_ref().map(|l| m.interner.str(l.zone).to_string()),
-                price_per_hour: chosen.as_ref().map(|l| round_price(l.price)),
-                instance_type_options: fin.options.iter().map(|&i| name(i)).collect(),
-                pods: pod_keys,
-                launch: chosen.map(|launch| crate::api::ChosenLaunch { pool: t.pool, launch }),
-            });
-        }
+        let (replacements, stranded) = replacements_of(m, &sol, &moved);
         if !stranded.is_empty() {
             verdicts.entry(info.node).or_default().insert(
                 0,
