@@ -11,7 +11,7 @@ use crate::manifest::reader::{At, Sink};
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters (DNS-1123 label, the apiserver's rule
 /// for `spec.resourceClaims[].name`).
-fn dns_label(s: &str) -> bool {
+pub(super) fn dns_label(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 63
@@ -21,7 +21,7 @@ fn dns_label(s: &str) -> bool {
 }
 
 /// DNS-1123 subdomain (object names): dot-separated labels, at most 253 characters.
-fn dns_subdomain(s: &str) -> bool {
+pub(super) fn dns_subdomain(s: &str) -> bool {
     s.len() <= 253 && s.split('.').all(dns_label)
 }
 

@@ -8,6 +8,7 @@
 //! when the objects count (`--ignore-dra-requests=false`), since Karpenter never reads them
 //! otherwise. `Lowering::finish` decides which apply.
 
+use super::claims::{dns_label, dns_subdomain};
 use crate::dra::{cel, AttrValue, Claim, Device, DeviceClass, DeviceKey, Mode, Request, Slice};
 use crate::manifest::reader::{At, Sink};
 
@@ -23,19 +24,6 @@ const MAX_DRIVER_NAME: usize = 63; // DriverNameMaxLength
 const MAX_POOL_NAME: usize = 253; // PoolNameMaxLength
 const MAX_QUALIFIED_NAME_ID: usize = 32; // DeviceMaxIDLength
 const MAX_STRING_ATTRIBUTE: usize = 64; // DeviceAttributeMaxValueLength
-
-fn dns_label(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 63
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
-        && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-}
-
-fn dns_subdomain(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 253 && s.split('.').all(dns_label)
-}
 
 /// A C identifier of at most 32 characters, optionally after `<dns subdomain>/`
 /// (resource/v1 `QualifiedName` / `FullyQualifiedName` ids).
