@@ -236,11 +236,17 @@ impl Lowerer {
             reservation_interruptible: l.interner.intern(labels::RESERVATION_INTERRUPTIBLE),
             node_class: l.interner.intern(labels::EC2_NODE_CLASS),
         };
+        // The stages below walk every pod (800,000 take ~0.5 s in all) and none polls inside,
+        // so a cancelled call stops between them; the answer is dropped (crate::interrupt).
+        let cancelled = || crate::interrupt::poll().then(Vec::new);
         l.merge_claims();
         hash_version::apply(&mut l.nodes, &l.claim_hashes, &l.node_pools, &l.pool_hash_versions);
         // Owners first: reconciling removes replicas a controller already runs, which would
         // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
+        if let Some(e) = cancelled() {
+            return Err(e);
+        }
         let capacity_buffers = l.expand_buffers(&settings);
         if settings.feature_gates.pod_deletion_cost_management {
             // Karpenter writes pod-deletion-cost itself and no longer reads it as a cost.
@@ -255,7 +261,13 @@ impl Lowerer {
                 n.capacity = it.capacity.clone();
             }
         }
+        if let Some(e) = cancelled() {
+            return Err(e);
+        }
         l.check_duplicates();
+        if let Some(e) = cancelled() {
+            return Err(e);
+        }
         l.check_pool_bound(catalog.types.len());
         let dra = l.finish_dra(&settings);
         for np in l.node_pools.iter_mut() {
@@ -1164,6 +1176,10 @@ impl Lowering {
         // the first one is.
         let mut seen = std::collections::HashMap::with_capacity(self.pods.len());
         for (i, p) in self.pods.iter().enumerate() {
+            // Cancelled: stop here, the caller drops the answer (crate::interrupt).
+            if i % 4096 == 4095 && crate::interrupt::poll() {
+                return;
+            }
             if let Some(&first) = seen.get(&(p.namespace.as_str(), p.name.as_str())) {
                 let mut at = where_in(source_of(&self.pod_sources, first), self.pods[first].document);
                 if let Some(item) = source_of(&self.pod_items, first) {
