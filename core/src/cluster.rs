@@ -78,6 +78,27 @@ impl Cluster {
     pub(crate) fn plan_with_at(&self, opts: crate::provision::RenderOptions, now: Option<i64>) -> Plan {
         let mut model = crate::catalog::resolve::at_time(&self.model, now);
         let changes = now.map(|t| crate::catalog::reservation_time::changes(&model, t)).unwrap_or_default();
+        // Nodes already deleting in the input (deletionTimestamp on the Node or NodeClaim):
+        // Karpenter's provisioner provisions for their currently reschedulable pods in every
+        // pass, as for those of the NodeClaims a reservation end deletes below.
+        let deleting: Vec<usize> = (0..model.nodes.len()).filter(|&k| model.nodes[k].marked_for_deletion).collect();
+        let mut warnings = self.warnings.clone();
+        if !deleting.is_empty() {
+            let undecided =
+                crate::catalog::reservation_time::pend_pods_of_deleting(model.to_mut(), &deleting, now, crate::disruption::fully_blocked);
+            if !undecided.is_empty() {
+                let pods: Vec<String> = undecided.iter().map(|&p| model.pods[p].key()).collect();
+                warnings.push(Warning {
+                    code: "deleting-node-pods-need-now".into(),
+                    message: format!(
+                        "{} pod(s) on deleting nodes carry a karpenter.sh/do-not-disrupt duration ({}): whether Karpenter provisions for them again depends on the time of the pass; they stay on their nodes here (give the time with --now)",
+                        pods.len(),
+                        pods.join(", ")
+                    ),
+                    object: None,
+                });
+            }
+        }
         if let (Some(t), false) = (now, changes.is_empty()) {
             crate::catalog::reservation_time::apply_for_pass(model.to_mut(), &changes, t, crate::disruption::fully_blocked);
         }
@@ -87,7 +108,7 @@ impl Cluster {
         if crate::interrupt::poll() {
             return Plan::default();
         }
-        let mut plan = crate::provision::render_with(&model, &sol, self.warnings.clone(), opts);
+        let mut plan = crate::provision::render_with(&model, &sol, warnings, opts);
         plan.reservation_changes = crate::reservation_report::changes_out(&model, &changes);
         plan
     }

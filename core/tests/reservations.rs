@@ -345,3 +345,84 @@ fn a_pod_deferred_on_a_held_reservation_gets_no_fix_hint() {
     let p = plan(&request(&yaml, json!([]), None));
     assert!(p.unschedulable.is_empty());
 }
+
+/// A pod bound to `node`, running since 11:30, with extra metadata lines.
+fn bound_pod(name: &str, node: &str, meta: &str) -> String {
+    format!(
+        r#"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  {meta}
+spec:
+  nodeName: {node}
+  containers:
+  - name: c
+    image: trainer
+    resources: {{requests: {{cpu: "100", nvidia.com/gpu: "8"}}, limits: {{nvidia.com/gpu: "8"}}}}
+status:
+  phase: Running
+  startTime: "2026-12-01T11:30:00Z"
+"#
+    )
+}
+
+#[test]
+fn pods_of_a_node_already_deleting_pend_again_in_the_pass() {
+    // An on-demand p5 whose NodeClaim is being deleted (deletionTimestamp in the input): the
+    // provisioner provisions for its currently reschedulable pods (provisioner.go Schedule,
+    // nodes.Deleting().CurrentlyReschedulablePods), not for a do-not-disrupt one, nor for one
+    // whose do-not-disrupt duration (1h from 11:30) has not run out at the pass time.
+    let node = r#"
+apiVersion: v1
+kind: Node
+metadata:
+  name: old-p5
+  deletionTimestamp: "2026-12-01T11:55:00Z"
+  finalizers: [karpenter.sh/termination]
+  labels:
+    karpenter.sh/nodepool: p5
+    node.kubernetes.io/instance-type: p5.48xlarge
+    topology.kubernetes.io/zone: us-east-1a
+    karpenter.sh/capacity-type: on-demand
+    karpenter.sh/initialized: "true"
+    karpenter.sh/registered: "true"
+  creationTimestamp: "2026-12-01T00:00:00Z"
+status:
+  capacity: {cpu: "192", memory: 2048Gi, pods: "100", nvidia.com/gpu: "24"}
+  allocatable: {cpu: "191", memory: 2000Gi, pods: "100", nvidia.com/gpu: "24"}
+  conditions: [{type: Ready, status: "True"}]
+"#;
+    let yaml = vec![
+        NODE_CLASS.to_string(),
+        pool("p5", 1, "reserved, on-demand"),
+        node.to_string(),
+        bound_pod("train-0", "old-p5", ""),
+        bound_pod("train-1", "old-p5", "annotations: {karpenter.sh/do-not-disrupt: \"true\"}"),
+        bound_pod("train-2", "old-p5", "annotations: {karpenter.sh/do-not-disrupt: 1h}"),
+    ];
+    let res = json!([reservation("cr-a", "us-east-1a", "default", 2, None)]);
+    let placed = |p: &Plan| {
+        let mut v: Vec<String> = p.node_claims.iter().flat_map(|c| c.pods.iter().cloned()).collect();
+        v.sort();
+        v
+    };
+    // 12:00: train-2 is still protected; train-0 launches into the reservation.
+    let p = plan(&request(&yaml, res.clone(), Some("2026-12-01T12:00:00Z")));
+    assert_eq!(placed(&p), ["default/train-0"], "{:?}", p.unschedulable);
+    assert_eq!(p.node_claims[0].reservation_id.as_deref(), Some("cr-a"));
+    assert!(p.warnings.iter().all(|w| w.code != "deleting-node-pods-need-now"));
+    // 12:31: its hour is over, so it pends too (the reservation's second slot is deferred to
+    // the next pass by pessimistic reservation, or taken by the same NodeClaim: either way it
+    // is provisioned for).
+    let p = plan(&request(&yaml, res.clone(), Some("2026-12-01T12:31:00Z")));
+    let provisioned: Vec<String> = placed(&p).into_iter().chain(p.unschedulable.iter().map(|u| u.pod.clone())).collect();
+    assert!(provisioned.contains(&"default/train-2".to_string()), "{provisioned:?}");
+    assert!(!provisioned.contains(&"default/train-1".to_string()), "{provisioned:?}");
+    // Without a pass time the duration cannot be evaluated: train-2 stays, and a warning says so.
+    let p = plan(&request(&yaml, res, None));
+    assert_eq!(placed(&p), ["default/train-0"]);
+    let w = p.warnings.iter().find(|w| w.code == "deleting-node-pods-need-now").expect("a warning on the time-dependent pod");
+    assert!(w.message.contains("default/train-2"), "{}", w.message);
+}

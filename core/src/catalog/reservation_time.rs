@@ -113,19 +113,48 @@ pub fn apply(m: &mut Model, changes: &[(usize, usize, NodeChange)]) {
 /// The others stay bound to the deleting node, which takes no pods.
 pub fn apply_for_pass(m: &mut Model, changes: &[(usize, usize, NodeChange)], now: i64, fully_blocked: impl Fn(&Model, usize) -> bool) {
     apply(m, changes);
-    let deleted: Vec<&str> = changes.iter().filter(|c| c.2 == NodeChange::Deleted).map(|&(k, _, _)| m.nodes[k].name.as_str()).collect();
-    let moved: Vec<usize> = (0..m.pods.len())
-        .filter(|&p| {
-            let pod = &m.pods[p];
-            pod.node_name.as_deref().is_some_and(|n| deleted.contains(&n))
-                && pod.is_reschedulable()
-                && !pod.do_not_disrupt_at(now)
-                && !fully_blocked(m, p)
-        })
-        .collect();
+    let deleted: Vec<usize> = changes.iter().filter(|c| c.2 == NodeChange::Deleted).map(|&(k, _, _)| k).collect();
+    pend_pods_of_deleting(m, &deleted, Some(now), fully_blocked);
+}
+
+/// The pods of the deleting nodes `nodes` that Karpenter's provisioner provisions for again in
+/// a pass at `now` (provisioner.go `Schedule`: `nodes.Deleting().CurrentlyReschedulablePods`;
+/// pdb.go `IsCurrentlyReschedulable`: reschedulable — not DaemonSet, mirror or terminal — not
+/// protected by `karpenter.sh/do-not-disrupt` at `now`, not behind a PDB that allows no
+/// eviction) are unbound, so the pass schedules them as pending pods; the others stay on the
+/// deleting node, which takes no pods. Without `now`, a do-not-disrupt duration cannot be
+/// evaluated: such pods stay, and are returned so the caller can say their move depends on
+/// the time.
+pub fn pend_pods_of_deleting(
+    m: &mut Model,
+    nodes: &[usize],
+    now: Option<i64>,
+    fully_blocked: impl Fn(&Model, usize) -> bool,
+) -> Vec<usize> {
+    if nodes.is_empty() {
+        return Vec::new();
+    }
+    let names: Vec<&str> = nodes.iter().map(|&k| m.nodes[k].name.as_str()).collect();
+    let mut moved = Vec::new();
+    let mut undecided = Vec::new();
+    for p in 0..m.pods.len() {
+        let pod = &m.pods[p];
+        if !pod.node_name.as_deref().is_some_and(|n| names.contains(&n)) || !pod.is_reschedulable() || fully_blocked(m, p) {
+            continue;
+        }
+        match now {
+            Some(t) if pod.do_not_disrupt_at(t) => {}
+            Some(_) => moved.push(p),
+            // Protected at any time ("true", or a duration without a start time).
+            None if pod.do_not_disrupt_at(i64::MAX) => {}
+            None if pod.do_not_disrupt_for.is_some() => undecided.push(p),
+            None => moved.push(p),
+        }
+    }
     for p in moved {
         m.pods[p].node_name = None;
     }
+    undecided
 }
 
 /// One sentence on a change, for answers.

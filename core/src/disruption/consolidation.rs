@@ -294,7 +294,9 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     let (c, fin) = claims.swap_remove(0);
     let pc = &sol.claims[c];
     let t = &sol.templates[pc.template];
-    let mut r = pc.requirements.clone();
+    // FinalizeScheduling's pin: a replacement that reserved a free slot keeps only reserved
+    // offerings, so the price filter below leaves only the types of its reservations.
+    let mut r = launch::launch_requirements(pc, m).into_owned();
     let all_spot = cands.iter().all(|&i| m.nodes[infos[i].node].capacity_type.as_deref() == Some(crate::labels::SPOT));
     let admits = |r: &crate::requirements::Requirements, ct| r.get(m.keys.capacity_type).is_none_or(|c| c.has(ct, &m.interner));
     let mut options = fin.options;

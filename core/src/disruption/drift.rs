@@ -70,7 +70,20 @@ fn instance_type_not_found(m: &Model, n: &ExistingNode) -> Option<String> {
         Some(c) if c == Some(m.keys.reserved) => o == m.keys.reserved || o == m.keys.on_demand,
         Some(c) => c == Some(o),
     };
-    if it.offerings.iter().any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type)) {
+    // drift.go drops only the provider's `ReservedCapacityLabels` from a reserved NodeClaim's
+    // labels: the AWS provider registers the reservation id and type (apis/v1/doc.go), not
+    // `capacity-reservation-interruptible`. So that label still has to match: on-demand and spot
+    // offerings have it as DoesNotExist (offering/base_resolver.go), a reserved offering has its
+    // reservation's value. A reserved NodeClaim whose reservation is no longer offered to its
+    // NodePool is then not found, even with an on-demand offering in its zone.
+    let interruptible =
+        (ct == Some(Some(m.keys.reserved)) && m.catalog.is_aws()).then(|| n.labels.get(m.keys.reservation_interruptible)).flatten();
+    let interruptible_ok = |o: &crate::catalog::Offering| match (interruptible, o.reservation) {
+        (None, _) => true,
+        (Some(v), Some(r)) => m.reservations[r as usize].interruptible_value == v,
+        (Some(_), None) => false,
+    };
+    if it.offerings.iter().any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type) && interruptible_ok(o)) {
         return None;
     }
     Some(format!(

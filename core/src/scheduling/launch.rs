@@ -57,8 +57,21 @@ pub type Decision = Result<(Vec<u32>, Option<Launch>), (crate::labels::KeyId, u3
 
 /// Finalise one claim. `Err` carries the minValues shortfall when truncation violates it.
 pub fn finalize(c: usize, pc: &PlannedClaim, t: &Template, m: &Model) -> Result<FinalClaim, (crate::labels::KeyId, u32, usize)> {
-    let (options, launch) = decide(&pc.its, &pc.requirements, m)?;
+    let (options, launch) = decide(&pc.its, &launch_requirements(pc, m), m)?;
     Ok(finish(c, pc, t, options, launch))
+}
+
+/// The requirements a planned claim is launched (and, in disruption, price-filtered) under:
+/// Karpenter's `FinalizeScheduling` (scheduling/nodeclaim.go) pins a NodeClaim that holds
+/// reservations to capacity type `reserved` and to the reservation ids it holds. It runs for
+/// every Solve, so a consolidation, drift or repair replacement that reserved a free slot in
+/// the simulation keeps only its reserved offerings too.
+pub fn launch_requirements<'a>(pc: &'a PlannedClaim, m: &Model) -> std::borrow::Cow<'a, Requirements> {
+    if pc.reserved.is_empty() {
+        std::borrow::Cow::Borrowed(&pc.requirements)
+    } else {
+        std::borrow::Cow::Owned(crate::catalog::launch_reserved::pin(&pc.requirements, &pc.reserved, m))
+    }
 }
 
 /// The options (cheapest first, truncated) and the launch for candidate types `its` under
@@ -205,14 +218,10 @@ pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usiz
     // few pod shapes, and sorting each one's candidates by price dominated rendering.
     let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without), Decision> = Default::default();
     // FinalizeScheduling: a claim holding reservations launches only into them.
-    let pinned: Vec<Option<Requirements>> = sol
-        .claims
-        .iter()
-        .map(|pc| (!pc.reserved.is_empty()).then(|| crate::catalog::launch_reserved::pin(&pc.requirements, &pc.reserved, m)))
-        .collect();
+    let pinned: Vec<std::borrow::Cow<Requirements>> = sol.claims.iter().map(|pc| launch_requirements(pc, m)).collect();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
-        let reqs = pinned[c].as_ref().unwrap_or(&pc.requirements);
+        let reqs: &Requirements = &pinned[c];
         let r = Without { reqs, skip: [m.keys.hostname; 4] };
         let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| decide(&pc.its, reqs, m)).clone();
         match decision.map(|(options, l)| finish(c, pc, t, options, l)) {

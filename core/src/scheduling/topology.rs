@@ -268,8 +268,14 @@ fn domains_of(key: KeyId, m: &Model) -> BTreeMap<ValueId, Domain> {
             for it in &m.catalog.types {
                 // The type's requirement on the key: its offerings' zones or capacity types,
                 // its label, or DoesNotExist for a catalog label it does not carry.
-                let own = if key == zone || key == ct {
-                    Requirement::in_values(it.offerings.iter().map(|o| if key == zone { o.zone } else { o.capacity_type }))
+                // A reservation's zone is not one of the type's zones by itself: the AWS
+                // provider's zone requirement is the zones EC2 offers the type in (types.go
+                // `availableZones`), and a reservation in another zone only adds an unavailable
+                // offering (reserved_capacity_resolver.go). Its capacity type does count.
+                let own = if key == zone {
+                    Requirement::in_values(it.offerings.iter().filter(|o| o.reservation.is_none()).map(|o| o.zone))
+                } else if key == ct {
+                    Requirement::in_values(it.offerings.iter().map(|o| o.capacity_type))
                 } else {
                     it.labels.get(key).map_or_else(Requirement::does_not_exist, |v| Requirement::in_values([v]))
                 };
