@@ -92,6 +92,14 @@ pub struct Allocation {
     pub devices: Vec<DeviceKey>,
 }
 
+/// One `status.reservedFor` entry of a claim: whether it is a pod (`resource: pods`, core
+/// group), and its uid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consumer {
+    pub pod: bool,
+    pub uid: String,
+}
+
 /// A ResourceClaim (or a ResourceClaimTemplate's `spec.spec`, with `allocation` None).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claim {
@@ -99,6 +107,9 @@ pub struct Claim {
     pub name: String,
     pub requests: Vec<Request>,
     pub allocation: Option<Allocation>,
+    /// `status.reservedFor`: who uses the allocation (a claim reserved only by pods that a
+    /// disruption moves is allocated again, `scheduling::dra`).
+    pub reserved_for: Vec<Consumer>,
 }
 
 /// A ResourceSlice: node-local (`nodeName`) or for every node (`allNodes`, `node` None).

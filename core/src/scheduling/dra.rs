@@ -173,6 +173,9 @@ pub struct Outcome {
 pub struct Pass {
     /// In-cluster devices held: by the input's allocated claims, then by this pass.
     used: HashSet<DeviceKey>,
+    /// Allocated claims of the input reserved only by pods of the batch that are migrating off
+    /// their nodes (by identity): allocated again in this pass, wherever their pods go.
+    released: HashSet<usize>,
     /// Template devices held, per holder and instance type.
     held: HashMap<(Holder, u32), HashSet<DeviceKey>>,
     /// Shared claims allocated in this pass.
@@ -196,8 +199,35 @@ pub struct Pass {
 }
 
 impl Pass {
-    pub fn new(m: &Model) -> Pass {
-        let used = m.dra.claims.iter().filter_map(|c| c.allocation.as_ref()).flat_map(|a| a.devices.iter().cloned()).collect();
+    /// The allocator's state for a pass whose batch holds the pods `batch`: those of them that
+    /// run on a node (a disruption candidate's, a deleting node's) are migrating, so a claim
+    /// reserved only by such pods is allocated again and its devices are free
+    /// (provisioning/dra.go `gatherAllocatedDevices`, dynamicresources/allocator.go
+    /// `ClassifyClaims`).
+    pub fn new(m: &Model, batch: &[usize]) -> Pass {
+        let deleting: HashSet<&str> =
+            batch.iter().map(|&p| &m.pods[p]).filter(|p| p.node_name.is_some() && !p.uid.is_empty()).map(|p| p.uid.as_str()).collect();
+        let released: HashSet<usize> = m
+            .dra
+            .claims
+            .iter()
+            .filter(|c| c.allocation.is_some() && !c.reserved_for.is_empty())
+            .filter(|c| c.reserved_for.iter().all(|r| r.pod && deleting.contains(r.uid.as_str())))
+            .map(|c| c as *const Claim as usize)
+            .collect();
+        // A device is free when the pods of every claim holding it are all migrating (and
+        // there is at least one): the deviceallocation controller's per-device pod set.
+        let mut consumers: HashMap<&DeviceKey, Vec<&str>> = HashMap::new();
+        for c in &m.dra.claims {
+            for d in c.allocation.iter().flat_map(|a| &a.devices) {
+                consumers.entry(d).or_default().extend(c.reserved_for.iter().filter(|r| r.pod).map(|r| r.uid.as_str()));
+            }
+        }
+        let used = consumers
+            .into_iter()
+            .filter(|(_, pods)| pods.is_empty() || !pods.iter().all(|u| deleting.contains(u)))
+            .map(|(d, _)| d.clone())
+            .collect();
         let gates = &m.settings.aws_feature_gates;
         let templates: HashMap<u32, Vec<aws::Template>> = if gates.any_dra() {
             m.catalog
@@ -244,6 +274,7 @@ impl Pass {
             .collect();
         Pass {
             used,
+            released,
             held: HashMap::new(),
             bound: HashMap::new(),
             templates,
@@ -280,7 +311,8 @@ impl Pass {
         let claims = self.resolve(m, pod)?;
         let mut open: Vec<&Resolved> = Vec::new();
         for r in &claims {
-            if let Some(Allocation { node: Some(node), .. }) = &r.claim.allocation {
+            let released = self.released.contains(&(r.claim as *const Claim as usize));
+            if let (false, Some(Allocation { node: Some(node), .. })) = (released, &r.claim.allocation) {
                 let here = matches!(holder, Holder::Node(n) if &m.nodes[n].name == node);
                 if !here {
                     let claim = r.shared.clone().unwrap_or_default();
@@ -288,7 +320,7 @@ impl Pass {
                 }
                 continue;
             }
-            if r.claim.allocation.is_some() {
+            if r.claim.allocation.is_some() && !released {
                 continue;
             }
             match r.shared.as_ref().and_then(|s| self.bound.get(s)) {
