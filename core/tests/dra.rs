@@ -237,3 +237,48 @@ fn an_incomplete_or_old_pool_offers_nothing() {
     let on_node: Vec<&Value> = v["existingNodes"].as_array().unwrap().iter().filter(|n| n["name"] == "n1").collect();
     assert_eq!(on_node[0]["pods"].as_array().unwrap().len(), 1, "one device of the newest generation: {v}");
 }
+
+/// An `allNodes` ResourceSlice of 7 devices and `templates` claim templates of 8 one-device
+/// requests each over them: every search fails, after 95,900 steps (dra::search's own test).
+fn hostile(templates: usize, pods_per_template: usize) -> String {
+    let devices: String = (0..7).map(|i| format!("  - name: nic-{i}\n")).collect();
+    let mut text = format!(
+        "{CLASS}---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: general}}\nspec:\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n      requirements: []\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: nic}}\nspec:\n  selectors:\n  - cel: {{expression: 'device.driver == \"example.com\"'}}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: shared}}\nspec:\n  driver: example.com\n  pool: {{name: shared, generation: 1, resourceSliceCount: 1}}\n  allNodes: true\n  devices:\n{devices}"
+    );
+    let requests: String = (0..8).map(|i| format!("      - name: r{i}\n        exactly: {{deviceClassName: nic}}\n")).collect();
+    for t in 0..templates {
+        text += &format!("---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: t{t}, namespace: default}}\nspec:\n  spec:\n    devices:\n      requests:\n{requests}");
+        for p in 0..pods_per_template {
+            text += &pod(&format!("p{t}-{p}"), &format!("resourceClaimTemplateName: t{t}"));
+        }
+    }
+    text
+}
+
+#[test]
+fn a_search_is_run_once_per_claim_and_device_profile() {
+    // 40 pods × every instance type of the catalog, each search 95,900 steps: 21 s of CPU for
+    // 20 such pods before the searches were memoised (one search per template and profile now).
+    // All types without provider templates have the same devices (the allNodes ones): one search.
+    let v = ok(&hostile(1, 40), "");
+    assert_eq!(v["unschedulable"].as_array().unwrap().len(), 40, "{v}");
+    for p in 0..40 {
+        assert!(reason(&v, &format!("default/p0-{p}")).contains("no instance type can satisfy the allocation"), "{v}");
+    }
+}
+
+#[test]
+fn the_pass_step_budget_refuses_further_searches_with_a_located_reason() {
+    // 240 distinct templates: 240 distinct searches of 95,900 steps, past the pass's budget of
+    // 20,000,000 (208 searches fit). The pods searched first get the allocator's answer, the
+    // rest a reason naming the pod, its document, its claim and the bound.
+    let v = ok(&hostile(240, 1), "");
+    let u = v["unschedulable"].as_array().unwrap();
+    assert_eq!(u.len(), 240, "{v}");
+    let messages: Vec<String> = (0..240).map(|t| reason(&v, &format!("default/p{t}-0"))).collect();
+    let refused = messages.iter().filter(|m| m.contains("device-search steps per scheduling pass ran out")).count();
+    let answered = messages.iter().filter(|m| m.contains("no instance type can satisfy the allocation")).count();
+    assert_eq!((answered, refused), (208, 32), "{messages:?}");
+    let last = messages.iter().find(|m| m.contains("ran out")).unwrap();
+    assert!(last.contains("claims [\"gpu\"]") && last.contains("(document ") && last.contains("20000000"), "{last}");
+}

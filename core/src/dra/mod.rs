@@ -28,6 +28,13 @@ pub const MAX_CLAIM_DEVICES: usize = 32;
 /// whatever the input.
 pub const MAX_SEARCH_STEPS: usize = 100_000;
 
+/// Steps every device search of one scheduling pass may take together (nodecast's own bound,
+/// not Karpenter's): searches are memoised per (claims, devices, free devices), but a request
+/// can still hold many distinct searches of up to [`MAX_SEARCH_STEPS`] each; past this the pass
+/// refuses further searches with a located reason (`scheduling::dra::DraFail::Budget`).
+/// 200 full searches, about a second of CPU.
+pub const MAX_PASS_STEPS: usize = 200 * MAX_SEARCH_STEPS;
+
 /// A typed device attribute (resource/v1 `DeviceAttribute`: exactly one of its values).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AttrValue {
@@ -85,6 +92,14 @@ pub struct Allocation {
     pub devices: Vec<DeviceKey>,
 }
 
+/// One `status.reservedFor` entry of a claim: whether it is a pod (`resource: pods`, core
+/// group), and its uid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consumer {
+    pub pod: bool,
+    pub uid: String,
+}
+
 /// A ResourceClaim (or a ResourceClaimTemplate's `spec.spec`, with `allocation` None).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claim {
@@ -92,6 +107,9 @@ pub struct Claim {
     pub name: String,
     pub requests: Vec<Request>,
     pub allocation: Option<Allocation>,
+    /// `status.reservedFor`: who uses the allocation (a claim reserved only by pods that a
+    /// disruption moves is allocated again, `scheduling::dra`).
+    pub reserved_for: Vec<Consumer>,
 }
 
 /// A ResourceSlice: node-local (`nodeName`) or for every node (`allNodes`, `node` None).
@@ -156,7 +174,7 @@ pub struct Candidate<'a> {
 pub enum SearchFail {
     /// No assignment of free devices satisfies the requests.
     NoDevices,
-    /// [`MAX_SEARCH_STEPS`] ran out.
+    /// The step limit the caller gave ran out.
     TooManySteps,
 }
 
@@ -169,11 +187,31 @@ pub enum SearchFail {
 /// `matches[r][d]`: candidate `d` matches request `r` (class and request selectors);
 /// `free[d]`: nobody holds candidate `d`. Within one ExactCount request the chosen indices
 /// increase: the same sets as Karpenter's slot-by-slot search, without trying each set once per
-/// order.
-pub fn search(modes: &[Mode], matches: &[Vec<bool>], free: &[bool]) -> Result<Vec<Vec<usize>>, SearchFail> {
+/// order. Gives up after `limit` steps; `steps` counts the steps taken (added to).
+pub fn search(
+    modes: &[Mode],
+    matches: &[Vec<bool>],
+    free: &[bool],
+    limit: usize,
+    steps: &mut usize,
+) -> Result<Vec<Vec<usize>>, SearchFail> {
     let mut chosen: Vec<Vec<usize>> = vec![Vec::new(); modes.len()];
     let mut taken = vec![false; free.len()];
-    let mut steps = 0usize;
+    let mut used = 0usize;
+    let r = search_from(modes, matches, free, limit, &mut used, &mut taken, &mut chosen);
+    *steps += used;
+    r.map(|()| chosen)
+}
+
+fn search_from(
+    modes: &[Mode],
+    matches: &[Vec<bool>],
+    free: &[bool],
+    limit: usize,
+    steps: &mut usize,
+    taken: &mut [bool],
+    chosen: &mut [Vec<usize>],
+) -> Result<(), SearchFail> {
     // All requests first take exactly what they must: every matching device.
     for (r, mode) in modes.iter().enumerate() {
         if *mode == Mode::All {
@@ -187,33 +225,30 @@ pub fn search(modes: &[Mode], matches: &[Vec<bool>], free: &[bool]) -> Result<Ve
             chosen[r] = all;
         }
     }
-    #[allow(clippy::too_many_arguments)]
-    fn dfs(
-        r: usize,
-        from: usize,
-        modes: &[Mode],
-        matches: &[Vec<bool>],
-        free: &[bool],
-        taken: &mut [bool],
-        chosen: &mut [Vec<usize>],
-        steps: &mut usize,
-    ) -> Result<bool, SearchFail> {
-        let Some(mode) = modes.get(r) else { return Ok(true) };
-        let Mode::ExactCount(n) = *mode else { return dfs(r + 1, 0, modes, matches, free, taken, chosen, steps) };
+    /// The search's fixed inputs, so the recursion passes one reference for them.
+    struct Ctx<'a> {
+        modes: &'a [Mode],
+        matches: &'a [Vec<bool>],
+        free: &'a [bool],
+        limit: usize,
+    }
+    fn dfs(c: &Ctx, r: usize, from: usize, taken: &mut [bool], chosen: &mut [Vec<usize>], steps: &mut usize) -> Result<bool, SearchFail> {
+        let Some(mode) = c.modes.get(r) else { return Ok(true) };
+        let Mode::ExactCount(n) = *mode else { return dfs(c, r + 1, 0, taken, chosen, steps) };
         if chosen[r].len() == n as usize {
-            return dfs(r + 1, 0, modes, matches, free, taken, chosen, steps);
+            return dfs(c, r + 1, 0, taken, chosen, steps);
         }
-        for d in from..free.len() {
+        for d in from..c.free.len() {
             *steps += 1;
-            if *steps > MAX_SEARCH_STEPS {
+            if *steps > c.limit {
                 return Err(SearchFail::TooManySteps);
             }
-            if !free[d] || taken[d] || !matches[r][d] {
+            if !c.free[d] || taken[d] || !c.matches[r][d] {
                 continue;
             }
             taken[d] = true;
             chosen[r].push(d);
-            if dfs(r, d + 1, modes, matches, free, taken, chosen, steps)? {
+            if dfs(c, r, d + 1, taken, chosen, steps)? {
                 return Ok(true);
             }
             chosen[r].pop();
@@ -221,8 +256,8 @@ pub fn search(modes: &[Mode], matches: &[Vec<bool>], free: &[bool]) -> Result<Ve
         }
         Ok(false)
     }
-    if dfs(0, 0, modes, matches, free, &mut taken, &mut chosen, &mut steps)? {
-        Ok(chosen)
+    if dfs(&Ctx { modes, matches, free, limit }, 0, 0, taken, chosen, steps)? {
+        Ok(())
     } else {
         Err(SearchFail::NoDevices)
     }
@@ -236,6 +271,10 @@ pub fn device_matches(class: &DeviceClass, request: &Request, driver: &str, devi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn search(modes: &[Mode], matches: &[Vec<bool>], free: &[bool]) -> Result<Vec<Vec<usize>>, SearchFail> {
+        super::search(modes, matches, free, MAX_SEARCH_STEPS, &mut 0)
+    }
 
     #[test]
     fn search_backtracks_and_honours_all() {
@@ -260,5 +299,14 @@ mod tests {
         let modes = vec![Mode::ExactCount(1); 40];
         let matches = vec![vec![true; 39]; 40];
         assert_eq!(search(&modes, &matches, &[true; 39]), Err(SearchFail::TooManySteps));
+        // The steps are counted, and a smaller limit stops sooner.
+        let mut steps = 0;
+        assert_eq!(super::search(&modes, &matches, &[true; 39], 500, &mut steps), Err(SearchFail::TooManySteps));
+        assert_eq!(steps, 501);
+        // 7 devices for 8 one-device requests: no answer, after 95,900 steps (under the bound).
+        let mut steps = 0;
+        let (modes, matches) = (vec![Mode::ExactCount(1); 8], vec![vec![true; 7]; 8]);
+        assert_eq!(super::search(&modes, &matches, &[true; 7], MAX_SEARCH_STEPS, &mut steps), Err(SearchFail::NoDevices));
+        assert_eq!(steps, 95_900);
     }
 }

@@ -227,13 +227,52 @@ fn allocation(alloc: &At, sink: &mut Sink) -> crate::dra::Allocation {
     crate::dra::Allocation { node, devices }
 }
 
+/// k8s.io/api resource/v1 `ResourceClaimReservedForMaxSize`.
+const MAX_RESERVED_FOR: usize = 256;
+
+/// `status.reservedFor` of a ResourceClaim (the consumers the scheduler reserved it for), as the
+/// apiserver validates it: `resource`, `name` and `uid` required, each `uid` once, at most 256
+/// entries, and only on an allocated claim.
+fn reserved_for(list: &At, allocated: bool, sink: &mut Sink) -> Vec<crate::dra::Consumer> {
+    if !allocated {
+        sink.error(
+            list,
+            "forbidden",
+            "status.reservedFor must be empty while the claim is not allocated",
+            "add status.allocation, or drop reservedFor",
+        );
+    }
+    let entries = sink.list(list);
+    if entries.len() > MAX_RESERVED_FOR {
+        sink.error(list, "too-many", format!("{} reservedFor entries; at most {MAX_RESERVED_FOR}", entries.len()), "fewer consumers");
+    }
+    let mut out: Vec<crate::dra::Consumer> = Vec::new();
+    for e in &entries {
+        let resource = required(e, "resource", sink, "\"pods\" for a pod consumer");
+        let _ = required(e, "name", sink, "the consumer's name");
+        let uid = required(e, "uid", sink, "the consumer's metadata.uid");
+        let group = sink.opt_scalar(e, "apiGroup").unwrap_or_default();
+        if let (Some(resource), Some(uid)) = (resource, uid) {
+            if out.iter().any(|c| c.uid == uid) {
+                let at = e.get("uid");
+                sink.error(at.as_ref().unwrap_or(e), "duplicate", format!("uid {uid:?} is reserved twice"), "each consumer once");
+                continue;
+            }
+            out.push(crate::dra::Consumer { pod: resource == "pods" && group.is_empty(), uid });
+        }
+    }
+    out
+}
+
 /// A ResourceClaim.
 pub fn resource_claim(root: &At, sink: &mut Sink) -> Claim {
     let (namespace, name) = name_of(root, sink, true);
     let requests = claim_spec(root.get("spec"), sink);
     let status = root.get("status");
     let allocation = status.as_ref().and_then(|s| s.get("allocation")).map(|a| allocation(&a, sink));
-    Claim { namespace, name, requests, allocation }
+    let reserved = status.as_ref().and_then(|s| s.get("reservedFor"));
+    let reserved_for = reserved.map(|r| reserved_for(&r, allocation.is_some(), sink)).unwrap_or_default();
+    Claim { namespace, name, requests, allocation, reserved_for }
 }
 
 /// A ResourceClaimTemplate (`spec.spec` is the generated claims' spec).
@@ -249,7 +288,7 @@ pub fn resource_claim_template(root: &At, sink: &mut Sink) -> Claim {
             "spec: {spec: {devices: {requests: [...]}}}",
         );
     }
-    Claim { namespace, name, requests: claim_spec(inner, sink), allocation: None }
+    Claim { namespace, name, requests: claim_spec(inner, sink), allocation: None, reserved_for: Vec::new() }
 }
 
 fn device(d: &At, sink: &mut Sink) -> Device {

@@ -18,9 +18,24 @@
 //! ResourceClaimTemplate is the one the resourceclaim controller generates for that pod alone.
 
 use crate::dra::{self, aws, Allocation, Claim, ClaimSource, Device, DeviceKey, SearchFail};
+use crate::fxhash::FxHashMap;
 use crate::labels::ValueId;
 use crate::model::{Model, Pod};
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// One pod's open claims, as a search sees them.
+struct Search<'m> {
+    /// The claims by identity (their address in the model, fixed for the pass).
+    ids: Vec<usize>,
+    /// Every request of the claims in order, with its DeviceClass, and its mode.
+    requests: Vec<(&'m dra::Request, &'m dra::DeviceClass)>,
+    modes: Vec<dra::Mode>,
+    pod: &'m Pod,
+    /// The pod's `spec.resourceClaims[].name` of each claim.
+    entries: Vec<&'m str>,
+}
 
 /// Who holds template devices: a planned NodeClaim (by placeholder hostname) or an in-flight
 /// NodeClaim of the input (by node index), per instance type.
@@ -62,6 +77,13 @@ pub enum DraFail {
         gates_off: bool,
     },
     TooManySteps,
+    /// nodecast's budget of device-search steps for one pass ([`dra::MAX_PASS_STEPS`]) ran out
+    /// while searching for this pod's claims (its `spec.resourceClaims[].name`s).
+    Budget {
+        pod: String,
+        document: usize,
+        claims: Vec<String>,
+    },
 }
 
 impl DraFail {
@@ -85,6 +107,10 @@ impl DraFail {
             DraFail::NoDevices { new_node: true, .. } => "allocating dynamic resources, no instance type can satisfy the allocation".into(),
             DraFail::NoDevices { new_node: false, .. } => "allocating dynamic resources, the node's devices cannot satisfy the allocation".into(),
             DraFail::TooManySteps => format!("allocating dynamic resources, the device search gave up after {} steps", dra::MAX_SEARCH_STEPS),
+            DraFail::Budget { pod, document, claims } => format!(
+                "allocating dynamic resources for pod {pod} (document {document}), claims {claims:?}: nodecast's bound of {} device-search steps per scheduling pass ran out (fewer DRA pods, claims with fewer requests, or fewer candidate devices)",
+                dra::MAX_PASS_STEPS
+            ),
         }
     }
 }
@@ -96,7 +122,43 @@ type Picks = Vec<(DeviceKey, bool)>;
 struct Resolved<'m> {
     /// `namespace/name` of a named claim (shared); None for a claim generated from a template.
     shared: Option<String>,
+    /// The pod's `spec.resourceClaims[].name` of it.
+    entry: &'m str,
     claim: &'m Claim,
+}
+
+/// Which candidate devices a search looks at, besides the claims' requests: an existing node's
+/// (its slices and the `allNodes` ones), or the `allNodes` devices followed by the template
+/// devices of a device profile (types whose templates hold the same devices share one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Scope {
+    Node(usize),
+    Profile(u32),
+}
+
+/// A search's answer: the candidate indices chosen, none fit, or the per-search bound ran out.
+#[derive(Debug, Clone)]
+enum Verdict {
+    Fits(Vec<usize>),
+    NoDevices,
+    TooManySteps,
+}
+
+/// (scope, the searched claims by identity, free candidates as bits): everything the search's
+/// answer is a function of, so a memoised verdict is the verdict (the claims' requests and
+/// classes and the scope's devices are fixed for the pass).
+type SearchKey = (Scope, Vec<usize>, Vec<u64>);
+
+/// Memoised matrices `matches[request][candidate]` per (scope, claims).
+type MatchMemo = FxHashMap<(Scope, Vec<usize>), Rc<Vec<Vec<bool>>>>;
+
+/// A candidate device of an existing node: its key, whether it is node-local, and where it is
+/// in the input (slice, device).
+struct NodeCand {
+    key: DeviceKey,
+    local: bool,
+    slice: usize,
+    device: usize,
 }
 
 /// What a successful check found: the surviving candidate types (empty for a node) and, per
@@ -111,19 +173,63 @@ pub struct Outcome {
 pub struct Pass {
     /// In-cluster devices held: by the input's allocated claims, then by this pass.
     used: HashSet<DeviceKey>,
+    /// Allocated claims of the input reserved only by pods of the batch that are migrating off
+    /// their nodes (by identity): allocated again in this pass, wherever their pods go.
+    released: HashSet<usize>,
     /// Template devices held, per holder and instance type.
     held: HashMap<(Holder, u32), HashSet<DeviceKey>>,
     /// Shared claims allocated in this pass.
     bound: HashMap<String, Bound>,
     /// The provider's templates per catalog instance type (only types that have some).
     templates: HashMap<u32, Vec<aws::Template>>,
+    /// Instance type → device profile (1-based; types without templates have profile 0).
+    profile_of: HashMap<u32, u32>,
+    /// Device profile → its template devices in order (driver, device); [0] is empty.
+    profiles: Vec<Vec<(&'static str, Device)>>,
+    /// The `allNodes` devices, in input order: key, slice, device.
+    shared: Vec<(DeviceKey, usize, usize)>,
+    /// Candidate devices per existing node (built on first use).
+    node_cands: RefCell<FxHashMap<usize, Rc<Vec<NodeCand>>>>,
+    /// Verdicts of searches already run (see [`SearchKey`]): DRA pods do not share the
+    /// scheduler's shape caches, so without it every pod × target × instance type searched anew.
+    memo: RefCell<FxHashMap<SearchKey, Verdict>>,
+    matches: RefCell<MatchMemo>,
+    /// Search steps left of [`dra::MAX_PASS_STEPS`].
+    steps_left: Cell<usize>,
 }
 
 impl Pass {
-    pub fn new(m: &Model) -> Pass {
-        let used = m.dra.claims.iter().filter_map(|c| c.allocation.as_ref()).flat_map(|a| a.devices.iter().cloned()).collect();
+    /// The allocator's state for a pass whose batch holds the pods `batch`: those of them that
+    /// run on a node (a disruption candidate's, a deleting node's) are migrating, so a claim
+    /// reserved only by such pods is allocated again and its devices are free
+    /// (provisioning/dra.go `gatherAllocatedDevices`, dynamicresources/allocator.go
+    /// `ClassifyClaims`).
+    pub fn new(m: &Model, batch: &[usize]) -> Pass {
+        let deleting: HashSet<&str> =
+            batch.iter().map(|&p| &m.pods[p]).filter(|p| p.node_name.is_some() && !p.uid.is_empty()).map(|p| p.uid.as_str()).collect();
+        let released: HashSet<usize> = m
+            .dra
+            .claims
+            .iter()
+            .filter(|c| c.allocation.is_some() && !c.reserved_for.is_empty())
+            .filter(|c| c.reserved_for.iter().all(|r| r.pod && deleting.contains(r.uid.as_str())))
+            .map(|c| c as *const Claim as usize)
+            .collect();
+        // A device is free when the pods of every claim holding it are all migrating (and
+        // there is at least one): the deviceallocation controller's per-device pod set.
+        let mut consumers: HashMap<&DeviceKey, Vec<&str>> = HashMap::new();
+        for c in &m.dra.claims {
+            for d in c.allocation.iter().flat_map(|a| &a.devices) {
+                consumers.entry(d).or_default().extend(c.reserved_for.iter().filter(|r| r.pod).map(|r| r.uid.as_str()));
+            }
+        }
+        let used = consumers
+            .into_iter()
+            .filter(|(_, pods)| pods.is_empty() || !pods.iter().all(|u| deleting.contains(u)))
+            .map(|(d, _)| d.clone())
+            .collect();
         let gates = &m.settings.aws_feature_gates;
-        let templates = if gates.any_dra() {
+        let templates: HashMap<u32, Vec<aws::Template>> = if gates.any_dra() {
             m.catalog
                 .types
                 .iter()
@@ -136,22 +242,65 @@ impl Pass {
         } else {
             HashMap::new()
         };
-        Pass { used, held: HashMap::new(), bound: HashMap::new(), templates }
+        // Profiles in catalog order, so their ids do not depend on the map's order.
+        let mut profiles: Vec<Vec<(&'static str, Device)>> = vec![Vec::new()];
+        let mut profile_of = HashMap::new();
+        let mut ids: Vec<u32> = templates.keys().copied().collect();
+        ids.sort_unstable();
+        for it in ids {
+            let devices: Vec<(&'static str, Device)> =
+                templates[&it].iter().flat_map(|t| t.devices.iter().map(move |d| (t.driver, d.clone()))).collect();
+            let p = match profiles.iter().position(|p| *p == devices) {
+                Some(p) => p,
+                None => {
+                    profiles.push(devices);
+                    profiles.len() - 1
+                }
+            };
+            profile_of.insert(it, p as u32);
+        }
+        let shared = m
+            .dra
+            .slices
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.node.is_none())
+            .flat_map(|(si, s)| {
+                s.devices
+                    .iter()
+                    .enumerate()
+                    .map(move |(di, d)| (DeviceKey { driver: s.driver.clone(), pool: s.pool.clone(), device: d.name.clone() }, si, di))
+            })
+            .collect();
+        Pass {
+            used,
+            released,
+            held: HashMap::new(),
+            bound: HashMap::new(),
+            templates,
+            profile_of,
+            profiles,
+            shared,
+            node_cands: Default::default(),
+            memo: Default::default(),
+            matches: Default::default(),
+            steps_left: Cell::new(dra::MAX_PASS_STEPS),
+        }
     }
 
-    fn resolve<'m>(&self, m: &'m Model, pod: &Pod) -> Result<Vec<Resolved<'m>>, DraFail> {
+    fn resolve<'m>(&self, m: &'m Model, pod: &'m Pod) -> Result<Vec<Resolved<'m>>, DraFail> {
         pod.dra_claims
             .iter()
             .map(|pc| match &pc.source {
                 ClaimSource::Claim(name) => m
                     .dra
                     .claim(&pod.namespace, name)
-                    .map(|claim| Resolved { shared: Some(format!("{}/{name}", pod.namespace)), claim })
+                    .map(|claim| Resolved { shared: Some(format!("{}/{name}", pod.namespace)), entry: &pc.name, claim })
                     .ok_or_else(|| DraFail::ClaimNotFound(format!("{}/{name}", pod.namespace))),
                 ClaimSource::Template(t) => m
                     .dra
                     .template(&pod.namespace, t)
-                    .map(|claim| Resolved { shared: None, claim })
+                    .map(|claim| Resolved { shared: None, entry: &pc.name, claim })
                     .ok_or_else(|| DraFail::TemplateNotFound { template: format!("{}/{t}", pod.namespace), claim: pc.name.clone() }),
             })
             .collect()
@@ -162,7 +311,8 @@ impl Pass {
         let claims = self.resolve(m, pod)?;
         let mut open: Vec<&Resolved> = Vec::new();
         for r in &claims {
-            if let Some(Allocation { node: Some(node), .. }) = &r.claim.allocation {
+            let released = self.released.contains(&(r.claim as *const Claim as usize));
+            if let (false, Some(Allocation { node: Some(node), .. })) = (released, &r.claim.allocation) {
                 let here = matches!(holder, Holder::Node(n) if &m.nodes[n].name == node);
                 if !here {
                     let claim = r.shared.clone().unwrap_or_default();
@@ -170,7 +320,7 @@ impl Pass {
                 }
                 continue;
             }
-            if r.claim.allocation.is_some() {
+            if r.claim.allocation.is_some() && !released {
                 continue;
             }
             match r.shared.as_ref().and_then(|s| self.bound.get(s)) {
@@ -194,21 +344,24 @@ impl Pass {
                 requests.push((q, class));
             }
         }
-        let modes: Vec<dra::Mode> = requests.iter().map(|(q, _)| q.mode).collect();
+        let search = Search {
+            ids: open.iter().map(|r| r.claim as *const Claim as usize).collect(),
+            modes: requests.iter().map(|(q, _)| q.mode).collect(),
+            requests,
+            pod,
+            entries: open.iter().map(|r| r.entry).collect(),
+        };
         let allocated: Vec<String> = open.iter().filter_map(|r| r.shared.clone()).collect();
         match holder {
             Holder::Node(n) if !m.nodes[n].in_flight => {
-                let name = &m.nodes[n].name;
-                let cands: Vec<(&str, &str, &Device, bool)> = m
-                    .dra
-                    .slices
-                    .iter()
-                    .filter(|s| s.node.as_ref().is_none_or(|x| x == name))
-                    .flat_map(|s| s.devices.iter().map(move |d| (s.driver.as_str(), s.pool.as_str(), d, s.node.is_some())))
-                    .collect();
-                let picks = self
-                    .search(&cands, &requests, &modes, None, holder)?
+                let cands = self.node_cands(m, n);
+                let free: Vec<bool> = cands.iter().map(|c| !self.used.contains(&c.key)).collect();
+                let devices =
+                    || cands.iter().map(|c| (m.dra.slices[c.slice].driver.as_str(), &m.dra.slices[c.slice].devices[c.device])).collect();
+                let chosen = self
+                    .verdict(Scope::Node(n), &search, &free, devices)?
                     .ok_or(DraFail::NoDevices { new_node: false, gates_off: false })?;
+                let picks = chosen.into_iter().map(|i| (cands[i].key.clone(), cands[i].local)).collect();
                 Ok(Outcome { its: Vec::new(), picks: vec![(None, picks)], allocated })
             }
             _ => {
@@ -220,23 +373,33 @@ impl Pass {
                     }
                     Holder::Claim(_) => its.to_vec(),
                 };
-                let shared: Vec<(&str, &str, &Device, bool)> = m
-                    .dra
-                    .slices
-                    .iter()
-                    .filter(|s| s.node.is_none())
-                    .flat_map(|s| s.devices.iter().map(move |d| (s.driver.as_str(), s.pool.as_str(), d, false)))
-                    .collect();
+                let shared_free: Vec<bool> = self.shared.iter().map(|(k, _, _)| !self.used.contains(k)).collect();
+                // Types without devices held on this holder differ only by profile.
+                let mut by_profile: FxHashMap<u32, Option<Vec<usize>>> = Default::default();
                 let mut kept = Vec::new();
                 let mut picks = Vec::new();
                 for &it in &its {
-                    let mut cands = shared.clone();
-                    for t in self.templates.get(&it).map(Vec::as_slice).unwrap_or(&[]) {
-                        cands.extend(t.devices.iter().map(|d| (t.driver, t.pool.as_str(), d, true)));
-                    }
-                    if let Some(p) = self.search(&cands, &requests, &modes, Some(it), holder)? {
+                    let profile = self.profile_of.get(&it).copied().unwrap_or(0);
+                    let chosen = match self.held.get(&(holder, it)) {
+                        None => match by_profile.get(&profile) {
+                            Some(c) => c.clone(),
+                            None => {
+                                let mut free = shared_free.clone();
+                                free.resize(self.shared.len() + self.profiles[profile as usize].len(), true);
+                                let c = self.profile_verdict(m, profile, &search, &free)?;
+                                by_profile.insert(profile, c.clone());
+                                c
+                            }
+                        },
+                        Some(held) => {
+                            let mut free = shared_free.clone();
+                            free.extend(self.template_keys(it).map(|k| !held.contains(&k)));
+                            self.profile_verdict(m, profile, &search, &free)?
+                        }
+                    };
+                    if let Some(chosen) = chosen {
                         kept.push(it);
-                        picks.push((Some(it), p));
+                        picks.push((Some(it), self.picks(it, &chosen)));
                     }
                 }
                 if kept.is_empty() {
@@ -247,32 +410,111 @@ impl Pass {
         }
     }
 
-    /// One search over candidates (driver, pool, device, node-local or template): the devices
-    /// picked (key, whether it pins the claim), or None when none fits.
-    fn search(
+    /// The template device keys of a new node of type `it`, in candidate order.
+    fn template_keys(&self, it: u32) -> impl Iterator<Item = DeviceKey> + '_ {
+        self.templates.get(&it).into_iter().flatten().flat_map(|t| {
+            t.devices.iter().map(move |d| DeviceKey { driver: t.driver.to_string(), pool: t.pool.clone(), device: d.name.clone() })
+        })
+    }
+
+    /// The devices candidate indices `chosen` are on a new node of type `it` (the `allNodes`
+    /// devices, then the type's template devices).
+    fn picks(&self, it: u32, chosen: &[usize]) -> Picks {
+        let n = self.shared.len();
+        let template: Vec<DeviceKey> = if chosen.iter().any(|&i| i >= n) { self.template_keys(it).collect() } else { Vec::new() };
+        chosen.iter().map(|&i| if i < n { (self.shared[i].0.clone(), false) } else { (template[i - n].clone(), true) }).collect()
+    }
+
+    /// The candidate devices of existing node `n`: its own slices' and the `allNodes` ones.
+    fn node_cands(&self, m: &Model, n: usize) -> Rc<Vec<NodeCand>> {
+        if let Some(c) = self.node_cands.borrow().get(&n) {
+            return c.clone();
+        }
+        let name = &m.nodes[n].name;
+        let cands: Rc<Vec<NodeCand>> = Rc::new(
+            m.dra
+                .slices
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.node.as_ref().is_none_or(|x| x == name))
+                .flat_map(|(si, s)| {
+                    s.devices.iter().enumerate().map(move |(di, d)| NodeCand {
+                        key: DeviceKey { driver: s.driver.clone(), pool: s.pool.clone(), device: d.name.clone() },
+                        local: s.node.is_some(),
+                        slice: si,
+                        device: di,
+                    })
+                })
+                .collect(),
+        );
+        self.node_cands.borrow_mut().insert(n, cands.clone());
+        cands
+    }
+
+    /// [`Pass::verdict`] over the `allNodes` devices and the template devices of `profile`.
+    fn profile_verdict(&self, m: &Model, profile: u32, search: &Search, free: &[bool]) -> Result<Option<Vec<usize>>, DraFail> {
+        let devices = || {
+            let shared = self.shared.iter().map(|&(_, si, di)| (m.dra.slices[si].driver.as_str(), &m.dra.slices[si].devices[di]));
+            shared.chain(self.profiles[profile as usize].iter().map(|(d, dev)| (*d, dev))).collect()
+        };
+        self.verdict(Scope::Profile(profile), search, free, devices)
+    }
+
+    /// The search over `devices` (of `scope`) with `free`, memoised; within the pass's budget.
+    fn verdict<'a>(
         &self,
-        cands: &[(&str, &str, &Device, bool)],
-        requests: &[(&dra::Request, &dra::DeviceClass)],
-        modes: &[dra::Mode],
-        it: Option<u32>,
-        holder: Holder,
-    ) -> Result<Option<Picks>, DraFail> {
-        let keys: Vec<DeviceKey> =
-            cands.iter().map(|(d, p, dev, _)| DeviceKey { driver: d.to_string(), pool: p.to_string(), device: dev.name.clone() }).collect();
-        let held = it.and_then(|it| self.held.get(&(holder, it)));
-        let free: Vec<bool> = keys
-            .iter()
-            .zip(cands)
-            .map(|(k, c)| if c.3 && it.is_some() { held.is_none_or(|h| !h.contains(k)) } else { !self.used.contains(k) })
-            .collect();
-        let matches: Vec<Vec<bool>> = requests
-            .iter()
-            .map(|(q, class)| cands.iter().map(|(driver, _, dev, _)| dra::device_matches(class, q, driver, dev)).collect())
-            .collect();
-        match dra::search(modes, &matches, &free) {
-            Ok(chosen) => Ok(Some(chosen.into_iter().flatten().map(|d| (keys[d].clone(), cands[d].3)).collect())),
-            Err(SearchFail::NoDevices) => Ok(None),
-            Err(SearchFail::TooManySteps) => Err(DraFail::TooManySteps),
+        scope: Scope,
+        s: &Search,
+        free: &[bool],
+        devices: impl FnOnce() -> Vec<(&'a str, &'a Device)>,
+    ) -> Result<Option<Vec<usize>>, DraFail> {
+        let mut bits = vec![0u64; free.len().div_ceil(64)];
+        for (i, _) in free.iter().enumerate().filter(|(_, f)| **f) {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+        let key = (scope, s.ids.clone(), bits);
+        let known = self.memo.borrow().get(&key).cloned();
+        let verdict = match known {
+            Some(v) => v,
+            None => {
+                let cached = self.matches.borrow().get(&(scope, s.ids.clone())).cloned();
+                let matches = cached.unwrap_or_else(|| {
+                    let devices = devices();
+                    let mm: Rc<Vec<Vec<bool>>> = Rc::new(
+                        s.requests
+                            .iter()
+                            .map(|(q, class)| devices.iter().map(|(driver, dev)| dra::device_matches(class, q, driver, dev)).collect())
+                            .collect(),
+                    );
+                    self.matches.borrow_mut().insert((scope, s.ids.clone()), mm.clone());
+                    mm
+                });
+                let left = self.steps_left.get();
+                let limit = left.min(dra::MAX_SEARCH_STEPS);
+                let mut steps = 0;
+                let r = dra::search(&s.modes, &matches, free, limit, &mut steps);
+                self.steps_left.set(left.saturating_sub(steps));
+                let v = match r {
+                    Ok(chosen) => Verdict::Fits(chosen.into_iter().flatten().collect()),
+                    Err(SearchFail::NoDevices) => Verdict::NoDevices,
+                    // The pass's budget, not this search's bound, ran out: no verdict to keep.
+                    Err(SearchFail::TooManySteps) if limit < dra::MAX_SEARCH_STEPS => {
+                        return Err(DraFail::Budget {
+                            pod: format!("{}/{}", s.pod.namespace, s.pod.name),
+                            document: s.pod.document,
+                            claims: s.entries.iter().map(|e| e.to_string()).collect(),
+                        })
+                    }
+                    Err(SearchFail::TooManySteps) => Verdict::TooManySteps,
+                };
+                self.memo.borrow_mut().insert(key, v.clone());
+                v
+            }
+        };
+        match verdict {
+            Verdict::Fits(chosen) => Ok(Some(chosen)),
+            Verdict::NoDevices => Ok(None),
+            Verdict::TooManySteps => Err(DraFail::TooManySteps),
         }
     }
 

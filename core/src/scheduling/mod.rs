@@ -334,12 +334,13 @@ pub fn solve_with(
         reserved_templates,
         placed: 0,
         failed_memo: Default::default(),
-        dra: (!m.settings.ignore_dra_requests).then(|| dra::Pass::new(m)),
+        dra: None,
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),
         None => (0..m.pods.len()).filter(|&i| m.pods[i].is_pending()).collect(),
     };
+    s.dra = (!m.settings.ignore_dra_requests).then(|| dra::Pass::new(m, &pending));
     let mut failures = Vec::new();
     let mut queue: Vec<usize> = Vec::new();
     for &p in &pending {

@@ -1,0 +1,109 @@
+//! Consolidation and a candidate's DRA claims (issue 28): Karpenter v1.15.0 treats the pods it
+//! moves off a candidate as deleting, so a claim reserved only by them is allocated again on
+//! the replacement capacity and the devices it held are free (disruption/helpers.go
+//! `SimulateScheduling` → provisioning/dra.go `gatherAllocatedDevices`,
+//! scheduling/dynamicresources/allocator.go `ClassifyClaims`). A claim also reserved by a pod
+//! that stays keeps its node.
+
+use nodecast::json::{Input, Request};
+use serde_json::Value;
+
+const CATALOG: &str = r#"{"instanceTypes": [
+  {"name": "s-8", "allocatable": {"cpu": "7900m", "memory": "15000Mi", "pods": "80"}, "onDemandPrice": 0.40, "spotPrice": 0.16}],
+  "capacityTypes": ["on-demand"]}"#;
+
+const POOL: &str = "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 0s, budgets: [{nodes: \"100%\"}]}\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements:\n      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\nspec:\n  selectors:\n  - cel: {expression: 'device.driver == \"gpu.nvidia.com\"'}\n";
+
+/// Node `name` with its NodeClaim and a ResourceSlice publishing one GPU on it.
+fn node(name: &str) -> String {
+    format!(
+        "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  creationTimestamp: \"2025-03-05T08:00:00Z\"\n  labels: {{karpenter.sh/nodepool: default, karpenter.sh/initialized: \"true\", karpenter.sh/capacity-type: on-demand, node.kubernetes.io/instance-type: s-8, topology.kubernetes.io/zone: test-zone-a}}\nstatus:\n  allocatable: {{cpu: 7900m, memory: 15000Mi, pods: \"80\"}}\n---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: {name}-claim\n  creationTimestamp: \"2025-03-05T08:00:00Z\"\n  labels: {{karpenter.sh/nodepool: default}}\nspec:\n  nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\nstatus:\n  nodeName: {name}\n  conditions:\n  - {{type: Initialized, status: \"True\", lastTransitionTime: \"2025-03-05T08:05:00Z\"}}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: {name}-gpu}}\nspec:\n  driver: gpu.nvidia.com\n  nodeName: {name}\n  pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}\n  devices:\n  - name: gpu-0\n"
+    )
+}
+
+/// A running pod on `node` (uid `uid-<name>`) using claim `claim`, or none; `annotations`.
+fn pod(name: &str, node: &str, claim: Option<&str>, annotations: &str) -> String {
+    let (rc, cc) = match claim {
+        Some(c) => (format!("  resourceClaims: [{{name: gpu, resourceClaimName: {c}}}]\n"), ", claims: [{name: gpu}]"),
+        None => (String::new(), ""),
+    };
+    format!(
+        "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\n  uid: uid-{name}\n  annotations: {{{annotations}}}\nspec:\n  nodeName: {node}\n{rc}  containers: [{{name: c, image: x, resources: {{requests: {{cpu: \"1\", memory: 128Mi}}{cc}}}}}]\nstatus:\n  phase: Running\n  startTime: \"2025-03-05T11:59:00Z\"\n"
+    )
+}
+
+/// Claim `name` allocated on node `node` (its gpu-0), reserved for the pods `reserved`.
+fn claim(name: &str, node: &str, reserved: &[&str]) -> String {
+    let reserved_for = if reserved.is_empty() {
+        String::new()
+    } else {
+        let entries: Vec<String> = reserved.iter().map(|p| format!("{{resource: pods, name: {p}, uid: uid-{p}}}")).collect();
+        format!("  reservedFor: [{}]\n", entries.join(", "))
+    };
+    format!(
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {{deviceClassName: gpu.nvidia.com}}\nstatus:\n  allocation:\n    devices:\n      results: [{{request: gpu, driver: gpu.nvidia.com, pool: {node}, device: gpu-0}}]\n    nodeSelector:\n      nodeSelectorTerms: [{{matchFields: [{{key: metadata.name, operator: In, values: [{node}]}}]}}]\n{reserved_for}"
+    )
+}
+
+fn consolidate(docs: &[String]) -> Value {
+    let mut req = Request {
+        inputs: vec![Input { name: Some("t.yaml".into()), text: docs.concat() }],
+        catalog: Some(serde_json::from_str(CATALOG).expect("catalog")),
+        now: Some("2025-03-05T12:00:00Z".into()),
+        ..Default::default()
+    };
+    req.settings.ignore_dra_requests = false;
+    let v: Value = serde_json::from_str(&nodecast::consolidate(&req).to_json()).expect("json");
+    assert_eq!(v["status"], "success", "{v}");
+    v
+}
+
+/// Node `a` runs `pa` with claim `held` on a's GPU; node `b` runs a pod that may not be
+/// disrupted and has a free GPU. Consolidation can only remove `a`, by moving `pa` to `b`.
+fn cluster(held_reserved_for: &[&str], extra: &str) -> Vec<String> {
+    vec![
+        POOL.to_string(),
+        node("a"),
+        node("b"),
+        claim("held", "a", held_reserved_for),
+        pod("pa", "a", Some("held"), ""),
+        pod("pb", "b", None, "karpenter.sh/do-not-disrupt: \"true\""),
+        extra.to_string(),
+    ]
+}
+
+fn removes_a(v: &Value) -> bool {
+    v["decision"] == "delete" && v["disruptedNodes"] == serde_json::json!(["a"])
+}
+
+#[test]
+fn a_claim_reserved_only_by_the_candidates_pods_moves_with_them() {
+    let v = consolidate(&cluster(&["pa"], ""));
+    assert!(removes_a(&v), "a's pod takes b's free GPU once its claim is released: {v}");
+}
+
+#[test]
+fn a_claim_a_staying_pod_also_reserves_keeps_its_node() {
+    // pb (on b, not disrupted) reserves the claim too: it stays allocated on a, so pa cannot move.
+    let v = consolidate(&cluster(&["pa", "pb"], ""));
+    assert!(!removes_a(&v), "{v}");
+    // Not reserved at all (nothing says who uses it): committed in place, as Karpenter keeps it.
+    let v = consolidate(&cluster(&[], ""));
+    assert!(!removes_a(&v), "{v}");
+}
+
+#[test]
+fn reserved_for_is_validated_as_the_apiserver_does() {
+    let bad = "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: bad, namespace: default}\nspec:\n  devices:\n    requests:\n    - name: gpu\n      exactly: {deviceClassName: gpu.nvidia.com}\nstatus:\n  reservedFor: [{resource: pods, name: pa}]\n";
+    let mut req = Request {
+        inputs: vec![Input { name: Some("t.yaml".into()), text: format!("{POOL}{bad}") }],
+        catalog: Some(serde_json::from_str(CATALOG).expect("catalog")),
+        ..Default::default()
+    };
+    req.settings.ignore_dra_requests = false;
+    let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).expect("json");
+    let errors = v["errors"].as_array().unwrap_or_else(|| panic!("{v}"));
+    let at = |path: &str, words: &str| errors.iter().any(|e| e["path"] == path && e["message"].as_str().unwrap_or("").contains(words));
+    assert!(at("status.reservedFor", "not allocated"), "no allocation: {v}");
+    assert!(at("status.reservedFor[0]", "`uid` is required"), "uid required: {v}");
+}
