@@ -195,3 +195,36 @@ def test_a_spec_mapping_reads_its_paths_from_the_working_directory(local: nodeca
     k = r.columns.index("trace")
     assert [row[:k] + row[k + 1:] for row in r.rows] == [row[:k] + row[k + 1:] for row in local.rows]
     assert r.rows[0][k] == "examples/simulate/day.yaml"
+
+
+def test_a_spec_reads_only_files_beside_it_unless_allowed(tmp_path: Path) -> None:
+    # Issue 29: a spec could name any file of the machine and have it read (and its first line
+    # echoed into a row's error). The CLI refused it; now Python does too, before opening it.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.yaml"
+    secret.write_text("top-secret-first-line\n")
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    spec = specs / "sweep.yaml"
+    spec.write_text(f"operation: plan\ninputs: [{secret}]\n")
+    cwd = os.getcwd()
+    os.chdir(specs)
+    try:
+        with pytest.raises(PermissionError, match="outside the spec's directory") as e:
+            nodecast.sweep(spec=str(spec), progress=False)
+        assert "top-secret" not in str(e.value)
+        with pytest.raises(PermissionError, match="allow_any_file"):
+            nodecast.sweep(spec={"operation": "plan", "inputs": [str(secret)]}, progress=False)
+        with pytest.raises(PermissionError):
+            nodecast.sweep(spec={"operation": "plan", "inputs": ["../outside/secret.yaml"]}, progress=False)
+        # Allowed, the file is read: it is not a manifest, which the answer says of that file.
+        with pytest.raises(nodecast.InputError) as bad:
+            nodecast.sweep(spec=str(spec), progress=False, allow_any_file=True)
+        assert str(secret) in str(bad.value), bad.value
+        # Beside the spec: read without the flag.
+        (specs / "pool.yaml").write_text(Path(REPO, "examples/nodepools/gpu-training.yaml").read_text())
+        (specs / "beside.yaml").write_text("operation: plan\ninputs: [pool.yaml]\n")
+        assert nodecast.sweep(spec=str(specs / "beside.yaml"), progress=False).count == 1
+    finally:
+        os.chdir(cwd)

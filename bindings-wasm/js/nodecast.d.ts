@@ -172,7 +172,7 @@ export interface AdviseSettings {
 
 /** `optimize` options. */
 export interface OptimizeSettings {
-  /** Wall-clock budget of each solver call, seconds (default 10, at most 3600). */
+  /** Wall-clock budget of the solver's two calls together, seconds (default 10, at most 3600; a quarter for the LP bound). */
   timeBudgetSeconds?: number;
   /** At most this many packing patterns are listed exhaustively (default 20,000). */
   enumerateLimit?: number;

@@ -98,7 +98,7 @@ fn the_checks_reject_a_bad_answer() {
 /// lengths up to 320 bytes: the stable stand-in for a fuzz campaign where cargo-fuzz is absent
 /// (blind, not coverage-guided; `cargo test -- --ignored simulate_campaign` runs a long one).
 /// Returns how many inputs `check` reported as a success (an answer it checked in full).
-fn random_inputs(seed: u64, count: usize, check: fn(&[u8]) -> bool) -> usize {
+fn random_inputs(seed: u64, count: usize, check: impl Fn(&[u8]) -> bool + std::panic::RefUnwindSafe) -> usize {
     let mut state = seed;
     let mut next = move || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -133,4 +133,28 @@ fn simulate_target_on_random_inputs() {
 fn simulate_campaign() {
     let count = std::env::var("NODECAST_SIM_CAMPAIGN").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
     random_inputs(2, count, checks::facade_simulate);
+}
+
+/// A blind campaign of any target on stable, for machines where a cargo-fuzz build does not fit
+/// (fuzz/README.md, "Campaigns"): `NODECAST_CAMPAIGN_TARGETS=trace_text,sweep_spec` (default
+/// every target), `NODECAST_CAMPAIGN=<inputs per target>` (default 20,000).
+#[test]
+#[ignore]
+fn blind_campaign() {
+    let count = std::env::var("NODECAST_CAMPAIGN").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let chosen = std::env::var("NODECAST_CAMPAIGN_TARGETS").unwrap_or_default();
+    let mut ran = 0;
+    for (i, (name, check)) in TARGETS.iter().enumerate() {
+        if chosen.is_empty() || chosen.split(',').any(|c| c.trim() == *name) {
+            let start = std::time::Instant::now();
+            let check = *check;
+            random_inputs(3 + i as u64, count, move |data| {
+                check(data);
+                true
+            });
+            eprintln!("{name}: {count} inputs in {:.0} s, no finding", start.elapsed().as_secs_f64());
+            ran += 1;
+        }
+    }
+    assert!(ran > 0, "no target named in NODECAST_CAMPAIGN_TARGETS={chosen}");
 }

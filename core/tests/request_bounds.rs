@@ -145,6 +145,7 @@ fn csv_rows_past_max_events_are_refused_while_reading() {
     let e = failure(&v);
     assert_eq!(e.len(), 1, "{e:?}");
     assert_eq!((e[0]["code"].as_str(), e[0]["line"].as_i64()), (Some("too-many-events"), Some(1002)));
+    assert!(e[0].get("path").is_none_or(Value::is_null), "a row has no field path: {}", e[0]);
 }
 
 #[test]

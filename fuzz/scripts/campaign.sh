@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_TIME=${FUZZ_TIME:-600}
-TARGETS=${TARGETS:-"front_door quantity requirements facade_plan facade_consolidate facade_simulate"}
+TARGETS=${TARGETS:-"front_door quantity requirements facade_plan facade_consolidate facade_simulate trace_text sweep_spec"}
 command -v cargo-fuzz >/dev/null 2>&1 || { echo "cargo-fuzz not found: cargo install cargo-fuzz"; exit 1; }
 cargo +nightly fuzz build --release >/dev/null || exit 1
 status=0

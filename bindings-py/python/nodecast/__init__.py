@@ -525,8 +525,9 @@ def optimize(
     """The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
     beside Karpenter's plan (``nodecast optimize``): both plans' $/h, a lower bound and the
     certificate (``"optimal"`` or ``"within x % of optimal"``), the savings per month, the pods
-    placed differently, and the constraints not optimised. ``time_budget_seconds`` bounds each
-    solver call (default 10 s; when it binds, the best packing so far is answered)."""
+    placed differently, and the constraints not optimised. ``time_budget_seconds`` bounds the
+    solver's two calls together (default 10 s: a quarter for the LP bound, the rest for the
+    integer program; when it binds, the best packing so far is answered)."""
     req = _build_request(
         sources,
         catalog=catalog,

@@ -176,21 +176,63 @@ def _variant(v: Mapping[str, Any], options: Mapping[str, Any]) -> Dict[str, Any]
     return out
 
 
-def _payload(text: str, name: str, base: str) -> Dict[str, Any]:
-    """The spec with the texts of the files it names (read relative to ``base``)."""
+def _below(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _lexically_below_cwd(path: str) -> bool:
+    """A relative path that stays below the working directory with its ``..`` taken literally
+    and is not itself a symbolic link (as the CLI's ``lexically_below_cwd``: the working
+    directory may be a tree of links to a checkout)."""
+    if os.path.isabs(path):
+        return False
+    depth = 0
+    for part in path.split(os.sep):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if depth == 0:
+                return False
+            depth -= 1
+        else:
+            depth += 1
+    return depth > 0 and not os.path.islink(path)
+
+
+def _confined(name: str, path: str, base: str, allow_any_file: bool) -> str:
+    """``path`` (named by the spec ``name``, relative to ``base``) if it lies in the spec's
+    directory or the working directory, as the CLI checks; refused before it is opened
+    otherwise, so a spec handed over by someone else cannot read any file of the machine into
+    a row's error message (``allow_any_file=True`` reads it anyway)."""
+    full = path if os.path.isabs(path) else os.path.join(base, path)
+    if allow_any_file:
+        return full
+    real = os.path.realpath(full)
+    home, cwd = os.path.realpath(base or "."), os.path.realpath(".")
+    if _below(real, home) or _below(real, cwd) or _lexically_below_cwd(full):
+        return full
+    raise PermissionError(
+        f"{name}: the file {path!r} it names is outside the spec's directory ({home}) and the working "
+        "directory; it was not read (allow_any_file=True to read it anyway)"
+    )
+
+
+def _payload(text: str, name: str, base: str, allow_any_file: bool = False) -> Dict[str, Any]:
+    """The spec with the texts of the files it names (read relative to ``base``, confined to it
+    and the working directory unless ``allow_any_file``)."""
     listed = _call("sweep-files", {"name": name, "text": text})["files"]
     files = {}
     for path in listed:
-        with open(path if os.path.isabs(path) else os.path.join(base, path), encoding="utf-8") as f:
+        with open(_confined(name, path, base, allow_any_file), encoding="utf-8") as f:
             files[path] = f.read()
     return {"name": name, "text": text, "files": files}
 
 
-def _payload_from_file(spec: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+def _payload_from_file(spec: Union[str, "os.PathLike[str]"], allow_any_file: bool = False) -> Dict[str, Any]:
     path = os.fspath(spec)
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    return _payload(text, path, os.path.dirname(path))
+    return _payload(text, path, os.path.dirname(path), allow_any_file)
 
 
 def _progress_bar(progress: Optional[bool], total: int, initial: int) -> Any:
@@ -238,6 +280,7 @@ def sweep(
     batch_size: Optional[int] = None,
     progress: Optional[bool] = None,
     keep_answers: bool = False,
+    allow_any_file: bool = False,
 ) -> SweepResult:
     """Run ``operation`` (``simulate``, ``plan`` or ``consolidate``) for every combination of
     variants × grid values × traces × seeds over the base ``sources`` and return the rows.
@@ -256,6 +299,9 @@ def sweep(
     ``progress``: a tqdm bar (None: when tqdm is installed and stderr is a terminal or a notebook
     runs). Ctrl-C stops the sweep and returns the rows done so far (``interrupted=True``).
     ``keep_answers`` keeps every full answer (memory!); ``answer(i)`` otherwise recomputes one.
+    The files a spec names must lie in its directory (a mapping's: the working directory) or
+    the working directory; any other is refused unread with PermissionError unless
+    ``allow_any_file=True`` (the CLI's ``--allow-any-file``).
     Raises InputError (located at the spec's field paths) for a bad spec."""
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
@@ -267,7 +313,10 @@ def sweep(
         if sources or traces is not None or trace is not None or grid is not None or variants is not None or seeds is not None:
             raise ValueError("give either spec= or sources with grid/variants/traces/seeds, not both")
         # A mapping's file paths are relative to the working directory, a file's to its directory.
-        payload = _payload(json.dumps(dict(spec)), "<sweep>", ".") if isinstance(spec, Mapping) else _payload_from_file(spec)
+        if isinstance(spec, Mapping):
+            payload = _payload(json.dumps(dict(spec)), "<sweep>", ".", allow_any_file)
+        else:
+            payload = _payload_from_file(spec, allow_any_file)
     else:
         options: Dict[str, Any] = dict(
             catalog=catalog, zones=zones, spot_price_factor=spot_price_factor, min_values_policy=min_values_policy,

@@ -29,8 +29,9 @@ use solve::{Budget, Pattern};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct OptimizeSettings {
-    /// Wall-clock budget of each solver call, seconds (default 10). When it binds, the best
-    /// packing found so far is answered with its gap to the bound (and reruns may differ).
+    /// Wall-clock budget of the solver, seconds (default 10): a quarter for the LP bound, the
+    /// rest for the integer program. When it binds, the best packing found so far is answered
+    /// with its gap to the bound (and reruns may differ); without one, Karpenter's plan, marked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_budget_seconds: Option<f64>,
     /// At most this many packing patterns are listed exhaustively (default 20,000); above it,
@@ -116,41 +117,64 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             reason.insert(p, r);
         }
     }
-    let constrained: Vec<usize> = reason.keys().copied().collect();
-    for &p in &placed {
-        let pod = &m.pods[p];
-        let selected = constrained.iter().any(|&q| {
-            let other = &m.pods[q];
-            let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| {
-                pod.in_namespaces(ns) && sel.matches(&pod.labels)
-            };
-            q != p
-                && (other.spread.iter().any(|s| hit(&s.selector, &None))
-                    || other.affinity.iter().chain(&other.anti_affinity).any(|t| hit(&t.selector, &t.namespaces)))
-        });
-        if selected {
-            reason.entry(p).or_insert("selected by another pod's topology constraint");
+    // The distinct terms of the constrained pods (a pod never selected by its own terms here:
+    // a pod with terms is constrained already). Distinct, because replicas share their terms;
+    // a scan of every constrained pod per placed pod was quadratic in pods.
+    type Term<'a> = (&'a crate::model::Selector, Option<&'a smallvec::SmallVec<[crate::labels::ValueId; 2]>>);
+    let mut terms: Vec<Term> = Vec::new();
+    let mut seen: std::collections::HashSet<Term> = Default::default();
+    for &q in reason.keys() {
+        let other = &m.pods[q];
+        let spread = other.spread.iter().map(|s| (&s.selector, None));
+        let pod_terms = other.affinity.iter().chain(&other.anti_affinity).map(|t| (&t.selector, t.namespaces.as_ref()));
+        for t in spread.chain(pod_terms) {
+            if seen.insert(t) {
+                terms.push(t);
+            }
         }
     }
-    // Hostname anti-affinity is "at most one per node" when it selects only its own spec.
+    for &p in &placed {
+        let pod = &m.pods[p];
+        if reason.contains_key(&p) {
+            continue;
+        }
+        let selected = terms.iter().any(|(sel, ns)| ns.is_none_or(|ns| ns.contains(&pod.namespace_id)) && sel.matches(&pod.labels));
+        if selected {
+            reason.insert(p, "selected by another pod's topology constraint");
+        }
+    }
+    // Hostname anti-affinity is "at most one per node" when it selects only its own spec. The
+    // answer is the spec's (terms and labels are), so it is found once per spec, not per pod.
     let mut per_node: std::collections::HashMap<usize, u32> = Default::default();
+    let mut by_spec: std::collections::HashMap<usize, Option<u32>> = Default::default();
     for &p in &placed {
         let pod = &m.pods[p];
         if reason.contains_key(&p) || pod.anti_affinity.is_empty() {
             continue;
         }
-        let own = |q: usize| m.pods[q].spec_id() == pod.spec_id();
-        let only_own = placed.iter().all(|&q| {
-            let other = &m.pods[q];
-            own(q)
-                || (!pod.anti_affinity.iter().any(|t| other.in_namespaces(&t.namespaces) && t.selector.matches(&other.labels))
-                    && !other.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels)))
-        });
-        let selects_self = pod.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels));
-        if only_own && pod.spec_shared() {
-            per_node.insert(p, if selects_self { 1 } else { u32::MAX });
+        // A pod of its own spec shares it with no replica: never "one per node" of a group.
+        let found = if pod.spec_shared() {
+            *by_spec.entry(pod.spec_id()).or_insert_with(|| {
+                let own = |q: usize| m.pods[q].spec_id() == pod.spec_id();
+                let only_own = placed.iter().all(|&q| {
+                    let other = &m.pods[q];
+                    own(q)
+                        || (!pod.anti_affinity.iter().any(|t| other.in_namespaces(&t.namespaces) && t.selector.matches(&other.labels))
+                            && !other.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels)))
+                });
+                let selects_self = pod.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels));
+                only_own.then_some(if selects_self { 1 } else { u32::MAX })
+            })
         } else {
-            reason.insert(p, "pod anti-affinity across workloads");
+            None
+        };
+        match found {
+            Some(n) => {
+                per_node.insert(p, n);
+            }
+            None => {
+                reason.insert(p, "pod anti-affinity across workloads");
+            }
         }
     }
     // A claim holding a pod that must stay is kept whole.

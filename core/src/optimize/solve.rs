@@ -30,9 +30,15 @@ pub type Integral = (Vec<(Pattern, u32)>, f64, bool, bool);
 pub struct Budget {
     /// Most patterns listed exhaustively before falling back to generated ones.
     pub enumerate_limit: usize,
-    /// Wall-clock limit handed to the integer solver (seconds).
+    /// Wall-clock limit of the two solver calls together (seconds): the LP relaxation gets
+    /// [`LP_SHARE`] of it, the integer program the rest, so `timeBudgetSeconds` bounds the
+    /// solver's part of the call (each call had the whole budget before, twice it together).
     pub seconds: f64,
 }
+
+/// The LP relaxation's share of [`Budget::seconds`] (it is the quick one; the integer program
+/// over the patterns is what runs to its limit on large inputs).
+pub const LP_SHARE: f64 = 0.25;
 
 /// What the solver found: the nodes to launch, their cost and how good the answer is proven to be.
 pub struct Outcome {
@@ -141,7 +147,7 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>),
     let objective: Expression = inst.classes.iter().zip(&y).map(|(c, &v)| c.price * v).sum();
     let mut read = y.clone();
     read.extend(z.iter().flatten().flatten().copied());
-    let (values, _, _) = run(vars, objective, rows, seconds, &read)?;
+    let (values, optimal, _) = run(vars, objective, rows, seconds, &read)?;
     let mut bound = 0.0;
     let mut per_class = Vec::with_capacity(nc);
     let mut next = nc;
@@ -157,6 +163,11 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>),
             })
             .collect();
         per_class.push((yv, zs));
+    }
+    // A relaxation stopped before its optimum (its time ran out) proves no bound: the cost of
+    // the point it stopped at may lie above the optimum. Nothing cheaper than 0 is all it says.
+    if !optimal {
+        bound = 0.0;
     }
     Ok((bound, per_class))
 }
@@ -190,14 +201,23 @@ fn greedy_fill(inst: &Instance, class: &Class, counts: &mut [u32], order: &[usiz
     }
 }
 
-/// Every maximal pattern of every class, or None past `limit` patterns.
+/// Search nodes the listing may visit per pattern it may list: the search also walks the
+/// non-maximal fillings between maximal ones, and with many small groups on a large node those
+/// outnumber the maximal ones without bound (300 NodePools x 50 shapes ran for minutes listing
+/// fewer patterns than the limit). Past `limit` x this, the listing gives up as it does past
+/// `limit` patterns, and the solver works from generated patterns with its gap to the bound.
+const STEPS_PER_PATTERN: usize = 64;
+
+/// Every maximal pattern of every class, or None past `limit` patterns (or past
+/// `limit` x [`STEPS_PER_PATTERN`] search steps).
 pub fn enumerate(inst: &Instance, limit: usize) -> Option<Vec<Pattern>> {
     let mut out = Vec::new();
+    let mut steps = limit.saturating_mul(STEPS_PER_PATTERN);
     for (c, class) in inst.classes.iter().enumerate() {
         let admitted: Vec<usize> = (0..inst.groups.len()).filter(|&g| class.admits[g] && class.max_of(g, &inst.groups[g]) > 0).collect();
         let mut counts = vec![0u32; inst.groups.len()];
         let mut left = class.room.clone();
-        if !dfs(inst, c, &admitted, 0, &mut counts, &mut left, &mut out, limit) {
+        if !dfs(inst, c, &admitted, 0, &mut counts, &mut left, &mut out, limit, &mut steps) {
             return None;
         }
     }
@@ -214,7 +234,12 @@ fn dfs(
     left: &mut [i64],
     out: &mut Vec<Pattern>,
     limit: usize,
+    steps: &mut usize,
 ) -> bool {
+    if *steps == 0 {
+        return false;
+    }
+    *steps -= 1;
     if i == admitted.len() {
         // Maximal: no admitted group with pods to spare still fits.
         let maximal = admitted.iter().all(|&g| {
@@ -242,7 +267,7 @@ fn dfs(
         for (l, need) in left.iter_mut().zip(&group.requests) {
             *l -= need * n;
         }
-        let ok = dfs(inst, c, admitted, i + 1, counts, left, out, limit);
+        let ok = dfs(inst, c, admitted, i + 1, counts, left, out, limit, steps);
         for (l, need) in left.iter_mut().zip(&group.requests) {
             *l += need * n;
         }
@@ -387,7 +412,7 @@ fn karpenter_packing(inst: &Instance, seed: &[Pattern], bound: Option<f64>, reas
 
 fn solve_patterns(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
     let karpenter = seed.clone();
-    let (bound, lp) = lp_bound(inst, budget.seconds)?;
+    let (bound, lp) = lp_bound(inst, budget.seconds * LP_SHARE)?;
     let listed = enumerate(inst, budget.enumerate_limit);
     let complete = listed.is_some();
     let mut patterns = listed.unwrap_or_default();
@@ -395,7 +420,7 @@ fn solve_patterns(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result
     patterns.extend(generated(inst, &lp));
     patterns.sort();
     patterns.dedup();
-    let (chosen, cost, optimal, timed_out) = match integer(inst, &patterns, budget.seconds) {
+    let (chosen, cost, optimal, timed_out) = match integer(inst, &patterns, budget.seconds * (1.0 - LP_SHARE)) {
         Ok(r) => r,
         // The LP bound is known: Karpenter's plan is answered with its gap to it.
         Err(e) => return karpenter_packing(inst, &karpenter, Some(bound), e.to_string()),

@@ -374,3 +374,37 @@ fn an_exhausted_block_leaves_the_pod_on_demand() {
     assert_eq!(by_capacity(&o), (vec![], 3));
     assert_eq!(o.optimum_price_per_hour, o.karpenter_price_per_hour);
 }
+
+/// Issue 29: 50 small groups on a large node. The listing visited every filling between the
+/// maximal ones (billions here) while it had listed fewer patterns than its limit, so
+/// `optimize` ran for minutes whatever its time budget; it now gives up after a number of
+/// search steps proportional to the limit, as past the limit itself.
+#[test]
+fn pattern_listing_gives_up_after_a_bounded_search() {
+    use super::instance::{Class, Group, Instance};
+    let groups: Vec<Group> = (0..50)
+        .map(|g| Group { pods: (0..40).map(|p| g * 40 + p).collect(), requests: vec![97 + 13 * g as i64, 1], per_node: u32::MAX })
+        .collect();
+    let class = Class {
+        template: 0,
+        pool: 0,
+        it: 0,
+        zone: 0,
+        capacity_type: 0,
+        reservation: None,
+        price: 1.0,
+        room: vec![96_000, 737],
+        admits: vec![true; groups.len()],
+        limit_use: Vec::new(),
+    };
+    let inst = Instance { dims: 2, groups, classes: vec![class], limits: Vec::new() };
+    assert!(solve::enumerate(&inst, 1000).is_none(), "more maximal patterns than 1,000, or the search gave up");
+    // A small instance is still listed completely: two groups, every maximal mix.
+    let small = Instance {
+        groups: inst.groups[..2].to_vec(),
+        classes: vec![Class { admits: vec![true; 2], ..inst.classes[0].clone() }],
+        ..inst.clone()
+    };
+    let listed = solve::enumerate(&small, 1000).expect("a small instance is listed");
+    assert!(!listed.is_empty() && listed.len() < 1000, "{}", listed.len());
+}

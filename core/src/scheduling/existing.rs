@@ -130,7 +130,8 @@ impl ExistingState {
             let exists = Requirement::exists();
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = self.requirements.get(key).unwrap_or(&exists);
-            let req = topology::next_domain(group, topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner)
+            let req = topo
+                .next_domain_of(g, pod_domains, node_domains, selects, &m.interner)
                 .ok_or(Fail::Topology { kind: group.def.kind, key })?;
             let mut extra = Requirements::new();
             extra.set(key, req);

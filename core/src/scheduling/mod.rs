@@ -444,7 +444,7 @@ impl Solver<'_> {
             for t in &pod.anti_affinity {
                 let g = self.topo.group(topology::affinity_key(t, true, true), pod, m);
                 if let Some(v) = m.nodes[n].labels.get(t.key) {
-                    *self.topo.groups[g].counts.entry(v).or_insert(0) += 1;
+                    self.topo.add_count(g, v, pod);
                 }
             }
         }
@@ -460,6 +460,7 @@ impl Solver<'_> {
         for &(p, n) in &bound {
             let node = &m.nodes[n];
             self.topo.selecting(&m.pods[p], false, &mut selecting);
+            self.topo.count_bound_families(&m.pods[p], node, m);
             for &g in &selecting {
                 let g = &mut self.topo.groups[g];
                 let Some(v) = node.labels.get(g.def.key) else { continue };
@@ -552,6 +553,11 @@ impl Solver<'_> {
         }
         let mut inverse = Vec::new();
         self.topo.selecting(pod, true, &mut inverse);
+        // Then the inverse anti-affinity families, each as one merged group (`topology::Family`):
+        // after the pod's own groups, as the inverse groups always are.
+        let mut merged = Vec::new();
+        self.topo.merged_selecting(pod, &mut merged);
+        inverse.extend(merged);
         // `inverse` is unique; only the pod's own groups can repeat one (an inverse group is
         // never one of them, but the check is as cheap as it is safe). Checking against every
         // group pushed so far was quadratic per pod in the inverse groups that select it (one
@@ -911,9 +917,7 @@ impl Solver<'_> {
             let key = group.def.key;
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = claim.requirements.get(key).unwrap_or(&exists);
-            if topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner)
-                .is_none()
-            {
+            if self.topo.next_domain_of(g, pod_domains, node_domains, selects, &m.interner).is_none() {
                 return Some((group.def.kind, key));
             }
         }
@@ -949,9 +953,7 @@ impl Solver<'_> {
             let exists = Requirement::exists();
             let pod_domains = view.strict.get(key).unwrap_or(&exists);
             let node_domains = r.get(key).unwrap_or(&exists);
-            let Some(req) =
-                topology::next_domain(group, self.topo.hosts_of(g), m.keys.hostname, pod_domains, node_domains, selects, &m.interner)
-            else {
+            let Some(req) = self.topo.next_domain_of(g, pod_domains, node_domains, selects, &m.interner) else {
                 return Err(Fail::Topology { kind: group.def.kind, key });
             };
             if topology::single(&req).is_some() {

@@ -50,6 +50,69 @@ pub struct Group {
     pub counts: BTreeMap<ValueId, i32>,
     /// For a hostname group: its domains include `Topology::hosts[hosts_from..]`.
     hosts_from: usize,
+    /// Counts kept by a [`Family`] instead of `counts` (which then stays empty).
+    virt: Option<Virtual>,
+}
+
+/// A group whose counts a [`Family`] keeps.
+#[derive(Debug, Clone, Copy)]
+enum Virtual {
+    /// The member whose selector excludes `value` (`label NotIn [value]`).
+    Member { family: usize, value: ValueId },
+    /// Every inverse member that selects a pod whose label is `without`, as one group: their
+    /// anti-affinities all hold exactly where the sum of their counts is 0.
+    Merged { family: usize, without: ValueId },
+}
+
+/// Anti-affinity groups that differ only in the one value their selector excludes
+/// (`label Exists, label NotIn [value]`, the rest equal): JobSet's and LeaderWorkerSet's
+/// exclusive placement gives every Job (group) one, selecting every other Job's pods. Kept
+/// one by one, each placed pod counted into the group of every other Job and each pod was
+/// checked against the inverse group of every other Job: quadratic time and memory in Jobs.
+/// A family keeps per domain the count of all its pods (`all`) and of the pods of each label
+/// value (`by`), so a member's count is a difference (non-inverse: the pods it selects are
+/// all but those of its own value; inverse: its owners' placements), a placement costs two
+/// increments, and a pod meets all the inverse members that select it as one merged group.
+#[derive(Debug, Clone)]
+struct Family {
+    /// The members' common definition, the `NotIn` expression removed (selects every pod any
+    /// member could select).
+    def: GroupKey,
+    label: KeyId,
+    /// Domains every member starts with (at 0), sorted; and the hostnames registered after
+    /// `hosts_from`, as a member group's.
+    start: Vec<ValueId>,
+    hosts_from: usize,
+    all: crate::fxhash::FxHashMap<ValueId, i32>,
+    by: crate::fxhash::FxHashMap<ValueId, crate::fxhash::FxHashMap<ValueId, i32>>,
+    /// Member groups by excluded value, and merged groups by the value they leave out.
+    members: crate::fxhash::FxHashMap<ValueId, usize>,
+    merged: crate::fxhash::FxHashMap<ValueId, usize>,
+}
+
+impl Family {
+    fn count(&self, d: ValueId, by: ValueId) -> i32 {
+        self.by.get(&by).and_then(|c| c.get(&d)).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, value: ValueId, d: ValueId) {
+        *self.all.entry(d).or_insert(0) += 1;
+        *self.by.entry(value).or_default().entry(d).or_insert(0) += 1;
+    }
+}
+
+/// `(label, excluded value, the selector without that expression)` when `selector` has the
+/// family form: an `Exists` on a label and a one-value `NotIn` on the same label.
+fn family_form(selector: &Selector) -> Option<(KeyId, ValueId, Selector)> {
+    use crate::model::pod::SelectorOp;
+    let mut not_in = selector.exprs.iter().enumerate().filter(|(_, (_, op, vals))| *op == SelectorOp::NotIn && vals.len() == 1);
+    let (i, (label, _, vals)) = not_in.next()?;
+    if not_in.next().is_some() || !selector.exprs.iter().any(|(k, op, _)| k == label && *op == SelectorOp::Exists) {
+        return None;
+    }
+    let mut base = selector.clone();
+    base.exprs.remove(i);
+    Some((*label, vals[0], base))
 }
 
 impl Group {
@@ -94,6 +157,11 @@ pub struct Topology {
     /// group per app, a scan of every group per pod made the pass quadratic in pods.
     /// `[non-inverse, inverse]`.
     selecting: [SelectorIndex; 2],
+    /// Anti-affinity families (see [`Family`]), found by definition, and indexed by their
+    /// common selector as `selecting` indexes groups (`[non-inverse, inverse]`).
+    families: Vec<Family>,
+    family_index: crate::fxhash::FxHashMap<(GroupKey, KeyId, Vec<ValueId>, usize), usize>,
+    family_selecting: [SelectorIndex; 2],
 }
 
 /// Groups by one `In` expression of their selector: a group can only select a pod carrying one
@@ -184,10 +252,167 @@ impl Topology {
             }
         }
         let i = self.groups.len();
-        self.selecting[usize::from(def.inverse)].insert(i, &def.selector);
-        self.groups.push(Group { def: def.clone(), counts, hosts_from: self.hosts.len() });
+        let hosts_from = self.hosts.len();
+        let family = if def.kind == GroupKind::AntiAffinity { family_form(&def.selector) } else { None };
+        let virt = match family {
+            Some((label, value, selector)) => {
+                let base = GroupKey { selector, ..def.clone() };
+                let start: Vec<ValueId> = counts.keys().copied().collect();
+                let key = (base, label, start, hosts_from);
+                let f = match self.family_index.get(&key) {
+                    Some(&f) => f,
+                    None => {
+                        let f = self.families.len();
+                        self.family_selecting[usize::from(def.inverse)].insert(f, &key.0.selector);
+                        let (def, label, start, hosts_from) = key.clone();
+                        self.families.push(Family {
+                            def,
+                            label,
+                            start,
+                            hosts_from,
+                            all: Default::default(),
+                            by: Default::default(),
+                            members: Default::default(),
+                            merged: Default::default(),
+                        });
+                        self.family_index.insert(key, f);
+                        f
+                    }
+                };
+                self.families[f].members.insert(value, i);
+                counts.clear();
+                Some(Virtual::Member { family: f, value })
+            }
+            None => {
+                self.selecting[usize::from(def.inverse)].insert(i, &def.selector);
+                None
+            }
+        };
+        self.groups.push(Group { def: def.clone(), counts, hosts_from, virt });
         self.index.insert(def, i);
         i
+    }
+
+    /// The families (inverse ones when `inverse`) whose common selector selects `pod`.
+    fn families_selecting(&self, pod: &Pod, inverse: bool) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.family_selecting[usize::from(inverse)].candidates(&pod.labels, &mut out);
+        out.retain(|&f| selects(&self.families[f].def, pod));
+        out
+    }
+
+    /// The merged inverse groups that select `pod`, one per inverse family with a member
+    /// whose excluded value is not the pod's (made on first use), ascending by family.
+    pub fn merged_selecting(&mut self, pod: &Pod, out: &mut Vec<usize>) {
+        out.clear();
+        for f in self.families_selecting(pod, true) {
+            let fam = &self.families[f];
+            let Some(w) = pod.labels.get(fam.label) else { continue };
+            if fam.members.len() <= usize::from(fam.members.contains_key(&w)) {
+                continue;
+            }
+            let g = match fam.merged.get(&w) {
+                Some(&g) => g,
+                None => {
+                    let g = self.groups.len();
+                    let group = Group {
+                        def: fam.def.clone(),
+                        counts: BTreeMap::new(),
+                        hosts_from: fam.hosts_from,
+                        virt: Some(Virtual::Merged { family: f, without: w }),
+                    };
+                    self.groups.push(group);
+                    self.families[f].merged.insert(w, g);
+                    g
+                }
+            };
+            out.push(g);
+        }
+    }
+
+    /// Count one pod at domain `d` into group `g`: `pod` is the placed pod for a group that
+    /// selects it, the owner for an inverse group.
+    pub fn add_count(&mut self, g: usize, d: ValueId, pod: &Pod) {
+        match self.groups[g].virt {
+            None => *self.groups[g].counts.entry(d).or_insert(0) += 1,
+            Some(Virtual::Member { family, value }) => {
+                let fam = &mut self.families[family];
+                // Inverse: the owner's placement under its own value. Otherwise the pod counts
+                // for every member but the one excluding its label value.
+                let by = if fam.def.inverse { Some(value) } else { pod.labels.get(fam.label) };
+                if let Some(by) = by {
+                    fam.add(by, d);
+                }
+            }
+            Some(Virtual::Merged { .. }) => debug_assert!(false, "merged groups are never counted into"),
+        }
+    }
+
+    /// Count a placed pod at `values` (the domains its placement has on each family's key,
+    /// from `values_of`) into the non-inverse families that select it.
+    fn count_families(&mut self, pod: &Pod, mut values_of: impl FnMut(&GroupKey) -> Vec<ValueId>) {
+        for f in self.families_selecting(pod, false) {
+            let Some(w) = pod.labels.get(self.families[f].label) else { continue };
+            for d in values_of(&self.families[f].def) {
+                self.families[f].add(w, d);
+            }
+        }
+    }
+
+    /// Count a bound pod on `node` into the non-inverse families that select it, as the
+    /// groups that select it are counted (R5.15.5).
+    pub fn count_bound_families(&mut self, pod: &Pod, node: &crate::model::ExistingNode, m: &Model) {
+        let reqs = label_requirements(&node.labels, &m.interner);
+        self.count_families(pod, |def| match node.labels.get(def.key) {
+            Some(v) if filter_passes(def, &reqs, &node.taints, m) => vec![v],
+            _ => Vec::new(),
+        });
+    }
+
+    /// The requirement group `g` imposes on a placement ([`next_domain`], with the counts a
+    /// family keeps for its groups).
+    pub fn next_domain_of(
+        &self,
+        g: usize,
+        pod_domains: &Requirement,
+        node_domains: &Requirement,
+        selects_self: bool,
+        interner: &Interner,
+    ) -> Option<Requirement> {
+        let group = &self.groups[g];
+        let Some(virt) = group.virt else {
+            return next_domain(group, self.hosts_of(g), self.hostname, pod_domains, node_domains, selects_self, interner);
+        };
+        let (family, value) = match virt {
+            Virtual::Member { family, value } | Virtual::Merged { family, without: value } => (family, value),
+        };
+        let fam = &self.families[family];
+        let own_only = matches!(virt, Virtual::Member { .. }) && fam.def.inverse;
+        let count = |d: ValueId| {
+            if own_only {
+                fam.count(d, value)
+            } else {
+                fam.all.get(&d).copied().unwrap_or(0) - fam.count(d, value)
+            }
+        };
+        // As `next_domain` for an anti-affinity group: the domains it holds at 0 are those it
+        // started with and the hostnames registered since, less those where a pod counts.
+        if group.def.key == self.hostname {
+            if let Some(h) = single(node_domains) {
+                return (count(h) == 0).then(|| Requirement::in_values([h]));
+            }
+        }
+        let hosts = if group.def.key == self.hostname { &self.hosts[fam.hosts_from.min(self.hosts.len())..] } else { &[] };
+        let mut allowed: Vec<ValueId> = fam
+            .start
+            .iter()
+            .chain(hosts)
+            .copied()
+            .filter(|&d| count(d) == 0 && pod_domains.has(d, interner) && node_domains.has(d, interner))
+            .collect();
+        allowed.sort_unstable();
+        allowed.dedup();
+        (!allowed.is_empty()).then(|| Requirement::in_values(allowed))
     }
 
     /// The index of an existing group.
@@ -198,6 +423,8 @@ impl Topology {
     /// Count into group `g` the bound pods it selects whose node passes its filter
     /// (`bound`: pod, node), as a group first built mid-pass starts (R5.15.5).
     pub fn count_bound(&mut self, g: usize, bound: &[(usize, usize)], m: &Model) {
+        // (Only relaxed spread groups are built mid-pass; families are anti-affinity groups.)
+        debug_assert!(self.groups[g].virt.is_none());
         let group = &mut self.groups[g];
         for &(p, n) in bound {
             let node = &m.nodes[n];
@@ -523,7 +750,20 @@ pub fn record(topo: &mut Topology, pod: &Pod, placed: &Requirements, taints: &[T
     let mut owned: Vec<usize> = owned_inverse.iter().copied().filter(|&i| topo.groups[i].def.inverse).collect();
     owned.sort_unstable();
     owned.dedup();
+    topo.count_families(pod, |def| match placed.get(def.key) {
+        // (Anti-affinity: every value of the placement counts, as below; no node filter.)
+        Some(r) if !r.complement && filter_passes(def, placed, taints, m) => r.values.to_vec(),
+        _ => Vec::new(),
+    });
     for i in candidates.into_iter().chain(owned) {
+        if topo.groups[i].virt.is_some() {
+            // An owned inverse member: the owner's placement, at every value, into its family.
+            let Some(r) = placed.get(topo.groups[i].def.key).filter(|r| !r.complement) else { continue };
+            for v in r.values.clone() {
+                topo.add_count(i, v, pod);
+            }
+            continue;
+        }
         let g = &mut topo.groups[i];
         let Some(r) = placed.get(g.def.key) else { continue };
         let increment_all = if g.def.inverse {
@@ -555,3 +795,6 @@ pub fn label_requirements(labels: &LabelSet, interner: &Interner) -> Requirement
     }
     r
 }
+
+#[cfg(test)]
+mod tests;

@@ -158,7 +158,11 @@ impl<'a> P<'a> {
             self.dropped += 1;
             return;
         }
-        let mut e = InputError::new(code, msg).path(path.to_string()).help(help.to_string());
+        let mut e = InputError::new(code, msg).help(help.to_string());
+        // A CSV row as a whole has no field path: its line locates it ("t.csv, , line 9" before).
+        if !path.is_empty() {
+            e = e.path(path.to_string());
+        }
         e.source = self.source.map(str::to_string);
         e.line = self.line;
         self.errors.push(e);
