@@ -84,8 +84,37 @@ pub fn normalize_key(key: &str) -> &str {
         "beta.kubernetes.io/arch" => ARCH,
         "beta.kubernetes.io/os" => OS,
         "beta.kubernetes.io/instance-type" => INSTANCE_TYPE,
-        other => other,
+        other => match other.strip_prefix("eks.amazonaws.com/") {
+            Some(rest) => eks_instance_key(rest).unwrap_or(other),
+            None => other,
+        },
     }
+}
+
+/// EKS Auto Mode's `eks.amazonaws.com/instance-*` labels state the same instance facts, in the
+/// same units, as the AWS provider's `karpenter.k8s.aws/instance-*` (EKS user guide,
+/// create-node-pool.adoc "EKS Auto Mode Supported Labels"): nodecast reads them as one key, so
+/// an Auto Mode NodePool's requirements and a pod's selectors filter the catalog's types.
+fn eks_instance_key(rest: &str) -> Option<&'static str> {
+    Some(match rest {
+        "instance-hypervisor" => "karpenter.k8s.aws/instance-hypervisor",
+        "instance-encryption-in-transit-supported" => "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+        "instance-category" => "karpenter.k8s.aws/instance-category",
+        "instance-generation" => "karpenter.k8s.aws/instance-generation",
+        "instance-family" => "karpenter.k8s.aws/instance-family",
+        "instance-size" => "karpenter.k8s.aws/instance-size",
+        "instance-cpu" => "karpenter.k8s.aws/instance-cpu",
+        "instance-cpu-manufacturer" => "karpenter.k8s.aws/instance-cpu-manufacturer",
+        "instance-memory" => "karpenter.k8s.aws/instance-memory",
+        "instance-ebs-bandwidth" => "karpenter.k8s.aws/instance-ebs-bandwidth",
+        "instance-network-bandwidth" => "karpenter.k8s.aws/instance-network-bandwidth",
+        "instance-gpu-name" => "karpenter.k8s.aws/instance-gpu-name",
+        "instance-gpu-manufacturer" => "karpenter.k8s.aws/instance-gpu-manufacturer",
+        "instance-gpu-count" => "karpenter.k8s.aws/instance-gpu-count",
+        "instance-gpu-memory" => "karpenter.k8s.aws/instance-gpu-memory",
+        "instance-local-nvme" => "karpenter.k8s.aws/instance-local-nvme",
+        _ => return None,
+    })
 }
 
 /// Is `key` a well-known label of the core or the AWS provider?

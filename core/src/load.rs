@@ -210,6 +210,15 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
         message: message.clone(),
         object: None,
     }));
+    if model.node_pools.iter().any(|np| np.auto_mode) {
+        warnings.push(Warning {
+            code: "auto-mode-fee-not-included".into(),
+            message: "prices of EKS Auto Mode NodeClaims are EC2 prices: Auto Mode's per-instance management fee is not \
+                      in nodecast's data and is not included"
+                .into(),
+            object: None,
+        });
+    }
     warnings.extend(unusable_warnings(&model).1);
     warnings.extend(volume_warning(&model));
     check_bound_pods(&model)?;
@@ -264,23 +273,25 @@ fn volume_warning(model: &Model) -> Option<Warning> {
 /// (the conformance format's rule), and its NodePools stay Ready. Each finding is located at
 /// the NodePool's document of `docs` (the documents the model was lowered from).
 pub fn missing_node_classes(m: &Model) -> Vec<(usize, InputError)> {
-    if m.node_classes.is_empty() {
-        return Vec::new();
-    }
     m.node_pools
         .iter()
         .enumerate()
         .filter(|(_, np)| np.node_class_index.is_none())
         .filter_map(|(i, np)| {
             let class = np.node_class.as_deref()?;
-            let known: Vec<&str> = m.node_classes.iter().map(|c| c.name.as_str()).collect();
+            // Per kind: EC2NodeClasses and Auto Mode NodeClasses are separate sets of names.
+            let known: Vec<&str> = m.node_classes.iter().filter(|c| c.auto_mode == np.auto_mode).map(|c| c.name.as_str()).collect();
+            if known.is_empty() {
+                return None;
+            }
+            let kind = if np.auto_mode { "NodeClass" } else { "EC2NodeClass" };
             let mut e = InputError::new(
                 "node-class-not-found",
-                format!("NodePool {:?} uses EC2NodeClass {class:?}, which is not in the input (it has {})", np.name, known.join(", ")),
+                format!("NodePool {:?} uses {kind} {class:?}, which is not in the input (it has {})", np.name, known.join(", ")),
             )
             .object(format!("NodePool/{}", np.name))
             .path("spec.template.spec.nodeClassRef.name")
-            .help("fails at runtime (NodePool not Ready): add the EC2NodeClass or name one of the input's");
+            .help(format!("fails at runtime (NodePool not Ready): add the {kind} or name one of the input's"));
             e.source = np.source.clone();
             e.document = Some(np.document);
             if !np.prefix.is_empty() {

@@ -191,3 +191,45 @@ fn optimize_and_simulate_use_the_same_prices() {
         Outcome::Failure { errors } => panic!("{errors:?}"),
     }
 }
+
+/// One `aws pricing get-products` entry: the product JSON as a string, as the CLI prints it.
+fn product(it: &str, region: &str, os: &str, price: &str) -> Value {
+    let p = json!({
+        "product": {"productFamily": "Compute Instance", "sku": "SKU1", "attributes": {
+            "instanceType": it, "regionCode": region, "operatingSystem": os, "preInstalledSw": "NA",
+            "tenancy": "Shared", "capacitystatus": "Used", "productFamily": "Compute Instance"}},
+        "terms": {"OnDemand": {"SKU1.JRTCKXETXF": {"priceDimensions": {"SKU1.JRTCKXETXF.6YS6EN2CT7": {
+            "unit": "Hrs", "pricePerUnit": {"USD": price}}}}}}
+    });
+    Value::String(p.to_string())
+}
+
+#[test]
+fn pricing_get_products_output_prices_a_region() {
+    let doc = json!({"FormatVersion": "aws_v1", "PriceList": [
+        product("m5.large", "eu-west-1", "Linux", "0.1070000000"),
+        product("c5.large", "eu-west-1", "Windows", "0.1970000000"),
+        product("c5.large", "eu-west-1", "Linux", "0.0000000000"),
+    ]});
+    let p = plan(&request(pool("on-demand", "m5.large"), std::slice::from_ref(&doc), json!("aws-eu-west-1")));
+    assert_eq!(p.node_claims[0].price_per_hour, Some(0.107));
+    assert_eq!(claim_json(&p)["priceSource"], "user");
+    // The Windows product and the zero price are not Karpenter's: counted, not read.
+    let note = p.warnings.iter().find(|w| w.code == "price-product-ignored").expect("note");
+    assert!(note.message.starts_with("2 PriceList product(s)"), "{}", note.message);
+    let p = plan(&request(pool("on-demand", "c5.large"), std::slice::from_ref(&doc), json!("aws-eu-west-1")));
+    assert_eq!(claim_json(&p)["priceSource"], "us-east-1-list");
+    // Bad entries are located at their index.
+    let bad = json!({"PriceList": [product("m5.large", "eu-west-1", "Linux", "0.107"), "{not json", 7,
+        product("m5.xlarge", "eu-west-2", "Linux", "0.2")]});
+    let e = errors(&request(pool("on-demand", "m5.large"), &[bad], json!("aws-eu-west-1")));
+    let got: Vec<(&str, Option<&str>)> = e.iter().map(|e| (e.code.as_str(), e.path.as_deref())).collect();
+    assert_eq!(
+        got,
+        [("invalid-json", Some("PriceList[1]")), ("wrong-type", Some("PriceList[2]")), ("mixed-regions", Some("PriceList[3]"))]
+    );
+    assert!(e.iter().all(|e| e.source.as_deref() == Some("prices-0.json")), "{e:?}");
+    // Prices of another region than the catalog's are refused.
+    let e = errors(&request(pool("on-demand", "m5.large"), &[doc], json!("aws-us-east-1")));
+    assert_eq!(e[0].code, "invalid-region");
+}

@@ -152,6 +152,9 @@ fn build(region_index: usize) -> Base {
 const GI: i64 = 1 << 30;
 const MI: i64 = 1 << 20;
 
+/// "EKS limits the maximum number of pods on a node to 110" (EKS user guide, create-node-class.adoc).
+pub const AUTO_MODE_MAX_PODS: i64 = 110;
+
 /// Allocatable of `it` when launched with `class` (R4.4.3–R4.5.6). The embedded allocatable
 /// assumes AL2023, a 20Gi root volume and default kubelet settings; this recomputes what those
 /// assumptions fixed:
@@ -170,6 +173,11 @@ pub fn adjust_allocatable(it: &InstanceType, class: &NodeClass, interner: &Inter
     let nvme_gb = label_int("karpenter.k8s.aws/instance-local-nvme");
     let storage_bytes = match (class.raid0, nvme_gb) {
         (true, Some(gb)) => Some(gb.saturating_mul(1_000_000_000)),
+        // Auto Mode formats the local NVMe for ephemeral data when it is larger than the
+        // NodeClass's size (EKS user guide, automode-learn-instances.adoc "Considerations").
+        (false, Some(gb)) if class.auto_mode && gb.saturating_mul(1_000_000_000) > class.root_volume_bytes.unwrap_or(0) => {
+            Some(gb.saturating_mul(1_000_000_000))
+        }
         _ => class.root_volume_bytes.or(if windows { Some(50 * GI) } else { None }),
     };
     if let Some(bytes) = storage_bytes {
@@ -184,6 +192,10 @@ pub fn adjust_allocatable(it: &InstanceType, class: &NodeClass, interner: &Inter
             let vcpu = it.capacity.get(CPU) / 1000;
             pods = pods.min(ppc.saturating_mul(vcpu));
         }
+    }
+    if class.auto_mode {
+        // "applied after the existing max pods calculation" (create-node-class.adoc).
+        pods = pods.min(AUTO_MODE_MAX_PODS);
     }
     a.set(PODS, pods.saturating_mul(1000));
     // Memory kube-reserved follows the resolved pod count on Bottlerocket / Windows.

@@ -11,6 +11,7 @@
 //! (pricing.go `Reset`), and so does the catalog until those prices are applied.
 
 pub mod aws;
+pub mod get_products;
 pub mod launch_reserved;
 pub mod offerings_input;
 pub mod overlay;

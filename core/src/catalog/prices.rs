@@ -31,7 +31,10 @@ pub const LINUX_PRODUCTS: [&str; 2] = ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"];
 
 /// Is this decoded document one of the price or offering documents?
 pub fn is_price_document(v: &serde_json::Value) -> bool {
-    is_aws_output(v, SPOT_KEY) || is_aws_output(v, ON_DEMAND_KEY) || offerings_input::is_offerings_document(v)
+    is_aws_output(v, SPOT_KEY)
+        || is_aws_output(v, ON_DEMAND_KEY)
+        || offerings_input::is_offerings_document(v)
+        || super::get_products::is_get_products_document(v)
 }
 
 /// The object name errors of a price document carry.
@@ -40,6 +43,8 @@ pub fn object_of(v: &serde_json::Value) -> &'static str {
         SPOT_KEY
     } else if is_aws_output(v, ON_DEMAND_KEY) {
         "OnDemandPrices"
+    } else if super::get_products::is_get_products_document(v) {
+        super::get_products::KEY
     } else {
         offerings_input::DOCUMENT_KEY
     }
@@ -87,6 +92,8 @@ pub struct PriceInputs {
     /// Spot records of other products (Windows, SUSE, ...), by product: not read.
     pub other_products: BTreeMap<String, usize>,
     pub on_demand: Vec<OnDemandList>,
+    /// `get-products` entries outside Karpenter's Pricing API filters: not read.
+    pub other_products_on_demand: usize,
     pub offerings: Vec<ZoneOffering>,
     /// The first price document, for an error about all of them.
     pub first: Option<Origin>,
@@ -120,6 +127,10 @@ impl PriceInputs {
         }
         if is_aws_output(root.v, SPOT_KEY) {
             self.read_spot(root, sink, source);
+        } else if super::get_products::is_get_products_document(root.v) {
+            let (list, other) = super::get_products::read(root, sink, source);
+            self.on_demand.extend(list);
+            self.other_products_on_demand += other;
         } else if is_aws_output(root.v, ON_DEMAND_KEY) {
             let region = required(root, "region", sink, "region: eu-west-1");
             let mut prices = Vec::new();
@@ -404,6 +415,16 @@ pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInput
                 ),
             ));
         }
+    }
+    if inputs.other_products_on_demand > 0 {
+        catalog.notes.push((
+            "price-product-ignored".into(),
+            format!(
+                "{} PriceList product(s) not read: Karpenter asks the Pricing API only for Linux, no pre-installed software, \
+                 capacitystatus Used, Shared Compute Instance or Dedicated bare-metal products with an on-demand price",
+                inputs.other_products_on_demand
+            ),
+        ));
     }
     for (product, n) in &inputs.other_products {
         catalog.notes.push((

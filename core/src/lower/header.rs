@@ -4,9 +4,10 @@
 use crate::manifest::reader::{At, Sink};
 
 /// The kinds nodecast reads, by API group: their only served version is `v1`.
-const READ_KINDS: [(&str, &[&str]); 5] = [
+const READ_KINDS: [(&str, &[&str]); 6] = [
     ("karpenter.sh", &["NodePool", "NodeClaim"]),
     ("karpenter.k8s.aws", &["EC2NodeClass"]),
+    ("eks.amazonaws.com", &["NodeClass"]),
     ("", &["Pod", "Node"]),
     ("apps", &["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"]),
     ("batch", &["Job", "CronJob"]),

@@ -2,6 +2,7 @@
 //! manifests (as users write them) and the model (what the solver works on): the model itself
 //! knows nothing of manifests.
 
+pub(crate) mod auto_mode;
 mod buffers;
 mod claims;
 mod dra;
@@ -112,6 +113,8 @@ struct Lowering {
     dra_slices: Vec<(crate::dra::Slice, i64, i64)>,
     dra_unmodelled: Vec<InputError>,
     dra_skipped: Vec<(usize, String)>,
+    /// The input enables built-in Auto Mode NodePools, so EKS provisions the `default` NodeClass.
+    auto_default_class: bool,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -129,6 +132,13 @@ pub const MAX_REQUEST_PODS: i64 = 2_000_000;
 fn source_of(runs: &[(usize, Option<String>)], i: usize) -> Option<&str> {
     let at = runs.partition_point(|(first, _)| *first <= i);
     runs.get(at.checked_sub(1)?)?.1.as_deref()
+}
+
+/// The node class a NodePool's `nodeClassRef` names: same name and same kind (an Auto Mode
+/// NodeClass and an EC2NodeClass may share a name).
+pub fn node_class_index(np: &NodePool, classes: &[NodeClass]) -> Option<usize> {
+    let name = np.node_class.as_ref()?;
+    classes.iter().position(|c| &c.name == name && c.auto_mode == np.auto_mode)
 }
 
 /// `<source>, document <n>` (or `document <n>` without a source) for error messages.
@@ -194,6 +204,7 @@ impl Lowerer {
             dra_slices: Vec::new(),
             dra_unmodelled: Vec::new(),
             dra_skipped: Vec::new(),
+            auto_default_class: false,
         })
     }
 
@@ -270,8 +281,11 @@ impl Lowerer {
         }
         l.check_pool_bound(catalog.types.len());
         let dra = l.finish_dra(&settings);
+        if l.auto_default_class && !l.node_classes.iter().any(|c| c.auto_mode && c.name == auto_mode::DEFAULT_CLASS) {
+            l.node_classes.push(auto_mode::default_class());
+        }
         for np in l.node_pools.iter_mut() {
-            np.node_class_index = np.node_class.as_ref().and_then(|n| l.node_classes.iter().position(|c| &c.name == n));
+            np.node_class_index = node_class_index(np, &l.node_classes);
         }
         if !l.errors.is_empty() {
             // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):
@@ -358,6 +372,28 @@ impl Lowering {
             self.errors = errors;
             return;
         }
+        // `aws eks describe-cluster` output: which built-in Auto Mode NodePools are enabled.
+        if auto_mode::is_cluster_document(&doc.value) {
+            let object = || "computeConfig".to_string();
+            let mut sink = Sink { document: doc.index, object: &object, errors: sink.errors };
+            let pools = auto_mode::read_cluster(&root, &mut sink);
+            for e in sink.errors[before..].iter_mut() {
+                e.source = e.source.take().or_else(|| doc.source.clone());
+            }
+            self.errors = errors;
+            self.auto_default_class |= !pools.is_empty();
+            for name in pools {
+                let value = auto_mode::builtin_pool(name);
+                let builtin = Document {
+                    source: Some(format!("EKS Auto Mode built-in NodePool {name}")),
+                    index: 0,
+                    prefix: String::new(),
+                    value: std::borrow::Cow::Owned(value),
+                };
+                self.document(&builtin);
+            }
+            return;
+        }
         // Spot price history, on-demand prices, instance-type offerings: no kind either.
         if crate::catalog::prices::is_price_document(&doc.value) {
             let name = crate::catalog::prices::object_of(&doc.value);
@@ -386,6 +422,11 @@ impl Lowering {
         match (group, kind.as_str()) {
             ("karpenter.sh", "NodePool") => self.node_pool(&root, &mut sink),
             ("karpenter.k8s.aws", "EC2NodeClass") => self.node_class(&root, &mut sink),
+            (auto_mode::GROUP, auto_mode::KIND) => {
+                let meta = read_meta(&root, &mut sink);
+                let spec = root.get("spec");
+                self.node_classes.push(auto_mode::node_class(meta.name, spec.as_ref(), &mut sink));
+            }
             ("", "Pod") => self.pod(&root, &mut sink),
             ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") | ("batch", "Job" | "CronJob") => self.workload(&root, &kind, &mut sink),
             ("apps", "DaemonSet") => self.daemonset(&root, &mut sink),
@@ -461,12 +502,17 @@ impl Lowering {
         }
         pairs.push((interner.intern(labels::NODEPOOL), interner.intern(&meta.name)));
         let mut node_class = None;
+        let mut auto = false;
         if let Some(ncr) = tspec.as_ref().and_then(|s| s.get("nodeClassRef")) {
             let group = sink.opt_scalar(&ncr, "group").unwrap_or_default();
             let kind = sink.opt_scalar(&ncr, "kind").unwrap_or_default();
             let name = sink.opt_scalar(&ncr, "name").unwrap_or_default();
             if !group.is_empty() && !kind.is_empty() {
                 pairs.push((interner.intern(&format!("{group}/{}", kind.to_ascii_lowercase())), interner.intern(&name)));
+            }
+            auto = auto_mode::is_auto_ref(&group, &kind);
+            if auto {
+                pairs.push((interner.intern(auto_mode::COMPUTE_TYPE), interner.intern("auto")));
             }
             node_class = Some(name);
         }
@@ -502,20 +548,25 @@ impl Lowering {
         for (k, v) in labels_set.iter() {
             reqs.add(k, Requirement::in_values([v]), interner);
         }
+        if auto {
+            auto_mode::restrict(&mut reqs, interner);
+        }
         let t = interner.intern("true");
         reqs.add(interner.intern("karpenter.sh/registered"), Requirement::in_values([t]), interner);
         reqs.add(interner.intern("karpenter.sh/initialized"), Requirement::in_values([t]), interner);
         let taints = tspec.as_ref().and_then(|s| s.get("taints")).map(|ts| read_taints(&ts, sink)).unwrap_or_default();
         let startup_taints = tspec.as_ref().and_then(|s| s.get("startupTaints")).map(|ts| read_taints(&ts, sink)).unwrap_or_default();
+        let default_expiry = if auto { auto_mode::DEFAULT_EXPIRE_AFTER } else { 720 * 3600 };
         let expire_after = match tspec.as_ref().and_then(|s| s.get("expireAfter")) {
-            None => Some(720 * 3600),
-            Some(at) => duration(&at, true, sink).unwrap_or(Some(720 * 3600)),
+            None => Some(default_expiry),
+            Some(at) => duration(&at, true, sink).unwrap_or(Some(default_expiry)),
         };
         // Admission already checked the format (NP-58); only the simulator's drain uses it.
         let termination_grace_period = tspec
             .as_ref()
             .and_then(|s| s.get("terminationGracePeriod"))
-            .and_then(|at| parse_duration(at.v.as_str()?, false).ok().flatten());
+            .and_then(|at| parse_duration(at.v.as_str()?, false).ok().flatten())
+            .or(auto.then_some(auto_mode::DEFAULT_TERMINATION_GRACE));
         let mut limits = Vec::new();
         if let Some(l) = spec.as_ref().and_then(|s| s.get("limits")) {
             for (k, v) in sink.map(&l) {
@@ -556,6 +607,7 @@ impl Lowering {
             // Filled in by `document`, which knows the input it came from.
             source: None,
             prefix: String::new(),
+            auto_mode: auto,
         });
     }
 

@@ -253,6 +253,8 @@ pub struct NodePool {
     /// streamed), still say which file to edit.
     pub source: Option<String>,
     pub prefix: String,
+    /// The NodePool's `nodeClassRef` is EKS Auto Mode's NodeClass (`lower::auto_mode`).
+    pub auto_mode: bool,
 }
 
 /// What an EC2NodeClass changes about the instances launched with it (AWS catalog only).
@@ -271,6 +273,9 @@ pub struct NodeClass {
     pub eviction_hard_memory: Option<i64>,
     /// `spec.capacityReservationSelectorTerms`.
     pub reservation_terms: Vec<reservation::ReservationTerm>,
+    /// An EKS Auto Mode NodeClass (`eks.amazonaws.com/v1`): at most 110 pods a node, and the
+    /// local NVMe as ephemeral storage when it is larger than the configured size.
+    pub auto_mode: bool,
 }
 
 /// An existing node (a Node, a NodeClaim, or both), as the scheduler and disruption see it.

@@ -91,7 +91,7 @@ pub(super) fn take(model: &mut Model, edits: &[Edit], errors: &mut Vec<InputErro
                 return None;
             }
             np.name = e.name.clone();
-            np.node_class_index = np.node_class.as_ref().and_then(|c| model.node_classes.iter().position(|x| &x.name == c));
+            np.node_class_index = crate::lower::node_class_index(&np, &model.node_classes);
             Some((pool, np))
         })
         .collect()

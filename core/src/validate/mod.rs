@@ -26,6 +26,8 @@ use crate::error::{ErrorKind, InputError};
 use serde_json::{Map, Value};
 
 mod ec2nodeclass;
+mod eks_nodeclass;
+pub use eks_nodeclass::ephemeral_bytes;
 mod kubelet;
 mod labels;
 mod nodepool;
@@ -69,6 +71,11 @@ pub fn validate_layered(document: usize, value: &serde_json::Value, provider: Pr
         (Some("EC2NodeClass"), Some("karpenter.k8s.aws")) => {
             let mut cx = Ctx::new(document, format!("EC2NodeClass/{name}"));
             ec2nodeclass::validate(&mut cx, root);
+            cx.errors
+        }
+        (Some("NodeClass"), Some("eks.amazonaws.com")) => {
+            let mut cx = Ctx::new(document, format!("NodeClass/{name}"));
+            eks_nodeclass::validate(&mut cx, root);
             cx.errors
         }
         _ => Vec::new(),

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 mod disruption;
 mod ec2nodeclass;
+mod eks_nodeclass;
 mod nodepool;
 mod worked;
 
