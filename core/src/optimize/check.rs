@@ -1,6 +1,8 @@
 //! The invariant check every answer passes before it is returned: each optimised node holds
 //! only pods whose requirements and tolerations admit it, their requests plus the DaemonSet
-//! overhead fit the type's allocatable, "one per node" groups hold, NodePool limits hold, and
+//! overhead fit the type's allocatable, "one per node" groups hold, no two pods on a node break
+//! a hostname anti-affinity or clash on host ports and every hostname spread holds with all the
+//! node's pods in place (`affinity::violation`, pod by pod), NodePool limits hold, and
 //! every pod is placed exactly once. Checked pod by pod with the scheduler's predicates, not
 //! with the group summaries the solver used.
 
@@ -37,6 +39,9 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
         }
         if !total.fits_with(t.overhead(class.it), t.alloc(class.it, m)) {
             return Err(broken(format!("node {i} ({}) is over its allocatable", m.catalog.types[class.it as usize].name)));
+        }
+        if let Some(what) = super::affinity::violation(m, &node.pods) {
+            return Err(broken(format!("node {i}: {what}")));
         }
         for g in inst.groups.iter().filter(|g| g.per_node != u32::MAX) {
             let here = g.pods.iter().filter(|p| node.pods.contains(p)).count();
