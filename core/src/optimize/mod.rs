@@ -140,15 +140,10 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             reason.entry(p).or_insert("selected by another pod's topology constraint");
         }
     }
-    // Karpenter places pod by pod; the model holds the hostname rules with every pod in place.
-    // A NodeClaim of Karpenter's that breaks them that way is kept as it is (never a seed).
-    for c in &claims {
-        if c.launch.is_some() && !c.pods.iter().any(|p| reason.contains_key(p)) && affinity::violation(m, &c.pods).is_some() {
-            for &p in &c.pods {
-                reason.insert(p, BREAKS_RULE);
-            }
-        }
-    }
+    // Karpenter checks a spread only when it places the spread's owner, so pods placed later may
+    // push a node past maxSkew; the model holds every rule with all pods in place. Such a
+    // NodeClaim is no seed (it breaks a rule) and the note says the optimum may cost more there.
+    let breaks: Vec<bool> = claims.iter().map(|c| c.launch.is_some() && affinity::violation(m, &c.pods).is_some()).collect();
     // A claim holding a pod that must stay is kept whole.
     let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
     let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
@@ -163,6 +158,12 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     }
     for (why, n) in &by_reason {
         notes.push(format!("{why}: {n} pod(s) keep Karpenter's NodeClaims"));
+    }
+    let remade = breaks.iter().zip(&kept).filter(|(b, k)| **b && !**k).count();
+    if remade > 0 {
+        notes.push(format!(
+            "{BREAKS_SPREAD}: {remade} of Karpenter's NodeClaims hold more pods of a hostname spread's selection than its maxSkew once all their pods are in place (Karpenter checks a spread only when it places the spread's pod); the optimum holds every spread, and may cost more than Karpenter's plan for it"
+        ));
     }
     let respect = m.settings.preference_policy == PreferencePolicy::Respect;
     let any_preferences = placed.iter().any(|&p| {
@@ -219,7 +220,7 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     // bound of the whole plan comes from every pod Karpenter launches for, without the
     // constraints the model does not hold (a relaxation, so its optimum — or LP bound — is a
     // lower bound of every plan that keeps them all).
-    let broken = reason.values().any(|r| *r == BREAKS_RULE);
+    let broken = breaks.iter().zip(&kept).any(|(b, k)| *b && *k);
     let whole = kept.iter().zip(&claims).any(|(k, c)| *k && c.launch.is_some()).then(|| whole_bound(m, &sol, &claims, budget, broken));
     let answer = output::Answer { outcome: &outcome, whole_bound: whole, kept_pods };
     Ok(output::render(m, &inst, &claims, &kept, &nodes, &answer, notes, &sol))
@@ -246,7 +247,8 @@ fn group_pods(m: &Model, mut pods: Vec<usize>) -> (Vec<Group>, std::collections:
     (groups, group_index)
 }
 
-const BREAKS_RULE: &str = "Karpenter's NodeClaim breaks a hostname spread once all its pods are in place";
+/// The start of the note on Karpenter's NodeClaims that break a hostname spread in the final placement.
+pub const BREAKS_SPREAD: &str = "hostname spreads held with every pod in place";
 
 /// A lower bound of the whole plan's cost: every pod on Karpenter's launched NodeClaims packed
 /// anew under the hostname rules, requirements, resources and limits, the cross-node

@@ -117,13 +117,17 @@ fn random_clusters_with_hostname_rules_match_the_brute_force() {
     // Tiny instances (≤ 8 pods) against the brute force, which checks each node's pods with the
     // rules pod by pod; larger ones (≤ 30) for the invariants. `optimal` is never wrong, the
     // optimum is never below the exact one and reaches it on every instance the brute force solves.
-    let (mut compared, mut reached, mut optimal, mut with_rules) = (0, 0, 0, 0);
+    let (mut compared, mut reached, mut optimal, mut with_rules, mut broke) = (0, 0, 0, 0, 0);
     for seed in 0..80 {
         let max = if seed % 2 == 0 { 8 } else { 30 };
         let req = request(gen::constrained_cluster(seed, max), Some(gen::catalog()));
         let o = solved(&req);
         assert!(o.lower_bound_per_hour <= o.optimum_price_per_hour + 1e-9, "seed {seed}");
-        assert!(o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9, "seed {seed}: {o:?}");
+        // Karpenter checks a spread only when placing its owner; where its NodeClaims break one
+        // with all pods in place, the optimum (which holds it) may cost more, and says so.
+        let remade = o.not_optimised.iter().any(|n| n.starts_with(BREAKS_SPREAD));
+        broke += usize::from(remade);
+        assert!(remade || o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9, "seed {seed}: {o:?}");
         let mut a: Vec<&String> = o.node_claims.iter().flat_map(|c| &c.pods).collect();
         let mut b: Vec<&String> = o.karpenter_node_claims.iter().flat_map(|c| &c.pods).collect();
         a.sort();
@@ -136,10 +140,7 @@ fn random_clusters_with_hostname_rules_match_the_brute_force() {
             with_rules += 1;
         }
         optimal += usize::from(o.certificate == "optimal");
-        // A kept NodeClaim of Karpenter's that breaks a spread statically is outside the
-        // brute force's problem (it holds every rule with all pods in place).
-        let broke = o.not_optimised.iter().any(|n| n.contains("breaks a hostname spread"));
-        if let (Some(exact), false) = (brute_force(&req), broke) {
+        if let Some(exact) = brute_force(&req) {
             compared += 1;
             assert!(o.optimum_price_per_hour >= exact - 1e-6, "seed {seed}: below the exact optimum {exact}: {o:?}");
             if o.certificate == "optimal" {
@@ -152,7 +153,7 @@ fn random_clusters_with_hostname_rules_match_the_brute_force() {
             reached += usize::from((exact - o.optimum_price_per_hour).abs() < 1e-6);
         }
     }
-    eprintln!("hostname rules: {with_rules}/80 with rules, {optimal} optimal, brute force {compared}, reached {reached}");
+    eprintln!("hostname rules: {with_rules}/80 with rules, {broke} Karpenter plans breaking a spread, {optimal} optimal, brute force {compared}, reached {reached}");
     assert!(with_rules >= 40, "{with_rules}");
     assert!(compared >= 25, "only {compared} instances small enough for the brute force");
     assert_eq!(reached, compared);
