@@ -16,8 +16,6 @@ mod output;
 pub mod solve;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_affinity;
 
 use crate::error::InputError;
 use crate::model::{LimitKey, Model, Pod, PreferencePolicy, Unsatisfiable};

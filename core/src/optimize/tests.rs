@@ -3,6 +3,8 @@ use super::*;
 use crate::json::{optimize, Input, Outcome, Request};
 use serde_json::Value;
 
+mod affinity;
+
 pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
     Request { objects, catalog, ..Default::default() }
 }

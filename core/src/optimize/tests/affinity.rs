@@ -2,8 +2,8 @@
 //! ports), the certificate of plans that keep Karpenter's NodeClaims, and the random
 //! differential against the brute force with those rules.
 
-use super::tests::{brute_force, request, solved, yaml_request};
-use super::*;
+use super::{brute_force, request, solved, yaml_request};
+use crate::optimize::*;
 
 fn deployment(name: &str, replicas: u32, extra_spec: &str, resources: &str) -> String {
     format!(
