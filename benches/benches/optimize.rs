@@ -1,4 +1,5 @@
-//! `optimize` on the random GPU generator (`nodecast::optimize::gen`): 50, 200 and 10,000 pods.
+//! `optimize` on the random GPU generator (`nodecast::optimize::gen`): 50, 200 and 10,000 pods,
+//! and 200 and 10,000 with hostname rules (`gen::constrained_cluster`).
 //! Also `advise` at 30 and 200 pods. Whole facade calls (decode, lower, Karpenter's plan, bound, patterns, integer program, check).
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -14,6 +15,12 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for (id, pods) in [("gpu-50", 50), ("gpu-200", 200), ("gpu-10000", 10_000)] {
         let req = request(7, pods);
+        assert!(nodecast::optimize(&req).is_success());
+        g.bench_function(id, |b| b.iter(|| nodecast::optimize(&req)));
+    }
+    // With hostname rules (anti-affinity within and across workloads, hostname spreads).
+    for (id, pods) in [("gpu-rules-200", 200), ("gpu-rules-10000", 10_000)] {
+        let req = Request { objects: gen::constrained_cluster(7, pods), catalog: Some(gen::catalog()), ..Default::default() };
         assert!(nodecast::optimize(&req).is_success());
         g.bench_function(id, |b| b.iter(|| nodecast::optimize(&req)));
     }

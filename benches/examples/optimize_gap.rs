@@ -1,5 +1,7 @@
 //! The gap distribution of Karpenter's plan to the optimum on the random GPU generator, and the
 //! solve times: `cargo run --release -p nodecast-benches --example optimize_gap -- [SEEDS] [PODS...]`.
+//! With `RULES=1` in the environment the generator adds hostname rules (`gen::constrained_cluster`:
+//! anti-affinity within and across workloads, hostname spreads).
 
 use nodecast::optimize::gen;
 use nodecast::{Outcome, Request};
@@ -8,13 +10,15 @@ use std::time::Instant;
 
 fn main() {
     let (seeds, sizes) = seeds_and_sizes(200);
+    let rules = std::env::var_os("RULES").is_some();
+    let generate = if rules { gen::constrained_cluster } else { gen::cluster };
     println!("| pods (max) | instances | gap median | gap p90 | gap max | optimal | worst gap to bound | solve median | solve max |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &size in &sizes {
         let (mut gaps, mut times, mut bound_gaps) = (Vec::new(), Vec::new(), Vec::new());
         let mut optimal = 0;
         for seed in 1..=seeds {
-            let req = Request { objects: gen::cluster(seed, size), catalog: Some(gen::catalog()), ..Default::default() };
+            let req = Request { objects: generate(seed, size), catalog: Some(gen::catalog()), ..Default::default() };
             let t = Instant::now();
             let answer = nodecast::optimize(&req);
             times.push(t.elapsed().as_secs_f64() * 1000.0);

@@ -716,7 +716,10 @@ export interface NodeVerdict {
 
 /** The answer of `optimize`: Karpenter's plan next to the cheapest packing of the same pods, with a bound that certifies how close it is. */
 export interface Optimization {
-  /** `optimal`, or `within x % of optimal` (the gap of `optimumPricePerHour` to the bound). */
+  /**
+   * `optimal` (only when the whole plan is proven optimal), or `within x % of optimal`
+   * (the gap of `optimumPricePerHour` to the bound).
+   */
   certificate: string;
   /** (optimum − bound) / optimum, in percent (0 when proven optimal). */
   gapPercent: number;
@@ -724,7 +727,12 @@ export interface Optimization {
   karpenterNodeClaims: OptimizedClaim[];
   /** $/h of the NodeClaims Karpenter's plan launches. */
   karpenterPricePerHour: number;
-  /** No placement of these pods costs less (LP relaxation, or the optimum when proven). */
+  /** Pods that keep Karpenter's NodeClaims (the `kept` ones): the reasons are in `notOptimised`. */
+  keptPods: number;
+  /**
+   * No placement of these pods costs less: it covers every pod, those on kept NodeClaims
+   * included (LP relaxation, or a proven optimum of a relaxation).
+   */
   lowerBoundPerHour: number;
   /** Pods whose NodePool, instance type, capacity type or zone differ between the two. */
   movedPods: PodMove[];

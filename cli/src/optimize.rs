@@ -85,6 +85,11 @@ pub fn render(o: &Optimization) -> String {
         o.certificate,
         money(o.lower_bound_per_hour),
     ));
+    if o.kept_pods > 0 {
+        // The bound covers these pods too; the reasons are under "Not optimised".
+        let all: usize = o.karpenter_node_claims.iter().map(|c| c.pods.len()).sum();
+        out.push_str(&format!("{} of {all} pods keep Karpenter's NodeClaims (see Not optimised)\n", o.kept_pods));
+    }
     out.push_str(&format!("Gap: {}/h, {}/month (730 h)\n", money(o.savings_per_hour), format_args!("${:.2}", o.savings_per_month)));
     out.push_str("\nOptimum NodeClaims\n");
     out.push_str(&claims_table(&o.node_claims));

@@ -101,6 +101,8 @@ class Optimization(Answer):
     pods_on_existing_nodes: Tuple[str, ...] = ()
     unschedulable: Tuple[str, ...] = ()
     not_optimised: Tuple[str, ...] = ()
+    #: Pods that keep Karpenter's NodeClaims (reasons in ``not_optimised``); the bound covers them.
+    kept_pods: int = 0
     stats: Optional[OptimizationStats] = None
     warnings: Tuple[AnswerWarning, ...] = ()
 
@@ -121,6 +123,7 @@ class Optimization(Answer):
             pods_on_existing_nodes=_strs(d.get("podsOnExistingNodes")),
             unschedulable=_strs(d.get("unschedulable")),
             not_optimised=_strs(d.get("notOptimised")),
+            kept_pods=d["keptPods"],
             stats=OptimizationStats._from(d["stats"]),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
         )

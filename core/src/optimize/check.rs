@@ -1,6 +1,8 @@
 //! The invariant check every answer passes before it is returned: each optimised node holds
 //! only pods whose requirements and tolerations admit it, their requests plus the DaemonSet
-//! overhead fit the type's allocatable, "one per node" groups hold, NodePool limits hold, and
+//! overhead fit the type's allocatable, "one per node" groups hold, no two pods on a node break
+//! a hostname anti-affinity or clash on host ports and every hostname spread holds with all the
+//! node's pods in place (`affinity::violation`, pod by pod), NodePool limits hold, and
 //! every pod is placed exactly once. Checked pod by pod with the scheduler's predicates, not
 //! with the group summaries the solver used.
 
@@ -21,6 +23,8 @@ fn broken(what: String) -> InputError {
 pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]) -> Result<(), InputError> {
     let mut seen = std::collections::HashSet::new();
     let mut limit_used = vec![0i64; inst.limits.len()];
+    let group_of: std::collections::HashMap<usize, usize> =
+        inst.groups.iter().enumerate().flat_map(|(g, group)| group.pods.iter().map(move |&p| (p, g))).collect();
     for (i, node) in nodes.iter().enumerate() {
         let class = &inst.classes[node.class];
         let t = &templates[class.template];
@@ -38,11 +42,17 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
         if !total.fits_with(t.overhead(class.it), t.alloc(class.it, m)) {
             return Err(broken(format!("node {i} ({}) is over its allocatable", m.catalog.types[class.it as usize].name)));
         }
-        for g in inst.groups.iter().filter(|g| g.per_node != u32::MAX) {
-            let here = g.pods.iter().filter(|p| node.pods.contains(p)).count();
-            if here > g.per_node as usize {
-                return Err(broken(format!("node {i} holds {here} pods of a one-per-node group")));
+        if let Some(what) = super::affinity::violation(m, &node.pods) {
+            return Err(broken(format!("node {i}: {what}")));
+        }
+        let mut here = vec![0u32; inst.groups.len()];
+        for p in &node.pods {
+            if let Some(&g) = group_of.get(p) {
+                here[g] += 1;
             }
+        }
+        if let Some(g) = (0..here.len()).find(|&g| here[g] > inst.groups[g].per_node) {
+            return Err(broken(format!("node {i} holds {} pods of a group limited to {} per node", here[g], inst.groups[g].per_node)));
         }
         for (u, c) in limit_used.iter_mut().zip(&class.limit_use) {
             *u += c;

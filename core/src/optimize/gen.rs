@@ -82,3 +82,36 @@ pub fn cluster(seed: u64, max_pods: usize) -> Vec<Value> {
     }
     objects
 }
+
+/// [`cluster`] with hostname rules on its Deployments: some replicas one per node (anti-affinity
+/// on their own label), some repelling another workload, some with a hostname spread (maxSkew
+/// 1–3, DoNotSchedule or ScheduleAnyway) counting their own or another workload's pods.
+pub fn constrained_cluster(seed: u64, max_pods: usize) -> Vec<Value> {
+    let mut objects = cluster(seed, max_pods);
+    let mut r = Lcg(seed.wrapping_mul(0xD1B54A32D192ED03).wrapping_add(11));
+    let workloads = objects.iter().filter(|o| o["kind"] == "Deployment").count() as u64;
+    for o in objects.iter_mut().filter(|o| o["kind"] == "Deployment") {
+        let app = |w: u64| json!({"matchLabels": {"app": format!("w{w}")}});
+        let own = o["metadata"]["name"].as_str().unwrap_or("w0").trim_start_matches('w').parse::<u64>().unwrap_or(0);
+        let spec = &mut o["spec"]["template"]["spec"];
+        let other = r.below(workloads);
+        match r.below(5) {
+            0 => {
+                spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "kubernetes.io/hostname", "labelSelector": app(own)}]}});
+            }
+            1 => {
+                spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "kubernetes.io/hostname", "labelSelector": app(other)}]}});
+            }
+            2 | 3 => {
+                let when = if r.below(2) == 0 { "DoNotSchedule" } else { "ScheduleAnyway" };
+                let target = if r.below(2) == 0 { own } else { other };
+                spec["topologySpreadConstraints"] = json!([{"maxSkew": 1 + r.below(3), "topologyKey": "kubernetes.io/hostname",
+                    "whenUnsatisfiable": when, "labelSelector": app(target)}]);
+            }
+            _ => {}
+        }
+    }
+    objects
+}

@@ -20,7 +20,8 @@ pub struct Group {
     /// Requests per resource id (`pods: 1` included).
     pub requests: Vec<i64>,
     /// At most this many of the group on one node: 1 under a hostname anti-affinity that
-    /// selects only the group itself, else unbounded.
+    /// selects the group itself or a host port, `maxSkew` under a hostname spread that counts
+    /// it, else unbounded (`affinity::rules` sets it).
     pub per_node: u32,
 }
 
@@ -80,6 +81,9 @@ pub struct Instance {
     pub groups: Vec<Group>,
     pub classes: Vec<Class>,
     pub limits: Vec<LimitRow>,
+    /// Which groups may share a node and how many of a selection one node holds (hostname
+    /// anti-affinity, hostname spreads, host ports).
+    pub rules: super::affinity::Rules,
 }
 
 impl Group {
@@ -139,8 +143,9 @@ pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type
 
 /// Build the instance: `groups` of free pods (already split), templates in pool order, and the
 /// limits remaining per pool.
-pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<LimitRow>) -> Instance {
+pub fn build(m: &Model, templates: &[Template], mut groups: Vec<Group>, limits: Vec<LimitRow>) -> Instance {
     let dims = m.resources.len();
+    let rules = super::affinity::rules(m, &mut groups);
     let mut classes: Vec<Class> = Vec::new();
     for (ti, t) in templates.iter().enumerate() {
         for &it in &t.its {
@@ -191,7 +196,7 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
         }
     }
     let classes = undominated(classes);
-    Instance { dims, groups, classes, limits }
+    Instance { dims, groups, classes, limits, rules }
 }
 
 /// Drop every class another class beats on all counts: no dearer, at least as much room,

@@ -8,6 +8,7 @@
 //! packed by `solve` onto the offerings `instance` finds compatible; `check` verifies the result
 //! with the scheduler's predicates before it is answered.
 
+pub(crate) mod affinity;
 mod check;
 pub mod gen;
 pub(crate) mod instance;
@@ -17,7 +18,7 @@ pub mod solve;
 mod tests;
 
 use crate::error::InputError;
-use crate::model::{LimitKey, Model, Pod, Unsatisfiable};
+use crate::model::{LimitKey, Model, Pod, PreferencePolicy, Unsatisfiable};
 use crate::scheduling::{self, Placement, Solution};
 use instance::{Group, LimitRow, Scope};
 pub use output::{Optimization, OptimizedClaim, PodMove, Stats, HOURS_PER_MONTH};
@@ -68,22 +69,23 @@ pub(crate) struct KarpenterClaim {
     pub pods: Vec<usize>,
 }
 
-/// Why a pod keeps Karpenter's placement, if it must.
+/// Why a pod keeps Karpenter's placement, if it must: the constraints that relate pods on
+/// different nodes (zones and other keys) and required pod affinity. Hostname anti-affinity,
+/// hostname spreads and host ports are in the model (`affinity`).
 fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
-    if pod.spread.iter().any(|s| s.when_unsatisfiable == Unsatisfiable::DoNotSchedule) {
-        return Some("topology spread (DoNotSchedule)");
+    let host = m.keys.hostname;
+    let respect = m.settings.preference_policy == PreferencePolicy::Respect;
+    if pod.spread.iter().any(|s| s.key != host && s.when_unsatisfiable == Unsatisfiable::DoNotSchedule) {
+        return Some("topology spread on a zone or other non-hostname key (DoNotSchedule)");
     }
-    if !pod.spread.is_empty() {
-        return Some("topology spread (ScheduleAnyway)");
+    if respect && pod.spread.iter().any(|s| s.key != host) {
+        return Some("topology spread on a zone or other non-hostname key (ScheduleAnyway, held under the Respect policy)");
     }
     if !pod.affinity.is_empty() {
         return Some("required pod affinity");
     }
-    if pod.anti_affinity.iter().any(|t| t.key != m.keys.hostname) {
+    if pod.anti_affinity.iter().any(|t| t.key != host) {
         return Some("pod anti-affinity on a key other than the hostname");
-    }
-    if !pod.host_ports.is_empty() {
-        return Some("host ports");
     }
     None
 }
@@ -109,7 +111,9 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     let sol = scheduling::solve(m);
     let claims = karpenter_claims(m, &sol);
     let mut notes: Vec<String> = Vec::new();
-    // Pods other pods' topology terms select stay too: moving them would change those counts.
+    // Pods other pods' cross-node terms select stay too: moving them would change what those
+    // terms see. Hostname anti-affinity and hostname spreads of a kept pod see only its own
+    // NodeClaim, which a moved pod leaves: they hold no pod back.
     let placed: Vec<usize> = claims.iter().flat_map(|c| c.pods.iter().copied()).collect();
     let mut reason: std::collections::BTreeMap<usize, &'static str> = Default::default();
     for &p in &placed {
@@ -177,11 +181,35 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             }
         }
     }
+    let host = m.keys.hostname;
+    let mut seen_specs = std::collections::HashSet::new();
+    let holders: Vec<usize> = reason.keys().copied().filter(|&q| seen_specs.insert(m.pods[q].spec_id())).collect();
+    for &p in &placed {
+        let pod = &m.pods[p];
+        let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| {
+            pod.in_namespaces(ns) && sel.matches(&pod.labels)
+        };
+        let selected = holders.iter().any(|&q| {
+            let other = &m.pods[q];
+            other.spread.iter().any(|s| s.key != host && pod.namespace_id == other.namespace_id && hit(&s.selector, &None))
+                || other.affinity.iter().any(|t| hit(&t.selector, &t.namespaces))
+                || other.anti_affinity.iter().any(|t| t.key != host && hit(&t.selector, &t.namespaces))
+        });
+        if selected {
+            reason.entry(p).or_insert("selected by another pod's topology constraint");
+        }
+    }
+    // Karpenter checks a spread only when it places the spread's owner, so pods placed later may
+    // push a node past maxSkew; the model holds every rule with all pods in place. Such a
+    // NodeClaim is no seed (it breaks a rule) and the note says the optimum may cost more there.
+    let breaks: Vec<bool> = claims.iter().map(|c| c.launch.is_some() && affinity::violation(m, &c.pods).is_some()).collect();
     // A claim holding a pod that must stay is kept whole.
     let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
     let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut kept_pods = 0;
     for (c, claim) in claims.iter().enumerate() {
         if kept[c] {
+            kept_pods += claim.pods.len();
             for p in &claim.pods {
                 *by_reason.entry(reason.get(p).copied().unwrap_or("shares a kept NodeClaim")).or_insert(0) += 1;
             }
@@ -190,12 +218,22 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     for (why, n) in &by_reason {
         notes.push(format!("{why}: {n} pod(s) keep Karpenter's NodeClaims"));
     }
+    let remade = breaks.iter().zip(&kept).filter(|(b, k)| **b && !**k).count();
+    if remade > 0 {
+        notes.push(format!(
+            "{BREAKS_SPREAD}: {remade} of Karpenter's NodeClaims hold more pods of a hostname spread's selection than its maxSkew once all their pods are in place (Karpenter checks a spread only when it places the spread's pod); the optimum holds every spread, and may cost more than Karpenter's plan for it"
+        ));
+    }
+    let respect = m.settings.preference_policy == PreferencePolicy::Respect;
     let any_preferences = placed.iter().any(|&p| {
         let pod = &m.pods[p];
-        !pod.preferred_terms.is_empty() || !pod.preferred_affinity.is_empty() || !pod.preferred_anti_affinity.is_empty()
+        !pod.preferred_terms.is_empty()
+            || !pod.preferred_affinity.is_empty()
+            || !pod.preferred_anti_affinity.is_empty()
+            || (!respect && pod.spread.iter().any(|s| s.when_unsatisfiable == Unsatisfiable::ScheduleAnyway))
     });
     if any_preferences {
-        notes.push("preferred node and pod affinities: soft, not optimised for (the optimum may ignore them)".into());
+        notes.push("preferred node and pod affinities (and ScheduleAnyway spreads under the Ignore policy): soft, not optimised for (the optimum may ignore them)".into());
     }
     if sol.templates.iter().any(|t| crate::scheduling::claim::has_min_values(&t.requirements)) {
         notes.push("minValues: the optimum launches single instance types; instance-type flexibility is not optimised".into());
@@ -203,27 +241,8 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     if sol.placements.values().any(|pl| matches!(pl, Placement::Existing(_))) {
         notes.push("existing nodes: pods keep Karpenter's placement on them; their free capacity is not re-packed".into());
     }
-    // Groups of free pods by spec, in order of first pod.
-    let mut groups: Vec<Group> = Vec::new();
-    let mut group_of_spec: std::collections::HashMap<usize, usize> = Default::default();
-    let mut free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
-    free.sort_unstable();
-    let dims = m.resources.len();
-    let mut group_index: std::collections::HashMap<usize, usize> = Default::default();
-    for &p in &free {
-        let pod = &m.pods[p];
-        let key = if pod.spec_shared() { pod.spec_id() } else { usize::MAX - p };
-        let g = *group_of_spec.entry(key).or_insert_with(|| {
-            groups.push(Group {
-                pods: Vec::new(),
-                requests: (0..dims).map(|r| pod.requests.get(r as u16)).collect(),
-                per_node: per_node.get(&p).copied().unwrap_or(u32::MAX),
-            });
-            groups.len() - 1
-        });
-        groups[g].pods.push(p);
-        group_index.insert(p, g);
-    }
+    let free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
+    let (groups, group_index) = group_pods(m, free);
     let limits = limit_rows(m, &sol, &claims, &kept);
     let inst = instance::build(m, &sol.templates, groups, limits);
     // Karpenter's free claims as seed patterns: each fits some class (its own offering, or one
@@ -256,7 +275,59 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     })?;
     let nodes = output::assign(&inst, &outcome.chosen);
     check::verify(m, &sol.templates, &inst, &nodes)?;
-    Ok(output::render(m, &inst, &claims, &kept, &nodes, &outcome, notes, &sol))
+    // With NodeClaims kept, the bound of the free pods says nothing about the kept ones: the
+    // bound of the whole plan comes from every pod Karpenter launches for, without the
+    // constraints the model does not hold (a relaxation, so its optimum — or LP bound — is a
+    // lower bound of every plan that keeps them all).
+    let broken = breaks.iter().zip(&kept).any(|(b, k)| *b && *k);
+    let whole = kept.iter().zip(&claims).any(|(k, c)| *k && c.launch.is_some()).then(|| whole_bound(m, &sol, &claims, budget, broken));
+    let answer = output::Answer { outcome: &outcome, whole_bound: whole, kept_pods };
+    Ok(output::render(m, &inst, &claims, &kept, &nodes, &answer, notes, &sol))
+}
+
+/// Pods grouped by spec (identical replicas count as one group), in order of first pod, and
+/// each pod's group.
+fn group_pods(m: &Model, mut pods: Vec<usize>) -> (Vec<Group>, std::collections::HashMap<usize, usize>) {
+    pods.sort_unstable();
+    let dims = m.resources.len();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_of_spec: std::collections::HashMap<usize, usize> = Default::default();
+    let mut group_index: std::collections::HashMap<usize, usize> = Default::default();
+    for &p in &pods {
+        let pod = &m.pods[p];
+        let key = if pod.spec_shared() { pod.spec_id() } else { usize::MAX - p };
+        let g = *group_of_spec.entry(key).or_insert_with(|| {
+            groups.push(Group { pods: Vec::new(), requests: (0..dims).map(|r| pod.requests.get(r as u16)).collect(), per_node: u32::MAX });
+            groups.len() - 1
+        });
+        groups[g].pods.push(p);
+        group_index.insert(p, g);
+    }
+    (groups, group_index)
+}
+
+/// The start of the note on Karpenter's NodeClaims that break a hostname spread in the final placement.
+pub const BREAKS_SPREAD: &str = "hostname spreads held with every pod in place";
+
+/// A lower bound of the whole plan's cost: every pod on Karpenter's launched NodeClaims packed
+/// anew under the hostname rules, requirements, resources and limits, the cross-node
+/// constraints dropped. Its proven optimum when the budget allows, else its LP bound.
+/// `dynamic`: a kept NodeClaim of Karpenter's breaks a hostname spread in the final placement
+/// (Karpenter checks a spread only when its owner is placed), so the bound drops the spreads
+/// across groups too; anti-affinity and host ports Karpenter checks both ways, and a spread
+/// that counts its own group caps that group in either reading.
+fn whole_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], budget: Budget, dynamic: bool) -> f64 {
+    let pods: Vec<usize> = claims.iter().filter(|c| c.launch.is_some()).flat_map(|c| c.pods.iter().copied()).collect();
+    let (groups, _) = group_pods(m, pods);
+    let none_kept = vec![false; claims.len()];
+    let mut inst = instance::build(m, &sol.templates, groups, limit_rows(m, sol, claims, &none_kept));
+    if dynamic {
+        inst.rules.caps.clear();
+    }
+    match solve::solve(&inst, Vec::new(), budget) {
+        Ok(o) if o.karpenter_plan.is_none() => o.lower_bound,
+        _ => solve::lp_bound(&inst, budget.seconds).map_or(0.0, |(b, _)| b),
+    }
 }
 
 /// Per NodePool limit: what is left after existing nodes and the kept NodeClaims.

@@ -9,6 +9,14 @@ use crate::price::round_price;
 use crate::scheduling::Solution;
 use serde::Serialize;
 
+/// What the solver proved, for the answer: the free pods' outcome and, when NodeClaims are kept,
+/// the bound of the whole plan (every pod Karpenter launches for).
+pub struct Answer<'a> {
+    pub outcome: &'a Outcome,
+    pub whole_bound: Option<f64>,
+    pub kept_pods: usize,
+}
+
 /// One optimised node: its class and the pods on it.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -28,9 +36,11 @@ pub struct Optimization {
     pub karpenter_price_per_hour: f64,
     /// $/h of the cheapest NodeClaims found for the same pods.
     pub optimum_price_per_hour: f64,
-    /// No placement of these pods costs less (LP relaxation, or the optimum when proven).
+    /// No placement of these pods costs less: it covers every pod, those on kept NodeClaims
+    /// included (LP relaxation, or a proven optimum of a relaxation).
     pub lower_bound_per_hour: f64,
-    /// `optimal`, or `within x % of optimal` (the gap of `optimumPricePerHour` to the bound).
+    /// `optimal` (only when the whole plan is proven optimal), or `within x % of optimal`
+    /// (the gap of `optimumPricePerHour` to the bound).
     pub certificate: String,
     /// (optimum − bound) / optimum, in percent (0 when proven optimal).
     pub gap_percent: f64,
@@ -50,6 +60,8 @@ pub struct Optimization {
     pub unschedulable: Vec<String>,
     /// Constraints the optimiser does not optimise for, and what it does with them instead.
     pub not_optimised: Vec<String>,
+    /// Pods that keep Karpenter's NodeClaims (the `kept` ones): the reasons are in `notOptimised`.
+    pub kept_pods: usize,
     /// Size of the problem solved and how the solver ended.
     pub stats: Stats,
     /// Non-fatal findings about the input.
@@ -164,7 +176,7 @@ pub fn render(
     claims: &[KarpenterClaim],
     kept: &[bool],
     nodes: &[Node],
-    outcome: &Outcome,
+    answer: &Answer,
     not_optimised: Vec<String>,
     sol: &Solution,
 ) -> Optimization {
@@ -238,13 +250,21 @@ pub fn render(
     optimum.extend(fresh);
     let karpenter_price = round_price(karpenter.iter().map(|c| c.price_per_hour).sum());
     let optimum_price = round_price(optimum.iter().map(|c| c.price_per_hour).sum());
-    let kept_price: f64 = optimum.iter().filter(|c| c.kept).map(|c| c.price_per_hour).sum();
-    let bound = round_price((kept_price + outcome.lower_bound).min(optimum_price));
-    let gap = if optimum_price > 0.0 && !outcome.proven { ((optimum_price - bound) / optimum_price * 100.0).max(0.0) } else { 0.0 };
+    let outcome = answer.outcome;
+    // Kept NodeClaims cost what Karpenter pays for them (launch-less ones nothing): without
+    // any, the free pods' bound is the whole plan's; with some, only the whole plan's bound is.
+    let (bound, proven) = match answer.whole_bound {
+        None => (round_price(outcome.lower_bound.min(optimum_price)), outcome.proven),
+        Some(b) => {
+            let b = round_price(b.min(optimum_price));
+            (b, optimum_price - b <= 1e-9 * optimum_price.max(1.0))
+        }
+    };
+    let gap = if optimum_price > 0.0 && !proven { ((optimum_price - bound) / optimum_price * 100.0).max(0.0) } else { 0.0 };
     let gap = (gap * 1e4).round() / 1e4;
     let certificate = match &outcome.karpenter_plan {
         Some(why) => format!("Karpenter's plan: the solver found no packing within its budget ({why})"),
-        None if outcome.proven || gap == 0.0 => "optimal".to_string(),
+        None if proven || gap == 0.0 => "optimal".to_string(),
         None => format!("within {gap:.2} % of optimal"),
     };
     // Where each pod is on each side.
@@ -294,12 +314,13 @@ pub fn render(
         pods_on_existing_nodes: on_existing,
         unschedulable,
         not_optimised,
+        kept_pods: answer.kept_pods,
         stats: Stats {
             pods: inst.groups.iter().map(|g| g.pods.len()).sum(),
             groups: inst.groups.len(),
             offerings: inst.classes.len(),
             patterns: outcome.patterns,
-            exhaustive: outcome.proven,
+            exhaustive: outcome.proven && answer.whole_bound.is_none(),
             timed_out: outcome.timed_out,
         },
         warnings: Vec::new(),

@@ -192,6 +192,17 @@ fn greedy_fill(inst: &Instance, class: &Class, counts: &mut [u32], order: &[usiz
                 add = add.min(l / need);
             }
         }
+        // The hostname rules are downward closed: the most that keeps them is found by
+        // stepping down (a node holds at most a few hundred pods).
+        let before = counts[g];
+        while add > 0 {
+            counts[g] = before + add as u32;
+            if inst.rules.allows(counts) {
+                break;
+            }
+            add -= 1;
+        }
+        counts[g] = before;
         if add > 0 {
             counts[g] += add as u32;
             for (l, need) in left.iter_mut().zip(&group.requests) {
@@ -244,7 +255,12 @@ fn dfs(
         // Maximal: no admitted group with pods to spare still fits.
         let maximal = admitted.iter().all(|&g| {
             let group = &inst.groups[g];
-            counts[g] >= group.per_node.min(group.count()) || group.requests.iter().zip(left.iter()).any(|(need, l)| need > l)
+            counts[g] >= group.per_node.min(group.count()) || group.requests.iter().zip(left.iter()).any(|(need, l)| need > l) || {
+                counts[g] += 1;
+                let blocked = !inst.rules.allows(counts);
+                counts[g] -= 1;
+                blocked
+            }
         });
         if maximal && counts.iter().any(|&n| n > 0) {
             if out.len() >= limit {
@@ -264,6 +280,11 @@ fn dfs(
     }
     for n in (0..=most.max(0)).rev() {
         counts[g] = n as u32;
+        // The groups after `i` are still 0, and the rules are downward closed: a partial
+        // pattern that breaks one cannot be completed.
+        if n > 0 && !inst.rules.allows(counts) {
+            continue;
+        }
         for (l, need) in left.iter_mut().zip(&group.requests) {
             *l -= need * n;
         }
@@ -330,12 +351,14 @@ pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
     out
 }
 
-/// True when `counts` pods of each group fit one node of `class` in every resource dimension.
+/// True when `counts` pods of each group fit one node of `class` in every resource dimension
+/// and keep the hostname rules.
 pub fn fits(inst: &Instance, class: &Class, counts: &[u32]) -> bool {
     (0..inst.dims).all(|r| {
         let used: i128 = counts.iter().enumerate().map(|(g, &n)| inst.groups[g].requests[r] as i128 * n as i128).sum();
         used <= class.room[r] as i128
     }) && counts.iter().enumerate().all(|(g, &n)| n == 0 || (class.admits[g] && n <= inst.groups[g].per_node))
+        && inst.rules.allows(counts)
 }
 
 /// The integer program over `patterns`: cover every group, respect limits, least cost.

@@ -3,11 +3,13 @@ use super::*;
 use crate::json::{optimize, Input, Outcome, Request};
 use serde_json::Value;
 
-fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
+mod affinity;
+
+pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
     Request { objects, catalog, ..Default::default() }
 }
 
-fn solved(req: &Request) -> Optimization {
+pub(super) fn solved(req: &Request) -> Optimization {
     match optimize(req).outcome {
         Outcome::Success(o) => o,
         Outcome::Failure { errors } => panic!("optimize failed: {errors:?}"),
@@ -16,8 +18,9 @@ fn solved(req: &Request) -> Optimization {
 
 /// Independent exact optimum for tiny inputs: every partition of the pods into nodes, every
 /// (pool, type, offering) for each node, straight from the templates (no grouping, classes,
-/// dominance, patterns or LP), NodePool limits tracked. None when too big.
-fn brute_force(req: &Request) -> Option<f64> {
+/// dominance, patterns or LP), NodePool limits tracked, each node's pods checked against the
+/// hostname rules pod by pod. None when too big.
+pub(super) fn brute_force(req: &Request) -> Option<f64> {
     let (m, _) = crate::load::model(&req.sources()).ok()?;
     let sol = scheduling::solve(&m);
     let pods: Vec<usize> = karpenter_claims(&m, &sol).iter().flat_map(|c| c.pods.clone()).collect();
@@ -45,6 +48,9 @@ fn brute_force(req: &Request) -> Option<f64> {
         .collect();
     let fits = |block: &[usize], o: &(usize, u32, crate::labels::ValueId, crate::labels::ValueId, f64, Option<u32>)| {
         let t = &templates[o.0];
+        if super::affinity::violation(&m, block).is_some() {
+            return false;
+        }
         let mut total = crate::resources::Resources::new();
         for &p in block {
             if !pod_admits(&m.pods[p], t, o.1, o.2, o.3, o.5, &m) {
@@ -160,7 +166,7 @@ spec:
       - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
 "#;
 
-fn yaml_request(extra: &str) -> Request {
+pub(super) fn yaml_request(extra: &str) -> Request {
     Request {
         inputs: vec![Input { name: Some("t.yaml".into()), text: format!("{POOL}---\n{extra}") }],
         catalog: Some(gen::catalog()),
@@ -217,7 +223,11 @@ spec:
     );
     let o = solved(&req);
     assert!(o.node_claims.iter().all(|c| c.kept));
-    assert!(o.not_optimised.iter().any(|n| n.starts_with("topology spread (DoNotSchedule): 2 pod(s)")), "{:?}", o.not_optimised);
+    assert!(
+        o.not_optimised.iter().any(|n| n.starts_with("topology spread on a zone or other non-hostname key (DoNotSchedule): 2 pod(s)")),
+        "{:?}",
+        o.not_optimised
+    );
     assert_eq!(o.optimum_price_per_hour, o.karpenter_price_per_hour);
 }
 
