@@ -4,8 +4,8 @@
 //! Afterwards, the per-workload report (served demand, time short of capacity, scale-up times,
 //! GPU cost) and the series (replicas, desired, ready, demand).
 
-use super::hpa::calc::{self, CalcError, PodSample};
-use super::hpa::spec::{Source, Target};
+use super::hpa::calc::{self, PodSample};
+use super::hpa::spec::Source;
 use super::hpa::{Watched, SYNC_SECONDS};
 use super::sim::Sim;
 use super::state::{Ev, PodState};
@@ -126,8 +126,8 @@ impl Sim {
         pod.state == PodState::Running && self.now - pod.run_since >= delay
     }
 
-    /// computeReplicasForMetrics: every metric's proposal, the largest wins; None when all
-    /// failed, or some failed and the rest would scale down.
+    /// The metrics' inputs at this sync: per metric, the pods with the per-pod share of its
+    /// demand (ready pods only) and the demand itself; then the controller's proposal.
     #[allow(clippy::too_many_arguments)]
     fn hpa_proposal(
         &self,
@@ -139,50 +139,33 @@ impl Sim {
         delay: i64,
         inst: usize,
     ) -> Option<i32> {
-        let mut best: Option<i32> = None;
-        let mut invalid = 0;
         let tpl = &self.templates[self.instances[inst].tpl].pod;
-        for (m, series) in spec.metrics.iter().zip(series) {
-            let Some(d) = series.map(|i| self.demand[i].at(self.now)) else {
-                invalid += 1;
-                continue;
-            };
-            let total = (d * 1000.0).round() as i64;
-            let per_pod = if ready > 0 { total / i64::from(ready) } else { 0 };
-            let samples: Vec<PodSample> = live
-                .iter()
-                .map(|&p| match self.pods[p].state {
-                    PodState::Running if self.pod_ready(p, delay) => PodSample::Value(per_pod),
-                    PodState::Running => PodSample::Missing,
-                    _ => PodSample::Pending,
-                })
-                .collect();
-            let r: Result<i32, CalcError> = match (&m.source, m.target) {
-                (Source::Resource { resource }, Target::Utilization(u)) => {
-                    let req = self.m.resources.get(resource).map_or(0, |id| tpl.requests.get(id));
-                    let pods: Vec<(PodSample, i64)> = samples.iter().map(|s| (*s, req)).collect();
-                    calc::utilization(&pods, current, u, tol)
-                }
-                (Source::Resource { .. } | Source::Pods, Target::AverageValue(t)) => calc::plain(&samples, current, t, tol),
-                (Source::Object | Source::External, Target::Value(t)) => calc::value(total, t, current, i64::from(ready), live.len(), tol),
-                (Source::Object | Source::External, Target::AverageValue(t)) => Ok(calc::average_value(total, t, current, tol)),
-                // spec.rs admits no other pairing.
-                _ => Err(CalcError::NoMetrics),
-            };
-            match r {
-                Ok(n) => {
-                    if best.is_none_or(|b| b == 0 || n > b) {
-                        best = Some(n);
-                    }
-                }
-                Err(_) => invalid += 1,
-            }
-        }
-        let replicas = best.unwrap_or(0);
-        if invalid >= spec.metrics.len() || (invalid > 0 && replicas < current) {
-            return None;
-        }
-        Some(replicas)
+        let inputs: Vec<super::hpa::MetricInput> = spec
+            .metrics
+            .iter()
+            .zip(series)
+            .map(|(m, s)| {
+                let total = (self.demand[(*s)?].at(self.now) * 1000.0).round() as i64;
+                let per_pod = if ready > 0 { total / i64::from(ready) } else { 0 };
+                let request = match &m.source {
+                    Source::Resource { resource } => self.m.resources.get(resource).map_or(0, |id| tpl.requests.get(id)),
+                    _ => 0,
+                };
+                let pods = live
+                    .iter()
+                    .map(|&p| {
+                        let sample = match self.pods[p].state {
+                            PodState::Running if self.pod_ready(p, delay) => PodSample::Value(per_pod),
+                            PodState::Running => PodSample::Missing,
+                            _ => PodSample::Pending,
+                        };
+                        (sample, request)
+                    })
+                    .collect();
+                Some((pods, total))
+            })
+            .collect();
+        super::hpa::propose(spec, tol, &inputs, current)
     }
 
     /// The per-workload report, and the workloads' series appended to `series`.

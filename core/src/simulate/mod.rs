@@ -36,6 +36,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 pub use autoscale::AutoscaledWorkload;
+pub use hpa::{replay as replay_hpa, ReplayPod, ReplaySync};
 pub use render::{render_series_csv, render_series_prom, rfc3339};
 pub use sequence::consolidation_sequence;
 pub use settings::{SecondsRange, SimSettings};

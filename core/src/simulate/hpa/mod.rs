@@ -225,3 +225,97 @@ pub fn readiness_delay(manifest: &Value) -> i64 {
             .clamp(0, super::settings::MAX_SECONDS)
     })
 }
+
+/// What one metric reads at a sync: its pods (state, value, request of the metric's resource)
+/// and the Object/External total (milli-units); None when the metric has no data.
+pub type MetricInput = Option<(Vec<(calc::PodSample, i64)>, i64)>;
+
+/// computeReplicasForMetrics (horizontal.go): every metric's proposal, the largest wins; None
+/// when all failed, or some failed and the others would scale down.
+pub fn propose(spec: &spec::HpaSpec, tol: calc::Tolerances, inputs: &[MetricInput], current: i32) -> Option<i32> {
+    use calc::PodSample;
+    use spec::{Source, Target};
+    let mut best: Option<i32> = None;
+    let mut invalid = 0;
+    for (m, input) in spec.metrics.iter().zip(inputs) {
+        let Some((pods, total)) = input else {
+            invalid += 1;
+            continue;
+        };
+        let samples: Vec<PodSample> = pods.iter().map(|p| p.0).collect();
+        let ready = samples.iter().filter(|s| matches!(s, PodSample::Value(_))).count() as i64;
+        let r = match (&m.source, m.target) {
+            (Source::Resource { .. }, Target::Utilization(u)) => calc::utilization(pods, current, u, tol),
+            (Source::Resource { .. } | Source::Pods, Target::AverageValue(t)) => calc::plain(&samples, current, t, tol),
+            (Source::Object | Source::External, Target::Value(t)) => calc::value(*total, t, current, ready, pods.len(), tol),
+            (Source::Object | Source::External, Target::AverageValue(t)) => Ok(calc::average_value(*total, t, current, tol)),
+            // spec.rs admits no other pairing.
+            _ => Err(calc::CalcError::NoMetrics),
+        };
+        match r {
+            Ok(n) if best.is_none_or(|b| b == 0 || n > b) => best = Some(n),
+            Ok(_) => {}
+            Err(_) => invalid += 1,
+        }
+    }
+    let replicas = best.unwrap_or(0);
+    if invalid >= spec.metrics.len() || (invalid > 0 && replicas < current) {
+        return None;
+    }
+    Some(replicas)
+}
+
+/// One sync of a replayed series (the HPA oracle's format, oracle/hpa): the target's pods and
+/// the Object/External metric's total.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReplaySync {
+    /// The scale target's pods.
+    pub pods: Vec<ReplayPod>,
+    /// The Object/External metric's value, milli-units.
+    #[serde(default)]
+    pub total: i64,
+}
+
+/// One pod of a replayed sync: `pending`, `missing` or `value` (with `value` milli-units).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReplayPod {
+    /// `pending`, `missing` or `value`.
+    pub state: String,
+    /// Its metric value, milli-units.
+    #[serde(default)]
+    pub value: i64,
+    /// Its request of the Resource metric's resource, milli-units.
+    #[serde(default)]
+    pub request: i64,
+}
+
+/// Replays `syncs` (one every 15 s from 0) through the HPA `manifest`, the target starting at
+/// `replicas`: the replicas after every sync. Every metric reads the same pods and total.
+pub fn replay(manifest: &Value, replicas: i32, syncs: &[ReplaySync]) -> Result<Vec<i32>, Vec<InputError>> {
+    let api = manifest.get("apiVersion").and_then(Value::as_str).unwrap_or("autoscaling/v2");
+    let spec = spec::parse(manifest, api, None, 0)?;
+    let tol = |r: Option<&spec::Rules>| r.and_then(|r| r.tolerance).unwrap_or(spec::DEFAULT_TOLERANCE);
+    let tol = calc::Tolerances { down: tol(spec.behavior.as_ref().map(|b| &b.down)), up: tol(spec.behavior.as_ref().map(|b| &b.up)) };
+    let mut ctl = behavior::Controller::default();
+    let mut current = replicas;
+    let mut out = Vec::with_capacity(syncs.len());
+    for (k, s) in syncs.iter().enumerate() {
+        let pods: Vec<(calc::PodSample, i64)> = s
+            .pods
+            .iter()
+            .map(|p| {
+                let sample = match p.state.as_str() {
+                    "pending" => calc::PodSample::Pending,
+                    "missing" => calc::PodSample::Missing,
+                    _ => calc::PodSample::Value(p.value),
+                };
+                (sample, p.request)
+            })
+            .collect();
+        let inputs: Vec<MetricInput> = spec.metrics.iter().map(|_| Some((pods.clone(), s.total))).collect();
+        let d = ctl.sync(&spec, k as i64 * SYNC_SECONDS, current, || propose(&spec, tol, &inputs, current));
+        current = d.desired;
+        out.push(current);
+    }
+    Ok(out)
+}
