@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
+.PHONY: oracle-hpa all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite
 
 all: build
@@ -244,3 +244,15 @@ oracle-suite: oracle-build envtest-bin
 	cd oracle && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=5m $(ORACLE_ENV) ./suite/run.sh out/suite-dumps $(SUITES) \
 	  || echo "(some specs failed on envtest: oracle/out/suite-dumps/*.log)"
 	cd oracle && $(ORACLE_ENV) ./oracle suite -dumps out/suite-dumps $(if $(filter-out 0,$(SUITE_SAMPLE)),-sample $(SUITE_SAMPLE))
+
+# HPA oracle (oracle/hpa, its own Go module): random HPAs x metric series replayed through
+# Kubernetes 1.36.1's controller code (added to its podautoscaler package with -overlay, which
+# needs the module vendored), then the same series through nodecast. HPA_CASES series (>= 2,000).
+HPA_CASES ?= 2000
+HPA_SEED ?= 7
+oracle-hpa:
+	cd oracle/hpa && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go mod vendor
+	cd oracle/hpa && printf '{"Replace":{"%s/vendor/k8s.io/kubernetes/pkg/controller/podautoscaler/nodecast_replay.go":"%s/_overlay/nodecast_replay.go"}}\n' "$$PWD" "$$PWD" > vendor/overlay.json
+	cd oracle/hpa && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) HPA_CASES=$(HPA_CASES) HPA_SEED=$(HPA_SEED) HPA_OUT=$$PWD/vendor/cases.json \
+		go test -mod=vendor -overlay vendor/overlay.json -count=1 ./...
+	NODECAST_HPA_CASES=$(abspath oracle/hpa/vendor/cases.json) $(CARGO) test --release -p nodecast --test hpa_oracle -- --nocapture

@@ -129,6 +129,52 @@ export interface Applied {
   rank: number;
 }
 
+/** One workload an HPA scales, or one with a demand series (`autoscaling` of a Simulation). */
+export interface AutoscaledWorkload {
+  /** Demand units one ready replica serves (the series' capacityPerReplica); the figures below need it. */
+  capacityPerReplica?: number;
+  /** Σ demand × time, in unit-hours. */
+  demandUnitHours?: number;
+  /** The pods' share of their nodes' price (pod GPUs ÷ node GPUs × $/h × running time), USD. */
+  gpuCostUsd: number;
+  /** Σ pod GPUs × running time, in hours. */
+  gpuHours: number;
+  /** Its HorizontalPodAutoscaler, `namespace/name`; absent when the trace's scale events drive it. */
+  hpa?: string;
+  /** The HPA's maxReplicas. */
+  maxReplicas?: number;
+  /** The HPA's minReplicas. */
+  minReplicas?: number;
+  /** Most replicas at once. */
+  peakReplicas: number;
+  /** Seconds from a pod's start to Ready (the trace's readinessDelay or the readinessProbe's initialDelaySeconds). */
+  readinessDelaySeconds: number;
+  /** Σ ready replicas × time, in hours. */
+  readyReplicaHours: number;
+  /** Σ replicas × time, in hours (every pod, pending or running). */
+  replicaHours: number;
+  /** Times the HPA changed the replicas. */
+  rescales: number;
+  /** Demand rises the ready capacity covered before the end. */
+  risesCovered?: number;
+  /** Demand rises it never covered before the end. */
+  risesUncovered?: number;
+  /** Per rise of the demand: seconds until the ready capacity covered it (rises never covered are left out). */
+  scaleUpSeconds?: Percentiles;
+  /** Seconds with fewer ready pods than the replicas asked for. */
+  secondsBelowDesired: number;
+  /** Seconds when the demand was above the ready capacity. */
+  secondsShort?: number;
+  /** `100 × served ÷ demand`. */
+  servedPercent?: number;
+  /** Σ min(demand, ready × capacity) × time, in unit-hours. */
+  servedUnitHours?: number;
+  /** Σ max(0, demand − ready × capacity) × time, in unit-hours. */
+  unservedUnitHours?: number;
+  /** The workload, `Kind/namespace/name` (its trace instance name when it never ran). */
+  workload: string;
+}
+
 /** One Balanced pool's score of one move (spec disruption.md §16). */
 export interface BalancedScore {
   /** True when score ≥ threshold, so Karpenter allows the move for this pool. */
@@ -1302,6 +1348,11 @@ export interface SimulatedPod {
 
 /** The answer of `simulate` (`kind: Simulation`). */
 export interface Simulation {
+  /**
+   * Per workload an HPA scales or the trace gives demand for: replicas, served demand,
+   * scale-up times and GPU cost (docs/simulate.md, "Demand and autoscaling"). Absent without.
+   */
+  autoscaling?: AutoscaledWorkload[];
   /** Every NodeClaim the run launched, with its lifecycle times and cost. */
   nodes: SimulatedNode[];
   /** Every pod the trace submitted, with its waits, run time and outcome. */

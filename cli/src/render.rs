@@ -738,6 +738,48 @@ pub fn simulation(s: &Simulation) -> String {
         }
         out.push_str(&t.render("  "));
     }
+    if !s.autoscaling.is_empty() {
+        section(&mut out, "Autoscaling (HPA every 15 s; served = min(demand, ready replicas x capacity))");
+        let mut t = Table::new(&[
+            "WORKLOAD",
+            "HPA",
+            "REPLICAS",
+            "PEAK",
+            "RESCALES",
+            "SERVED",
+            "SHORT",
+            "BELOW DESIRED",
+            "SCALE-UP P50/MAX",
+            "GPU H",
+            "GPU COST",
+        ])
+        .right(&[3, 4, 5, 6, 7, 9, 10]);
+        for a in &s.autoscaling {
+            let range = match (a.min_replicas, a.max_replicas) {
+                (Some(lo), Some(hi)) => format!("{lo}-{hi}"),
+                _ => "trace".into(),
+            };
+            let scale_up = match (&a.scale_up_seconds, a.rises_uncovered) {
+                (Some(p), Some(0)) => format!("{} / {}", duration(p.p50), duration(p.max)),
+                (Some(p), Some(n)) => format!("{} / {} ({n} never)", duration(p.p50), duration(p.max)),
+                _ => "-".into(),
+            };
+            t.row(vec![
+                a.workload.clone(),
+                a.hpa.clone().unwrap_or_else(|| "-".into()),
+                range,
+                a.peak_replicas.to_string(),
+                a.rescales.to_string(),
+                a.served_percent.map_or_else(|| "-".into(), |p| format!("{p:.1}%")),
+                a.seconds_short.map_or_else(|| "-".into(), duration),
+                duration(a.seconds_below_desired),
+                scale_up,
+                format!("{:.1}", a.gpu_hours),
+                dollars_2(a.gpu_cost_usd),
+            ]);
+        }
+        out.push_str(&t.render("  "));
+    }
     let mut nodes: Vec<&nodecast::simulate::NodeOut> = s.nodes.iter().collect();
     nodes.sort_by(|a, b| b.cost_usd.total_cmp(&a.cost_usd).then_with(|| a.name.cmp(&b.name)));
     let title = if nodes.len() > SIM_NODES_SHOWN {

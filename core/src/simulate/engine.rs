@@ -131,6 +131,8 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         pod_attempts: 0,
         virtual_pods: p.virtual_pods,
         res: Vec::new(),
+        watched: p.watched,
+        demand: trace.demand.clone(),
     };
     sim.adopt_initial_state();
     sim.reservations_start(res_prices);
@@ -141,6 +143,9 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         sim.push(at, Ev::Trace(i));
     }
     sim.request_pass(0);
+    if !sim.watched.is_empty() {
+        sim.push(0, Ev::HpaSync);
+    }
     let mut processed: u64 = 0;
     let mut finished_at = None;
     while let Some(Reverse((t, _, ev))) = sim.queue.pop() {
@@ -233,6 +238,7 @@ impl Sim {
             Ev::Terminate(n, r) => self.terminate(n, REASONS[r]),
             Ev::DeleteInstance(i) => self.delete_instance(i),
             Ev::Reservation(r, edge) => self.reservation_edge(r, edge),
+            Ev::HpaSync => self.hpa_sync(),
             Ev::Retrigger => {
                 if !self.pending.is_empty() {
                     self.trigger_batch();
@@ -335,7 +341,7 @@ impl Sim {
         }
     }
 
-    fn scale(&mut self, i: usize, replicas: i64) {
+    pub fn scale(&mut self, i: usize, replicas: i64) {
         let live: Vec<usize> = self.instances[i].pods.iter().copied().filter(|&p| self.is_live(p)).collect();
         let want = replicas.max(0) as usize;
         if want > live.len() {

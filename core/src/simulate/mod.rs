@@ -5,10 +5,13 @@
 //! the `consolidate` pass (`disruption::decide`) at the simulated `now`. The model is lowered once;
 //! pods and nodes are then added to and removed from it in place as the clock advances.
 
+mod autoscale;
 mod buffers;
 mod conditions;
+mod demand;
 mod edits;
 mod engine;
+mod hpa;
 mod jobs;
 mod metrics;
 mod node_conditions;
@@ -32,6 +35,8 @@ use crate::model::Skipped;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+pub use autoscale::AutoscaledWorkload;
+pub use hpa::{replay as replay_hpa, ReplayPod, ReplaySync};
 pub use render::{render_series_csv, render_series_prom, rfc3339};
 pub use sequence::consolidation_sequence;
 pub use settings::{SecondsRange, SimSettings};
@@ -81,6 +86,10 @@ pub struct Simulation {
     /// (docs/reservations.md, "In the simulator"). Absent without reservations.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reservations: Vec<ReservationUse>,
+    /// Per workload an HPA scales or the trace gives demand for: replicas, served demand,
+    /// scale-up times and GPU cost (docs/simulate.md, "Demand and autoscaling"). Absent without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub autoscaling: Vec<AutoscaledWorkload>,
     /// Unix seconds of time 0 (the trace start or the default origin); used by the Prometheus
     /// renderer for sample timestamps.
     #[serde(skip)]
@@ -430,6 +439,7 @@ pub(crate) fn run_parsed(
     settings: &SimSettings,
 ) -> Result<Simulation, Vec<InputError>> {
     settings.check()?;
-    let prepared = workloads::prepare(req, loaded, trace, trace_name)?;
+    let mut prepared = workloads::prepare(req, loaded, trace, trace_name)?;
+    prepared.watched = hpa::prepare(req, &trace.demand, &mut prepared.model.skipped, &mut prepared.warnings)?;
     engine::run(prepared, trace, settings.clone())
 }

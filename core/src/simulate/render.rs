@@ -41,6 +41,10 @@ fn help(name: &str) -> (&'static str, &'static str) {
             ("gauge", "Instances of the capacity reservation in use (TotalInstanceCount - AvailableInstanceCount), 0 while not active.")
         }
         "nodecast_capacity_reservation_instances" => ("gauge", "TotalInstanceCount of the capacity reservation while active, else 0."),
+        "nodecast_workload_replicas" => ("gauge", "Replicas the workload's Scale asks for after each HPA sync (pods pending or running)."),
+        "nodecast_workload_ready_replicas" => ("gauge", "Pods of the workload that are Ready (running past their readiness delay)."),
+        "kube_horizontalpodautoscaler_status_desired_replicas" => ("gauge", "Desired replicas the simulated HPA controller computed."),
+        "nodecast_demand" => ("gauge", "The trace's demand for the workload, by metric."),
         _ => ("gauge", "Dollars per hour of the live nodes."),
     }
 }

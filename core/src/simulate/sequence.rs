@@ -36,7 +36,7 @@ pub fn consolidation_sequence(
     }
     let mut s = settings.cloned().unwrap_or(SimSettings { spot_interruption_rate_per_hour: 0.0, ..Default::default() });
     s.end_seconds = Some(until - now);
-    let trace = Trace { start: Some(now), end: Some(until - now), events: pending_submits(model) };
+    let trace = Trace { start: Some(now), end: Some(until - now), events: pending_submits(model), demand: Vec::new() };
     let sim = super::run_parsed(req, Some((model, warnings)), &trace, None, &s)?;
     let mut seq = steps(&sim, now, until_text);
     // The input's own warnings are the answer's already.

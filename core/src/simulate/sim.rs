@@ -73,6 +73,9 @@ pub struct Sim {
     pub virtual_pods: Vec<crate::model::Pod>,
     /// The capacity reservations on the clock, one per `m.reservations` entry (reservations.rs).
     pub res: Vec<super::state::ResTrack>,
+    /// Workloads with an HPA or a demand series (autoscale.rs), and the trace's demand.
+    pub watched: Vec<super::hpa::Watched>,
+    pub demand: Vec<super::demand::Demand>,
 }
 
 /// The trace's `nodePool` event (edits.rs reads it; the replacement happens here, so edits.rs

@@ -32,6 +32,8 @@ pub enum Ev {
     Reservation(usize, u8),
     /// The pod controller's requeue: pods deferred by a held reservation get another pass.
     Retrigger,
+    /// The HPA controller's sync (every 15 s while a workload is watched; autoscale.rs).
+    HpaSync,
 }
 
 /// A reservation's edges on the clock: it becomes active; a capacity block turns expiring (its

@@ -11,7 +11,7 @@ fn usd(x: f64) -> f64 {
 }
 
 /// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[i64], q: f64) -> i64 {
+pub(super) fn percentile(sorted: &[i64], q: f64) -> i64 {
     if sorted.is_empty() {
         return 0;
     }
@@ -192,7 +192,8 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
             });
         }
     }
-    let series = sim.metrics.series(&sim.m);
+    let mut series = sim.metrics.series(&sim.m);
+    let autoscaling = sim.autoscale_report(&mut series, duration);
     Simulation {
         start: sim.show_time.then(|| super::render::rfc3339(sim.origin)),
         seed: sim.s.seed,
@@ -205,6 +206,7 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
         warnings: sim.warnings,
         skipped: sim.m.skipped.clone(),
         reservations,
+        autoscaling,
         origin: sim.origin,
     }
 }

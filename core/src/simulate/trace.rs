@@ -81,6 +81,8 @@ pub struct Trace {
     pub end: Option<i64>,
     /// Sorted by time (stable: equal times keep trace order).
     pub events: Vec<TraceEvent>,
+    /// Demand series the HPAs' metrics are computed from (demand.rs).
+    pub demand: Vec<super::demand::Demand>,
 }
 
 /// The default clock origin when the trace gives none: Monday 2025-01-06T00:00:00Z, so budget
@@ -444,8 +446,8 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
         return Err(p.into_errors());
     };
     for k in root.keys() {
-        if !["apiVersion", "kind", "start", "end", "workloads", "events", "metadata"].contains(&k.as_str()) {
-            p.err(k, "unknown-field", format!("unknown field {k:?}"), "apiVersion, kind, start, end, workloads, events");
+        if !["apiVersion", "kind", "start", "end", "workloads", "events", "demand", "metadata"].contains(&k.as_str()) {
+            p.err(k, "unknown-field", format!("unknown field {k:?}"), "apiVersion, kind, start, end, workloads, events, demand");
         }
     }
     if let Some(k) = root.get("kind").and_then(Value::as_str) {
@@ -646,6 +648,22 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
                 }
             }
             trace.events.push(TraceEvent { at: at + every * k, action, path: path.clone(), line: None });
+        }
+    }
+    if let Some(d) = root.get("demand").filter(|d| !d.is_null()) {
+        // Each series point counts as an event against maxEvents, as the events above do.
+        let budget = max_events.saturating_sub(trace.events.len() as u64);
+        match super::demand::parse(d, trace.start, budget) {
+            Ok(d) => trace.demand = d,
+            Err(problems) => {
+                for (path, code, msg, help) in problems {
+                    if code == "too-many-events" {
+                        p.limit(&path, msg, &help);
+                    } else {
+                        p.err(&path, code, msg, &help);
+                    }
+                }
+            }
         }
     }
     if p.failed() {

@@ -87,6 +87,8 @@ pub struct Prepared {
     pub warnings: Vec<Warning>,
     pub templates: Vec<Template>,
     pub events: Vec<SimEvent>,
+    /// Workloads with an HPA or a demand series (hpa::prepare fills it in).
+    pub watched: Vec<super::hpa::Watched>,
 }
 
 /// Pods one trace may create over the whole simulation (the engine keeps every pod it made, for
@@ -396,7 +398,7 @@ pub fn prepare(
             }
         }
     }
-    Ok(Prepared { model, virtual_pods, warnings, templates, events })
+    Ok(Prepared { model, virtual_pods, warnings, templates, events, watched: Vec::new() })
 }
 
 /// Takes the CapacityBuffers' virtual pods out of the model's pods (the pods left keep their

@@ -81,7 +81,14 @@ pub fn skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
                 "{api} {kind}: Karpenter uses volumes for volume topology (a zonal volume pins its pod's zone) and CSI attach limits, which nodecast does not model"
             ))
         }
-        ("autoscaling", "HorizontalPodAutoscaler") | ("keda.sh", "ScaledObject" | "ScaledJob") => {
+        // `simulate` runs HPAs against a trace's demand (simulate/hpa) and drops them from
+        // this list; a plan is one instant, planned with the replicas the spec names.
+        ("autoscaling", "HorizontalPodAutoscaler") => {
+            return Some(format!(
+                "{api} {kind} changes replicas over time: a plan uses the replicas the workload's spec names; simulate runs the HPA against a trace's demand (docs/simulate.md)"
+            ))
+        }
+        ("keda.sh", "ScaledObject" | "ScaledJob") => {
             return Some(format!(
                 "{api} {kind} changes replicas over time, which nodecast does not model: the workload is planned with the replicas its spec names"
             ))
