@@ -58,9 +58,6 @@ pub fn choose(options: &[OptionView], s: &CaSettings) -> Choice {
     let mut matched_none = false;
     let mut last = None;
     for &e in &s.expanders {
-        if left.len() == 1 {
-            break;
-        }
         left = match e {
             Expander::LeastWaste => best_by(&left, |i| -options[i].waste()),
             Expander::MostPods => best_by(&left, |i| options[i].pods as f64),
@@ -73,7 +70,9 @@ pub fn choose(options: &[OptionView], s: &CaSettings) -> Choice {
             }
         };
         last = Some(e);
-        if e == Expander::Random {
+        // The chain stops at one option (chain.go); a single option is still the first
+        // expander's choice.
+        if e == Expander::Random || left.len() == 1 {
             break;
         }
     }
@@ -169,6 +168,13 @@ mod tests {
         let c = choose(&options, &s);
         assert!(c.priority_matched_none);
         assert_eq!(c.tied.len(), 2);
+    }
+
+    #[test]
+    fn a_single_option_is_the_first_expanders_choice() {
+        let options = [opt("only", 1, 1, 1, 1, 2, 2)];
+        let c = choose(&options, &CaSettings::default());
+        assert_eq!((c.chosen, c.decided_by), (0, Decider::Expander(Expander::LeastWaste)));
     }
 
     #[test]

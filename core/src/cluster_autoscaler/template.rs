@@ -53,7 +53,8 @@ pub fn build(m: &Model, interner: &mut Interner, g: &NodeGroup) -> Result<Templa
         return Err(g
             .location
             .error("unknown-instance-type", format!("instance type {first:?} is not in the {} catalog", m.catalog.source), field)
-            .help("an instance type of the catalog (nodecast catalog --search ...)"));
+            .help("an instance type of the catalog (nodecast catalog), or a catalog that has it")
+            .kind(crate::error::ErrorKind::Catalog));
     };
     let t = &m.catalog.types[it];
     let label = |key: &str| interner.get(key).and_then(|k| t.labels.get(k)).map(|v| interner.str(v).to_string());
