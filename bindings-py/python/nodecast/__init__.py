@@ -271,10 +271,6 @@ def plan(
         now=now,
         reservations=reservations,
     )
-    # Inputs with node groups and no NodePool make the core answer with the Cluster Autoscaler
-    # (a NodeGroupPlan), which has no Python class yet (docs/cluster-autoscaler.md): plan()
-    # asks Karpenter, as it always did.
-    req = _json.dumps({**_json.loads(req), "autoscaler": "karpenter"})
     return _run("plan", Plan, req)
 
 

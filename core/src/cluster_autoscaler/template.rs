@@ -46,6 +46,8 @@ pub struct Template {
 }
 
 /// The template of `g`, or why there is none (an instance type the catalog lacks).
+// One error per node group, collected by the caller: its size does not matter.
+#[allow(clippy::result_large_err)]
 pub fn build(m: &Model, interner: &mut Interner, g: &NodeGroup) -> Result<Template, crate::error::InputError> {
     let first = &g.instance_types[0];
     let Some(it) = m.catalog.find(first) else {

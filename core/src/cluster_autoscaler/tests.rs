@@ -161,14 +161,15 @@ fn unknown_instance_type_is_located() {
 
 #[test]
 fn plan_is_chosen_by_the_documents_and_deterministic() {
-    let r = req(&[&group("g", "m5.large", ""), &pods("w", 3, "{cpu: 1}", "")]);
+    let mut r = req(&[&group("g", "m5.large", ""), &pods("w", 3, "{cpu: 1}", "")]);
+    assert!(crate::json::wants_cluster_autoscaler(&r), "node groups and no NodePool");
+    // The facade answers with the Cluster Autoscaler only when asked.
+    assert!(call("plan", &serde_json::to_string(&r).unwrap()).contains("\"kind\": \"Plan\""));
+    r.autoscaler = Some(crate::json::Autoscaler::ClusterAutoscaler);
     let json = serde_json::to_string(&r).unwrap();
     let a = call("plan", &json);
     assert!(a.contains("\"kind\": \"NodeGroupPlan\""), "{a}");
     assert_eq!(a, call("plan", &json), "same bytes");
-    let mut k = r.clone();
-    k.autoscaler = Some(crate::json::Autoscaler::Karpenter);
-    assert!(call("plan", &serde_json::to_string(&k).unwrap()).contains("\"kind\": \"Plan\""));
     // With a NodePool in the inputs, Karpenter answers unless asked otherwise.
     let np = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}\n      requirements: []\n";
     let mut both = req(&[&group("g", "m5.large", ""), np]);

@@ -63,8 +63,9 @@ pub struct Request {
     /// `advise`: how many edits to answer and the optimize time budget; defaults apply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advise: Option<crate::advise::AdviseSettings>,
-    /// `plan`: which autoscaler answers. Absent: the Cluster Autoscaler when the inputs
-    /// describe node groups and no NodePool (docs/cluster-autoscaler.md), else Karpenter.
+    /// `plan`: which autoscaler answers (absent: Karpenter). The CLI sets it to the Cluster
+    /// Autoscaler when the inputs describe node groups and no NodePool
+    /// ([`wants_cluster_autoscaler`], docs/cluster-autoscaler.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autoscaler: Option<Autoscaler>,
 }
@@ -168,7 +169,9 @@ pub fn plan(req: &Request) -> Answer<Plan> {
     answer("Plan", r)
 }
 
-/// Whether `plan` is answered by the Cluster Autoscaler: asked for, or chosen by the documents.
+/// Whether a `plan` should be answered by the Cluster Autoscaler: asked for, or (no autoscaler
+/// given) chosen by the documents — node groups and no NodePool. Front ends that render both
+/// answers (the CLI) ask this and set `autoscaler` accordingly.
 pub fn wants_cluster_autoscaler(req: &Request) -> bool {
     match req.autoscaler {
         Some(a) => a == Autoscaler::ClusterAutoscaler,
@@ -312,7 +315,9 @@ pub fn call(function: &str, request_json: &str) -> String {
         }
     };
     match function {
-        "plan" if wants_cluster_autoscaler(&req) => plan_node_groups(&req).to_json(),
+        // Only when asked: Python's and wasm's `plan` read a Plan (their NodeGroupPlan types
+        // are not written yet); the CLI asks when the documents choose (`wants_cluster_autoscaler`).
+        "plan" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => plan_node_groups(&req).to_json(),
         "plan" => plan(&req).to_json(),
         "consolidate" => consolidate(&req).to_json(),
         "explain" => explain(&req).to_json(),

@@ -98,7 +98,7 @@ fn group(sink: &mut Sink, at: &At, managed: bool, cluster: &str, cluster_zones: 
         let base = sink.opt_int(&dist, "onDemandBaseCapacity", "an integer").unwrap_or(0);
         let pct = sink.opt_int(&dist, "onDemandPercentageAboveBaseCapacity", "an integer").unwrap_or(100);
         spot = base == 0 && pct == 0;
-        if !spot && !(pct == 100) {
+        if !spot && pct != 100 {
             sink.error(
                 &dist,
                 "not-modelled",

@@ -285,6 +285,6 @@ pub fn read_priorities(d: &Document, s: &mut CaSettings, errors: &mut Vec<InputE
     if rules.is_empty() && map.is_empty() {
         sink.error(&at, "required", "priorities is empty", "a mapping of priority to a list of regular expressions");
     }
-    rules.sort_by(|a, b| b.priority.cmp(&a.priority));
+    rules.sort_by_key(|r| std::cmp::Reverse(r.priority));
     s.priorities = Some(rules);
 }
