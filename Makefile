@@ -77,6 +77,8 @@ conformance: build
 	@$(CONFORMANCE) examples/expectations-ml.yaml
 	@echo "== tests/scenarios (decided by real Karpenter v1.15.0 code: in-flight order, topology domains, pending pods, Balanced, spot-to-spot, ties)"
 	@$(CONFORMANCE) tests/scenarios
+	@echo "== tests/scenarios-ca (the Cluster Autoscaler's own estimator and expander tests, distilled; docs/cluster-autoscaler.md)"
+	@$(CONFORMANCE) tests/scenarios-ca
 	@echo "== tests/suite-sample (passes of Karpenter v1.15.0's own suites on envtest, Karpenter's result as expectation; make oracle-suite)"
 	@$(CONFORMANCE) tests/suite-sample
 

@@ -10,6 +10,7 @@
 //! 1 vs 2 once: the failure answer's `errorClass`.
 
 mod advise;
+mod ca;
 mod optimize;
 mod out;
 mod parquet_out;
@@ -122,6 +123,12 @@ pub struct Gates {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum AutoscalerArg {
+    Karpenter,
+    ClusterAutoscaler,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Output {
     Table,
     Json,
@@ -153,6 +160,11 @@ struct PlanArgs {
     /// not launched into, a reservation past its EndDate is gone. nodecast never reads the clock.
     #[arg(long, value_name = "RFC3339")]
     now: Option<String>,
+    /// Which autoscaler answers: Karpenter over the NodePools, or the Cluster Autoscaler over
+    /// the node groups of eksctl/Terraform inputs (docs/cluster-autoscaler.md). Default: the
+    /// Cluster Autoscaler when the inputs hold node groups and no NodePool.
+    #[arg(long, value_enum, value_name = "AUTOSCALER")]
+    autoscaler: Option<AutoscalerArg>,
     #[command(flatten)]
     policies: Policies,
     /// ReservedCapacity, NodeOverlay, StaticCapacity and CapacityBuffer change what a
@@ -334,6 +346,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         Command::Plan(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = a.now.clone();
+            req.autoscaler = a.autoscaler.map(|x| match x {
+                AutoscalerArg::Karpenter => nodecast::json::Autoscaler::Karpenter,
+                AutoscalerArg::ClusterAutoscaler => nodecast::json::Autoscaler::ClusterAutoscaler,
+            });
+            if nodecast::json::wants_cluster_autoscaler(&req) {
+                let answer = nodecast::json::plan_node_groups(&req);
+                return Ok(finish(&answer, a.common.output, ca::plan)?);
+            }
             let answer = nodecast::plan(&req);
             Ok(finish(&answer, a.common.output, render::plan)?)
         }

@@ -79,6 +79,7 @@ pub mod capacity_buffers;
 #[doc(hidden)]
 pub mod catalog;
 mod cluster;
+pub mod cluster_autoscaler;
 #[doc(hidden)]
 pub mod cron;
 #[doc(hidden)]
@@ -117,6 +118,7 @@ pub mod lower;
 pub mod manifest;
 #[doc(hidden)]
 pub mod model;
+pub mod node_groups;
 pub mod optimize;
 #[doc(hidden)]
 pub mod price;

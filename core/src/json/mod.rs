@@ -63,6 +63,22 @@ pub struct Request {
     /// `advise`: how many edits to answer and the optimize time budget; defaults apply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advise: Option<crate::advise::AdviseSettings>,
+    /// `plan`: which autoscaler answers (absent: Karpenter). The CLI sets it to the Cluster
+    /// Autoscaler when the inputs describe node groups and no NodePool
+    /// ([`wants_cluster_autoscaler`], docs/cluster-autoscaler.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscaler: Option<Autoscaler>,
+}
+
+/// The node autoscaler a `plan` is asked of.
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Autoscaler {
+    /// Karpenter v1.15 over the NodePools.
+    Karpenter,
+    /// The Kubernetes Cluster Autoscaler over the node groups.
+    ClusterAutoscaler,
 }
 
 /// `{"apiVersion": "nodecast/v1", "kind": K, "status": ..., ...}`.
@@ -151,6 +167,22 @@ fn answer<T: Serialize>(kind: &'static str, r: Result<T, Vec<InputError>>) -> An
 pub fn plan(req: &Request) -> Answer<Plan> {
     let r = optional_now(req).and_then(|now| Ok(Cluster::load(&req.sources())?.plan_at(now)));
     answer("Plan", r)
+}
+
+/// Whether a `plan` should be answered by the Cluster Autoscaler: asked for, or (no autoscaler
+/// given) chosen by the documents — node groups and no NodePool. Front ends that render both
+/// answers (the CLI) ask this and set `autoscaler` accordingly.
+pub fn wants_cluster_autoscaler(req: &Request) -> bool {
+    match req.autoscaler {
+        Some(a) => a == Autoscaler::ClusterAutoscaler,
+        None => crate::cluster_autoscaler::chosen_by_documents(&req.sources()),
+    }
+}
+
+/// What the Cluster Autoscaler's scale-up does with the pending pods over the node groups of
+/// the inputs (`cluster_autoscaler`).
+pub fn plan_node_groups(req: &Request) -> Answer<crate::cluster_autoscaler::NodeGroupPlan> {
+    answer("NodeGroupPlan", crate::cluster_autoscaler::plan_request(&req.sources()))
 }
 
 /// The request's `now` when it has one.
@@ -277,12 +309,15 @@ pub fn call(function: &str, request_json: &str) -> String {
         Err(e) => {
             let err = InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
                 .help(
-                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize, advise",
+                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize, advise, autoscaler",
             );
             return Answer::<()>::failure(kind, vec![err]).to_json();
         }
     };
     match function {
+        // Only when asked: Python's and wasm's `plan` read a Plan (their NodeGroupPlan types
+        // are not written yet); the CLI asks when the documents choose (`wants_cluster_autoscaler`).
+        "plan" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => plan_node_groups(&req).to_json(),
         "plan" => plan(&req).to_json(),
         "consolidate" => consolidate(&req).to_json(),
         "explain" => explain(&req).to_json(),

@@ -360,6 +360,20 @@ impl Lowering {
         let object = || doc.object();
         let mut sink = Sink { document: doc.index, object: &object, errors: &mut errors };
         let before = sink.errors.len();
+        // Node groups and the Cluster Autoscaler's settings (eksctl, `terraform show -json`):
+        // the Cluster Autoscaler engine reads them (`node_groups`); Karpenter's side skips them.
+        if crate::node_groups::recognises(doc) {
+            let kind = if kind.is_empty() { "terraform show -json".to_string() } else { kind.clone() };
+            self.skipped.push(Skipped {
+                source: doc.source.clone(),
+                document: doc.index,
+                kind,
+                name: doc.name().to_string(),
+                reason: "node groups or Cluster Autoscaler settings: read by plan --autoscaler cluster-autoscaler".into(),
+            });
+            self.errors = errors;
+            return;
+        }
         // `aws ec2 describe-capacity-reservations` output: no kind, a CapacityReservations list.
         if crate::catalog::reservations::is_reservations_document(&doc.value) {
             let object = || crate::catalog::reservations::DOCUMENT_KEY.to_string();

@@ -237,8 +237,75 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
                 }
             }
         }
+        "cluster-autoscaler" => match nodecast::json::plan_node_groups(&req).outcome {
+            nodecast::Outcome::Success(p) => match check_cluster_autoscaler(s.get("expect").unwrap_or(&Value::Null), &p) {
+                Ok(()) => Outcome::Pass,
+                Err(e) => Outcome::Fail(e),
+            },
+            nodecast::Outcome::Failure { errors } => {
+                Outcome::Fail(format!("plan failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
+            }
+        },
         other => Outcome::Fail(format!("unknown scenario kind {other:?}")),
     }
+}
+
+/// A Cluster Autoscaler scenario's `expect`: `scaleUps` (in loop order: `nodeGroup`, `nodes`,
+/// `pods` as a count, `podNames` as short names in any order, `decidedBy`, `tiedWith`),
+/// `newNodes` per node group and the `unschedulable` count.
+fn check_cluster_autoscaler(e: &Value, p: &nodecast::cluster_autoscaler::NodeGroupPlan) -> Result<(), String> {
+    let known = ["scaleUps", "newNodes", "unschedulable"];
+    if let Some(k) = e.as_object().and_then(|m| m.keys().find(|k| !known.contains(&k.as_str()))) {
+        return Err(format!("expect: unknown key {k:?} (known: {})", known.join(", ")));
+    }
+    if let Some(list) = e.get("scaleUps").and_then(Value::as_array) {
+        if list.len() != p.scale_ups.len() {
+            let got: Vec<String> = p.scale_ups.iter().map(|s| format!("{} +{}", s.node_group, s.nodes)).collect();
+            return Err(format!("expected {} scale-ups, got {} ({})", list.len(), p.scale_ups.len(), got.join(", ")));
+        }
+        for (i, (want, got)) in list.iter().zip(&p.scale_ups).enumerate() {
+            if let Some(g) = want.get("nodeGroup").and_then(Value::as_str) {
+                if got.node_group != g {
+                    return Err(format!("scale-up {}: expected node group {g}, got {}", i + 1, got.node_group));
+                }
+            }
+            if let Some(n) = want.get("nodes") {
+                check_count(n, got.nodes as usize, &format!("scale-up {} nodes", i + 1))?;
+            }
+            if let Some(n) = want.get("pods") {
+                check_count(n, got.pods.len(), &format!("scale-up {} pods", i + 1))?;
+            }
+            if let Some(names) = want.get("podNames") {
+                let mut w = strs(names);
+                let mut g: Vec<String> = got.pods.iter().map(|p| short(p).to_string()).collect();
+                w.sort();
+                g.sort();
+                if w != g {
+                    return Err(format!("scale-up {}: expected pods {w:?}, got {g:?}", i + 1));
+                }
+            }
+            if let Some(d) = want.get("decidedBy").and_then(Value::as_str) {
+                if got.decided_by != d {
+                    return Err(format!("scale-up {}: expected decidedBy {d}, got {}", i + 1, got.decided_by));
+                }
+            }
+            if let Some(t) = want.get("tiedWith") {
+                if strs(t) != got.tied_with {
+                    return Err(format!("scale-up {}: expected tiedWith {:?}, got {:?}", i + 1, strs(t), got.tied_with));
+                }
+            }
+        }
+    }
+    if let Some(by) = e.get("newNodes").and_then(Value::as_object) {
+        for (g, n) in by {
+            let got = p.node_groups.iter().find(|x| &x.name == g).ok_or_else(|| format!("no node group {g}"))?;
+            check_count(n, got.new_nodes as usize, &format!("new nodes of {g}"))?;
+        }
+    }
+    if let Some(n) = e.get("unschedulable") {
+        check_count(n, p.unschedulable.len(), "unschedulable pods")?;
+    }
+    Ok(())
 }
 
 /// Where a pod ended up.
