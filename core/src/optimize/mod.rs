@@ -121,66 +121,6 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             reason.insert(p, r);
         }
     }
-    // The distinct terms of the constrained pods (a pod never selected by its own terms here:
-    // a pod with terms is constrained already). Distinct, because replicas share their terms;
-    // a scan of every constrained pod per placed pod was quadratic in pods.
-    type Term<'a> = (&'a crate::model::Selector, Option<&'a smallvec::SmallVec<[crate::labels::ValueId; 2]>>);
-    let mut terms: Vec<Term> = Vec::new();
-    let mut seen: std::collections::HashSet<Term> = Default::default();
-    for &q in reason.keys() {
-        let other = &m.pods[q];
-        let spread = other.spread.iter().map(|s| (&s.selector, None));
-        let pod_terms = other.affinity.iter().chain(&other.anti_affinity).map(|t| (&t.selector, t.namespaces.as_ref()));
-        for t in spread.chain(pod_terms) {
-            if seen.insert(t) {
-                terms.push(t);
-            }
-        }
-    }
-    for &p in &placed {
-        let pod = &m.pods[p];
-        if reason.contains_key(&p) {
-            continue;
-        }
-        let selected = terms.iter().any(|(sel, ns)| ns.is_none_or(|ns| ns.contains(&pod.namespace_id)) && sel.matches(&pod.labels));
-        if selected {
-            reason.insert(p, "selected by another pod's topology constraint");
-        }
-    }
-    // Hostname anti-affinity is "at most one per node" when it selects only its own spec. The
-    // answer is the spec's (terms and labels are), so it is found once per spec, not per pod.
-    let mut per_node: std::collections::HashMap<usize, u32> = Default::default();
-    let mut by_spec: std::collections::HashMap<usize, Option<u32>> = Default::default();
-    for &p in &placed {
-        let pod = &m.pods[p];
-        if reason.contains_key(&p) || pod.anti_affinity.is_empty() {
-            continue;
-        }
-        // A pod of its own spec shares it with no replica: never "one per node" of a group.
-        let found = if pod.spec_shared() {
-            *by_spec.entry(pod.spec_id()).or_insert_with(|| {
-                let own = |q: usize| m.pods[q].spec_id() == pod.spec_id();
-                let only_own = placed.iter().all(|&q| {
-                    let other = &m.pods[q];
-                    own(q)
-                        || (!pod.anti_affinity.iter().any(|t| other.in_namespaces(&t.namespaces) && t.selector.matches(&other.labels))
-                            && !other.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels)))
-                });
-                let selects_self = pod.anti_affinity.iter().any(|t| pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels));
-                only_own.then_some(if selects_self { 1 } else { u32::MAX })
-            })
-        } else {
-            None
-        };
-        match found {
-            Some(n) => {
-                per_node.insert(p, n);
-            }
-            None => {
-                reason.insert(p, "pod anti-affinity across workloads");
-            }
-        }
-    }
     let host = m.keys.hostname;
     let mut seen_specs = std::collections::HashSet::new();
     let holders: Vec<usize> = reason.keys().copied().filter(|&q| seen_specs.insert(m.pods[q].spec_id())).collect();
