@@ -36,5 +36,26 @@ fn provision_reserved(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, provision_reserved);
+/// `ample100` against `none` for the 10 % target, interleaved: on the shared machine the load
+/// moves within a run, so the two cases alternate, several rounds each
+/// (`provision_reserved_interleaved/{none,ample100}-rN/{1000,10000}`); compare each round's pair.
+fn provision_reserved_interleaved(c: &mut Criterion) {
+    let mut group = c.benchmark_group("provision_reserved_interleaved");
+    group.warm_up_time(Duration::from_secs(1)).sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(4));
+    for (n, rounds) in [(1000, 5), (10_000, 3)] {
+        let none = nodecast_benches::reserved_request(n, 0, true);
+        let ample = nodecast_benches::reserved_request_sized(n, 100, true, Some(nodecast_benches::AMPLE_RESERVATION));
+        for round in 1..=rounds {
+            for (label, req) in [("none", &none), ("ample100", &ample)] {
+                group.throughput(Throughput::Elements(n as u64));
+                group.bench_with_input(BenchmarkId::new(format!("{label}-r{round}"), n), req, |b, req| {
+                    b.iter(|| nodecast::plan(black_box(req)))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, provision_reserved, provision_reserved_interleaved);
 criterion_main!(benches);

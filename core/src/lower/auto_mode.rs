@@ -16,6 +16,7 @@
 //! - the built-in NodePools (set-builtin-node-pools.adoc): on-demand only, categories c/m/r of
 //!   generation 5 or newer; `system` is tainted `CriticalAddonsOnly` and takes amd64 and arm64,
 //!   `general-purpose` amd64 only. Enabling either provisions the `default` NodeClass.
+//!
 //! The cluster says which built-in NodePools are enabled: `aws eks describe-cluster` output
 //! (`cluster.computeConfig`) or a bare `{computeConfig: {enabled, nodePools}}` among the inputs.
 

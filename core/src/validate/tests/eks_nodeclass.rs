@@ -36,7 +36,8 @@ fn valid_auto_mode_node_class() {
 
 #[test]
 fn bad_fields_are_located() {
-    let cases: Vec<(&str, Value, Vec<(&str, &str)>)> = vec![
+    type Case = (&'static str, Value, Vec<(&'static str, &'static str)>);
+    let cases: Vec<Case> = vec![
         ("spec/role", Value::Null, vec![("required", "spec.role")]),
         ("spec/role", json!(""), vec![("empty-value", "spec.role")]),
         ("spec/subnetSelectorTerms", Value::Null, vec![("required", "spec.subnetSelectorTerms")]),
