@@ -125,8 +125,14 @@ fn decode_spec(text: &str, name: Option<&str>) -> Result<Value, Vec<InputError>>
     let docs = manifest::decode(text, name)?;
     match docs.as_slice() {
         [one] if one.prefix.is_empty() => Ok(one.value.clone().into_owned()),
-        _ => Err(vec![InputError::new("invalid-sweep", format!("a sweep spec is one mapping; found {} documents", docs.len()))
-            .help("apiVersion: nodecast/v1, kind: Sweep, operation, inputs, grid, ...")]),
+        _ => {
+            // Located in the spec's file (an empty spec had no location at all: a finding of the
+            // blind sweep_spec campaign, fuzz/regressions/sweep_spec/empty-spec).
+            let mut e = InputError::new("invalid-sweep", format!("a sweep spec is one mapping; found {} documents", docs.len()))
+                .help("apiVersion: nodecast/v1, kind: Sweep, operation, inputs, grid, ...");
+            e.source = Some(name.unwrap_or("<sweep>").to_string());
+            Err(vec![e])
+        }
     }
 }
 
