@@ -632,7 +632,11 @@ impl Lowering {
         }
         pod.terminal = phase == "Succeeded" || phase == "Failed";
         if meta.deleting {
+            // Terminating: not active, so it blocks nothing and counts in no topology; a
+            // StatefulSet's terminating pod is still reschedulable (its replacement cannot start
+            // before it is gone; utils/pod/scheduling.go, IsReschedulable).
             pod.terminal = true;
+            pod.terminating_statefulset = meta.statefulset_owned;
         }
         if !self.room_for(1, root, "Pod", sink) {
             return;
