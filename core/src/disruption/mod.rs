@@ -591,6 +591,26 @@ fn command_text(d: &Decision) -> String {
     }
 }
 
+/// The moved pods a simulation placed on an existing node that has not finished initializing (a
+/// managed node without `karpenter.sh/initialized`, or an in-flight NodeClaim), as failures:
+/// Karpenter's SimulateScheduling (disruption/helpers.go) gives each an UninitializedNodeError,
+/// so no method (consolidation, drift, repair) decides on the strength of such a node.
+fn uninitialized_landings(m: &Model, sol: &scheduling::Solution, moved: impl Fn(usize) -> bool) -> Vec<String> {
+    sol.existing
+        .iter()
+        .filter(|e| {
+            let n = &m.nodes[e.node];
+            n.managed && (n.in_flight || !n.initialized)
+        })
+        .flat_map(|e| {
+            e.pods
+                .iter()
+                .filter(|&&p| moved(p))
+                .map(move |&p| format!("{} (would schedule against uninitialized node {})", m.pods[p].key(), m.nodes[e.node].name))
+        })
+        .collect()
+}
+
 /// The NodeClaims a re-scheduling of a candidate's pods opens, as replacements, and the moved
 /// pods left on a NodeClaim the option truncation leaves short of minValues (Karpenter does not
 /// create it: its pods fail, which only matters for the candidate's own pods). Drift and repair
