@@ -213,6 +213,9 @@ func cmdSuite(args []string) error {
 				if na, ok := n.(*ProvisionAnswer); ok && class == "instance-type options differ" && c.TruncationTie(na) {
 					class = "options differ only among equal-price types at the MaxInstanceTypes cut (Karpenter's unstable sort.Slice)"
 				}
+				if na, ok := n.(*DisruptAnswer); ok && class != "" {
+					class = c.explainDisrupt(class, na)
+				}
 			}
 			if class == "" {
 				t.Agree++

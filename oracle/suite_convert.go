@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/awslabs/operatorpkg/status"
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,6 +31,7 @@ type suiteOffering struct {
 	Price        float64                                   `json:"price"`
 	Available    bool                                      `json:"available"`
 	Capacity     int                                       `json:"reservationCapacity,omitempty"`
+	Overrides    bool                                      `json:"overrides,omitempty"`
 }
 
 type suiteInstanceType struct {
@@ -72,6 +74,7 @@ type SuitePass struct {
 	BoundPods     []corev1.Pod                   `json:"boundPods"`
 	APINodes      []string                       `json:"apiNodes"`
 	DaemonSets    []appsv1.DaemonSet             `json:"daemonSets"`
+	DaemonSetPods []corev1.Pod                   `json:"daemonSetPods"`
 	Storage       map[string]int                 `json:"storage"`
 	Settings      map[string]any                 `json:"settings"`
 	Claims        []suiteClaim                   `json:"claims"`
@@ -101,6 +104,9 @@ type SuiteCase struct {
 	// (cheapest launchable offering compatible with the claim), and how many options it kept.
 	prices map[string]map[string]float64
 	limit  int
+	// A disruption decision's nodes by name: when their NodeClaim's Drifted condition turned
+	// True (drift.go orders its candidates by that time alone, with sort.Slice).
+	driftedAt map[string]time.Time
 }
 
 // suiteName: stable across runs (ginkgo shuffles spec order): the suite, a hash of the spec's
@@ -313,6 +319,9 @@ func (p *SuitePass) catalog() (map[string]any, map[string]cloudprovider.Instance
 					return nil, nil, exclude("offering requirement beyond zone and capacity type", "%s: %s", it.Name, r.Key)
 				}
 			}
+			if o.Overrides {
+				return nil, nil, exclude("offering capacity or overhead overrides (the catalog has no per-offering capacity)", "%s in %s", it.Name, zone)
+			}
 			if ct == v1.CapacityTypeReserved {
 				return nil, nil, exclude("reserved offerings", "%s in %s", it.Name, zone)
 			}
@@ -409,33 +418,45 @@ func (p *SuitePass) settings() map[string]any {
 	return s
 }
 
+// manifests: objects as one multi-document YAML stream (FORMAT §3), shared by the provisioning
+// passes and the disruption decisions: the API server's bookkeeping (managed fields, resource
+// version, generation) is left out and a NodePool's status is dropped (NodePools are taken as
+// Ready, FORMAT §3.1; checkModelled made sure or the harness says why not).
+type manifests struct {
+	b   strings.Builder
+	err error
+}
+
+func (w *manifests) add(apiVersion, kind string, meta *metav1.ObjectMeta, obj any) {
+	meta.ManagedFields, meta.ResourceVersion, meta.Generation = nil, "", 0
+	body, err := yaml.Marshal(obj)
+	m := map[string]any{}
+	if err == nil {
+		err = yaml.Unmarshal(body, &m)
+	}
+	m["apiVersion"], m["kind"] = apiVersion, kind
+	if kind == "NodePool" {
+		delete(m, "status")
+	}
+	if err == nil {
+		body, err = yaml.Marshal(m)
+	}
+	if err != nil {
+		w.err = err
+		return
+	}
+	if w.b.Len() > 0 {
+		w.b.WriteString("---\n")
+	}
+	w.b.Write(body)
+}
+
+func (w *manifests) text() (string, error) { return w.b.String(), w.err }
+
 // objects: the cluster as Karpenter's state saw it, as manifests.
 func (p *SuitePass) objects() (string, error) {
-	var b strings.Builder
-	var failed error
-	add := func(apiVersion, kind string, meta *metav1.ObjectMeta, obj any) {
-		meta.ManagedFields, meta.ResourceVersion, meta.Generation = nil, "", 0
-		body, err := yaml.Marshal(obj)
-		m := map[string]any{}
-		if err == nil {
-			err = yaml.Unmarshal(body, &m)
-		}
-		m["apiVersion"], m["kind"] = apiVersion, kind
-		if kind == "NodePool" {
-			delete(m, "status") // NodePools are taken as Ready (FORMAT §3.1); checkModelled made sure
-		}
-		if err == nil {
-			body, err = yaml.Marshal(m)
-		}
-		if err != nil {
-			failed = err
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(body)
-	}
+	w := &manifests{}
+	add := w.add
 	for i := range p.NodePools {
 		np := p.NodePools[i]
 		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, &np)
@@ -454,6 +475,26 @@ func (p *SuitePass) objects() (string, error) {
 		ds := p.DaemonSets[i]
 		add("apps/v1", "DaemonSet", &ds.ObjectMeta, &ds)
 	}
+	// The DaemonSet pods Karpenter's state keeps (overhead from the pod, not the template), unless
+	// the pass has them already.
+	have := map[string]bool{}
+	for _, pod := range p.Pods {
+		have[pod.Namespace+"/"+pod.Name] = true
+	}
+	for _, pod := range p.BoundPods {
+		if p.inState(pod.Spec.NodeName) {
+			have[pod.Namespace+"/"+pod.Name] = true
+		}
+	}
+	for i := range p.DaemonSetPods {
+		pod := p.DaemonSetPods[i]
+		if !have[pod.Namespace+"/"+pod.Name] {
+			if !p.inState(pod.Spec.NodeName) {
+				pod.Spec.NodeName = "" // its node is gone; the pod still stands for the overhead
+			}
+			add("v1", "Pod", &pod.ObjectMeta, &pod)
+		}
+	}
 	for i := range p.BoundPods {
 		pod := p.BoundPods[i]
 		if !p.inState(pod.Spec.NodeName) {
@@ -467,7 +508,7 @@ func (p *SuitePass) objects() (string, error) {
 		pod := pod.DeepCopy()
 		add("v1", "Pod", &pod.ObjectMeta, pod)
 	}
-	return b.String(), failed
+	return w.text()
 }
 
 // answer: Karpenter's result in the harness's form, its launches by the rule nodecast is held to.

@@ -241,6 +241,7 @@ impl Lowerer {
         // Owners first: reconciling removes replicas a controller already runs, which would
         // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
+        l.daemonset_pods();
         let capacity_buffers = l.expand_buffers(&settings);
         if settings.feature_gates.pod_deletion_cost_management {
             // Karpenter writes pod-deletion-cost itself and no longer reads it as a cost.
