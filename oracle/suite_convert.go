@@ -209,7 +209,19 @@ func (p *SuitePass) checkModelled() error {
 	if p.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
+	if defaultSpreads(p.Settings) {
+		return exclude("cluster default topology spreads (--scheduler-config), not modelled", "settings.schedulerConfig")
+	}
 	return nil
+}
+
+// defaultSpreads: Karpenter was given default topology spread constraints (--scheduler-config),
+// which it injects into pods without spreads of their own (scheduling/defaultconstraints.go).
+func defaultSpreads(settings map[string]any) bool {
+	c, _ := settings["schedulerConfig"].(map[string]any)
+	s, _ := c["podTopologySpread"].(map[string]any)
+	d, _ := s["defaultConstraints"].([]any)
+	return len(d) > 0
 }
 
 // usesTopology: a pending pod has a spread or pod (anti-)affinity, or a bound pod a required
@@ -273,7 +285,14 @@ func (p *SuitePass) catalog() (map[string]any, map[string]cloudprovider.Instance
 	}
 	referenced := p.referencedText()
 	zones, types := map[string]bool{}, []map[string]any{}
+	named := map[string]bool{}
 	for _, it := range first {
+		// Some specs give the fake provider two types of one name; a catalog's names are unique
+		// (nodecast refuses a repeated one, as no provider lists one twice).
+		if named[it.Name] {
+			return nil, nil, exclude("instance types with the same name (a catalog's names are unique)", "%s", it.Name)
+		}
+		named[it.Name] = true
 		if it.DRA && !ignoresDRA(p.Settings) {
 			return nil, nil, exclude("DRA resource claims", "instance type %s has devices", it.Name)
 		}

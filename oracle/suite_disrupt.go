@@ -191,6 +191,9 @@ func (d *SuiteDecision) checkModelled() error {
 	if d.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
+	if defaultSpreads(d.Settings) {
+		return exclude("cluster default topology spreads (--scheduler-config), not modelled", "settings.schedulerConfig")
+	}
 	pools := map[string]*v1.NodePool{}
 	for i := range d.NodePools {
 		pools[d.NodePools[i].Name] = &d.NodePools[i]
