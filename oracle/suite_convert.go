@@ -107,6 +107,8 @@ type SuiteCase struct {
 	// A disruption decision's nodes by name: when their NodeClaim's Drifted condition turned
 	// True (drift.go orders its candidates by that time alone, with sort.Slice).
 	driftedAt map[string]time.Time
+	// A pending pod of the pass spreads or has pod (anti-)affinity over zones or capacity types.
+	domainTopology bool
 }
 
 // suiteName: stable across runs (ginkgo shuffles spec order): the suite, a hash of the spec's
@@ -145,6 +147,7 @@ func (p *SuitePass) Convert(name string) (*SuiteCase, error) {
 	}
 	c.Karpenter = p.answer(its)
 	c.prices = p.optionPrices(its)
+	c.domainTopology = p.domainTopology()
 	if n, ok := p.Settings["maxInstanceTypes"].(float64); ok {
 		c.limit = int(n)
 	}
@@ -222,6 +225,39 @@ func defaultSpreads(settings map[string]any) bool {
 	s, _ := c["podTopologySpread"].(map[string]any)
 	d, _ := s["defaultConstraints"].([]any)
 	return len(d) > 0
+}
+
+// domainTopology: a pending pod spreads, or has pod (anti-)affinity, over zones or capacity types.
+func (p *SuitePass) domainTopology() bool {
+	domain := func(key string) bool { return key == corev1.LabelTopologyZone || key == v1.CapacityTypeLabelKey }
+	for _, pod := range p.Pods {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			if domain(c.TopologyKey) {
+				return true
+			}
+		}
+		if pod.Spec.Affinity != nil {
+			for _, t := range affinityTerms(pod.Spec.Affinity) {
+				if domain(t.TopologyKey) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// DomainChoice: a pass whose pods spread (or have pod affinity) over zones or capacity types
+// differs in a zone or capacity type: where, or on which offering, a pod landed. Karpenter picks
+// among domains of equal count in Go map order (topologygroup.go nextDomainTopologySpread ranges
+// over a map or over Requirement.Values, an UnsortedList), and the suite ran it once, so such a
+// pass is named as a likely domain tie; it is not verified per pass.
+func (c *SuiteCase) DomainChoice(class string) bool {
+	switch class {
+	case "launched offering differs", "instance-type options differ", "existing-node placements differ":
+		return c.domainTopology
+	}
+	return false
 }
 
 // usesTopology: a pending pod has a spread or pod (anti-)affinity, or a bound pod a required

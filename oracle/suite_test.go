@@ -200,3 +200,23 @@ func TestSuitePassDropsPodsOffState(t *testing.T) {
 		}
 	}
 }
+
+// Zone or capacity-type differences are named as domain choices only when a pending pod spreads
+// (or has pod affinity) over one of those keys.
+func TestSuiteCaseDomainChoice(t *testing.T) {
+	pod := &corev1.Pod{}
+	p := &SuitePass{Pods: []*corev1.Pod{pod}}
+	c := &SuiteCase{domainTopology: p.domainTopology()}
+	if c.DomainChoice("launched offering differs") {
+		t.Fatal("no spread: not a domain choice")
+	}
+	pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{TopologyKey: corev1.LabelHostname}}
+	if p.domainTopology() {
+		t.Fatal("a hostname spread is not over zones or capacity types")
+	}
+	pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{TopologyKey: corev1.LabelTopologyZone})
+	c.domainTopology = p.domainTopology()
+	if !c.DomainChoice("launched offering differs") || c.DomainChoice("unschedulable pods differ") {
+		t.Fatal("a zonal spread: offering differences are domain choices, unschedulable pods are not")
+	}
+}
