@@ -109,6 +109,8 @@ type SuiteCase struct {
 	driftedAt map[string]time.Time
 	// A pending pod of the pass spreads or has pod (anti-)affinity over zones or capacity types.
 	domainTopology bool
+	// A Node of the pass has no kubernetes.io/hostname label while hostname topology is in use.
+	hostnameless bool
 }
 
 // suiteName: stable across runs (ginkgo shuffles spec order): the suite, a hash of the spec's
@@ -148,6 +150,7 @@ func (p *SuitePass) Convert(name string) (*SuiteCase, error) {
 	c.Karpenter = p.answer(its)
 	c.prices = p.optionPrices(its)
 	c.domainTopology = p.domainTopology()
+	c.hostnameless = p.hostnameless()
 	if n, ok := p.Settings["maxInstanceTypes"].(float64); ok {
 		c.limit = int(n)
 	}
@@ -254,10 +257,54 @@ func (p *SuitePass) domainTopology() bool {
 // pass is named as a likely domain tie; it is not verified per pass.
 func (c *SuiteCase) DomainChoice(class string) bool {
 	switch class {
-	case "launched offering differs", "instance-type options differ", "existing-node placements differ":
+	case "launched offering differs", "instance-type options differ", "existing-node placements differ",
+		"pods grouped into NodeClaims differently (same count and $/h)":
 		return c.domainTopology
 	}
 	return false
+}
+
+// hostnameless: a pending pod spreads or has pod (anti-)affinity by hostname, or a bound pod has
+// a required anti-affinity by hostname, and a Node of Karpenter's state has no
+// kubernetes.io/hostname label. The suite's fake Nodes have none (a kubelet always sets it);
+// Karpenter's topology reads the API Node's labels, so the pods on such a Node count in no
+// hostname domain (topology.go countDomains, updateInverseAntiAffinity), while nodecast, like a
+// kubelet, takes the Node's name.
+func (p *SuitePass) hostnameless() bool {
+	byHost := func(key string) bool { return key == corev1.LabelHostname }
+	uses := false
+	for _, pod := range p.Pods {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			uses = uses || byHost(c.TopologyKey)
+		}
+		if pod.Spec.Affinity != nil {
+			for _, t := range affinityTerms(pod.Spec.Affinity) {
+				uses = uses || byHost(t.TopologyKey)
+			}
+		}
+	}
+	for _, pod := range p.BoundPods {
+		if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+			for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				uses = uses || byHost(t.TopologyKey)
+			}
+		}
+	}
+	if !uses {
+		return false
+	}
+	for _, n := range p.Nodes {
+		if n.Node != nil && n.Node.Labels[corev1.LabelHostname] == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// HostnamelessNodes: an existing-node placement difference in a hostnameless pass (see
+// hostnameless), a state no kubelet-registered Node is in.
+func (c *SuiteCase) HostnamelessNodes(class string) bool {
+	return class == "existing-node placements differ" && c.hostnameless
 }
 
 // usesTopology: a pending pod has a spread or pod (anti-)affinity, or a bound pod a required
