@@ -213,6 +213,14 @@ func cmdSuite(args []string) error {
 				if na, ok := n.(*ProvisionAnswer); ok && class == "instance-type options differ" && c.TruncationTie(na) {
 					class = "options differ only among equal-price types at the MaxInstanceTypes cut (Karpenter's unstable sort.Slice)"
 				}
+				if _, ok := n.(*ProvisionAnswer); ok && c.HostnamelessNodes(class) {
+					class = "hostname topology over Nodes without kubernetes.io/hostname (the suite's fake Nodes; a kubelet always sets it)"
+				} else if _, ok := n.(*ProvisionAnswer); ok && c.DomainChoice(class) {
+					class = "zone/capacity-type domain choice of a spread or pod affinity (Karpenter: Go map order among equal counts; not verified per pass)"
+				}
+				if na, ok := n.(*DisruptAnswer); ok && class != "" {
+					class = c.explainDisrupt(class, na)
+				}
 			}
 			if class == "" {
 				t.Agree++

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/awslabs/operatorpkg/status"
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,6 +31,7 @@ type suiteOffering struct {
 	Price        float64                                   `json:"price"`
 	Available    bool                                      `json:"available"`
 	Capacity     int                                       `json:"reservationCapacity,omitempty"`
+	Overrides    bool                                      `json:"overrides,omitempty"`
 }
 
 type suiteInstanceType struct {
@@ -72,6 +74,7 @@ type SuitePass struct {
 	BoundPods     []corev1.Pod                   `json:"boundPods"`
 	APINodes      []string                       `json:"apiNodes"`
 	DaemonSets    []appsv1.DaemonSet             `json:"daemonSets"`
+	DaemonSetPods []corev1.Pod                   `json:"daemonSetPods"`
 	Storage       map[string]int                 `json:"storage"`
 	Settings      map[string]any                 `json:"settings"`
 	Claims        []suiteClaim                   `json:"claims"`
@@ -101,6 +104,13 @@ type SuiteCase struct {
 	// (cheapest launchable offering compatible with the claim), and how many options it kept.
 	prices map[string]map[string]float64
 	limit  int
+	// A disruption decision's nodes by name: when their NodeClaim's Drifted condition turned
+	// True (drift.go orders its candidates by that time alone, with sort.Slice).
+	driftedAt map[string]time.Time
+	// A pending pod of the pass spreads or has pod (anti-)affinity over zones or capacity types.
+	domainTopology bool
+	// A Node of the pass has no kubernetes.io/hostname label while hostname topology is in use.
+	hostnameless bool
 }
 
 // suiteName: stable across runs (ginkgo shuffles spec order): the suite, a hash of the spec's
@@ -139,6 +149,8 @@ func (p *SuitePass) Convert(name string) (*SuiteCase, error) {
 	}
 	c.Karpenter = p.answer(its)
 	c.prices = p.optionPrices(its)
+	c.domainTopology = p.domainTopology()
+	c.hostnameless = p.hostnameless()
 	if n, ok := p.Settings["maxInstanceTypes"].(float64); ok {
 		c.limit = int(n)
 	}
@@ -203,7 +215,96 @@ func (p *SuitePass) checkModelled() error {
 	if p.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
+	if defaultSpreads(p.Settings) {
+		return exclude("cluster default topology spreads (--scheduler-config), not modelled", "settings.schedulerConfig")
+	}
 	return nil
+}
+
+// defaultSpreads: Karpenter was given default topology spread constraints (--scheduler-config),
+// which it injects into pods without spreads of their own (scheduling/defaultconstraints.go).
+func defaultSpreads(settings map[string]any) bool {
+	c, _ := settings["schedulerConfig"].(map[string]any)
+	s, _ := c["podTopologySpread"].(map[string]any)
+	d, _ := s["defaultConstraints"].([]any)
+	return len(d) > 0
+}
+
+// domainTopology: a pending pod spreads, or has pod (anti-)affinity, over zones or capacity types.
+func (p *SuitePass) domainTopology() bool {
+	domain := func(key string) bool { return key == corev1.LabelTopologyZone || key == v1.CapacityTypeLabelKey }
+	for _, pod := range p.Pods {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			if domain(c.TopologyKey) {
+				return true
+			}
+		}
+		if pod.Spec.Affinity != nil {
+			for _, t := range affinityTerms(pod.Spec.Affinity) {
+				if domain(t.TopologyKey) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// DomainChoice: a pass whose pods spread (or have pod affinity) over zones or capacity types
+// differs in a zone or capacity type: where, or on which offering, a pod landed. Karpenter picks
+// among domains of equal count in Go map order (topologygroup.go nextDomainTopologySpread ranges
+// over a map or over Requirement.Values, an UnsortedList), and the suite ran it once, so such a
+// pass is named as a likely domain tie; it is not verified per pass.
+func (c *SuiteCase) DomainChoice(class string) bool {
+	switch class {
+	case "launched offering differs", "instance-type options differ", "existing-node placements differ",
+		"pods grouped into NodeClaims differently (same count and $/h)":
+		return c.domainTopology
+	}
+	return false
+}
+
+// hostnameless: a pending pod spreads or has pod (anti-)affinity by hostname, or a bound pod has
+// a required anti-affinity by hostname, and a Node of Karpenter's state has no
+// kubernetes.io/hostname label. The suite's fake Nodes have none (a kubelet always sets it);
+// Karpenter's topology reads the API Node's labels, so the pods on such a Node count in no
+// hostname domain (topology.go countDomains, updateInverseAntiAffinity), while nodecast, like a
+// kubelet, takes the Node's name.
+func (p *SuitePass) hostnameless() bool {
+	byHost := func(key string) bool { return key == corev1.LabelHostname }
+	uses := false
+	for _, pod := range p.Pods {
+		for _, c := range pod.Spec.TopologySpreadConstraints {
+			uses = uses || byHost(c.TopologyKey)
+		}
+		if pod.Spec.Affinity != nil {
+			for _, t := range affinityTerms(pod.Spec.Affinity) {
+				uses = uses || byHost(t.TopologyKey)
+			}
+		}
+	}
+	for _, pod := range p.BoundPods {
+		if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+			for _, t := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				uses = uses || byHost(t.TopologyKey)
+			}
+		}
+	}
+	if !uses {
+		return false
+	}
+	for _, n := range p.Nodes {
+		if n.Node != nil && n.Node.Labels[corev1.LabelHostname] == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// HostnamelessNodes: an existing-node placement difference in a hostnameless pass (see
+// hostnameless), a state no kubelet-registered Node is in.
+func (c *SuiteCase) HostnamelessNodes(class string) bool {
+	return class == "existing-node placements differ" && c.hostnameless
 }
 
 // usesTopology: a pending pod has a spread or pod (anti-)affinity, or a bound pod a required
@@ -267,7 +368,14 @@ func (p *SuitePass) catalog() (map[string]any, map[string]cloudprovider.Instance
 	}
 	referenced := p.referencedText()
 	zones, types := map[string]bool{}, []map[string]any{}
+	named := map[string]bool{}
 	for _, it := range first {
+		// Some specs give the fake provider two types of one name; a catalog's names are unique
+		// (nodecast refuses a repeated one, as no provider lists one twice).
+		if named[it.Name] {
+			return nil, nil, exclude("instance types with the same name (a catalog's names are unique)", "%s", it.Name)
+		}
+		named[it.Name] = true
 		if it.DRA && !ignoresDRA(p.Settings) {
 			return nil, nil, exclude("DRA resource claims", "instance type %s has devices", it.Name)
 		}
@@ -312,6 +420,9 @@ func (p *SuitePass) catalog() (map[string]any, map[string]cloudprovider.Instance
 				default:
 					return nil, nil, exclude("offering requirement beyond zone and capacity type", "%s: %s", it.Name, r.Key)
 				}
+			}
+			if o.Overrides {
+				return nil, nil, exclude("offering capacity or overhead overrides (the catalog has no per-offering capacity)", "%s in %s", it.Name, zone)
 			}
 			if ct == v1.CapacityTypeReserved {
 				return nil, nil, exclude("reserved offerings", "%s in %s", it.Name, zone)
@@ -409,33 +520,45 @@ func (p *SuitePass) settings() map[string]any {
 	return s
 }
 
+// manifests: objects as one multi-document YAML stream (FORMAT §3), shared by the provisioning
+// passes and the disruption decisions: the API server's bookkeeping (managed fields, resource
+// version, generation) is left out and a NodePool's status is dropped (NodePools are taken as
+// Ready, FORMAT §3.1; checkModelled made sure or the harness says why not).
+type manifests struct {
+	b   strings.Builder
+	err error
+}
+
+func (w *manifests) add(apiVersion, kind string, meta *metav1.ObjectMeta, obj any) {
+	meta.ManagedFields, meta.ResourceVersion, meta.Generation = nil, "", 0
+	body, err := yaml.Marshal(obj)
+	m := map[string]any{}
+	if err == nil {
+		err = yaml.Unmarshal(body, &m)
+	}
+	m["apiVersion"], m["kind"] = apiVersion, kind
+	if kind == "NodePool" {
+		delete(m, "status")
+	}
+	if err == nil {
+		body, err = yaml.Marshal(m)
+	}
+	if err != nil {
+		w.err = err
+		return
+	}
+	if w.b.Len() > 0 {
+		w.b.WriteString("---\n")
+	}
+	w.b.Write(body)
+}
+
+func (w *manifests) text() (string, error) { return w.b.String(), w.err }
+
 // objects: the cluster as Karpenter's state saw it, as manifests.
 func (p *SuitePass) objects() (string, error) {
-	var b strings.Builder
-	var failed error
-	add := func(apiVersion, kind string, meta *metav1.ObjectMeta, obj any) {
-		meta.ManagedFields, meta.ResourceVersion, meta.Generation = nil, "", 0
-		body, err := yaml.Marshal(obj)
-		m := map[string]any{}
-		if err == nil {
-			err = yaml.Unmarshal(body, &m)
-		}
-		m["apiVersion"], m["kind"] = apiVersion, kind
-		if kind == "NodePool" {
-			delete(m, "status") // NodePools are taken as Ready (FORMAT §3.1); checkModelled made sure
-		}
-		if err == nil {
-			body, err = yaml.Marshal(m)
-		}
-		if err != nil {
-			failed = err
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(body)
-	}
+	w := &manifests{}
+	add := w.add
 	for i := range p.NodePools {
 		np := p.NodePools[i]
 		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, &np)
@@ -454,6 +577,26 @@ func (p *SuitePass) objects() (string, error) {
 		ds := p.DaemonSets[i]
 		add("apps/v1", "DaemonSet", &ds.ObjectMeta, &ds)
 	}
+	// The DaemonSet pods Karpenter's state keeps (overhead from the pod, not the template), unless
+	// the pass has them already.
+	have := map[string]bool{}
+	for _, pod := range p.Pods {
+		have[pod.Namespace+"/"+pod.Name] = true
+	}
+	for _, pod := range p.BoundPods {
+		if p.inState(pod.Spec.NodeName) {
+			have[pod.Namespace+"/"+pod.Name] = true
+		}
+	}
+	for i := range p.DaemonSetPods {
+		pod := p.DaemonSetPods[i]
+		if !have[pod.Namespace+"/"+pod.Name] {
+			if !p.inState(pod.Spec.NodeName) {
+				pod.Spec.NodeName = "" // its node is gone; the pod still stands for the overhead
+			}
+			add("v1", "Pod", &pod.ObjectMeta, &pod)
+		}
+	}
 	for i := range p.BoundPods {
 		pod := p.BoundPods[i]
 		if !p.inState(pod.Spec.NodeName) {
@@ -467,7 +610,7 @@ func (p *SuitePass) objects() (string, error) {
 		pod := pod.DeepCopy()
 		add("v1", "Pod", &pod.ObjectMeta, pod)
 	}
-	return b.String(), failed
+	return w.text()
 }
 
 // answer: Karpenter's result in the harness's form, its launches by the rule nodecast is held to.

@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -15,8 +16,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -133,6 +132,8 @@ func (d *SuiteDecision) Convert(name string) (*SuiteCase, error) {
 	}
 	c := &SuiteCase{Name: name, Reference: fmt.Sprintf("kubernetes-sigs/karpenter v1.15.0 %s: %q", file, d.Spec)}
 	c.Disrupt = d.answer(its)
+	c.prices = d.replacementPrices(its)
+	c.driftedAt = d.driftedAt()
 	settings := p.settings()
 	c.Scenario = map[string]any{
 		"name":        name,
@@ -151,11 +152,10 @@ func (d *SuiteDecision) Convert(name string) (*SuiteCase, error) {
 // checkModelled: what the decision depends on that nodecast does not model, or that no manifest
 // can say (Karpenter's in-memory state).
 func (d *SuiteDecision) checkModelled() error {
-	if strings.Contains(d.Method, "Repair") {
-		return exclude("NodeRepair (node repair method decides)", "%s", d.Method)
-	}
-	if g, ok := d.Settings["featureGates"].(map[string]any); ok && g["NodeRepair"] == true {
-		return exclude("NodeRepair gate on", "featureGates.NodeRepair=true")
+	if g, ok := d.Settings["featureGates"].(map[string]any); ok && g["NodeRepair"] == true || strings.Contains(d.Method, "Repair") {
+		if err := d.repairComparable(); err != nil {
+			return err
+		}
 	}
 	if strings.Contains(d.Method, "StaticDrift") {
 		return exclude("static NodePools", "%s", d.Method)
@@ -191,6 +191,9 @@ func (d *SuiteDecision) checkModelled() error {
 	if d.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
+	if defaultSpreads(d.Settings) {
+		return exclude("cluster default topology spreads (--scheduler-config), not modelled", "settings.schedulerConfig")
+	}
 	pools := map[string]*v1.NodePool{}
 	for i := range d.NodePools {
 		pools[d.NodePools[i].Name] = &d.NodePools[i]
@@ -208,6 +211,47 @@ func (d *SuiteDecision) checkModelled() error {
 		if want, ok := consolidatableByRule(nc, pools[nc.Labels[v1.NodePoolLabelKey]], d.Now); ok {
 			if got := nc.StatusConditions().IsTrue(v1.ConditionTypeConsolidatable); got != want {
 				return exclude("test-written Consolidatable condition contradicts consolidateAfter", "NodeClaim %s: condition %v, rule %v", nc.Name, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// awsRepairConditions: the (condition type, status) pairs of the AWS provider's repair policies,
+// the ones nodecast models (core/src/disruption/repair.rs, POLICIES).
+var awsRepairConditions = map[[2]string]bool{
+	{"Ready", "False"}: true, {"Ready", "Unknown"}: true, {"AcceleratedHardwareReady", "False"}: true,
+	{"StorageReady", "False"}: true, {"NetworkingReady", "False"}: true, {"KernelReady", "False"}: true,
+	{"ContainerRuntimeReady", "False"}: true,
+}
+
+// repairComparable: a decision with the NodeRepair gate on compares when no Node carries a
+// condition that a repair policy reads — the suite's (the fake provider's, dumped in
+// settings.repairPolicies, which specs may replace) or the AWS provider's that nodecast models.
+// Then the Repair method (and its unhealthy-node breaker) has nothing to act on on either side
+// and the other methods decide. nodecast takes no provider repair policies as input, so a
+// decision that a suite policy could touch is not comparable.
+func (d *SuiteDecision) repairComparable() error {
+	raw, ok := d.Settings["repairPolicies"]
+	if !ok {
+		return exclude("NodeRepair: repair policies not in the dump (older dump)", "%s", d.Method)
+	}
+	read := map[[2]string]bool{}
+	for k := range awsRepairConditions {
+		read[k] = true
+	}
+	list, _ := raw.([]any)
+	for _, x := range list {
+		if m, ok := x.(map[string]any); ok {
+			t, _ := m["conditionType"].(string)
+			s, _ := m["conditionStatus"].(string)
+			read[[2]string{t, s}] = true
+		}
+	}
+	for _, n := range d.APINodes {
+		for _, c := range n.Status.Conditions {
+			if read[[2]string{string(c.Type), string(c.Status)}] {
+				return exclude("NodeRepair: a node condition a repair policy reads (the suite's fake-provider policies are not an input nodecast takes)", "node %s: %s=%s", n.Name, c.Type, c.Status)
 			}
 		}
 	}
@@ -234,31 +278,8 @@ func consolidatableByRule(nc *v1.NodeClaim, np *v1.NodePool, now time.Time) (boo
 
 // objects: the cluster as the API server held it at the decision, as manifests.
 func (d *SuiteDecision) objects() (string, error) {
-	var b strings.Builder
-	var failed error
-	add := func(apiVersion, kind string, meta *metav1.ObjectMeta, obj any) {
-		meta.ManagedFields, meta.ResourceVersion, meta.Generation = nil, "", 0
-		body, err := yaml.Marshal(obj)
-		m := map[string]any{}
-		if err == nil {
-			err = yaml.Unmarshal(body, &m)
-		}
-		m["apiVersion"], m["kind"] = apiVersion, kind
-		if kind == "NodePool" {
-			delete(m, "status") // taken as Ready (FORMAT §3.1)
-		}
-		if err == nil {
-			body, err = yaml.Marshal(m)
-		}
-		if err != nil {
-			failed = err
-			return
-		}
-		if b.Len() > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(body)
-	}
+	w := &manifests{}
+	add := w.add
 	for _, np := range d.pools() {
 		add("karpenter.sh/v1", "NodePool", &np.ObjectMeta, &np)
 	}
@@ -282,7 +303,7 @@ func (d *SuiteDecision) objects() (string, error) {
 		pod := d.Pods[i]
 		add("v1", "Pod", &pod.ObjectMeta, &pod)
 	}
-	return b.String(), failed
+	return w.text()
 }
 
 // answer: Karpenter's decision in the harness's form; a replacement's launch by the rule nodecast
@@ -310,6 +331,104 @@ func (d *SuiteDecision) answer(its map[string]cloudprovider.InstanceTypes) *Disr
 	}
 	sort.Strings(a.Nodes)
 	return a
+}
+
+// replacementPrices: each type's price for Karpenter's first replacement as OrderByPrice sees it
+// (the cheapest launchable offering compatible with the replacement's requirements), keyed "".
+func (d *SuiteDecision) replacementPrices(its map[string]cloudprovider.InstanceTypes) map[string]map[string]float64 {
+	for _, cmd := range d.Commands {
+		for _, r := range cmd.Replacements {
+			reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(r.Requirements...)
+			prices := map[string]float64{}
+			for _, it := range its[r.NodePool] {
+				price := math.MaxFloat64
+				for _, o := range it.Offerings {
+					if o.Launchable() && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) && o.Price < price {
+						price = o.Price
+					}
+				}
+				prices[it.Name] = price
+			}
+			return map[string]map[string]float64{"": prices}
+		}
+	}
+	return nil
+}
+
+// driftedAt: each Node's NodeClaim's Drifted transition time (joined by provider ID, as
+// Karpenter's state joins them; the suite's NodeClaims name no node).
+func (d *SuiteDecision) driftedAt() map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, n := range d.APINodes {
+		for i := range d.NodeClaims {
+			nc := &d.NodeClaims[i]
+			if n.Spec.ProviderID == "" || nc.Status.ProviderID != n.Spec.ProviderID {
+				continue
+			}
+			if c := nc.StatusConditions().Get(v1.ConditionTypeDrifted); c != nil && c.IsTrue() {
+				out[n.Name] = c.LastTransitionTime.Time
+			}
+		}
+	}
+	return out
+}
+
+// driftTie: the nodes nodecast and Karpenter drifted differ, and every one of them turned
+// Drifted at the same time: drift.go sorts by that time alone (sort.Slice, unstable), so
+// Karpenter's pick among them follows its candidates' map order.
+func (c *SuiteCase) driftTie(n *DisruptAnswer) bool {
+	var at *time.Time
+	for _, name := range append(slices.Clone(n.Nodes), c.Disrupt.Nodes...) {
+		t, ok := c.driftedAt[name]
+		if !ok || at != nil && !t.Equal(*at) {
+			return false
+		}
+		at = &t
+	}
+	return at != nil
+}
+
+// explainDisrupt names a difference whose cause the harness can check, or returns class as is.
+//   - Karpenter's suite builds its methods with NewMethodsWithNopValidator (validation_test.go):
+//     StaticDrift, Drift, Emptiness, MultiNode, SingleNode; Karpenter's own NewMethods
+//     (controller.go) runs Emptiness before the drift methods, as nodecast does. A node both
+//     empty and drifted is Drift's in the suite, Emptiness's in production.
+//   - The same number of nodes, others chosen, where nodecast disclosed a tie: candidates
+//     Karpenter orders by an unstable sort and map order.
+//   - Drifted nodes of the same count, all drifted at the same time: see driftTie.
+//   - Replacement options of the same count that differ only among types priced exactly as the
+//     most expensive kept option: OrderByPrice's sort.Slice by price alone decides which of the
+//     equally priced types survive the cut (15 for spot-to-spot, MaxInstanceTypes otherwise).
+func (c *SuiteCase) explainDisrupt(class string, n *DisruptAnswer) string {
+	k := c.Disrupt
+	switch {
+	case strings.HasPrefix(class, "reason differs") && n.Reason == "empty" && k.Reason == "drifted":
+		return "the suite's method order: Drift before Emptiness (validation_test.go NewMethodsWithNopValidator; Karpenter's NewMethods and nodecast run Emptiness first)"
+	case strings.HasPrefix(class, "disrupted nodes differ (same count)") && n.Ties > 0:
+		return "candidates tied in Karpenter's order (nodecast discloses the tie)"
+	case class == "disrupted nodes differ (same count) [drifted]" && c.driftTie(n):
+		return "drift candidates drifted at the same second (drift.go orders by that time alone, sort.Slice)"
+	case class == "replacement options differ" && c.replacementPriceTie(n):
+		return "replacement options differ only among equal-price types at the option cut (Karpenter's unstable sort.Slice)"
+	}
+	return class
+}
+
+func (c *SuiteCase) replacementPriceTie(n *DisruptAnswer) bool {
+	k, prices := c.Disrupt.Replacement, c.prices[""]
+	if k == nil || n.Replacement == nil || prices == nil || len(k.Options) != len(n.Replacement.Options) {
+		return false
+	}
+	top := 0.0
+	for _, o := range k.Options {
+		top = max(top, prices[o])
+	}
+	for _, o := range append(slices.Clone(n.Replacement.Options), k.Options...) {
+		if slices.Contains(n.Replacement.Options, o) != slices.Contains(k.Options, o) && prices[o] != top {
+			return false
+		}
+	}
+	return true
 }
 
 // disruptExpectation: Karpenter's decision as a FORMAT §6.3 `expect`.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -76,5 +78,70 @@ func TestSuiteDecisionBufferPodsExcluded(t *testing.T) {
 	d.Nodes[0].BufferPods = 0
 	if err := d.checkModelled(); err != nil {
 		t.Fatalf("checkModelled() = %v, want comparable", err)
+	}
+}
+
+// With the NodeRepair gate on, a decision compares only when no Node condition is one a repair
+// policy reads: the suite's (dumped) or the AWS provider's that nodecast models.
+func TestSuiteDecisionRepairComparable(t *testing.T) {
+	node := func(typ, status string) corev1.Node {
+		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
+		n.Status.Conditions = []corev1.NodeCondition{{Type: "Ready", Status: "True"}, {Type: corev1.NodeConditionType(typ), Status: corev1.ConditionStatus(status)}}
+		return n
+	}
+	d := &SuiteDecision{NodePools: []v1.NodePool{disruptNodePool("default", nil, false)},
+		Settings: map[string]any{"featureGates": map[string]any{"NodeRepair": true}}}
+	if err, ok := d.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "not in the dump") {
+		t.Fatalf("no dumped policies: checkModelled() = %v", err)
+	}
+	d.Settings["repairPolicies"] = []any{map[string]any{"conditionType": "BadNode", "conditionStatus": "False"}}
+	d.APINodes = []corev1.Node{node("SomeOtherCondition", "False")}
+	if err := d.checkModelled(); err != nil {
+		t.Fatalf("no condition a policy reads: checkModelled() = %v, want comparable", err)
+	}
+	for _, c := range [][2]string{{"BadNode", "False"}, {"KernelReady", "False"}} {
+		d.APINodes = []corev1.Node{node(c[0], c[1])}
+		if err, ok := d.checkModelled().(*Excluded); !ok || !strings.HasPrefix(err.Category, "NodeRepair: a node condition") {
+			t.Fatalf("%v: checkModelled() = %v", c, err)
+		}
+	}
+}
+
+// Differences whose cause the harness checks are named; others keep their class.
+func TestExplainDisrupt(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	c := &SuiteCase{Disrupt: &DisruptAnswer{Decision: "delete", Reason: "drifted", Nodes: []string{"a"}},
+		driftedAt: map[string]time.Time{"a": at, "b": at, "c": at.Add(time.Second)}}
+	if got := c.explainDisrupt("reason differs (nodecast empty, karpenter drifted)", &DisruptAnswer{Reason: "empty"}); !strings.Contains(got, "method order") {
+		t.Fatalf("empty vs drifted: %q", got)
+	}
+	cls := "disrupted nodes differ (same count) [drifted]"
+	if got := c.explainDisrupt(cls, &DisruptAnswer{Reason: "drifted", Nodes: []string{"b"}}); !strings.Contains(got, "same second") {
+		t.Fatalf("drifted at the same time: %q", got)
+	}
+	if got := c.explainDisrupt(cls, &DisruptAnswer{Reason: "drifted", Nodes: []string{"c"}}); got != cls {
+		t.Fatalf("drifted a second later is no tie: %q", got)
+	}
+	c.Disrupt.Replacement = &Claim{Options: []string{"x", "y"}}
+	c.prices = map[string]map[string]float64{"": {"x": 1, "y": 2, "z": 2, "w": 3}}
+	if got := c.explainDisrupt("replacement options differ", &DisruptAnswer{Replacement: &Claim{Options: []string{"x", "z"}}}); !strings.Contains(got, "equal-price") {
+		t.Fatalf("z costs what y costs: %q", got)
+	}
+	if got := c.explainDisrupt("replacement options differ", &DisruptAnswer{Replacement: &Claim{Options: []string{"x", "w"}}}); got != "replacement options differ" {
+		t.Fatalf("w costs more: %q", got)
+	}
+}
+
+// Two fake instance types of one name cannot be a catalog; default spreads from
+// --scheduler-config are not modelled: both exclude the pass.
+func TestSuitePassFormatLimits(t *testing.T) {
+	it := suiteInstanceType{Name: "example"}
+	p := &SuitePass{InstanceTypes: map[string][]suiteInstanceType{"default": {it, it}}}
+	if _, _, err := p.catalog(); err == nil || !strings.Contains(err.Error(), "same name") {
+		t.Fatalf("catalog() = %v", err)
+	}
+	p = &SuitePass{Settings: map[string]any{"schedulerConfig": map[string]any{"podTopologySpread": map[string]any{"defaultConstraints": []any{map[string]any{"maxSkew": 1.0}}}}}}
+	if err, ok := p.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "scheduler-config") {
+		t.Fatalf("checkModelled() = %v", err)
 	}
 }

@@ -200,3 +200,43 @@ func TestSuitePassDropsPodsOffState(t *testing.T) {
 		}
 	}
 }
+
+// Zone or capacity-type differences are named as domain choices only when a pending pod spreads
+// (or has pod affinity) over one of those keys.
+func TestSuiteCaseDomainChoice(t *testing.T) {
+	pod := &corev1.Pod{}
+	p := &SuitePass{Pods: []*corev1.Pod{pod}}
+	c := &SuiteCase{domainTopology: p.domainTopology()}
+	if c.DomainChoice("launched offering differs") {
+		t.Fatal("no spread: not a domain choice")
+	}
+	pod.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{TopologyKey: corev1.LabelHostname}}
+	if p.domainTopology() {
+		t.Fatal("a hostname spread is not over zones or capacity types")
+	}
+	pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{TopologyKey: corev1.LabelTopologyZone})
+	c.domainTopology = p.domainTopology()
+	if !c.DomainChoice("launched offering differs") || c.DomainChoice("unschedulable pods differ") {
+		t.Fatal("a zonal spread: offering differences are domain choices, unschedulable pods are not")
+	}
+}
+
+// Hostname topology over a Node without the kubernetes.io/hostname label names an existing-node
+// placement difference; without hostname topology, or with the label, it does not.
+func TestSuitePassHostnameless(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{}}}
+	pod := &corev1.Pod{}
+	p := &SuitePass{Pods: []*corev1.Pod{pod}, Nodes: []suiteStateNode{{Name: "n", Node: node}}}
+	if p.hostnameless() {
+		t.Fatal("no hostname topology in use")
+	}
+	pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: corev1.LabelHostname}}}}
+	c := &SuiteCase{hostnameless: p.hostnameless()}
+	if !c.HostnamelessNodes("existing-node placements differ") || c.HostnamelessNodes("unschedulable pods differ") {
+		t.Fatal("hostname anti-affinity over a Node without the label: only placements are named")
+	}
+	node.Labels[corev1.LabelHostname] = "n"
+	if p.hostnameless() {
+		t.Fatal("the Node has the label")
+	}
+}

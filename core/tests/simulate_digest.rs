@@ -255,10 +255,13 @@ fn disruptable(jobs: usize, days: u64, seed: u64, spot_rate: f64, cron_budget: b
 
 #[test]
 fn disruptable_cluster_is_byte_identical() {
-    check("disruptable 2 days", &disruptable(700, 2, 11, 0.02, false, false), (0x99ba159791fa8866, 2379569));
+    // Re-pinned (suite3, issue 39): consolidation no longer moves pods onto uninitialized nodes
+    // (Karpenter's UninitializedNodeError, disruption/helpers.go); with that rule off the old
+    // pins (0x99ba159791fa8866, 2379569) and (0xf097ed300469dfe3, 2083672) are reproduced.
+    check("disruptable 2 days", &disruptable(700, 2, 11, 0.02, false, false), (0xb00ce6caafbe5a02, 2379571));
 }
 
 #[test]
 fn disruptable_cluster_with_cron_budget_is_byte_identical() {
-    check("disruptable 2 days, cron budget, 5h expiry", &disruptable(500, 2, 12, 0.05, true, true), (0xf097ed300469dfe3, 2083672));
+    check("disruptable 2 days, cron budget, 5h expiry", &disruptable(500, 2, 12, 0.05, true, true), (0xd163c7eb30a0dadc, 2069426));
 }

@@ -108,7 +108,7 @@ pub fn apply(m: &mut Model, changes: &[(usize, usize, NodeChange)]) {
 /// Apply `changes` before a provisioning pass at `now`: [`apply`], and the pods of each deleted
 /// NodeClaim that Karpenter's provisioner counts as currently reschedulable
 /// (`CurrentlyReschedulablePods` of the deleting nodes, provisioner.go: not DaemonSet or
-/// mirror pods, not terminal, not protected by `karpenter.sh/do-not-disrupt` at `now`, not
+/// mirror pods, not terminal unless a StatefulSet's terminating pod, not protected by `karpenter.sh/do-not-disrupt` at `now`, not
 /// behind a PDB that allows no eviction) are pending again, so the pass provisions for them.
 /// The others stay bound to the deleting node, which takes no pods.
 pub fn apply_for_pass(m: &mut Model, changes: &[(usize, usize, NodeChange)], now: i64, fully_blocked: impl Fn(&Model, usize) -> bool) {
@@ -139,7 +139,16 @@ pub fn pend_pods_of_deleting(
     let mut undecided = Vec::new();
     for p in 0..m.pods.len() {
         let pod = &m.pods[p];
-        if !pod.node_name.as_deref().is_some_and(|n| names.contains(&n)) || !pod.is_reschedulable() || fully_blocked(m, p) {
+        if !pod.node_name.as_deref().is_some_and(|n| names.contains(&n)) || !pod.is_reschedulable() {
+            continue;
+        }
+        // A terminating pod is not active: no annotation or PDB holds it (IsDisruptable,
+        // pdb.go isEvictable).
+        if pod.terminal {
+            moved.push(p);
+            continue;
+        }
+        if fully_blocked(m, p) {
             continue;
         }
         match now {
@@ -153,6 +162,10 @@ pub fn pend_pods_of_deleting(
     }
     for p in moved {
         m.pods[p].node_name = None;
+        // A StatefulSet's terminating pod is rescheduled too (IsReschedulable): pending again.
+        if m.pods[p].terminal {
+            m.pods[p].terminal = false;
+        }
     }
     undecided
 }

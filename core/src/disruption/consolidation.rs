@@ -250,7 +250,8 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
     // SimulateScheduling runs the scheduler without DisableReservedCapacityFallback: fallback mode.
     let sol = scheduling::solve_with(m, base, Some(&pods), &nodes, gated, scheduling::reserve::ReservedMode::Fallback, &[]);
     let is_pending = |p: &usize| pending.binary_search(p).is_ok();
-    let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !is_pending(p)).map(|(p, _)| m.pods[*p].key()).collect();
+    let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !is_pending(p)).map(|(p, _)| m.pods[*p].key()).collect();
+    failed.extend(super::uninitialized_landings(m, &sol, |p| !is_pending(&p)));
     if !failed.is_empty() {
         return Err(reject(ReasonCode::PodsDoNotFit, format!("not all pods would schedule: {}", failed.join(", "))));
     }

@@ -204,7 +204,8 @@ pub(crate) fn drift(
         pods.extend(pending.iter().copied());
         // No destination gating for drift (D-5.9 is consolidation's).
         let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
-        let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+        let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+        failed.extend(super::uninitialized_landings(m, &sol, |p| moved.contains(&p)));
         if !failed.is_empty()
             && m.settings.feature_gates.terminate_first_drift
             && super::repair::fits_in_freed_slot(m, base, info.node, &pods, &moved)

@@ -77,15 +77,21 @@ pub(crate) fn node_price(m: &Model, n: &ExistingNode) -> Option<f64> {
         .filter(|p| p.is_finite())
 }
 
-/// Non-terminal pods per node name, built once per decision (not once per node).
-fn pods_by_node(m: &Model) -> std::collections::HashMap<&str, Vec<usize>> {
-    let mut by_node: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+type ByNode<'a> = std::collections::HashMap<&'a str, Vec<usize>>;
+
+/// Non-terminal pods per node name, and the terminating StatefulSet pods per node name (not
+/// active, so they block nothing, yet reschedulable: Karpenter moves them with the node and a
+/// node holding one is not empty), built once per decision (not once per node).
+fn pods_by_node(m: &Model) -> (ByNode<'_>, ByNode<'_>) {
+    let (mut active, mut terminating) = (ByNode::new(), ByNode::new());
     for (i, p) in m.pods.iter().enumerate() {
-        if let (Some(n), false) = (p.node_name.as_deref(), p.terminal) {
-            by_node.entry(n).or_default().push(i);
+        match (p.node_name.as_deref(), p.terminal) {
+            (Some(n), false) => active.entry(n).or_default().push(i),
+            (Some(n), true) if p.is_reschedulable() => terminating.entry(n).or_default().push(i),
+            _ => {}
         }
     }
-    by_node
+    (active, terminating)
 }
 
 /// Evictions a ReasonCode::Pdb allows now (FORMAT §3.5).
@@ -204,14 +210,19 @@ const PRE_CANDIDATE: [ReasonCode; 7] = [
 ];
 
 pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
-    let by_node = pods_by_node(m);
+    let (by_node, terminating) = pods_by_node(m);
     m.nodes
         .iter()
         .enumerate()
         .map(|(i, n)| {
             let pool = pool_of(m, n);
             let pods = by_node.get(n.name.as_str()).cloned().unwrap_or_default();
-            let reschedulable: Vec<usize> = pods.iter().copied().filter(|&p| m.pods[p].is_reschedulable()).collect();
+            let reschedulable: Vec<usize> = pods
+                .iter()
+                .copied()
+                .filter(|&p| m.pods[p].is_reschedulable())
+                .chain(terminating.get(n.name.as_str()).into_iter().flatten().copied())
+                .collect();
             let positive = |list: &mut dyn Iterator<Item = &usize>| 1.0 + list.map(|&p| m.pods[p].eviction_cost.max(0.0)).sum::<f64>();
             let rdc = positive(&mut reschedulable.iter());
             let state_cost = positive(&mut pods.iter().filter(|&&p| !m.pods[p].owned_by_daemonset));
@@ -578,6 +589,26 @@ fn command_text(d: &Decision) -> String {
         }
         _ => "no action".into(),
     }
+}
+
+/// The moved pods a simulation placed on an existing node that has not finished initializing (a
+/// managed node without `karpenter.sh/initialized`, or an in-flight NodeClaim), as failures:
+/// Karpenter's SimulateScheduling (disruption/helpers.go) gives each an UninitializedNodeError,
+/// so no method (consolidation, drift, repair) decides on the strength of such a node.
+fn uninitialized_landings(m: &Model, sol: &scheduling::Solution, moved: impl Fn(usize) -> bool) -> Vec<String> {
+    sol.existing
+        .iter()
+        .filter(|e| {
+            let n = &m.nodes[e.node];
+            n.managed && (n.in_flight || !n.initialized)
+        })
+        .flat_map(|e| {
+            e.pods
+                .iter()
+                .filter(|&&p| moved(p))
+                .map(move |&p| format!("{} (would schedule against uninitialized node {})", m.pods[p].key(), m.nodes[e.node].name))
+        })
+        .collect()
 }
 
 /// The NodeClaims a re-scheduling of a candidate's pods opens, as replacements, and the moved

@@ -468,7 +468,7 @@ pub(crate) fn reschedule(
 pub(crate) fn fits_in_freed_slot(m: &Model, base: &scheduling::Baseline, node: usize, pods: &[usize], moved: &[usize]) -> bool {
     let Some(res) = reserved_slot(m, &m.nodes[node]) else { return false };
     let sol = scheduling::solve_with(m, base, Some(pods), &[node], &[], ReservedMode::Strict, &[(res, 1)]);
-    sol.failures.iter().all(|(p, _)| !moved.contains(p))
+    sol.failures.iter().all(|(p, _)| !moved.contains(p)) && super::uninitialized_landings(m, &sol, |p| moved.contains(&p)).is_empty()
 }
 
 /// The reservation a reserved node holds (its `karpenter.k8s.aws/capacity-reservation-id`
@@ -483,7 +483,8 @@ fn reserved_slot(m: &Model, n: &ExistingNode) -> Option<u32> {
 
 /// The NodeClaims a solution opens, or the moved pods that do not schedule.
 fn replacements_or_failures(m: &Model, sol: &scheduling::Solution, moved: &[usize]) -> Result<Vec<Replacement>, Vec<String>> {
-    let failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+    let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+    failed.extend(super::uninitialized_landings(m, sol, |p| moved.contains(&p)));
     if !failed.is_empty() {
         return Err(failed);
     }

@@ -23,6 +23,9 @@ pub struct Meta {
     pub uid: String,
     pub owner: Option<(String, String)>,
     pub deleting: bool,
+    /// Some owner reference is `apps/v1` `StatefulSet` (any reference, controller or not:
+    /// Karpenter's `IsOwnedByStatefulSet`, utils/pod/scheduling.go).
+    pub statefulset_owned: bool,
 }
 
 pub fn read_meta(obj: &At, sink: &mut Sink) -> Meta {
@@ -35,6 +38,7 @@ pub fn read_meta(obj: &At, sink: &mut Sink) -> Meta {
         uid: String::new(),
         owner: None,
         deleting: false,
+        statefulset_owned: false,
     };
     let Some(meta) = obj.get("metadata") else { return m };
     m.name = sink.opt_scalar(&meta, "name").unwrap_or_default();
@@ -56,6 +60,9 @@ pub fn read_meta(obj: &At, sink: &mut Sink) -> Meta {
         // The managing controller is the reference with `controller: true` (at most one, by
         // API validation); without one, the first reference stands for the owner.
         let list = sink.list(&refs);
+        m.statefulset_owned = list.iter().any(|r| {
+            sink.opt_scalar(r, "kind").as_deref() == Some("StatefulSet") && sink.opt_scalar(r, "apiVersion").as_deref() == Some("apps/v1")
+        });
         let controller = list.iter().position(|r| r.get("controller").is_some_and(|c| c.v.as_bool() == Some(true)));
         if let Some(r) = list.get(controller.unwrap_or(0)) {
             let kind = sink.opt_scalar(r, "kind").unwrap_or_default();
@@ -117,6 +124,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         preferred_anti_affinity: Vec::new(),
         host_ports: Vec::new(),
         terminal: false,
+        terminating_statefulset: false,
         owned_by_daemonset: meta.owner.as_ref().is_some_and(|(k, _)| k == "DaemonSet"),
         mirror: meta.owner.as_ref().is_some_and(|(k, _)| k == "Node"),
         eviction_cost: 1.0,

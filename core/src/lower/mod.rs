@@ -255,6 +255,7 @@ impl Lowerer {
         // Owners first: reconciling removes replicas a controller already runs, which would
         // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
+        l.daemonset_pods();
         if let Some(e) = cancelled() {
             return Err(e);
         }
@@ -710,7 +711,11 @@ impl Lowering {
         }
         pod.terminal = phase == "Succeeded" || phase == "Failed";
         if meta.deleting {
+            // Terminating: not active, so it blocks nothing and counts in no topology; a
+            // StatefulSet's terminating pod is still reschedulable (its replacement cannot start
+            // before it is gone; utils/pod/scheduling.go, IsReschedulable).
             pod.terminal = true;
+            pod.terminating_statefulset = meta.statefulset_owned;
         }
         if !self.room_for(1, root, "Pod", sink) {
             return;

@@ -244,3 +244,33 @@ impl super::Lowering {
         jobs
     }
 }
+
+impl super::Lowering {
+    /// A DaemonSet's overhead comes from its newest pod in the input when there is one, not
+    /// from its template (Karpenter's cluster state keeps the newest pod the DaemonSet controls,
+    /// state/cluster.go UpdateDaemonSet, and the provisioner prefers it, provisioner.go
+    /// getDaemonSetPods: a LimitRange or a webhook may have changed its requests). The template's
+    /// required node affinity, when it has one, replaces the pod's: the DaemonSet controller
+    /// pins each pod to its node by a `metadata.name` matchFields term. Newest by creation time;
+    /// of equally new pods the first by name (the API server lists by name; Karpenter replaces
+    /// only on a strictly newer one). Pods are matched by namespace and their controller
+    /// reference's kind and name (inputs rarely carry UIDs).
+    pub(super) fn daemonset_pods(&mut self) {
+        for ds in self.daemonsets.iter_mut() {
+            let mut newest: Option<&Pod> = None;
+            for p in &self.pods {
+                let owned = p.namespace == ds.namespace && p.owner.as_ref().is_some_and(|(k, n)| k == "DaemonSet" && n == &ds.name);
+                let newer = newest.is_none_or(|q| p.created > q.created || p.created == q.created && p.name < q.name);
+                if owned && newer {
+                    newest = Some(p);
+                }
+            }
+            let Some(pod) = newest else { continue };
+            let mut spec: crate::model::pod::PodSpec = (**pod).clone();
+            if !ds.pod.required_terms.is_empty() {
+                spec.required_terms = ds.pod.required_terms.clone();
+            }
+            ds.pod.set_spec(std::sync::Arc::new(spec));
+        }
+    }
+}

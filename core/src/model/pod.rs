@@ -177,6 +177,10 @@ pub struct PodSpec {
     pub preferred_anti_affinity: Vec<(i32, AffinityTerm)>,
     pub host_ports: Vec<HostPort>,
     pub terminal: bool,
+    /// Deleting (a `deletionTimestamp`) and owned by a StatefulSet: `terminal` (not active) yet
+    /// reschedulable — Karpenter moves it with its node (IsReschedulable: active, or owned by a
+    /// StatefulSet and terminating), so a node holding one is not empty.
+    pub terminating_statefulset: bool,
     pub owned_by_daemonset: bool,
     pub mirror: bool,
     /// What evicting this pod costs the disruption controller (`eviction_cost`): orders
@@ -238,7 +242,6 @@ impl Pod {
         format!("{}/{}", self.namespace, self.name)
     }
 
-    /// Not terminal, not a DaemonSet pod and not a mirror pod: the pods consolidation moves.
     /// Whether `karpenter.sh/do-not-disrupt` protects the pod at `now` (unix seconds): "true"
     /// always; a duration while the pod has run less than it, or when its start time is unknown
     /// (Karpenter's fail-safe); anything else never.
@@ -253,8 +256,10 @@ impl Pod {
         }
     }
 
+    /// Karpenter's IsReschedulable: not terminal (or a StatefulSet's terminating pod), not a
+    /// DaemonSet pod and not a mirror pod: the pods consolidation moves.
     pub fn is_reschedulable(&self) -> bool {
-        !self.terminal && !self.owned_by_daemonset && !self.mirror
+        (!self.terminal || self.terminating_statefulset) && !self.owned_by_daemonset && !self.mirror
     }
 
     pub fn is_pending(&self) -> bool {

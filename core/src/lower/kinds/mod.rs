@@ -261,6 +261,7 @@ pub fn emit(out: &mut Out, owner: &Owner, template: &At, plans: &[PodPlan], sink
             uid: String::new(),
             owner: Some((owner.kind.clone(), owner.name.clone())),
             deleting: false,
+            statefulset_owned: false,
         }
     };
     let base = lower_pod::lower_pod(&meta_for(&plans[0]), spec.as_ref(), &mut out.ctx, sink);
