@@ -92,8 +92,8 @@ pub fn rules(m: &Model, groups: &mut [Group]) -> Rules {
         if repels(p, p, m) || !p.host_ports.is_empty() {
             per_node[g] = 1;
         }
-        for h in 0..n {
-            if h != g && (repels(p, reps[h], m) || repels(reps[h], p, m) || ports_clash(p, reps[h])) {
+        for (h, q) in reps.iter().enumerate() {
+            if h != g && (repels(p, q, m) || repels(q, p, m) || ports_clash(p, q)) {
                 conflicts[g].push(h);
             }
         }
