@@ -9,7 +9,6 @@
 //! product of the same type overwrites an earlier one. Products outside the filters (which the
 //! CLI prints when run without them) are counted in a note, never silently dropped.
 
-use super::prices::{OnDemandList, Origin};
 use crate::manifest::reader::{At, Sink};
 use serde_json::Value;
 
@@ -22,9 +21,12 @@ pub fn is_get_products_document(v: &Value) -> bool {
     super::offerings_input::is_aws_output(v, KEY)
 }
 
-/// What one document gave: the list (None when no product was read) and the products outside
-/// Karpenter's filters.
-pub fn read(root: &At, sink: &mut Sink, source: Option<&str>) -> (Option<OnDemandList>, usize) {
+/// A region's on-demand prices as one document gave them: (region, [(instance type, price)]).
+pub type RegionPrices = (String, Vec<(String, f64)>);
+
+/// What one document gave: the region's prices (None when no product was read) and the products
+/// outside Karpenter's filters. The caller records where they came from (`PriceList[0]`).
+pub fn read(root: &At, sink: &mut Sink) -> (Option<RegionPrices>, usize) {
     let Some(list) = root.get(KEY) else { return (None, 0) };
     if !list.v.is_array() {
         sink.wrong_type(&list, "a list of product JSON strings, as `aws pricing get-products` prints");
@@ -96,6 +98,5 @@ pub fn read(root: &At, sink: &mut Sink, source: Option<&str>) -> (Option<OnDeman
         }
     }
     let Some(region) = region else { return (None, other) };
-    let origin = Origin { document: sink.document, source: source.map(str::to_string), object: KEY, path: format!("{KEY}[0]") };
-    (Some(OnDemandList { region, prices, origin }), other)
+    (Some((region, prices)), other)
 }

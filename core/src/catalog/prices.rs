@@ -128,8 +128,9 @@ impl PriceInputs {
         if is_aws_output(root.v, SPOT_KEY) {
             self.read_spot(root, sink, source);
         } else if super::get_products::is_get_products_document(root.v) {
-            let (list, other) = super::get_products::read(root, sink, source);
-            self.on_demand.extend(list);
+            let (list, other) = super::get_products::read(root, sink);
+            let path = format!("{}[0]", super::get_products::KEY);
+            self.on_demand.extend(list.map(|(region, prices)| OnDemandList { region, prices, origin: origin(path) }));
             self.other_products_on_demand += other;
         } else if is_aws_output(root.v, ON_DEMAND_KEY) {
             let region = required(root, "region", sink, "region: eu-west-1");

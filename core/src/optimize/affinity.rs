@@ -22,43 +22,8 @@
 //! The model holds these in the final placement ("static": every pod's constraints hold with
 //! all pods in place), which is what a rescheduled pod would be checked against.
 
-use super::instance::Group;
+use super::instance::{Cap, Group, Rules};
 use crate::model::{Model, Pod, PreferencePolicy, SpreadConstraint, Unsatisfiable};
-
-/// "A node holding a pod of `owner` holds at most `most` pods of `members`" (a hostname spread).
-#[derive(Debug, Clone)]
-pub struct Cap {
-    pub owner: usize,
-    pub members: Vec<usize>,
-    pub most: u32,
-}
-
-/// The node-content rules of an instance's groups.
-#[derive(Debug, Clone, Default)]
-pub struct Rules {
-    /// Per group, the other groups it may not share a node with (ascending).
-    pub conflicts: Vec<Vec<usize>>,
-    /// Hostname spreads.
-    pub caps: Vec<Cap>,
-}
-
-impl Rules {
-    /// Does one node holding `counts` pods per group keep every rule? Downward closed: fewer
-    /// pods of any group never break a rule, so maximal patterns stay enough.
-    pub fn allows(&self, counts: &[u32]) -> bool {
-        for (g, others) in self.conflicts.iter().enumerate() {
-            if counts[g] > 0 && others.iter().any(|&h| counts[h] > 0) {
-                return false;
-            }
-        }
-        self.caps.iter().all(|c| counts[c.owner] == 0 || c.members.iter().map(|&h| counts[h]).sum::<u32>() <= c.most)
-    }
-
-    /// Any rule at all (the instance is plain packing without them).
-    pub fn is_empty(&self) -> bool {
-        self.caps.is_empty() && self.conflicts.iter().all(Vec::is_empty)
-    }
-}
 
 fn enforced(s: &SpreadConstraint, m: &Model) -> bool {
     s.key == m.keys.hostname

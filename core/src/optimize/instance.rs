@@ -83,7 +83,7 @@ pub struct Instance {
     pub limits: Vec<LimitRow>,
     /// Which groups may share a node and how many of a selection one node holds (hostname
     /// anti-affinity, hostname spreads, host ports).
-    pub rules: super::affinity::Rules,
+    pub rules: Rules,
 }
 
 impl Group {
@@ -143,9 +143,10 @@ pub fn pod_admits(pod: &Pod, t: &Template, it: u32, zone: ValueId, capacity_type
 
 /// Build the instance: `groups` of free pods (already split), templates in pool order, and the
 /// limits remaining per pool.
-pub fn build(m: &Model, templates: &[Template], mut groups: Vec<Group>, limits: Vec<LimitRow>) -> Instance {
+/// `rules`: the node-content rules of `groups` (`affinity::rules`, which may split groups, so it
+/// runs first).
+pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<LimitRow>, rules: Rules) -> Instance {
     let dims = m.resources.len();
-    let rules = super::affinity::rules(m, &mut groups);
     let mut classes: Vec<Class> = Vec::new();
     for (ti, t) in templates.iter().enumerate() {
         for &it in &t.its {
@@ -212,4 +213,39 @@ fn undominated(classes: Vec<Class>) -> Vec<Class> {
         .map(|i| !(0..classes.len()).any(|j| j != i && beats(&classes[j], &classes[i]) && (j < i || !beats(&classes[i], &classes[j]))))
         .collect();
     classes.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect()
+}
+
+/// "A node holding a pod of `owner` holds at most `most` pods of `members`" (a hostname spread).
+#[derive(Debug, Clone)]
+pub struct Cap {
+    pub owner: usize,
+    pub members: Vec<usize>,
+    pub most: u32,
+}
+
+/// The node-content rules of an instance's groups.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// Per group, the other groups it may not share a node with (ascending).
+    pub conflicts: Vec<Vec<usize>>,
+    /// Hostname spreads.
+    pub caps: Vec<Cap>,
+}
+
+impl Rules {
+    /// Does one node holding `counts` pods per group keep every rule? Downward closed: fewer
+    /// pods of any group never break a rule, so maximal patterns stay enough.
+    pub fn allows(&self, counts: &[u32]) -> bool {
+        for (g, others) in self.conflicts.iter().enumerate() {
+            if counts[g] > 0 && others.iter().any(|&h| counts[h] > 0) {
+                return false;
+            }
+        }
+        self.caps.iter().all(|c| counts[c.owner] == 0 || c.members.iter().map(|&h| counts[h]).sum::<u32>() <= c.most)
+    }
+
+    /// Any rule at all (the instance is plain packing without them).
+    pub fn is_empty(&self) -> bool {
+        self.caps.is_empty() && self.conflicts.iter().all(Vec::is_empty)
+    }
 }

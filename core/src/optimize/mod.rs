@@ -182,9 +182,10 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
         notes.push("existing nodes: pods keep Karpenter's placement on them; their free capacity is not re-packed".into());
     }
     let free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
-    let (groups, group_index) = group_pods(m, free);
+    let (mut groups, group_index) = group_pods(m, free);
     let limits = limit_rows(m, &sol, &claims, &kept);
-    let inst = instance::build(m, &sol.templates, groups, limits);
+    let rules = affinity::rules(m, &mut groups);
+    let inst = instance::build(m, &sol.templates, groups, limits, rules);
     // Karpenter's free claims as seed patterns: each fits some class (its own offering, or one
     // that beats it), so the optimum is never dearer than Karpenter's plan.
     let mut seeds = Vec::new();
@@ -258,9 +259,10 @@ pub const BREAKS_SPREAD: &str = "hostname spreads held with every pod in place";
 /// that counts its own group caps that group in either reading.
 fn whole_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], budget: Budget, dynamic: bool) -> f64 {
     let pods: Vec<usize> = claims.iter().filter(|c| c.launch.is_some()).flat_map(|c| c.pods.iter().copied()).collect();
-    let (groups, _) = group_pods(m, pods);
+    let (mut groups, _) = group_pods(m, pods);
     let none_kept = vec![false; claims.len()];
-    let mut inst = instance::build(m, &sol.templates, groups, limit_rows(m, sol, claims, &none_kept));
+    let rules = affinity::rules(m, &mut groups);
+    let mut inst = instance::build(m, &sol.templates, groups, limit_rows(m, sol, claims, &none_kept), rules);
     if dynamic {
         inst.rules.caps.clear();
     }

@@ -2,8 +2,8 @@
 //! metrics are computed from (docs/simulate.md, "Demand and autoscaling"). A series is steps
 //! (each value holds until the next), points (linear between them) or CSV text `time,value`.
 
+use super::duration::{parse_duration, DURATION_HELP};
 use super::settings::MAX_SECONDS;
-use super::trace::{parse_duration, DURATION_HELP};
 use serde_json::{Map, Value};
 
 /// Largest demand value accepted: 10^12 units keeps every milli-unit sum inside an `i64`.

@@ -9,6 +9,7 @@ mod autoscale;
 mod buffers;
 mod conditions;
 mod demand;
+mod duration;
 mod edits;
 mod engine;
 mod hpa;

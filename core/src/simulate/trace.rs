@@ -1,6 +1,7 @@
 //! The workload trace: YAML/JSON (`kind: Trace`) or CSV, parsed into time-ordered actions with
 //! located errors (`events[3].submit.runTime`, or the CSV line).
 
+use super::duration::{parse_duration, DURATION_HELP};
 use super::settings::MAX_SECONDS;
 use crate::error::{more_errors, ErrorKind, InputError, MAX_REPORTED_ERRORS};
 use serde_json::Value;
@@ -93,48 +94,6 @@ pub const DEFAULT_START: i64 = 1_736_121_600;
 pub const MAX_REPLICAS: i64 = 100_000;
 
 pub const CSV_HEADER: &str = "time,workload,replicas,runTime";
-
-/// Durations: `90`, `90s`, `5m`, `1h30m`, `7d`. Days are allowed here (Go durations stop at h).
-pub fn parse_duration(s: &str) -> Result<i64, String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Err("empty duration".into());
-    }
-    let bounded = |n: i64| {
-        if n > MAX_SECONDS {
-            Err(format!("{s:?} is longer than the simulator's bound of {MAX_SECONDS} s (ten years)"))
-        } else {
-            Ok(n)
-        }
-    };
-    if let Ok(n) = s.parse::<i64>() {
-        return if n >= 0 { bounded(n) } else { Err(format!("{s:?} is negative")) };
-    }
-    let mut total: i64 = 0;
-    let mut num = String::new();
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            num.push(c);
-            continue;
-        }
-        let unit = match c {
-            'd' => 86_400,
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            _ => return Err(format!("{s:?} is not a duration")),
-        };
-        let n: i64 = num.parse().map_err(|_| format!("{s:?} is not a duration"))?;
-        total = n.checked_mul(unit).and_then(|v| total.checked_add(v)).ok_or_else(|| format!("{s:?} is too long"))?;
-        num.clear();
-    }
-    if !num.is_empty() {
-        return Err(format!("{s:?} is not a duration (a number needs a unit after another unit, e.g. 1h30m)"));
-    }
-    bounded(total)
-}
-
-pub const DURATION_HELP: &str = "a duration such as 90s, 5m, 1h30m or 7d (a bare number is seconds)";
 
 fn parse_rfc3339(s: &str) -> Option<i64> {
     s.parse::<jiff::Timestamp>().ok().map(|t| t.as_second())
