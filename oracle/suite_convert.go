@@ -641,20 +641,26 @@ func (p *SuitePass) answer(its map[string]cloudprovider.InstanceTypes) *Provisio
 func (p *SuitePass) optionPrices(its map[string]cloudprovider.InstanceTypes) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
 	for _, c := range p.Claims {
-		reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(c.Requirements...)
-		prices := map[string]float64{}
-		for _, it := range its[c.NodePool] {
-			price := math.MaxFloat64
-			for _, o := range it.Offerings {
-				if o.Launchable() && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) && o.Price < price {
-					price = o.Price
-				}
-			}
-			prices[it.Name] = price
-		}
-		out[strings.Join(c.Pods, ",")] = prices
+		out[strings.Join(c.Pods, ",")] = cheapestOfferings(its[c.NodePool], c.Requirements)
 	}
 	return out
+}
+
+// cheapestOfferings: each type's price as Karpenter's OrderByPrice sees it for a NodeClaim with
+// these requirements (its cheapest launchable compatible offering; MaxFloat64 when none is).
+func cheapestOfferings(its cloudprovider.InstanceTypes, requirements []v1.NodeSelectorRequirementWithMinValues) map[string]float64 {
+	reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(requirements...)
+	prices := map[string]float64{}
+	for _, it := range its {
+		price := math.MaxFloat64
+		for _, o := range it.Offerings {
+			if o.Launchable() && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) && o.Price < price {
+				price = o.Price
+			}
+		}
+		prices[it.Name] = price
+	}
+	return prices
 }
 
 // TruncationTie: nodecast's claims hold the same pods as Karpenter's and differ only in options

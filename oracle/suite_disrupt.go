@@ -7,7 +7,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -338,18 +337,7 @@ func (d *SuiteDecision) answer(its map[string]cloudprovider.InstanceTypes) *Disr
 func (d *SuiteDecision) replacementPrices(its map[string]cloudprovider.InstanceTypes) map[string]map[string]float64 {
 	for _, cmd := range d.Commands {
 		for _, r := range cmd.Replacements {
-			reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(r.Requirements...)
-			prices := map[string]float64{}
-			for _, it := range its[r.NodePool] {
-				price := math.MaxFloat64
-				for _, o := range it.Offerings {
-					if o.Launchable() && reqs.IsCompatible(o.Requirements, scheduling.AllowUndefinedWellKnownLabels) && o.Price < price {
-						price = o.Price
-					}
-				}
-				prices[it.Name] = price
-			}
-			return map[string]map[string]float64{"": prices}
+			return map[string]map[string]float64{"": cheapestOfferings(its[r.NodePool], r.Requirements)}
 		}
 	}
 	return nil
