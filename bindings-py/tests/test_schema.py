@@ -33,6 +33,7 @@ CLASSES: Dict[str, type] = {
     "NodeClassReservationsOut": _results.NodeClassReservations,
     "ReservationChangeOut": _results.ReservationChange,
     "ReservationUse": _results.SimulatedReservation,
+    "AutoscaledWorkload": _results.AutoscaledWorkload,
     "Unschedulable": _results.UnschedulablePod,
     "NodePoolUsage": _results.NodePoolUsage,
     "LimitUsage": _results.Limit,

@@ -388,3 +388,24 @@ def test_the_readme_week_matches_the_cli(cli: Path) -> None:
     assert week.summary.savings_percent > 0
     html = week._repr_html_()
     assert len(re.findall(r"<g><title>", html)) == min(len(week.nodes), 60)
+
+
+# ---------------------------------------------------------------------------------------------
+# HorizontalPodAutoscalers (docs/simulate.md, "Demand and autoscaling")
+
+HPA = ["examples/nodepools/gpu-inference.yaml", "examples/workloads/vllm-inference.yaml", "examples/simulate/hpa-vllm.yaml"]
+HPA_TRACE = "examples/simulate/hpa-day.yaml"
+
+
+def test_an_hpa_drives_the_replicas_and_its_report_is_typed(cli: Path) -> None:
+    sim = nodecast.simulate(*HPA, trace=HPA_TRACE, seed=7)
+    assert sim.to_json() == cli_json(cli, "simulate", *HPA, "--trace", HPA_TRACE, "--seed", "7")
+    (w,) = sim.autoscaling
+    assert isinstance(w, nodecast.AutoscaledWorkload)
+    assert w.workload == "Deployment/inference/vllm-mistral-7b"
+    assert w.hpa == "inference/vllm-mistral-7b" and (w.min_replicas, w.max_replicas) == (2, 10)
+    assert 2 <= w.peak_replicas <= 10 and w.rescales > 0
+    assert w.served_percent is not None and 0 < w.served_percent <= 100
+    assert set(w.scale_up_seconds) == {"p50", "p95", "max"}
+    # The HPA is simulated, so it is no longer listed as skipped.
+    assert not any(s.kind == "HorizontalPodAutoscaler" for s in sim.skipped)

@@ -18,6 +18,7 @@ from nodecast._results import ReservationSkip as ReservationSkip
 from nodecast._results import NodeClassReservations as NodeClassReservations
 from nodecast._results import ReservationChange as ReservationChange
 from nodecast._results import SimulatedReservation as SimulatedReservation
+from nodecast._results import AutoscaledWorkload as AutoscaledWorkload
 from nodecast._results import Drift as Drift
 from nodecast._results import Repair as Repair
 from nodecast._results import Explanation as Explanation
@@ -94,6 +95,7 @@ __all__ = [
     "NodeClassReservations",
     "ReservationChange",
     "SimulatedReservation",
+    "AutoscaledWorkload",
     "UnschedulablePod",
     "Reason",
     "Hint",

@@ -1435,6 +1435,63 @@ class SimulatedPod:
 
 
 @dataclass(frozen=True)
+class AutoscaledWorkload:
+    """One workload an HPA scales, or the trace gives demand for, over a simulation
+    (``autoscaling`` of the answer): replicas, served demand, scale-up times and GPU cost.
+    Demand figures are in the series' units; they are None without ``capacityPerReplica``."""
+
+    workload: str
+    peak_replicas: int
+    rescales: int
+    replica_hours: float
+    ready_replica_hours: float
+    seconds_below_desired: int
+    readiness_delay_seconds: int
+    gpu_hours: float
+    gpu_cost_usd: float
+    #: The HPA, ``namespace/name``; None when the trace's scale events drive the workload.
+    hpa: Optional[str] = None
+    min_replicas: Optional[int] = None
+    max_replicas: Optional[int] = None
+    capacity_per_replica: Optional[float] = None
+    demand_unit_hours: Optional[float] = None
+    served_unit_hours: Optional[float] = None
+    unserved_unit_hours: Optional[float] = None
+    served_percent: Optional[float] = None
+    seconds_short: Optional[int] = None
+    #: p50, p95 and max seconds from a demand rise to ready capacity covering it.
+    scale_up_seconds: FrozenMap[str, int] = field(default_factory=FrozenMap)
+    rises_covered: Optional[int] = None
+    rises_uncovered: Optional[int] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> AutoscaledWorkload:
+        return cls(
+            workload=d["workload"],
+            peak_replicas=d["peakReplicas"],
+            rescales=d["rescales"],
+            replica_hours=d["replicaHours"],
+            ready_replica_hours=d["readyReplicaHours"],
+            seconds_below_desired=d["secondsBelowDesired"],
+            readiness_delay_seconds=d["readinessDelaySeconds"],
+            gpu_hours=d["gpuHours"],
+            gpu_cost_usd=d["gpuCostUsd"],
+            hpa=d.get("hpa"),
+            min_replicas=d.get("minReplicas"),
+            max_replicas=d.get("maxReplicas"),
+            capacity_per_replica=d.get("capacityPerReplica"),
+            demand_unit_hours=d.get("demandUnitHours"),
+            served_unit_hours=d.get("servedUnitHours"),
+            unserved_unit_hours=d.get("unservedUnitHours"),
+            served_percent=d.get("servedPercent"),
+            seconds_short=d.get("secondsShort"),
+            scale_up_seconds=_map(d.get("scaleUpSeconds")),
+            rises_covered=d.get("risesCovered"),
+            rises_uncovered=d.get("risesUncovered"),
+        )
+
+
+@dataclass(frozen=True)
 class SimulatedReservation:
     """One capacity reservation over a simulation (``reservations`` of the answer): seconds
     since the start; ``committed_cost_usd`` is None when unknown (a capacity block without
@@ -1541,6 +1598,8 @@ class Simulation(Answer):
     skipped: Tuple[Skipped, ...] = ()
     #: Per capacity reservation: its use over the run and what it commits.
     reservations: Tuple[SimulatedReservation, ...] = ()
+    #: Per workload an HPA scales or the trace gives demand for (docs/simulate.md).
+    autoscaling: Tuple[AutoscaledWorkload, ...] = ()
     _renders: Dict[str, str] = field(default_factory=dict, repr=False, compare=False, hash=False)
 
     @classmethod
@@ -1562,6 +1621,7 @@ class Simulation(Answer):
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
             skipped=_seq(d.get("skipped"), Skipped._from),
             reservations=_seq(d.get("reservations"), SimulatedReservation._from),
+            autoscaling=_seq(d.get("autoscaling"), AutoscaledWorkload._from),
         )
 
     @property
