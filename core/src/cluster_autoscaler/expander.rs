@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn priority_then_least_waste() {
-        let rule = |p: i64, re: &str| crate::node_groups::PriorityRule { priority: p, patterns: vec![regex::Regex::new(re).unwrap()] };
+        let rule = |p: i64, re: &str| crate::node_groups::PriorityRule { priority: p, patterns: vec![regex_lite::Regex::new(re).unwrap()] };
         let s = CaSettings {
             expanders: vec![Expander::Priority, Expander::LeastWaste],
             priorities: Some(vec![rule(50, "^spot-"), rule(10, ".*")]),
@@ -161,7 +161,10 @@ mod tests {
     fn priority_matching_nothing_falls_back_on_all() {
         let s = CaSettings {
             expanders: vec![Expander::Priority],
-            priorities: Some(vec![crate::node_groups::PriorityRule { priority: 1, patterns: vec![regex::Regex::new("^none$").unwrap()] }]),
+            priorities: Some(vec![crate::node_groups::PriorityRule {
+                priority: 1,
+                patterns: vec![regex_lite::Regex::new("^none$").unwrap()],
+            }]),
             ..CaSettings::default()
         };
         let options = [opt("x", 1, 1, 1, 1, 2, 2), opt("y", 1, 1, 1, 1, 2, 2)];

@@ -55,7 +55,7 @@ pub struct PriorityRule {
     /// The priority (higher wins).
     pub priority: i64,
     /// Node group name patterns.
-    pub patterns: Vec<regex::Regex>,
+    pub patterns: Vec<regex_lite::Regex>,
 }
 
 /// The Cluster Autoscaler's settings that change its scale-up, with its defaults
@@ -273,7 +273,7 @@ pub fn read_priorities(d: &Document, s: &mut CaSettings, errors: &mut Vec<InputE
         };
         let mut patterns = Vec::new();
         for p in list {
-            match regex::Regex::new(&p) {
+            match regex_lite::Regex::new(&p) {
                 Ok(r) => patterns.push(r),
                 Err(e) => {
                     sink.error(&at, "invalid-regex", format!("priority {priority}: {p:?} does not compile: {e}"), "a regular expression")
