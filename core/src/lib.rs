@@ -79,6 +79,7 @@ pub mod capacity_buffers;
 #[doc(hidden)]
 pub mod catalog;
 mod cluster;
+#[cfg(feature = "cluster-autoscaler")]
 pub mod cluster_autoscaler;
 #[doc(hidden)]
 pub mod cron;

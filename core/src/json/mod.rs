@@ -172,6 +172,7 @@ pub fn plan(req: &Request) -> Answer<Plan> {
 /// Whether a `plan` should be answered by the Cluster Autoscaler: asked for, or (no autoscaler
 /// given) chosen by the documents — node groups and no NodePool. Front ends that render both
 /// answers (the CLI) ask this and set `autoscaler` accordingly.
+#[cfg(feature = "cluster-autoscaler")]
 pub fn wants_cluster_autoscaler(req: &Request) -> bool {
     match req.autoscaler {
         Some(a) => a == Autoscaler::ClusterAutoscaler,
@@ -181,6 +182,7 @@ pub fn wants_cluster_autoscaler(req: &Request) -> bool {
 
 /// What the Cluster Autoscaler's scale-up does with the pending pods over the node groups of
 /// the inputs (`cluster_autoscaler`).
+#[cfg(feature = "cluster-autoscaler")]
 pub fn plan_node_groups(req: &Request) -> Answer<crate::cluster_autoscaler::NodeGroupPlan> {
     answer("NodeGroupPlan", crate::cluster_autoscaler::plan_request(&req.sources()))
 }
@@ -317,7 +319,18 @@ pub fn call(function: &str, request_json: &str) -> String {
     match function {
         // Only when asked: Python's and wasm's `plan` read a Plan (their NodeGroupPlan types
         // are not written yet); the CLI asks when the documents choose (`wants_cluster_autoscaler`).
+        #[cfg(feature = "cluster-autoscaler")]
         "plan" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => plan_node_groups(&req).to_json(),
+        #[cfg(not(feature = "cluster-autoscaler"))]
+        "plan" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => {
+            let err = InputError::new(
+                "not-available",
+                "this build of nodecast leaves the Cluster Autoscaler out (the wasm package does, for its size budget)".to_string(),
+            )
+            .path("autoscaler")
+            .help("plan node groups with the CLI (`nodecast plan --autoscaler cluster-autoscaler`) or the Rust crate");
+            Answer::<()>::failure("NodeGroupPlan", vec![err]).to_json()
+        }
         "plan" => plan(&req).to_json(),
         "consolidate" => consolidate(&req).to_json(),
         "explain" => explain(&req).to_json(),
