@@ -237,6 +237,10 @@ pub fn chosen_by_documents(sources: &crate::load::Sources) -> bool {
     docs.iter().any(crate::node_groups::recognises) && !docs.iter().any(|d| d.kind() == "NodePool")
 }
 
+/// Current nodes (the sum of the groups' `desiredCapacity`) one request may hold: each is
+/// simulated, so memory and every scan loop grow with it.
+pub const MAX_CURRENT_NODES: i64 = 100_000;
+
 /// The decision for the pending pods of `m` over the node groups of `input`.
 pub fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Result<NodeGroupPlan, Vec<InputError>> {
     let s = &input.settings;
@@ -251,6 +255,23 @@ pub fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Res
         return Err(vec![InputError::new("no-node-groups", "the inputs describe no node group").help(
             "an eksctl ClusterConfig with managedNodeGroups/nodeGroups, or terraform show -json output with aws_eks_node_group resources",
         )]);
+    }
+    // Each group's current nodes are simulated one by one, so their sum is bounded before any is
+    // made: `desiredCapacity` alone accepts up to 2^31 per group from a few bytes of input.
+    let mut current = 0i64;
+    for g in &input.groups {
+        current = current.saturating_add(g.desired);
+        if current > MAX_CURRENT_NODES {
+            return Err(vec![g
+                .location
+                .error(
+                    "too-many-nodes",
+                    format!("the node groups' desiredCapacity add up to more than {MAX_CURRENT_NODES} current nodes"),
+                    "desiredCapacity",
+                )
+                .kind(crate::error::ErrorKind::Limit)
+                .help("nodecast simulates each current node; give the groups' real sizes")]);
+        }
     }
     let mut interner = m.interner.clone();
     let mut templates = Vec::new();

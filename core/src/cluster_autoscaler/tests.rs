@@ -186,3 +186,25 @@ fn max_nodes_per_scale_up_splits_into_loops() {
     assert_eq!(sizes, vec![2, 2, 1]);
     assert!(p.scale_ups[0].options[0].limited);
 }
+
+#[test]
+fn a_few_bytes_cannot_ask_for_billions_of_current_nodes() {
+    let a = group("a", "m5.xlarge", "").replace("maxSize: 50\n  desiredCapacity: 0", "maxSize: 2147483647\n  desiredCapacity: 2147483647");
+    let errors = match plan_node_groups(&req(&[&a])).outcome {
+        Outcome::Failure { errors } => errors,
+        Outcome::Success(_) => panic!("2^31 current nodes were simulated"),
+    };
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].code, "too-many-nodes");
+    assert!(errors[0].path.as_deref().is_some_and(|p| p.ends_with("desiredCapacity")), "{errors:?}");
+    // Two groups under the bound each, over it together: the sum is what is bounded.
+    let half = MAX_CURRENT_NODES / 2 + 1;
+    let two = format!(
+        "{}- name: b\n  instanceType: m5.xlarge\n  minSize: 0\n  maxSize: {half}\n  desiredCapacity: {half}\n",
+        group("a", "m5.xlarge", "").replace("maxSize: 50\n  desiredCapacity: 0", &format!("maxSize: {half}\n  desiredCapacity: {half}"))
+    );
+    match plan_node_groups(&req(&[&two])).outcome {
+        Outcome::Failure { errors } => assert_eq!(errors[0].code, "too-many-nodes", "{errors:?}"),
+        Outcome::Success(_) => panic!("the sum was not bounded"),
+    }
+}
