@@ -142,3 +142,13 @@ fn invalid_hpas_and_series_are_located_errors() {
     assert_eq!(e[0].path.as_deref(), Some("demand[0].steps"));
     assert_eq!(e[0].source.as_deref(), Some("trace.yaml"));
 }
+
+#[test]
+fn a_few_bytes_cannot_ask_for_billions_of_autoscaled_pods() {
+    // Kubernetes accepts maxReplicas up to 2^31 − 1; the HPAs' sum is bounded before any sync.
+    let huge = HPA.replace("maxReplicas: 4", "maxReplicas: 2147483647");
+    let e = answer(&format!("{CLUSTER}---{huge}"), TRACE).unwrap_err();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(e[0].code, "too-many-pods");
+    assert_eq!((e[0].path.as_deref(), e[0].object.as_deref()), (Some("spec.maxReplicas"), Some("HorizontalPodAutoscaler/ml/serve")));
+}

@@ -83,6 +83,17 @@ pub fn prepare(
             }
         }
     }
+    // HPAs create pods as the demand asks, up to their maxReplicas (Kubernetes accepts up to
+    // 2^31 − 1 each): the sum is bounded as the request's pods are, before any sync runs.
+    let mut most = 0i64;
+    for s in &specs {
+        most += i64::from(s.max_replicas);
+        if most > crate::lower::MAX_REQUEST_PODS {
+            let msg = format!("the HorizontalPodAutoscalers' maxReplicas add up to more than {} pods", crate::lower::MAX_REQUEST_PODS);
+            errors.push(located(s, "spec.maxReplicas", "too-many-pods", msg, "lower maxReplicas").kind(ErrorKind::Limit));
+            break;
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
