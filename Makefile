@@ -196,7 +196,7 @@ oracle: oracle-build
 # (ORACLE_SAMPLES), their big runs are the targets below. Their hand-written scenarios
 # (tests/scenarios) are in it.
 ORACLE_SAMPLES ?= -sample reserved=1-40 -sample rdisrupt=1-40 -sample gates=1-40,136,272 \
-  -sample drift=1-8,10,11,13-23,25-31,33-40
+  -sample drift=1-8,10,11,13-23,25-31,33-40 -sample prices=1-30 -sample pdisrupt=1-30
 oracle-test: oracle-build
 	cd oracle && $(ORACLE_ENV) go test ./...
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision $(ORACLE_PROVISION) -disrupt $(ORACLE_DISRUPT) \

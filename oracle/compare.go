@@ -25,6 +25,9 @@ type NodecastRecord struct {
 	// nodecast's reserved offerings of the scenario, per instance type (its catalog line has none:
 	// they depend on the scenario's reservations and clock).
 	Reserved map[string][]CatalogOffering `json:"reserved"`
+	// The scenario's on-demand and spot offerings of the types its price and offering documents
+	// changed (issue 31; priced.go).
+	Offerings map[string][]CatalogOffering `json:"offerings"`
 }
 
 func podSets(cs []Claim) []string {

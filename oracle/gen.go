@@ -63,7 +63,7 @@ func writeGenerated(dir, kind string, seed int64) (string, error) {
 
 func cmdGen(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt or drift")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices or pdisrupt")
 	seed := fs.Int64("seed", 1, "seed")
 	out := fs.String("o", "", "output file (default stdout)")
 	_ = fs.Parse(args)
@@ -503,7 +503,17 @@ func Generate(kind string, seed int64) (string, error) {
 	if kind == "reserved" || kind == "rdisrupt" {
 		return generateReserved(kind, seed)
 	}
-	g := &gen{r: rand.New(rand.NewSource(seed*7919 + map[string]int64{"provision": 1, "disrupt": 2}[kind])), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
+	if kind == "prices" || kind == "pdisrupt" {
+		return generatePrices(kind, seed)
+	}
+	return generateBasic(kind, kind, seed, seed*7919+map[string]int64{"provision": 1, "disrupt": 2}[kind], nil)
+}
+
+// generateBasic is the provision or disrupt (`kind`) generator, scenario `<name>-<seed>` from
+// random stream `stream`; `extra` adds documents after the workloads (nil for the original kinds,
+// which so draw exactly what they drew before).
+func generateBasic(name, kind string, seed, stream int64, extra func(g *gen)) (string, error) {
+	g := &gen{r: rand.New(rand.NewSource(stream)), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
 	g.zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 	catalog := any("aws-us-east-1")
 	if g.chance(0.2) {
@@ -534,7 +544,10 @@ func Generate(kind string, seed int64) (string, error) {
 	} else {
 		g.workloads(1+g.r.Intn(8), "default")
 	}
-	sc := g.scenario(kind, seed, kind, catalog)
+	if extra != nil {
+		extra(g)
+	}
+	sc := g.scenario(name, seed, kind, catalog)
 	if disrupt {
 		sc["clock"] = map[string]any{"now": g.now.Format(time.RFC3339)}
 		if g.chance(0.2) {

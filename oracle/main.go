@@ -2,7 +2,7 @@
 // runs conformance-format scenarios through nodecast (`nodecast-conformance --oracle`) and through
 // Karpenter's own provisioning and disruption code in-process, and compares the answers.
 //
-//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-sample KIND=SEEDS]... [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
+//	oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-prices N] [-pdisrupt N] [-sample KIND=SEEDS]... [-seed S] [-runs R] [-max-runs M] [-v] [PATH...]
 //	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt|drift -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 //	oracle suite [-dumps DIR] [-sample N] [-v]  Karpenter's own suites' passes (oracle/suite/run.sh) compared
@@ -108,30 +108,38 @@ func catalogID(r NodecastRecord) int {
 // reservation set would hold a whole catalog per scenario (gigabytes over a long run).
 var itCache = map[int]cloudprovider.InstanceTypes{}
 
-func cachedTypes(cat *Catalog, catID int, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+// `base` is the catalog line, `cat` the scenario's (base with its priced offerings swapped in,
+// `offs`; priced.go).
+func cachedTypes(base, cat *Catalog, catID int, offs map[string][]CatalogOffering, scenario string, reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
 	if _, ok := itCache[catID]; !ok {
-		itCache[catID] = cat.InstanceTypes(nil)
+		itCache[catID] = base.InstanceTypes(nil)
+	}
+	types, key := itCache[catID], fmt.Sprint(catID)
+	if len(offs) > 0 {
+		key += "|" + scenario
+		types = pricedTypes(types, cat, offs, key)
 	}
 	if len(reserved) == 0 {
-		return itCache[catID]
+		return types
 	}
 	// Re-runs of one scenario reuse its lists (Karpenter keeps state per instance type, so fresh
 	// objects on every run cost memory); a bounded cache, emptied when full.
-	key := fmt.Sprint(catID) + "|" + extraKey(reserved)
+	key += "|" + extraKey(reserved)
 	if its, ok := reservedCache[key]; ok {
 		return its
 	}
 	if len(reservedCache) >= 32 {
 		reservedCache = map[string]cloudprovider.InstanceTypes{}
 	}
-	reservedCache[key] = cat.WithReserved(itCache[catID], reserved)
+	reservedCache[key] = cat.WithReserved(types, reserved)
 	return reservedCache[key]
 }
 
 var reservedCache = map[string]cloudprovider.InstanceTypes{}
 
 // karpenterSide answers one scenario with Karpenter.
-func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
+func karpenterSide(r NodecastRecord, base *Catalog, catID int) (any, error) {
+	cat := base.WithOfferings(r.Offerings)
 	list, err := LoadScenarios(r.File)
 	if err != nil {
 		return nil, err
@@ -145,7 +153,9 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("scenario %s not in %s", r.Name, r.File)
 	}
-	env, err := newEnvCached(s, cat, catID)
+	env, err := newEnvWith(s, cat, func(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+		return cachedTypes(base, cat, catID, r.Offerings, r.File+"|"+r.Name, reserved)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -153,12 +163,6 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 		return env.Disrupt()
 	}
 	return env.Provision()
-}
-
-func newEnvCached(s *Scenario, cat *Catalog, catID int) (*Env, error) {
-	return newEnvWith(s, cat, func(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
-		return cachedTypes(cat, catID, reserved)
-	})
 }
 
 // reservedOfferingsDiffer: nodecast's reserved offerings against the harness's own selection.
@@ -235,7 +239,7 @@ func check(r NodecastRecord, cats map[int]*Catalog, runs, maxRuns int) Result {
 	}
 	res.Ties = disclosedTies(r)
 	id := catalogID(r)
-	if d := reservedOfferingsDiffer(r, cats[id]); d != "" {
+	if d := reservedOfferingsDiffer(r, cats[id].WithOfferings(r.Offerings)); d != "" {
 		res.Class, res.Detail = "reserved offerings differ (reservation selection)", d
 		return res
 	}
@@ -277,6 +281,8 @@ func cmdRun(args []string) error {
 	nRes := fs.Int("reserved", 0, "random reserved-capacity provisioning scenarios (gen_reserved.go; make oracle-reserved)")
 	nRDis := fs.Int("rdisrupt", 0, "random disruption scenarios with reserved nodes (make oracle-reserved)")
 	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
+	nPrices := fs.Int("prices", 0, "random provisioning scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
+	nPDis := fs.Int("pdisrupt", 0, "random disruption scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
 	var samples seedSamples
 	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
 	seed := fs.Int64("seed", 1, "first seed")
@@ -322,7 +328,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {
@@ -431,7 +437,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt or drift")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices or pdisrupt")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

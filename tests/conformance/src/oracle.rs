@@ -11,9 +11,10 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Catalog specs already printed, by their JSON text, with their id.
+/// Catalog specs already printed, by their JSON text, with their id; and per id the model of
+/// the spec alone (`base_model`), against which a scenario's priced offerings are told.
 #[derive(Default)]
-pub struct Catalogs(HashMap<String, usize>);
+pub struct Catalogs(HashMap<String, usize>, HashMap<usize, Option<Model>>);
 
 /// The catalog without reserved offerings: those depend on the scenario's reservations and
 /// clock, and go in its own line ([`reserved_json`]), so that scenarios on one catalog share one
@@ -27,21 +28,48 @@ fn catalog_json(m: &Model) -> Value {
         .map(|t| {
             let labels: Map<String, Value> =
                 t.labels.0.iter().map(|(k, v)| (m.interner.str(*k).to_string(), Value::String(m.interner.str(*v).to_string()))).collect();
-            let offerings: Vec<Value> = t
-                .offerings
-                .iter()
-                .filter(|o| o.reservation.is_none())
-                .map(|o| {
-                    json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type),
-                           "price": o.price, "available": o.available})
-                })
-                .collect();
+            let offerings = offerings_json(m, t);
             json!({"name": t.name, "labels": labels, "allocatable": m.resources.render(&t.allocatable),
                    "capacity": m.resources.render(&t.capacity), "offerings": offerings})
         })
         .collect();
     let zones: Vec<&str> = m.catalog.zones.iter().map(|z| m.interner.str(*z)).collect();
     json!({"source": m.catalog.source, "zones": zones, "types": types})
+}
+
+/// A type's on-demand and spot offerings as the catalog line shows them.
+fn offerings_json(m: &Model, t: &nodecast::model::instance_type::InstanceType) -> Vec<Value> {
+    t.offerings
+        .iter()
+        .filter(|o| o.reservation.is_none())
+        .map(|o| json!({"zone": m.interner.str(o.zone), "capacityType": m.interner.str(o.capacity_type), "price": o.price, "available": o.available}))
+        .collect()
+}
+
+/// The catalog of `req` with none of its inputs: the spec alone, before the inputs' price and
+/// offering documents (docs/prices-and-places.md) and NodeOverlays apply. `None` when the spec
+/// cannot stand alone (a region without an embedded table needs its prices in the inputs).
+fn base_model(req: &nodecast::json::Request) -> Option<Model> {
+    let mut r = req.clone();
+    r.inputs.clear();
+    r.objects.clear();
+    r.settings.feature_gates.node_overlay = false;
+    nodecast::load::model(&r.sources()).ok().map(|(m, _)| m)
+}
+
+/// The scenario's own on-demand and spot offerings where its price and offering documents made
+/// them differ from the catalog line (`base`), per instance type: the Karpenter side swaps them
+/// in, so one catalog line serves every scenario on the spec however their prices differ.
+/// `priced` is the scenario's model without NodeOverlays (Karpenter applies those itself).
+fn priced_json(priced: &Model, base: &Model) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (t, b) in priced.catalog.types.iter().zip(&base.catalog.types) {
+        let (a, b) = (offerings_json(priced, t), offerings_json(base, b));
+        if a != b {
+            out.insert(t.name.clone(), Value::Array(a));
+        }
+    }
+    out
 }
 
 /// The reserved offerings of the scenario's resolved catalog (docs/reservations.md, "Oracle
@@ -151,21 +179,37 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         Err(e) => return vec![base(json!({"error": format!("clock.now: {e:?}")}))],
     };
     let model = nodecast::catalog::resolve::at_time(&model, now);
-    // The catalog line leaves reserved offerings out (they are in the scenario's line), so the
-    // catalog's spec is its key.
-    let spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
-    let next = catalogs.0.len();
-    let id = *catalogs.0.entry(spec).or_insert_with(|| {
-        // The catalog as the cloud provider reports it: with the NodeOverlay gate on, the model's
-        // catalog is overlaid, and Karpenter's side applies the overlays itself.
-        let plain = req.settings.feature_gates.node_overlay.then(|| {
+    // The catalog line leaves reserved offerings and the price documents' offerings out (they
+    // are in the scenario's line), so the catalog's spec is its key. A spec that cannot stand
+    // without the inputs' prices gets a line per scenario.
+    let mut spec = req.catalog.clone().unwrap_or(Value::Null).to_string();
+    let alone = if catalogs.0.contains_key(&spec) { None } else { base_model(&req) };
+    if alone.is_none() && !catalogs.0.contains_key(&spec) {
+        spec = format!("{spec} {name} {}", file.display());
+    }
+    // The catalog as the cloud provider reports it: with the NodeOverlay gate on, the model's
+    // catalog is overlaid, and Karpenter's side applies the overlays itself.
+    let plain = || {
+        req.settings.feature_gates.node_overlay.then(|| {
             let mut r = req.clone();
             r.settings.feature_gates.node_overlay = false;
             nodecast::load::model(&r.sources()).ok().map(|(m, _)| m)
-        });
-        out.push(json!({"record": "catalog", "id": next, "catalog": catalog_json(plain.flatten().as_ref().unwrap_or(&model))}));
-        next
-    });
+        })
+    };
+    let next = catalogs.0.len();
+    let id = match catalogs.0.get(&spec) {
+        Some(&id) => id,
+        None => {
+            let line = match &alone {
+                Some(b) => catalog_json(b),
+                None => catalog_json(plain().flatten().as_ref().unwrap_or(&model)),
+            };
+            out.push(json!({"record": "catalog", "id": next, "catalog": line}));
+            catalogs.0.insert(spec.clone(), next);
+            catalogs.1.insert(next, alone);
+            next
+        }
+    };
     let answer = match kind.as_str() {
         "provision" => match nodecast::plan(&req).outcome {
             Outcome::Success(p) => normal_plan(&p),
@@ -181,6 +225,13 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
     let reserved = reserved_json(&model);
     if !reserved.is_empty() {
         line["reserved"] = Value::Object(reserved);
+    }
+    if let (true, Some(Some(base))) = (model.catalog.user_prices, catalogs.1.get(&id)) {
+        let overlaid = plain().flatten();
+        let offerings = priced_json(overlaid.as_ref().unwrap_or(&model), base);
+        if !offerings.is_empty() {
+            line["offerings"] = Value::Object(offerings);
+        }
     }
     out.push(line);
     out
