@@ -96,3 +96,21 @@ def test_bad_reservations_are_clear_errors() -> None:
     with pytest.raises(nodecast.InputError) as e:
         nodecast.plan(CLUSTER, reservations=bad)
     assert "InstanceType" in str(e.value)
+
+
+def test_price_documents_and_the_auto_mode_fee_table_are_documents_like_any_other() -> None:
+    """Issue 31: a fee table (a dict or a file) reaches the core unchanged from Python."""
+    cluster = {"computeConfig": {"enabled": True, "nodePools": ["general-purpose"]}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+           "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}
+    base = nodecast.plan(cluster, pod)
+    claim = base.node_claims[0]
+    assert claim.auto_mode_fee_per_hour is None and base.auto_mode_fee_per_hour is None
+    fees = {"region": "us-east-1", "autoModeFee": {claim.instance_type: 0.02}}
+    with_fee = nodecast.plan(cluster, pod, fees)
+    assert with_fee.node_claims[0].instance_type == claim.instance_type
+    assert with_fee.node_claims[0].auto_mode_fee_per_hour == 0.02
+    assert with_fee.auto_mode_fee_per_hour == 0.02
+    assert abs(with_fee.total_price_per_hour - (base.total_price_per_hour + 0.02)) < 1e-9
+    with pytest.raises(nodecast.InputError):
+        nodecast.plan(cluster, pod, {"region": "us-east-1", "autoModeFee": {claim.instance_type: "cheap"}})

@@ -27,6 +27,33 @@ const POD = {
   spec: { containers: [{ name: 'web', image: 'nginx', resources: { requests: { cpu: '1', memory: '2Gi' } } }] },
 };
 
+test('price documents are objects too: spot price history and an EKS Auto Mode fee table', () => {
+  const history = {
+    SpotPriceHistory: [
+      { AvailabilityZone: 'us-east-1b', InstanceType: 'm5.large', ProductDescription: 'Linux/UNIX', SpotPrice: '0.031000', Timestamp: '2026-11-28T10:00:00+00:00' },
+    ],
+  };
+  const spotPool = structuredClone(POOL);
+  spotPool.spec.template.spec.requirements[0].values = ['spot'];
+  const s = nodecast.plan({ objects: [spotPool, POD, history] });
+  assert.equal(s.status, 'success', JSON.stringify(s.errors));
+  assert.equal(s.nodeClaims[0].zone, 'us-east-1b');
+  assert.equal(s.nodeClaims[0].pricePerHour, 0.031);
+  assert.equal(s.nodeClaims[0].priceSource, 'user');
+  // Auto Mode's built-in general-purpose pool with a fee table: the fee is added to the cost.
+  const cluster = { computeConfig: { enabled: true, nodePools: ['general-purpose'] } };
+  const base = nodecast.plan({ objects: [cluster, POD] });
+  assert.equal(base.status, 'success', JSON.stringify(base.errors));
+  const it = base.nodeClaims[0].instanceType;
+  const fee = nodecast.plan({ objects: [cluster, POD, { region: 'us-east-1', autoModeFee: { [it]: 0.02 } }] });
+  assert.equal(fee.status, 'success', JSON.stringify(fee.errors));
+  assert.equal(fee.nodeClaims[0].autoModeFeePerHour, 0.02);
+  assert.ok(Math.abs(fee.totalPricePerHour - (base.totalPricePerHour + 0.02)) < 1e-9);
+  const bad = nodecast.plan({ objects: [cluster, POD, { region: 'us-east-1', autoModeFee: { [it]: 'cheap' } }] });
+  assert.equal(bad.status, 'failure');
+  assert.equal(bad.errors[0].path, `autoModeFee.${it}`);
+});
+
 test('plain JS objects: Kubernetes objects in `objects` (no YAML at all)', () => {
   const a = nodecast.plan({ objects: [POOL, POD] });
   assert.equal(a.status, 'success', JSON.stringify(a.errors));

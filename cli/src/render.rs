@@ -99,7 +99,10 @@ pub fn plan(p: &Plan) -> String {
                 opt(&c.instance_type).to_string(),
                 opt(&c.capacity_type).to_string(),
                 opt(&c.zone).to_string(),
-                c.price_per_hour.map(dollars).unwrap_or_else(|| "-".into()),
+                match (c.price_per_hour, c.auto_mode_fee_per_hour) {
+                    (Some(p), Some(fee)) => format!("{} + {} fee", dollars(p), dollars(fee)),
+                    (p, _) => p.map(dollars).unwrap_or_else(|| "-".into()),
+                },
                 c.instance_type_options.len().to_string(),
                 utilization(c),
                 pod_list(&c.pods),
@@ -190,6 +193,9 @@ pub fn plan(p: &Plan) -> String {
 
     section(&mut out, "Cost");
     let _ = writeln!(out, "  {}/h, {}/month ({} h)", dollars(total), dollars_2(p.total_price_per_month), HOURS_PER_MONTH);
+    if let Some(fee) = p.auto_mode_fee_per_hour {
+        let _ = writeln!(out, "  of which EKS Auto Mode management fees {}/h (the fee table of the inputs)", dollars(fee));
+    }
 
     skipped(&mut out, &p.skipped);
     if !p.warnings.is_empty() {

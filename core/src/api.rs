@@ -21,8 +21,12 @@ pub struct Plan {
     pub unschedulable: Vec<UnschedulableOut>,
     /// Every NodePool with its weight, NodeClaims launched and limits after this plan.
     pub node_pools: Vec<NodePoolOut>,
-    /// $/h of all new NodeClaims, each at the price of its chosen offering.
+    /// $/h of all new NodeClaims, each at the price of its chosen offering plus its EKS Auto
+    /// Mode fee when a fee table is given (`autoModeFeePerHour`).
     pub total_price_per_hour: f64,
+    /// The EKS Auto Mode fees within `totalPricePerHour`; absent without a fee table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_mode_fee_per_hour: Option<f64>,
     /// `totalPricePerHour` × 730 h, to the cent (computed once, in `figures`).
     pub total_price_per_month: f64,
     /// The plan in one line, as the CLI prints it first (computed once, in `figures`).
@@ -205,6 +209,11 @@ pub struct NodeClaimOut {
     /// `prices`), absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_source: Option<crate::model::instance_type::PriceSource>,
+    /// EKS Auto Mode's management fee ($/h) of the launched type, from the inputs' fee table
+    /// (docs/prices-and-places.md), on top of `pricePerHour`; absent outside Auto Mode NodePools
+    /// or without a fee for the type. The choice itself is by EC2 price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_mode_fee_per_hour: Option<f64>,
     /// Cheapest first, as Karpenter writes them on the NodeClaim (at most 600). Shared by
     /// the NodeClaims with the same list (`Arc`: serialised as the list itself).
     pub instance_type_options: Arc<Vec<String>>,
@@ -425,7 +434,8 @@ pub struct Decision {
     /// several); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub more_replacements: Vec<Replacement>,
-    /// $/h of the managed nodes before and after the command.
+    /// $/h of the managed nodes before and after the command (EC2 prices, plus EKS Auto Mode's
+    /// fee for Auto Mode nodes when a fee table is given; the decision is by EC2 price).
     pub price_per_hour_before: f64,
     /// $/h of the managed nodes once the command has run.
     pub price_per_hour_after: f64,

@@ -210,11 +210,11 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
         message: message.clone(),
         object: None,
     }));
-    if model.node_pools.iter().any(|np| np.auto_mode) {
+    if model.node_pools.iter().any(|np| np.auto_mode) && !crate::catalog::auto_mode_fee::given(&model) {
         warnings.push(Warning {
             code: "auto-mode-fee-not-included".into(),
             message: "prices of EKS Auto Mode NodeClaims are EC2 prices: Auto Mode's per-instance management fee is not \
-                      in nodecast's data and is not included"
+                      in nodecast's data and is not included (give a fee table to add it: docs/prices-and-places.md)"
                 .into(),
             object: None,
         });

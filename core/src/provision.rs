@@ -40,7 +40,16 @@ pub fn render_with(m: &Model, sol: &Solution, warnings: Vec<Warning>, opts: Rend
     for (f, name) in finals.iter().zip(launch::claim_names(m, sol, &finals)) {
         plan.node_claims.push(claim_out(m, sol, f, name, &mut shared));
     }
-    plan.total_price_per_hour = round_price(plan.node_claims.iter().filter_map(|c| c.price_per_hour).sum());
+    let fees: f64 = plan.node_claims.iter().filter_map(|c| c.auto_mode_fee_per_hour).sum();
+    plan.total_price_per_hour = round_price(plan.node_claims.iter().filter_map(|c| c.price_per_hour).sum::<f64>() + fees);
+    if crate::catalog::auto_mode_fee::given(m) {
+        plan.auto_mode_fee_per_hour = Some(round_price(fees));
+        let launched =
+            finals.iter().filter_map(|f| f.launch.as_ref().map(|l| (sol.templates[sol.claims[f.claim].template].pool, l.it as usize)));
+        if let Some((code, message)) = crate::catalog::auto_mode_fee::missing_note(m, launched) {
+            plan.warnings.push(Warning { code, message, object: None });
+        }
+    }
     plan.static_node_claims = crate::static_pools::render(m, sol);
     for e in &sol.existing {
         // A static NodeClaim is listed with its pods in `static_node_claims`.
@@ -204,7 +213,7 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         .clone();
     let mut allocatable = Resources::new();
     let (mut instance_type, mut capacity_type, mut zone, mut price) = (None, None, None, None);
-    let mut price_source = None;
+    let (mut price_source, mut auto_mode_fee) = (None, None);
     if let Some(l) = &f.launch {
         let it = &m.catalog.types[l.it as usize];
         // Said only when the user priced something: the catalog's own prices are list or
@@ -220,6 +229,7 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         capacity_type = Some(m.interner.str(l.capacity_type).to_string());
         zone = Some(m.interner.str(l.zone).to_string());
         price = Some(round_price(l.price));
+        auto_mode_fee = crate::catalog::auto_mode_fee::of(m, Some(t.pool), Some(l.it as usize)).map(round_price);
         allocatable = t.alloc(l.it, m).clone();
     }
     let utilization = match shared.utilization.get(&(f.requests.clone(), allocatable.clone())) {
@@ -267,6 +277,7 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         zone,
         price_per_hour: price,
         price_source,
+        auto_mode_fee_per_hour: auto_mode_fee,
         instance_type_options,
         pods,
         daemon_sets: f.daemons.iter().map(|&d| format!("{}/{}", m.daemonsets[d].namespace, m.daemonsets[d].name)).collect(),

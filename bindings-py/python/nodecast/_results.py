@@ -300,6 +300,9 @@ class NodeClaim:
     #: Where its price comes from, only when the request supplies prices (``user``, ``list``,
     #: ``us-east-1-list``, ``factor``, ``reservation``, ``overlay``; docs/prices-and-places.md).
     price_source: Optional[str] = None
+    #: EKS Auto Mode's management fee ($/h) on top of ``price_per_hour``, from a fee table among
+    #: the inputs (docs/prices-and-places.md); None outside Auto Mode or without a fee.
+    auto_mode_fee_per_hour: Optional[float] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> NodeClaim:
@@ -323,6 +326,7 @@ class NodeClaim:
             reservation_id=d.get("reservationId"),
             reservation_type=d.get("reservationType"),
             price_source=d.get("priceSource"),
+            auto_mode_fee_per_hour=d.get("autoModeFeePerHour"),
         )
 
     @property
@@ -593,6 +597,8 @@ class Plan(Answer):
     #: With a pass time (``now``): nodes whose capacity reservation ended by then, deleted (a
     #: capacity block's; their pods are in this plan again) or on-demand (an ODCR's).
     reservation_changes: Tuple[ReservationChange, ...] = ()
+    #: The EKS Auto Mode fees within ``total_price_per_hour`` (None without a fee table).
+    auto_mode_fee_per_hour: Optional[float] = None
     #: The answer's ``summary`` line (read with ``summary()``).
     _summary: str = field(default="", repr=False)
 
@@ -615,6 +621,7 @@ class Plan(Answer):
             node_class_reservations=_seq(d.get("nodeClassReservations"), NodeClassReservations._from),
             reserved_committed_price_per_hour=d.get("reservedCommittedPricePerHour"),
             reservation_changes=_seq(d.get("reservationChanges"), ReservationChange._from),
+            auto_mode_fee_per_hour=d.get("autoModeFeePerHour"),
             _summary=d.get("summary", ""),
         )
 

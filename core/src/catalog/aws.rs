@@ -144,6 +144,7 @@ fn build(region_index: usize) -> Base {
             on_demand_source: super::PriceSource::List,
             offerings: Default::default(),
             exotic,
+            auto_mode_fee: None,
         });
     }
     Base { interner, resources, types }

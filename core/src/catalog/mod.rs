@@ -10,6 +10,7 @@
 //! itself prices such a region from us-east-1's table until the Pricing API answers
 //! (pricing.go `Reset`), and so does the catalog until those prices are applied.
 
+pub mod auto_mode_fee;
 pub mod aws;
 pub mod get_products;
 pub mod launch_reserved;
@@ -358,6 +359,7 @@ fn inline_catalog(root: &At, sink: &mut Sink) -> (Catalog, Tables) {
                 offerings,
                 // Inline catalogs state exactly what exists; the AWS launch filter does not apply.
                 exotic: false,
+                auto_mode_fee: None,
             });
         }
     }
@@ -423,5 +425,6 @@ fn finish(source: &str, mut types: Vec<InstanceType>, mut keys: Vec<KeyId>, opts
         user_prices: false,
         needs_region_prices: false,
         notes: Vec::new(),
+        auto_mode_fee_table: false,
     }
 }

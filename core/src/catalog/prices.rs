@@ -35,6 +35,7 @@ pub fn is_price_document(v: &serde_json::Value) -> bool {
         || is_aws_output(v, ON_DEMAND_KEY)
         || offerings_input::is_offerings_document(v)
         || super::get_products::is_get_products_document(v)
+        || is_aws_output(v, super::auto_mode_fee::KEY)
 }
 
 /// The object name errors of a price document carry.
@@ -45,6 +46,8 @@ pub fn object_of(v: &serde_json::Value) -> &'static str {
         "OnDemandPrices"
     } else if super::get_products::is_get_products_document(v) {
         super::get_products::KEY
+    } else if is_aws_output(v, super::auto_mode_fee::KEY) {
+        super::auto_mode_fee::OBJECT
     } else {
         offerings_input::DOCUMENT_KEY
     }
@@ -60,7 +63,7 @@ pub struct Origin {
 }
 
 impl Origin {
-    fn error(&self, code: &str, message: String, help: &str) -> InputError {
+    pub(super) fn error(&self, code: &str, message: String, help: &str) -> InputError {
         let mut e = InputError::new(code, message).at_document(self.document).object(self.object).path(self.path.clone()).help(help);
         e.source = self.source.clone();
         e
@@ -95,12 +98,14 @@ pub struct PriceInputs {
     /// `get-products` entries outside Karpenter's Pricing API filters: not read.
     pub other_products_on_demand: usize,
     pub offerings: Vec<ZoneOffering>,
+    /// EKS Auto Mode fee tables (`auto_mode_fee`): not prices of EC2 offerings, so not in `first`.
+    pub fees: Vec<super::auto_mode_fee::FeeTable>,
     /// The first price document, for an error about all of them.
     pub first: Option<Origin>,
 }
 
 /// A price: a number or a numeric string (the AWS CLI prints `"0.412300"`), finite, 0..=1e9.
-fn price(at: &At, sink: &mut Sink) -> Option<f64> {
+pub(super) fn price(at: &At, sink: &mut Sink) -> Option<f64> {
     const EXPECTED: &str = "a price from 0 to 1e9 per hour, e.g. \"0.4123\"";
     let x = match at.v {
         serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
@@ -119,6 +124,10 @@ fn price(at: &At, sink: &mut Sink) -> Option<f64> {
 impl PriceInputs {
     /// Read one price or offering document (`is_price_document`).
     pub fn read(&mut self, root: &At, sink: &mut Sink, source: Option<&str>) {
+        if is_aws_output(root.v, super::auto_mode_fee::KEY) {
+            self.fees.push(super::auto_mode_fee::read(root, sink, source));
+            return;
+        }
         let object = object_of(root.v);
         let document = sink.document;
         let origin = |path: String| Origin { document, source: source.map(str::to_string), object, path };
@@ -216,7 +225,7 @@ impl PriceInputs {
 }
 
 /// A few names and a count, for notes: `a, b, c and 12 more`.
-fn some(names: &BTreeSet<String>) -> String {
+pub(super) fn some(names: &BTreeSet<String>) -> String {
     let first: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
     let more = names.len().saturating_sub(first.len());
     if more > 0 {
@@ -229,6 +238,15 @@ fn some(names: &BTreeSet<String>) -> String {
 /// Apply the inputs' price and offering documents to the catalog (errors for entries that
 /// cannot apply; notes for what was replaced and what fell back).
 pub fn apply(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInputs, errors: &mut Vec<InputError>) {
+    let before = errors.len();
+    apply_prices(catalog, interner, inputs, errors);
+    super::auto_mode_fee::apply(catalog, &inputs.fees, errors);
+    if errors.len() > before {
+        catalog.notes.clear();
+    }
+}
+
+fn apply_prices(catalog: &mut Catalog, interner: &mut Interner, inputs: &PriceInputs, errors: &mut Vec<InputError>) {
     let Some(region) = catalog.region.clone() else {
         if let Some(first) = &inputs.first {
             errors.push(first.error(

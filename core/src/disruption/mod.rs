@@ -484,9 +484,21 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
         d.decision = Action::None;
     }
     d.disrupted_nodes.sort();
-    let before: f64 = infos.iter().filter(|i| m.nodes[i.node].managed).filter_map(|i| i.price).sum();
-    let removed: f64 = infos.iter().filter(|i| d.disrupted_nodes.contains(&m.nodes[i.node].name)).filter_map(|i| i.price).sum();
-    let added: f64 = d.replacement.iter().chain(&d.more_replacements).filter_map(|r| r.price_per_hour).sum();
+    // What the nodes cost: the EC2 price Karpenter decides by, plus EKS Auto Mode's fee when a
+    // fee table is given (catalog::auto_mode_fee; the fee never enters the decision).
+    use crate::catalog::auto_mode_fee::of_names as fee;
+    let cost = |i: &NodeInfo| {
+        let n = &m.nodes[i.node];
+        i.price.map(|p| p + fee(m, n.nodepool.as_deref(), n.instance_type.as_deref()).unwrap_or(0.0))
+    };
+    let before: f64 = infos.iter().filter(|i| m.nodes[i.node].managed).filter_map(cost).sum();
+    let removed: f64 = infos.iter().filter(|i| d.disrupted_nodes.contains(&m.nodes[i.node].name)).filter_map(cost).sum();
+    let added: f64 = d
+        .replacement
+        .iter()
+        .chain(&d.more_replacements)
+        .filter_map(|r| r.price_per_hour.map(|p| p + fee(m, Some(&r.node_pool), r.instance_type.as_deref()).unwrap_or(0.0)))
+        .sum();
     d.price_per_hour_before = round_price(before);
     d.price_per_hour_after = round_price(before - removed + added);
     d.savings_per_month = crate::figures::per_month(d.price_per_hour_before - d.price_per_hour_after);

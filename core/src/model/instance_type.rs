@@ -62,6 +62,9 @@ pub struct InstanceType {
     pub offerings: SmallVec<[Offering; 6]>,
     /// Metal or accelerator type, dropped at launch when ordinary options exist (FORMAT §2.1).
     pub exotic: bool,
+    /// EKS Auto Mode's management fee ($/h) from the inputs' fee table, when it has one for
+    /// this type (`catalog::auto_mode_fee`). Kept on the type so pruned catalogs keep it.
+    pub auto_mode_fee: Option<f64>,
 }
 
 /// The instance types a cluster can launch (built by `catalog::build`).
@@ -86,6 +89,8 @@ pub struct Catalog {
     /// What the price and offering documents replaced and what fell back: (code, message),
     /// given as warnings.
     pub notes: Vec<(String, String)>,
+    /// A fee table of EKS Auto Mode is among the inputs (`catalog::auto_mode_fee`).
+    pub auto_mode_fee_table: bool,
 }
 
 impl Catalog {

@@ -23,8 +23,11 @@ impl Sim {
             let n = self.m.nodes[i].clone();
             let pool = n.nodepool.as_deref().and_then(|np| self.m.node_pools.iter().position(|p| p.name == np));
             let it = n.instance_type.as_deref().and_then(|t| self.m.catalog.find(t));
-            let price = crate::disruption::node_price(&self.m, &n).unwrap_or(0.0);
-            let od = it.map(|i| self.m.catalog.types[i].on_demand_price).filter(|p| p.is_finite() && *p > 0.0).unwrap_or(price);
+            // The cost adds EKS Auto Mode's fee (catalog::auto_mode_fee) to the EC2 price.
+            let fee = crate::catalog::auto_mode_fee::of(&self.m, pool, it).unwrap_or(0.0);
+            let ec2 = crate::disruption::node_price(&self.m, &n).unwrap_or(0.0);
+            let od = it.map(|i| self.m.catalog.types[i].on_demand_price).filter(|p| p.is_finite() && *p > 0.0).unwrap_or(ec2);
+            let price = ec2 + fee;
             // A Node of the input may state only its allocatable: its pods' GPUs are paid for.
             let gpus = self.gpu_count(&n.capacity).max(self.gpu_count(&n.allocatable));
             let id = self.nodes.len();
@@ -192,6 +195,7 @@ impl Sim {
             .map(|o| o.price)
             .unwrap_or(t.on_demand_price);
         let od = if t.on_demand_price.is_finite() && t.on_demand_price > 0.0 { t.on_demand_price } else { price };
+        let price = price + crate::catalog::auto_mode_fee::of(m, Some(pool), Some(it)).unwrap_or(0.0);
         let mut taints = np.taints.clone();
         taints.extend(np.startup_taints.iter().cloned());
         let en = ExistingNode {

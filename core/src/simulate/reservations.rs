@@ -253,8 +253,11 @@ impl Sim {
             let node = &self.nodes[n];
             let t = node.instance_type.as_deref().and_then(|t| self.m.catalog.find(t)).map(|i| &self.m.catalog.types[i]);
             let zone = node.zone.as_deref().and_then(|z| self.m.interner.get(z));
+            let it = node.instance_type.as_deref().and_then(|t| self.m.catalog.find(t));
+            let fee = crate::catalog::auto_mode_fee::of(&self.m, node.pool, it).unwrap_or(0.0);
             t.and_then(|t| t.offerings.iter().find(|o| o.capacity_type == od && Some(o.zone) == zone).map(|o| o.price))
                 .unwrap_or(node.on_demand_price)
+                + fee
         };
         let now = self.now;
         let node = &mut self.nodes[n];
