@@ -160,10 +160,10 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>),
         let mut used = Expression::from(0.0);
         for (c, class) in inst.classes.iter().enumerate() {
             if class.limit_use[l] != 0 {
-                used += class.limit_use[l] as f64 * y[c];
+                used += class.limit_use[l] as f64 / scale(inst, l) * y[c];
             }
         }
-        rows.push(constraint!(used <= limit.remaining as f64));
+        rows.push(constraint!(used <= limit.remaining as f64 / scale(inst, l)));
     }
     let objective: Expression = inst.classes.iter().zip(&y).map(|(c, &v)| c.price * v).sum();
     let mut read = y.clone();
@@ -191,6 +191,20 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>),
         bound = 0.0;
     }
     Ok((bound, per_class))
+}
+
+/// The power of ten limit row `l` is divided by: quantities are in thousandths, so a memory
+/// limit's coefficients (bytes × 1000 per node) reach 10^15 on large types, which HiGHS refuses
+/// as infinite ("error while building model"); scaled, the largest is at most 10^9. A row
+/// divided by a positive number holds the same integer points, and `check` verifies the limits
+/// in integers afterwards.
+fn scale(inst: &Instance, l: usize) -> f64 {
+    let most = inst.classes.iter().map(|c| c.limit_use[l].unsigned_abs()).max().unwrap_or(0);
+    let mut s = 1.0;
+    while most as f64 / s > 1e9 {
+        s *= 10.0;
+    }
+    s
 }
 
 /// Fill the room left by `counts` with more pods, groups in the given order.
@@ -397,9 +411,9 @@ pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<In
             .iter()
             .zip(&x)
             .filter(|(p, _)| inst.classes[p.class].limit_use[l] != 0)
-            .map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 * v)
+            .map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 / scale(inst, l) * v)
             .sum();
-        rows.push(constraint!(used <= limit.remaining as f64));
+        rows.push(constraint!(used <= limit.remaining as f64 / scale(inst, l)));
     }
     // Zone rules: the pods each zoned group puts in each zone (within the room its patterns
     // there open), and the zone rows over them.
