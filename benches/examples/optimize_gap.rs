@@ -1,7 +1,8 @@
 //! The gap distribution of Karpenter's plan to the optimum on the random GPU generator, and the
 //! solve times: `cargo run --release -p nodecast-benches --example optimize_gap -- [SEEDS] [PODS...]`.
 //! With `RULES=1` in the environment the generator adds hostname rules (`gen::constrained_cluster`:
-//! anti-affinity within and across workloads, hostname spreads).
+//! anti-affinity within and across workloads, hostname spreads); with `RULES=zones` zone rules
+//! too (`gen::zoned_cluster`: zone spreads with maxSkew and minDomains, zone anti-affinity).
 
 use nodecast::optimize::gen;
 use nodecast::{Outcome, Request};
@@ -10,8 +11,12 @@ use std::time::Instant;
 
 fn main() {
     let (seeds, sizes) = seeds_and_sizes(200);
-    let rules = std::env::var_os("RULES").is_some();
-    let generate = if rules { gen::constrained_cluster } else { gen::cluster };
+    // RULES=zones: zone spreads and zone anti-affinity on top of the hostname rules.
+    let generate = match std::env::var("RULES").as_deref() {
+        Ok("zones") => gen::zoned_cluster,
+        Ok(_) => gen::constrained_cluster,
+        Err(_) => gen::cluster,
+    };
     println!("| pods (max) | instances | gap median | gap p90 | gap max | optimal | worst gap to bound | solve median | solve max |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &size in &sizes {

@@ -615,3 +615,15 @@ fn unschedulable_pods_print_their_checked_fix() {
         "{out}"
     );
 }
+
+#[test]
+fn optimize_under_a_memory_limit_is_solved_not_answered_with_karpenters_plan() {
+    // gpu-general's memory limit (4000Gi): the limit row's coefficients, bytes × 1000 per node,
+    // reach 1e15 on large types, which HiGHS refused ("error while building model"), and optimize
+    // answered Karpenter's plan. The row is scaled now (optimize/solve.rs `scale`).
+    let o = run(&["optimize", GPU_GENERAL, BATCH, "-o", "json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["certificate"], "optimal", "{v}");
+    assert!(v["optimumPricePerHour"].as_f64().unwrap() < v["karpenterPricePerHour"].as_f64().unwrap(), "{v}");
+}

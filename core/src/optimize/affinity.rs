@@ -74,7 +74,7 @@ pub fn rules(m: &Model, groups: &mut [Group]) -> Rules {
     for (group, most) in groups.iter_mut().zip(per_node) {
         group.per_node = group.per_node.min(most);
     }
-    Rules { conflicts, caps }
+    Rules { conflicts, caps, zones: Default::default() }
 }
 
 /// The first hostname rule the pods of one node break, checked pod by pod (not by group):

@@ -2,12 +2,14 @@
 //! only pods whose requirements and tolerations admit it, their requests plus the DaemonSet
 //! overhead fit the type's allocatable, "one per node" groups hold, no two pods on a node break
 //! a hostname anti-affinity or clash on host ports and every hostname spread holds with all the
-//! node's pods in place (`affinity::violation`, pod by pod), NodePool limits hold, and
+//! node's pods in place (`affinity::violation`, pod by pod), zone spreads and zone
+//! anti-affinity hold over every pod's final zone (`zones::violation`), NodePool limits hold, and
 //! every pod is placed exactly once. Checked pod by pod with the scheduler's predicates, not
 //! with the group summaries the solver used.
 
 use super::instance::{pod_admits, Instance, Scope};
 use super::output::Node;
+use super::zones::{Placed, Site};
 use crate::error::InputError;
 use crate::model::Model;
 use crate::resources::Resources;
@@ -20,7 +22,8 @@ fn broken(what: String) -> InputError {
 
 // An error here is the answer's only error, returned once per call: its size does not matter.
 #[allow(clippy::result_large_err)]
-pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]) -> Result<(), InputError> {
+/// `fixed`: the pods that stay where they are (existing nodes, kept NodeClaims), for the zone rules.
+pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node], fixed: &Placed) -> Result<(), InputError> {
     let mut seen = std::collections::HashSet::new();
     let mut limit_used = vec![0i64; inst.limits.len()];
     let group_of: std::collections::HashMap<usize, usize> =
@@ -67,6 +70,20 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
                 }
             }));
         }
+    }
+    // Zone spreads and zone anti-affinity, from each moved pod's own constraints over every
+    // pod's final zone.
+    let mut placed = fixed.clone();
+    for node in nodes {
+        let class = &inst.classes[node.class];
+        placed.add_site(Site::claim(m, &templates[class.template], class.it, class.zone, class.capacity_type), &node.pods);
+    }
+    let moved: Vec<usize> = nodes.iter().flat_map(|n| n.pods.iter().copied()).collect();
+    if let Some((_, what)) = super::zones::violation(m, &placed, &moved) {
+        return Err(broken(what));
+    }
+    if let Some(what) = super::replan::rejected(m, &placed, &moved) {
+        return Err(broken(what));
     }
     let expected: usize = inst.groups.iter().map(|g| g.pods.len()).sum();
     if seen.len() != expected {

@@ -115,3 +115,43 @@ pub fn constrained_cluster(seed: u64, max_pods: usize) -> Vec<Value> {
     }
     objects
 }
+
+/// [`constrained_cluster`] with zone rules too: some Deployments spread over the zones (maxSkew
+/// 1–2, sometimes minDomains 3, DoNotSchedule or ScheduleAnyway, over their own pods), some
+/// repel their own replicas or another workload's pods per zone.
+pub fn zoned_cluster(seed: u64, max_pods: usize) -> Vec<Value> {
+    let mut objects = constrained_cluster(seed, max_pods);
+    let mut r = Lcg(seed.wrapping_mul(0xA24BAED4963EE407).wrapping_add(5));
+    let workloads = objects.iter().filter(|o| o["kind"] == "Deployment").count() as u64;
+    for o in objects.iter_mut().filter(|o| o["kind"] == "Deployment") {
+        let own = o["metadata"]["name"].as_str().unwrap_or("w0").trim_start_matches('w').parse::<u64>().unwrap_or(0);
+        let other = r.below(workloads);
+        let spec = &mut o["spec"]["template"]["spec"];
+        let zone = "topology.kubernetes.io/zone";
+        match r.below(4) {
+            0 | 1 => {
+                let when = if r.below(3) == 0 { "ScheduleAnyway" } else { "DoNotSchedule" };
+                let mut sc = json!({"maxSkew": 1 + r.below(2), "topologyKey": zone, "whenUnsatisfiable": when,
+                    "labelSelector": {"matchLabels": {"app": format!("w{own}")}}});
+                if r.below(4) == 0 && when == "DoNotSchedule" {
+                    sc["minDomains"] = json!(3);
+                }
+                match spec["topologySpreadConstraints"].as_array_mut() {
+                    Some(list) => list.push(sc),
+                    None => spec["topologySpreadConstraints"] = json!([sc]),
+                }
+            }
+            2 => {
+                let target = if r.below(2) == 0 { own } else { other };
+                let term = json!({"topologyKey": zone, "labelSelector": {"matchLabels": {"app": format!("w{target}")}}});
+                let anti = &mut spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+                match anti.as_array_mut() {
+                    Some(list) => list.push(term),
+                    None => *anti = json!([term]),
+                }
+            }
+            _ => {}
+        }
+    }
+    objects
+}

@@ -172,14 +172,20 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
                 })
                 .collect();
             offers.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.cmp(&b.2)).then(a.5.cmp(&b.5)));
-            let mut seen: Vec<(Vec<bool>, Option<u32>)> = Vec::new();
+            let mut seen: Vec<(Vec<bool>, Option<u32>, ValueId)> = Vec::new();
             for (price, _, _, zone, ct, reservation) in offers {
-                let admits: Vec<bool> = groups.iter().map(|g| pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, reservation, m)).collect();
-                let covered = seen.iter().any(|(a, r)| *a == admits && (r.is_none() || *r == reservation));
+                let admits: Vec<bool> = groups
+                    .iter()
+                    .enumerate()
+                    .map(|(gi, g)| rules.zones.admits(gi, zone) && pod_admits(&m.pods[g.pods[0]], t, it, zone, ct, reservation, m))
+                    .collect();
+                // A group with zone rules needs a class in every zone it may use.
+                let zoned = admits.iter().enumerate().any(|(gi, &a)| a && rules.zones.zoned(gi));
+                let covered = seen.iter().any(|(a, r, z)| *a == admits && (r.is_none() || *r == reservation) && (!zoned || *z == zone));
                 if !admits.iter().any(|&a| a) || covered {
                     continue;
                 }
-                seen.push((admits.clone(), reservation));
+                seen.push((admits.clone(), reservation, zone));
                 let limit_use = limits.iter().map(|l| l.use_of(t.pool, reservation, it_ref)).collect();
                 classes.push(Class {
                     template: ti,
@@ -196,15 +202,18 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
             }
         }
     }
-    let classes = undominated(classes);
+    let zoned: Vec<bool> = (0..groups.len()).map(|g| rules.zones.zoned(g)).collect();
+    let classes = undominated(classes, &zoned);
     Instance { dims, groups, classes, limits, rules }
 }
 
 /// Drop every class another class beats on all counts: no dearer, at least as much room,
-/// admits every group it admits, uses no more of any limit. Keeps the first of equals.
-fn undominated(classes: Vec<Class>) -> Vec<Class> {
+/// admits every group it admits, uses no more of any limit, and — when it admits a group with
+/// zone rules (`zoned`) — in the same zone. Keeps the first of equals.
+fn undominated(classes: Vec<Class>, zoned: &[bool]) -> Vec<Class> {
     let beats = |a: &Class, b: &Class| {
-        a.price <= b.price
+        (a.zone == b.zone || !b.admits.iter().zip(zoned).any(|(x, z)| *x && *z))
+            && a.price <= b.price
             && a.room.iter().zip(&b.room).all(|(x, y)| x >= y)
             && a.admits.iter().zip(&b.admits).all(|(x, y)| *x || !*y)
             && a.limit_use.iter().zip(&b.limit_use).all(|(x, y)| x <= y)
@@ -230,6 +239,8 @@ pub struct Rules {
     pub conflicts: Vec<Vec<usize>>,
     /// Hostname spreads.
     pub caps: Vec<Cap>,
+    /// Zone spreads and zone anti-affinity: rows of the integer program, not of a node.
+    pub zones: super::zones::ZoneRules,
 }
 
 impl Rules {
@@ -246,6 +257,6 @@ impl Rules {
 
     /// Any rule at all (the instance is plain packing without them).
     pub fn is_empty(&self) -> bool {
-        self.caps.is_empty() && self.conflicts.iter().all(Vec::is_empty)
+        self.caps.is_empty() && self.conflicts.iter().all(Vec::is_empty) && self.zones.is_empty()
     }
 }

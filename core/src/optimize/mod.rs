@@ -13,9 +13,11 @@ mod check;
 pub mod gen;
 pub(crate) mod instance;
 mod output;
+mod replan;
 pub mod solve;
 #[cfg(test)]
 mod tests;
+pub(crate) mod zones;
 
 use crate::error::InputError;
 use crate::model::{LimitKey, Model, Pod, PreferencePolicy, Unsatisfiable};
@@ -73,19 +75,20 @@ pub(crate) struct KarpenterClaim {
 /// different nodes (zones and other keys) and required pod affinity. Hostname anti-affinity,
 /// hostname spreads and host ports are in the model (`affinity`).
 fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
-    let host = m.keys.hostname;
+    let (host, zone) = (m.keys.hostname, m.keys.zone);
     let respect = m.settings.preference_policy == PreferencePolicy::Respect;
-    if pod.spread.iter().any(|s| s.key != host && s.when_unsatisfiable == Unsatisfiable::DoNotSchedule) {
-        return Some("topology spread on a zone or other non-hostname key (DoNotSchedule)");
+    let other_key = |k| k != host && k != zone;
+    if pod.spread.iter().any(|s| other_key(s.key) && s.when_unsatisfiable == Unsatisfiable::DoNotSchedule) {
+        return Some("topology spread on a key other than the hostname and the zone (DoNotSchedule)");
     }
-    if respect && pod.spread.iter().any(|s| s.key != host) {
-        return Some("topology spread on a zone or other non-hostname key (ScheduleAnyway, held under the Respect policy)");
+    if respect && pod.spread.iter().any(|s| other_key(s.key)) {
+        return Some("topology spread on a key other than the hostname and the zone (ScheduleAnyway, held under the Respect policy)");
     }
     if !pod.affinity.is_empty() {
         return Some("required pod affinity");
     }
-    if pod.anti_affinity.iter().any(|t| t.key != host) {
-        return Some("pod anti-affinity on a key other than the hostname");
+    if pod.anti_affinity.iter().any(|t| other_key(t.key)) {
+        return Some("pod anti-affinity on a key other than the hostname and the zone");
     }
     None
 }
@@ -105,26 +108,14 @@ pub(crate) fn karpenter_claims(m: &Model, sol: &Solution) -> Vec<KarpenterClaim>
         .collect()
 }
 
-// The error is the answer's only error, returned once per call.
-#[allow(clippy::result_large_err)]
-fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
-    let sol = scheduling::solve(m);
-    let claims = karpenter_claims(m, &sol);
-    let mut notes: Vec<String> = Vec::new();
-    // Pods other pods' cross-node terms select stay too: moving them would change what those
-    // terms see. Hostname anti-affinity and hostname spreads of a kept pod see only its own
-    // NodeClaim, which a moved pod leaves: they hold no pod back.
-    let placed: Vec<usize> = claims.iter().flat_map(|c| c.pods.iter().copied()).collect();
-    let mut reason: std::collections::BTreeMap<usize, &'static str> = Default::default();
-    for &p in &placed {
-        if let Some(r) = unexpressed(&m.pods[p], m) {
-            reason.insert(p, r);
-        }
-    }
+/// Pods other pods' cross-node terms select stay too: moving them would change what those
+/// terms see. Hostname anti-affinity and hostname spreads of a kept pod see only its own
+/// NodeClaim, which a moved pod leaves: they hold no pod back.
+fn hold_selected(m: &Model, placed: &[usize], reason: &mut std::collections::BTreeMap<usize, &'static str>) {
     let host = m.keys.hostname;
     let mut seen_specs = std::collections::HashSet::new();
     let holders: Vec<usize> = reason.keys().copied().filter(|&q| seen_specs.insert(m.pods[q].spec_id())).collect();
-    for &p in &placed {
+    for &p in placed {
         let pod = &m.pods[p];
         let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| {
             pod.in_namespaces(ns) && sel.matches(&pod.labels)
@@ -139,12 +130,73 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             reason.entry(p).or_insert("selected by another pod's topology constraint");
         }
     }
+}
+
+// The error is the answer's only error, returned once per call.
+#[allow(clippy::result_large_err)]
+fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
+    let sol = scheduling::solve(m);
+    let claims = karpenter_claims(m, &sol);
+    let mut notes: Vec<String> = Vec::new();
+    // Pods other pods' cross-node terms select stay too: moving them would change what those
+    // terms see. Hostname anti-affinity and hostname spreads of a kept pod see only its own
+    // NodeClaim, which a moved pod leaves: they hold no pod back.
+    let placed: Vec<usize> = claims.iter().flat_map(|c| c.pods.iter().copied()).collect();
+    let mut reason: std::collections::BTreeMap<usize, &'static str> = Default::default();
+    for &p in &placed {
+        if let Some(r) = unexpressed(&m.pods[p], m).or_else(|| zones::unmodelled(p, m, &sol, &placed)) {
+            reason.insert(p, r);
+        }
+    }
     // Karpenter checks a spread only when it places the spread's owner, so pods placed later may
     // push a node past maxSkew; the model holds every rule with all pods in place. Such a
     // NodeClaim is no seed (it breaks a rule) and the note says the optimum may cost more there.
     let breaks: Vec<bool> = claims.iter().map(|c| c.launch.is_some() && affinity::violation(m, &c.pods).is_some()).collect();
-    // A claim holding a pod that must stay is kept whole.
-    let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
+    // Keeping pods keeps their NodeClaims, whose other pods then stay too and count as fixed for
+    // the zone rules of the rest: repeated until nothing changes (each round keeps more pods).
+    let (kept, fixed) = loop {
+        hold_selected(m, &placed, &mut reason);
+        // A claim holding a pod that must stay is kept whole.
+        let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
+        let kept_list: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| **k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
+        let mut fixed = zones::Placed::fixed(m, &sol);
+        for (c, _) in claims.iter().zip(&kept).filter(|(_, k)| **k) {
+            if let (Some(l), Some(t)) = (&c.launch, sol.templates.iter().find(|t| t.pool == c.pool)) {
+                fixed.add_site(zones::Site::claim(m, t, l.it, l.zone, l.capacity_type), &c.pods);
+            }
+        }
+        let kept_set: std::collections::HashSet<usize> = kept_list.iter().copied().collect();
+        let free: Vec<usize> = placed.iter().copied().filter(|p| !reason.contains_key(p) && !kept_set.contains(p)).collect();
+        let mut changed = false;
+        let mut by_spec: std::collections::HashMap<usize, bool> = Default::default();
+        for &p in &free {
+            let pod = &m.pods[p];
+            if *by_spec.entry(pod.spec_id()).or_insert_with(|| zones::spread_selects_any(pod, m, &kept_list)) {
+                reason.insert(p, "zone spread selecting pods on kept NodeClaims");
+                changed = true;
+            }
+        }
+        if !changed {
+            // Karpenter's own placement of the free pods keeps their zone rules (see `zones`);
+            // should it not, its pods keep their NodeClaims rather than seed a broken plan.
+            let mut all = fixed.clone();
+            for (c, _) in claims.iter().zip(&kept).filter(|(_, k)| !**k) {
+                if let (Some(l), Some(t)) = (&c.launch, sol.templates.iter().find(|t| t.pool == c.pool)) {
+                    all.add_site(zones::Site::claim(m, t, l.it, l.zone, l.capacity_type), &c.pods);
+                }
+            }
+            if let Some((p, _)) = zones::violation(m, &all, &free) {
+                let spec = m.pods[p].spec_id();
+                for &q in free.iter().filter(|&&q| m.pods[q].spec_id() == spec) {
+                    reason.insert(q, "zone rules Karpenter's own placement breaks once all pods are in place");
+                }
+                changed = true;
+            }
+        }
+        if !changed {
+            break (kept, fixed);
+        }
+    };
     let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut kept_pods = 0;
     for (c, claim) in claims.iter().enumerate() {
@@ -184,7 +236,8 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     let free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
     let (mut groups, group_index) = group_pods(m, free);
     let limits = limit_rows(m, &sol, &claims, &kept);
-    let rules = affinity::rules(m, &mut groups);
+    let mut rules = affinity::rules(m, &mut groups);
+    rules.zones = zones::rules(m, &groups, &fixed);
     let inst = instance::build(m, &sol.templates, groups, limits, rules);
     // Karpenter's free claims as seed patterns: each fits some class (its own offering, or one
     // that beats it), so the optimum is never dearer than Karpenter's plan.
@@ -203,7 +256,13 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
                 // A seed keeps Karpenter's reservation use (none, or its own reservation), so
                 // the seeds together respect every reservation's count.
                 let own = claim.launch.as_ref().and_then(|l| l.reservation);
-                class.pool == claim.pool && (class.reservation.is_none() || class.reservation == own) && solve::fits(&inst, class, &counts)
+                // A seed with zoned pods stays in its zone, so the seeds together keep the zone rules.
+                let zoned = counts.iter().enumerate().any(|(g, &n)| n > 0 && inst.rules.zones.zoned(g));
+                let zone_ok = !zoned || claim.launch.as_ref().is_some_and(|l| l.zone == class.zone);
+                class.pool == claim.pool
+                    && zone_ok
+                    && (class.reservation.is_none() || class.reservation == own)
+                    && solve::fits(&inst, class, &counts)
             })
             .min_by(|&a, &b| inst.classes[a].price.total_cmp(&inst.classes[b].price).then(a.cmp(&b)));
         if let Some(class) = best {
@@ -214,8 +273,8 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
         InputError::new("optimizer-failed", format!("the solver gave no packing: {e}"))
             .help("report this input; nodecast's plan is unaffected")
     })?;
-    let nodes = output::assign(&inst, &outcome.chosen);
-    check::verify(m, &sol.templates, &inst, &nodes)?;
+    let nodes = output::assign(&inst, &outcome.chosen, &outcome.quota);
+    check::verify(m, &sol.templates, &inst, &nodes, &fixed)?;
     // With NodeClaims kept, the bound of the free pods says nothing about the kept ones: the
     // bound of the whole plan comes from every pod Karpenter launches for, without the
     // constraints the model does not hold (a relaxation, so its optimum — or LP bound — is a

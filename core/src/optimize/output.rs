@@ -1,7 +1,7 @@
 //! From the solver's patterns to NodeClaims with pods, and the answer beside Karpenter's plan.
 
 use super::instance::Instance;
-use super::solve::{Outcome, Pattern};
+use super::solve::{Outcome, Pattern, Quota};
 use super::KarpenterClaim;
 use crate::api::Warning;
 use crate::model::Model;
@@ -131,16 +131,24 @@ pub struct Stats {
 /// order; covering rows may over-cover, so surplus slots stay empty and empty nodes vanish.
 /// Each node then moves to the cheapest class of its pool that holds its pods and uses no
 /// more of any limit (never dearer).
-pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)]) -> Vec<Node> {
+/// A group with zone rules takes, per zone, the pods the integer program put there (`quota`;
+/// without an entry, as many as its slots hold), and a node holding such pods keeps its zone.
+pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)], quota: &Quota) -> Vec<Node> {
     let mut next = vec![0usize; inst.groups.len()];
+    let mut left = quota.clone();
     let mut nodes = Vec::new();
     for (p, n) in chosen {
+        let zone = inst.classes[p.class].zone;
         for _ in 0..*n {
             let mut pods = Vec::new();
             let mut counts = vec![0u32; inst.groups.len()];
             for (g, &want) in p.counts.iter().enumerate() {
                 let group = &inst.groups[g];
-                let take = (want as usize).min(group.pods.len() - next[g]);
+                let mut take = (want as usize).min(group.pods.len() - next[g]);
+                if let Some(q) = left.get_mut(&(g, zone)) {
+                    take = take.min(*q as usize);
+                    *q -= take as u32;
+                }
                 pods.extend_from_slice(&group.pods[next[g]..next[g] + take]);
                 counts[g] = take as u32;
                 next[g] += take;
@@ -149,10 +157,12 @@ pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)]) -> Vec<Node> {
                 continue;
             }
             let here = &inst.classes[p.class];
+            let zoned = counts.iter().enumerate().any(|(g, &k)| k > 0 && inst.rules.zones.zoned(g));
             let class = (0..inst.classes.len())
                 .filter(|&k| {
                     let c = &inst.classes[k];
                     c.pool == here.pool
+                        && (c.zone == here.zone || !zoned)
                         && c.limit_use.iter().zip(&here.limit_use).all(|(a, b)| a <= b)
                         && super::solve::fits(inst, c, &counts)
                 })

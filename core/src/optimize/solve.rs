@@ -8,7 +8,9 @@
 //! the LP solution and greedy fills, and the answer carries the gap to the LP bound.
 
 use super::instance::{Class, Instance};
+use crate::labels::ValueId;
 use good_lp::{constraint, variable, Constraint, Expression, ProblemVariables, ResolutionError, Solution, SolverModel, Variable};
+use std::collections::BTreeMap;
 
 /// A node's contents: a class and a count per group.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -22,8 +24,12 @@ pub struct Pattern {
 /// One class's share of the LP solution: its nodes y_c and the pods z_gc of each group on them.
 pub type ClassShare = (f64, Vec<f64>);
 
-/// The integer program's answer: (pattern, nodes of it), cost, proven optimal, timed out.
-pub type Integral = (Vec<(Pattern, u32)>, f64, bool, bool);
+/// The integer program's answer: (pattern, nodes of it), cost, proven optimal, timed out, and
+/// the pods of each zoned group per zone.
+pub type Integral = (Vec<(Pattern, u32)>, f64, bool, bool, Quota);
+
+/// Pods of a group (with zone rules) per zone: how `output::assign` fills the patterns.
+pub type Quota = BTreeMap<(usize, ValueId), u32>;
 
 /// Work and time limits.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +60,9 @@ pub struct Outcome {
     pub timed_out: bool,
     /// How many patterns the integer program chose among.
     pub patterns: usize,
+    /// Pods of each zoned group per zone (empty without zone rules, and for Karpenter's own
+    /// plan, whose patterns hold exactly its pods).
+    pub quota: Quota,
     /// Set when the solver gave no packing (it failed, or its time ran out before it found
     /// one) and `chosen` is Karpenter's own plan instead: always feasible, so `optimize` still
     /// answers, marked as such. Holds the solver's reason.
@@ -135,14 +144,26 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>),
     for (g, group) in inst.groups.iter().enumerate() {
         rows.push(constraint!(cover[g].clone() >= group.count() as f64));
     }
+    if !inst.rules.zones.is_empty() {
+        // Pods of each zoned group per zone: the sum over that zone's classes.
+        let mut a: BTreeMap<(usize, ValueId), Expression> = BTreeMap::new();
+        for (c, class) in inst.classes.iter().enumerate() {
+            for (g, v) in z[c].iter().enumerate() {
+                if let (Some(v), true) = (v, inst.rules.zones.zoned(g)) {
+                    *a.entry((g, class.zone)).or_insert_with(|| Expression::from(0.0)) += *v;
+                }
+            }
+        }
+        rows.extend(super::zones::rows(&inst.rules.zones, &inst.groups, &mut vars, &a, false));
+    }
     for (l, limit) in inst.limits.iter().enumerate() {
         let mut used = Expression::from(0.0);
         for (c, class) in inst.classes.iter().enumerate() {
             if class.limit_use[l] != 0 {
-                used += class.limit_use[l] as f64 * y[c];
+                used += class.limit_use[l] as f64 / scale(inst, l) * y[c];
             }
         }
-        rows.push(constraint!(used <= limit.remaining as f64));
+        rows.push(constraint!(used <= limit.remaining as f64 / scale(inst, l)));
     }
     let objective: Expression = inst.classes.iter().zip(&y).map(|(c, &v)| c.price * v).sum();
     let mut read = y.clone();
@@ -170,6 +191,20 @@ pub fn lp_bound(inst: &Instance, seconds: f64) -> Result<(f64, Vec<ClassShare>),
         bound = 0.0;
     }
     Ok((bound, per_class))
+}
+
+/// The power of ten limit row `l` is divided by: quantities are in thousandths, so a memory
+/// limit's coefficients (bytes × 1000 per node) reach 10^15 on large types, which HiGHS refuses
+/// as infinite ("error while building model"); scaled, the largest is at most 10^9. A row
+/// divided by a positive number holds the same integer points, and `check` verifies the limits
+/// in integers afterwards.
+fn scale(inst: &Instance, l: usize) -> f64 {
+    let most = inst.classes.iter().map(|c| c.limit_use[l].unsigned_abs()).max().unwrap_or(0);
+    let mut s = 1.0;
+    while most as f64 / s > 1e9 {
+        s *= 10.0;
+    }
+    s
 }
 
 /// Fill the room left by `counts` with more pods, groups in the given order.
@@ -376,22 +411,54 @@ pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<In
             .iter()
             .zip(&x)
             .filter(|(p, _)| inst.classes[p.class].limit_use[l] != 0)
-            .map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 * v)
+            .map(|(p, &v)| inst.classes[p.class].limit_use[l] as f64 / scale(inst, l) * v)
             .sum();
-        rows.push(constraint!(used <= limit.remaining as f64));
+        rows.push(constraint!(used <= limit.remaining as f64 / scale(inst, l)));
+    }
+    // Zone rules: the pods each zoned group puts in each zone (within the room its patterns
+    // there open), and the zone rows over them.
+    let mut a: BTreeMap<(usize, ValueId), Expression> = BTreeMap::new();
+    let mut quota_vars: Vec<((usize, ValueId), Variable)> = Vec::new();
+    if !inst.rules.zones.is_empty() {
+        let mut room: BTreeMap<(usize, ValueId), Expression> = BTreeMap::new();
+        for (p, &v) in patterns.iter().zip(&x) {
+            for (g, &n) in p.counts.iter().enumerate() {
+                if n > 0 && inst.rules.zones.zoned(g) {
+                    *room.entry((g, inst.classes[p.class].zone)).or_insert_with(|| Expression::from(0.0)) += n as f64 * v;
+                }
+            }
+        }
+        let mut sum: BTreeMap<usize, Expression> = BTreeMap::new();
+        for (key, cap) in room {
+            let count = inst.groups[key.0].count() as f64;
+            let v = vars.add(variable().integer().min(0).max(count));
+            rows.push(constraint!(v - cap <= 0.0));
+            *sum.entry(key.0).or_insert_with(|| Expression::from(0.0)) += v;
+            a.insert(key, Expression::from(v));
+            quota_vars.push((key, v));
+        }
+        for g in (0..inst.groups.len()).filter(|&g| inst.rules.zones.zoned(g)) {
+            let total = sum.remove(&g).unwrap_or_else(|| Expression::from(0.0));
+            rows.push(constraint!(total == inst.groups[g].count() as f64));
+        }
+        rows.extend(super::zones::rows(&inst.rules.zones, &inst.groups, &mut vars, &a, true));
     }
     let objective: Expression = patterns.iter().zip(&x).map(|(p, &v)| inst.classes[p.class].price * v).sum();
-    let (values, optimal, timed_out) = run(vars, objective, rows, seconds, &x)?;
+    let mut read = x.clone();
+    read.extend(quota_vars.iter().map(|(_, v)| *v));
+    let (values, optimal, timed_out) = run(vars, objective, rows, seconds, &read)?;
+    let quota: Quota = quota_vars.iter().zip(&values[x.len()..]).map(|((key, _), v)| (*key, v.round().max(0.0) as u32)).collect();
+    let values = &values[..x.len()];
     let mut chosen = Vec::new();
     let mut cost = 0.0;
-    for (p, v) in patterns.iter().zip(&values) {
+    for (p, v) in patterns.iter().zip(values) {
         let n = v.round().max(0.0) as u32;
         if n > 0 {
             cost += inst.classes[p.class].price * n as f64;
             chosen.push((p.clone(), n));
         }
     }
-    Ok((chosen, cost, optimal, timed_out))
+    Ok((chosen, cost, optimal, timed_out, quota))
 }
 
 /// Solve: bound, patterns (all of them when few enough), integer program. `seed` patterns
@@ -405,6 +472,7 @@ pub fn solve(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outc
             proven: true,
             timed_out: false,
             patterns: 0,
+            quota: Quota::new(),
             karpenter_plan: None,
         });
     }
@@ -430,7 +498,8 @@ fn karpenter_packing(inst: &Instance, seed: &[Pattern], bound: Option<f64>, reas
     }
     let cost: f64 = chosen.iter().map(|(p, n)| inst.classes[p.class].price * *n as f64).sum();
     let lower_bound = bound.unwrap_or(0.0).min(cost);
-    Ok(Outcome { chosen, cost, lower_bound, proven: false, timed_out: true, patterns: seed.len(), karpenter_plan: Some(reason) })
+    let quota = Quota::new();
+    Ok(Outcome { chosen, cost, lower_bound, proven: false, timed_out: true, patterns: seed.len(), quota, karpenter_plan: Some(reason) })
 }
 
 fn solve_patterns(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
@@ -443,12 +512,12 @@ fn solve_patterns(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result
     patterns.extend(generated(inst, &lp));
     patterns.sort();
     patterns.dedup();
-    let (chosen, cost, optimal, timed_out) = match integer(inst, &patterns, budget.seconds * (1.0 - LP_SHARE)) {
+    let (chosen, cost, optimal, timed_out, quota) = match integer(inst, &patterns, budget.seconds * (1.0 - LP_SHARE)) {
         Ok(r) => r,
         // The LP bound is known: Karpenter's plan is answered with its gap to it.
         Err(e) => return karpenter_packing(inst, &karpenter, Some(bound), e.to_string()),
     };
     let proven = complete && optimal;
     let lower_bound = if proven { cost } else { bound.min(cost) };
-    Ok(Outcome { chosen, cost, lower_bound, proven, timed_out, patterns: patterns.len(), karpenter_plan: None })
+    Ok(Outcome { chosen, cost, lower_bound, proven, timed_out, patterns: patterns.len(), quota, karpenter_plan: None })
 }

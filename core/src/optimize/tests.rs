@@ -4,6 +4,7 @@ use crate::json::{optimize, Input, Outcome, Request};
 use serde_json::Value;
 
 mod affinity;
+mod zones;
 
 pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
     Request { objects, catalog, ..Default::default() }
@@ -19,7 +20,7 @@ pub(super) fn solved(req: &Request) -> Optimization {
 /// Independent exact optimum for tiny inputs: every partition of the pods into nodes, every
 /// (pool, type, offering) for each node, straight from the templates (no grouping, classes,
 /// dominance, patterns or LP), NodePool limits tracked, each node's pods checked against the
-/// hostname rules pod by pod. None when too big.
+/// hostname rules pod by pod and the zone rules over the whole placement. None when too big.
 pub(super) fn brute_force(req: &Request) -> Option<f64> {
     let (m, _) = crate::load::model(&req.sources()).ok()?;
     let sol = scheduling::solve(&m);
@@ -28,6 +29,7 @@ pub(super) fn brute_force(req: &Request) -> Option<f64> {
         return None;
     }
     let templates = &sol.templates;
+    let fixed = super::zones::Placed::fixed(&m, &sol);
     // (template, it, zone, ct, price)
     let mut offers = Vec::new();
     for (ti, t) in templates.iter().enumerate() {
@@ -70,17 +72,27 @@ pub(super) fn brute_force(req: &Request) -> Option<f64> {
         let options: Vec<Vec<usize>> = parts.iter().map(|b| (0..offers.len()).filter(|&o| fits(b, &offers[o])).collect()).collect();
         if options.iter().all(|o| !o.is_empty()) {
             // Choose an offer per block (limits may forbid the cheapest).
-            let mut stack = vec![(0usize, 0.0f64, vec![0i64; limits.len()])];
-            while let Some((b, cost, used)) = stack.pop() {
+            let mut stack = vec![(0usize, 0.0f64, vec![0i64; limits.len()], Vec::<usize>::new())];
+            while let Some((b, cost, used, picked)) = stack.pop() {
                 if cost >= best - 1e-12 {
                     continue;
                 }
                 if b == parts.len() {
-                    best = cost;
+                    // The zone rules, over every pod's zone (the cross-node rules).
+                    let mut placed = fixed.clone();
+                    for (block, &o) in parts.iter().zip(&picked) {
+                        let (ti, it, zone, ct, ..) = offers[o];
+                        placed.add_site(super::zones::Site::claim(&m, &templates[ti], it, zone, ct), block);
+                    }
+                    if super::zones::violation(&m, &placed, &pods).is_none() {
+                        best = cost;
+                    }
                     continue;
                 }
                 for &o in &options[b] {
                     let (ti, it, ..) = offers[o];
+                    let mut picked = picked.clone();
+                    picked.push(o);
                     let mut u = used.clone();
                     let mut ok = true;
                     for (l, (pool, r, v)) in limits.iter().enumerate() {
@@ -90,7 +102,7 @@ pub(super) fn brute_force(req: &Request) -> Option<f64> {
                         }
                     }
                     if ok {
-                        stack.push((b + 1, cost + offers[o].4, u));
+                        stack.push((b + 1, cost + offers[o].4, u, picked));
                     }
                 }
             }
@@ -216,7 +228,7 @@ spec:
     metadata: {labels: {app: spread}}
     spec:
       topologySpreadConstraints:
-      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: spread}}}
+      - {maxSkew: 1, topologyKey: karpenter.sh/capacity-type, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: spread}}}
       containers:
       - {name: s, image: s, resources: {requests: {cpu: 500m}, limits: {nvidia.com/gpu: "1"}}}
 "#,
@@ -224,7 +236,9 @@ spec:
     let o = solved(&req);
     assert!(o.node_claims.iter().all(|c| c.kept));
     assert!(
-        o.not_optimised.iter().any(|n| n.starts_with("topology spread on a zone or other non-hostname key (DoNotSchedule): 2 pod(s)")),
+        o.not_optimised
+            .iter()
+            .any(|n| n.starts_with("topology spread on a key other than the hostname and the zone (DoNotSchedule): 2 pod(s)")),
         "{:?}",
         o.not_optimised
     );

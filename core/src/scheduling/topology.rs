@@ -415,6 +415,12 @@ impl Topology {
         (!allowed.is_empty()).then(|| Requirement::in_values(allowed))
     }
 
+    /// Whether a family keeps group `g`'s counts (its `counts` then stay empty; only
+    /// [`Topology::next_domain_of`] reads them). A family member never counts its own pods.
+    pub fn is_virtual(&self, g: usize) -> bool {
+        self.groups[g].virt.is_some()
+    }
+
     /// The index of an existing group.
     pub fn find(&self, def: &GroupKey) -> Option<usize> {
         self.index.get(def).copied()

@@ -86,10 +86,10 @@ fn host_ports_are_one_per_node() {
 
 #[test]
 fn kept_claims_never_read_optimal_without_a_bound_covering_them() {
-    // A zone spread the model does not hold keeps Karpenter's NodeClaim (five 1-GPU pods on one
-    // 8-GPU node). The old certificate spoke only of the free pods (none) and said `optimal`; the
-    // bound now covers the kept pods too: five 1-GPU nodes.
-    let spread = "      topologySpreadConstraints:\n      - {maxSkew: 5, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: eval}}}";
+    // A spread the model does not hold (on the capacity type) keeps Karpenter's NodeClaim (five
+    // 1-GPU pods on one 8-GPU node). The old certificate spoke only of the free pods (none) and
+    // said `optimal`; the bound now covers the kept pods too: five 1-GPU nodes.
+    let spread = "      topologySpreadConstraints:\n      - {maxSkew: 5, topologyKey: karpenter.sh/capacity-type, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: eval}}}";
     let o = solved(&yaml_request(&deployment("eval", 5, spread, ONE_GPU)));
     assert_eq!(o.kept_pods, 5);
     assert!(o.node_claims.iter().all(|c| c.kept));
@@ -102,12 +102,12 @@ fn kept_claims_never_read_optimal_without_a_bound_covering_them() {
 
 #[test]
 fn kept_claims_that_are_optimal_can_be_proven_so() {
-    // Two 1-GPU pods spread over the zones: Karpenter launches the cheapest node for each, and
-    // the whole plan's bound (without the zone spread) is the same two nodes.
-    let spread = "      topologySpreadConstraints:\n      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: pair}}}";
+    // One 1-GPU pod with a spread on the capacity type (not modelled): Karpenter launches the
+    // cheapest node for it, and the whole plan's bound (without the spread) is the same node.
+    let spread = "      topologySpreadConstraints:\n      - {maxSkew: 1, topologyKey: karpenter.sh/capacity-type, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: pair}}}";
     let small = r#"{requests: {cpu: 500m, memory: 1Gi}, limits: {nvidia.com/gpu: "1"}}"#;
-    let o = solved(&yaml_request(&deployment("pair", 2, spread, small)));
-    assert_eq!(o.kept_pods, 2);
+    let o = solved(&yaml_request(&deployment("pair", 1, spread, small)));
+    assert_eq!(o.kept_pods, 1);
     assert_eq!(o.lower_bound_per_hour, o.optimum_price_per_hour);
     assert_eq!(o.certificate, "optimal");
 }
