@@ -50,7 +50,10 @@ fn interruptible(py: Python<'_>, work: impl FnOnce() -> String + Send) -> PyResu
                     }
                 }
             };
-            nodecast::interrupt::run(hook, work).map_err(|_| raised.take())
+            // The clock whole-call budgets read (advise's `time_budget_seconds`).
+            let started = Instant::now();
+            let timed = move || nodecast::interrupt::with_clock(move || started.elapsed().as_secs_f64(), work);
+            nodecast::interrupt::run(hook, timed).map_err(|_| raised.take())
         })
     });
     match outcome {

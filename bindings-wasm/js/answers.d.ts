@@ -64,7 +64,7 @@ export interface AdviceFailure {
 export interface AdviseStats {
   /** The bound on single edits verified per call. */
   candidateLimit: number;
-  /** Single edits generated and verified (each one load and one plan). */
+  /** Single edits generated, each verified by one load and one plan (less `unverified`). */
   candidates: number;
   /** Edits whose plan is strictly cheaper with no further pod pending. */
   cheaper: number;
@@ -78,6 +78,11 @@ export interface AdviseStats {
   leavePodsPending: number;
   /** Edits whose plan is not cheaper. */
   notCheaper: number;
+  /**
+   * Edits generated but not verified: the call's `timeBudgetSeconds` ran out first (the
+   * answer is the best of those verified; absent when every edit was verified).
+   */
+  unverified?: number;
 }
 
 /** One verified NodePool edit that makes Karpenter's plan cheaper. */

@@ -115,14 +115,16 @@ pub fn catalog(input: JsValue, options: JsValue) -> JsValue {
 }
 
 fn answer(function: &str, input: &JsValue, options: &JsValue) -> JsValue {
+    // The clock whole-call budgets read (advise's `timeBudgetSeconds`), seconds since now.
+    let started = js_sys::Date::now();
+    let timed = |request: &str| nodecast::interrupt::with_clock(move || (js_sys::Date::now() - started) / 1000.0, || nodecast::call(function, request));
     let json = match (request_json(input, options), deadline_ms(options)) {
         (Err(Refused::Text(error)), _) => failure(function, error),
         (Err(Refused::Request(message)), _) | (_, Err(message)) => invalid_request(function, message),
-        (Ok(request), Ok(None)) => nodecast::call(function, &request),
+        (Ok(request), Ok(None)) => timed(&request),
         (Ok(request), Ok(Some(ms))) => {
             let until = js_sys::Date::now() + ms;
-            nodecast::interrupt::run(move || js_sys::Date::now() > until, || nodecast::call(function, &request))
-                .unwrap_or_else(|_| deadline_exceeded(function, ms))
+            nodecast::interrupt::run(move || js_sys::Date::now() > until, || timed(&request)).unwrap_or_else(|_| deadline_exceeded(function, ms))
         }
     };
     js_sys::JSON::parse(&json).unwrap_or_else(|_| JsValue::from_str(&json))

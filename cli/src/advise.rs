@@ -13,7 +13,9 @@ pub struct AdviseArgs {
     /// Show at most N edits (1 to 50, default 5).
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    /// Time budget of the optimize call that measures the gap, seconds (default 10).
+    /// The whole call's time budget, seconds: half for the optimize call that measures the gap
+    /// (default 10 s), then edits are verified while time is left; those left unverified are
+    /// counted and named (default: no bound, every edit verified).
     #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
     /// Do not propose edits of this kind (repeatable): gpu-count-bound, cpu-bound,

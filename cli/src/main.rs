@@ -401,7 +401,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.advise = Some(advise::settings(&a));
             req.now = a.now.clone();
-            let answer = nodecast::advise(&req);
+            // The clock `--time-budget` bounds the whole call by (the core reads none itself).
+            let started = std::time::Instant::now();
+            let answer = nodecast::interrupt::with_clock(move || started.elapsed().as_secs_f64(), || nodecast::advise(&req));
             match (&answer.outcome, a.apply, &a.write, a.common.output) {
                 (Outcome::Success(advice), Some(_), Some(dir), Output::Table) => {
                     let written = advise::write_files(advice, dir).map_err(Fatal)?;

@@ -79,9 +79,56 @@ pub fn poll() -> bool {
     stop
 }
 
+/// A clock the front end lends the engine's whole-call time budgets (`advise`'s
+/// `timeBudgetSeconds`): seconds since the call started, non-decreasing. The core never reads a
+/// clock itself; without one lent, [`seconds`] is `None` and such budgets bind nothing.
+type Clock = Box<dyn FnMut() -> f64>;
+
+thread_local! {
+    static CLOCK: RefCell<Option<Clock>> = const { RefCell::new(None) };
+}
+
+/// Run `work` with `clock` readable through [`seconds`] on this thread. Nested calls keep the
+/// outer clock.
+pub fn with_clock<R>(clock: impl FnMut() -> f64 + 'static, work: impl FnOnce() -> R) -> R {
+    if CLOCK.with(|c| c.try_borrow().map(|c| c.is_some()).unwrap_or(true)) {
+        return work();
+    }
+    /// Takes the clock back even if `work` unwinds.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CLOCK.with(|c| c.borrow_mut().take());
+        }
+    }
+    CLOCK.with(|c| *c.borrow_mut() = Some(Box::new(clock)));
+    let _reset = Reset;
+    work()
+}
+
+/// The lent clock's reading, seconds; `None` without one (see [`with_clock`]).
+pub fn seconds() -> Option<f64> {
+    CLOCK.with(|c| c.try_borrow_mut().ok().and_then(|mut c| c.as_mut().map(|f| f())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lent_clock_is_read_only_inside_its_call() {
+        assert_eq!(seconds(), None);
+        let mut t = 0.0;
+        let r = with_clock(
+            move || {
+                t += 1.5;
+                t
+            },
+            || (seconds(), seconds(), with_clock(|| 99.0, seconds)),
+        );
+        assert_eq!(r, (Some(1.5), Some(3.0), Some(4.5)), "the outer clock stays lent");
+        assert_eq!(seconds(), None, "the clock is gone after the call");
+    }
 
     #[test]
     fn without_a_hook_nothing_stops() {

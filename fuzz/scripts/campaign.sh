@@ -8,8 +8,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_TIME=${FUZZ_TIME:-600}
 TARGETS=${TARGETS:-"front_door quantity requirements facade_plan facade_consolidate facade_simulate trace_text sweep_spec"}
+# Build flags, the same for build and run (a difference rebuilds everything): release with
+# overflow checks and debug assertions (-O -a), no sanitizer by default (the core is safe Rust;
+# SANITIZER=address adds ASan at about 2x the cost). TIMEOUT: seconds per input before a
+# timeout finding (generous: the campaign runs at nice 19 on shared machines).
+FLAGS=(-O -a -s "${SANITIZER:-none}")
+TIMEOUT=${TIMEOUT:-30}
 command -v cargo-fuzz >/dev/null 2>&1 || { echo "cargo-fuzz not found: cargo install cargo-fuzz"; exit 1; }
-cargo +nightly fuzz build --release >/dev/null || exit 1
+cargo +nightly fuzz build "${FLAGS[@]}" >/dev/null || exit 1
 status=0
 for t in $TARGETS; do
   mkdir -p "corpus/$t" "artifacts/$t"
@@ -17,8 +23,8 @@ for t in $TARGETS; do
     [ -d "$kept/$t" ] && cp -n "$kept/$t"/* "corpus/$t/" 2>/dev/null
   done
   log="fuzz-$t.log"
-  cargo +nightly fuzz run --release "$t" "corpus/$t" -- \
-    -max_total_time="$FUZZ_TIME" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 >"$log" 2>&1
+  cargo +nightly fuzz run "${FLAGS[@]}" "$t" "corpus/$t" -- \
+    -max_total_time="$FUZZ_TIME" -rss_limit_mb=2048 -timeout="$TIMEOUT" -print_final_stats=1 >"$log" 2>&1
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)

@@ -575,7 +575,9 @@ def advise(
     to the manifests and planned again by the same engine, answered only when strictly cheaper
     with no further pod pending; most saving first (at most ``top``, default 5), each with the
     YAML diff, Karpenter's new plan, $/h and $/month saved and the share of ``optimize``'s gap
-    recovered. ``time_budget_seconds`` bounds the optimize call that measures the gap.
+    recovered. ``time_budget_seconds`` bounds the whole call: half for the optimize call that
+    measures the gap, then edits are verified while time is left (``stats.unverified`` counts
+    the rest).
     Ranked lowest ``risk`` first (spot for ``do-not-disrupt`` pods or Jobs is ``high``), then
     most saving; ``exclude_kinds`` / ``exclude_node_pools`` leave edit kinds or NodePools out,
     ``max_risk`` drops riskier edits, and ``apply=RANK`` fills ``applied`` with the input files

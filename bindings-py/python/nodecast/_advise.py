@@ -141,6 +141,8 @@ class AdviceStats:
     not_cheaper: int
     invalid: int
     duplicates: int
+    # Edits left unverified when ``time_budget_seconds`` ran out (0: every edit was verified).
+    unverified: int = 0
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> AdviceStats:
@@ -153,6 +155,7 @@ class AdviceStats:
             not_cheaper=d["notCheaper"],
             invalid=d["invalid"],
             duplicates=d["duplicates"],
+            unverified=d.get("unverified", 0),
         )
 
 

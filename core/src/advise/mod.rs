@@ -45,7 +45,13 @@ pub struct AdviseSettings {
     /// Answer at most this many edits (default 5, at most 50).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top: Option<usize>,
-    /// The time budget of the `optimize` call that measures the gap, seconds (default 10).
+    /// The whole call's time budget, seconds, in (0, 3600]: half for the `optimize` call that
+    /// measures the gap, and edits are verified while the call has time left (each check comes
+    /// before a plan, so the call overruns by at most one plan). Edits it leaves unverified are
+    /// counted in `stats.unverified` and named in `notes`. Without it, the gap's `optimize` has
+    /// its default 10 s and every edit is verified. Read on the clock the front end lends the
+    /// core (`interrupt::with_clock`; the CLI, Python and wasm do); without one, only the
+    /// `optimize` half binds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_budget_seconds: Option<f64>,
     /// Edit kinds not to propose (see [`KINDS`]), e.g. `["allow-spot"]`.
@@ -270,7 +276,7 @@ pub struct PlanSummary {
 pub struct AdviseStats {
     /// The bound on single edits verified per call.
     pub candidate_limit: usize,
-    /// Single edits generated and verified (each one load and one plan).
+    /// Single edits generated, each verified by one load and one plan (less `unverified`).
     pub candidates: usize,
     /// Pairs of the best single edits tried together.
     pub combinations: usize,
@@ -284,6 +290,14 @@ pub struct AdviseStats {
     pub invalid: usize,
     /// Cheaper edits whose plan equals a simpler edit's (not answered twice).
     pub duplicates: usize,
+    /// Edits generated but not verified: the call's `timeBudgetSeconds` ran out first (the
+    /// answer is the best of those verified; absent when every edit was verified).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unverified: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Summarise a plan.
@@ -324,11 +338,12 @@ pub fn advise(
             .help("how many edits to answer, 1 to 50")]);
     }
     let max_risk = check_settings(settings, top)?;
-    let opt = crate::optimize::optimize(
-        m,
-        warnings,
-        &OptimizeSettings { time_budget_seconds: settings.time_budget_seconds, enumerate_limit: None },
-    )?;
+    let budget = settings.time_budget_seconds;
+    // The call's time is up (the lent clock reads seconds since the call started, loading
+    // included): checked before each verification (one load and one plan).
+    let out_of_time = || budget.zip(crate::interrupt::seconds()).is_some_and(|(b, t)| t >= b);
+    let opt =
+        crate::optimize::optimize(m, warnings, &OptimizeSettings { time_budget_seconds: budget.map(|b| b / 2.0), enumerate_limit: None })?;
     let (docs, origins) = documents(sources)?;
     check_pools(settings, &docs)?;
     let replan = |docs: &[Value]| -> Option<Plan> {
@@ -377,6 +392,10 @@ pub fn advise(
         }
     };
     for c in cands {
+        if out_of_time() {
+            stats.unverified += 1;
+            continue;
+        }
         check(c, &mut stats, &mut verified);
     }
     let rank = |v: &mut Vec<(Candidate, Plan)>| {
@@ -388,6 +407,10 @@ pub fn advise(
     for i in 0..best.len() {
         for j in i + 1..best.len() {
             let (a, b) = (&best[i], &best[j]);
+            if out_of_time() {
+                stats.unverified += 1;
+                continue;
+            }
             stats.combinations += 1;
             let cheapest_single = verified[0].1.total_price_per_hour;
             let mut trial = verified.clone();
@@ -475,6 +498,14 @@ pub fn advise(
     let mut notes = vec![
         "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); reserved capacity (allowing `reserved` where a selected reservation is idle, selecting an active reservation nobody selects); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
     ];
+    if stats.unverified > 0 {
+        notes.push(format!(
+            "time budget: the call's {} s ran out with {} edit(s) unverified (of {} singles and the pairs of the best); the answer is the best of those verified, and a larger timeBudgetSeconds verifies the rest",
+            budget.unwrap_or_default(),
+            stats.unverified,
+            stats.candidates
+        ));
+    }
     notes.extend(opt.not_optimised.iter().map(|n| format!("optimize: {n}")));
     Ok(Advice {
         karpenter_price_per_hour: base.total_price_per_hour,
@@ -512,6 +543,13 @@ fn check_settings(settings: &AdviseSettings, top: usize) -> Result<RiskLevel, Ve
             RiskLevel::High
         }),
     };
+    if let Some(s) = settings.time_budget_seconds.filter(|s| !(s.is_finite() && *s > 0.0 && *s <= 3600.0)) {
+        errors.push(
+            InputError::new("invalid-number", format!("timeBudgetSeconds {s} is not a number of seconds in (0, 3600]"))
+                .path("advise.timeBudgetSeconds")
+                .help("a positive number of seconds, at most 3600: the whole call's budget"),
+        );
+    }
     if let Some(rank) = settings.apply.filter(|r| !(1..=top).contains(r)) {
         errors.push(
             InputError::new("invalid-number", format!("apply {rank} is not in 1..={top}"))

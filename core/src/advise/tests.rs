@@ -123,6 +123,51 @@ fn bad_top_is_a_located_error() {
     }
 }
 
+/// Issue 29: `timeBudgetSeconds` bounds the whole call, not only its `optimize`: with a clock
+/// lent that reads 1 s further at every look, a 4 s budget verifies a few edits and answers
+/// the best of those, saying how many were left; without a clock every edit is verified.
+#[test]
+fn the_time_budget_bounds_the_whole_call_with_an_honest_partial_answer() {
+    let mut req = Request {
+        inputs: vec![
+            example("examples/nodepools/gpu-training.yaml"),
+            example("examples/workloads/eval-jobs-1gpu.yaml"),
+            example("examples/workloads/training-job-8gpu.yaml"),
+        ],
+        ..Default::default()
+    };
+    req.advise = Some(AdviseSettings { time_budget_seconds: Some(4.0), ..Default::default() });
+    let whole = advised(&req);
+    assert_eq!(whole.stats.unverified, 0, "no clock: only the optimize half binds");
+    assert!(whole.stats.candidates > 4);
+    let mut t = 0.0;
+    let clock = move || {
+        t += 1.0;
+        t
+    };
+    let answer = crate::interrupt::with_clock(clock, || advise(&req));
+    let Outcome::Success(part) = &answer.outcome else { panic!("{}", answer.to_json()) };
+    let verified = part.stats.cheaper + part.stats.not_cheaper + part.stats.invalid + part.stats.leave_pods_pending + part.stats.duplicates;
+    assert!(part.stats.unverified > 0 && verified < whole.stats.candidates, "{:?}", part.stats);
+    assert_eq!(part.stats.candidates, whole.stats.candidates);
+    assert!(part.notes.iter().any(|n| n.contains("time budget") && n.contains("unverified")), "{:?}", part.notes);
+    assert!(answer.to_json().contains("\"unverified\""));
+    assert!(!advise(&req).to_json().contains("\"unverified\""), "absent when every edit was verified");
+    // Every edit answered is still verified.
+    check_all(&req, part);
+}
+
+#[test]
+fn a_bad_time_budget_is_located_at_advise() {
+    for bad in [0.0, -1.0, 3601.0, f64::NAN] {
+        let req = Request { advise: Some(AdviseSettings { time_budget_seconds: Some(bad), ..Default::default() }), ..Default::default() };
+        match advise(&req).outcome {
+            Outcome::Failure { errors } => assert_eq!(errors[0].path.as_deref(), Some("advise.timeBudgetSeconds"), "{bad}"),
+            Outcome::Success(_) => panic!("timeBudgetSeconds {bad} accepted"),
+        }
+    }
+}
+
 #[test]
 fn mixed_gpu_shapes_get_a_split_nodepool() {
     let req = Request {

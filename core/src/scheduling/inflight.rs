@@ -114,6 +114,11 @@ impl InflightOrder {
         self.open.iter().map(|&(_, c)| c)
     }
 
+    /// How many NodeClaims are open.
+    pub fn open_count(&self) -> usize {
+        self.open.len()
+    }
+
     /// A NodeClaim's scan key: ascending in slice order among the open ones.
     pub fn scan_key(&self, claim: usize) -> u64 {
         self.ord[claim]

@@ -4,6 +4,7 @@
 mod baseline;
 pub mod claim;
 pub mod dra;
+mod exclusive;
 pub mod existing;
 mod gosort;
 mod inflight;
@@ -223,6 +224,8 @@ pub struct Solver<'m> {
     failed_memo: crate::fxhash::FxHashMap<u32, (u64, PodFailure)>,
     /// The DRA allocator's state, with `--ignore-dra-requests=false` (`dra`).
     dra: Option<dra::Pass>,
+    /// Which open NodeClaims a pod of an exclusive Job may take (`exclusive`).
+    exclusive: exclusive::ExclusiveIndex,
 }
 
 type ViewParts = (Arc<Requirements>, Arc<Requirements>, Arc<Vec<Toleration>>);
@@ -335,6 +338,7 @@ pub fn solve_with(
         placed: 0,
         failed_memo: Default::default(),
         dra: None,
+        exclusive: Default::default(),
     };
     let pending: Vec<usize> = match pods {
         Some(p) => p.to_vec(),

@@ -56,6 +56,15 @@ impl Solver<'_> {
         view: &View,
         shape: Option<u32>,
     ) -> Option<(usize, Requirements, Vec<u32>, super::claim::Ties, super::reserve::Held)> {
+        // A pod of an exclusive Job tries only the NodeClaims its Job may take (`exclusive`).
+        if let Some(candidates) = self.exclusive_candidates(view) {
+            return candidates.into_iter().find_map(|c| {
+                let c = c as usize;
+                #[cfg(test)]
+                super::exclusive::count_try();
+                self.can_add(&self.claims[c], pod, view, false).ok().map(|(r, its, ties, held)| (c, r, its, ties, held))
+            });
+        }
         let (key, by_room) = self.scan_key(pod, shape);
         let (key, class) = if by_room { self.shape_ids.with_hosts(key, self.host_groups(view)) } else { (key, None) };
         let hostname = self.m.keys.hostname;
@@ -67,12 +76,16 @@ impl Solver<'_> {
             || self.order.open_in_order(),
             |c| self.order.scan_key(c),
             |c| self.claim_alive[c],
-            |c| match self.can_add(&self.claims[c], pod, view, false) {
-                Ok((r, its, ties, held)) => {
-                    found = Some((c, r, its, ties, held));
-                    Verdict::Accept
+            |c| {
+                #[cfg(test)]
+                super::exclusive::count_try();
+                match self.can_add(&self.claims[c], pod, view, false) {
+                    Ok((r, its, ties, held)) => {
+                        found = Some((c, r, its, ties, held));
+                        Verdict::Accept
+                    }
+                    Err(e) => claim_rejection(&e, by_room, class.map(|_| hostname)),
                 }
-                Err(e) => claim_rejection(&e, by_room, class.map(|_| hostname)),
             },
         );
         *(if by_room { &mut self.claim_room_memo } else { &mut self.claim_memo }) = memo;

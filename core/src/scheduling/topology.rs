@@ -13,6 +13,9 @@ use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+mod family_hosts;
+pub use family_hosts::HostMember;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GroupKind {
     Spread,

@@ -191,6 +191,13 @@ pub fn prepare(
             None => by_name.entry(p.name.as_str()).or_default().push(i),
         }
     }
+    // The Jobs' runs by (workload, namespace), the first of each as a scan finds it: a scan of
+    // every Job per reference made a trace of n one-pod Jobs quadratic (100,000 Jobs: 57 s of
+    // CPU, 40 % of it comparing names; issue 29).
+    let mut job_at: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, j) in model.jobs.iter().enumerate() {
+        job_at.entry((j.workload.as_str(), j.namespace.as_str())).or_insert(i);
+    }
     let mut templates: Vec<Template> = Vec::new();
     let mut keys: HashMap<String, usize> = HashMap::new();
     // (template, its pod count, whether it is a gang of distinct pods, its kind, and for a Job
@@ -273,7 +280,7 @@ pub fn prepare(
         // workload's pods all share one spec.
         let gang = crate::lower::kinds::runs_as_service(&kind_name).is_some() || matching.iter().any(|p| p.spec_id() != first.spec_id());
         let members: Vec<Pod> = if gang { matching.iter().map(|p| (*p).clone()).collect() } else { Vec::new() };
-        let job = if gang { None } else { model.jobs.iter().find(|j| j.workload == wl && j.namespace == first.namespace).cloned() };
+        let job = if gang { None } else { job_at.get(&(wl.as_str(), first.namespace.as_str())).map(|&i| model.jobs[i].clone()) };
         templates.push(Template {
             pod: (*first).clone(),
             kind,
