@@ -205,6 +205,15 @@ fn real_answers_are_valid_against_the_schema() {
         ),
         answer("optimize", json!({"inputs": inputs})),
         answer("advise", json!({"inputs": inputs})),
+        answer(
+            "plan",
+            json!({"inputs": [
+                text("examples/node-groups/eksctl-gpu.yaml"),
+                text("examples/node-groups/ca-settings.yaml"),
+                text("examples/workloads/eval-jobs-1gpu.yaml"),
+                text("examples/workloads/training-job-4gpu.yaml"),
+            ], "autoscaler": "cluster-autoscaler"}),
+        ),
     ];
     let mut claims = 0;
     for a in &answers {
@@ -240,4 +249,4 @@ fn real_answers_are_valid_against_the_schema() {
     }
 }
 
-const ANSWER_BODIES: [(&str, &str); 8] = nodecast::schema::ANSWERS;
+const ANSWER_BODIES: [(&str, &str); 9] = nodecast::schema::ANSWERS;

@@ -55,6 +55,7 @@ pub struct NodeGroupPlan {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroup"))]
 pub struct NodeGroupOut {
     /// The node group's name.
     pub name: String,
@@ -94,6 +95,7 @@ pub struct NodeGroupOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "ScaleUp"))]
 pub struct ScaleUpOut {
     /// The scan loop (1-based).
     #[serde(rename = "loop")]
@@ -117,6 +119,7 @@ pub struct ScaleUpOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "ScaleUpOption"))]
 pub struct OptionOut {
     /// The node group.
     pub node_group: String,
@@ -134,6 +137,7 @@ pub struct OptionOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroupNode"))]
 pub struct NodeOut {
     /// The node group's name.
     pub name: String,
@@ -154,6 +158,7 @@ pub struct NodeOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroupPendingPod"))]
 pub struct PendingPodOut {
     /// The pod (`namespace/name`).
     pub pod: String,
@@ -188,6 +193,7 @@ pub enum CaReason {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroupReason"))]
 pub struct ReasonOut {
     /// The node group.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,6 +208,7 @@ pub struct ReasonOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "ClusterAutoscalerSettings"))]
 pub struct SettingsOut {
     /// The `--expander` chain.
     pub expander: Vec<Expander>,
