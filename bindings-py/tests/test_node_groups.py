@@ -43,3 +43,16 @@ def test_errors_are_located() -> None:
     with pytest.raises(nodecast.InputError) as e:
         nodecast.plan_node_groups("examples/node-groups/eksctl-p3-2xlarge.yaml", *PODS)
     assert "managedNodeGroups[0].instanceType" in str(e.value)
+
+
+def test_scale_down_of_the_seed_cluster_state() -> None:
+    d = nodecast.consolidate_node_groups(GROUPS, "examples/node-groups/cluster-state.yaml", now="2025-03-05T12:00:00Z")
+    assert isinstance(d, nodecast.NodeGroupScaleDown) and d.kind == "NodeGroupScaleDown"
+    assert [n.name for n in d.removed] == ["ip-10-0-1-11.ec2.internal", "ip-10-0-2-20.ec2.internal"]
+    codes = {n.name: n.code for n in d.nodes}
+    assert codes["ip-10-0-3-30.ec2.internal"] == "not-replicated"
+    moved = next(n for n in d.nodes if n.name == "ip-10-0-2-20.ec2.internal")
+    assert moved.utilization == 0.25 and moved.utilization_resource == "nvidia.com/gpu"
+    assert {m.to for m in moved.moves} == {"ip-10-0-2-21.ec2.internal"}
+    assert d.settings is not None and d.settings.unneeded_time_seconds == 600
+    assert str(d).startswith("Cluster Autoscaler scale-down at 2025-03-05T12:00:00Z: 2 node(s) removed")

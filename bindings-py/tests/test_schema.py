@@ -88,6 +88,10 @@ CLASSES: Dict[str, type] = {
     "NodeGroupPendingPod": _node_groups.NodeGroupPendingPod,
     "NodeGroupReason": _node_groups.NodeGroupReason,
     "ClusterAutoscalerSettings": _node_groups.ClusterAutoscalerSettings,
+    "NodeGroupScaleDown": _node_groups.NodeGroupScaleDown,
+    "ScaleDownNode": _node_groups.ScaleDownNode,
+    "ScaleDownMove": _node_groups.ScaleDownMove,
+    "ScaleDownSettings": _node_groups.ScaleDownSettings,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.

@@ -249,4 +249,4 @@ fn real_answers_are_valid_against_the_schema() {
     }
 }
 
-const ANSWER_BODIES: [(&str, &str); 9] = nodecast::schema::ANSWERS;
+const ANSWER_BODIES: [(&str, &str); 10] = nodecast::schema::ANSWERS;

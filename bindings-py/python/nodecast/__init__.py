@@ -86,6 +86,10 @@ from ._node_groups import (
     NodeGroupPendingPod,
     NodeGroupReason,
     ClusterAutoscalerSettings,
+    NodeGroupScaleDown,
+    ScaleDownNode,
+    ScaleDownMove,
+    ScaleDownSettings,
 )
 from ._node_groups import add_autoscaler as _add_autoscaler
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
@@ -101,6 +105,7 @@ __all__ = [
     # functions
     "plan",
     "plan_node_groups",
+    "consolidate_node_groups",
     "consolidate",
     "validate",
     "explain",
@@ -182,6 +187,10 @@ __all__ = [
     "NodeGroupPendingPod",
     "NodeGroupReason",
     "ClusterAutoscalerSettings",
+    "NodeGroupScaleDown",
+    "ScaleDownNode",
+    "ScaleDownMove",
+    "ScaleDownSettings",
 ]
 
 Source = Any
@@ -194,7 +203,7 @@ SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Ma
 SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 Reservations = Union[str, "os.PathLike[str]", Mapping[str, Any], Sequence[Any]]
 
-_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan)
+_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan, NodeGroupScaleDown)
 
 
 def _run(function: str, cls: Type[_A], request: str) -> _A:
@@ -319,6 +328,29 @@ def plan_node_groups(
         now=now,
     )
     return _run("plan", NodeGroupPlan, _add_autoscaler(req))
+
+
+@user_errors
+def consolidate_node_groups(
+    *sources: Source,
+    now: Now,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    ignore_dra_requests: Optional[bool] = None,
+) -> NodeGroupScaleDown:
+    """What the Kubernetes Cluster Autoscaler's scale-down does at ``now`` with the nodes of the
+    node groups (``nodecast consolidate --autoscaler cluster-autoscaler``): per node, removed,
+    unneeded until a time, or kept, with the reason and where its pods go. Raises InputError."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        ignore_dra_requests=ignore_dra_requests,
+        now=now,
+    )
+    return _run("consolidate", NodeGroupScaleDown, _add_autoscaler(req))
 
 
 @user_errors

@@ -67,6 +67,10 @@ from nodecast._node_groups import NodeGroupNode as NodeGroupNode
 from nodecast._node_groups import NodeGroupPendingPod as NodeGroupPendingPod
 from nodecast._node_groups import NodeGroupReason as NodeGroupReason
 from nodecast._node_groups import ClusterAutoscalerSettings as ClusterAutoscalerSettings
+from nodecast._node_groups import NodeGroupScaleDown as NodeGroupScaleDown
+from nodecast._node_groups import ScaleDownNode as ScaleDownNode
+from nodecast._node_groups import ScaleDownMove as ScaleDownMove
+from nodecast._node_groups import ScaleDownSettings as ScaleDownSettings
 from nodecast._advise import Advice as Advice
 from nodecast._advise import Advised as Advised
 from nodecast._advise import AdviceEdit as AdviceEdit
@@ -81,6 +85,7 @@ __all__ = [
     "__version__",
     "plan",
     "plan_node_groups",
+    "consolidate_node_groups",
     "consolidate",
     "validate",
     "explain",
@@ -160,6 +165,10 @@ __all__ = [
     "NodeGroupPendingPod",
     "NodeGroupReason",
     "ClusterAutoscalerSettings",
+    "NodeGroupScaleDown",
+    "ScaleDownNode",
+    "ScaleDownMove",
+    "ScaleDownSettings",
 ]
 
 # A source: YAML/JSON text, a file path (str or os.PathLike), bytes, a Kubernetes object (dict,
@@ -218,6 +227,14 @@ def plan_node_groups(
     ignore_dra_requests: Optional[bool] = None,
     now: Optional[Now] = None,
 ) -> NodeGroupPlan: ...
+def consolidate_node_groups(
+    *sources: Source,
+    now: Now,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    ignore_dra_requests: Optional[bool] = None,
+) -> NodeGroupScaleDown: ...
 def consolidate(
     *sources: Source,
     now: Now,

@@ -23,6 +23,10 @@ __all__ = [
     "NodeGroupPendingPod",
     "NodeGroupReason",
     "ClusterAutoscalerSettings",
+    "NodeGroupScaleDown",
+    "ScaleDownNode",
+    "ScaleDownMove",
+    "ScaleDownSettings",
     "add_autoscaler",
 ]
 
@@ -246,6 +250,135 @@ class NodeGroupPlan(Answer):
                 "loop": n.loop,
                 "pods": len(n.pods),
                 "pod_names": ", ".join(n.pods),
+            }
+            for n in self.nodes
+        ]
+        return pd.DataFrame(rows, columns=columns)
+
+
+@dataclass(frozen=True)
+class ScaleDownMove:
+    """A pod of a removed node and the node the Cluster Autoscaler's simulation re-places it on."""
+
+    pod: str
+    to: str
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ScaleDownMove:
+        return cls(pod=d["pod"], to=d["to"])
+
+
+@dataclass(frozen=True)
+class ScaleDownNode:
+    """One node and what scale-down does with it: ``verdict`` is ``remove``, ``unneeded``
+    (removable at ``removable_at``) or ``keep``; ``code`` says why (``empty``, ``underutilized``,
+    ``not-underutilized``, ``min-size-reached``, ``not-replicated``, ``no-place-to-move-pods``, ...)."""
+
+    name: str
+    verdict: str
+    code: str
+    message: str
+    node_group: Optional[str] = None
+    instance_type: Optional[str] = None
+    utilization: Optional[float] = None
+    utilization_resource: Optional[str] = None
+    moves: Tuple[ScaleDownMove, ...] = ()
+    removable_at: Optional[str] = None
+    loop: Optional[int] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ScaleDownNode:
+        return cls(
+            name=d["name"],
+            verdict=d["verdict"],
+            code=d["code"],
+            message=d["message"],
+            node_group=d.get("nodeGroup"),
+            instance_type=d.get("instanceType"),
+            utilization=d.get("utilization"),
+            utilization_resource=d.get("utilizationResource"),
+            moves=_seq(d.get("moves"), ScaleDownMove._from),
+            removable_at=d.get("removableAt"),
+            loop=d.get("loop"),
+        )
+
+
+@dataclass(frozen=True)
+class ScaleDownSettings:
+    utilization_threshold: float
+    gpu_utilization_threshold: float
+    unneeded_time_seconds: int
+    delay_after_add_seconds: int
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> ScaleDownSettings:
+        return cls(
+            utilization_threshold=d["utilizationThreshold"],
+            gpu_utilization_threshold=d["gpuUtilizationThreshold"],
+            unneeded_time_seconds=d["unneededTimeSeconds"],
+            delay_after_add_seconds=d["delayAfterAddSeconds"],
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class NodeGroupScaleDown(Answer):
+    """What the Cluster Autoscaler's scale-down does at ``now`` with the nodes of the node groups."""
+
+    now: str = ""
+    nodes: Tuple[ScaleDownNode, ...] = ()
+    removed_price_per_hour: float = 0.0
+    settings: Optional[ScaleDownSettings] = None
+    cooldown_until: Optional[str] = None
+    disclosures: Tuple[str, ...] = ()
+    warnings: Tuple[AnswerWarning, ...] = ()
+
+    @classmethod
+    def _from(cls, text: str, d: Mapping[str, Any]) -> NodeGroupScaleDown:
+        return cls(
+            _json=text,
+            now=d["now"],
+            nodes=_seq(d.get("nodes"), ScaleDownNode._from),
+            removed_price_per_hour=d.get("removedPricePerHour", 0.0),
+            settings=ScaleDownSettings._from(d["settings"]) if d.get("settings") is not None else None,
+            cooldown_until=d.get("cooldownUntil"),
+            disclosures=_strs(d.get("disclosures")),
+            warnings=_seq(d.get("warnings"), AnswerWarning._from),
+        )
+
+    @property
+    def kind(self) -> str:
+        return "NodeGroupScaleDown"
+
+    @property
+    def removed(self) -> Tuple[ScaleDownNode, ...]:
+        """The nodes removed now."""
+        return tuple(n for n in self.nodes if n.verdict == "remove")
+
+    def __str__(self) -> str:
+        # The CLI's first line.
+        count = lambda v: sum(1 for n in self.nodes if n.verdict == v)  # noqa: E731
+        return (
+            f"Cluster Autoscaler scale-down at {self.now}: {count('remove')} node(s) removed (${self.removed_price_per_hour:.3f}/h), "
+            f"{count('unneeded')} unneeded (removed later), {count('keep')} kept"
+        )
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per node with its verdict."""
+        import pandas as pd  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+        columns = ["name", "node_group", "instance_type", "utilization", "utilization_resource", "verdict", "code", "loop", "removable_at", "moves"]
+        rows = [
+            {
+                "name": n.name,
+                "node_group": n.node_group,
+                "instance_type": n.instance_type,
+                "utilization": n.utilization,
+                "utilization_resource": n.utilization_resource,
+                "verdict": n.verdict,
+                "code": n.code,
+                "loop": n.loop,
+                "removable_at": n.removable_at,
+                "moves": ", ".join(f"{m.pod} -> {m.to}" for m in n.moves),
             }
             for n in self.nodes
         ]

@@ -6,14 +6,15 @@
 //! first lets the pending pods land on the nodes already there or coming (filter out
 //! schedulable), then estimates, for every node group below its max size, how many template
 //! nodes its pods need (`estimator`), lets the expanders pick one option (`expander`) and
-//! scales that one group. Loops end when no pod is left or no group can take one. Scale-down
-//! is not modelled yet.
+//! scales that one group. Loops end when no pod is left or no group can take one. Scale-down,
+//! over the nodes of the groups at a given time, is `scale_down`.
 //!
 //! It uses the same model as Karpenter's side (pods, DaemonSets, the catalog) and imports
 //! neither disruption nor optimize.
 
 mod estimator;
 mod expander;
+mod scale_down;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,10 @@ use estimator::{EquivalenceGroup, Limits, Misfit, SimNode};
 use indexmap::IndexMap;
 use serde::Serialize;
 use template::Template;
+
+pub use scale_down::{
+    scale_down_request, NodeGroupScaleDown, PodMoveOut, ScaleDownCode, ScaleDownNode, ScaleDownSettings, ScaleDownVerdict,
+};
 
 /// What the Cluster Autoscaler's scale-up does with the pending pods.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
