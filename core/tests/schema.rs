@@ -214,6 +214,13 @@ fn real_answers_are_valid_against_the_schema() {
                 text("examples/workloads/training-job-4gpu.yaml"),
             ], "autoscaler": "cluster-autoscaler"}),
         ),
+        answer(
+            "consolidate",
+            json!({"inputs": [
+                text("examples/node-groups/eksctl-gpu.yaml"),
+                text("examples/node-groups/cluster-state.yaml"),
+            ], "autoscaler": "cluster-autoscaler", "now": "2025-03-05T12:00:00Z"}),
+        ),
     ];
     let mut claims = 0;
     for a in &answers {

@@ -325,8 +325,9 @@ pub fn call(function: &str, request_json: &str) -> String {
         }
     };
     match function {
-        // Only when asked: Python's and wasm's `plan` read a Plan (their NodeGroupPlan types
-        // are not written yet); the CLI asks when the documents choose (`wants_cluster_autoscaler`).
+        // Only when asked: `plan` and `consolidate` answer a Plan and a Decision otherwise, which
+        // Python's and wasm's typed functions expect; the CLI asks when the documents choose
+        // (`wants_cluster_autoscaler`), Python through plan_node_groups/consolidate_node_groups.
         #[cfg(feature = "cluster-autoscaler")]
         "plan" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => plan_node_groups(&req).to_json(),
         #[cfg(not(feature = "cluster-autoscaler"))]
