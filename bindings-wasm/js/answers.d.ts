@@ -832,6 +832,37 @@ export interface NodeGroupReason {
   nodeGroup?: string;
 }
 
+/** What the Cluster Autoscaler's scale-down does with the nodes of the node groups at `now`. */
+export interface NodeGroupScaleDown {
+  /** When scale-down resumes after the last scale-up (RFC 3339), when that is after `now`. */
+  cooldownUntil?: string;
+  /** Where the Cluster Autoscaler is timing-dependent, and what nodecast assumes. */
+  disclosures: string[];
+  /** Every node of the input, in input order, with its verdict. */
+  nodes: ScaleDownNode[];
+  /** The time of the decision (RFC 3339). */
+  now: string;
+  /** Hourly price of the nodes removed (`remove`), at the node groups' prices. */
+  removedPricePerHour: number;
+  /** The settings the decision was made with. */
+  settings: ScaleDownSettings;
+  /** Findings about the input. */
+  warnings: Warning[];
+}
+
+/** The answer of kind `NodeGroupScaleDown`: a success with the `NodeGroupScaleDown` fields, or a failure. */
+export type NodeGroupScaleDownAnswer = (NodeGroupScaleDown & { apiVersion: 'nodecast/v1'; kind: 'NodeGroupScaleDown'; status: 'success'; }) | NodeGroupScaleDownFailure;
+
+/** No answer: every problem found, located. */
+export interface NodeGroupScaleDownFailure {
+  apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
+  errors: InputError[];
+  kind: 'NodeGroupScaleDown';
+  status: 'failure';
+}
+
 /** A NodePool as this plan leaves it. */
 export interface NodePoolUsage {
   /** Per limited resource: limit, used (existing nodes + launched NodeClaims), remaining. */
@@ -1381,6 +1412,58 @@ export interface Risk {
 }
 
 export type RiskLevel = 'none' | 'low' | 'medium' | 'high';
+
+/** Why a node is removed, waits or stays. */
+export type ScaleDownCode = 'empty' | 'underutilized' | 'unneeded-too-short' | 'scale-down-in-cooldown' | 'not-in-node-group' | 'scale-down-disabled' | 'not-ready-for-scale-down' | 'not-underutilized' | 'min-size-reached' | 'not-replicated' | 'unmovable-kube-system-pod' | 'not-safe-to-evict' | 'local-storage' | 'not-enough-pdb' | 'no-place-to-move-pods';
+
+/** A pod of a removed node and the node it goes to. */
+export interface ScaleDownMove {
+  /** The pod (`namespace/name`). */
+  pod: string;
+  /** The node it is re-placed on. */
+  to: string;
+}
+
+/** One node and what scale-down does with it. */
+export interface ScaleDownNode {
+  /** Why, as a stable code. */
+  code: ScaleDownCode;
+  /** Its instance type, when labelled. */
+  instanceType?: string;
+  /** The scan loop (1-based, 10 s apart) that removes it, for `remove`. */
+  loop?: number;
+  /** Why, for people. */
+  message: string;
+  /** Where its pods go when it is removed (or would go, for `unneeded`). */
+  moves?: ScaleDownMove[];
+  /** The node's name. */
+  name: string;
+  /** Its node group (absent: in none of the input's groups). */
+  nodeGroup?: string;
+  /** When it becomes removable (RFC 3339), for `unneeded`. */
+  removableAt?: string;
+  /** Requests over allocatable of the resource that decides (see `utilizationResource`). */
+  utilization?: number;
+  /** `nvidia.com/gpu` on a GPU node, else `cpu` or `memory` (the larger). */
+  utilizationResource?: string;
+  /** `remove`, `unneeded` (removable later) or `keep`. */
+  verdict: ScaleDownVerdict;
+}
+
+/** The scale-down settings an answer was made with. */
+export interface ScaleDownSettings {
+  /** `--scale-down-delay-after-add`, seconds. */
+  delayAfterAddSeconds: number;
+  /** `--scale-down-gpu-utilization-threshold`. */
+  gpuUtilizationThreshold: number;
+  /** `--scale-down-unneeded-time`, seconds. */
+  unneededTimeSeconds: number;
+  /** `--scale-down-utilization-threshold`. */
+  utilizationThreshold: number;
+}
+
+/** What scale-down does with a node. */
+export type ScaleDownVerdict = 'remove' | 'unneeded' | 'keep';
 
 /** One scale-up: the option the expanders chose in one scan loop. */
 export interface ScaleUp {
