@@ -209,10 +209,8 @@ fn facts(docs: &[Document]) -> Facts {
         let annotation =
             |k: &str| meta.and_then(|m| m.get("annotations")).and_then(|a| a.get(k)).and_then(|v| v.as_str()).map(str::to_string);
         match d.kind() {
-            "Node" => {
-                if annotation(SCALE_DOWN_DISABLED).as_deref() == Some("true") {
-                    f.disabled_nodes.push(d.name().to_string());
-                }
+            "Node" if annotation(SCALE_DOWN_DISABLED).as_deref() == Some("true") => {
+                f.disabled_nodes.push(d.name().to_string());
             }
             "Pod" => {
                 let ns = meta.and_then(|m| m.get("namespace")).and_then(|v| v.as_str()).unwrap_or("default");
@@ -374,7 +372,7 @@ fn scale_down(
             verdicts[i] = Some(v);
             continue;
         }
-        if facts.disabled_nodes.iter().any(|d| *d == n.name) {
+        if facts.disabled_nodes.contains(&n.name) {
             keep(&mut v, ScaleDownCode::ScaleDownDisabled, format!("annotated {SCALE_DOWN_DISABLED}: \"true\""));
             verdicts[i] = Some(v);
             continue;
