@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any, Dict, List, Set, Tuple
 
 import nodecast
-from nodecast import _advise, _errors, _optimize, _results
+from nodecast import _advise, _errors, _node_groups, _optimize, _results
 
 SCHEMA: Dict[str, Any] = json.loads(resources.files("nodecast").joinpath("answers.schema.json").read_text())
 DEFS: Dict[str, Any] = SCHEMA["$defs"]
@@ -80,6 +80,18 @@ CLASSES: Dict[str, type] = {
     "Risk": _advise.AdviceRisk,
     "Applied": _advise.AppliedEdit,
     "EditedFile": _advise.EditedFile,
+    "NodeGroupPlan": _node_groups.NodeGroupPlan,
+    "NodeGroup": _node_groups.NodeGroup,
+    "ScaleUp": _node_groups.ScaleUp,
+    "ScaleUpOption": _node_groups.ScaleUpOption,
+    "NodeGroupNode": _node_groups.NodeGroupNode,
+    "NodeGroupPendingPod": _node_groups.NodeGroupPendingPod,
+    "NodeGroupReason": _node_groups.NodeGroupReason,
+    "ClusterAutoscalerSettings": _node_groups.ClusterAutoscalerSettings,
+    "NodeGroupScaleDown": _node_groups.NodeGroupScaleDown,
+    "ScaleDownNode": _node_groups.ScaleDownNode,
+    "ScaleDownMove": _node_groups.ScaleDownMove,
+    "ScaleDownSettings": _node_groups.ScaleDownSettings,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.

@@ -213,6 +213,9 @@ export interface BalancedScore {
   threshold: number;
 }
 
+/** Why a node group cannot take a pod. */
+export type CaReason = 'max-size-reached' | 'max-nodes-total-reached' | 'insufficient-resources' | 'untolerated-taint' | 'node-selector-mismatch' | 'host-port-conflict' | 'pod-anti-affinity' | 'not-modelled';
+
 /**
  * A CapacityBuffer in a plan: how many virtual pods it asks for and where they went, with
  * the `Provisioning` condition Karpenter writes for it (docs/feature-gates.md).
@@ -290,6 +293,18 @@ export interface CatalogRow {
   spotPricePerHour: number | null;
   /** vCPUs of the machine (capacity, a Kubernetes quantity). */
   vcpu: string;
+}
+
+/** The Cluster Autoscaler settings an answer was made with. */
+export interface ClusterAutoscalerSettings {
+  /** The `--expander` chain. */
+  expander: Expander[];
+  /** `--max-nodes-per-scaleup`. */
+  maxNodesPerScaleUp: number;
+  /** `--max-nodes-total` (0: no limit). */
+  maxNodesTotal: number;
+  /** The priority ConfigMap's rules (priority → patterns), highest first. */
+  priorities?: [number, string[]][];
 }
 
 /**
@@ -506,6 +521,9 @@ export interface ExistingNode {
   pods: string[];
 }
 
+/** One expander of the `--expander` chain (cluster-autoscaler/expander/expander.go names). */
+export type Expander = 'least-waste' | 'priority' | 'most-pods' | 'least-nodes' | 'random';
+
 /** The answer of `explain`: whichever of pod, instance type and node the request asked about. */
 export interface Explanation {
   /** Why the asked instance type is launched, an option, or rejected for the pod. */
@@ -714,6 +732,140 @@ export interface NodeExplanation {
   summary: string;
   /** The answer's ties that name this node: Karpenter may pick it, or others, instead. */
   ties: Tie[];
+}
+
+/** One node group and its template node. */
+export interface NodeGroup {
+  /** The template's capacity (= allocatable), before DaemonSets. */
+  capacity: Record<string, string>;
+  /** `spot` or `on-demand`. */
+  capacityType: string;
+  /** Its size before this answer (desired capacity). */
+  currentSize: number;
+  /** DaemonSet pods the template runs (namespace/name). */
+  daemonSets: string[];
+  /** The type the template is built from (the first of `instanceTypes`). */
+  instanceType: string;
+  /** Every instance type the group may launch, in the order written. */
+  instanceTypes: string[];
+  /** The template's labels. */
+  labels: Record<string, string>;
+  /** An EKS managed node group (labels and taints read from EKS). */
+  managed: boolean;
+  /** The group's maximum size. */
+  maxSize: number;
+  /** The group's minimum size. */
+  minSize: number;
+  /** The node group's name. */
+  name: string;
+  /** Nodes this answer's scale-ups add. */
+  newNodes: number;
+  /** Price of one node per hour. */
+  pricePerHour: number;
+  /** The template's taints (`key=value:Effect`). */
+  taints: string[];
+  /** Its size after them. */
+  targetSize: number;
+  /** The template's zone (the group's first). */
+  zone: string;
+}
+
+/** A node that receives pending pods. */
+export interface NodeGroupNode {
+  /** Its instance type. */
+  instanceType: string;
+  /** The scan loop that added it. */
+  loop?: number;
+  /** The node group's name. */
+  name: string;
+  /** Added by this answer's scale-ups (false: one of the group's current nodes). */
+  new: boolean;
+  /** The node group. */
+  nodeGroup: string;
+  /** Pods placed. */
+  pods: string[];
+}
+
+/** A pod no node group can take. */
+export interface NodeGroupPendingPod {
+  /** The pod (`namespace/name`). */
+  pod: string;
+  /** One reason per node group. */
+  reasons: NodeGroupReason[];
+}
+
+/** What the Cluster Autoscaler's scale-up does with the pending pods. */
+export interface NodeGroupPlan {
+  /** Where the Cluster Autoscaler is random or timing-dependent, and what nodecast does then. */
+  disclosures: string[];
+  /** Hourly price of the new nodes. */
+  newPricePerHour: number;
+  /** Every node group, in input order, with its template and its size before and after. */
+  nodeGroups: NodeGroup[];
+  /** Nodes that receive pending pods: the groups' current nodes and the new ones. */
+  nodes: NodeGroupNode[];
+  /** The scale-ups, one per scan loop, in order. */
+  scaleUps: ScaleUp[];
+  /** The settings the decisions were made with. */
+  settings: ClusterAutoscalerSettings;
+  /** Pods no node group can take, with one reason per node group. */
+  unschedulable: NodeGroupPendingPod[];
+  /** Findings about the input and what this engine does not simulate. */
+  warnings: Warning[];
+}
+
+/** The answer of kind `NodeGroupPlan`: a success with the `NodeGroupPlan` fields, or a failure. */
+export type NodeGroupPlanAnswer = (NodeGroupPlan & { apiVersion: 'nodecast/v1'; kind: 'NodeGroupPlan'; status: 'success'; }) | NodeGroupPlanFailure;
+
+/** No answer: every problem found, located. */
+export interface NodeGroupPlanFailure {
+  apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
+  errors: InputError[];
+  kind: 'NodeGroupPlan';
+  status: 'failure';
+}
+
+/** Why one node group cannot take a pod. */
+export interface NodeGroupReason {
+  /** The reason, as a stable code. */
+  code: CaReason;
+  /** The reason for people. */
+  message: string;
+  /** The node group. */
+  nodeGroup?: string;
+}
+
+/** What the Cluster Autoscaler's scale-down does with the nodes of the node groups at `now`. */
+export interface NodeGroupScaleDown {
+  /** When scale-down resumes after the last scale-up (RFC 3339), when that is after `now`. */
+  cooldownUntil?: string;
+  /** Where the Cluster Autoscaler is timing-dependent, and what nodecast assumes. */
+  disclosures: string[];
+  /** Every node of the input, in input order, with its verdict. */
+  nodes: ScaleDownNode[];
+  /** The time of the decision (RFC 3339). */
+  now: string;
+  /** Hourly price of the nodes removed (`remove`), at the node groups' prices. */
+  removedPricePerHour: number;
+  /** The settings the decision was made with. */
+  settings: ScaleDownSettings;
+  /** Findings about the input. */
+  warnings: Warning[];
+}
+
+/** The answer of kind `NodeGroupScaleDown`: a success with the `NodeGroupScaleDown` fields, or a failure. */
+export type NodeGroupScaleDownAnswer = (NodeGroupScaleDown & { apiVersion: 'nodecast/v1'; kind: 'NodeGroupScaleDown'; status: 'success'; }) | NodeGroupScaleDownFailure;
+
+/** No answer: every problem found, located. */
+export interface NodeGroupScaleDownFailure {
+  apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
+  errors: InputError[];
+  kind: 'NodeGroupScaleDown';
+  status: 'failure';
 }
 
 /** A NodePool as this plan leaves it. */
@@ -1265,6 +1417,90 @@ export interface Risk {
 }
 
 export type RiskLevel = 'none' | 'low' | 'medium' | 'high';
+
+/** Why a node is removed, waits or stays. */
+export type ScaleDownCode = 'empty' | 'underutilized' | 'unneeded-too-short' | 'scale-down-in-cooldown' | 'not-in-node-group' | 'scale-down-disabled' | 'not-ready-for-scale-down' | 'not-underutilized' | 'min-size-reached' | 'not-replicated' | 'unmovable-kube-system-pod' | 'not-safe-to-evict' | 'local-storage' | 'not-enough-pdb' | 'no-place-to-move-pods';
+
+/** A pod of a removed node and the node it goes to. */
+export interface ScaleDownMove {
+  /** The pod (`namespace/name`). */
+  pod: string;
+  /** The node it is re-placed on. */
+  to: string;
+}
+
+/** One node and what scale-down does with it. */
+export interface ScaleDownNode {
+  /** Why, as a stable code. */
+  code: ScaleDownCode;
+  /** Its instance type, when labelled. */
+  instanceType?: string;
+  /** The scan loop (1-based, 10 s apart) that removes it, for `remove`. */
+  loop?: number;
+  /** Why, for people. */
+  message: string;
+  /** Where its pods go when it is removed (or would go, for `unneeded`). */
+  moves?: ScaleDownMove[];
+  /** The node's name. */
+  name: string;
+  /** Its node group (absent: in none of the input's groups). */
+  nodeGroup?: string;
+  /** When it becomes removable (RFC 3339), for `unneeded`. */
+  removableAt?: string;
+  /** Requests over allocatable of the resource that decides (see `utilizationResource`). */
+  utilization?: number;
+  /** `nvidia.com/gpu` on a GPU node, else `cpu` or `memory` (the larger). */
+  utilizationResource?: string;
+  /** `remove`, `unneeded` (removable later) or `keep`. */
+  verdict: ScaleDownVerdict;
+}
+
+/** The scale-down settings an answer was made with. */
+export interface ScaleDownSettings {
+  /** `--scale-down-delay-after-add`, seconds. */
+  delayAfterAddSeconds: number;
+  /** `--scale-down-gpu-utilization-threshold`. */
+  gpuUtilizationThreshold: number;
+  /** `--scale-down-unneeded-time`, seconds. */
+  unneededTimeSeconds: number;
+  /** `--scale-down-utilization-threshold`. */
+  utilizationThreshold: number;
+}
+
+/** What scale-down does with a node. */
+export type ScaleDownVerdict = 'remove' | 'unneeded' | 'keep';
+
+/** One scale-up: the option the expanders chose in one scan loop. */
+export interface ScaleUp {
+  /** The expander that chose, or `random` when several options were left. */
+  decidedBy: string;
+  /** The scan loop (1-based). */
+  loop: number;
+  /** The node group. */
+  nodeGroup: string;
+  /** Nodes added. */
+  nodes: number;
+  /** Every option of the loop. */
+  options: ScaleUpOption[];
+  /** Pods placed. */
+  pods: string[];
+  /** The options the random fallback chose among (nodecast takes the first by name). */
+  tiedWith?: string[];
+}
+
+/** One scale-up option of a loop: a node group and what its estimate places. */
+export interface ScaleUpOption {
+  /** The estimate stopped at a limit (max-nodes-per-scaleup, max size, max-nodes-total). */
+  limited: boolean;
+  /** The node group. */
+  nodeGroup: string;
+  /** Nodes added. */
+  nodes: number;
+  /** Pods placed. */
+  pods: number;
+  /** least-waste's score: unused CPU fraction + unused memory fraction of the new nodes. */
+  waste: number;
+}
 
 /** The move a Balanced score is about. */
 export type ScoredMove = 'delete' | 'replace' | 'delete (best case)';

@@ -1,8 +1,9 @@
-//! `nodecast plan` answered by the Cluster Autoscaler (docs/cluster-autoscaler.md): the table
-//! rendering of a `NodeGroupPlan`. The answer's content is the core's; this only lays it out.
+//! `nodecast plan` and `nodecast consolidate` answered by the Cluster Autoscaler
+//! (docs/cluster-autoscaler.md): the table renderings of a `NodeGroupPlan` and a
+//! `NodeGroupScaleDown`. The answer's content is the core's; this only lays it out.
 
 use crate::table::Table;
-use nodecast::cluster_autoscaler::NodeGroupPlan;
+use nodecast::cluster_autoscaler::{NodeGroupPlan, NodeGroupScaleDown, ScaleDownCode, ScaleDownVerdict};
 use std::fmt::Write;
 
 fn section(out: &mut String, title: &str) {
@@ -104,6 +105,73 @@ pub fn plan(p: &NodeGroupPlan) -> String {
     if !p.warnings.is_empty() {
         section(&mut out, "Warnings");
         for w in &p.warnings {
+            let _ = writeln!(out, "  {}: {}", w.code, w.message);
+        }
+    }
+    out
+}
+
+/// The table view of a Cluster Autoscaler scale-down.
+pub fn scale_down(d: &NodeGroupScaleDown) -> String {
+    let mut out = String::new();
+    let count = |v: ScaleDownVerdict| d.nodes.iter().filter(|n| n.verdict == v).count();
+    let _ = writeln!(
+        out,
+        "Cluster Autoscaler scale-down at {}: {} node(s) removed (${:.3}/h), {} unneeded (removed later), {} kept",
+        d.now,
+        count(ScaleDownVerdict::Remove),
+        d.removed_price_per_hour + 0.0,
+        count(ScaleDownVerdict::Unneeded),
+        count(ScaleDownVerdict::Keep)
+    );
+    section(&mut out, "Nodes");
+    let mut t = Table::new(&["NAME", "NODE GROUP", "INSTANCE TYPE", "UTIL", "VERDICT", "LOOP", "WHY"]).right(&[3, 5]);
+    let code = |c: ScaleDownCode| serde_json::to_value(c).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let verdict = |v: ScaleDownVerdict| serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    for n in &d.nodes {
+        let util = match (n.utilization, &n.utilization_resource) {
+            (Some(u), Some(r)) => format!("{u:.3} {}", if r == "nvidia.com/gpu" { "gpu" } else { r.as_str() }),
+            _ => "-".into(),
+        };
+        t.row(vec![
+            n.name.clone(),
+            n.node_group.clone().unwrap_or_else(|| "-".into()),
+            n.instance_type.clone().unwrap_or_else(|| "-".into()),
+            util,
+            verdict(n.verdict),
+            n.loop_.map_or("-".into(), |l| l.to_string()),
+            format!("{}: {}", code(n.code), n.message),
+        ]);
+        if !n.moves.is_empty() {
+            let moves: Vec<String> = n.moves.iter().map(|m| format!("{} -> {}", m.pod, m.to)).collect();
+            t.note(format!("pods move: {}", moves.join(", ")));
+        }
+        if let Some(at) = &n.removable_at {
+            t.note(format!("removable at {at}"));
+        }
+    }
+    if t.is_empty() {
+        out.push_str("  none\n");
+    } else {
+        out.push_str(&t.render("  "));
+    }
+    section(&mut out, "Settings");
+    let s = &d.settings;
+    let _ = writeln!(
+        out,
+        "  utilization threshold {}, gpu utilization threshold {}, unneeded time {}s, delay after add {}s",
+        s.utilization_threshold, s.gpu_utilization_threshold, s.unneeded_time_seconds, s.delay_after_add_seconds
+    );
+    if let Some(c) = &d.cooldown_until {
+        let _ = writeln!(out, "  in cool-down after the last scale-up until {c}");
+    }
+    section(&mut out, "Disclosures");
+    for x in &d.disclosures {
+        let _ = writeln!(out, "  {x}");
+    }
+    if !d.warnings.is_empty() {
+        section(&mut out, "Warnings");
+        for w in &d.warnings {
             let _ = writeln!(out, "  {}: {}", w.code, w.message);
         }
     }

@@ -220,6 +220,12 @@ struct ConsolidateArgs {
     /// (docs/consolidate-until.md).
     #[arg(long, value_name = "RFC3339")]
     until: Option<String>,
+    /// Which autoscaler answers: Karpenter's disruption controller over the NodePools, or the
+    /// Cluster Autoscaler's scale-down over the node groups of eksctl/Terraform inputs
+    /// (docs/cluster-autoscaler.md). Default: the Cluster Autoscaler when the inputs hold node
+    /// groups and no NodePool.
+    #[arg(long, value_enum, value_name = "AUTOSCALER")]
+    autoscaler: Option<AutoscalerArg>,
     #[command(flatten)]
     policies: Policies,
     #[command(flatten)]
@@ -361,6 +367,20 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.now = Some(a.now.clone());
             req.until = a.until.clone();
+            req.autoscaler = a.autoscaler.map(|x| match x {
+                AutoscalerArg::Karpenter => nodecast::json::Autoscaler::Karpenter,
+                AutoscalerArg::ClusterAutoscaler => nodecast::json::Autoscaler::ClusterAutoscaler,
+            });
+            if nodecast::json::wants_cluster_autoscaler(&req) {
+                if req.until.is_some() {
+                    return Err(Fatal(
+                        "--until is not available with the Cluster Autoscaler: its scale-down answers one time (--now)".into(),
+                    )
+                    .into());
+                }
+                let answer = nodecast::json::scale_down_node_groups(&req);
+                return Ok(finish(&answer, a.common.output, ca::scale_down)?);
+            }
             let answer = nodecast::consolidate(&req);
             Ok(finish(&answer, a.common.output, render::decision)?)
         }

@@ -205,6 +205,22 @@ fn real_answers_are_valid_against_the_schema() {
         ),
         answer("optimize", json!({"inputs": inputs})),
         answer("advise", json!({"inputs": inputs})),
+        answer(
+            "plan",
+            json!({"inputs": [
+                text("examples/node-groups/eksctl-gpu.yaml"),
+                text("examples/node-groups/ca-settings.yaml"),
+                text("examples/workloads/eval-jobs-1gpu.yaml"),
+                text("examples/workloads/training-job-4gpu.yaml"),
+            ], "autoscaler": "cluster-autoscaler"}),
+        ),
+        answer(
+            "consolidate",
+            json!({"inputs": [
+                text("examples/node-groups/eksctl-gpu.yaml"),
+                text("examples/node-groups/cluster-state.yaml"),
+            ], "autoscaler": "cluster-autoscaler", "now": "2025-03-05T12:00:00Z"}),
+        ),
     ];
     let mut claims = 0;
     for a in &answers {
@@ -240,4 +256,4 @@ fn real_answers_are_valid_against_the_schema() {
     }
 }
 
-const ANSWER_BODIES: [(&str, &str); 8] = nodecast::schema::ANSWERS;
+const ANSWER_BODIES: [(&str, &str); 10] = nodecast::schema::ANSWERS;

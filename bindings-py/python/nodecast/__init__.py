@@ -77,6 +77,21 @@ from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
 from ._optimize import add_optimize_options as _add_optimize_options
 from ._advise import Advice, AdviceEdit, AdviceRisk, AdviceStats, Advised, AdvisedPlan, AppliedEdit, EditedFile
 from ._advise import add_advise_options as _add_advise_options
+from ._node_groups import (
+    NodeGroupPlan,
+    NodeGroup,
+    ScaleUp,
+    ScaleUpOption,
+    NodeGroupNode,
+    NodeGroupPendingPod,
+    NodeGroupReason,
+    ClusterAutoscalerSettings,
+    NodeGroupScaleDown,
+    ScaleDownNode,
+    ScaleDownMove,
+    ScaleDownSettings,
+)
+from ._node_groups import add_autoscaler as _add_autoscaler
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
 from ._sources import simulation_value as _simulation_value
@@ -89,6 +104,8 @@ __all__ = [
     "__version__",
     # functions
     "plan",
+    "plan_node_groups",
+    "consolidate_node_groups",
     "consolidate",
     "validate",
     "explain",
@@ -162,6 +179,18 @@ __all__ = [
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
+    "NodeGroupPlan",
+    "NodeGroup",
+    "ScaleUp",
+    "ScaleUpOption",
+    "NodeGroupNode",
+    "NodeGroupPendingPod",
+    "NodeGroupReason",
+    "ClusterAutoscalerSettings",
+    "NodeGroupScaleDown",
+    "ScaleDownNode",
+    "ScaleDownMove",
+    "ScaleDownSettings",
 ]
 
 Source = Any
@@ -174,7 +203,7 @@ SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Ma
 SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 Reservations = Union[str, "os.PathLike[str]", Mapping[str, Any], Sequence[Any]]
 
-_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization)
+_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan, NodeGroupScaleDown)
 
 
 def _run(function: str, cls: Type[_A], request: str) -> _A:
@@ -274,6 +303,54 @@ def plan(
         reservations=reservations,
     )
     return _run("plan", Plan, req)
+
+
+@user_errors
+def plan_node_groups(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    ignore_dra_requests: Optional[bool] = None,
+    now: Optional[Now] = None,
+) -> NodeGroupPlan:
+    """What the Kubernetes Cluster Autoscaler's scale-up does with the pending pods over the node
+    groups of the sources (an eksctl ``ClusterConfig``, ``terraform show -json`` output, a
+    ``ClusterAutoscalerSettings`` document and the priority-expander ConfigMap), as
+    ``nodecast plan --autoscaler cluster-autoscaler`` answers it (docs/cluster-autoscaler.md).
+    Raises InputError (ValidationError for rule violations)."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        ignore_dra_requests=ignore_dra_requests,
+        now=now,
+    )
+    return _run("plan", NodeGroupPlan, _add_autoscaler(req))
+
+
+@user_errors
+def consolidate_node_groups(
+    *sources: Source,
+    now: Now,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    ignore_dra_requests: Optional[bool] = None,
+) -> NodeGroupScaleDown:
+    """What the Kubernetes Cluster Autoscaler's scale-down does at ``now`` with the nodes of the
+    node groups (``nodecast consolidate --autoscaler cluster-autoscaler``): per node, removed,
+    unneeded until a time, or kept, with the reason and where its pods go. Raises InputError."""
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        ignore_dra_requests=ignore_dra_requests,
+        now=now,
+    )
+    return _run("consolidate", NodeGroupScaleDown, _add_autoscaler(req))
 
 
 @user_errors

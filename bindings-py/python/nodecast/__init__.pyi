@@ -59,6 +59,18 @@ from nodecast._optimize import Optimization as Optimization
 from nodecast._optimize import OptimizedClaim as OptimizedClaim
 from nodecast._optimize import OptimizationStats as OptimizationStats
 from nodecast._optimize import PodMove as PodMove
+from nodecast._node_groups import NodeGroupPlan as NodeGroupPlan
+from nodecast._node_groups import NodeGroup as NodeGroup
+from nodecast._node_groups import ScaleUp as ScaleUp
+from nodecast._node_groups import ScaleUpOption as ScaleUpOption
+from nodecast._node_groups import NodeGroupNode as NodeGroupNode
+from nodecast._node_groups import NodeGroupPendingPod as NodeGroupPendingPod
+from nodecast._node_groups import NodeGroupReason as NodeGroupReason
+from nodecast._node_groups import ClusterAutoscalerSettings as ClusterAutoscalerSettings
+from nodecast._node_groups import NodeGroupScaleDown as NodeGroupScaleDown
+from nodecast._node_groups import ScaleDownNode as ScaleDownNode
+from nodecast._node_groups import ScaleDownMove as ScaleDownMove
+from nodecast._node_groups import ScaleDownSettings as ScaleDownSettings
 from nodecast._advise import Advice as Advice
 from nodecast._advise import Advised as Advised
 from nodecast._advise import AdviceEdit as AdviceEdit
@@ -72,6 +84,8 @@ __version__: str
 __all__ = [
     "__version__",
     "plan",
+    "plan_node_groups",
+    "consolidate_node_groups",
     "consolidate",
     "validate",
     "explain",
@@ -143,6 +157,18 @@ __all__ = [
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
+    "NodeGroupPlan",
+    "NodeGroup",
+    "ScaleUp",
+    "ScaleUpOption",
+    "NodeGroupNode",
+    "NodeGroupPendingPod",
+    "NodeGroupReason",
+    "ClusterAutoscalerSettings",
+    "NodeGroupScaleDown",
+    "ScaleDownNode",
+    "ScaleDownMove",
+    "ScaleDownSettings",
 ]
 
 # A source: YAML/JSON text, a file path (str or os.PathLike), bytes, a Kubernetes object (dict,
@@ -193,6 +219,22 @@ def plan(
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Plan: ...
+def plan_node_groups(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    ignore_dra_requests: Optional[bool] = None,
+    now: Optional[Now] = None,
+) -> NodeGroupPlan: ...
+def consolidate_node_groups(
+    *sources: Source,
+    now: Now,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+    ignore_dra_requests: Optional[bool] = None,
+) -> NodeGroupScaleDown: ...
 def consolidate(
     *sources: Source,
     now: Now,

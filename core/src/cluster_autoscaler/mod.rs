@@ -6,14 +6,15 @@
 //! first lets the pending pods land on the nodes already there or coming (filter out
 //! schedulable), then estimates, for every node group below its max size, how many template
 //! nodes its pods need (`estimator`), lets the expanders pick one option (`expander`) and
-//! scales that one group. Loops end when no pod is left or no group can take one. Scale-down
-//! is not modelled yet.
+//! scales that one group. Loops end when no pod is left or no group can take one. Scale-down,
+//! over the nodes of the groups at a given time, is `scale_down`.
 //!
 //! It uses the same model as Karpenter's side (pods, DaemonSets, the catalog) and imports
 //! neither disruption nor optimize.
 
 mod estimator;
 mod expander;
+mod scale_down;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,10 @@ use estimator::{EquivalenceGroup, Limits, Misfit, SimNode};
 use indexmap::IndexMap;
 use serde::Serialize;
 use template::Template;
+
+pub use scale_down::{
+    scale_down_request, NodeGroupScaleDown, PodMoveOut, ScaleDownCode, ScaleDownNode, ScaleDownSettings, ScaleDownVerdict,
+};
 
 /// What the Cluster Autoscaler's scale-up does with the pending pods.
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -55,6 +60,7 @@ pub struct NodeGroupPlan {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroup"))]
 pub struct NodeGroupOut {
     /// The node group's name.
     pub name: String,
@@ -94,6 +100,7 @@ pub struct NodeGroupOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "ScaleUp"))]
 pub struct ScaleUpOut {
     /// The scan loop (1-based).
     #[serde(rename = "loop")]
@@ -117,6 +124,7 @@ pub struct ScaleUpOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "ScaleUpOption"))]
 pub struct OptionOut {
     /// The node group.
     pub node_group: String,
@@ -134,6 +142,7 @@ pub struct OptionOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroupNode"))]
 pub struct NodeOut {
     /// The node group's name.
     pub name: String,
@@ -154,6 +163,7 @@ pub struct NodeOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroupPendingPod"))]
 pub struct PendingPodOut {
     /// The pod (`namespace/name`).
     pub pod: String,
@@ -188,6 +198,7 @@ pub enum CaReason {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "NodeGroupReason"))]
 pub struct ReasonOut {
     /// The node group.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -202,6 +213,7 @@ pub struct ReasonOut {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "schema", schemars(rename = "ClusterAutoscalerSettings"))]
 pub struct SettingsOut {
     /// The `--expander` chain.
     pub expander: Vec<Expander>,

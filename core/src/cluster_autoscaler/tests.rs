@@ -1,4 +1,5 @@
 use super::*;
+mod scale_down;
 use crate::json::{call, plan_node_groups, Input, Outcome, Request};
 
 fn req(texts: &[&str]) -> Request {

@@ -187,6 +187,14 @@ pub fn plan_node_groups(req: &Request) -> Answer<crate::cluster_autoscaler::Node
     answer("NodeGroupPlan", crate::cluster_autoscaler::plan_request(&req.sources()))
 }
 
+/// What the Cluster Autoscaler's scale-down does at `now` with the nodes of the node groups of
+/// the inputs (`cluster_autoscaler::scale_down_request`).
+#[cfg(feature = "cluster-autoscaler")]
+pub fn scale_down_node_groups(req: &Request) -> Answer<crate::cluster_autoscaler::NodeGroupScaleDown> {
+    let r = parse_now(req.now.as_deref()).and_then(|now| crate::cluster_autoscaler::scale_down_request(&req.sources(), now));
+    answer("NodeGroupScaleDown", r)
+}
+
 /// The request's `now` when it has one.
 fn optional_now(req: &Request) -> Result<Option<i64>, Vec<InputError>> {
     req.now.as_deref().map(|n| parse_now(Some(n))).transpose()
@@ -317,8 +325,9 @@ pub fn call(function: &str, request_json: &str) -> String {
         }
     };
     match function {
-        // Only when asked: Python's and wasm's `plan` read a Plan (their NodeGroupPlan types
-        // are not written yet); the CLI asks when the documents choose (`wants_cluster_autoscaler`).
+        // Only when asked: `plan` and `consolidate` answer a Plan and a Decision otherwise, which
+        // Python's and wasm's typed functions expect; the CLI asks when the documents choose
+        // (`wants_cluster_autoscaler`), Python through plan_node_groups/consolidate_node_groups.
         #[cfg(feature = "cluster-autoscaler")]
         "plan" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => plan_node_groups(&req).to_json(),
         #[cfg(not(feature = "cluster-autoscaler"))]
@@ -330,6 +339,18 @@ pub fn call(function: &str, request_json: &str) -> String {
             .path("autoscaler")
             .help("plan node groups with the CLI (`nodecast plan --autoscaler cluster-autoscaler`) or the Rust crate");
             Answer::<()>::failure("NodeGroupPlan", vec![err]).to_json()
+        }
+        #[cfg(feature = "cluster-autoscaler")]
+        "consolidate" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => scale_down_node_groups(&req).to_json(),
+        #[cfg(not(feature = "cluster-autoscaler"))]
+        "consolidate" if req.autoscaler == Some(Autoscaler::ClusterAutoscaler) => {
+            let err = InputError::new(
+                "not-available",
+                "this build of nodecast leaves the Cluster Autoscaler out (the wasm package does, for its size budget)".to_string(),
+            )
+            .path("autoscaler")
+            .help("scale node groups down with the CLI (`nodecast consolidate --autoscaler cluster-autoscaler`) or the Rust crate");
+            Answer::<()>::failure("NodeGroupScaleDown", vec![err]).to_json()
         }
         "plan" => plan(&req).to_json(),
         "consolidate" => consolidate(&req).to_json(),

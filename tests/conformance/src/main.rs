@@ -246,6 +246,15 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
                 Outcome::Fail(format!("plan failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
             }
         },
+        "cluster-autoscaler-scale-down" => match nodecast::json::scale_down_node_groups(&req).outcome {
+            nodecast::Outcome::Success(d) => match check_scale_down(s.get("expect").unwrap_or(&Value::Null), &d) {
+                Ok(()) => Outcome::Pass,
+                Err(e) => Outcome::Fail(e),
+            },
+            nodecast::Outcome::Failure { errors } => {
+                Outcome::Fail(format!("scale-down failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
+            }
+        },
         other => Outcome::Fail(format!("unknown scenario kind {other:?}")),
     }
 }
@@ -304,6 +313,51 @@ fn check_cluster_autoscaler(e: &Value, p: &nodecast::cluster_autoscaler::NodeGro
     }
     if let Some(n) = e.get("unschedulable") {
         check_count(n, p.unschedulable.len(), "unschedulable pods")?;
+    }
+    Ok(())
+}
+
+/// A Cluster Autoscaler scale-down scenario's `expect`: `removed` (a count of `remove`
+/// verdicts) and `nodes`, by node name: `verdict`, `code`, `movesTo` (the nodes its pods go to,
+/// in any order).
+fn check_scale_down(e: &Value, d: &nodecast::cluster_autoscaler::NodeGroupScaleDown) -> Result<(), String> {
+    let known = ["removed", "nodes"];
+    if let Some(k) = e.as_object().and_then(|m| m.keys().find(|k| !known.contains(&k.as_str()))) {
+        return Err(format!("expect: unknown key {k:?} (known: {})", known.join(", ")));
+    }
+    if let Some(n) = e.get("removed") {
+        let got = d.nodes.iter().filter(|x| x.verdict == nodecast::cluster_autoscaler::ScaleDownVerdict::Remove).count();
+        check_count(n, got, "removed nodes")?;
+    }
+    if let Some(by) = e.get("nodes").and_then(Value::as_object) {
+        for (name, want) in by {
+            let got = d.nodes.iter().find(|x| &x.name == name).ok_or_else(|| format!("no node {name} in the answer"))?;
+            let json = serde_json::to_value(got).map_err(|e| e.to_string())?;
+            let text = |k: &str| json.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            let known = ["verdict", "code", "movesTo"];
+            if let Some(k) = want.as_object().and_then(|m| m.keys().find(|k| !known.contains(&k.as_str()))) {
+                return Err(format!("expect.nodes.{name}: unknown key {k:?} (known: {})", known.join(", ")));
+            }
+            if let Some(v) = want.get("verdict").and_then(Value::as_str) {
+                if text("verdict") != v {
+                    return Err(format!("node {name}: expected verdict {v}, got {} ({})", text("verdict"), got.message));
+                }
+            }
+            if let Some(c) = want.get("code").and_then(Value::as_str) {
+                if text("code") != c {
+                    return Err(format!("node {name}: expected code {c}, got {} ({})", text("code"), got.message));
+                }
+            }
+            if let Some(to) = want.get("movesTo") {
+                let mut w = strs(to);
+                let mut g: Vec<String> = got.moves.iter().map(|m| m.to.clone()).collect();
+                w.sort();
+                g.sort();
+                if w != g {
+                    return Err(format!("node {name}: expected its pods to move to {w:?}, got {g:?}"));
+                }
+            }
+        }
     }
     Ok(())
 }
