@@ -209,6 +209,9 @@ pub fn claim_names(m: &Model, sol: &Solution, finals: &[FinalClaim]) -> Vec<Stri
         .collect()
 }
 
+/// A claim's decision key: template, candidates, requirements but the hostname, reservations held.
+type DecisionKey<'a> = (usize, &'a [u32], Without<'a>, &'a [u32]);
+
 /// Launch decisions for every claim; claims whose truncation breaks minValues fail their pods.
 pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usize, MinValuesShortfall)>) {
     let mut out = Vec::new();
@@ -220,7 +223,7 @@ pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usiz
     // requirements are a function of the claim's own and the reservations it holds, so those
     // key the memo and a claim's are built only when its decision is not known yet (thousands
     // of reserved GPU claims cloned theirs each).
-    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without, &[u32]), Decision> = Default::default();
+    let mut decided: crate::fxhash::FxHashMap<DecisionKey, Decision> = Default::default();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
         let r = Without { reqs: &pc.requirements, skip: [m.keys.hostname; 4] };
