@@ -135,7 +135,8 @@ struct Shared<'a> {
     options: crate::fxhash::FxHashMap<Vec<u32>, Arc<Vec<String>>>,
     /// (pool, custom requirement labels, launch (type, zone, capacity type)) → labels.
     labels: crate::fxhash::FxHashMap<LabelsKey, Arc<IndexMap<String, String>>>,
-    requirements: crate::fxhash::FxHashMap<Without<'a>, Arc<Vec<String>>>,
+    /// (requirements but the keys not written, reservations held) → the written lines.
+    requirements: crate::fxhash::FxHashMap<(Without<'a>, &'a [u32]), Arc<Vec<String>>>,
     /// Rendered resource maps (requests, allocatable) by value.
     quantities: crate::fxhash::FxHashMap<Resources, Arc<IndexMap<String, String>>>,
     /// Utilization maps by (requests, allocatable).
@@ -246,14 +247,22 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
             r.iter().map(|(k, r)| format!("{} {}", m.interner.str(k), r.render(&m.interner))).collect();
         Arc::new(lines.into_iter().collect::<Vec<_>>())
     };
-    let requirements = if pc.reserved.is_empty() {
-        let written = Without { reqs: &pc.requirements, skip };
-        shared.requirements.entry(written).or_insert_with_key(render_lines).clone()
-    } else {
-        // FinalizeScheduling pins a claim holding reservations to them (`launch_reserved::pin`).
-        let pinned = crate::catalog::launch_reserved::pin(&pc.requirements, &pc.reserved, m);
-        render_lines(&Without { reqs: &pinned, skip })
-    };
+    // FinalizeScheduling pins a claim holding reservations to them (`launch_reserved::pin`);
+    // the pinned set is a function of the claim's requirements and the reservations it holds,
+    // so those key the rendering and it is built once per distinct pair.
+    let written = Without { reqs: &pc.requirements, skip };
+    let requirements = shared
+        .requirements
+        .entry((written, pc.reserved.as_slice()))
+        .or_insert_with(|| {
+            if pc.reserved.is_empty() {
+                render_lines(&written)
+            } else {
+                let pinned = crate::catalog::launch_reserved::pin(&pc.requirements, &pc.reserved, m);
+                render_lines(&Without { reqs: &pinned, skip })
+            }
+        })
+        .clone();
     let reservation = f.launch.as_ref().and_then(|l| l.reservation).map(|r| &m.reservations[r as usize]);
     let instance_type_options = match shared.options.get(&f.options) {
         Some(o) => o.clone(),

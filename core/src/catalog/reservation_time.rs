@@ -131,12 +131,32 @@ pub fn pend_pods_of_deleting(
     now: Option<i64>,
     fully_blocked: impl Fn(&Model, usize) -> bool,
 ) -> Vec<usize> {
-    if nodes.is_empty() {
-        return Vec::new();
+    let (moved, undecided) = reschedulable_of_deleting(m, nodes, now, fully_blocked);
+    for p in moved {
+        m.pods[p].node_name = None;
+        // A StatefulSet's terminating pod is rescheduled too (IsReschedulable): pending again.
+        if m.pods[p].terminal {
+            m.pods[p].terminal = false;
+        }
     }
-    let names: Vec<&str> = nodes.iter().map(|&k| m.nodes[k].name.as_str()).collect();
+    undecided
+}
+
+/// The pods of the deleting nodes `nodes` Karpenter counts as currently reschedulable at `now`
+/// (`StateNodes.CurrentlyReschedulablePods`; see [`pend_pods_of_deleting`]), in index order,
+/// and those whose do-not-disrupt duration needs `now` to decide (without it).
+pub fn reschedulable_of_deleting(
+    m: &Model,
+    nodes: &[usize],
+    now: Option<i64>,
+    fully_blocked: impl Fn(&Model, usize) -> bool,
+) -> (Vec<usize>, Vec<usize>) {
     let mut moved = Vec::new();
     let mut undecided = Vec::new();
+    if nodes.is_empty() {
+        return (moved, undecided);
+    }
+    let names: Vec<&str> = nodes.iter().map(|&k| m.nodes[k].name.as_str()).collect();
     for p in 0..m.pods.len() {
         let pod = &m.pods[p];
         if !pod.node_name.as_deref().is_some_and(|n| names.contains(&n)) || !pod.is_reschedulable() {
@@ -160,14 +180,7 @@ pub fn pend_pods_of_deleting(
             None => moved.push(p),
         }
     }
-    for p in moved {
-        m.pods[p].node_name = None;
-        // A StatefulSet's terminating pod is rescheduled too (IsReschedulable): pending again.
-        if m.pods[p].terminal {
-            m.pods[p].terminal = false;
-        }
-    }
-    undecided
+    (moved, undecided)
 }
 
 /// One sentence on a change, for answers.

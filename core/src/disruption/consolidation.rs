@@ -143,6 +143,8 @@ pub(crate) struct Attempts<'m> {
 struct Shared {
     base: scheduling::Baseline,
     pending: Vec<usize>,
+    /// The pods of nodes already deleting that the simulation re-places (`deleting_node_pods`).
+    deleting: Vec<usize>,
     gated: Vec<usize>,
     /// `cheapest_holding` by requests, as computed in this pass.
     holding: std::cell::RefCell<Vec<(crate::resources::Resources, f64)>>,
@@ -170,6 +172,7 @@ impl<'m> Attempts<'m> {
             Shared {
                 base,
                 pending: (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect(),
+                deleting: super::deleting_node_pods(m, self.now),
                 gated: gated_nodes(m, self.now),
                 holding: Default::default(),
             }
@@ -243,15 +246,19 @@ impl Shared {
 /// schedule do not matter; any other pod that fails refuses it.
 fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Result<Command, Rejection> {
     let m = a.m;
-    let Shared { base, pending, gated, .. } = a.shared();
+    let Shared { base, pending, deleting, gated, .. } = a.shared();
     let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
     let mut pods: Vec<usize> = cands.iter().flat_map(|&i| infos[i].reschedulable.iter().copied()).collect();
     pods.extend(pending.iter().copied());
+    // SimulateScheduling adds the pods of nodes already deleting too: they are not pending, so
+    // they must place for the command to hold, and only an uninitialized node they land on is
+    // no objection.
+    pods.extend(deleting.iter().copied());
     // SimulateScheduling runs the scheduler without DisableReservedCapacityFallback: fallback mode.
     let sol = scheduling::solve_with(m, base, Some(&pods), &nodes, gated, scheduling::reserve::ReservedMode::Fallback, &[]);
     let is_pending = |p: &usize| pending.binary_search(p).is_ok();
     let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| !is_pending(p)).map(|(p, _)| m.pods[*p].key()).collect();
-    failed.extend(super::uninitialized_landings(m, &sol, |p| !is_pending(&p)));
+    failed.extend(super::uninitialized_landings(m, &sol, |p| !is_pending(&p) && deleting.binary_search(&p).is_err()));
     if !failed.is_empty() {
         return Err(reject(ReasonCode::PodsDoNotFit, format!("not all pods would schedule: {}", failed.join(", "))));
     }

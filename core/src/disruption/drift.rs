@@ -182,6 +182,7 @@ pub(crate) fn drift(
     });
     let (empty, busy): (Vec<usize>, Vec<usize>) = order.into_iter().partition(|&i| infos[i].reschedulable.is_empty());
     let mut base = None;
+    let mut deleting: Option<Vec<usize>> = None;
     for i in empty.into_iter().chain(busy) {
         let info = &infos[i];
         let pool = info.pool?;
@@ -202,13 +203,18 @@ pub(crate) fn drift(
             info.reschedulable.iter().copied().filter(|&p| !m.pods[p].do_not_disrupt_at(now) && !fully_blocked(m, p)).collect();
         let moved = pods.clone();
         pods.extend(pending.iter().copied());
+        // The pods of nodes already deleting are re-placed too and must place (see
+        // `deleting_node_pods`); `bound` is every pod whose failure refuses the command.
+        let deleting = deleting.get_or_insert_with(|| super::deleting_node_pods(m, now));
+        pods.extend(deleting.iter().copied());
+        let bound: Vec<usize> = moved.iter().chain(deleting.iter()).copied().collect();
         // No destination gating for drift (D-5.9 is consolidation's).
         let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
-        let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+        let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| bound.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
         failed.extend(super::uninitialized_landings(m, &sol, |p| moved.contains(&p)));
         if !failed.is_empty()
             && m.settings.feature_gates.terminate_first_drift
-            && super::repair::fits_in_freed_slot(m, base, info.node, &pods, &moved)
+            && super::repair::fits_in_freed_slot(m, base, info.node, &pods, &moved, deleting)
         {
             // TerminateFirstDrift (drift.go): delete the reserved node first; provisioning
             // refills its freed slot.
@@ -225,7 +231,7 @@ pub(crate) fn drift(
             );
             continue;
         }
-        let (replacements, stranded) = replacements_of(m, &sol, &moved);
+        let (replacements, stranded) = replacements_of(m, &sol, &bound);
         if !stranded.is_empty() {
             verdicts.entry(info.node).or_default().insert(
                 0,

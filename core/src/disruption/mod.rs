@@ -603,6 +603,18 @@ fn command_text(d: &Decision) -> String {
     }
 }
 
+/// The pods Karpenter's disruption simulation adds for the nodes already deleting
+/// (disruption/helpers.go SimulateScheduling: `deletingNodes.CurrentlyReschedulablePods`, the
+/// same pods the provisioner re-places: reschedulable, not protected by do-not-disrupt at
+/// `now`, not behind a PDB that allows no eviction), in index order. They are bound, so a
+/// failure of one refuses the command (`AllNonPendingPodsScheduled`), and a NodeClaim opened
+/// for them counts as one of the command's; an uninitialized node they land on refuses
+/// nothing (the simulation exempts them).
+pub(crate) fn deleting_node_pods(m: &Model, now: i64) -> Vec<usize> {
+    let deleting: Vec<usize> = (0..m.nodes.len()).filter(|&k| m.nodes[k].marked_for_deletion).collect();
+    crate::catalog::reservation_time::reschedulable_of_deleting(m, &deleting, Some(now), fully_blocked).0
+}
+
 /// The moved pods a simulation placed on an existing node that has not finished initializing (a
 /// managed node without `karpenter.sh/initialized`, or an in-flight NodeClaim), as failures:
 /// Karpenter's SimulateScheduling (disruption/helpers.go) gives each an UninitializedNodeError,

@@ -311,6 +311,7 @@ pub(crate) fn repair(
     });
     let breaker = tripped(m);
     let mut base = None;
+    let mut deleting: Option<Vec<usize>> = None;
     for i in order {
         let info = &infos[i];
         let n = &m.nodes[info.node];
@@ -351,7 +352,8 @@ pub(crate) fn repair(
         let base = base.get_or_insert_with(|| scheduling::Baseline::new(m));
         // Repair simulates every reschedulable pod, blocked ones included (IncludeBlockedCandidatePods).
         let moved = info.reschedulable.clone();
-        match reschedule(m, base, info, &moved, gates.terminate_first_repair) {
+        let deleting = deleting.get_or_insert_with(|| super::deleting_node_pods(m, now));
+        match reschedule(m, base, info, &moved, deleting, gates.terminate_first_repair) {
             Ok((replacements, terminate_first)) => return Some(Command { node: info.node, replacements, terminate_first }),
             Err(failed) => {
                 push_reason(
@@ -445,18 +447,20 @@ pub(crate) fn reschedule(
     base: &scheduling::Baseline,
     info: &NodeInfo,
     moved: &[usize],
+    deleting: &[usize],
     terminate_first: bool,
 ) -> Result<(Vec<Replacement>, Option<TerminateFirst>), Vec<String>> {
     let pending: Vec<usize> = (0..m.pods.len()).filter(|&p| m.pods[p].is_pending() && m.pods[p].ignored.is_none()).collect();
     let mut pods = moved.to_vec();
     pods.extend(pending.iter().copied());
+    pods.extend(deleting.iter().copied());
     let sol = scheduling::solve_with(m, base, Some(&pods), &[info.node], &[], ReservedMode::Fallback, &[]);
-    let failed = replacements_or_failures(m, &sol, moved);
+    let failed = replacements_or_failures(m, &sol, moved, deleting);
     let failed = match failed {
         Ok(r) => return Ok((r, None)),
         Err(f) => f,
     };
-    if terminate_first && fits_in_freed_slot(m, base, info.node, &pods, moved) {
+    if terminate_first && fits_in_freed_slot(m, base, info.node, &pods, moved, deleting) {
         return Ok((Vec::new(), Some(TerminateFirst::NoReservedCapacity)));
     }
     Err(failed)
@@ -465,10 +469,20 @@ pub(crate) fn reschedule(
 /// Terminate-first's second pass: the node is reserved, holds a slot of one of the input's
 /// reservations, and with that slot credited back every moved pod places in strict mode
 /// (a full reservation is not fallen through). Only then does deleting the node first help.
-pub(crate) fn fits_in_freed_slot(m: &Model, base: &scheduling::Baseline, node: usize, pods: &[usize], moved: &[usize]) -> bool {
+/// `deleting`: the pods of nodes already deleting among `pods` (they must place too, but an
+/// uninitialized node they land on is no objection; see `deleting_node_pods`).
+pub(crate) fn fits_in_freed_slot(
+    m: &Model,
+    base: &scheduling::Baseline,
+    node: usize,
+    pods: &[usize],
+    moved: &[usize],
+    deleting: &[usize],
+) -> bool {
     let Some(res) = reserved_slot(m, &m.nodes[node]) else { return false };
     let sol = scheduling::solve_with(m, base, Some(pods), &[node], &[], ReservedMode::Strict, &[(res, 1)]);
-    sol.failures.iter().all(|(p, _)| !moved.contains(p)) && super::uninitialized_landings(m, &sol, |p| moved.contains(&p)).is_empty()
+    sol.failures.iter().all(|(p, _)| !moved.contains(p) && !deleting.contains(p))
+        && super::uninitialized_landings(m, &sol, |p| moved.contains(&p)).is_empty()
 }
 
 /// The reservation a reserved node holds (its `karpenter.k8s.aws/capacity-reservation-id`
@@ -482,13 +496,20 @@ fn reserved_slot(m: &Model, n: &ExistingNode) -> Option<u32> {
 }
 
 /// The NodeClaims a solution opens, or the moved pods that do not schedule.
-fn replacements_or_failures(m: &Model, sol: &scheduling::Solution, moved: &[usize]) -> Result<Vec<Replacement>, Vec<String>> {
-    let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| moved.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
+fn replacements_or_failures(
+    m: &Model,
+    sol: &scheduling::Solution,
+    moved: &[usize],
+    deleting: &[usize],
+) -> Result<Vec<Replacement>, Vec<String>> {
+    let bound = |p: &usize| moved.contains(p) || deleting.contains(p);
+    let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| bound(p)).map(|(p, _)| m.pods[*p].key()).collect();
     failed.extend(super::uninitialized_landings(m, sol, |p| moved.contains(&p)));
     if !failed.is_empty() {
         return Err(failed);
     }
-    let (replacements, stranded) = replacements_of(m, sol, moved);
+    let bound: Vec<usize> = moved.iter().chain(deleting).copied().collect();
+    let (replacements, stranded) = replacements_of(m, sol, &bound);
     if stranded.is_empty() {
         Ok(replacements)
     } else {

@@ -1088,6 +1088,11 @@ impl Lowering {
                             n.initialized_condition = Some(n.initialized);
                             n.initialized_at = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink));
                         }
+                        // Karpenter's state counts a NodeClaim whose instance is terminating
+                        // as deleted (statenode.go, Deleted).
+                        Some("InstanceTerminating") if sink.opt_scalar(&c, "status").as_deref() == Some("True") => {
+                            n.marked_for_deletion = true;
+                        }
                         Some("Drifted") if sink.opt_scalar(&c, "status").as_deref() != Some("True") => {
                             claim_hash.has_drifted_condition = true;
                         }
@@ -1125,6 +1130,12 @@ impl Lowering {
             match self.nodes.iter_mut().find(|n| n.name == claim.name) {
                 Some(node) => {
                     node.nodeclaim_name = claim.nodeclaim_name;
+                    // With its NodeClaim, the Node is deleting when the NodeClaim is (a
+                    // deletionTimestamp or InstanceTerminating): Karpenter's StateNode.Deleted
+                    // reads the Node's own deletionTimestamp only for a Node without a
+                    // NodeClaim (statenode.go). A Node being deleted under a live NodeClaim is
+                    // active to the provisioner and the disruption controller.
+                    node.marked_for_deletion = claim.marked_for_deletion;
                     node.created = claim.created.or(node.created);
                     node.expire_after = claim.expire_after;
                     node.last_pod_event = claim.last_pod_event;

@@ -209,6 +209,9 @@ pub fn claim_names(m: &Model, sol: &Solution, finals: &[FinalClaim]) -> Vec<Stri
         .collect()
 }
 
+/// A claim's decision key: template, candidates, requirements but the hostname, reservations held.
+type DecisionKey<'a> = (usize, &'a [u32], Without<'a>, &'a [u32]);
+
 /// Launch decisions for every claim; claims whose truncation breaks minValues fail their pods.
 pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usize, MinValuesShortfall)>) {
     let mut out = Vec::new();
@@ -216,14 +219,18 @@ pub fn finalize_claims(m: &Model, sol: &Solution) -> (Vec<FinalClaim>, Vec<(usiz
     // Claims with the same template, candidates and requirements (but for the placeholder
     // hostname) get the same options and launch: tens of thousands of GPU claims come from a
     // few pod shapes, and sorting each one's candidates by price dominated rendering.
-    let mut decided: crate::fxhash::FxHashMap<(usize, &[u32], Without), Decision> = Default::default();
-    // FinalizeScheduling: a claim holding reservations launches only into them.
-    let pinned: Vec<std::borrow::Cow<Requirements>> = sol.claims.iter().map(|pc| launch_requirements(pc, m)).collect();
+    // FinalizeScheduling: a claim holding reservations launches only into them. The pinned
+    // requirements are a function of the claim's own and the reservations it holds, so those
+    // key the memo and a claim's are built only when its decision is not known yet (thousands
+    // of reserved GPU claims cloned theirs each).
+    let mut decided: crate::fxhash::FxHashMap<DecisionKey, Decision> = Default::default();
     for (c, pc) in sol.claims.iter().enumerate() {
         let t = &sol.templates[pc.template];
-        let reqs: &Requirements = &pinned[c];
-        let r = Without { reqs, skip: [m.keys.hostname; 4] };
-        let decision = decided.entry((pc.template, &pc.its, r)).or_insert_with(|| decide(&pc.its, reqs, m)).clone();
+        let r = Without { reqs: &pc.requirements, skip: [m.keys.hostname; 4] };
+        let decision = decided
+            .entry((pc.template, &pc.its, r, pc.reserved.as_slice()))
+            .or_insert_with(|| decide(&pc.its, &launch_requirements(pc, m), m))
+            .clone();
         match decision.map(|(options, l)| finish(c, pc, t, options, l)) {
             Ok(f) => out.push(f),
             Err((key, min, found)) => {

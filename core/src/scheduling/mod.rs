@@ -235,7 +235,8 @@ type Remaining = Vec<(LimitKey, i64)>;
 
 /// A new claim's requirements, candidates, whether minValues was relaxed and the candidates'
 /// headroom (memoised too: 20,000 one-pod claims recomputed it per row), or why not.
-type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties, claim::Headroom, reserve::Held), Fail>;
+/// The reservations it would hold are not part of it (see `Solver::reservations_for`).
+type FreshOutcome = Result<(Requirements, Vec<u32>, bool, claim::Ties, claim::Headroom), Fail>;
 
 /// What `can_add` answers: the claim's requirements and candidates with the pod, the ties its
 /// topology choices broke, and the reservations it would hold.
@@ -724,8 +725,10 @@ impl Solver<'_> {
         for ti in 0..self.templates.len() {
             let t = &self.templates[ti];
             let rem = self.remaining.get(&t.pool).map(Vec::as_slice).unwrap_or(&[]);
-            // A template that can reserve answers by the pass's reservation counts too.
-            let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty() && !self.reserved_templates[ti]);
+            // The memo holds the answer without the reservation step, which reads the pass's
+            // reservation counts and is taken on every new claim (`reservations_for`): with
+            // 100 reservations the GPU NodeClaims filtered their template's types from scratch.
+            let memo_key = fresh_key.as_ref().filter(|_| rem.is_empty());
             // With limits, the outcome depends on the shape, the template and the remaining
             // limits only (the hostname argument above holds), so a failure stays the answer
             // while the pool's remaining limits are what it failed under. Once a limit is
@@ -773,11 +776,11 @@ impl Solver<'_> {
                         headroom: claim::Headroom::default(),
                         reserved: reserve::Held::new(),
                     };
-                    let outcome = self.can_add(&fresh, pod, view, true).map(|(r, its, ties, held)| {
+                    let outcome = self.can_add_base(&fresh, pod, view, true).map(|(r, its, ties)| {
                         let relaxed = its_relaxed(&fresh.requirements, &r);
                         let mut headroom = claim::Headroom::default();
                         headroom.update(t, &its, m);
-                        (r, its, relaxed, ties, headroom, held)
+                        (r, its, relaxed, ties, headroom)
                     });
                     if let Some(&k) = memo_key {
                         self.fresh_memo.insert((k, ti), outcome.clone());
@@ -785,6 +788,10 @@ impl Solver<'_> {
                     outcome
                 }
             };
+            let outcome = outcome.and_then(|(r, its, relaxed, ties, headroom)| {
+                let held = self.reservations_for(ti, &its, &r, &[])?;
+                Ok((r, its, relaxed, ties, headroom, held))
+            });
             match outcome {
                 Ok((mut r, its, relaxed, ties, headroom, held)) => {
                     // The requirements name the placeholder they were computed with.
@@ -863,7 +870,7 @@ impl Solver<'_> {
         let pod = &m.pods[p];
         if let Some(mgr) = self.reserve.as_mut() {
             // `can_add` checked every new slot against these counts just now.
-            let ok = mgr.update(&mut self.claims[c].reserved, &held);
+            let ok = mgr.update(&mut self.claims[c].reserved, held);
             debug_assert!(ok, "over-reserved a reservation");
         }
         self.claim_memo.changed(c);
@@ -930,6 +937,31 @@ impl Solver<'_> {
 
     /// Also returns the ties its topology choices broke by name (see `topology::tied_domains`).
     fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<Accepted, Fail> {
+        let (r, its, ties) = self.can_add_base(claim, pod, view, new_claim)?;
+        let held = self.reservations_for(claim.template, &its, &r, &claim.reserved)?;
+        Ok((r, its, ties, held))
+    }
+
+    /// The reservations a claim from template `ti` holding `held` would hold with candidates
+    /// `its` under `r` (`offeringsToReserve`), or why it cannot reserve. It reads the pass's
+    /// reservation counts, which change without the claim changing, so it is kept apart from
+    /// [`Solver::can_add_base`], whose answer for a fresh claim is memoised per shape.
+    fn reservations_for(&self, ti: usize, its: &[u32], r: &Requirements, held: &[u32]) -> Result<reserve::Held, Fail> {
+        match &self.reserve {
+            Some(mgr) if self.reserved_templates[ti] => mgr.offerings_to_reserve(its, r, held, self.m).map_err(Fail::Reserved),
+            _ => Ok(reserve::Held::new()),
+        }
+    }
+
+    /// [`Solver::can_add`] without the reservation step: everything it reads is the claim's
+    /// state and the pod's view (and, for topology, the group counts).
+    fn can_add_base(
+        &self,
+        claim: &PlannedClaim,
+        pod: &Pod,
+        view: &View,
+        new_claim: bool,
+    ) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
         let m = self.m;
         // A full claim is rejected on resources alone, before requirement and topology work.
         // `Fail::Resources` comes from this check only (`scan` relies on it).
@@ -1012,13 +1044,7 @@ impl Solver<'_> {
             }
             _ => its,
         };
-        let held = match &self.reserve {
-            Some(mgr) if self.reserved_templates[claim.template] => {
-                mgr.offerings_to_reserve(&its, &r, &claim.reserved, m).map_err(Fail::Reserved)?
-            }
-            _ => reserve::Held::new(),
-        };
-        Ok((r, its, ties, held))
+        Ok((r, its, ties))
     }
 }
 

@@ -17,8 +17,9 @@
 //!   NodeClaim that holds reservations fails in strict mode when none would stay compatible.
 
 use super::offering_compatible;
+use crate::catalog::Offering;
 use crate::model::Model;
-use crate::requirements::Requirements;
+use crate::requirements::{Requirement, Requirements};
 use smallvec::SmallVec;
 
 /// Reservations (indices into `Model::reservations`) a NodeClaim holds.
@@ -106,8 +107,8 @@ impl Manager {
 
     /// `Reserve` the new set and `Release` what the holder no longer needs; false when a
     /// count would go below zero (Karpenter panics there: a bug, never expected).
-    pub fn update(&mut self, held: &mut Held, new: &Held) -> bool {
-        for &r in new {
+    pub fn update(&mut self, held: &mut Held, new: Held) -> bool {
+        for &r in &new {
             if !held.contains(&r) {
                 if self.capacity[r as usize] <= 0 {
                     return false;
@@ -120,22 +121,26 @@ impl Manager {
                 self.capacity[r as usize] += 1;
             }
         }
-        *held = new.clone();
+        *held = new;
         true
     }
 
     /// `offeringsToReserve` for candidate types `its` under requirements `r`, for a holder that
     /// holds `held` now.
     pub fn offerings_to_reserve(&self, its: &[u32], r: &Requirements, held: &[u32], m: &Model) -> Result<Held, ReservedFail> {
-        let mut out = Held::new();
+        // Collected on the stack and copied once: a GPU NodeClaim holds ~30 reservations, and
+        // growing the holder's small vector one push at a time reallocated it five times per
+        // pod added (a third of this function's time with 100 reservations).
+        let mut out: SmallVec<[u32; 32]> = SmallVec::new();
         let (mut with_capacity, mut full) = (false, false);
+        let filter = ReservedFilter::of(r, m);
         // Reserved offerings first (a few per type); whether an on-demand or spot offering
         // is compatible matters only when every compatible reservation is full, so the
         // type's other offerings (six or more each) are checked only then.
         for &i in its {
             for o in m.catalog.types[i as usize].offerings.iter() {
                 let Some(res) = o.reservation else { continue };
-                if !o.available || !offering_compatible(o, r, m) {
+                if !o.available || !filter.admits(o, res, m) {
                     continue;
                 }
                 if m.reservations[res as usize].available == 0 && self.credit[res as usize] == 0 {
@@ -148,6 +153,7 @@ impl Manager {
                 }
             }
         }
+        let out = Held::from_slice(&out);
         let fallback = || {
             its.iter().any(|&i| {
                 m.catalog.types[i as usize].offerings.iter().any(|o| o.reservation.is_none() && o.available && offering_compatible(o, r, m))
@@ -164,5 +170,40 @@ impl Manager {
             return Err(ReservedFail::WouldDropReservation);
         }
         Ok(out)
+    }
+}
+
+/// `offering_compatible` for reserved offerings with the requirement lookups done once per
+/// `offerings_to_reserve` call instead of once per offering (six binary searches each, over
+/// every reserved offering of every candidate type on every pod added).
+struct ReservedFilter<'r> {
+    zone: Option<&'r Requirement>,
+    capacity_type: Option<&'r Requirement>,
+    /// The reservation id, type and interruptible labels, in that order.
+    labels: [Option<&'r Requirement>; 3],
+    node_class: Option<&'r Requirement>,
+}
+
+impl<'r> ReservedFilter<'r> {
+    fn of(r: &'r Requirements, m: &Model) -> Self {
+        ReservedFilter {
+            zone: r.get(m.keys.zone),
+            capacity_type: r.get(m.keys.capacity_type),
+            labels: [r.get(m.keys.reservation_id), r.get(m.keys.reservation_type), r.get(m.keys.reservation_interruptible)],
+            node_class: r.get(m.keys.node_class),
+        }
+    }
+
+    /// Whether reserved offering `o` (of reservation `res`) is compatible: exactly
+    /// `offering_compatible(o, r, m)` for an offering with a reservation.
+    fn admits(&self, o: &Offering, res: u32, m: &Model) -> bool {
+        let i = &m.interner;
+        let rv = &m.reservations[res as usize];
+        self.zone.is_none_or(|z| z.has(o.zone, i))
+            && self.capacity_type.is_none_or(|c| c.has(o.capacity_type, i))
+            && self.labels[0].is_none_or(|q| q.has(rv.id_value, i))
+            && self.labels[1].is_none_or(|q| q.has(rv.type_value, i))
+            && self.labels[2].is_none_or(|q| q.has(rv.interruptible_value, i))
+            && self.node_class.is_none_or(|q| rv.classes.iter().any(|&c| q.has(c, i)))
     }
 }
