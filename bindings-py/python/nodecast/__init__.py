@@ -199,6 +199,8 @@ def request_json(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
     node: Optional[str] = None,
@@ -219,6 +221,8 @@ def request_json(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         pod=pod,
         node=node,
@@ -240,6 +244,8 @@ def plan(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Plan:
@@ -270,6 +276,8 @@ def plan(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         reservations=reservations,
     )
@@ -290,6 +298,8 @@ def consolidate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
     reservations: Optional[Reservations] = None,
@@ -311,6 +321,8 @@ def consolidate(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         until=until,
         simulation=None if simulation is None else _simulation_value(simulation, {}),
@@ -332,6 +344,8 @@ def validate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
 ) -> ValidationReport:
     """Check every NodePool/EC2NodeClass rule (admission and runtime) and every object
     (``nodecast validate``). Returns the report when all is valid; raises ValidationError listing
@@ -349,6 +363,8 @@ def validate(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
     )
     return _run("validate", ValidationReport, req)
 
@@ -370,6 +386,8 @@ def explain(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Explanation:
     """Why ``pod`` (``name`` or ``namespace/name``) goes where it goes and why not elsewhere —
@@ -387,6 +405,8 @@ def explain(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         pod=pod,
         node=node,
@@ -453,6 +473,8 @@ def simulate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Simulation:
     """Replay a workload ``trace`` against the cluster ``sources`` over simulated time
@@ -496,6 +518,8 @@ def simulate(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         trace=_trace_value(trace, trace_name, trace_format),
         simulation=_simulation_value(settings, options),
         reservations=reservations,
@@ -521,6 +545,8 @@ def optimize(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Optimization:
@@ -542,6 +568,8 @@ def optimize(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         reservations=reservations,
     )
@@ -567,6 +595,8 @@ def advise(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Advice:
@@ -592,6 +622,8 @@ def advise(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         reservations=reservations,
     )

@@ -172,6 +172,8 @@ def request_json(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
     node: Optional[str] = None,
@@ -190,6 +192,8 @@ def plan(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Plan: ...
@@ -206,6 +210,8 @@ def consolidate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
     reservations: Optional[Reservations] = None,
@@ -222,6 +228,8 @@ def validate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
 ) -> ValidationReport: ...
 def explain(
     *sources: Source,
@@ -239,6 +247,8 @@ def explain(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Explanation: ...
 def catalog(
@@ -280,6 +290,8 @@ def simulate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Simulation: ...
 def optimize(
@@ -295,6 +307,8 @@ def optimize(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Optimization: ...
@@ -316,6 +330,8 @@ def advise(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Advice: ...
