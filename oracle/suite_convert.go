@@ -80,12 +80,12 @@ type SuitePass struct {
 	ReplicaSets            []appsv1.ReplicaSet            `json:"replicaSets"`
 	StatefulSets           []appsv1.StatefulSet           `json:"statefulSets"`
 	ReplicationControllers []corev1.ReplicationController `json:"replicationControllers"`
-	Storage       map[string]int                 `json:"storage"`
-	Settings      map[string]any                 `json:"settings"`
-	Claims        []suiteClaim                   `json:"claims"`
-	Existing      map[string]string              `json:"existing"`
-	Errors        map[string]string              `json:"errors"`
-	DumpError     string                         `json:"dumpError,omitempty"`
+	Storage                map[string]int                 `json:"storage"`
+	Settings               map[string]any                 `json:"settings"`
+	Claims                 []suiteClaim                   `json:"claims"`
+	Existing               map[string]string              `json:"existing"`
+	Errors                 map[string]string              `json:"errors"`
+	DumpError              string                         `json:"dumpError,omitempty"`
 }
 
 // Excluded is a pass nodecast cannot be asked about as Karpenter was, by category.
