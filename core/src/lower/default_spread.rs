@@ -13,6 +13,7 @@
 //!   overwrite those keys; a ReplicaSet's or StatefulSet's (`apps/v1`) selector is ANDed on as
 //!   expressions. Any other controller (a Job, a DaemonSet) adds nothing, and so does a controller
 //!   the input does not hold (Karpenter cannot get it either).
+//!
 //! An empty result means no selector: the pod is left without constraints.
 //!
 //! nodecast's own workloads stand in for their controllers: the replicas of a Deployment take the
@@ -35,16 +36,23 @@ pub(super) struct RawSelector {
     exprs: Vec<(String, String, Vec<String>)>,
 }
 
+/// A Service: (namespace, name, selector); None: no selector.
+type Service = (String, String, Option<Vec<(String, String)>>);
+/// A controller reference: (apiVersion, kind, name).
+type ControllerRef = (String, String, String);
+/// The deduction's inputs per pod: namespace, controller, labels.
+type ShapeKey = (String, Option<ControllerRef>, Vec<(KeyId, ValueId)>);
+
 /// What the documents say that the deduction reads, collected whatever the settings (cheap).
 #[derive(Debug, Default)]
 pub(super) struct Collected {
     /// (namespace, name, selector) of every Service; None: no selector.
-    services: Vec<(String, String, Option<Vec<(String, String)>>)>,
+    services: Vec<Service>,
     /// (namespace, kind, name) → selector of a Deployment / ReplicaSet / StatefulSet /
     /// ReplicationController.
     owners: HashMap<(String, String, String), RawSelector>,
     /// Explicit pods (by index into the pods): their controller reference (apiVersion, kind, name).
-    controllers: HashMap<usize, (String, String, String)>,
+    controllers: HashMap<usize, ControllerRef>,
 }
 
 fn raw_selector(at: &At, sink: &mut Sink) -> RawSelector {
@@ -103,7 +111,7 @@ impl Collected {
 /// The deduced selector of one pod, as (matchLabels, matchExpressions); None: nothing deduced.
 fn deduce(c: &Collected, namespace: &str, labels: &BTreeMap<&str, &str>, controller: Option<(&str, &str, &str)>) -> Option<Selector0> {
     let mut match_labels: BTreeMap<String, String> = BTreeMap::new();
-    let mut services: Vec<&(String, String, Option<Vec<(String, String)>>)> = c.services.iter().filter(|s| s.0 == namespace).collect();
+    let mut services: Vec<&Service> = c.services.iter().filter(|s| s.0 == namespace).collect();
     services.sort_by(|a, b| a.1.cmp(&b.1));
     for (_, _, sel) in services {
         let Some(sel) = sel else { continue };
@@ -164,12 +172,12 @@ pub(super) fn inject(pods: &mut [Pod], c: &Collected, defaults: &[DefaultConstra
         return;
     }
     // Pods of one workload share their labels and controller: one deduction each.
-    let mut cache: HashMap<(String, Option<(String, String, String)>, Vec<(KeyId, ValueId)>), Option<Selector>> = HashMap::new();
+    let mut cache: HashMap<ShapeKey, Option<Selector>> = HashMap::new();
     for (i, pod) in pods.iter_mut().enumerate() {
         if !pod.spread.is_empty() || pod.owned_by_daemonset {
             continue;
         }
-        let controller: Option<(String, String, String)> = match (&pod.workload, &pod.owner) {
+        let controller: Option<ControllerRef> = match (&pod.workload, &pod.owner) {
             (Some(_), Some((kind, name))) if matches!(kind.as_str(), "Deployment" | "ReplicaSet" | "StatefulSet") => {
                 Some(("apps/v1".into(), kind.clone(), name.clone()))
             }
