@@ -79,8 +79,6 @@ conformance: build
 	@$(CONFORMANCE) tests/scenarios
 	@echo "== tests/scenarios-ca (the Cluster Autoscaler's own estimator and expander tests, distilled; docs/cluster-autoscaler.md)"
 	@$(CONFORMANCE) tests/scenarios-ca
-	@echo "== tests/scenarios-envtest (decided by Karpenter's own suites on envtest; tests/scenarios-envtest/README.md)"
-	@$(CONFORMANCE) tests/scenarios-envtest
 	@echo "== tests/suite-sample (passes of Karpenter v1.15.0's own suites on envtest, Karpenter's result as expectation; make oracle-suite)"
 	@$(CONFORMANCE) tests/suite-sample
 

@@ -64,6 +64,9 @@ type Env struct {
 	objs    *Objects
 	aws     bool
 	its     map[string]*cloudprovider.InstanceType
+	// The fake client's object tracker, for what the client itself refuses to write (a
+	// terminating pod's deletionTimestamp: terminating).
+	tracker clienttesting.ObjectTracker
 }
 
 func settingString(s map[string]any, k string) string {
@@ -118,8 +121,9 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	// a REST mapper of the whole scheme on every Create and Update (client-go testing/fixture.go
 	// NewFieldManagedObjectTracker), 26 % of a reservation/gates run's CPU, and server-side apply
 	// (the only thing managed fields serve) is never used by Karpenter v1.15's controllers.
+	e.tracker = clienttesting.NewObjectTracker(scheme.Scheme, scheme.Codecs.UniversalDecoder())
 	e.client = fakecr.NewClientBuilder().WithScheme(scheme.Scheme).
-		WithObjectTracker(clienttesting.NewObjectTracker(scheme.Scheme, scheme.Codecs.UniversalDecoder())).
+		WithObjectTracker(e.tracker).
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
 		WithIndex(&corev1.Node{}, "spec.providerID", func(o client.Object) []string { return []string{o.(*corev1.Node).Spec.ProviderID} }).
 		WithIndex(&v1.NodeClaim{}, "status.providerID", func(o client.Object) []string { return []string{o.(*v1.NodeClaim).Status.ProviderID} }).
@@ -338,6 +342,7 @@ func (e *Env) load() error {
 			return err
 		}
 	}
+	ownDaemonSetPods(e.objs)
 	for _, ds := range e.objs.DaemonSets {
 		if err := e.create(ds); err != nil {
 			return err
@@ -369,12 +374,18 @@ func (e *Env) load() error {
 			bound[p.Namespace] = append(bound[p.Namespace], p)
 		}
 		st := p.Status
+		deleting := p.DeletionTimestamp
 		if err := e.create(p); err != nil {
 			return err
 		}
 		p.Status = st
 		if err := e.client.Status().Update(e.ctx, p); err != nil {
 			return err
+		}
+		if deleting != nil {
+			if err := e.terminating(p, deleting); err != nil {
+				return err
+			}
 		}
 	}
 	for _, pdb := range e.objs.PDBs {
@@ -388,6 +399,50 @@ func (e *Env) load() error {
 		}
 	}
 	return e.syncState()
+}
+
+// terminating gives a created pod the deletionTimestamp its manifest states. The fake client
+// drops a deletionTimestamp on Create (an API server never creates a terminating object) and
+// refuses to change one on Update, so a terminating pod (being deleted, kept by its grace
+// period) is written to the tracker directly. Without this, the harness ran such a pod as an
+// active one (c20: a terminating StatefulSet pod and a terminating ReplicaSet pod both kept
+// their nodes, so Karpenter deleted neither).
+func (e *Env) terminating(p *corev1.Pod, at *metav1.Time) error {
+	cur := &corev1.Pod{}
+	if err := e.client.Get(e.ctx, keyOf(p), cur); err != nil {
+		return err
+	}
+	cur.DeletionTimestamp = at
+	if err := e.tracker.Update(corev1.SchemeGroupVersion.WithResource("pods"), cur, cur.Namespace); err != nil {
+		return fmt.Errorf("pod %s: deletionTimestamp: %w", podKey(p), err)
+	}
+	p.DeletionTimestamp = at
+	return nil
+}
+
+// ownDaemonSetPods ties each DaemonSet to the pods whose controller reference names it. nodecast
+// matches a DaemonSet's pods by kind, name and namespace (FORMAT.md: a scenario need not state
+// UIDs); Karpenter's cluster state by controller UID (state/cluster.go UpdateDaemonSet,
+// metav1.IsControlledBy). A DaemonSet without metadata.uid gets one, and every pod reference
+// naming it carries the DaemonSet's UID, so both sides see the same ownership. Before, a
+// scenario's DaemonSet without a UID owned none of its pods on the Karpenter side, and its
+// overhead came from the template (s08).
+func ownDaemonSetPods(o *Objects) {
+	for _, ds := range o.DaemonSets {
+		if ds.UID == "" {
+			ds.UID = types.UID("daemonset\x00" + ds.Namespace + "/" + ds.Name)
+		}
+		for _, p := range o.Pods {
+			if p.Namespace != ds.Namespace {
+				continue
+			}
+			for i, r := range p.OwnerReferences {
+				if r.Kind == "DaemonSet" && r.Name == ds.Name && r.Controller != nil && *r.Controller {
+					p.OwnerReferences[i].UID = ds.UID
+				}
+			}
+		}
+	}
 }
 
 // pdbStatus fills in what the Kubernetes disruption controller would (FORMAT.md §3.5).

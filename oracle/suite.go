@@ -116,6 +116,7 @@ func cmdSuite(args []string) error {
 	sample := fs.Int("sample", 0, "write this many agreeing passes (one per spec first) to -sample-dir")
 	sampleDir := fs.String("sample-dir", "../tests/suite-sample", "where the sample goes (its *.yaml are replaced)")
 	verbose := fs.Bool("v", false, "print every difference")
+	proveTies := fs.Int("prove-ties", 0, "re-run each zone/capacity-type domain choice through the in-process Karpenter up to this many times, looking for both Karpenter's envtest answer and nodecast's")
 	_ = fs.Parse(args)
 	jsonls, err := filepath.Glob(filepath.Join(*dumps, "*.jsonl"))
 	if err != nil || len(jsonls) == 0 {
@@ -190,7 +191,7 @@ func cmdSuite(args []string) error {
 	}
 	var agreeing []*SuiteCase
 	if len(files) > 0 {
-		_, recs, err := nodecastSide(*bin, files)
+		cats, recs, err := nodecastSide(*bin, files)
 		if err != nil {
 			return err
 		}
@@ -217,6 +218,12 @@ func cmdSuite(args []string) error {
 					class = "hostname topology over Nodes without kubernetes.io/hostname (the suite's fake Nodes; a kubelet always sets it)"
 				} else if _, ok := n.(*ProvisionAnswer); ok && c.DomainChoice(class) {
 					class = "zone/capacity-type domain choice of a spread or pod affinity (Karpenter: Go map order among equal counts; not verified per pass)"
+					if st, _ := c.Scenario["settings"].(map[string]any); st["schedulerConfig"] != nil {
+						// The in-process harness does not apply --scheduler-config (karpenter.go).
+						class = "zone/capacity-type domain choice under default spreads (not re-run: the in-process harness does not apply --scheduler-config)"
+					} else if *proveTies > 0 {
+						class = proveTie(r, cats, c.Karpenter, *proveTies)
+					}
 				}
 				if na, ok := n.(*DisruptAnswer); ok && class != "" {
 					class = c.explainDisrupt(class, na)
@@ -242,6 +249,59 @@ func cmdSuite(args []string) error {
 		return writeSample(agreeing, *sample, *sampleDir)
 	}
 	return nil
+}
+
+// proveTie re-runs a pass the suite's Karpenter answered one way and nodecast another through
+// the in-process Karpenter (the harness of `oracle run`, same scenario) up to n times. Seeing
+// both answers among Karpenter's own runs proves the difference is Karpenter's map-order choice
+// among equal domains: the same code, the same input, either answer. The class says what was seen.
+func proveTie(r NodecastRecord, cats map[int]*Catalog, envtest *ProvisionAnswer, n int) string {
+	id := catalogID(r)
+	sawNodecast, sawEnvtest := false, false
+	runs := 0
+	for runs < n && !(sawNodecast && sawEnvtest) {
+		runs++
+		k, err := karpenterSide(r, cats[id], id)
+		if err != nil {
+			return "zone/capacity-type domain choice: the in-process Karpenter failed: " + err.Error()
+		}
+		if c, _, _ := compare(r, k); c == "" {
+			sawNodecast = true
+		}
+		if kp, ok := k.(*ProvisionAnswer); ok && sameKarpenter(kp, envtest) {
+			sawEnvtest = true
+		}
+	}
+	switch {
+	case sawNodecast && sawEnvtest:
+		return "zone/capacity-type domain tie, proven: Karpenter run in-process gave both the suite's answer and nodecast's"
+	case sawNodecast:
+		return fmt.Sprintf("zone/capacity-type domain choice: Karpenter in-process gave nodecast's answer, never the suite's (%d runs)", runs)
+	case sawEnvtest:
+		return fmt.Sprintf("zone/capacity-type domain choice: Karpenter in-process gave the suite's answer, never nodecast's (%d runs)", runs)
+	}
+	return fmt.Sprintf("zone/capacity-type domain choice: Karpenter in-process gave neither answer (%d runs)", runs)
+}
+
+// sameKarpenter: two Karpenter answers to one pass agree (claims with their pods, pool, options
+// and launch set; existing-node placements; unschedulable pods).
+func sameKarpenter(a, b *ProvisionAnswer) bool {
+	norm := func(p *ProvisionAnswer) string {
+		x := ProvisionAnswer{Existing: p.Existing, Unschedulable: p.Unschedulable}
+		for _, c := range p.Claims {
+			x.Claims = append(x.Claims, Claim{Pods: c.Pods, NodePool: c.NodePool, Options: c.Options, Launch: c.Launch})
+		}
+		sortClaims(x.Claims)
+		if len(x.Existing) == 0 {
+			x.Existing = nil
+		}
+		if len(x.Unschedulable) == 0 {
+			x.Unschedulable = nil
+		}
+		out, _ := json.Marshal(x)
+		return string(out)
+	}
+	return norm(a) == norm(b)
 }
 
 const maxSampleBytes = 64 << 10

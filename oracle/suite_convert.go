@@ -75,12 +75,17 @@ type SuitePass struct {
 	APINodes      []string                       `json:"apiNodes"`
 	DaemonSets    []appsv1.DaemonSet             `json:"daemonSets"`
 	DaemonSetPods []corev1.Pod                   `json:"daemonSetPods"`
-	Storage       map[string]int                 `json:"storage"`
-	Settings      map[string]any                 `json:"settings"`
-	Claims        []suiteClaim                   `json:"claims"`
-	Existing      map[string]string              `json:"existing"`
-	Errors        map[string]string              `json:"errors"`
-	DumpError     string                         `json:"dumpError,omitempty"`
+	// What default topology spreads deduce selectors from (dumps since issue 39's fourth round).
+	Services               []corev1.Service               `json:"services"`
+	ReplicaSets            []appsv1.ReplicaSet            `json:"replicaSets"`
+	StatefulSets           []appsv1.StatefulSet           `json:"statefulSets"`
+	ReplicationControllers []corev1.ReplicationController `json:"replicationControllers"`
+	Storage                map[string]int                 `json:"storage"`
+	Settings               map[string]any                 `json:"settings"`
+	Claims                 []suiteClaim                   `json:"claims"`
+	Existing               map[string]string              `json:"existing"`
+	Errors                 map[string]string              `json:"errors"`
+	DumpError              string                         `json:"dumpError,omitempty"`
 }
 
 // Excluded is a pass nodecast cannot be asked about as Karpenter was, by category.
@@ -215,10 +220,42 @@ func (p *SuitePass) checkModelled() error {
 	if p.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
-	if defaultSpreads(p.Settings) {
-		return exclude("cluster default topology spreads (--scheduler-config), not modelled", "settings.schedulerConfig")
+	if defaultSpreads(p.Settings) && p.Services == nil && p.ReplicaSets == nil && p.StatefulSets == nil && p.ReplicationControllers == nil {
+		// Dumps before the fourth round did not record what the selectors are deduced from.
+		return exclude("cluster default topology spreads: Services and owners not in the dump (older dump)", "settings.schedulerConfig")
 	}
 	return nil
+}
+
+// addOwners: the Services and controllers default topology spreads deduce selectors from, when
+// Karpenter had default spreads. No controller runs in the suite's envtest, so its pods are the
+// pass's own: a ReplicaSet or StatefulSet goes in with replicas 0, so that nodecast (which
+// expands a workload into the pods its controller would still create) adds none.
+func (p *SuitePass) addOwners(add func(string, string, *metav1.ObjectMeta, any)) {
+	if !defaultSpreads(p.Settings) {
+		return
+	}
+	zero := int32(0)
+	for i := range p.Services {
+		svc := p.Services[i]
+		svc.Status = corev1.ServiceStatus{}
+		add("v1", "Service", &svc.ObjectMeta, &svc)
+	}
+	for i := range p.ReplicaSets {
+		rs := p.ReplicaSets[i]
+		rs.Spec.Replicas, rs.Status = &zero, appsv1.ReplicaSetStatus{}
+		add("apps/v1", "ReplicaSet", &rs.ObjectMeta, &rs)
+	}
+	for i := range p.StatefulSets {
+		ss := p.StatefulSets[i]
+		ss.Spec.Replicas, ss.Status = &zero, appsv1.StatefulSetStatus{}
+		add("apps/v1", "StatefulSet", &ss.ObjectMeta, &ss)
+	}
+	for i := range p.ReplicationControllers {
+		rc := p.ReplicationControllers[i]
+		rc.Status = corev1.ReplicationControllerStatus{}
+		add("v1", "ReplicationController", &rc.ObjectMeta, &rc)
+	}
 }
 
 // defaultSpreads: Karpenter was given default topology spread constraints (--scheduler-config),
@@ -233,6 +270,21 @@ func defaultSpreads(settings map[string]any) bool {
 // domainTopology: a pending pod spreads, or has pod (anti-)affinity, over zones or capacity types.
 func (p *SuitePass) domainTopology() bool {
 	domain := func(key string) bool { return key == corev1.LabelTopologyZone || key == v1.CapacityTypeLabelKey }
+	// A default spread (--scheduler-config) over such a key reaches the pods without their own.
+	c, _ := p.Settings["schedulerConfig"].(map[string]any)
+	s, _ := c["podTopologySpread"].(map[string]any)
+	defaults, _ := s["defaultConstraints"].([]any)
+	for _, d := range defaults {
+		if m, ok := d.(map[string]any); ok {
+			if key, _ := m["topologyKey"].(string); domain(key) {
+				for _, pod := range p.Pods {
+					if len(pod.Spec.TopologySpreadConstraints) == 0 {
+						return true
+					}
+				}
+			}
+		}
+	}
 	for _, pod := range p.Pods {
 		for _, c := range pod.Spec.TopologySpreadConstraints {
 			if domain(c.TopologyKey) {
@@ -517,6 +569,9 @@ func (p *SuitePass) settings() map[string]any {
 		}
 		s["featureGates"] = gates
 	}
+	if defaultSpreads(p.Settings) {
+		s["schedulerConfig"] = p.Settings["schedulerConfig"]
+	}
 	return s
 }
 
@@ -577,6 +632,7 @@ func (p *SuitePass) objects() (string, error) {
 		ds := p.DaemonSets[i]
 		add("apps/v1", "DaemonSet", &ds.ObjectMeta, &ds)
 	}
+	p.addOwners(add)
 	// The DaemonSet pods Karpenter's state keeps (overhead from the pod, not the template), unless
 	// the pass has them already.
 	have := map[string]bool{}

@@ -134,6 +134,12 @@ func (d *SuiteDecision) Convert(name string) (*SuiteCase, error) {
 	c.prices = d.replacementPrices(its)
 	c.driftedAt = d.driftedAt()
 	settings := p.settings()
+	// The provider's repair policies matter only to the Repair method (NodeRepair gate on).
+	if g, ok := d.Settings["featureGates"].(map[string]any); ok && g["NodeRepair"] == true {
+		if rp := repairSettings(d.Settings); len(rp) > 0 {
+			settings["repairPolicies"] = rp
+		}
+	}
 	c.Scenario = map[string]any{
 		"name":        name,
 		"description": "A decision of Karpenter v1.15.0's disruption controller inside its own test suite, replayed at the suite's clock; the expectation is Karpenter's decision (oracle/suite).",
@@ -191,7 +197,7 @@ func (d *SuiteDecision) checkModelled() error {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
 	if defaultSpreads(d.Settings) {
-		return exclude("cluster default topology spreads (--scheduler-config), not modelled", "settings.schedulerConfig")
+		return exclude("cluster default topology spreads in a disruption decision (the harness does not convert their Services and owners)", "settings.schedulerConfig")
 	}
 	pools := map[string]*v1.NodePool{}
 	for i := range d.NodePools {
@@ -216,45 +222,50 @@ func (d *SuiteDecision) checkModelled() error {
 	return nil
 }
 
-// awsRepairConditions: the (condition type, status) pairs of the AWS provider's repair policies,
-// the ones nodecast models (core/src/disruption/repair.rs, POLICIES).
-var awsRepairConditions = map[[2]string]bool{
-	{"Ready", "False"}: true, {"Ready", "Unknown"}: true, {"AcceleratedHardwareReady", "False"}: true,
-	{"StorageReady", "False"}: true, {"NetworkingReady", "False"}: true, {"KernelReady", "False"}: true,
-	{"ContainerRuntimeReady", "False"}: true,
-}
-
-// repairComparable: a decision with the NodeRepair gate on compares when no Node carries a
-// condition that a repair policy reads — the suite's (the fake provider's, dumped in
-// settings.repairPolicies, which specs may replace) or the AWS provider's that nodecast models.
-// Then the Repair method (and its unhealthy-node breaker) has nothing to act on on either side
-// and the other methods decide. nodecast takes no provider repair policies as input, so a
-// decision that a suite policy could touch is not comparable.
+// repairComparable: a decision with the NodeRepair gate on compares when the provider's repair
+// policies are in the dump (nodecast takes them as settings.repairPolicies, repairSettings) and
+// none of them reboots: a RebootNode policy hands the node to the provider's reboot lifecycle,
+// which nodecast does not model (it refuses such a policy).
 func (d *SuiteDecision) repairComparable() error {
 	raw, ok := d.Settings["repairPolicies"]
 	if !ok {
 		return exclude("NodeRepair: repair policies not in the dump (older dump)", "%s", d.Method)
 	}
-	read := map[[2]string]bool{}
-	for k := range awsRepairConditions {
-		read[k] = true
-	}
 	list, _ := raw.([]any)
 	for _, x := range list {
-		if m, ok := x.(map[string]any); ok {
-			t, _ := m["conditionType"].(string)
-			s, _ := m["conditionStatus"].(string)
-			read[[2]string{t, s}] = true
-		}
-	}
-	for _, n := range d.APINodes {
-		for _, c := range n.Status.Conditions {
-			if read[[2]string{string(c.Type), string(c.Status)}] {
-				return exclude("NodeRepair: a node condition a repair policy reads (the suite's fake-provider policies are not an input nodecast takes)", "node %s: %s=%s", n.Name, c.Type, c.Status)
-			}
+		if m, ok := x.(map[string]any); ok && m["action"] == "RebootNode" {
+			return exclude("NodeRepair: a RebootNode repair policy (reboots are not modelled)", "%s=%s", m["conditionType"], m["conditionStatus"])
 		}
 	}
 	return nil
+}
+
+// repairSettings: the dumped provider repair policies in nodecast's settings.repairPolicies
+// shape (Karpenter's RepairPolicy fields; the dump names the toleration `toleration`).
+func repairSettings(settings map[string]any) []map[string]any {
+	list, _ := settings["repairPolicies"].([]any)
+	var out []map[string]any
+	for _, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			continue
+		}
+		p := map[string]any{"conditionType": m["conditionType"], "conditionStatus": m["conditionStatus"], "action": m["action"]}
+		if re, _ := m["reasonRegex"].(string); re != "" {
+			p["reasonRegex"] = re
+		}
+		if t, ok := m["toleration"]; ok {
+			p["tolerationDuration"] = t
+		}
+		if g, ok := m["terminationGracePeriod"]; ok {
+			p["terminationGracePeriod"] = g
+		}
+		if pr, ok := m["priority"].(float64); ok && pr != 0 {
+			p["priority"] = int(pr)
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // consolidatableByRule: what the NodeClaim disruption controller would set (ok false: the rule

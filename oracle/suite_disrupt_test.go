@@ -1,11 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -81,29 +81,32 @@ func TestSuiteDecisionBufferPodsExcluded(t *testing.T) {
 	}
 }
 
-// With the NodeRepair gate on, a decision compares only when no Node condition is one a repair
-// policy reads: the suite's (dumped) or the AWS provider's that nodecast models.
+// With the NodeRepair gate on, a decision compares when the provider's policies are in the dump
+// and none reboots; they reach nodecast as settings.repairPolicies, in its field names.
 func TestSuiteDecisionRepairComparable(t *testing.T) {
-	node := func(typ, status string) corev1.Node {
-		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
-		n.Status.Conditions = []corev1.NodeCondition{{Type: "Ready", Status: "True"}, {Type: corev1.NodeConditionType(typ), Status: corev1.ConditionStatus(status)}}
-		return n
-	}
 	d := &SuiteDecision{NodePools: []v1.NodePool{disruptNodePool("default", nil, false)},
 		Settings: map[string]any{"featureGates": map[string]any{"NodeRepair": true}}}
 	if err, ok := d.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "not in the dump") {
 		t.Fatalf("no dumped policies: checkModelled() = %v", err)
 	}
-	d.Settings["repairPolicies"] = []any{map[string]any{"conditionType": "BadNode", "conditionStatus": "False"}}
-	d.APINodes = []corev1.Node{node("SomeOtherCondition", "False")}
+	fake := map[string]any{"conditionType": "BadNode", "conditionStatus": "False", "reasonRegex": "", "toleration": "30m0s",
+		"terminationGracePeriod": "0s", "priority": float64(0), "action": "ReplaceNode"}
+	d.Settings["repairPolicies"] = []any{fake, map[string]any{"conditionType": "HighPriority", "conditionStatus": "False",
+		"reasonRegex": "x", "toleration": "10m0s", "priority": float64(90), "action": "ReplaceNode"}}
 	if err := d.checkModelled(); err != nil {
-		t.Fatalf("no condition a policy reads: checkModelled() = %v, want comparable", err)
+		t.Fatalf("replace policies: checkModelled() = %v, want comparable", err)
 	}
-	for _, c := range [][2]string{{"BadNode", "False"}, {"KernelReady", "False"}} {
-		d.APINodes = []corev1.Node{node(c[0], c[1])}
-		if err, ok := d.checkModelled().(*Excluded); !ok || !strings.HasPrefix(err.Category, "NodeRepair: a node condition") {
-			t.Fatalf("%v: checkModelled() = %v", c, err)
-		}
+	got := repairSettings(d.Settings)
+	want := []map[string]any{
+		{"conditionType": "BadNode", "conditionStatus": "False", "tolerationDuration": "30m0s", "terminationGracePeriod": "0s", "action": "ReplaceNode"},
+		{"conditionType": "HighPriority", "conditionStatus": "False", "reasonRegex": "x", "tolerationDuration": "10m0s", "priority": 90, "action": "ReplaceNode"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("repairSettings = %v, want %v", got, want)
+	}
+	d.Settings["repairPolicies"] = []any{fake, map[string]any{"conditionType": "Diagnostic", "conditionStatus": "False", "reasonRegex": "x", "action": "RebootNode"}}
+	if err, ok := d.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "RebootNode") {
+		t.Fatalf("reboot policy: checkModelled() = %v", err)
 	}
 }
 
@@ -133,7 +136,7 @@ func TestExplainDisrupt(t *testing.T) {
 }
 
 // Two fake instance types of one name cannot be a catalog; default spreads from
-// --scheduler-config are not modelled: both exclude the pass.
+// --scheduler-config in a dump without Services and owners cannot be converted: both exclude.
 func TestSuitePassFormatLimits(t *testing.T) {
 	it := suiteInstanceType{Name: "example"}
 	p := &SuitePass{InstanceTypes: map[string][]suiteInstanceType{"default": {it, it}}}
@@ -141,7 +144,7 @@ func TestSuitePassFormatLimits(t *testing.T) {
 		t.Fatalf("catalog() = %v", err)
 	}
 	p = &SuitePass{Settings: map[string]any{"schedulerConfig": map[string]any{"podTopologySpread": map[string]any{"defaultConstraints": []any{map[string]any{"maxSkew": 1.0}}}}}}
-	if err, ok := p.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "scheduler-config") {
+	if err, ok := p.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "older dump") {
 		t.Fatalf("checkModelled() = %v", err)
 	}
 }

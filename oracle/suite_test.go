@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/awslabs/operatorpkg/status"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -238,5 +239,58 @@ func TestSuitePassHostnameless(t *testing.T) {
 	node.Labels[corev1.LabelHostname] = "n"
 	if p.hostnameless() {
 		t.Fatal("the Node has the label")
+	}
+}
+
+// Two Karpenter answers to one pass agree whatever their claims' order, empty maps and the
+// nodecast-only fields; a different zone in the launch set, or a different pod grouping, differs.
+func TestSameKarpenter(t *testing.T) {
+	launchIn := func(zone string) *Launch {
+		return &Launch{CapacityType: "on-demand", Cheapest: 0.1, Types: map[string][]string{"small": {zone}}}
+	}
+	a := &ProvisionAnswer{Claims: []Claim{{Pods: []string{"d/b"}, NodePool: "p", Options: []string{"small"}, Launch: launchIn("z1")},
+		{Pods: []string{"d/a"}, NodePool: "p", Options: []string{"small"}, Launch: launchIn("z2")}}, Existing: map[string]string{}}
+	b := &ProvisionAnswer{Claims: []Claim{a.Claims[1], a.Claims[0]}, Unschedulable: []string{}}
+	b.Claims[0].Held = []string{"cr-1"}
+	if !sameKarpenter(a, b) {
+		t.Fatal("same answer in another order: want same")
+	}
+	c := &ProvisionAnswer{Claims: []Claim{a.Claims[0], a.Claims[1]}}
+	c.Claims[1].Launch = launchIn("z3")
+	if sameKarpenter(a, c) {
+		t.Fatal("another zone: want different")
+	}
+	d := &ProvisionAnswer{Claims: []Claim{{Pods: []string{"d/a", "d/b"}, NodePool: "p", Options: []string{"small"}, Launch: launchIn("z1")}}}
+	if sameKarpenter(a, d) {
+		t.Fatal("another grouping: want different")
+	}
+}
+
+// A pass with default spreads converts when the dump holds what selectors are deduced from: the
+// scheduler config goes to the settings, the Services and controllers to the objects (workloads
+// with replicas 0, so nodecast adds no pods); an older dump without them is excluded.
+func TestSuitePassDefaultSpreads(t *testing.T) {
+	p := suitePassFixture()
+	p.Settings["schedulerConfig"] = map[string]any{"podTopologySpread": map[string]any{"defaultConstraints": []any{
+		map[string]any{"maxSkew": float64(1), "topologyKey": corev1.LabelTopologyZone, "whenUnsatisfiable": "DoNotSchedule"}}}}
+	if _, err := p.Convert("x"); err == nil || !strings.Contains(err.Error(), "older dump") {
+		t.Fatalf("older dump: got %v", err)
+	}
+	three := int32(3)
+	p.ReplicaSets = []appsv1.ReplicaSet{{ObjectMeta: metav1.ObjectMeta{Name: "rs", Namespace: "default"},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &three, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}}}}
+	p.Services = []corev1.Service{{ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "a"}}}}
+	c, err := p.Convert("x")
+	if err != nil {
+		t.Fatalf("Convert: %v", err)
+	}
+	if c.Scenario["settings"].(map[string]any)["schedulerConfig"] == nil {
+		t.Fatal("schedulerConfig not in the settings")
+	}
+	objs := c.Scenario["objects"].(string)
+	for _, want := range []string{"kind: ReplicaSet", "replicas: 0", "kind: Service"} {
+		if !strings.Contains(objs, want) {
+			t.Errorf("objects lack %q:\n%s", want, objs)
+		}
 	}
 }

@@ -312,3 +312,14 @@ def test_a_bug_keeps_its_full_traceback(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(RuntimeError, match="boom") as info:
         nodecast.plan(*TRAINING)
     assert len(_nodecast_frames(info.value)) >= 3
+
+
+def test_repair_policies_and_scheduler_config_are_settings_with_located_errors() -> None:
+    with pytest.raises(nodecast.InputError) as info:
+        nodecast.consolidate(UNDERUTILIZED, now=NOW, repair_policies=[{"conditionType": "BadNode", "conditionStatus": "Maybe"}])
+    assert [e["path"] for e in info.value.errors()] == ["settings.repairPolicies[0].conditionStatus"]
+    with pytest.raises(nodecast.InputError) as info:
+        nodecast.plan(TRAINING, scheduler_config={"podTopologySpread": {"defaultConstraints": [{"maxSkew": 0, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}]}})
+    assert [e["path"] for e in info.value.errors()] == ["settings.schedulerConfig.podTopologySpread.defaultConstraints[0].maxSkew"]
+    with pytest.raises(nodecast.InputError):
+        nodecast.plan(TRAINING, repair_policies="BadNode")  # type: ignore[arg-type]

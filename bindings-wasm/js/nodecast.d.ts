@@ -45,6 +45,25 @@ export interface Settings {
   spotToSpotConsolidation?: boolean;
   /** NodeClaim instance-type truncation (default 600). */
   maxInstanceTypes?: number;
+  /** The cloud provider's node repair policies, in place of the AWS provider's (Karpenter's
+   *  RepairPolicy fields; exactly one fallback without `reasonRegex`). */
+  repairPolicies?: RepairPolicy[];
+}
+
+/** One node repair policy (Karpenter v1.15 cloudprovider.RepairPolicy). */
+export interface RepairPolicy {
+  conditionType: string;
+  conditionStatus: 'True' | 'False' | 'Unknown';
+  /** Go regular expression over the condition's reason; absent: the set's fallback. */
+  reasonRegex?: string;
+  /** Go duration the condition must hold (default `0s`). */
+  tolerationDuration?: string;
+  /** Go duration bounding the drain (`0s`: none); absent: the NodeClaim's own. */
+  terminationGracePeriod?: string;
+  /** 0..100, higher first (default 0). */
+  priority?: number;
+  /** Only `ReplaceNode` is modelled (the default). */
+  action?: 'ReplaceNode';
 }
 
 /** Adjustments both catalog forms accept. */

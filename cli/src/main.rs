@@ -120,6 +120,14 @@ pub struct Gates {
     /// their GPUs to the DRA allocator) or DRAEFA=true; all off by default.
     #[arg(long, value_name = "GATE=BOOL,...")]
     pub aws_feature_gates: Option<String>,
+    /// The cloud provider's node repair policies (YAML/JSON list, docs/feature-gates.md
+    /// "NodeRepair") in place of the AWS provider's.
+    #[arg(long, value_name = "FILE")]
+    pub repair_policies: Option<String>,
+    /// Karpenter's --scheduler-config document (YAML/JSON file): podTopologySpread
+    /// defaultConstraints for pods without spreads of their own (docs/cli.md).
+    #[arg(long, value_name = "FILE")]
+    pub scheduler_config: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -274,6 +282,12 @@ struct SimulateArgs {
     /// Karpenter's --feature-gates for the disruption passes, e.g. SpotToSpotConsolidation=true.
     #[arg(long, value_name = "GATE=BOOL,...")]
     feature_gates: Option<String>,
+    /// The cloud provider's node repair policies (YAML/JSON list) in place of the AWS provider's.
+    #[arg(long, value_name = "FILE")]
+    repair_policies: Option<String>,
+    /// Karpenter's --scheduler-config document (YAML/JSON file): default topology spreads.
+    #[arg(long, value_name = "FILE")]
+    scheduler_config: Option<String>,
     /// Simulation settings (YAML/JSON mapping, docs/simulate.md); --seed overrides its seed.
     #[arg(long, value_name = "FILE")]
     settings: Option<String>,
@@ -441,7 +455,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
 fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
     let common =
         Common { catalog: a.catalog.clone(), zones: a.zones.clone(), spot_price_factor: a.spot_price_factor, output: Output::Json };
-    let gates = Gates { feature_gates: a.feature_gates.clone(), ignore_dra_requests: None, aws_feature_gates: None };
+    let gates = Gates {
+        feature_gates: a.feature_gates.clone(),
+        ignore_dra_requests: None,
+        aws_feature_gates: None,
+        repair_policies: a.repair_policies.clone(),
+        scheduler_config: a.scheduler_config.clone(),
+    };
     let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
     req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
@@ -562,7 +582,44 @@ fn request(common: &Common, policies: &Policies, gates: &Gates, files: &[String]
     if let Some(spec) = &gates.aws_feature_gates {
         req.settings.aws_feature_gates.apply(spec).map_err(|e| Fatal(format!("--aws-feature-gates: {e}")))?;
     }
+    if let Some(f) = &gates.repair_policies {
+        req.settings.repair_policies = Some(policy_list(f)?);
+    }
+    if let Some(f) = &gates.scheduler_config {
+        req.settings.scheduler_config = Some(one_document(f, "--scheduler-config", "podTopologySpread: {defaultConstraints: [...]}")?);
+    }
     Ok(req)
+}
+
+/// `--repair-policies FILE`: a YAML/JSON list of policies (the decoder hands a top-level list
+/// over as one document per item; a `---` stream of policies reads the same).
+fn policy_list(f: &str) -> Result<Vec<nodecast::repair_policies::RepairPolicySpec>, Fatal> {
+    let text = read_file(f)?;
+    let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
+        Fatal(format!(
+            "--repair-policies {f}: cannot decode\n{}",
+            errs.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n")
+        ))
+    })?;
+    let items: Vec<serde_json::Value> = docs.iter().map(|d| d.value.clone().into_owned()).collect();
+    serde_json::from_value(serde_json::Value::Array(items)).map_err(|e| {
+        Fatal(format!(
+            "--repair-policies {f}: {e} (expected a list of conditionType, conditionStatus, reasonRegex, tolerationDuration, terminationGracePeriod, priority, action)"
+        ))
+    })
+}
+
+/// A flag's file: one YAML/JSON document decoded into `T`; the core validates the values
+/// (located at `settings.<field>...`).
+fn one_document<T: serde::de::DeserializeOwned>(f: &str, flag: &str, shape: &str) -> Result<T, Fatal> {
+    let text = read_file(f)?;
+    let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
+        Fatal(format!("{flag} {f}: cannot decode\n{}", errs.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n")))
+    })?;
+    let [doc] = docs.as_slice() else {
+        return Err(Fatal(format!("{flag} {f}: expected one document, found {}", docs.len())));
+    };
+    serde_json::from_value(doc.value.clone().into_owned()).map_err(|e| Fatal(format!("{flag} {f}: {e} (expected {shape})")))
 }
 
 /// Reads at most `MAX_INPUT_BYTES` (+1 to tell "exactly the limit" from "more"), so an endless

@@ -401,7 +401,7 @@ pub fn decision(d: &Decision) -> String {
     }
     let unhealthy: Vec<&nodecast::api::NodeVerdict> = d.nodes.iter().filter(|n| n.repair.is_some()).collect();
     if !unhealthy.is_empty() {
-        section(&mut out, "Unhealthy nodes (the AWS provider's repair policies)");
+        section(&mut out, "Unhealthy nodes (the cloud provider's repair policies)");
         for n in unhealthy {
             let Some(r) = &n.repair else { continue };
             let reason = if r.reason.is_empty() { String::new() } else { format!(" ({})", r.reason) };

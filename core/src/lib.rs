@@ -129,11 +129,15 @@ pub mod provision;
 pub mod quantity;
 pub mod query;
 pub mod reason;
+/// The cloud provider's node repair policies as an input (`settings.repairPolicies`).
+pub mod repair_policies;
 #[doc(hidden)]
 pub mod requirements;
 pub mod reservation_report;
 #[doc(hidden)]
 pub mod resources;
+/// Karpenter's `--scheduler-config` (`settings.schedulerConfig`): default topology spreads.
+pub mod scheduler_config;
 #[doc(hidden)]
 pub mod scheduling;
 #[cfg(feature = "schema")]

@@ -327,3 +327,98 @@ fn a_static_pools_node_is_replaced_from_its_template_or_terminated_first_at_the_
     assert_eq!(d["decision"], "delete", "{d}");
     assert_eq!(d["terminateFirst"], "static-at-limit");
 }
+
+/// The provider's policies as an input (`settings.repairPolicies`, crate::repair_policies):
+/// Karpenter's test provider's one policy, `BadNode=False` for 30m, no drain (its fallback).
+fn test_provider_policies() -> Vec<nodecast::repair_policies::RepairPolicySpec> {
+    serde_json::from_value(json!([{
+        "conditionType": "BadNode", "conditionStatus": "False", "tolerationDuration": "30m0s",
+        "terminationGracePeriod": "0s", "action": "ReplaceNode"
+    }]))
+    .expect("policies")
+}
+
+fn consolidate_req(req: &Request) -> Value {
+    serde_json::from_str(&nodecast::consolidate(req).to_json()).expect("json")
+}
+
+#[test]
+fn given_repair_policies_replace_the_aws_providers() {
+    let bad = r#", {type: BadNode, status: "False", lastTransitionTime: "2026-12-01T11:00:00Z"}"#;
+    // With the AWS provider's policies BadNode is no condition any policy reads.
+    let d = consolidate(&base(bad, ""), "NodeRepair=true");
+    assert_ne!(d["method"], "repair", "{d}");
+    assert!(verdict(&d, "gpu-1")["repair"].is_null(), "{d}");
+    let mut req = request(&base(bad, ""), "NodeRepair=true", 0);
+    req.settings.repair_policies = Some(test_provider_policies());
+    let d = consolidate_req(&req);
+    assert_eq!(d["method"], "repair", "{d}");
+    assert_eq!(d["disruptedNodes"], json!(["gpu-1"]));
+    let r = &verdict(&d, "gpu-1")["repair"];
+    assert_eq!((r["condition"].as_str(), r["tolerationSeconds"].as_i64()), (Some("BadNode"), Some(1800)), "{d}");
+    assert_eq!(r["terminationGracePeriodSeconds"], 0);
+    // And the AWS provider's GPU fault is no condition the given set reads.
+    let mut req = request(&base(&gpu_fault(FATAL, "2026-12-01T11:00:00Z"), ""), "NodeRepair=true", 0);
+    req.settings.repair_policies = Some(test_provider_policies());
+    let d = consolidate_req(&req);
+    assert_ne!(d["method"], "repair", "{d}");
+}
+
+#[test]
+fn a_higher_priority_policy_is_repaired_first() {
+    // gpu-1's LowPriority condition has been eligible for 20m (score 0 + 0.67), gpu-2's
+    // HighPriority one for 5m (rank 1 + 0.17): gpu-2 first (health/policy.go ScoreAt).
+    let mut yaml = base(r#", {type: LowPriority, status: "False", reason: slow, lastTransitionTime: "2026-12-01T11:40:00Z"}"#, "");
+    yaml[4] = node(
+        "gpu-2",
+        "on-demand",
+        r#", {type: HighPriority, status: "False", reason: hot, lastTransitionTime: "2026-12-01T11:55:00Z"}"#,
+        "",
+    );
+    // Ten nodes, so two unhealthy ones do not trip the 20 % breaker.
+    for i in 6..=10 {
+        yaml.push(node(&format!("gpu-{i}"), "on-demand", "", ""));
+    }
+    let mut req = request(&yaml, "NodeRepair=true", 0);
+    let mut policies = test_provider_policies();
+    policies.extend(
+        serde_json::from_value::<Vec<nodecast::repair_policies::RepairPolicySpec>>(json!([
+            {"conditionType": "LowPriority", "conditionStatus": "False", "reasonRegex": ".*", "priority": 10, "action": "ReplaceNode"},
+            {"conditionType": "HighPriority", "conditionStatus": "False", "reasonRegex": "^hot$", "priority": 90, "action": "ReplaceNode"}
+        ]))
+        .expect("policies"),
+    );
+    req.settings.repair_policies = Some(policies.clone());
+    let d = consolidate_req(&req);
+    assert_eq!((d["method"].as_str(), d["disruptedNodes"].clone()), (Some("repair"), json!(["gpu-2"])), "{d}");
+    // A reason the HighPriority pattern does not match falls back to the set's fallback (30m):
+    // not yet eligible, so gpu-1 is repaired.
+    yaml[4] = node(
+        "gpu-2",
+        "on-demand",
+        r#", {type: HighPriority, status: "False", reason: cold, lastTransitionTime: "2026-12-01T11:55:00Z"}"#,
+        "",
+    );
+    let mut req = request(&yaml, "NodeRepair=true", 0);
+    req.settings.repair_policies = Some(policies);
+    let d = consolidate_req(&req);
+    assert_eq!(d["disruptedNodes"], json!(["gpu-1"]), "{d}");
+}
+
+#[test]
+fn invalid_repair_policies_are_located_errors() {
+    let mut req = request(&base("", ""), "NodeRepair=true", 0);
+    let mut policies = test_provider_policies();
+    policies[0].condition_status = "Bad".into();
+    req.settings.repair_policies = Some(policies);
+    let v = consolidate_req(&req);
+    assert_eq!(v["status"], "failure", "{v}");
+    assert!(v.to_string().contains("settings.repairPolicies[0].conditionStatus"), "{v}");
+    // Through the JSON facade: an unknown field is refused, not ignored.
+    let out = nodecast::json::call(
+        "consolidate",
+        &json!({"inputs": [], "settings": {"repairPolicies": [{"conditionType": "A", "conditionStatus": "False", "tolerance": "1m"}]}})
+            .to_string(),
+    );
+    assert!(out.contains("tolerance"), "{out}");
+}

@@ -10,7 +10,8 @@
 # usage: run.sh OUT_DIR SUITE...   (SUITE: a package under pkg/, e.g. controllers/provisioning/scheduling)
 # env:   KUBEBUILDER_ASSETS (envtest's kube-apiserver and etcd), GOTOOLCHAIN, SUITE_TIMEOUT (default 60m),
 #        SUITE_WORK (the copy; default oracle/out/suite-karpenter: a fixed path keeps Go's build cache
-#        warm between runs), SUITE_COMPILE_ONLY=1 (build the test binaries, run nothing)
+#        warm between runs), SUITE_COMPILE_ONLY=1 (build the test binaries, run nothing),
+#        SUITE_FOCUS (a ginkgo focus regexp: run only the specs it matches)
 set -eu
 out=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,7 +56,7 @@ for suite in "$@"; do
   rm -f "$out/$name.jsonl" "$out/$name.disrupt.jsonl"
   echo "== go test ./pkg/$suite ($(date -u +%H:%M:%S))"
   NODECAST_SUITE_DUMP="$out/$name.jsonl" NODECAST_SUITE_DISRUPT_DUMP="$out/$name.disrupt.jsonl" nice -n 15 go test "./pkg/$suite" -count=1 -timeout "${SUITE_TIMEOUT:-60m}" \
-    -ginkgo.no-color -ginkgo.json-report="$out/$name.report.json" > "$out/$name.log" 2>&1 || status=1
+    -ginkgo.no-color -ginkgo.json-report="$out/$name.report.json" ${SUITE_FOCUS:+"-ginkgo.focus=$SUITE_FOCUS"} > "$out/$name.log" 2>&1 || status=1
   tail -n 5 "$out/$name.log"
 done
 exit $status

@@ -228,6 +228,8 @@ def request_json(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
     node: Optional[str] = None,
@@ -248,6 +250,8 @@ def request_json(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         pod=pod,
         node=node,
@@ -269,6 +273,8 @@ def plan(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Plan:
@@ -299,6 +305,8 @@ def plan(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         reservations=reservations,
     )
@@ -367,6 +375,8 @@ def consolidate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
     reservations: Optional[Reservations] = None,
@@ -388,6 +398,8 @@ def consolidate(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         until=until,
         simulation=None if simulation is None else _simulation_value(simulation, {}),
@@ -409,6 +421,8 @@ def validate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
 ) -> ValidationReport:
     """Check every NodePool/EC2NodeClass rule (admission and runtime) and every object
     (``nodecast validate``). Returns the report when all is valid; raises ValidationError listing
@@ -426,6 +440,8 @@ def validate(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
     )
     return _run("validate", ValidationReport, req)
 
@@ -447,6 +463,8 @@ def explain(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Explanation:
     """Why ``pod`` (``name`` or ``namespace/name``) goes where it goes and why not elsewhere —
@@ -464,6 +482,8 @@ def explain(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         pod=pod,
         node=node,
@@ -530,6 +550,8 @@ def simulate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Simulation:
     """Replay a workload ``trace`` against the cluster ``sources`` over simulated time
@@ -573,6 +595,8 @@ def simulate(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         trace=_trace_value(trace, trace_name, trace_format),
         simulation=_simulation_value(settings, options),
         reservations=reservations,
@@ -598,6 +622,8 @@ def optimize(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Optimization:
@@ -619,6 +645,8 @@ def optimize(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         reservations=reservations,
     )
@@ -644,6 +672,8 @@ def advise(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Advice:
@@ -671,6 +701,8 @@ def advise(
         ignore_dra_requests=ignore_dra_requests,
         aws_feature_gates=aws_feature_gates,
         max_instance_types=max_instance_types,
+        repair_policies=repair_policies,
+        scheduler_config=scheduler_config,
         now=now,
         reservations=reservations,
     )

@@ -198,6 +198,8 @@ def request_json(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     pod: Optional[str] = None,
     node: Optional[str] = None,
@@ -216,6 +218,8 @@ def plan(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Plan: ...
@@ -248,6 +252,8 @@ def consolidate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     until: Optional[Now] = None,
     simulation: Optional[SimSettings] = None,
     reservations: Optional[Reservations] = None,
@@ -264,6 +270,8 @@ def validate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
 ) -> ValidationReport: ...
 def explain(
     *sources: Source,
@@ -281,6 +289,8 @@ def explain(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Explanation: ...
 def catalog(
@@ -322,6 +332,8 @@ def simulate(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     reservations: Optional[Reservations] = None,
 ) -> Simulation: ...
 def optimize(
@@ -337,6 +349,8 @@ def optimize(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Optimization: ...
@@ -358,6 +372,8 @@ def advise(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Optional[Now] = None,
     reservations: Optional[Reservations] = None,
 ) -> Advice: ...

@@ -472,6 +472,8 @@ def build_request(
     ignore_dra_requests: Optional[bool] = None,
     aws_feature_gates: Optional[Union[str, Mapping[str, bool]]] = None,
     max_instance_types: Optional[int] = None,
+    repair_policies: Optional[Sequence[Mapping[str, Any]]] = None,
+    scheduler_config: Optional[Mapping[str, Any]] = None,
     now: Union[_dt.datetime, str, None] = None,
     until: Union[_dt.datetime, str, None] = None,
     pod: Optional[str] = None,
@@ -530,6 +532,17 @@ def build_request(
         if isinstance(max_instance_types, bool) or not isinstance(max_instance_types, int) or max_instance_types < 1:
             raise _option_error("maxInstanceTypes", f"{max_instance_types!r} is not a positive integer", "e.g. 600 (Karpenter's)")
         settings["maxInstanceTypes"] = max_instance_types
+    if repair_policies is not None:
+        # The cloud provider's node repair policies (Karpenter RepairPolicy fields, camelCase);
+        # the core validates them (settings.repairPolicies[i].<field>).
+        if isinstance(repair_policies, (str, bytes)) or not isinstance(repair_policies, Sequence):
+            raise _option_error("repairPolicies", f"{repair_policies!r} is not a list of mappings", "e.g. [{'conditionType': 'Ready', 'conditionStatus': 'False', 'tolerationDuration': '30m'}]")
+        settings["repairPolicies"] = [dict(p) for p in repair_policies]
+    if scheduler_config is not None:
+        # Karpenter's --scheduler-config document: podTopologySpread.defaultConstraints.
+        if not isinstance(scheduler_config, Mapping):
+            raise _option_error("schedulerConfig", f"{scheduler_config!r} is not a mapping", "e.g. {'podTopologySpread': {'defaultConstraints': [...]}}")
+        settings["schedulerConfig"] = dict(scheduler_config)
     if settings:
         request["settings"] = settings
     n = now_value(now)

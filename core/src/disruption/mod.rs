@@ -367,8 +367,8 @@ pub fn consolidate(m: &Model, warnings: &[Warning], now: i64, now_text: &str) ->
 
 /// When the node's earliest repair policy match not yet eligible at `now` becomes eligible
 /// (the simulator looks again then); None when none is pending.
-pub fn next_repair_at(n: &ExistingNode, now: i64) -> Option<i64> {
-    repair::matches(n).into_iter().filter_map(|m| m.eligible_at).filter(|&t| t > now).min()
+pub fn next_repair_at(m: &Model, n: &ExistingNode, now: i64) -> Option<i64> {
+    repair::matches(&m.repair_policies, n).into_iter().filter_map(|m| m.eligible_at).filter(|&t| t > now).min()
 }
 
 /// One pass of the disruption controller at `now`.
@@ -429,7 +429,7 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
     let expired = expired(m, now);
     // Each node's repair policy decision (repair.rs), whatever the gate: the answer shows it.
     let repairs: IndexMap<usize, repair::Resolved> =
-        (0..m.nodes.len()).filter_map(|i| repair::resolve(&m.nodes[i], now).map(|r| (i, r))).collect();
+        (0..m.nodes.len()).filter_map(|i| repair::resolve(&m.repair_policies, &m.nodes[i], now).map(|r| (i, r))).collect();
     if !expired.is_empty() {
         d.decision = Action::Delete;
         d.method = Some(Method::Expiration);

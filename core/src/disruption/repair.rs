@@ -2,17 +2,19 @@
 //! unhealthy, when Karpenter acts on them, and the Repair disruption method.
 //!
 //! Sources (sigs.k8s.io/karpenter@v1.15.0 unless named):
-//! - Policies: the AWS provider's `CloudProvider.RepairPolicies()` (karpenter-provider-aws
-//!   pkg/cloudprovider/cloudprovider.go): [`POLICIES`]. Its reboot policy (transient GPU XIDs)
-//!   replaces unless the provider's own `RebootForRepair` gate is on (default off, not an input
-//!   nodecast takes), so every action here is a replacement.
+//! - Policies: the request's `settings.repairPolicies`, else the AWS provider's
+//!   `CloudProvider.RepairPolicies()` (crate::repair_policies). The AWS reboot policy
+//!   (transient GPU XIDs) replaces unless the provider's own `RebootForRepair` gate is on
+//!   (default off, not an input nodecast takes), and a given RebootNode policy is refused, so
+//!   every action here is a replacement.
 //! - Matching and selection: pkg/controllers/node/health/policy.go. Per condition, the policies
 //!   of its (type, status) whose reason pattern matches; when none does, the set's one
 //!   fallback policy. A match is eligible at max(lastTransitionTime, Node creation) +
 //!   toleration. Of the eligible ones the selected is the most disruptive action, then the
 //!   higher priority, the earlier eligibility, the smaller condition type; the drain bound is
-//!   the shortest policy termination grace period. Score = priority rank + minutes since
-//!   eligible ÷ 30 (all AWS policies share priority 0, so the score is the waiting time).
+//!   the shortest policy termination grace period. Score = the highest over the eligible
+//!   matches of dense priority rank + minutes since eligible ÷ 30 (all AWS policies share
+//!   priority 0, so there the score is the waiting time).
 //! - The method: pkg/controllers/disruption/repair.go. Candidates (Repair's class ignores the
 //!   node's do-not-disrupt, an uninitialized node, and pods' do-not-disrupt and PDBs; types.go
 //!   NewCandidate) with an eligible policy and no `karpenter.sh/do-not-repair: "true"`, sorted
@@ -25,80 +27,25 @@
 //! - Terminate-first (helpers.go SimulateSchedulingWithReservedFallback): see `terminate_first`.
 
 use super::*;
+use crate::repair_policies::PolicySet;
 use crate::scheduling;
 use crate::scheduling::reserve::ReservedMode;
 
-/// How a policy reads a condition's reason (a Go regexp, unanchored).
+/// What a match keeps of its policy.
 #[derive(Debug, Clone, Copy)]
-enum ReasonMatch {
-    /// `.*`: every reason.
-    Any,
-    /// `.*XID(a|b|...).*`: the reason contains `XID` directly followed by one of the codes.
-    Xid(&'static [u32]),
-    /// The set's fallback (empty pattern): used for a condition no specific policy matched.
-    Fallback,
-}
-
-impl ReasonMatch {
-    fn matches(self, reason: &str) -> bool {
-        match self {
-            ReasonMatch::Any => true,
-            // Go's `XID(46|...)` has no word boundary: XID460 contains XID46 and matches.
-            ReasonMatch::Xid(codes) => codes.iter().any(|c| reason.contains(&format!("XID{c}"))),
-            ReasonMatch::Fallback => false,
-        }
-    }
-}
-
-/// One repair policy (cloudprovider.RepairPolicy).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Policy {
-    pub condition: &'static str,
-    pub status: &'static str,
-    reason: ReasonMatch,
+pub(crate) struct PolicyTerms {
     /// Seconds the condition must hold.
     pub toleration: i64,
     /// Seconds repair drains for at most.
     pub grace: Option<i64>,
+    pub priority: i64,
+    /// Dense rank of the priority in its set.
+    pub rank: i64,
 }
 
-const MIN: i64 = 60;
-
-/// The AWS provider's v1.15.0 policies, in its order (every priority 0, every action replace
-/// with RebootForRepair off).
-pub(crate) const POLICIES: [Policy; 9] = [
-    Policy { condition: "Ready", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
-    Policy { condition: "Ready", status: "Unknown", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
-    Policy {
-        condition: "AcceleratedHardwareReady",
-        status: "False",
-        reason: ReasonMatch::Xid(&[46, 48, 54, 62, 63, 95, 109, 110, 136, 140, 143, 155, 156, 158]),
-        toleration: 10 * MIN,
-        grace: Some(5 * MIN),
-    },
-    Policy {
-        condition: "AcceleratedHardwareReady",
-        status: "False",
-        reason: ReasonMatch::Xid(&[64, 74, 79, 119, 120]),
-        toleration: 10 * MIN,
-        grace: Some(5 * MIN),
-    },
-    Policy {
-        condition: "AcceleratedHardwareReady",
-        status: "False",
-        reason: ReasonMatch::Fallback,
-        toleration: 30 * MIN,
-        grace: Some(10 * MIN),
-    },
-    Policy { condition: "StorageReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
-    Policy { condition: "NetworkingReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
-    Policy { condition: "KernelReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
-    Policy { condition: "ContainerRuntimeReady", status: "False", reason: ReasonMatch::Any, toleration: 30 * MIN, grace: Some(10 * MIN) },
-];
-
 /// Whether some policy is keyed on this (type, status): what the unhealthy breaker counts.
-fn keyed(c: &NodeCondition) -> bool {
-    POLICIES.iter().any(|p| p.condition == c.type_ && p.status == c.status)
+fn keyed(set: &PolicySet, c: &NodeCondition) -> bool {
+    set.keyed(&c.type_, &c.status)
 }
 
 use crate::model::NodeCondition;
@@ -107,18 +54,17 @@ use crate::model::NodeCondition;
 #[derive(Debug, Clone)]
 pub(crate) struct Match {
     pub condition: usize,
-    pub policy: Policy,
+    pub policy: PolicyTerms,
     /// None: the Node has neither a creation time nor a transition time (Go's zero time:
     /// eligible long ago).
     pub eligible_at: Option<i64>,
 }
 
 /// Every policy match of the node's conditions (RepairPolicyMatcher.Match).
-pub(crate) fn matches(n: &ExistingNode) -> Vec<Match> {
+pub(crate) fn matches(set: &PolicySet, n: &ExistingNode) -> Vec<Match> {
     let mut out = Vec::new();
     for (i, c) in n.conditions.iter().enumerate() {
-        let group: Vec<&Policy> = POLICIES.iter().filter(|p| p.condition == c.type_ && p.status == c.status).collect();
-        if group.is_empty() {
+        if !set.keyed(&c.type_, &c.status) {
             continue;
         }
         // A transition before the Node's creation counts from the creation.
@@ -126,16 +72,21 @@ pub(crate) fn matches(n: &ExistingNode) -> Vec<Match> {
             (Some(t), Some(cr)) => Some(t.max(cr)),
             (t, cr) => t.or(cr),
         };
-        let mut push = |p: &Policy| out.push(Match { condition: i, policy: *p, eligible_at: since.map(|s| s + p.toleration) });
-        let specific: Vec<&&Policy> = group.iter().filter(|p| p.reason.matches(&c.reason)).collect();
-        if specific.is_empty() {
-            // The set's one fallback policy, whatever the condition's type.
-            if let Some(f) = POLICIES.iter().find(|p| matches!(p.reason, ReasonMatch::Fallback)) {
-                push(f);
-            }
-        } else {
-            for p in specific {
+        let mut push = |p: &crate::repair_policies::Policy| {
+            let terms = PolicyTerms { toleration: p.toleration, grace: p.grace, priority: p.priority, rank: p.rank };
+            out.push(Match { condition: i, policy: terms, eligible_at: since.map(|s| s + p.toleration) })
+        };
+        let mut matched = false;
+        for p in set.policies.iter().filter(|p| p.condition == c.type_ && p.status == c.status && !p.reason.is_fallback()) {
+            if p.reason.matches(&c.reason) {
+                matched = true;
                 push(p);
+            }
+        }
+        if !matched {
+            // The set's one fallback policy, whatever the condition's type.
+            if let Some(f) = set.fallback.and_then(|f| set.policies.get(f)) {
+                push(f);
             }
         }
     }
@@ -152,27 +103,30 @@ pub(crate) struct Resolved {
     pub pending: Option<Match>,
     /// Shortest policy grace of the eligible matches.
     pub grace: Option<i64>,
-    /// Rank + minutes waited ÷ 30 (rank 0 for every AWS policy).
+    /// The highest rank + minutes waited ÷ 30 over the eligible matches.
     pub score: f64,
 }
 
-pub(crate) fn resolve(n: &ExistingNode, now: i64) -> Option<Resolved> {
-    let all = matches(n);
+pub(crate) fn resolve(set: &PolicySet, n: &ExistingNode, now: i64) -> Option<Resolved> {
+    let all = matches(set, n);
     if all.is_empty() {
         return None;
     }
     let at = |m: &Match| m.eligible_at.unwrap_or(i64::MIN / 4);
-    let mut eligible: Vec<&Match> = all.iter().filter(|m| at(m) <= now).collect();
-    // Same action and priority: the earlier eligibility, then the smaller condition type; the
-    // first seen wins a full tie (mergePolicy replaces only on a strict improvement).
+    let eligible: Vec<&Match> = all.iter().filter(|m| at(m) <= now).collect();
+    // Same action: the higher priority, then the earlier eligibility, then the smaller
+    // condition type; the first seen wins a full tie (mergePolicy replaces only on a strict
+    // improvement).
     let mut selected: Option<&Match> = None;
     for m in &eligible {
         let better = match selected {
             None => true,
-            Some(s) => match at(m).cmp(&at(s)) {
-                std::cmp::Ordering::Less => true,
-                std::cmp::Ordering::Greater => false,
-                std::cmp::Ordering::Equal => n.conditions[m.condition].type_ < n.conditions[s.condition].type_,
+            Some(s) => match (m.policy.priority.cmp(&s.policy.priority), at(m).cmp(&at(s))) {
+                (std::cmp::Ordering::Greater, _) => true,
+                (std::cmp::Ordering::Less, _) => false,
+                (_, std::cmp::Ordering::Less) => true,
+                (_, std::cmp::Ordering::Greater) => false,
+                _ => n.conditions[m.condition].type_ < n.conditions[s.condition].type_,
             },
         };
         if better {
@@ -180,9 +134,9 @@ pub(crate) fn resolve(n: &ExistingNode, now: i64) -> Option<Resolved> {
         }
     }
     let grace = eligible.iter().filter_map(|m| m.policy.grace).min();
-    let score = selected.map_or(0.0, |s| (now.saturating_sub(at(s))) as f64 / 60.0 / 30.0);
-    // The highest score over the eligible matches is the earliest eligibility: the same one.
-    eligible.sort_by_key(|m| at(m));
+    // mergeScore: the eligible match with the highest rank + age ÷ 30 minutes.
+    let score_of = |m: &Match| m.policy.rank as f64 + (now.saturating_sub(at(m))) as f64 / 60.0 / 30.0;
+    let score = eligible.iter().map(|m| score_of(m)).fold(None, |best: Option<f64>, s| Some(best.map_or(s, |b| b.max(s)))).unwrap_or(0.0);
     let pending = if selected.is_none() { all.iter().min_by_key(|m| at(m)).cloned() } else { None };
     Some(Resolved { selected: selected.cloned(), pending, grace, score })
 }
@@ -210,13 +164,13 @@ pub(crate) fn out(n: &ExistingNode, r: &Resolved) -> Option<RepairOut> {
 
 /// Pools whose unhealthy breaker is tripped: more than 20 % (rounded up) of the Nodes with
 /// the pool's label match a policy key (repair.go breakerTrippedPools). Keyed by label value.
-fn tripped(m: &Model) -> IndexMap<&str, (usize, usize)> {
+fn tripped<'a>(m: &'a Model, set: &PolicySet) -> IndexMap<&'a str, (usize, usize)> {
     let mut counts: IndexMap<&str, (usize, usize)> = IndexMap::new();
     for n in m.nodes.iter().filter(|n| !n.in_flight) {
         let Some(pool) = n.nodepool.as_deref() else { continue };
         let e = counts.entry(pool).or_default();
         e.0 += 1;
-        if n.conditions.iter().any(keyed) {
+        if n.conditions.iter().any(|c| keyed(set, c)) {
             e.1 += 1;
         }
     }
@@ -309,7 +263,7 @@ pub(crate) fn repair(
             .then(infos[a].rdc.partial_cmp(&infos[b].rdc).unwrap_or(std::cmp::Ordering::Equal))
             .then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
     });
-    let breaker = tripped(m);
+    let breaker = tripped(m, &m.repair_policies);
     let mut base = None;
     let mut deleting: Option<Vec<usize>> = None;
     for i in order {
@@ -527,7 +481,7 @@ pub(crate) fn gate_off_warnings(m: &Model, now: i64) -> Vec<Warning> {
         .iter()
         .filter(|n| n.managed && !n.in_flight && !n.marked_for_deletion)
         .filter_map(|n| {
-            let r = resolve(n, now)?;
+            let r = resolve(&m.repair_policies, n, now)?;
             let s = r.selected.as_ref()?;
             let c = &n.conditions[s.condition];
             Some(Warning {

@@ -5,6 +5,7 @@
 pub(crate) mod auto_mode;
 mod buffers;
 mod claims;
+mod default_spread;
 mod dra;
 mod gated;
 mod hash_version;
@@ -115,6 +116,9 @@ struct Lowering {
     dra_skipped: Vec<(usize, String)>,
     /// The input enables built-in Auto Mode NodePools, so EKS provisions the `default` NodeClass.
     auto_default_class: bool,
+    /// Services, workload selectors and pods' controllers: what Karpenter's default topology
+    /// spread deduction reads (`default_spread`, with `settings.schedulerConfig`).
+    default_spread: default_spread::Collected,
 }
 
 /// NodePools × catalog instance types one request may hold (README, "Bounds"): memory and
@@ -205,6 +209,7 @@ impl Lowerer {
             dra_unmodelled: Vec::new(),
             dra_skipped: Vec::new(),
             auto_default_class: false,
+            default_spread: Default::default(),
         })
     }
 
@@ -252,6 +257,16 @@ impl Lowerer {
         let cancelled = || crate::interrupt::poll().then(Vec::new);
         l.merge_claims();
         hash_version::apply(&mut l.nodes, &l.claim_hashes, &l.node_pools, &l.pool_hash_versions);
+        // Default spreads before owners: reconciling removes replicas, which would shift the
+        // explicit pods' indices the deduction keys their controllers by.
+        if let Some(cfg) = &settings.scheduler_config {
+            let defaults = cfg.default_constraints();
+            if !defaults.is_empty() {
+                default_spread::inject(&mut l.pods, &l.default_spread, defaults, &mut l.interner);
+                // Read, not skipped: Services choose the pods' spread selectors.
+                l.skipped.retain(|s| s.kind != "Service" || !s.reason.contains("does not influence"));
+            }
+        }
         // Owners first: reconciling removes replicas a controller already runs, which would
         // shift the indices of the buffers' virtual pods appended after them.
         let jobs = l.reconcile_owners();
@@ -298,6 +313,7 @@ impl Lowerer {
                 .collect());
         }
         let gate = crate::catalog::resolve::gate(&settings);
+        let repair_policies = crate::repair_policies::PolicySet::of(settings.repair_policies.as_deref());
         let mut model = Model {
             interner: l.interner,
             resources: l.resources,
@@ -321,6 +337,7 @@ impl Lowerer {
             capacity_buffers,
             buffer_hosts: Default::default(),
             dra,
+            repair_policies,
         };
         // NodeOverlays adjusted the catalog above; reserved offerings are added on top of it.
         crate::catalog::resolve::apply(&mut model, None, gate);
@@ -429,6 +446,14 @@ impl Lowering {
             }
             self.errors = errors;
             return;
+        }
+        match (group, kind.as_str()) {
+            ("", "Service") => self.default_spread.service(&root, &mut sink),
+            ("", "ReplicationController") => {
+                let meta = read_meta(&root, &mut sink);
+                self.default_spread.owner(&root, &kind, &meta.namespace, &meta.name, &mut sink);
+            }
+            _ => {}
         }
         if (group, kind.as_str()) == ("", "PodTemplate") {
             // Kept for the CapacityBuffers that may name it; listed in `skipped` below.
@@ -726,6 +751,7 @@ impl Lowering {
             _ => owners::Phase::Active,
         };
         self.explicit.push((self.pods.len(), phase));
+        self.default_spread.controller(self.pods.len(), root, sink);
         self.pods.push(pod);
     }
 
@@ -733,6 +759,9 @@ impl Lowering {
     /// named `<name>-<i>` (FORMAT §3.4).
     fn workload(&mut self, root: &At, kind: &str, sink: &mut Sink) {
         let meta = read_meta(root, sink);
+        if matches!(kind, "Deployment" | "ReplicaSet" | "StatefulSet") {
+            self.default_spread.owner(root, kind, &meta.namespace, &meta.name, sink);
+        }
         let Some(spec) = root.get("spec") else {
             sink.error(root, "required", format!("{kind} without spec"), "spec.template");
             return;

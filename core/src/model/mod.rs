@@ -31,6 +31,13 @@ pub struct Settings {
     pub aws_feature_gates: crate::gates_aws::AwsFeatureGates,
     /// Core NodeClaim instance-type truncation (R5.20.3).
     pub max_instance_types: usize,
+    /// The cloud provider's node repair policies (crate::repair_policies); None: the AWS
+    /// provider's v1.15.0 set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repair_policies: Option<Vec<crate::repair_policies::RepairPolicySpec>>,
+    /// Karpenter's `--scheduler-config` (crate::scheduler_config): default topology spreads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler_config: Option<crate::scheduler_config::SchedulerConfig>,
 }
 
 impl Default for Settings {
@@ -42,6 +49,8 @@ impl Default for Settings {
             ignore_dra_requests: true,
             aws_feature_gates: Default::default(),
             max_instance_types: 600,
+            repair_policies: None,
+            scheduler_config: None,
         }
     }
 }
@@ -69,6 +78,12 @@ impl Settings {
             })
             .collect::<Vec<_>>();
         let mut errors = errors;
+        if let Some(policies) = &self.repair_policies {
+            errors.extend(crate::repair_policies::check(policies));
+        }
+        if let Some(c) = &self.scheduler_config {
+            errors.extend(crate::scheduler_config::check(c));
+        }
         for g in self.aws_feature_gates.unmodelled() {
             errors.push(
                 crate::error::InputError::new(
@@ -100,6 +115,8 @@ struct SettingsWire {
     ignore_dra_requests: bool,
     aws_feature_gates: crate::gates_aws::AwsFeatureGates,
     max_instance_types: usize,
+    repair_policies: Option<Vec<crate::repair_policies::RepairPolicySpec>>,
+    scheduler_config: Option<crate::scheduler_config::SchedulerConfig>,
     /// Deprecated: `featureGates: {SpotToSpotConsolidation: true}`.
     spot_to_spot_consolidation: Option<bool>,
 }
@@ -114,6 +131,8 @@ impl Default for SettingsWire {
             ignore_dra_requests: s.ignore_dra_requests,
             aws_feature_gates: s.aws_feature_gates,
             max_instance_types: s.max_instance_types,
+            repair_policies: s.repair_policies,
+            scheduler_config: s.scheduler_config,
             spot_to_spot_consolidation: None,
         }
     }
@@ -132,6 +151,8 @@ impl From<SettingsWire> for Settings {
             ignore_dra_requests: w.ignore_dra_requests,
             aws_feature_gates: w.aws_feature_gates,
             max_instance_types: w.max_instance_types,
+            repair_policies: w.repair_policies,
+            scheduler_config: w.scheduler_config,
         }
     }
 }
@@ -480,6 +501,9 @@ pub struct Model {
     pub jobs: Vec<JobRun>,
     /// The resource.k8s.io objects, when they count (`--ignore-dra-requests=false`).
     pub dra: crate::dra::Dra,
+    /// The repair policies node repair reads (`settings.repairPolicies`, else the AWS
+    /// provider's), compiled once per request.
+    pub repair_policies: crate::repair_policies::PolicySet,
 }
 
 /// A CapacityBuffer as lowering resolved it (`lower::buffers`).

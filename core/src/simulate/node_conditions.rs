@@ -41,7 +41,7 @@ impl Sim {
         // A pass now (the breaker and budgets may change); it schedules the one at the end of
         // the toleration.
         self.mark_dirty();
-        let next = self.nodes[n].midx.and_then(|i| crate::disruption::next_repair_at(&self.m.nodes[i], abs));
+        let next = self.nodes[n].midx.and_then(|i| crate::disruption::next_repair_at(&self.m, &self.m.nodes[i], abs));
         if let Some(at) = next {
             // With the gate on, the pass after this one is due then (nodes.rs next_instant).
             if !self.m.settings.feature_gates.node_repair {

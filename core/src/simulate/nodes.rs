@@ -626,7 +626,7 @@ impl Sim {
             }
             // A repair policy's toleration ending (NodeRepair gate, disruption/repair.rs).
             if m.settings.feature_gates.node_repair && !n.conditions.is_empty() {
-                cands.extend(crate::disruption::next_repair_at(n, abs));
+                cands.extend(crate::disruption::next_repair_at(m, n, abs));
             }
             for c in cands.into_iter().filter(|&c| c > abs) {
                 best = Some(best.map_or(c, |b: i64| b.min(c)));

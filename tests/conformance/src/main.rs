@@ -173,10 +173,26 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
                 n.as_u64().filter(|&n| n >= 1).ok_or_else(|| format!("settings.maxInstanceTypes: expected a positive integer, got {n}"))?
                     as usize;
         }
+        // The provider's repair policies and Karpenter's --scheduler-config, as the core's
+        // Settings spell them (the core validates the values).
+        if let Some(v) = st.get("repairPolicies") {
+            settings.repair_policies = Some(serde_json::from_value(v.clone()).map_err(|e| format!("settings.repairPolicies: {e}"))?);
+        }
+        if let Some(v) = st.get("schedulerConfig") {
+            settings.scheduler_config = Some(serde_json::from_value(v.clone()).map_err(|e| format!("settings.schedulerConfig: {e}"))?);
+        }
         // A setting the runner does not know would be silently ignored: refuse it instead.
         if let Some(map) = st.as_object() {
-            let known =
-                ["minValuesPolicy", "preferencePolicy", "spotToSpotConsolidation", "featureGates", "ignoreDraRequests", "maxInstanceTypes"];
+            let known = [
+                "minValuesPolicy",
+                "preferencePolicy",
+                "spotToSpotConsolidation",
+                "featureGates",
+                "ignoreDraRequests",
+                "maxInstanceTypes",
+                "repairPolicies",
+                "schedulerConfig",
+            ];
             if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
                 return Err(format!("settings: unknown key {k:?} (known: {})", known.join(", ")));
             }
@@ -783,5 +799,17 @@ mod tests {
             .unwrap_err()
             .contains("featureGates.SpotToSpotConsolidation"));
         assert!(settings(json!({"featureGates": 3})).unwrap_err().contains("a string or a mapping"));
+        assert!(settings(json!({"repairPolicies": [{"conditionType": "A"}]})).unwrap_err().contains("settings.repairPolicies"));
+    }
+
+    #[test]
+    fn repair_policies_and_scheduler_config_are_read() {
+        let s = settings(json!({
+            "repairPolicies": [{"conditionType": "BadNode", "conditionStatus": "False", "tolerationDuration": "30m0s"}],
+            "schedulerConfig": {"podTopologySpread": {"defaultConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"}]}}
+        }))
+        .unwrap();
+        assert_eq!(s.repair_policies.unwrap()[0].condition_type, "BadNode");
+        assert_eq!(s.scheduler_config.unwrap().default_constraints().len(), 1);
     }
 }
