@@ -25,6 +25,9 @@ type NodecastRecord struct {
 	// nodecast's reserved offerings of the scenario, per instance type (its catalog line has none:
 	// they depend on the scenario's reservations and clock).
 	Reserved map[string][]CatalogOffering `json:"reserved"`
+	// The AWS provider's ResourceSlice templates per instance type under the scenario's settings
+	// (DRANVIDIAGPU / DRAEFA with --ignore-dra-requests=false), as nodecast's allocator uses them.
+	Dra map[string][]DraTemplate `json:"dra"`
 }
 
 func podSets(cs []Claim) []string {

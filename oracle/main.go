@@ -26,7 +26,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-repair N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
 	os.Exit(2)
 }
 
@@ -145,6 +145,7 @@ func karpenterSide(r NodecastRecord, cat *Catalog, catID int) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("scenario %s not in %s", r.Name, r.File)
 	}
+	s.dra = r.Dra
 	env, err := newEnvCached(s, cat, catID)
 	if err != nil {
 		return nil, err
@@ -277,6 +278,8 @@ func cmdRun(args []string) error {
 	nRes := fs.Int("reserved", 0, "random reserved-capacity provisioning scenarios (gen_reserved.go; make oracle-reserved)")
 	nRDis := fs.Int("rdisrupt", 0, "random disruption scenarios with reserved nodes (make oracle-reserved)")
 	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
+	nRepair := fs.Int("repair", 0, "random node-repair disruption scenarios (gen_repair.go): Karpenter's Repair method, NodeRepair on for most")
+	nDRA := fs.Int("dra", 0, "random DRA scenarios (gen_dra.go): Karpenter's DRA allocator, --ignore-dra-requests both ways")
 	var samples seedSamples
 	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
 	seed := fs.Int64("seed", 1, "first seed")
@@ -322,7 +325,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"dra", *nDRA}, {"repair", *nRepair}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {
@@ -431,7 +434,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt or drift")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, dra or repair")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

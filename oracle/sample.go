@@ -17,7 +17,7 @@ type seedSample struct {
 
 type seedSamples []seedSample
 
-var generatorKinds = []string{"provision", "disrupt", "gates", "reserved", "rdisrupt", "drift"}
+var generatorKinds = []string{"provision", "disrupt", "gates", "reserved", "rdisrupt", "drift", "dra", "repair"}
 
 func (s *seedSamples) String() string {
 	var parts []string
