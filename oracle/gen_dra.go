@@ -68,6 +68,11 @@ func GenerateDRA(seed int64) (string, error) {
 	for i := 0; i < nWorkloads; i++ {
 		g.draWorkload(i, nTemplates, nShared)
 	}
+	// Existing GPU nodes whose driver published their devices, some held by a bound pod's claim:
+	// drawn from a second stream, so the objects above are what they were before nodes came in.
+	g2 := &gen{r: rand.New(rand.NewSource(seed*104729 + 23)), now: g.now, zones: g.zones, docs: g.docs}
+	g2.draExistingNodes(g.pools)
+	g.docs = g2.docs
 	sc := g.scenario("dra", seed, "provision", "aws-us-east-1")
 	settings := map[string]any{}
 	if g.chance(0.75) {
@@ -139,5 +144,80 @@ func (g *gen) draWorkload(i, nTemplates, nShared int) {
 		spec["restartPolicy"] = "Never"
 		g.add(map[string]any{"apiVersion": "batch/v1", "kind": "Job", "metadata": map[string]any{"name": app, "namespace": "default"},
 			"spec": map[string]any{"parallelism": 1 + g.r.Intn(3), "template": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": spec}}})
+	}
+}
+
+// draNodeTypes: GPU types for existing nodes, with what the NVIDIA driver publishes per GPU.
+var draNodeTypes = []struct {
+	name, product, arch, memory string
+	gpus                        int
+}{
+	{"g5.xlarge", "NVIDIA A10G", "Ampere", "23028Mi", 1},
+	{"g5.12xlarge", "NVIDIA A10G", "Ampere", "23028Mi", 4},
+	{"g6.xlarge", "NVIDIA L4", "Ada Lovelace", "23034Mi", 1},
+	{"g4dn.12xlarge", "Tesla T4", "Turing", "15Gi", 4},
+}
+
+// draExistingNodes adds 0-2 initialized GPU nodes of the first NodePool, each with the
+// ResourceSlice its NVIDIA driver publishes (nodeName, a Node owner reference as the kubelet
+// plugin writes it, one device per GPU), and sometimes a bound pod holding one of the node's GPUs
+// through an allocated ResourceClaim reserved for it.
+func (g *gen) draExistingNodes(pools []pool) {
+	if len(pools) == 0 {
+		return
+	}
+	p := pools[0]
+	n := g.r.Intn(3)
+	for i := 0; i < n; i++ {
+		t := draNodeTypes[g.r.Intn(len(draNodeTypes))]
+		at := awsTypes[t.name]
+		if at == nil {
+			continue
+		}
+		name := fmt.Sprintf("gpu-node-%d", i)
+		labels := map[string]any{}
+		for k, v := range at.Labels {
+			labels[k] = v
+		}
+		labels["topology.kubernetes.io/zone"] = g.pick(g.zones...)
+		labels["topology.kubernetes.io/region"] = "us-east-1"
+		labels["karpenter.sh/capacity-type"] = "on-demand"
+		labels["karpenter.sh/nodepool"] = p.name
+		labels["kubernetes.io/hostname"] = name
+		labels["karpenter.sh/initialized"] = "true"
+		labels["karpenter.sh/registered"] = "true"
+		node := map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": map[string]any{"name": name, "labels": labels,
+			"creationTimestamp": g.now.Add(-3 * time.Hour).Format(time.RFC3339)}, "status": map[string]any{"allocatable": at.Allocatable}}
+		if p.taint {
+			node["spec"] = map[string]any{"taints": []any{map[string]any{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}}}
+		}
+		g.add(node)
+		var devices []any
+		for d := 0; d < t.gpus; d++ {
+			devices = append(devices, map[string]any{"name": fmt.Sprintf("gpu-%d", d),
+				"attributes": map[string]any{"productName": map[string]any{"string": t.product}, "architecture": map[string]any{"string": t.arch}},
+				"capacity":   map[string]any{"memory": map[string]any{"value": t.memory}}})
+		}
+		g.add(map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+			"metadata": map[string]any{"name": name + "-gpu.nvidia.com", "ownerReferences": []any{map[string]any{"apiVersion": "v1", "kind": "Node", "name": name, "uid": name}}},
+			"spec":     map[string]any{"driver": "gpu.nvidia.com", "nodeName": name, "pool": map[string]any{"name": name, "generation": 1, "resourceSliceCount": 1}, "devices": devices}})
+		if !g.chance(0.5) {
+			continue
+		}
+		// A running pod holding gpu-0 through its allocated claim.
+		pod, uid := fmt.Sprintf("holder-%d", i), fmt.Sprintf("uid-holder-%d", i)
+		g.add(map[string]any{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": map[string]any{"name": pod + "-dev", "namespace": "default"},
+			"spec": map[string]any{"devices": map[string]any{"requests": []any{map[string]any{"name": "dev", "exactly": map[string]any{"deviceClassName": "gpu.nvidia.com"}}}}},
+			"status": map[string]any{
+				"allocation": map[string]any{
+					"devices": map[string]any{"results": []any{map[string]any{"request": "dev", "driver": "gpu.nvidia.com", "pool": name, "device": "gpu-0"}}},
+					"nodeSelector": map[string]any{"nodeSelectorTerms": []any{map[string]any{"matchFields": []any{
+						map[string]any{"key": "metadata.name", "operator": "In", "values": []any{name}}}}}}},
+				"reservedFor": []any{map[string]any{"resource": "pods", "name": pod, "uid": uid}}}})
+		g.add(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": pod, "namespace": "default", "uid": uid},
+			"spec": map[string]any{"nodeName": name, "resourceClaims": []any{map[string]any{"name": "dev", "resourceClaimName": pod + "-dev"}},
+				"tolerations": []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
+				"containers": []any{map[string]any{"name": "c", "image": "x", "resources": map[string]any{
+					"requests": map[string]any{"cpu": "1", "memory": "2Gi"}, "claims": []any{map[string]any{"name": "dev"}}}}}}})
 	}
 }
