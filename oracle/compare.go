@@ -28,6 +28,9 @@ type NodecastRecord struct {
 	// The scenario's on-demand and spot offerings of the types its price and offering documents
 	// changed (issue 31; priced.go).
 	Offerings map[string][]CatalogOffering `json:"offerings"`
+	// The AWS provider's ResourceSlice templates per instance type under the scenario's settings
+	// (DRANVIDIAGPU / DRAEFA with --ignore-dra-requests=false), as nodecast's allocator uses them.
+	Dra map[string][]DraTemplate `json:"dra"`
 }
 
 func podSets(cs []Claim) []string {

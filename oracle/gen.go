@@ -497,6 +497,12 @@ func Generate(kind string, seed int64) (string, error) {
 	if kind == "drift" {
 		return GenerateDrift(seed)
 	}
+	if kind == "dra" {
+		return GenerateDRA(seed)
+	}
+	if kind == "repair" {
+		return GenerateRepair(seed)
+	}
 	if err := loadAWS(); err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/awslabs/operatorpkg/option"
 	"github.com/awslabs/operatorpkg/status"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
+	"sigs.k8s.io/karpenter/pkg/controllers/dynamicresources/deviceallocation"
+	"sigs.k8s.io/karpenter/pkg/controllers/node/health"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
 	pscheduling "sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
@@ -83,6 +86,9 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	if err != nil {
 		return nil, err
 	}
+	if err := objs.generateTemplateClaims(); err != nil {
+		return nil, err
+	}
 	now := defaultNow
 	if s.Clock.Now != "" {
 		if now, err = time.Parse(time.RFC3339, s.Clock.Now); err != nil {
@@ -96,6 +102,10 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	}
 	if settingString(s.Settings, "preferencePolicy") == "Ignore" {
 		fields.PreferencePolicy = lo.ToPtr(options.PreferencePolicyIgnore)
+	}
+	// Karpenter's --ignore-dra-requests (default true): false builds its DRA allocator.
+	if b, ok := s.Settings["ignoreDraRequests"].(bool); ok {
+		fields.IgnoreDRARequests = lo.ToPtr(b)
 	}
 	if b, ok := s.Settings["spotToSpotConsolidation"].(bool); ok {
 		fields.FeatureGates.SpotToSpotConsolidation = lo.ToPtr(b)
@@ -112,6 +122,8 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 			fields.FeatureGates.NodeOverlay = lo.ToPtr(nodeOverlay)
 		case ok && k == "ReservedCapacity":
 			fields.FeatureGates.ReservedCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "NodeRepair":
+			fields.FeatureGates.NodeRepair = lo.ToPtr(strings.EqualFold(v, "true"))
 		}
 	}
 	reservedGate := fields.FeatureGates.ReservedCapacity == nil || *fields.FeatureGates.ReservedCapacity
@@ -130,7 +142,20 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}, &v1alpha1.NodeOverlay{}).
 		Build()
 	e.cp = fake.NewCloudProvider()
+	// The AWS provider's DRA templates on the types it lists (nodecast's line carries them only
+	// when --ignore-dra-requests=false and a DRA gate is on: populateDynamicResources).
+	baseTypes := typesFor
+	typesFor = func(r map[string][]CatalogOffering) cloudprovider.InstanceTypes {
+		its, derr := withDynamicResources(baseTypes(r), s.dra)
+		if derr != nil {
+			err = derr
+		}
+		return its
+	}
 	e.cp.InstanceTypes = typesFor(nil)
+	if err != nil {
+		return nil, err
+	}
 	for _, it := range e.cp.InstanceTypes {
 		e.its[it.Name] = it
 	}
@@ -155,11 +180,26 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	if nodeOverlay {
 		cp = overlay.Decorate(e.cp, e.client, store)
 	}
-	e.cluster = state.NewCluster(e.clk, e.client, cp)
-	e.prov = provisioning.NewProvisioner(e.client, e.rec, cp, e.cluster, e.clk, nil, nil)
+	// Node repair: the AWS provider's policies (repair.go) in the cluster state's matcher, which
+	// Karpenter builds only with the NodeRepair gate on (health.NewRepairPolicyMatcher; nil off).
+	e.cp.RepairPolicy = awsRepairPolicies()
+	matcher, err := health.NewRepairPolicyMatcher(ctx, e.cp)
+	if err != nil {
+		return nil, err
+	}
+	var clusterOpts []option.Function[state.ClusterOptions]
+	if matcher != nil {
+		clusterOpts = append(clusterOpts, state.WithRepairPolicyMatcher(matcher))
+	}
+	e.cluster = state.NewCluster(e.clk, e.client, cp, clusterOpts...)
+	// Karpenter's device-allocation controller (allocated devices from the claims' status), which
+	// the provisioner reads only with --ignore-dra-requests=false; hydrated once the claims exist.
+	dac := deviceallocation.NewController(e.client)
+	e.prov = provisioning.NewProvisioner(e.client, e.rec, cp, e.cluster, e.clk, dac, nil)
 	if err := e.load(); err != nil {
 		return nil, err
 	}
+	dac.Hydrate(e.ctx)
 	if nodeOverlay {
 		for _, ov := range objs.Overlays {
 			if err := e.create(ov); err != nil {
@@ -238,13 +278,26 @@ func (e *Env) load() error {
 		if _, ok := n.Labels[corev1.LabelHostname]; !ok {
 			n.Labels[corev1.LabelHostname] = n.Name
 		}
-		ready := corev1.ConditionTrue
+		// Ready (True unless the scenario says otherwise) since the Node's creation unless the
+		// scenario gives its transition; the scenario's other conditions as written (node repair
+		// reads their status, reason and lastTransitionTime).
+		ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastTransitionTime: n.CreationTimestamp}
+		var others []corev1.NodeCondition
 		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				ready = c.Status
+			if c.Type != corev1.NodeReady {
+				others = append(others, c)
+				continue
+			}
+			if c.Status != "" {
+				ready.Status = c.Status
+			}
+			ready.Reason = c.Reason
+			if !c.LastTransitionTime.IsZero() {
+				ready.LastTransitionTime = c.LastTransitionTime
 			}
 		}
-		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready, LastTransitionTime: n.CreationTimestamp, LastHeartbeatTime: metav1.NewTime(e.clk.Now())}}
+		ready.LastHeartbeatTime = metav1.NewTime(e.clk.Now())
+		n.Status.Conditions = append([]corev1.NodeCondition{ready}, others...)
 		poolName, managed := n.Labels[v1.NodePoolLabelKey]
 		if managed {
 			n.Labels[v1.NodeRegisteredLabelKey] = "true"
@@ -348,6 +401,9 @@ func (e *Env) load() error {
 			return err
 		}
 	}
+	if err := e.createDRA(); err != nil {
+		return err
+	}
 	bound := map[string][]*corev1.Pod{}
 	for _, p := range e.objs.Pods {
 		// Karpenter's queue breaks ties between pods of equal requests and creation time by UID
@@ -357,7 +413,9 @@ func (e *Env) load() error {
 		// one ("pod-12" < "pod-8") imposed an order no scenario states.
 		p.UID = types.UID(string(p.UID) + "\x00" + p.Namespace + "/" + p.Name)
 		if p.Spec.NodeName == "" {
-			p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}
+			// The claims the resourceclaim controller generated for it stay named (dra.go).
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}},
+				ResourceClaimStatuses: p.Status.ResourceClaimStatuses}
 		} else {
 			if p.Status.Phase == "" {
 				p.Status.Phase = corev1.PodRunning

@@ -26,7 +26,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-repair N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
 	os.Exit(2)
 }
 
@@ -153,6 +153,7 @@ func karpenterSide(r NodecastRecord, base *Catalog, catID int) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("scenario %s not in %s", r.Name, r.File)
 	}
+	s.dra = r.Dra
 	env, err := newEnvWith(s, cat, func(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
 		return cachedTypes(base, cat, catID, r.Offerings, r.File+"|"+r.Name, reserved)
 	})
@@ -283,6 +284,8 @@ func cmdRun(args []string) error {
 	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
 	nPrices := fs.Int("prices", 0, "random provisioning scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
 	nPDis := fs.Int("pdisrupt", 0, "random disruption scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
+	nRepair := fs.Int("repair", 0, "random node-repair disruption scenarios (gen_repair.go): Karpenter's Repair method, NodeRepair on for most")
+	nDRA := fs.Int("dra", 0, "random DRA scenarios (gen_dra.go): Karpenter's DRA allocator, --ignore-dra-requests both ways")
 	var samples seedSamples
 	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
 	seed := fs.Int64("seed", 1, "first seed")
@@ -328,7 +331,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {
@@ -437,7 +440,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices or pdisrupt")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra or repair")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
@@ -32,6 +33,8 @@ type Scenario struct {
 	Files    []string       `json:"files"`
 	// Dir is where `files` are resolved.
 	Dir string `json:"-"`
+	// dra: the AWS provider's DRA templates per instance type from nodecast's line (dra.go).
+	dra map[string][]DraTemplate
 }
 
 // LoadScenarios reads a file holding one scenario or a list of them.
@@ -82,6 +85,11 @@ type Objects struct {
 	Reservations []*CapacityReservation
 	// The EC2NodeClass each NodePool references (read before the harness swaps in the fake class).
 	PoolNodeClass map[string]string
+	// resource.k8s.io/v1 objects (DRA, issue 28; dra.go).
+	DeviceClasses  []*resourcev1.DeviceClass
+	ResourceClaims []*resourcev1.ResourceClaim
+	ClaimTemplates []*resourcev1.ResourceClaimTemplate
+	ResourceSlices []*resourcev1.ResourceSlice
 }
 
 var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
@@ -252,6 +260,32 @@ func (o *Objects) add(kind string, doc []byte) error {
 		}
 		d.Namespace = ns(d.Namespace)
 		o.DaemonSets = append(o.DaemonSets, &d)
+	case "DeviceClass":
+		var d resourcev1.DeviceClass
+		if err := yaml.Unmarshal(doc, &d); err != nil {
+			return err
+		}
+		o.DeviceClasses = append(o.DeviceClasses, &d)
+	case "ResourceClaim":
+		var c resourcev1.ResourceClaim
+		if err := yaml.Unmarshal(doc, &c); err != nil {
+			return err
+		}
+		c.Namespace = ns(c.Namespace)
+		o.ResourceClaims = append(o.ResourceClaims, &c)
+	case "ResourceClaimTemplate":
+		var t resourcev1.ResourceClaimTemplate
+		if err := yaml.Unmarshal(doc, &t); err != nil {
+			return err
+		}
+		t.Namespace = ns(t.Namespace)
+		o.ClaimTemplates = append(o.ClaimTemplates, &t)
+	case "ResourceSlice":
+		var sl resourcev1.ResourceSlice
+		if err := yaml.Unmarshal(doc, &sl); err != nil {
+			return err
+		}
+		o.ResourceSlices = append(o.ResourceSlices, &sl)
 	case "PodDisruptionBudget":
 		var p policyv1.PodDisruptionBudget
 		if err := yaml.Unmarshal(doc, &p); err != nil {

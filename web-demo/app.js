@@ -6,6 +6,7 @@ import { PLAN_PRESETS, CONSOLIDATE_PRESETS, SIMULATE_PRESETS } from './presets.j
 import { HOURS_PER_MONTH, fmtDollars2, fmtMonth, fmtPrice } from './money.js';
 import { renderOptimization } from './optimize.js';
 import { renderAdvice } from './advise.js';
+import { awsGatesSnapshot, bindAwsGates, gateSettings, restoreAwsGates } from './gates.js';
 import { RESERVATIONS_SOURCE, claimReservation, locateJson, passTime, planReservations, reservationChanges, reservationOptions, simReservations } from './reservations.js';
 
 const DEBOUNCE_MS = 250;
@@ -184,6 +185,8 @@ const state = {
   // NodeOverlay=true; a preset may set it) and --ignore-dra-requests (true by default).
   gates: PLAN_PRESETS[0].featureGates ?? '',
   ignoreDra: true,
+  // The AWS provider's --aws-feature-gates as typed (gates.js; DRANVIDIAGPU, DRAEFA); '' = defaults.
+  awsGates: '',
   // Karpenter's StaticCapacity and CapacityBuffer feature gates (plan tab); off by default.
   staticCapacity: false,
   capacityBuffer: false,
@@ -225,6 +228,7 @@ function snapshot() {
   if (state.spotToSpot) s.spotToSpot = true;
   if (state.gates !== (planPreset().featureGates ?? '')) s.gates = state.gates;
   if (!state.ignoreDra) s.ignoreDra = false;
+  awsGatesSnapshot(state, s);
   if (state.staticCapacity) s.staticCapacity = true;
   if (state.capacityBuffer) s.capacityBuffer = true;
   if (state.czones) s.czones = state.czones;
@@ -304,6 +308,7 @@ async function loadUrl() {
     $('plan-gates').value = state.gates;
     state.ignoreDra = s.ignoreDra !== false;
     $('ignore-dra').checked = state.ignoreDra;
+    restoreAwsGates(state, s, $);
     state.staticCapacity = s.staticCapacity === true;
     $('static-capacity').checked = state.staticCapacity;
     state.capacityBuffer = s.capacityBuffer === true;
@@ -400,14 +405,11 @@ let lastGoodPlan = null; // shown dimmed under the errors while an edit is inval
 const schedulePlan = debounce(runPlan);
 /** The request settings of the plan tab: Karpenter's feature gates and DRA flag. */
 function planSettings() {
-  const s = { ignoreDraRequests: state.ignoreDra };
   // The text field is Karpenter's --feature-gates; the two checkboxes add their gates to it.
-  const gates = [state.gates.trim()];
-  if (state.staticCapacity) gates.push('StaticCapacity=true');
-  if (state.capacityBuffer) gates.push('CapacityBuffer=true');
-  const flag = gates.filter((g) => g).join(',');
-  if (flag) s.featureGates = flag;
-  return s;
+  const extra = [];
+  if (state.staticCapacity) extra.push('StaticCapacity=true');
+  if (state.capacityBuffer) extra.push('CapacityBuffer=true');
+  return { ignoreDraRequests: state.ignoreDra, ...gateSettings({ gates: state.gates, awsGates: state.awsGates, extra }) };
 }
 /** A plan-tab request: the settings and the time of the pass, when one is given. */
 const planRequest = (fields) => ({ ...fields, settings: planSettings(), ...(state.planNow ? { now: state.planNow } : {}) });
@@ -492,7 +494,8 @@ async function runConsolidate() {
     const { answer } = await ask('consolidate', {
       inputs,
       now: state.now,
-      settings: { featureGates: { SpotToSpotConsolidation: state.spotToSpot } },
+      // The plan tab's gate fields (one Karpenter per cluster) and this tab's spot-to-spot box.
+      settings: gateSettings({ gates: state.gates, awsGates: state.awsGates, extra: [`SpotToSpotConsolidation=${state.spotToSpot}`] }),
     });
     if (seq !== consolidateSeq) return;
     markErrors(answer, inputs);
@@ -1692,6 +1695,7 @@ async function main() {
     state.gates = $('plan-gates').value;
     schedulePlan();
   });
+  bindAwsGates(state, $, () => schedulePlan());
   $('ignore-dra').addEventListener('change', () => {
     state.ignoreDra = $('ignore-dra').checked;
     schedulePlan();

@@ -181,6 +181,18 @@ fn existing_nodes_offer_their_published_devices_once() {
     let v = ok(&text, "DRANVIDIAGPU=true");
     assert!(v["existingNodes"].as_array().unwrap().iter().all(|n| n["pods"].as_array().is_none_or(|p| p.is_empty())), "{v}");
     assert_eq!(claims(&v).len(), 1);
+    // A shared claim allocated during the pass on a node's published device does not pin the
+    // other pods that share it (Karpenter pins only allocations from template devices,
+    // `UsedTemplateDevices`; a `nodeName` slice gives the allocation no topology): the pod that
+    // does not fit on n1 goes to a new NodeClaim, needing no device of its own.
+    let big = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: big, namespace: default}\nspec:\n  resourceClaims: [{name: gpu, resourceClaimName: shared}]\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: \"7\"}, claims: [{name: gpu}]}}\n";
+    let text = format!("{}{NODE}{SLICE}{}{big}{}", base(), claim("shared", ""), pod("a", "resourceClaimName: shared"));
+    let v = ok(&text, "");
+    assert_eq!(v["unschedulable"].as_array().map_or(0, |u| u.len()), 0, "{v}");
+    let on_node: Vec<&Value> = v["existingNodes"].as_array().unwrap().iter().filter(|n| n["name"] == "n1").collect();
+    assert_eq!(on_node[0]["pods"], serde_json::json!(["default/big"]), "{v}");
+    assert_eq!(claims(&v).len(), 1, "{v}");
+    assert_eq!(claims(&v)[0].1, vec!["default/a".to_string()]);
     // A pod using the allocated claim goes to its node, and only there.
     let text = format!("{}{NODE}{SLICE}{held}{}", base(), pod("c", "resourceClaimName: held"));
     let v = ok(&text, "DRANVIDIAGPU=true");

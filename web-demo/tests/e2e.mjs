@@ -9,7 +9,7 @@
 // Screenshots and timings go to web-demo/test-output/. Prints `N passed, N failed`; exit 1 on failure.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -552,6 +552,45 @@ try {
     await waitText('#plan-out .itype', 'g5.12xlarge');
     assert.equal(await editorValue('reservations'), '', 'a preset without reservations empties the editor');
     assert.equal(await page.inputValue('#plan-now'), '');
+  });
+
+  await step('the gate fields: a DRA pod with --ignore-dra-requests off places only with the AWS provider\'s DRANVIDIAGPU gate, as the CLI says; a misspelt gate is an error', async () => {
+    // docs/feature-gates.md, "DRA": the claim asks an A10G with 20Gi; no device without the gate.
+    const pools = readFileSync(join(ROOT, 'examples/nodepools/gpu-inference.yaml'), 'utf8');
+    const dra = readFileSync(join(ROOT, 'examples/dra/gpu-dra.yaml'), 'utf8');
+    await typeInto('nodepools', pools);
+    await typeInto('workloads', dra);
+    await waitText('#plan-out', 'dynamic-resources'); // the default flag refuses the pod
+    await page.uncheck('#ignore-dra');
+    const off = cli(['plan', '--ignore-dra-requests=false'], { 'pools.yaml': pools, 'dra.yaml': dra });
+    assert.equal(off.nodeClaims.length, 0);
+    await waitText('#plan-out', 'DRANVIDIAGPU');
+    assert.equal(await page.locator('#plan-out .claim').count(), 0);
+    await page.fill('#aws-gates', 'DRANVIDIAGPU=true');
+    const on = cli(['plan', '--ignore-dra-requests=false', '--aws-feature-gates', 'DRANVIDIAGPU=true'], { 'pools.yaml': pools, 'dra.yaml': dra });
+    assert.equal(on.nodeClaims.length, 1);
+    await waitText('#plan-out .claim .itype', on.nodeClaims[0].instanceType);
+    assert.equal(await text('#plan-out .claim .per-hour'), `${fmtPrice(on.nodeClaims[0].pricePerHour)}/h`);
+    // The link carries the AWS gates and the DRA flag.
+    await page.waitForTimeout(300);
+    const other = await context.newPage();
+    await other.goto(page.url());
+    await other.waitForFunction((t) => document.querySelector('#plan-out .claim .itype')?.textContent === t, on.nodeClaims[0].instanceType, { timeout: TIMEOUT });
+    assert.equal(await other.inputValue('#aws-gates'), 'DRANVIDIAGPU=true');
+    assert.equal(await other.isChecked('#ignore-dra'), false);
+    await other.close();
+    // A gate the AWS provider does not have: the core's error, on the page.
+    await page.fill('#aws-gates', 'DRAGPU=true');
+    await page.waitForFunction(() => /DRAGPU/.test(document.querySelector('#plan-out .errors')?.textContent ?? ''), null, { timeout: TIMEOUT });
+    // Karpenter's gates go the same way: a misspelt one is refused, not ignored.
+    await page.fill('#aws-gates', '');
+    await page.fill('#plan-gates', 'NodeOverlays=true');
+    await page.waitForFunction(() => /NodeOverlays/.test(document.querySelector('#plan-out .errors')?.textContent ?? ''), null, { timeout: TIMEOUT });
+    await page.screenshot({ path: join(OUT, '11-gates-error.png'), fullPage: true });
+    await page.fill('#plan-gates', '');
+    await page.check('#ignore-dra');
+    await page.selectOption('#preset', 'training');
+    await waitText('#plan-out .itype', 'g5.12xlarge');
   });
 
   await step('the consolidation tab: replace the half-used g5.12xlarge', async () => {

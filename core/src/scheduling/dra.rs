@@ -152,11 +152,9 @@ type SearchKey = (Scope, Vec<usize>, Vec<u64>);
 /// Memoised matrices `matches[request][candidate]` per (scope, claims).
 type MatchMemo = FxHashMap<(Scope, Vec<usize>), Rc<Vec<Vec<bool>>>>;
 
-/// A candidate device of an existing node: its key, whether it is node-local, and where it is
-/// in the input (slice, device).
+/// A candidate device of an existing node: its key and where it is in the input (slice, device).
 struct NodeCand {
     key: DeviceKey,
-    local: bool,
     slice: usize,
     device: usize,
 }
@@ -361,7 +359,13 @@ impl Pass {
                 let chosen = self
                     .verdict(Scope::Node(n), &search, &free, devices)?
                     .ok_or(DraFail::NoDevices { new_node: false, gates_off: false })?;
-                let picks = chosen.into_iter().map(|i| (cands[i].key.clone(), cands[i].local)).collect();
+                // Devices an existing node published never pin a shared claim to the node: Karpenter
+                // pins an allocation only when it used template devices (allocator.go
+                // `UsedTemplateDevices`, ClassifyClaims); one from in-cluster slices constrains
+                // later pods sharing the claim only by the slices' node-selector topology, and a
+                // `nodeName` slice has none (pool.go `sliceTopologyRequirements`), so such a pod may
+                // go to another node or a new NodeClaim (oracle dra-315, 408, 457, 467, 497).
+                let picks = chosen.into_iter().map(|i| (cands[i].key.clone(), false)).collect();
                 Ok(Outcome { its: Vec::new(), picks: vec![(None, picks)], allocated })
             }
             _ => {
@@ -440,7 +444,6 @@ impl Pass {
                 .flat_map(|(si, s)| {
                     s.devices.iter().enumerate().map(move |(di, d)| NodeCand {
                         key: DeviceKey { driver: s.driver.clone(), pool: s.pool.clone(), device: d.name.clone() },
-                        local: s.node.is_some(),
                         slice: si,
                         device: di,
                     })

@@ -167,6 +167,21 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
         if let Some(on) = st.get("ignoreDraRequests").and_then(Value::as_bool) {
             settings.ignore_dra_requests = on;
         }
+        // The AWS provider's `--aws-feature-gates` (DRANVIDIAGPU, DRAEFA: the devices a new node
+        // offers to the DRA allocator), as the flag string or a mapping gate -> bool.
+        match st.get("awsFeatureGates") {
+            Some(Value::String(gates)) => {
+                settings.aws_feature_gates.apply(gates).map_err(|e| format!("settings.awsFeatureGates: {e}"))?;
+            }
+            Some(Value::Object(gates)) => {
+                for (k, v) in gates {
+                    let v = v.as_bool().ok_or_else(|| format!("settings.awsFeatureGates.{k}: expected true or false, got {v}"))?;
+                    settings.aws_feature_gates.apply(&format!("{k}={v}")).map_err(|e| format!("settings.awsFeatureGates: {e}"))?;
+                }
+            }
+            Some(other) => return Err(format!("settings.awsFeatureGates: expected a string or a mapping, got {other}")),
+            None => {}
+        }
         // Karpenter's MaxInstanceTypes (600; Karpenter's scheduling suite sets 60).
         if let Some(n) = st.get("maxInstanceTypes") {
             settings.max_instance_types =
@@ -189,6 +204,7 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
                 "spotToSpotConsolidation",
                 "featureGates",
                 "ignoreDraRequests",
+                "awsFeatureGates",
                 "maxInstanceTypes",
                 "repairPolicies",
                 "schedulerConfig",
@@ -811,5 +827,16 @@ mod tests {
         .unwrap();
         assert_eq!(s.repair_policies.unwrap()[0].condition_type, "BadNode");
         assert_eq!(s.scheduler_config.unwrap().default_constraints().len(), 1);
+    }
+
+    #[test]
+    fn aws_feature_gates_are_read_as_a_flag_or_a_mapping() {
+        let s = settings(json!({"ignoreDraRequests": false, "awsFeatureGates": "DRANVIDIAGPU=true"})).unwrap();
+        assert!(!s.ignore_dra_requests && s.aws_feature_gates.dranvidiagpu && !s.aws_feature_gates.draefa);
+        let s = settings(json!({"awsFeatureGates": {"DRAEFA": true}})).unwrap();
+        assert!(s.aws_feature_gates.draefa && !s.aws_feature_gates.dranvidiagpu);
+        assert!(settings(json!({"awsFeatureGates": "DRAGPU=true"})).unwrap_err().contains("settings.awsFeatureGates"));
+        assert!(settings(json!({"awsFeatureGates": {"DRAEFA": "on"}})).unwrap_err().contains("awsFeatureGates.DRAEFA"));
+        assert!(settings(json!({"awsFeatureGates": 1})).unwrap_err().contains("a string or a mapping"));
     }
 }

@@ -97,6 +97,54 @@ fn reserved_json(m: &Model) -> Map<String, Value> {
     out
 }
 
+/// The ResourceSlice templates the AWS provider gives a new node of each instance type
+/// (`populateDynamicResources`: only with `--ignore-dra-requests=false` and DRANVIDIAGPU or DRAEFA
+/// on), per instance type, as nodecast's allocator sees them; the harness hands them to
+/// Karpenter's allocator as the types' `DynamicResources`. In the scenario's line, not the
+/// catalog's: they depend on the scenario's settings. Capacities are quantities in milli-units.
+fn dra_json(m: &Model) -> Map<String, Value> {
+    use nodecast::dra::AttrValue;
+    let mut out = Map::new();
+    if m.settings.ignore_dra_requests || !m.settings.aws_feature_gates.any_dra() {
+        return out;
+    }
+    for t in &m.catalog.types {
+        let templates = nodecast::dra::aws::templates(&t.name, &m.settings.aws_feature_gates);
+        if templates.is_empty() {
+            continue;
+        }
+        let templates: Vec<Value> = templates
+            .iter()
+            .map(|tp| {
+                let devices: Vec<Value> = tp
+                    .devices
+                    .iter()
+                    .map(|d| {
+                        let attributes: Map<String, Value> = d
+                            .attributes
+                            .iter()
+                            .map(|(k, v)| {
+                                let v = match v {
+                                    AttrValue::Str(s) => json!({"string": s}),
+                                    AttrValue::Int(n) => json!({"int": n}),
+                                    AttrValue::Bool(b) => json!({"bool": b}),
+                                    AttrValue::Version(s) => json!({"version": s}),
+                                };
+                                (k.clone(), v)
+                            })
+                            .collect();
+                        let capacity: Map<String, Value> = d.capacity.iter().map(|(k, q)| (k.clone(), json!(format!("{q}m")))).collect();
+                        json!({"name": d.name, "attributes": attributes, "capacity": capacity})
+                    })
+                    .collect();
+                json!({"driver": tp.driver, "pool": tp.pool, "devices": devices})
+            })
+            .collect();
+        out.insert(t.name.clone(), Value::Array(templates));
+    }
+    out
+}
+
 fn sorted(mut v: Vec<String>) -> Vec<String> {
     v.sort();
     v
@@ -232,6 +280,10 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         if !offerings.is_empty() {
             line["offerings"] = Value::Object(offerings);
         }
+    }
+    let dra = dra_json(&model);
+    if !dra.is_empty() {
+        line["dra"] = Value::Object(dra);
     }
     out.push(line);
     out
