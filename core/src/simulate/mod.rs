@@ -40,6 +40,7 @@ use serde::{Deserialize, Serialize};
 
 pub use autoscale::AutoscaledWorkload;
 pub use hpa::{replay as replay_hpa, ReplayPod, ReplaySync};
+pub use keda::job::{replay as replay_scaled_job, ReplayTrigger as ScaledJobReplayTrigger};
 pub use render::{render_series_csv, render_series_prom, rfc3339};
 pub use sequence::consolidation_sequence;
 pub use settings::{SecondsRange, SimSettings};

@@ -163,15 +163,20 @@ fn ceil_i64(x: f64) -> i64 {
     }
 }
 
-/// getScalingDecision and the strategies' GetEffectiveMaxScale: (effective max scale, scale to).
+/// getScalingDecision: below minReplicaCount, the missing Jobs; else the strategy, with the
+/// running Jobs net of the minimum: (effective max scale, scale to).
 pub fn scaling_decision(s: &JobSpec, running: i64, pending: i64, scale_to: i64, max_scale: i64) -> (i64, i64) {
     let min_rc = s.min_replica_count();
     if running < min_rc {
         return (min_rc - running, min_rc - running);
     }
-    let running = running - min_rc;
-    let max_rc = s.max_replica_count();
-    match s.strategy {
+    effective_max_scale(s.strategy, max_scale, running - min_rc, pending, s.max_replica_count(), scale_to)
+}
+
+/// The strategies' GetEffectiveMaxScale(maxScale, runningJobCount, pendingJobCount,
+/// maxReplicaCount, scaleTo): (effective max scale, scale to).
+pub fn effective_max_scale(strategy: Strategy, max_scale: i64, running: i64, pending: i64, max_rc: i64, scale_to: i64) -> (i64, i64) {
+    match strategy {
         Strategy::Default => (max_scale - running, scale_to),
         Strategy::Custom { deduction, percentage } => {
             let d = i64::from(deduction.unwrap_or(0));
@@ -409,6 +414,61 @@ mod tests {
         assert_eq!(jobs_to_create(true, -1, 10), 0);
     }
 
+    /// Scenarios distilled from KEDA v2.21.0's pkg/scaling/executor/scale_jobs_test.go, named
+    /// after its tests: GetEffectiveMaxScale(maxScale, running, pending, maxReplicaCount, scaleTo).
+    #[test]
+    fn keda_scale_jobs_test_scenarios() {
+        let e = |st: Strategy, a: [i64; 5]| effective_max_scale(st, a[0], a[1], a[2], a[3], a[4]);
+        let custom = |d: Option<i32>, p: f64| Strategy::Custom { deduction: d, percentage: Some(p) };
+        // TestDefaultScalingStrategy
+        assert_eq!(e(Strategy::Default, [3, 2, 0, 5, 1]).0, 1);
+        assert_eq!(e(Strategy::Default, [2, 0, 0, 5, 1]).0, 2);
+        // TestCustomScalingStrategy
+        assert_eq!(e(custom(Some(1), 0.5), [3, 2, 0, 5, 1]).0, 1);
+        assert_eq!(e(custom(Some(1), 0.5), [10, 0, 0, 10, 1]).0, 9);
+        assert_eq!(e(custom(Some(2), 0.0), [3, 2, 0, 5, 1]).0, 1);
+        assert_eq!(e(custom(Some(-2), 0.0), [3, 2, 0, 4, 1]).0, 4);
+        // TestCustomScalingStrategyNilQueueLengthDeduction
+        assert_eq!(e(custom(None, 0.5), [10, 2, 0, 100, 1]).0, 9);
+        assert_eq!(e(custom(None, 0.5), [10, 0, 0, 100, 1]).0, 10);
+        // TestAccurateScalingStrategy
+        for (a, want) in [
+            ([3, 2, 0, 5, 1], 3),
+            ([5, 2, 0, 5, 1], 3),
+            ([3, 4, 2, 10, 1], 1),
+            ([5, 4, 2, 5, 1], 1),
+            ([3, 3, 3, 5, 1], 0),
+            ([15, 15, 15, 20, 1], 0),
+            ([10, 10, 10, 15, 1], 0),
+            ([20, 15, 10, 20, 1], 5),
+        ] {
+            assert_eq!(e(Strategy::Accurate, a).0, want, "{a:?}");
+        }
+        // TestEagerScalingStrategy
+        for (a, want) in [
+            ([4, 3, 0, 10, 1], (4, 10)),
+            ([4, 0, 3, 10, 1], (4, 10)),
+            ([4, 7, 0, 10, 1], (3, 10)),
+            ([4, 1, 6, 10, 1], (3, 10)),
+            ([15, 0, 0, 10, 1], (10, 10)),
+        ] {
+            assert_eq!(e(Strategy::Eager, a), want, "{a:?}");
+        }
+        // TestRunningJobCountSmallerMinReplicaCount, …IsDeductedFromMinReplicaCount,
+        // …GreaterOrEqualMinReplicaCountExecutesScalingStrategy (getScalingDecision).
+        let mut s = sj(json!({}));
+        s.min = Some(2);
+        assert_eq!(scaling_decision(&s, 0, 0, 0, 0), (2, 2));
+        assert_eq!(scaling_decision(&s, 1, 0, 0, 0), (1, 1));
+        s.min = Some(1);
+        assert_eq!(scaling_decision(&s, 1, 0, 2, 2), (2, 2));
+        // TestNewNewScalingStrategy: an empty percentage selects the default strategy.
+        assert_eq!(
+            sj(json!({"strategy": "custom", "customScalingQueueLengthDeduction": 1, "customScalingRunningJobPercentage": ""})).strategy,
+            Strategy::Default
+        );
+    }
+
     #[test]
     fn multiple_scalers() {
         let m = [
@@ -439,4 +499,51 @@ mod tests {
         let paths: Vec<&str> = e.iter().map(|p| p.0.as_str()).collect();
         assert_eq!(paths, ["spec.maxReplicaCount", "spec.scalingStrategy.strategy", "spec.triggers", "spec.jobTargetRef"]);
     }
+}
+
+/// One ScaledJob trigger of a replayed case (the KEDA oracle's format, oracle/keda): its
+/// target, activation threshold and whether its metricType is Value.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct ReplayTrigger {
+    pub target: f64,
+    #[serde(default)]
+    pub activation: f64,
+    #[serde(default)]
+    pub value: bool,
+}
+
+/// Replays one oracle case: a ScaledJob (multipleScalersCalculation `calc`, minReplicaCount
+/// `min` when above 0, maxReplicaCount `max`) whose prometheus triggers read `values[poll][i]`:
+/// per poll, (active, scale to, max scale) as IsScaledJobActive answers.
+pub fn replay(
+    calc: &str,
+    min: i64,
+    max: i64,
+    triggers: &[ReplayTrigger],
+    values: &[Vec<f64>],
+) -> Result<Vec<(bool, i64, i64)>, Vec<Problem>> {
+    let ts: Vec<Value> = triggers
+        .iter()
+        .map(|t| {
+            let mut j = json!({"type": "prometheus", "metadata": {"threshold": t.target.to_string(), "activationThreshold": t.activation.to_string()}});
+            if t.value {
+                j["metricType"] = json!("Value");
+            }
+            j
+        })
+        .collect();
+    let mut spec = json!({"jobTargetRef": {"template": {"spec": {}}}, "maxReplicaCount": max, "triggers": ts,
+        "scalingStrategy": {"multipleScalersCalculation": calc}});
+    if min > 0 {
+        spec["minReplicaCount"] = json!(min);
+    }
+    let s = parse(&json!({"metadata": {"name": "replay"}, "spec": spec}))?;
+    let max_rc = s.max_replica_count();
+    Ok(values
+        .iter()
+        .map(|vs| {
+            let m: Vec<ScalerMetrics> = s.triggers.iter().zip(vs).map(|(t, &v)| scaler_metrics(t, v, max_rc)).collect();
+            is_active(&m, s.calc, s.min_replica_count(), max_rc)
+        })
+        .collect())
 }

@@ -452,6 +452,27 @@ mod tests {
         assert!(is_active(&s, &[2.5]) && !is_active(&s, &[2.0]));
     }
 
+    /// Scenarios distilled from KEDA v2.21.0's pkg/scaling/executor/scale_scaledobjects_test.go,
+    /// named after its tests: no lastActiveTime and a creationTimestamp long past.
+    #[test]
+    fn keda_scale_scaledobjects_test_scenarios() {
+        let long_ago = -1_000_000;
+        let mut st = ObjectState::default();
+        // TestScaleToMinReplicasWhenNotActive: min 0, 10 replicas, inactive → 0.
+        assert_eq!(request_scale(&so(json!({"minReplicaCount": 0})), &mut st, false, 10, 0, long_ago), Action::Deactivate(0));
+        // TestScaleToMinReplicasFromLowerInitialReplicaCount: min 5, 1 replica, inactive → 5.
+        assert_eq!(request_scale(&so(json!({"minReplicaCount": 5})), &mut st, false, 1, 0, long_ago), Action::ResetToMin(5));
+        // TestScaleFromMinReplicasWhenActive: min 0, 0 replicas, active → 1, lastActiveTime set.
+        let mut st = ObjectState::default();
+        assert_eq!(request_scale(&so(json!({"minReplicaCount": 0})), &mut st, true, 0, 7, long_ago), Action::Activate(1));
+        assert_eq!(st.last_active, Some(7));
+        // TestScaleToIdleReplicasWhenNotActive: idle 0, min 5, 10 replicas, inactive → 0.
+        let idle = so(json!({"minReplicaCount": 5, "idleReplicaCount": 0}));
+        assert_eq!(request_scale(&idle, &mut ObjectState::default(), false, 10, 0, long_ago), Action::Deactivate(0));
+        // TestScaleFromIdleToMinReplicasWhenActive: idle 0, min 5, 0 replicas, active → 5.
+        assert_eq!(request_scale(&idle, &mut ObjectState::default(), true, 0, 0, long_ago), Action::Activate(5));
+    }
+
     #[test]
     fn idle_and_minimum_counts() {
         let s = so(json!({"minReplicaCount": 2, "idleReplicaCount": 0, "cooldownPeriod": 60}));
