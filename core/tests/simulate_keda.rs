@@ -198,4 +198,11 @@ fn invalid_scaled_objects_and_jobs_are_located_errors() {
     )
     .unwrap_err();
     assert_eq!(e[0].path.as_deref(), Some("spec.scalingStrategy.strategy"));
+    // Bounded like a request's pods before any poll.
+    let huge = SCALED_OBJECT.replace("maxReplicaCount: 4", "maxReplicaCount: 2147483647");
+    let e = answer(&format!("{CLUSTER}---{huge}"), TRACE).unwrap_err();
+    assert_eq!(
+        (e[0].code.as_str(), e[0].path.as_deref(), e[0].object.as_deref()),
+        ("too-many-pods", Some("spec.maxReplicaCount"), Some("ScaledObject/ml/worker"))
+    );
 }

@@ -274,6 +274,34 @@ pub fn prepare(req: &Sources, demand: &[Demand]) -> Result<Prepared, Vec<InputEr
             }));
         }
     }
+    // Pods KEDA may hold at once: every ScaledObject at its maxReplicas, every ScaledJob at
+    // maxReplicaCount Jobs of `parallelism` pods; bounded as a request's pods are, before any poll.
+    let mut most = 0i64;
+    // With no error every document found made one run, in order.
+    let runs = if errors.is_empty() { out.runs.as_slice() } else { &[] };
+    for (r, doc) in runs.iter().zip(&found) {
+        most += match r {
+            Run::Object(o) => i64::from(o.spec.max.unwrap_or(object::DEFAULT_HPA_MAX)),
+            Run::Job(j) => {
+                (j.spec.min_replica_count() + j.spec.max_replica_count())
+                    * j.spec.job.pointer("/spec/parallelism").and_then(Value::as_i64).unwrap_or(1).max(1)
+            }
+        };
+        if most > crate::lower::MAX_REQUEST_PODS {
+            let msg =
+                format!("the ScaledObjects' and ScaledJobs' maximum replicas add up to more than {} pods", crate::lower::MAX_REQUEST_PODS);
+            let ns = doc.value.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("default");
+            errors.push(
+                located(
+                    doc,
+                    &format!("{}/{ns}/{}", doc.kind(), doc.name()),
+                    ("spec.maxReplicaCount".into(), "too-many-pods", msg, "lower maxReplicaCount".into()),
+                )
+                .kind(ErrorKind::Limit),
+            );
+            break;
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
