@@ -505,9 +505,12 @@ mod tests {
 /// target, activation threshold and whether its metricType is Value.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct ReplayTrigger {
+    /// The trigger's target (prometheus `threshold`).
     pub target: f64,
+    /// Its `activationThreshold`.
     #[serde(default)]
     pub activation: f64,
+    /// `metricType: Value` (else AverageValue).
     #[serde(default)]
     pub value: bool,
 }

@@ -90,6 +90,10 @@ fn located(doc: &crate::manifest::Document, object: &str, (path, code, msg, help
     e
 }
 
+/// A Deployment-like document: kind, namespace, name, readiness delay, and its (container,
+/// resource) pairs without a cpu / memory request.
+type Target = (String, String, String, i64, Vec<(String, String)>);
+
 /// The ScaledObjects and ScaledJobs of the inputs, checked, with the demand series they read.
 pub fn prepare(req: &Sources, demand: &[Demand]) -> Result<Prepared, Vec<InputError>> {
     let mut out = Prepared::default();
@@ -98,7 +102,7 @@ pub fn prepare(req: &Sources, demand: &[Demand]) -> Result<Prepared, Vec<InputEr
     }
     let mut errors = Vec::new();
     // Deployment-like documents: (kind, namespace, name, readiness delay, containers without a cpu / memory request).
-    let mut targets: Vec<(String, String, String, i64, Vec<(String, String)>)> = Vec::new();
+    let mut targets: Vec<Target> = Vec::new();
     let mut found = Vec::new();
     for doc in crate::load::documents(req)? {
         let kind = doc.kind().to_string();
