@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: oracle-hpa all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
+.PHONY: oracle-hpa oracle-keda all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite
 
 all: build
@@ -265,3 +265,14 @@ oracle-hpa:
 	cd oracle/hpa && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) HPA_CASES=$(HPA_CASES) HPA_SEED=$(HPA_SEED) HPA_OUT=$$PWD/vendor/cases.json \
 		go test -mod=vendor -overlay vendor/overlay.json -count=1 ./...
 	NODECAST_HPA_CASES=$(abspath oracle/hpa/vendor/cases.json) $(CARGO) test --release -p nodecast --test hpa_oracle -- --nocapture
+
+# KEDA oracle (oracle/keda, its own Go module): random ScaledJob triggers x queue series through
+# KEDA v2.21.0's own ScaledJob metric functions, then the same series through nodecast.
+# KEDA_CASES series (>= 2,000) of 20 polls each.
+KEDA_CASES ?= 2000
+KEDA_SEED ?= 1
+oracle-keda:
+	mkdir -p oracle/keda/out
+	cd oracle/keda && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) KEDA_CASES=$(KEDA_CASES) KEDA_SEED=$(KEDA_SEED) KEDA_OUT=$$PWD/out/cases.json \
+		go test -count=1 ./...
+	NODECAST_KEDA_CASES=$(abspath oracle/keda/out/cases.json) $(CARGO) test --release -p nodecast --test keda_oracle -- --nocapture

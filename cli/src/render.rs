@@ -785,6 +785,25 @@ pub fn simulation(s: &Simulation) -> String {
             ]);
         }
         out.push_str(&t.render("  "));
+        // KEDA's own decisions, under the table (its rows' REPLICAS of a ScaledJob count Jobs).
+        for a in s.autoscaling.iter().filter(|a| a.keda.is_some()) {
+            let keda = a.keda.as_deref().unwrap_or("");
+            let line = match (a.jobs_created, a.keda_activations, a.keda_deactivations) {
+                (Some(n), ..) => format!(
+                    "  {keda}: {n} Jobs created ({} succeeded, {} failed), at most {} at once\n",
+                    a.jobs_succeeded.unwrap_or(0),
+                    a.jobs_failed.unwrap_or(0),
+                    a.peak_replicas
+                ),
+                (None, up, down) => format!(
+                    "  {keda} -> {}: {} activations, {} deactivations to zero or idle\n",
+                    a.workload,
+                    up.unwrap_or(0),
+                    down.unwrap_or(0)
+                ),
+            };
+            out.push_str(&line);
+        }
     }
     let mut nodes: Vec<&nodecast::simulate::NodeOut> = s.nodes.iter().collect();
     nodes.sort_by(|a, b| b.cost_usd.total_cmp(&a.cost_usd).then_with(|| a.name.cmp(&b.name)));

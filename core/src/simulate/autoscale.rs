@@ -24,6 +24,25 @@ pub struct AutoscaledWorkload {
     /// Its HorizontalPodAutoscaler, `namespace/name`; absent when the trace's scale events drive it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hpa: Option<String>,
+    /// The KEDA ScaledObject that generated the HPA, or the ScaledJob (then `workload` is
+    /// `ScaledJob/namespace/name` and replicas count its unfinished Jobs), `Kind/namespace/name`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda: Option<String>,
+    /// Times KEDA activated the workload from zero (or its idle count).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda_activations: Option<usize>,
+    /// Times KEDA deactivated it to zero (or its idle count) after the cooldown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keda_deactivations: Option<usize>,
+    /// Jobs the ScaledJob created.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs_created: Option<usize>,
+    /// Of those, Jobs that completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs_succeeded: Option<usize>,
+    /// Of those, Jobs that failed (backoffLimit exceeded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs_failed: Option<usize>,
     /// The HPA's minReplicas.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
@@ -109,7 +128,7 @@ impl Sim {
 
     /// The running instance a watched workload names: same name, a Deployment-like kind (the
     /// HPA's kind and namespace when it has one), not deleted.
-    fn watched_instance(&self, w: &Watched) -> Option<usize> {
+    pub(super) fn watched_instance(&self, w: &Watched) -> Option<usize> {
         let i = *self.instance_names.get(&w.name)?;
         let inst = &self.instances[i];
         let t = &self.templates[inst.tpl];
@@ -171,7 +190,11 @@ impl Sim {
     /// The per-workload report, and the workloads' series appended to `series`.
     pub fn autoscale_report(&self, series: &mut Series, duration: i64) -> Vec<AutoscaledWorkload> {
         let mut out = Vec::new();
-        for w in &self.watched {
+        for (wi, w) in self.watched.iter().enumerate() {
+            let so = self.keda.iter().find_map(|r| match r {
+                super::keda::Run::Object(o) if o.watched == wi => Some(o),
+                _ => None,
+            });
             let workload = match w.instance {
                 Some(i) => {
                     let t = &self.templates[self.instances[i].tpl];
@@ -216,6 +239,12 @@ impl Sim {
             out.push(AutoscaledWorkload {
                 workload: workload.clone(),
                 hpa: spec.map(|s| format!("{}/{}", s.namespace, s.name)),
+                keda: so.map(|o| format!("ScaledObject/{}/{}", o.spec.namespace, o.spec.name)),
+                keda_activations: so.map(|o| o.activations),
+                keda_deactivations: so.map(|o| o.deactivations),
+                jobs_created: None,
+                jobs_succeeded: None,
+                jobs_failed: None,
                 min_replicas: spec.map(|s| s.min_replicas),
                 max_replicas: spec.map(|s| s.max_replicas),
                 peak_replicas: w.samples.iter().map(|s| s.2.max(s.1)).max().unwrap_or(0),
@@ -242,7 +271,91 @@ impl Sim {
             });
             self.watched_series(w, &workload, series);
         }
+        for r in &self.keda {
+            if let super::keda::Run::Job(j) = r {
+                out.push(self.scaled_job_report(j, series, duration));
+            }
+        }
         out
+    }
+
+    /// A ScaledJob's row: its unfinished Jobs per poll stand for replicas; GPU use over all its Jobs.
+    fn scaled_job_report(&self, j: &super::keda::JobRun, series: &mut Series, duration: i64) -> AutoscaledWorkload {
+        let (mut jh, mut pending, mut gh, mut cost) = (0.0, 0i64, 0.0, 0.0);
+        for (k, &(t, running, pend, created)) in j.polls.iter().enumerate() {
+            let until = j.polls.get(k + 1).map_or(duration, |p| p.0).min(duration);
+            let dt = (until - t).max(0);
+            jh += (running + created) as f64 * dt as f64;
+            if pend > 0 || created > 0 {
+                pending += dt;
+            }
+        }
+        for &i in &j.jobs {
+            let (h, c) = self.gpu_use(Some(i), duration);
+            gh += h;
+            cost += c;
+        }
+        let done = |failed: bool| {
+            j.jobs
+                .iter()
+                .filter(|&&i| {
+                    self.instances[i].job.as_ref().is_some_and(|p| {
+                        if failed {
+                            p.job_failed
+                        } else {
+                            !p.job_failed && p.completions.map_or(p.succeeded > 0, |c| p.succeeded >= c)
+                        }
+                    })
+                })
+                .count()
+        };
+        let workload = format!("ScaledJob/{}/{}", j.spec.namespace, j.spec.name);
+        let labels: IndexMap<String, String> = [("workload".to_string(), workload.clone())].into_iter().collect();
+        let at = |t: i64| j.polls.partition_point(|p| p.0 <= t).checked_sub(1).map(|k| j.polls[k]);
+        series.metrics.push(Metric {
+            name: "nodecast_scaledjob_jobs".into(),
+            labels: labels.clone(),
+            values: series.times_seconds.iter().map(|&t| at(t).map_or(0.0, |p| (p.1 + p.3) as f64)).collect(),
+        });
+        for d in self.demand.iter().filter(|d| d.workload == j.spec.name) {
+            let mut l = labels.clone();
+            l.insert("metric".into(), d.metric.clone());
+            series.metrics.push(Metric {
+                name: "nodecast_demand".into(),
+                labels: l,
+                values: series.times_seconds.iter().map(|&t| (d.at(t) * 1e6).round() / 1e6).collect(),
+            });
+        }
+        let h = |x: f64| (x / 3600.0 * 1e4).round() / 1e4;
+        AutoscaledWorkload {
+            workload: workload.clone(),
+            hpa: None,
+            keda: Some(workload),
+            keda_activations: None,
+            keda_deactivations: None,
+            jobs_created: Some(j.jobs.len()),
+            jobs_succeeded: Some(done(false)),
+            jobs_failed: Some(done(true)),
+            min_replicas: Some(j.spec.min_replica_count() as i32),
+            max_replicas: Some(j.spec.max.unwrap_or(super::keda::job::DEFAULT_MAX as i32)),
+            peak_replicas: j.polls.iter().map(|p| (p.1 + p.3) as i32).max().unwrap_or(0),
+            rescales: j.polls.iter().filter(|p| p.3 > 0).count(),
+            replica_hours: h(jh),
+            ready_replica_hours: h(jh),
+            seconds_below_desired: pending,
+            readiness_delay_seconds: 0,
+            capacity_per_replica: None,
+            demand_unit_hours: None,
+            served_unit_hours: None,
+            unserved_unit_hours: None,
+            served_percent: None,
+            seconds_short: None,
+            scale_up_seconds: None,
+            rises_covered: None,
+            rises_uncovered: None,
+            gpu_hours: (gh * 1e4).round() / 1e4,
+            gpu_cost_usd: (cost * 1e4).round() / 1e4,
+        }
     }
 
     /// Σ GPU-hours of the instance's pods and their share of their nodes' price (each pod's

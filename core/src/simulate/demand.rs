@@ -22,6 +22,8 @@ pub struct Demand {
     pub capacity: Option<f64>,
     /// Seconds from a pod's start to Ready; None: the template's readinessProbe decides.
     pub readiness: Option<i64>,
+    /// Seconds each Job of a ScaledJob runs (the ScaledJob's series only).
+    pub run_time: Option<i64>,
     /// Linear between points (else steps).
     pub linear: bool,
     /// (second, value), sorted by time; the value before the first point is the first value.
@@ -168,7 +170,8 @@ pub fn parse(v: &Value, start: Option<i64>, budget: u64) -> Result<Vec<Demand>, 
     }
 }
 
-const FIELDS: [&str; 8] = ["workload", "metric", "capacityPerReplica", "readinessDelay", "steps", "points", "csv", "description"];
+const FIELDS: [&str; 9] =
+    ["workload", "metric", "capacityPerReplica", "readinessDelay", "runTime", "steps", "points", "csv", "description"];
 
 fn series(c: &mut Ctx, o: &Map<String, Value>, path: &str) -> Option<Demand> {
     for k in o.keys() {
@@ -211,6 +214,26 @@ fn series(c: &mut Ctx, o: &Map<String, Value>, path: &str) -> Option<Demand> {
                 None
             }
         },
+    };
+    let run_time = match o.get("runTime") {
+        None | Some(Value::Null) => None,
+        Some(v @ (Value::String(_) | Value::Number(_))) => {
+            match parse_duration(&v.as_str().map_or_else(|| v.to_string(), str::to_string)) {
+                Ok(d) if d > 0 => Some(d),
+                Ok(_) => {
+                    c.err(&format!("{path}.runTime"), "out-of-range", "runTime must be longer than 0s", "e.g. 20m");
+                    None
+                }
+                Err(e) => {
+                    c.err(&format!("{path}.runTime"), "invalid-duration", e, DURATION_HELP);
+                    None
+                }
+            }
+        }
+        Some(_) => {
+            c.err(&format!("{path}.runTime"), "wrong-type", "expected a duration", DURATION_HELP);
+            None
+        }
     };
     let forms: Vec<&str> = ["steps", "points", "csv"].into_iter().filter(|k| o.contains_key(*k)).collect();
     if forms.len() != 1 {
@@ -268,7 +291,16 @@ fn series(c: &mut Ctx, o: &Map<String, Value>, path: &str) -> Option<Demand> {
             return None;
         }
     }
-    Some(Demand { workload: workload?, metric: metric?, capacity, readiness, linear: form == "points", points, path: path.to_string() })
+    Some(Demand {
+        workload: workload?,
+        metric: metric?,
+        capacity,
+        readiness,
+        run_time,
+        linear: form == "points",
+        points,
+        path: path.to_string(),
+    })
 }
 
 /// `time,value` CSV text (a header line, then one row per step; `#` comments and blank lines

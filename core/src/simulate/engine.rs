@@ -133,6 +133,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         res: Vec::new(),
         watched: p.watched,
         demand: trace.demand.clone(),
+        keda: p.keda,
     };
     sim.adopt_initial_state();
     sim.reservations_start(res_prices);
@@ -145,6 +146,9 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
     sim.request_pass(0);
     if !sim.watched.is_empty() {
         sim.push(0, Ev::HpaSync);
+    }
+    for k in 0..sim.keda.len() {
+        sim.push(0, Ev::KedaPoll(k));
     }
     let mut processed: u64 = 0;
     let mut finished_at = None;
@@ -177,7 +181,8 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
             .path("simulation.maxEvents")
             .help("a shorter trace or end, or a larger maxEvents")]);
         }
-        if sim.trace_left == 0 && sim.live_trace_pods == 0 && sim.live_sim_nodes == 0 && sim.pending.is_empty() {
+        // KEDA's scale loop may still create pods from the demand: it runs to the end.
+        if sim.trace_left == 0 && sim.live_trace_pods == 0 && sim.live_sim_nodes == 0 && sim.pending.is_empty() && sim.keda.is_empty() {
             finished_at = Some(sim.now);
             break;
         }
@@ -239,6 +244,7 @@ impl Sim {
             Ev::DeleteInstance(i) => self.delete_instance(i),
             Ev::Reservation(r, edge) => self.reservation_edge(r, edge),
             Ev::HpaSync => self.hpa_sync(),
+            Ev::KedaPoll(k) => self.keda_poll(k),
             Ev::Retrigger => {
                 if !self.pending.is_empty() {
                     self.trigger_batch();
@@ -303,7 +309,7 @@ impl Sim {
         self.warnings.push(Warning { code: code.into(), message, object: None });
     }
 
-    fn submit(&mut self, tpl: usize, name: Option<String>, replicas: i64, run_time: Option<RunTime>, checkpoint: Option<i64>) {
+    pub(super) fn submit(&mut self, tpl: usize, name: Option<String>, replicas: i64, run_time: Option<RunTime>, checkpoint: Option<i64>) {
         let base = name.unwrap_or_else(|| self.templates[tpl].name.clone());
         let uses = self.used_names.entry(base.clone()).or_insert(0);
         *uses += 1;

@@ -14,6 +14,8 @@ mod edits;
 mod engine;
 mod hpa;
 mod jobs;
+mod keda;
+mod keda_loop;
 mod metrics;
 mod node_conditions;
 mod nodes;
@@ -38,6 +40,7 @@ use serde::{Deserialize, Serialize};
 
 pub use autoscale::AutoscaledWorkload;
 pub use hpa::{replay as replay_hpa, ReplayPod, ReplaySync};
+pub use keda::job::{replay as replay_scaled_job, ReplayTrigger as ScaledJobReplayTrigger};
 pub use render::{render_series_csv, render_series_prom, rfc3339};
 pub use sequence::consolidation_sequence;
 pub use settings::{SecondsRange, SimSettings};
@@ -440,7 +443,36 @@ pub(crate) fn run_parsed(
     settings: &SimSettings,
 ) -> Result<Simulation, Vec<InputError>> {
     settings.check()?;
-    let mut prepared = workloads::prepare(req, loaded, trace, trace_name)?;
-    prepared.watched = hpa::prepare(req, &trace.demand, &mut prepared.model.skipped, &mut prepared.warnings)?;
+    let keda = keda::prepare(req, &trace.demand)?;
+    let mut prepared = workloads::prepare(req, loaded, trace, trace_name, &keda.job_manifests)?;
+    // The ScaledObjects and ScaledJobs simulated leave the skipped list.
+    let simulated: Vec<(String, String)> = keda
+        .runs
+        .iter()
+        .map(|r| match r {
+            keda::Run::Object(o) => ("ScaledObject".to_string(), o.spec.name.clone()),
+            keda::Run::Job(j) => ("ScaledJob".to_string(), j.spec.name.clone()),
+        })
+        .collect();
+    prepared
+        .model
+        .skipped
+        .retain(|k| !simulated.iter().any(|(kind, n)| k.kind == *kind && (k.name == *n || k.name.ends_with(&format!("/{n}")))));
+    let claimed = keda.claimed();
+    prepared.watched = hpa::prepare(req, &trace.demand, &claimed, &mut prepared.model.skipped, &mut prepared.warnings)?;
+    let offset = prepared.watched.len();
+    prepared.watched.extend(keda.watched);
+    let mut templates = prepared.extra_templates.iter();
+    prepared.keda = keda
+        .runs
+        .into_iter()
+        .map(|mut r| {
+            match &mut r {
+                keda::Run::Object(o) => o.watched += offset,
+                keda::Run::Job(j) => j.template = templates.next().copied(),
+            }
+            r
+        })
+        .collect();
     engine::run(prepared, trace, settings.clone())
 }

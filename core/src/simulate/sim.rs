@@ -76,6 +76,8 @@ pub struct Sim {
     /// Workloads with an HPA or a demand series (autoscale.rs), and the trace's demand.
     pub watched: Vec<super::hpa::Watched>,
     pub demand: Vec<super::demand::Demand>,
+    /// KEDA's ScaledObjects and ScaledJobs (keda_loop.rs).
+    pub keda: Vec<super::keda::Run>,
 }
 
 /// The trace's `nodePool` event (edits.rs reads it; the replacement happens here, so edits.rs

@@ -34,6 +34,8 @@ pub enum Ev {
     Retrigger,
     /// The HPA controller's sync (every 15 s while a workload is watched; autoscale.rs).
     HpaSync,
+    /// KEDA's scale loop polls ScaledObject or ScaledJob `k` (keda_loop.rs).
+    KedaPoll(usize),
 }
 
 /// A reservation's edges on the clock: it becomes active; a capacity block turns expiring (its

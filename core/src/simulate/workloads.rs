@@ -89,6 +89,10 @@ pub struct Prepared {
     pub events: Vec<SimEvent>,
     /// Workloads with an HPA or a demand series (hpa::prepare fills it in).
     pub watched: Vec<super::hpa::Watched>,
+    /// KEDA's ScaledObjects and ScaledJobs (run_parsed fills it in).
+    pub keda: Vec<super::keda::Run>,
+    /// The templates of the `extra` Job manifests given to `prepare`, in their order.
+    pub extra_templates: Vec<usize>,
 }
 
 /// Pods one trace may create over the whole simulation (the engine keeps every pod it made, for
@@ -115,6 +119,7 @@ pub fn prepare(
     loaded: Option<(&Model, &[Warning])>,
     trace: &Trace,
     trace_name: Option<&str>,
+    extra: &[(String, Value)],
 ) -> Result<Prepared, Vec<InputError>> {
     // Inline manifests travel as extra `objects`, renamed so their pods can be found again.
     let mut inline: Vec<(String, Value)> = Vec::new();
@@ -164,6 +169,15 @@ pub fn prepare(
             inline_at.insert(path.clone(), inline.len());
             inline.push((path.clone(), m));
         }
+    }
+    // Manifests the simulation itself submits (a ScaledJob's Job): inline like the trace's.
+    for (path, m) in extra {
+        let mut m = m.clone();
+        if let Some(meta) = m.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert("name".into(), Value::String(format!("{INLINE_PREFIX}{}", inline.len())));
+        }
+        inline_at.insert(path.clone(), inline.len());
+        inline.push((path.clone(), m));
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -295,6 +309,19 @@ pub fn prepare(
         let completions = templates[templates.len() - 1].job.as_ref().and_then(|j| j.completions);
         Some((templates.len() - 1, matching.len() as i64, gang, kind, completions))
     };
+    let mut extra_templates = Vec::new();
+    for (path, m) in extra {
+        let def = WorkloadDef {
+            source: Source::Manifest(std::sync::Arc::new(m.clone())),
+            replicas: None,
+            run_time: None,
+            checkpoint: None,
+            path: path.clone(),
+        };
+        if let Some((tpl, ..)) = resolve(&def, &mut errors) {
+            extra_templates.push(tpl);
+        }
+    }
     let mut events = Vec::new();
     // Pods the trace creates, bounded like a request's (each submit makes its pods; a row or
     // scale counts its increase): `repeat.times` × `replicas` is capped factor by factor only.
@@ -405,7 +432,7 @@ pub fn prepare(
             }
         }
     }
-    Ok(Prepared { model, virtual_pods, warnings, templates, events, watched: Vec::new() })
+    Ok(Prepared { model, virtual_pods, warnings, templates, events, watched: Vec::new(), keda: Vec::new(), extra_templates })
 }
 
 /// Takes the CapacityBuffers' virtual pods out of the model's pods (the pods left keep their

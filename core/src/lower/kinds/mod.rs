@@ -90,7 +90,7 @@ pub fn skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
         }
         ("keda.sh", "ScaledObject" | "ScaledJob") => {
             return Some(format!(
-                "{api} {kind} changes replicas over time, which nodecast does not model: the workload is planned with the replicas its spec names"
+                "{api} {kind} changes replicas over time: a plan uses the replicas the workload's spec names; simulate runs it against a trace's demand (docs/simulate.md, KEDA)"
             ))
         }
         ("", "LimitRange") => {

@@ -48,6 +48,7 @@ pub struct Watched {
 pub fn prepare(
     req: &Sources,
     demand: &[Demand],
+    claimed: &[(String, String, String)],
     skipped: &mut Vec<crate::model::Skipped>,
     warnings: &mut Vec<crate::api::Warning>,
 ) -> Result<Vec<Watched>, Vec<InputError>> {
@@ -111,6 +112,17 @@ pub fn prepare(
                 "conflict",
                 format!("another HorizontalPodAutoscaler already scales {}/{}", s.target_kind, s.target_name),
                 "one HPA per workload",
+            ));
+            continue;
+        }
+        if claimed.iter().any(|(k, ns, n)| *k == s.target_kind && *ns == s.namespace && *n == s.target_name) {
+            // KEDA's webhook refuses the converse (verifyHpas); two autoscalers on one workload fight.
+            errors.push(located(
+                &s,
+                "spec.scaleTargetRef",
+                "conflict",
+                format!("{}/{} is already scaled by a KEDA ScaledObject (through the HPA it generates)", s.target_kind, s.target_name),
+                "one autoscaler per workload",
             ));
             continue;
         }
@@ -185,7 +197,7 @@ pub fn prepare(
     // Workloads with demand but no HPA: their replicas follow the trace's scale events; the
     // report still says how much of the demand they served.
     for (i, d) in demand.iter().enumerate() {
-        if watched.iter().any(|w| w.name == d.workload) {
+        if watched.iter().any(|w| w.name == d.workload) || claimed.iter().any(|c| c.2 == d.workload) {
             continue;
         }
         if d.capacity.is_none() {
