@@ -9,7 +9,7 @@
 //! EC2 prices and adds the fee to what Auto Mode nodes cost (NodeClaims' `autoModeFeePerHour`,
 //! the plan's total, a consolidation's before/after, the simulator's cost).
 
-use super::prices::{price, Origin};
+use super::price_entry::{price, some, Origin};
 use super::Catalog;
 use crate::error::InputError;
 use crate::manifest::reader::{At, Sink};
@@ -94,7 +94,7 @@ pub fn apply(catalog: &mut Catalog, tables: &[FeeTable], errors: &mut Vec<InputE
                 "{} instance type(s) of the Auto Mode fee table are not in the {} catalog ({}): not used",
                 unknown.len(),
                 catalog.source,
-                super::prices::some(&unknown)
+                some(&unknown)
             ),
         ));
     }
@@ -136,7 +136,7 @@ pub fn missing_note(m: &Model, launched: impl IntoIterator<Item = (usize, usize)
         let message = format!(
             "the Auto Mode fee table has no fee for {} instance type(s) that Auto Mode NodeClaims launch ({}): their cost is the EC2 price alone",
             missing.len(),
-            super::prices::some(&missing)
+            some(&missing)
         );
         ("auto-mode-fee-missing".to_string(), message)
     })

@@ -16,6 +16,7 @@ pub mod get_products;
 pub mod launch_reserved;
 pub mod offerings_input;
 pub mod overlay;
+pub mod price_entry;
 pub mod prices;
 pub mod reservation_time;
 pub mod reservations;

@@ -16,7 +16,9 @@
 //! - zones: a type is offered only in the zones EC2 lists for it (`itZones.Has(zone)`).
 
 use super::offerings_input::{self, is_aws_output, required, ZoneOffering};
-use super::{Catalog, PriceSource, MAX_PRICE};
+pub use super::price_entry::Origin;
+use super::price_entry::{price, some};
+use super::{Catalog, PriceSource};
 use crate::error::{ErrorKind, InputError};
 use crate::labels::{self, Interner};
 use crate::manifest::reader::{At, Sink};
@@ -53,23 +55,6 @@ pub fn object_of(v: &serde_json::Value) -> &'static str {
     }
 }
 
-/// Where an entry was read, for errors found when applying it.
-#[derive(Debug, Clone)]
-pub struct Origin {
-    pub document: usize,
-    pub source: Option<String>,
-    pub object: &'static str,
-    pub path: String,
-}
-
-impl Origin {
-    pub(super) fn error(&self, code: &str, message: String, help: &str) -> InputError {
-        let mut e = InputError::new(code, message).at_document(self.document).object(self.object).path(self.path.clone()).help(help);
-        e.source = self.source.clone();
-        e
-    }
-}
-
 /// One spot price record kept (the latest of its type × zone).
 #[derive(Debug, Clone)]
 pub struct SpotEntry {
@@ -102,23 +87,6 @@ pub struct PriceInputs {
     pub fees: Vec<super::auto_mode_fee::FeeTable>,
     /// The first price document, for an error about all of them.
     pub first: Option<Origin>,
-}
-
-/// A price: a number or a numeric string (the AWS CLI prints `"0.412300"`), finite, 0..=1e9.
-pub(super) fn price(at: &At, sink: &mut Sink) -> Option<f64> {
-    const EXPECTED: &str = "a price from 0 to 1e9 per hour, e.g. \"0.4123\"";
-    let x = match at.v {
-        serde_json::Value::String(s) => s.trim().parse::<f64>().ok(),
-        serde_json::Value::Number(n) => n.as_f64(),
-        _ => None,
-    };
-    match x {
-        Some(x) if x.is_finite() && (0.0..=MAX_PRICE).contains(&x) => Some(x),
-        _ => {
-            sink.error(at, "invalid-number", format!("{} is not a price", crate::manifest::reader::render_short(at.v)), EXPECTED);
-            None
-        }
-    }
 }
 
 impl PriceInputs {
@@ -221,17 +189,6 @@ impl PriceInputs {
 
     pub fn is_empty(&self) -> bool {
         self.first.is_none()
-    }
-}
-
-/// A few names and a count, for notes: `a, b, c and 12 more`.
-pub(super) fn some(names: &BTreeSet<String>) -> String {
-    let first: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
-    let more = names.len().saturating_sub(first.len());
-    if more > 0 {
-        format!("{} and {more} more", first.join(", "))
-    } else {
-        first.join(", ")
     }
 }
 

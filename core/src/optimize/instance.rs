@@ -12,18 +12,7 @@ use crate::scheduling::claim::Template;
 use crate::scheduling::{it_labels_compatible, offering_compatible};
 use crate::taints::first_untolerated;
 
-/// Identical pending pods (replicas of one spec), placed by count.
-#[derive(Debug, Clone)]
-pub struct Group {
-    /// Pod indices, ascending.
-    pub pods: Vec<usize>,
-    /// Requests per resource id (`pods: 1` included).
-    pub requests: Vec<i64>,
-    /// At most this many of the group on one node: 1 under a hostname anti-affinity that
-    /// selects the group itself or a host port, `maxSkew` under a hostname spread that counts
-    /// it, else unbounded (`affinity::rules` sets it).
-    pub per_node: u32,
-}
+pub use super::group::Group;
 
 /// A kind of node the optimiser may open: one offering of one instance type in one NodePool.
 #[derive(Debug, Clone)]

@@ -11,6 +11,7 @@
 pub(crate) mod affinity;
 mod check;
 pub mod gen;
+mod group;
 pub(crate) mod instance;
 mod output;
 mod replan;

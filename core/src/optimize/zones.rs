@@ -21,7 +21,7 @@
 //! - pods that stay where they are (bound pods, pods Karpenter puts on existing nodes, pods on
 //!   kept NodeClaims) count as fixed numbers per zone.
 
-use super::instance::Group;
+use super::group::Group;
 use crate::labels::ValueId;
 use crate::model::{AffinityTerm, Model, Pod, PreferencePolicy, SpreadConstraint, Unsatisfiable};
 use crate::requirements::{Requirement, Requirements};
