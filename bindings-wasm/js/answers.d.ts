@@ -146,6 +146,21 @@ export interface AutoscaledWorkload {
   gpuHours: number;
   /** Its HorizontalPodAutoscaler, `namespace/name`; absent when the trace's scale events drive it. */
   hpa?: string;
+  /** Jobs the ScaledJob created. */
+  jobsCreated?: number;
+  /** Of those, Jobs that failed (backoffLimit exceeded). */
+  jobsFailed?: number;
+  /** Of those, Jobs that completed. */
+  jobsSucceeded?: number;
+  /**
+   * The KEDA ScaledObject that generated the HPA, or the ScaledJob (then `workload` is
+   * `ScaledJob/namespace/name` and replicas count its unfinished Jobs), `Kind/namespace/name`.
+   */
+  keda?: string;
+  /** Times KEDA activated the workload from zero (or its idle count). */
+  kedaActivations?: number;
+  /** Times KEDA deactivated it to zero (or its idle count) after the cooldown. */
+  kedaDeactivations?: number;
   /** The HPA's maxReplicas. */
   maxReplicas?: number;
   /** The HPA's minReplicas. */
@@ -377,7 +392,10 @@ export interface Decision {
   now: string;
   /** $/h of the managed nodes once the command has run. */
   pricePerHourAfter: number;
-  /** $/h of the managed nodes before and after the command. */
+  /**
+   * $/h of the managed nodes before and after the command (EC2 prices, plus EKS Auto Mode's
+   * fee for Auto Mode nodes when a fee table is given; the decision is by EC2 price).
+   */
   pricePerHourBefore: number;
   /** `expired`, `empty`, `drifted` or `underutilized` (absent for `none`). */
   reason?: DisruptionReason;
@@ -644,6 +662,12 @@ export interface NodeClaimFields {
   accelerators: Accelerator[];
   /** What the launched type offers to pods: capacity minus kube/system reserved and eviction threshold. */
   allocatable: Record<string, string>;
+  /**
+   * EKS Auto Mode's management fee ($/h) of the launched type, from the inputs' fee table
+   * (docs/prices-and-places.md), on top of `pricePerHour`; absent outside Auto Mode NodePools
+   * or without a fee for the type. The choice itself is by EC2 price.
+   */
+  autoModeFeePerHour?: number;
   /** DaemonSet pods the node will also run, as `namespace/name`; their requests count in `requests`. */
   daemonSets: string[];
   /**
@@ -1020,6 +1044,8 @@ export interface Percentiles {
 
 /** A provisioning plan. */
 export interface Plan {
+  /** The EKS Auto Mode fees within `totalPricePerHour`; absent without a fee table. */
+  autoModeFeePerHour?: number;
   /**
    * The CapacityBuffers (CapacityBuffer gate on) and where this pass put their virtual
    * pods (which are also in `nodeClaims`, `existingNodes` and `unschedulable`, named
@@ -1070,7 +1096,10 @@ export interface Plan {
   staticNodeClaims?: StaticNodeClaim[];
   /** The plan in one line, as the CLI prints it first (computed once, in `figures`). */
   summary: string;
-  /** $/h of all new NodeClaims, each at the price of its chosen offering. */
+  /**
+   * $/h of all new NodeClaims, each at the price of its chosen offering plus its EKS Auto
+   * Mode fee when a fee table is given (`autoModeFeePerHour`).
+   */
   totalPricePerHour: number;
   /** `totalPricePerHour` × 730 h, to the cent (computed once, in `figures`). */
   totalPricePerMonth: number;
