@@ -27,6 +27,7 @@ def test_least_waste_scale_ups_are_typed() -> None:
     assert g5.capacity["nvidia.com/gpu"] == "1" and "nvidia.com/gpu=true:NoSchedule" in g5.taints
     assert p.settings is not None and p.settings.expander == ("least-waste",)
     assert str(p).startswith("Cluster Autoscaler: 2 scale-up(s), 6 new node(s): $11.182/h")
+    assert "<td>gpu-p3dn-24xlarge</td>" in p._repr_html_()
 
 
 def test_priority_expander_and_its_rules() -> None:
@@ -56,3 +57,4 @@ def test_scale_down_of_the_seed_cluster_state() -> None:
     assert {m.to for m in moved.moves} == {"ip-10-0-2-21.ec2.internal"}
     assert d.settings is not None and d.settings.unneeded_time_seconds == 600
     assert str(d).startswith("Cluster Autoscaler scale-down at 2025-03-05T12:00:00Z: 2 node(s) removed")
+    assert "<td>ip-10-0-3-30.ec2.internal</td>" in d._repr_html_()

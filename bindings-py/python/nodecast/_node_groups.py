@@ -5,6 +5,7 @@ docs/cluster-autoscaler.md)."""
 
 from __future__ import annotations
 
+import html
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
@@ -255,6 +256,22 @@ class NodeGroupPlan(Answer):
         ]
         return pd.DataFrame(rows, columns=columns)
 
+    def _repr_html_(self) -> str:
+        e = html.escape
+        ups = "".join(
+            f"<tr><td>{u.loop}</td><td>{e(u.node_group)}</td><td style='text-align:right'>{u.nodes}</td>"
+            f"<td style='text-align:right'>{len(u.pods)}</td><td>{e(u.decided_by)}</td></tr>"
+            for u in self.scale_ups
+        )
+        pending = "".join(f"<li>{e(p.pod)}: {e('; '.join(r.message for r in p.reasons))}</li>" for p in self.unschedulable)
+        return (
+            f"<div class='nodecast-node-groups'><p><b>{e(str(self))}</b></p>"
+            "<table><thead><tr><th>loop</th><th>node group</th><th>nodes</th><th>pods</th><th>decided by</th></tr></thead>"
+            f"<tbody>{ups}</tbody></table>"
+            + (f"<h4>Unschedulable</h4><ul>{pending}</ul>" if pending else "")
+            + "</div>"
+        )
+
 
 @dataclass(frozen=True)
 class ScaleDownMove:
@@ -356,7 +373,9 @@ class NodeGroupScaleDown(Answer):
 
     def __str__(self) -> str:
         # The CLI's first line.
-        count = lambda v: sum(1 for n in self.nodes if n.verdict == v)  # noqa: E731
+        def count(verdict: str) -> int:
+            return sum(1 for n in self.nodes if n.verdict == verdict)
+
         return (
             f"Cluster Autoscaler scale-down at {self.now}: {count('remove')} node(s) removed (${self.removed_price_per_hour:.3f}/h), "
             f"{count('unneeded')} unneeded (removed later), {count('keep')} kept"
@@ -383,6 +402,20 @@ class NodeGroupScaleDown(Answer):
             for n in self.nodes
         ]
         return pd.DataFrame(rows, columns=columns)
+
+    def _repr_html_(self) -> str:
+        e = html.escape
+        rows = "".join(
+            f"<tr><td>{e(n.name)}</td><td>{e(n.node_group or '')}</td><td>{e(n.instance_type or '')}</td>"
+            f"<td style='text-align:right'>{'' if n.utilization is None else f'{n.utilization:.2f}'}</td>"
+            f"<td>{e(n.verdict)}</td><td>{e(n.message)}</td></tr>"
+            for n in self.nodes
+        )
+        return (
+            f"<div class='nodecast-node-groups'><p><b>{e(str(self))}</b></p>"
+            "<table><thead><tr><th>node</th><th>node group</th><th>type</th><th>utilisation</th><th>verdict</th><th>why</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></div>"
+        )
 
 
 def add_autoscaler(request: str) -> str:

@@ -1470,6 +1470,15 @@ class AutoscaledWorkload:
     scale_up_seconds: FrozenMap[str, int] = field(default_factory=FrozenMap)
     rises_covered: Optional[int] = None
     rises_uncovered: Optional[int] = None
+    #: The KEDA object behind the workload, ``Kind/namespace/name``: the ScaledObject that
+    #: generated the HPA, or the ScaledJob (then replicas count its unfinished Jobs).
+    keda: Optional[str] = None
+    keda_activations: Optional[int] = None
+    keda_deactivations: Optional[int] = None
+    #: A ScaledJob's Jobs: created, completed, failed (backoffLimit exceeded).
+    jobs_created: Optional[int] = None
+    jobs_succeeded: Optional[int] = None
+    jobs_failed: Optional[int] = None
 
     @classmethod
     def _from(cls, d: Mapping[str, Any]) -> AutoscaledWorkload:
@@ -1495,6 +1504,12 @@ class AutoscaledWorkload:
             scale_up_seconds=_map(d.get("scaleUpSeconds")),
             rises_covered=d.get("risesCovered"),
             rises_uncovered=d.get("risesUncovered"),
+            keda=d.get("keda"),
+            keda_activations=d.get("kedaActivations"),
+            keda_deactivations=d.get("kedaDeactivations"),
+            jobs_created=d.get("jobsCreated"),
+            jobs_succeeded=d.get("jobsSucceeded"),
+            jobs_failed=d.get("jobsFailed"),
         )
 
 
