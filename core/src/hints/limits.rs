@@ -101,15 +101,15 @@ fn booked(m: &Model, sol: &Solution, pool: usize, keys: &[(LimitKey, i64)], coun
         .collect();
     keys.iter()
         .map(|&(k, limit)| {
+            // Saturating: capacities near i64::MAX are valid input (a Node's status), and a sum
+            // past it only means "more than any limit".
             let used: i64 = match k {
-                LimitKey::Nodes => 1000 * (nodes.len() + claims.len()) as i64,
-                LimitKey::Resource(r) => {
-                    nodes.iter().map(|n| n.capacity.get(r)).sum::<i64>()
-                        + claims
-                            .iter()
-                            .map(|its| its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(r)).max().unwrap_or(0))
-                            .sum::<i64>()
-                }
+                LimitKey::Nodes => 1000i64.saturating_mul((nodes.len() + claims.len()) as i64),
+                LimitKey::Resource(r) => nodes
+                    .iter()
+                    .map(|n| n.capacity.get(r))
+                    .chain(claims.iter().map(|its| its.iter().map(|&i| m.catalog.types[i as usize].capacity.get(r)).max().unwrap_or(0)))
+                    .fold(0i64, i64::saturating_add),
             };
             (k, limit.max(used))
         })
