@@ -85,6 +85,10 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		if err := e.client.Get(e.ctx, keyOf(nc), cur); err != nil {
 			return nil, err
 		}
+		if !cur.DeletionTimestamp.IsZero() {
+			// Already deleting in the input: not an expiration of this pass.
+			continue
+		}
 		if _, err := exp.Reconcile(e.ctx, cur); err != nil {
 			return nil, fmt.Errorf("expiration %s: %w", nc.Name, err)
 		}

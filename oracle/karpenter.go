@@ -28,6 +28,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -86,8 +87,13 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	if err != nil {
 		return nil, err
 	}
-	if err := objs.generateTemplateClaims(); err != nil {
-		return nil, err
+	// The resourceclaim controller's work matters only when Karpenter builds its DRA allocator
+	// (--ignore-dra-requests=false); with the default, a pod with claims is refused whatever its
+	// claims are, and the older gates scenarios name templates they do not hold (gates-6).
+	if ignore, ok := s.Settings["ignoreDraRequests"].(bool); ok && !ignore {
+		if err := objs.generateTemplateClaims(); err != nil {
+			return nil, err
+		}
 	}
 	now := defaultNow
 	if s.Clock.Now != "" {
@@ -362,6 +368,7 @@ func (e *Env) load() error {
 			nc.CreationTimestamp = created
 		}
 		st := nc.Status.DeepCopy()
+		deleting := nc.DeletionTimestamp
 		// Initialized at the time the manifest says, else at the Node's creation (FORMAT.md §3.7).
 		initAt := created
 		for _, c := range nc.Status.Conditions {
@@ -393,6 +400,19 @@ func (e *Env) load() error {
 		}
 		if err := e.client.Status().Update(e.ctx, nc); err != nil {
 			return err
+		}
+		// A NodeClaim the manifest states as deleting (its finalizer keeps it): written to the
+		// tracker as `terminating` does for pods, so cluster state marks it for deletion (c22).
+		if deleting != nil {
+			cur := &v1.NodeClaim{}
+			if err := e.client.Get(e.ctx, keyOf(nc), cur); err != nil {
+				return err
+			}
+			cur.DeletionTimestamp = deleting
+			if err := e.tracker.Update(schema.GroupVersionResource{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}, cur, ""); err != nil {
+				return fmt.Errorf("nodeclaim %s: deletionTimestamp: %w", nc.Name, err)
+			}
+			nc.DeletionTimestamp = deleting
 		}
 	}
 	ownDaemonSetPods(e.objs)
