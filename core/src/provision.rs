@@ -358,7 +358,7 @@ fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<No
                     LimitKey::Nodes => 1000,
                     LimitKey::Resource(r) => n.capacity.get(*r),
                 })
-                .sum();
+                .fold(0i64, i64::saturating_add);
             let launched: i64 = mine
                 .iter()
                 .filter_map(|f| f.launch.as_ref())
@@ -366,8 +366,9 @@ fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<No
                     LimitKey::Nodes => 1000,
                     LimitKey::Resource(r) => m.catalog.types[l.it as usize].capacity.get(*r),
                 })
-                .sum();
-            let used = existing + launched;
+                .fold(0i64, i64::saturating_add);
+            // Saturating, as the limit checks are: a Node's capacity near i64::MAX is valid input.
+            let used = existing.saturating_add(launched);
             limits.insert(
                 name,
                 LimitOut {
@@ -375,7 +376,7 @@ fn pools_out(m: &Model, sol: &Solution, finals: &[launch::FinalClaim]) -> Vec<No
                     used: format_milli(used, unit),
                     // A capped limit (`i64::MAX`, beyond milli-units) stays beyond them after
                     // any finite use: shown as the same lower bound, not as cap − used.
-                    remaining: format_milli(if *limit == i64::MAX { i64::MAX } else { *limit - used }, unit),
+                    remaining: format_milli(if *limit == i64::MAX { i64::MAX } else { limit.saturating_sub(used) }, unit),
                 },
             );
         }
