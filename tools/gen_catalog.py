@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Generate core/src/catalog/aws_data.rs from the AWS instance-type facts.
+"""Generate core/src/catalog/aws_data.rs and aws_data.bin from the AWS instance-type facts.
 
 Inputs: ../shared/data/aws/instance-types.json (see its README: the instance-type facts and the
 us-east-1 on-demand prices) and the AWS provider v1.15.0's generated price tables
 (pkg/providers/pricing/zz_generated.pricing_aws{,_cn,_us_gov}.go in the Go module cache, or the
 directory given with --pricing), which hold on-demand prices for exactly four regions: us-east-1,
 cn-north-1 (in CNY, as the provider reads that region's prices), us-gov-east-1, us-gov-west-1.
-Output: a compact Rust table that the core embeds: one string table (label keys, label values,
-resource names), one record per instance type with facts, and per region its currency, its zones
-and (type index, price) pairs for the types of the region's table that have facts, so the types
-are stored once and loading a catalog interns ~3k strings instead of parsing JSON. A type
+Output: a compact binary table that the core embeds (aws_data.bin, format below MAGIC): one string
+table (label keys, label values, resource names), the instance types with facts column by column,
+and per region its (type index, price) pairs for the types of the region's table that have facts;
+aws_data.rs names it and holds each region's currency and zones. The types are stored once and
+loading a catalog decodes ~120 kB of varints instead of parsing JSON. A type
 without a price in a region is not part of that region's catalog (FORMAT.md §2.1).
 
 us-east-1's prices come from instance-types.json (the same table, generated at
@@ -88,6 +89,59 @@ def read_pricing(directory):
     return regions, stamps
 
 
+# aws_data.bin, the tables the core embeds (`include_bytes!`), decoded by core/src/catalog/aws.rs
+# `decode` once per process. Numbers are unsigned LEB128 varints; the layout is column by column
+# so that gzip (the wasm package's transfer size) sees long runs of alike values:
+#   MAGIC; string count, then each string as (byte length, UTF-8 bytes);
+#   type count T; T name string indices;
+#   label-key count, then per key: its string index and T cells (0 = no such label, else value
+#     string index + 1);
+#   resource count, then per resource: its string index and T quantities (below);
+#   T capacity cpu quantities; T capacity memory quantities;
+#   per region, in REGIONS order: price count P, P gaps between priced type indices (first index,
+#     then index - previous - 1), P prices.
+# A quantity (integer milli-units, >= 0) is 0 when absent, else (trailing decimal zeros + 1) then
+# the integer without them. A price is (decimals, digits): the float is digits / 10^decimals, which
+# IEEE division rounds to the same double as parsing the decimal text (both correctly rounded).
+MAGIC = b"NCAT\x01"
+
+
+def uvarint(n):
+    if n < 0:
+        raise ValueError(f"negative varint {n}")
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def quantity(q):
+    if q is None:
+        return uvarint(0)
+    zeros = 0
+    while q and q % 10 == 0:
+        q //= 10
+        zeros += 1
+    return uvarint(zeros + 1) + uvarint(q)
+
+
+def price_bytes(p):
+    text = repr(float(p))
+    if "e" in text or "." not in text:
+        raise ValueError(f"price {p!r} has no plain decimal form")
+    whole, _, frac = text.partition(".")
+    frac = frac.rstrip("0")
+    digits = int(whole + frac)
+    if digits >= 2**53 or len(frac) > 22 or digits / 10 ** len(frac) != float(p):
+        raise ValueError(f"price {p!r} does not round-trip as digits / 10^decimals")
+    return uvarint(len(frac)) + uvarint(digits)
+
+
 def generate(src, pricing):
     types = json.load(open(src))
     regions, stamps = read_pricing(pricing)
@@ -117,40 +171,61 @@ def generate(src, pricing):
         if r != "us-east-1":
             priced[r] = {n: p for n, p in regions[r].items() if n in known}
 
+    # The blob (FORMAT below), then the Rust file naming it and holding the regions' metadata.
+    blob = bytearray(MAGIC)
+    blob += uvarint(len(strings))
+    for s in strings:
+        b = s.encode()
+        blob += uvarint(len(b)) + b
+    blob += uvarint(len(records))
+    for name, _, _, _, _ in records:
+        blob += uvarint(name)
+    # Columns: one per label key, then one per allocatable resource, in string-index order, so
+    # a type's pairs come out sorted by key as the records hold them.
+    for column in (1, 2):
+        keys = sorted({k for r in records for k, _ in r[column]})
+        blob += uvarint(len(keys))
+        for key in keys:
+            blob += uvarint(key)
+            for r in records:
+                value = dict(r[column]).get(key)
+                if column == 1:
+                    blob += uvarint(0 if value is None else value + 1)
+                else:
+                    blob += quantity(value)
+    for r in records:
+        blob += quantity(r[3])
+    for r in records:
+        blob += quantity(r[4])
     out = [
         "// @generated by tools/gen_catalog.py from ../shared/data/aws/instance-types.json.",
         "// Do not edit by hand: run `make catalog`. Facts: Karpenter provider commit 1d92708; regional",
         "// prices: provider v1.15.0 pkg/providers/pricing/zz_generated.pricing_aws*.go, generated at "
         + ", ".join(f"{r} {stamps[r]}" for r in REGION_ZONES) + ".",
-        "#![allow(clippy::unreadable_literal)]",
-        "use super::{RawRegion, RawType};",
+        f"// The tables are aws_data.bin ({len(strings)} strings, {len(records)} instance types, "
+        + ", ".join(f"{r} {len(priced[r])} prices" for r in REGION_ZONES) + "); its format is in tools/gen_catalog.py.",
+        "use super::RawRegion;",
         "",
-        f"pub(super) static STRINGS: [&str; {len(strings)}] = [",
+        'pub(super) static DATA: &[u8] = include_bytes!("aws_data.bin");',
+        "",
+        f"pub(super) static REGIONS: [RawRegion; {len(REGION_ZONES)}] = [",
     ]
-    out += [f"    {rust_str(s)}," for s in strings]
-    out.append("];")
-    out.append("")
-    out.append(f"pub(super) static TYPES: [RawType; {len(records)}] = [")
-    for name, labels, alloc, cpu, mem in records:
-        lab = ", ".join(f"({k}, {v})" for k, v in labels)
-        al = ", ".join(f"({k}, {v})" for k, v in alloc)
-        out.append(
-            f"    RawType {{ name: {name}, labels: &[{lab}], "
-            f"allocatable: &[{al}], capacity_cpu: {cpu}, capacity_memory: {mem} }},"
-        )
-    out.append("];")
-    out.append("")
-    out.append(f"pub(super) static REGIONS: [RawRegion; {len(REGION_ZONES)}] = [")
     for r, (currency, zones) in REGION_ZONES.items():
         # In TYPES order, so every region's catalog lists its types in one order.
         pairs = sorted((known[n], p) for n, p in priced[r].items())
+        blob += uvarint(len(pairs))
+        previous = -1
+        for k, _ in pairs:
+            blob += uvarint(k - previous - 1)
+            previous = k
+        for _, p in pairs:
+            blob += price_bytes(p)
         zs = ", ".join(rust_str(z) for z in zones)
-        out.append(f"    RawRegion {{ name: {rust_str(r)}, currency: {rust_str(currency)}, generated_at: {rust_str(stamps[r])}, zones: &[{zs}], prices: &[")
-        for i in range(0, len(pairs), 8):
-            out.append("        " + " ".join(f"({k}, {repr(float(p))})," for k, p in pairs[i : i + 8]))
-        out.append("    ] },")
+        out.append(
+            f"    RawRegion {{ name: {rust_str(r)}, currency: {rust_str(currency)}, generated_at: {rust_str(stamps[r])}, zones: &[{zs}] }},"
+        )
     out.append("];")
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n", bytes(blob)
 
 
 def main(argv):
@@ -169,17 +244,21 @@ def main(argv):
             return 0
         print(f"the provider's price tables are not in {pricing} (--pricing DIR)", file=sys.stderr)
         return 2
-    text = generate(src, pricing)
+    text, blob = generate(src, pricing)
+    dst_bin = os.path.splitext(dst)[0] + ".bin"
     if check:
         current = open(dst).read() if os.path.exists(dst) else ""
-        if current != text:
-            print(f"{dst} is stale: run `make catalog`", file=sys.stderr)
+        current_bin = open(dst_bin, "rb").read() if os.path.exists(dst_bin) else b""
+        if current != text or current_bin != blob:
+            print(f"{dst} or {dst_bin} is stale: run `make catalog`", file=sys.stderr)
             return 1
-        print(f"{dst} is up to date")
+        print(f"{dst} and {dst_bin} are up to date")
         return 0
     with open(dst, "w") as f:
         f.write(text)
-    print(f"wrote {dst}")
+    with open(dst_bin, "wb") as f:
+        f.write(blob)
+    print(f"wrote {dst} and {dst_bin}")
     return 0
 
 
