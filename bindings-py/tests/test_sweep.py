@@ -228,3 +228,23 @@ def test_a_spec_reads_only_files_beside_it_unless_allowed(tmp_path: Path) -> Non
         assert nodecast.sweep(spec=str(specs / "beside.yaml"), progress=False).count == 1
     finally:
         os.chdir(cwd)
+
+
+def test_a_catalog_list_is_an_axis_in_the_keyword_form_and_the_spec_file() -> None:
+    inference = ["examples/nodepools/gpu-inference.yaml", "examples/workloads/vllm-inference.yaml"]
+    eu = ["examples/prices/eu-west-1-on-demand.yaml", "examples/prices/eu-west-1-spot-price-history.json"]
+    r = nodecast.sweep(
+        *inference, operation="plan", progress=False,
+        catalog=["aws-us-gov-west-1", {"catalog": "aws-eu-west-1", "label": "eu", "sources": eu}],
+    )
+    assert r.columns[:4] == ["index", "variant", "catalog", "status"]
+    assert [row[2] for row in r.rows] == ["aws-us-gov-west-1", "eu"]
+    assert [row[3] for row in r.rows] == ["success", "success"]
+    price = r.columns.index("price_per_hour_usd")
+    # Each row is plan on that region alone.
+    assert r.rows[0][price] == nodecast.plan(*inference, catalog="aws-us-gov-west-1").total_price_per_hour
+    assert r.rows[1][price] == nodecast.plan(*inference, *eu, catalog="aws-eu-west-1").total_price_per_hour
+    spec = nodecast.sweep(spec="examples/sweeps/regions.yaml", progress=False)
+    assert [row[2] for row in spec.rows] == ["aws-us-east-1"] * 2 + ["aws-eu-west-1"] * 2 + ["aws-us-gov-west-1"] * 2
+    with pytest.raises(ValueError, match="zones"):
+        nodecast.sweep(*inference, operation="plan", catalog=["aws-us-east-1"], zones=["us-east-1a"])

@@ -176,6 +176,15 @@ def _variant(v: Mapping[str, Any], options: Mapping[str, Any]) -> Dict[str, Any]
     return out
 
 
+def _catalog_entry(entry: Any, options: Mapping[str, Any]) -> Any:
+    """One value of a catalog axis: a catalog name or mapping as it is, or ``{catalog, label?,
+    sources?}`` whose ``sources`` (the region's price and offering documents) become its
+    ``inputs``/``objects``."""
+    if not isinstance(entry, Mapping) or "sources" not in entry:
+        return entry
+    return _variant(entry, options)
+
+
 def _below(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
@@ -293,6 +302,9 @@ def sweep(
     list of ``{name, sources?, edits?}`` (``sources`` replace the base documents of the same
     kind and name); ``traces`` (or one ``trace``) as for ``nodecast.simulate``; ``seeds`` a list
     or ``{"from": 1, "count": 20}``; ``simulation`` the camelCase settings mapping.
+    ``catalog`` a list is an axis of its own (the ``catalog`` column): each entry a catalog
+    name, a catalog mapping, or ``{catalog, label?, sources?}`` whose ``sources`` (that region's
+    price and offering documents) are added to that catalog's combinations only.
 
     ``engine``: ``local`` (default), ``process`` (``workers`` processes, default the CPU count)
     or ``ray`` (connects with ``ray.init(address=address)`` when Ray is not initialized yet).
@@ -309,7 +321,12 @@ def sweep(
         raise ValueError(f"workers must be a positive int, not {workers!r}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
         raise ValueError(f"batch_size must be a positive int, not {batch_size!r}")
+    axis = catalog if isinstance(catalog, (list, tuple)) else None
+    if axis is not None and (zones is not None or spot_price_factor is not None):
+        raise ValueError("catalog is a list (a sweep axis): give zones and spotPriceFactor in each entry's catalog mapping")
     if spec is not None:
+        if axis is not None:
+            raise ValueError("give the catalog axis in the spec (catalog: [...]), not as catalog=")
         if sources or traces is not None or trace is not None or grid is not None or variants is not None or seeds is not None:
             raise ValueError("give either spec= or sources with grid/variants/traces/seeds, not both")
         # A mapping's file paths are relative to the working directory, a file's to its directory.
@@ -319,13 +336,15 @@ def sweep(
             payload = _payload_from_file(spec, allow_any_file)
     else:
         options: Dict[str, Any] = dict(
-            catalog=catalog, zones=zones, spot_price_factor=spot_price_factor, min_values_policy=min_values_policy,
+            catalog=None if axis is not None else catalog, zones=zones, spot_price_factor=spot_price_factor, min_values_policy=min_values_policy,
             preference_policy=preference_policy, spot_to_spot_consolidation=spot_to_spot_consolidation,
             feature_gates=feature_gates, ignore_dra_requests=ignore_dra_requests,
         )
         base = json.loads(build_request(sources, **options))
         doc: Dict[str, Any] = {"apiVersion": "nodecast/v1", "kind": "Sweep", "operation": operation}
         doc.update({k: base[k] for k in ("inputs", "objects", "catalog", "settings") if k in base})
+        if axis is not None:
+            doc["catalog"] = [_catalog_entry(e, options) for e in axis]
         if trace is not None:
             traces = [trace] if traces is None else [*traces, trace]
         if traces is not None:

@@ -103,6 +103,7 @@ fn set_instance_count(entry: &mut Value, value: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// The documents of one variant on one catalog of the axis (the variant's own without an axis).
 #[derive(Debug, Clone)]
 struct Variant {
     name: String,
@@ -114,7 +115,10 @@ struct Variant {
 #[derive(Debug, Clone)]
 pub struct Sweep {
     spec: Spec,
+    /// Variant-major: variant `v` on catalog `c` of the axis is `variants[v * catalogs + c]`.
     variants: Vec<Variant>,
+    /// The length of the catalog axis, 1 without one.
+    catalogs: usize,
     columns: Vec<String>,
     radices: Vec<usize>,
     len: usize,
@@ -136,7 +140,7 @@ fn decode_spec(text: &str, name: Option<&str>) -> Result<Value, Vec<InputError>>
     }
 }
 
-/// The file paths a spec names (`inputs`, `traces`, `variants[].inputs`), in order, each once.
+/// The file paths a spec names (`inputs`, `traces`, `variants[].inputs`, `catalog[].inputs`), in order, each once.
 /// Front ends read them (relative to the spec's directory) and pass their texts to [`load`].
 pub fn referenced_files(text: &str, name: Option<&str>) -> Result<Vec<String>, Vec<InputError>> {
     let root = decode_spec(text, name)?;
@@ -152,6 +156,9 @@ pub fn referenced_files(text: &str, name: Option<&str>) -> Result<Vec<String>, V
     add(root.get("traces"));
     for v in root.get("variants").and_then(Value::as_array).into_iter().flatten() {
         add(v.get("inputs"));
+    }
+    for c in root.get("catalog").and_then(Value::as_array).into_iter().flatten() {
+        add(c.get("inputs"));
     }
     Ok(out)
 }
@@ -350,6 +357,27 @@ impl DocSet {
     }
 }
 
+/// A catalog of the axis must be one a request accepts (an unknown name, a bad zone list):
+/// refused at load, located at its entry, not as a failed row per combination. A region
+/// without an embedded price table passes here; its rows need its prices among their inputs.
+fn check_catalog(entry: &spec::CatalogEntry, spec: &Spec) -> Vec<InputError> {
+    match crate::catalog::build(Some(&entry.catalog)) {
+        Ok(_) => Vec::new(),
+        Err(errors) => errors
+            .into_iter()
+            .map(|mut e| {
+                // The catalog's own paths start with `catalog`: rooted at the entry instead.
+                e.path = Some(match e.path.take() {
+                    Some(p) => p.replacen("catalog", &entry.catalog_at, 1),
+                    None => entry.catalog_at.clone(),
+                });
+                e.document = None;
+                located(e, spec, "")
+            })
+            .collect(),
+    }
+}
+
 /// The simulation settings of a mapping, checked.
 fn sim_settings(map: &Map<String, Value>) -> Result<SimSettings, Vec<InputError>> {
     let s: SimSettings = serde_json::from_value(Value::Object(map.clone())).map_err(|e| {
@@ -387,9 +415,21 @@ impl Sweep {
                 ));
             }
         }
+        for entry in &spec.catalogs {
+            errors.extend(check_catalog(entry, &spec));
+        }
         if !errors.is_empty() {
             return Err(errors);
         }
+        let no_axis = [spec::CatalogEntry {
+            catalog: Value::Null,
+            cell: Value::Null,
+            inputs: Vec::new(),
+            objects: Vec::new(),
+            at: String::new(),
+            catalog_at: String::new(),
+        }];
+        let catalogs = if spec.catalogs.is_empty() { &no_axis[..] } else { &spec.catalogs[..] };
         let mut variants = Vec::new();
         let plain = [spec::VariantSpec { name: "base".into(), inputs: Vec::new(), objects: Vec::new(), edits: Vec::new() }];
         let list = if spec.variants.is_empty() { &plain[..] } else { &spec.variants[..] };
@@ -405,38 +445,52 @@ impl Sweep {
                     errors.push(located(InputError::new("invalid-edit", msg), &spec, at));
                 }
             }
-            // Every grid value must be applicable to this variant: found now, not as a failed
-            // row per combination.
-            for (k, axis) in spec.grid.iter().enumerate() {
-                for (j, value) in axis.values.iter().enumerate() {
-                    let at = format!("grid[{k}].values[{j}]");
-                    let mut sim = simulation.clone();
-                    let mut check = match &axis.target {
-                        Target::Simulation => DocSet { slots: Vec::new(), objects: Arc::new(Vec::new()) },
-                        t => match docs.find(t) {
-                            // A reservation entry is found again inside a document of its own.
-                            Ok(loc) if loc.entry.is_some() => DocSet {
-                                slots: Vec::new(),
-                                objects: Arc::new(vec![json!({(crate::catalog::reservations::DOCUMENT_KEY): [docs.get(loc).clone()]})]),
+            for entry in catalogs {
+                let mut docs = docs.clone();
+                if let Err(e) = docs.merge(&entry.inputs, &entry.objects) {
+                    // The entry's own texts do not decode: the same errors for every variant.
+                    if i == 0 {
+                        errors.extend(e);
+                    }
+                    continue;
+                }
+                let who = match &entry.cell {
+                    Value::Null => format!("variant {:?}", v.name),
+                    c => format!("variant {:?}, catalog {}", v.name, spec::cell(c)),
+                };
+                // Every grid value must be applicable to this variant: found now, not as a failed
+                // row per combination.
+                for (k, axis) in spec.grid.iter().enumerate() {
+                    for (j, value) in axis.values.iter().enumerate() {
+                        let at = format!("grid[{k}].values[{j}]");
+                        let mut sim = simulation.clone();
+                        let mut check = match &axis.target {
+                            Target::Simulation => DocSet { slots: Vec::new(), objects: Arc::new(Vec::new()) },
+                            t => match docs.find(t) {
+                                // A reservation entry is found again inside a document of its own.
+                                Ok(loc) if loc.entry.is_some() => DocSet {
+                                    slots: Vec::new(),
+                                    objects: Arc::new(vec![json!({(crate::catalog::reservations::DOCUMENT_KEY): [docs.get(loc).clone()]})]),
+                                },
+                                Ok(loc) => DocSet { slots: Vec::new(), objects: Arc::new(vec![docs.get(loc).clone()]) },
+                                Err(msg) => {
+                                    let e = InputError::new("invalid-edit", format!("{who}: {msg}"));
+                                    errors.push(located(e, &spec, &format!("grid[{k}].target")));
+                                    break;
+                                }
                             },
-                            Ok(loc) => DocSet { slots: Vec::new(), objects: Arc::new(vec![docs.get(loc).clone()]) },
-                            Err(msg) => {
-                                let e = InputError::new("invalid-edit", format!("variant {:?}: {msg}", v.name));
-                                errors.push(located(e, &spec, &format!("grid[{k}].target")));
-                                break;
+                        };
+                        if let Err(msg) = check.apply(&mut sim, &axis.target, &axis.path, value) {
+                            errors.push(located(InputError::new("invalid-edit", format!("{who}: {msg}")), &spec, &at));
+                        } else if axis.target == Target::Simulation {
+                            if let Err(e) = sim_settings(&sim) {
+                                errors.extend(e.into_iter().map(|e| located(InputError { path: None, ..e }, &spec, &at)));
                             }
-                        },
-                    };
-                    if let Err(msg) = check.apply(&mut sim, &axis.target, &axis.path, value) {
-                        errors.push(located(InputError::new("invalid-edit", format!("variant {:?}: {msg}", v.name)), &spec, &at));
-                    } else if axis.target == Target::Simulation {
-                        if let Err(e) = sim_settings(&sim) {
-                            errors.extend(e.into_iter().map(|e| located(InputError { path: None, ..e }, &spec, &at)));
                         }
                     }
                 }
+                variants.push(Variant { name: v.name.clone(), docs, simulation: simulation.clone() });
             }
-            variants.push(Variant { name: v.name.clone(), docs, simulation });
             // A mistake repeated for every variant says nothing new after a while.
             if errors.len() > 100 && i + 1 < list.len() {
                 break;
@@ -446,20 +500,28 @@ impl Sweep {
             return Err(errors);
         }
         let simulate = spec.operation == Operation::Simulate;
+        let axis = !spec.catalogs.is_empty();
         let mut columns: Vec<String> = vec!["index".into(), "variant".into()];
+        if axis {
+            columns.push(spec::CATALOG_COLUMN.into());
+        }
         columns.extend(spec.grid.iter().map(|a| a.name.clone()));
         if simulate {
             columns.extend(["trace".into(), "seed".into()]);
         }
         columns.extend(["status".into(), "error".into()]);
         columns.extend(metrics::columns(spec.operation).iter().map(|c| c.to_string()));
-        let mut radices = vec![variants.len()];
+        let catalogs = catalogs.len();
+        let mut radices = vec![variants.len() / catalogs];
+        if axis {
+            radices.push(catalogs);
+        }
         radices.extend(spec.grid.iter().map(|a| a.values.len()));
         if simulate {
             radices.extend([spec.traces.len(), spec.seeds.len()]);
         }
         let len = radices.iter().product();
-        Ok(Sweep { spec, variants, columns, radices, len })
+        Ok(Sweep { spec, variants, catalogs, columns, radices, len })
     }
 
     /// The function every combination runs.
@@ -488,7 +550,11 @@ impl Sweep {
     /// failed combination). A front end that writes typed columns as the rows are computed (the
     /// CLI's Parquet) fixes each column's type from these before the first row.
     pub fn column_samples(&self) -> Vec<Vec<Value>> {
-        let mut out = vec![vec![json!(0), json!(self.len.saturating_sub(1))], self.variants.iter().map(|v| json!(v.name)).collect()];
+        let names = self.variants.iter().step_by(self.catalogs).map(|v| json!(v.name)).collect();
+        let mut out = vec![vec![json!(0), json!(self.len.saturating_sub(1))], names];
+        if self.has_axis() {
+            out.push(self.spec.catalogs.iter().map(|c| c.cell.clone()).collect());
+        }
         out.extend(self.spec.grid.iter().map(|a| a.cells.clone()));
         if self.spec.operation == Operation::Simulate {
             out.push(self.spec.traces.iter().map(|t| json!(t.name)).collect());
@@ -501,7 +567,23 @@ impl Sweep {
         out
     }
 
-    /// Combination `i` as digits: variant, one per grid dimension, then trace and seed.
+    fn has_axis(&self) -> bool {
+        !self.spec.catalogs.is_empty()
+    }
+
+    /// The first grid digit of a combination (after the variant and the catalog axis).
+    fn grid_start(&self) -> usize {
+        1 + usize::from(self.has_axis())
+    }
+
+    /// The variant-on-catalog of digits `d`, and the catalog entry (None without an axis).
+    fn variant_of(&self, d: &[usize]) -> (&Variant, Option<&spec::CatalogEntry>) {
+        let c = if self.has_axis() { d[1] } else { 0 };
+        (&self.variants[d[0] * self.catalogs + c], self.spec.catalogs.get(c))
+    }
+
+    /// Combination `i` as digits: variant, the catalog (with an axis), one per grid dimension,
+    /// then trace and seed.
     fn digits(&self, mut i: usize) -> Vec<usize> {
         let mut d = vec![0; self.radices.len()];
         for (k, r) in self.radices.iter().enumerate().rev() {
@@ -514,12 +596,15 @@ impl Sweep {
     /// The cells naming combination `i`: index, variant, grid values, trace, seed.
     pub fn parameters(&self, i: usize) -> Vec<Value> {
         let d = self.digits(i);
-        let mut cells = vec![json!(i), json!(self.variants[d[0]].name)];
+        let (variant, catalog) = self.variant_of(&d);
+        let mut cells = vec![json!(i), json!(variant.name)];
+        cells.extend(catalog.map(|c| c.cell.clone()));
+        let g0 = self.grid_start();
         for (k, axis) in self.spec.grid.iter().enumerate() {
-            cells.push(axis.cells[d[1 + k]].clone());
+            cells.push(axis.cells[d[g0 + k]].clone());
         }
         if self.spec.operation == Operation::Simulate {
-            let g = 1 + self.spec.grid.len();
+            let g = g0 + self.spec.grid.len();
             cells.push(json!(self.spec.traces[d[g]].name));
             cells.push(json!(self.spec.seeds[d[g + 1]]));
         }
@@ -531,24 +616,25 @@ impl Sweep {
     pub fn request(&self, i: usize) -> Result<Request, String> {
         assert!(i < self.len, "combination {i} of {}", self.len);
         let d = self.digits(i);
-        let v = &self.variants[d[0]];
+        let (v, entry) = self.variant_of(&d);
         let mut docs = v.docs.clone();
         let mut simulation = v.simulation.clone();
+        let g0 = self.grid_start();
         for (k, axis) in self.spec.grid.iter().enumerate() {
-            let value = &axis.values[d[1 + k]];
+            let value = &axis.values[d[g0 + k]];
             docs.apply(&mut simulation, &axis.target, &axis.path, value)
                 .map_err(|e| format!("grid[{k}] {} = {}: {e}", axis.name, spec::cell(value)))?;
         }
         let mut req = Request {
             inputs: docs.inputs(),
             objects: docs.objects.to_vec(),
-            catalog: self.spec.catalog.clone(),
+            catalog: entry.map_or_else(|| self.spec.catalog.clone(), |e| Some(e.catalog.clone())),
             settings: self.spec.settings.clone(),
             now: self.spec.now.clone(),
             ..Default::default()
         };
         if self.spec.operation == Operation::Simulate {
-            let g = 1 + self.spec.grid.len();
+            let g = g0 + self.spec.grid.len();
             let mut settings = sim_settings(&simulation).map_err(|e| e.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))?;
             settings.seed = self.spec.seeds[d[g + 1]];
             req.simulation = Some(settings);

@@ -85,13 +85,31 @@ pub struct Axis {
     pub cells: Vec<Value>,
 }
 
+/// One value of the catalog axis (`catalog: [...]`): the request's catalog for its
+/// combinations, the cell shown in the `catalog` column, and documents only its combinations get
+/// (that region's price, offering and reservation documents).
+#[derive(Debug, Clone)]
+pub struct CatalogEntry {
+    pub catalog: Value,
+    pub cell: Value,
+    pub inputs: Vec<Input>,
+    pub objects: Vec<Value>,
+    /// Where the entry sits in the spec (`catalog[1]`), for errors.
+    pub at: String,
+    /// Where its catalog sits (`catalog[1]`, or `catalog[1].catalog` in the `{catalog, ...}` form).
+    pub catalog_at: String,
+}
+
 #[derive(Debug, Clone)]
 pub struct Spec {
     pub source: Option<String>,
     pub operation: Operation,
     pub inputs: Vec<Input>,
     pub objects: Vec<Value>,
+    /// The one catalog of every combination (`catalog: aws-eu-west-1`); `None` with an axis.
     pub catalog: Option<Value>,
+    /// The catalog axis (`catalog: [aws-us-east-1, aws-eu-west-1]`); empty without one.
+    pub catalogs: Vec<CatalogEntry>,
     pub settings: Settings,
     pub now: Option<String>,
     /// The base `simulation` settings mapping; grid edits of `target: simulation` apply to it.
@@ -303,7 +321,10 @@ pub fn read(root: &Value, source: Option<&str>, files: &IndexMap<String, String>
     };
     let inputs = r.inputs("inputs", map.get("inputs"));
     let objects = r.objects("objects", map.get("objects"));
-    let catalog = map.get("catalog").filter(|v| !v.is_null()).cloned();
+    let (catalog, catalogs) = match map.get("catalog") {
+        Some(Value::Array(list)) => (None, catalog_axis(&mut r, list)),
+        other => (other.filter(|v| !v.is_null()).cloned(), Vec::new()),
+    };
     let settings = match map.get("settings") {
         None | Some(Value::Null) => Settings::default(),
         Some(v) => serde_json::from_value(v.clone()).unwrap_or_else(|e| {
@@ -328,6 +349,14 @@ pub fn read(root: &Value, source: Option<&str>, files: &IndexMap<String, String>
     let seeds = seeds(&mut r, map.get("seeds"), &simulation);
     let variants = variants(&mut r, map.get("variants"));
     let grid = grid(&mut r, map.get("grid"));
+    if !catalogs.is_empty() {
+        for (i, axis) in grid.iter().enumerate() {
+            if axis.name == CATALOG_COLUMN {
+                let help = "another name (the catalog axis is the catalog column)";
+                r.error(&format!("grid[{i}].name"), "reserved-name", "\"catalog\" is the column of the catalog axis", help);
+            }
+        }
+    }
 
     if let Some(op) = operation {
         let simulate_only = [
@@ -364,7 +393,10 @@ pub fn read(root: &Value, source: Option<&str>, files: &IndexMap<String, String>
     }
     // Counted exactly (no u64 wrap shown as 18446744073709551615), or said to be beyond u128.
     let mut count: Option<u128> = Some(1);
-    for n in [variants.len().max(1), traces.len().max(1), seeds.len().max(1)].into_iter().chain(grid.iter().map(|a| a.values.len())) {
+    for n in [variants.len().max(1), catalogs.len().max(1), traces.len().max(1), seeds.len().max(1)]
+        .into_iter()
+        .chain(grid.iter().map(|a| a.values.len()))
+    {
         count = count.and_then(|c| c.checked_mul(n as u128));
     }
     if count.is_none_or(|c| c > MAX_COMBINATIONS as u128) {
@@ -383,6 +415,7 @@ pub fn read(root: &Value, source: Option<&str>, files: &IndexMap<String, String>
             inputs,
             objects,
             catalog,
+            catalogs,
             settings,
             now,
             simulation,
@@ -509,6 +542,69 @@ fn variants(r: &mut Reader, v: Option<&Value>) -> Vec<VariantSpec> {
         out.push(VariantSpec { name, inputs, objects, edits });
     }
     out
+}
+
+/// The column of the catalog axis.
+pub const CATALOG_COLUMN: &str = "catalog";
+
+/// `catalog: [...]`: each entry a catalog name, a catalog mapping, or `{catalog, label, inputs,
+/// objects}`. Cells must tell the entries apart.
+fn catalog_axis(r: &mut Reader, list: &[Value]) -> Vec<CatalogEntry> {
+    let help = "catalog names (aws-eu-west-1), catalog mappings, or {catalog, label, inputs, objects}";
+    if list.is_empty() {
+        r.error("catalog", "required", "the catalog axis is an empty list", help);
+    }
+    let mut out: Vec<CatalogEntry> = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let at = format!("catalog[{i}]");
+        let entry = match item {
+            Value::String(s) => Some(plain_entry(item, Value::String(s.clone()), at)),
+            Value::Object(m) if m.contains_key("catalog") => {
+                r.only_fields(&at, m, &["catalog", "label", "inputs", "objects"]);
+                let catalog = m["catalog"].clone();
+                if !(catalog.is_string() || catalog.is_object()) {
+                    r.wrong_type(&format!("{at}.catalog"), &catalog, "a catalog name or mapping");
+                }
+                let cell = match m.get("label") {
+                    None | Some(Value::Null) => default_cell(&catalog, i),
+                    Some(l) => cell(l),
+                };
+                let inputs = r.inputs(&format!("{at}.inputs"), m.get("inputs"));
+                let objects = r.objects(&format!("{at}.objects"), m.get("objects"));
+                let catalog_at = format!("{at}.catalog");
+                Some(CatalogEntry { catalog, cell, inputs, objects, at, catalog_at })
+            }
+            Value::Object(_) => Some(plain_entry(item, default_cell(item, i), at)),
+            other => {
+                r.wrong_type(&at, other, help);
+                None
+            }
+        };
+        if let Some(e) = entry {
+            if out.iter().any(|o| o.cell == e.cell) {
+                let message = format!("two catalogs are shown as {} in the catalog column", e.cell);
+                r.error(&e.at, "duplicate", message, "a label: for each, or distinct catalogs");
+            }
+            out.push(e);
+        }
+    }
+    out
+}
+
+fn plain_entry(catalog: &Value, cell: Value, at: String) -> CatalogEntry {
+    CatalogEntry { catalog: catalog.clone(), cell, inputs: Vec::new(), objects: Vec::new(), catalog_at: at.clone(), at }
+}
+
+/// The cell of a catalog without a label: its name, an `aws-<region>` mapping's source, or
+/// `inline-<i>` for an inline catalog.
+fn default_cell(catalog: &Value, i: usize) -> Value {
+    match catalog {
+        Value::String(s) => Value::String(s.clone()),
+        _ => match catalog.get("source").and_then(Value::as_str) {
+            Some(s) if catalog.get("instanceTypes").is_none() => Value::String(s.to_string()),
+            _ => Value::String(format!("inline-{i}")),
+        },
+    }
 }
 
 /// Column names the table uses for itself.

@@ -301,3 +301,145 @@ fn metric_cells_have_the_sample_types() {
     assert_eq!(row[2], "success");
     assert_conforms(&con, &row);
 }
+
+const EU_ON_DEMAND: &str = include_str!("../../../examples/prices/eu-west-1-on-demand.yaml");
+const EU_SPOT: &str = include_str!("../../../examples/prices/eu-west-1-spot-price-history.json");
+const US_SPOT: &str = include_str!("../../../examples/prices/us-east-1-spot-price-history.json");
+
+fn region_files() -> IndexMap<String, String> {
+    let mut f = files();
+    for (k, v) in [("eu-od.yaml", EU_ON_DEMAND), ("eu-spot.json", EU_SPOT), ("us-spot.json", US_SPOT)] {
+        f.insert(k.to_string(), v.to_string());
+    }
+    f
+}
+
+fn region_spec() -> Value {
+    json!({
+        "operation": "plan",
+        "inputs": ["gpu-inference.yaml", "vllm.yaml"],
+        "catalog": [
+            {"catalog": "aws-us-east-1", "inputs": ["us-spot.json"]},
+            {"catalog": "aws-eu-west-1", "label": "eu-west-1", "inputs": ["eu-od.yaml", "eu-spot.json"]},
+            "aws-us-gov-west-1"
+        ],
+        "grid": [{"name": "capacity", "target": "NodePool/gpu-inference",
+                  "path": "spec.template.spec.requirements[key=karpenter.sh/capacity-type].values", "values": [["spot"], ["on-demand"]]}]
+    })
+}
+
+/// One plan of the same request a user would make for one region.
+fn plan_price(catalog: &str, inputs: &[(&str, &str)], capacity: &str) -> f64 {
+    let mut req = Request { catalog: Some(json!(catalog)), ..Default::default() };
+    for (name, text) in inputs {
+        let text = if *name == "gpu-inference.yaml" {
+            assert!(text.contains("values: [\"spot\", \"on-demand\"]"));
+            text.replace("values: [\"spot\", \"on-demand\"]", &format!("values: [\"{capacity}\"]"))
+        } else {
+            text.to_string()
+        };
+        req.inputs.push(Input { name: Some(name.to_string()), text });
+    }
+    match crate::plan(&req).outcome {
+        crate::json::Outcome::Success(p) => p.total_price_per_hour,
+        other => panic!("{catalog}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_catalog_list_is_an_axis_and_each_row_is_planned_on_its_region_with_its_own_documents() {
+    let s = load(&region_spec().to_string(), Some("sweep.yaml"), &region_files()).unwrap();
+    assert_eq!(s.len(), 6);
+    assert_eq!(&s.columns()[..6], ["index", "variant", "catalog", "capacity", "status", "error"]);
+    let cells: Vec<Value> = (0..6).map(|i| s.parameters(i)[2].clone()).collect();
+    assert_eq!(
+        cells,
+        [
+            json!("aws-us-east-1"),
+            json!("aws-us-east-1"),
+            json!("eu-west-1"),
+            json!("eu-west-1"),
+            json!("aws-us-gov-west-1"),
+            json!("aws-us-gov-west-1")
+        ]
+    );
+    // Only the eu-west-1 rows get the eu-west-1 documents (elsewhere they are invalid-region).
+    let names = |i: usize| s.request(i).unwrap().inputs.iter().map(|x| x.name.clone().unwrap()).collect::<Vec<_>>();
+    assert_eq!(names(0), ["gpu-inference.yaml", "vllm.yaml", "us-spot.json"]);
+    assert_eq!(names(2), ["gpu-inference.yaml", "vllm.yaml", "eu-od.yaml", "eu-spot.json"]);
+    assert_eq!(names(4), ["gpu-inference.yaml", "vllm.yaml"]);
+    assert_eq!(s.request(3).unwrap().catalog, Some(json!("aws-eu-west-1")));
+    let price = s.columns().iter().position(|c| c == "price_per_hour_usd").unwrap();
+    let rows: Vec<Vec<Value>> = (0..6).map(|i| s.run(i, false).0).collect();
+    for r in &rows {
+        assert_eq!(r[4], "success", "{r:?}");
+    }
+    // Every row's price is what plan gives for that region alone.
+    let base = [("gpu-inference.yaml", INFERENCE), ("vllm.yaml", VLLM)];
+    let with = |extra: &[(&'static str, &'static str)]| base.iter().chain(extra).copied().collect::<Vec<_>>();
+    let expect = [
+        plan_price("aws-us-east-1", &with(&[("us-spot.json", US_SPOT)]), "spot"),
+        plan_price("aws-us-east-1", &with(&[("us-spot.json", US_SPOT)]), "on-demand"),
+        plan_price("aws-eu-west-1", &with(&[("eu-od.yaml", EU_ON_DEMAND), ("eu-spot.json", EU_SPOT)]), "spot"),
+        plan_price("aws-eu-west-1", &with(&[("eu-od.yaml", EU_ON_DEMAND), ("eu-spot.json", EU_SPOT)]), "on-demand"),
+        plan_price("aws-us-gov-west-1", &base, "spot"),
+        plan_price("aws-us-gov-west-1", &base, "on-demand"),
+    ];
+    for (r, e) in rows.iter().zip(expect) {
+        assert_eq!(r[price].as_f64().unwrap(), e, "{r:?}");
+    }
+    // The regions price differently: the axis is not one catalog repeated.
+    assert_ne!(rows[1][price], rows[3][price]);
+    assert_ne!(rows[1][price], rows[5][price]);
+    // Parquet's column types see the catalog cells.
+    assert_eq!(s.column_samples()[2], [json!("aws-us-east-1"), json!("eu-west-1"), json!("aws-us-gov-west-1")]);
+}
+
+#[test]
+fn a_region_without_its_prices_fails_its_rows_only() {
+    let mut spec = region_spec();
+    spec["catalog"] = json!(["aws-us-east-1", "aws-eu-west-1"]);
+    let s = load(&spec.to_string(), Some("sweep.yaml"), &region_files()).unwrap();
+    let rows: Vec<Vec<Value>> = (0..4).map(|i| s.run(i, false).0).collect();
+    assert_eq!(rows.iter().map(|r| r[4].clone()).collect::<Vec<_>>(), ["success", "success", "failure", "failure"]);
+    assert!(rows[2][5].as_str().unwrap().contains("no embedded price table for eu-west-1"), "{:?}", rows[2][5]);
+}
+
+#[test]
+fn catalog_axis_errors_are_located_before_anything_runs() {
+    let mut spec = region_spec();
+    spec["catalog"] = json!(["aws-us-east-1", "aws-mars", {"catalog": "aws-us-east-1", "lable": "x"}, 7, {"source": "aws-us-east-1", "zones": ["eu-west-1a"]}]);
+    let errs = load(&spec.to_string(), Some("sweep.yaml"), &region_files()).unwrap_err();
+    let got: Vec<String> = errs.iter().map(|e| format!("{}: {}", e.path.clone().unwrap_or_default(), e.code)).collect();
+    assert!(got.contains(&"catalog[2].lable: unknown-field".to_string()), "{got:?}");
+    assert!(got.contains(&"catalog[3]: wrong-type".to_string()), "{got:?}");
+    assert!(got.contains(&"catalog[2]: duplicate".to_string()), "{got:?}");
+    assert!(errs.iter().all(|e| e.object.as_deref() == Some("Sweep") && e.source.as_deref() == Some("sweep.yaml")), "{errs:?}");
+    // With the spec's own fields right, the catalogs are built: an unknown one is located.
+    spec["catalog"] = json!(["aws-us-east-1", "aws-mars", {"source": "aws-us-gov-west-1", "zones": ["eu-west-1a"]}]);
+    let got: Vec<String> = load(&spec.to_string(), Some("sweep.yaml"), &region_files())
+        .unwrap_err()
+        .iter()
+        .map(|e| format!("{}: {}", e.path.clone().unwrap_or_default(), e.code))
+        .collect();
+    assert!(got.contains(&"catalog[1]: unknown-catalog".to_string()), "{got:?}");
+    assert!(got.iter().any(|g| g.starts_with("catalog[2].zones")), "{got:?}");
+    // An empty axis, a grid column named catalog.
+    spec["catalog"] = json!([]);
+    assert!(paths(spec.clone()).contains(&"catalog: required".to_string()));
+    spec["catalog"] = json!(["aws-us-east-1"]);
+    spec["grid"][0]["name"] = json!("catalog");
+    assert!(paths(spec).contains(&"grid[0].name: reserved-name".to_string()));
+}
+
+#[test]
+fn the_catalog_axis_files_are_referenced_and_a_single_catalog_adds_no_column() {
+    let text = region_spec().to_string();
+    let files = referenced_files(&text, None).unwrap();
+    assert_eq!(files, ["gpu-inference.yaml", "vllm.yaml", "us-spot.json", "eu-od.yaml", "eu-spot.json"]);
+    let mut spec = region_spec();
+    spec["catalog"] = json!("aws-us-gov-west-1");
+    let s = sweep(spec).unwrap();
+    assert_eq!(&s.columns()[..3], ["index", "variant", "capacity"]);
+    assert_eq!(s.request(0).unwrap().catalog, Some(json!("aws-us-gov-west-1")));
+}
