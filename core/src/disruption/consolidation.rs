@@ -150,8 +150,11 @@ struct Shared {
     holding: std::cell::RefCell<Vec<(crate::resources::Resources, f64)>>,
     /// Per (pod spec, bound): the existing nodes that could take such a pod (`has_home`), the
     /// first `HOMES_KEPT`, and whether that is all of them.
-    homes: std::cell::RefCell<crate::fxhash::FxHashMap<(usize, bool), (Vec<usize>, bool)>>,
+    homes: std::cell::RefCell<crate::fxhash::FxHashMap<(usize, bool), Homes>>,
 }
+
+/// The first existing nodes that could take a spec's pods, and whether they are all of them.
+type Homes = (Vec<usize>, bool);
 
 impl<'m> Attempts<'m> {
     pub fn new(
