@@ -90,7 +90,7 @@ fn consolidation_candidates(infos: &[NodeInfo]) -> Vec<usize> {
 }
 
 /// Existing nodes that may not receive moved pods: inside their own pool's consolidateAfter
-/// window (D-5.9). `Never` and `0s` pools never gate.
+/// window (D-5.9). `Never` and `0s` pools never gate. Ascending (`has_home` searches it).
 fn gated_nodes(m: &Model, now: i64) -> Vec<usize> {
     (0..m.nodes.len())
         .filter(|&i| {
@@ -148,7 +148,13 @@ struct Shared {
     gated: Vec<usize>,
     /// `cheapest_holding` by requests, as computed in this pass.
     holding: std::cell::RefCell<Vec<(crate::resources::Resources, f64)>>,
+    /// Per (pod spec, bound): the existing nodes that could take such a pod (`has_home`), the
+    /// first `HOMES_KEPT`, and whether that is all of them.
+    homes: std::cell::RefCell<crate::fxhash::FxHashMap<(usize, bool), Homes>>,
 }
+
+/// The first existing nodes that could take a spec's pods, and whether they are all of them.
+type Homes = (Vec<usize>, bool);
 
 impl<'m> Attempts<'m> {
     pub fn new(
@@ -175,6 +181,7 @@ impl<'m> Attempts<'m> {
                 deleting: super::deleting_node_pods(m, self.now),
                 gated: gated_nodes(m, self.now),
                 holding: Default::default(),
+                homes: Default::default(),
             }
         })
     }
@@ -200,16 +207,75 @@ fn hopeless(a: &Attempts, infos: &[NodeInfo], cands: &[usize]) -> bool {
     let mut any = false;
     for &p in cands.iter().flat_map(|&i| infos[i].reschedulable.iter()) {
         let pod = &m.pods[p];
-        let mut tols = pod.tolerations.clone();
-        tols.push(crate::taints::Toleration::prefer_no_schedule());
-        // In the pass, `e.gated` is `gated.contains(&e.node)` (the baseline's is false).
-        let gated = |e: &scheduling::existing::ExistingState| pod.node_name.is_some() && shared.gated.contains(&e.node);
-        if !shared.base.existing().iter().any(|e| !nodes.contains(&e.node) && !gated(e) && e.could_accept(pod, &tols, m)) {
+        if !shared.has_home(m, pod, &nodes) {
             homeless.add(&pod.requests);
             any = true;
         }
     }
     any && price <= shared.cheapest_holding(m, &homeless)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Existing nodes examined by `Shared::each_home` on this thread.
+    pub(super) static HOME_TRIES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many of a spec's accepting existing nodes `Shared::homes` keeps: more than the largest
+/// candidate set (multi-node prefixes stop at 100), so a kept list that is full always names a
+/// node outside the candidates.
+const HOMES_KEPT: usize = 128;
+
+impl Shared {
+    /// Whether an existing node outside `nodes` could take `pod` (`ExistingState::could_accept`,
+    /// the pass's gating applied). Which nodes could is a property of the pod's spec and of
+    /// whether it is bound, fixed for the pass, so it is listed once per spec (up to
+    /// `HOMES_KEPT` nodes) instead of scanning every existing node for every pod of every
+    /// candidate set: that scan was reported as a fifth of a simulated week's profile (issue 29).
+    fn has_home(&self, m: &Model, pod: &crate::model::Pod, nodes: &[usize]) -> bool {
+        let key = (pod.spec_id(), pod.node_name.is_some());
+        let outside = |list: &[usize]| list.iter().any(|n| !nodes.contains(n));
+        let known = self.homes.borrow().get(&key).map(|(list, complete)| (outside(list), *complete));
+        let (found, complete) = known.unwrap_or_else(|| {
+            let (mut list, mut complete) = (Vec::new(), true);
+            self.each_home(m, pod, |n| {
+                complete = list.len() < HOMES_KEPT;
+                complete && {
+                    list.push(n);
+                    true
+                }
+            });
+            let found = outside(&list);
+            self.homes.borrow_mut().insert(key, (list, complete));
+            (found, complete)
+        });
+        if found || complete {
+            return found;
+        }
+        // Every kept node is a candidate; past them (more than HOMES_KEPT candidates), look on.
+        let mut found = false;
+        self.each_home(m, pod, |n| {
+            found = !nodes.contains(&n);
+            !found
+        });
+        found
+    }
+
+    /// Calls `visit` with each existing node that could take `pod`, in order, while it returns
+    /// true.
+    fn each_home(&self, m: &Model, pod: &crate::model::Pod, mut visit: impl FnMut(usize) -> bool) {
+        let mut tols = pod.tolerations.clone();
+        tols.push(crate::taints::Toleration::prefer_no_schedule());
+        for e in self.base.existing() {
+            #[cfg(test)]
+            HOME_TRIES.with(|t| t.set(t.get() + 1));
+            // In the pass, `e.gated` is whether the node is gated (the baseline's is false).
+            let gated = pod.node_name.is_some() && self.gated.binary_search(&e.node).is_ok();
+            if !gated && e.could_accept(pod, &tols, m) && !visit(e.node) {
+                return;
+            }
+        }
+    }
 }
 
 impl Shared {

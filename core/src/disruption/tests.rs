@@ -183,3 +183,36 @@ fn tie_groups_follow_budgets_and_ranks() {
     assert_eq!(d.ties[0].count, 1);
     assert!(d.ties[0].message.starts_with("Karpenter may pick any of: a, b"));
 }
+
+/// Issue 29: the simulator's pass asked, for every pod of every candidate, whether any other
+/// existing node could take it, scanning every node each time (candidates × pods × nodes, a
+/// fifth of a simulated week). Which nodes could is a property of the pod's spec for the whole
+/// pass, so it is now listed once per spec. 60 full s-8 nodes of two 3-CPU replicas each (one
+/// spec): no node has room for another's pod and none is cheaper, so every candidate is
+/// provably hopeless; the pass examines each node once (it was 60 × 2 × 60 = 7,200 times) and
+/// decides as `decide` does.
+#[test]
+fn hopeless_candidates_list_the_homes_of_a_spec_once_per_pass() {
+    let n = 60;
+    let mut docs = vec![pool("p", "WhenEmptyOrUnderutilized")];
+    for i in 0..n {
+        docs.push(node(&format!("n{i}"), "p", "s-8", false));
+        for k in 0..2 {
+            docs.push(pod(&format!("w{i}-{k}"), "3", Some(&format!("n{i}")), ""));
+        }
+    }
+    let (mut m, _) = crate::load::model(&request(&docs).sources()).expect("model");
+    // Replicas of one workload share one spec, as the simulator's pods of one template do.
+    let spec = std::sync::Arc::new(crate::model::pod::PodSpec::clone(&m.pods[0]));
+    for p in &mut m.pods {
+        p.set_spec(std::sync::Arc::clone(&spec));
+    }
+    let now = parse_now(Some(NOW)).expect("now");
+    consolidation::HOME_TRIES.with(|t| t.set(0));
+    let action = decide_action(&m, now, &mut crate::scheduling::BaselineMemo::default());
+    let tries = consolidation::HOME_TRIES.with(|t| t.get());
+    assert!(tries <= 2 * n as u64, "{tries} nodes examined for {n} hopeless candidates");
+    assert!(tries >= n as u64, "the homes were listed: {tries}");
+    let full = decide(&m, now);
+    assert_eq!((&action.decision, &action.disrupted_nodes), (&full.decision, &full.disrupted_nodes));
+}

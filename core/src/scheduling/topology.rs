@@ -12,6 +12,7 @@ use crate::taints::{first_untolerated, Taint, Toleration};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 mod family_hosts;
 pub use family_hosts::HostMember;
@@ -46,7 +47,9 @@ pub struct GroupKey {
 
 #[derive(Debug, Clone)]
 pub struct Group {
-    pub def: GroupKey,
+    /// Shared with the index (and a merged group's family): held inline, the definitions made
+    /// the groups and the index, both doubling, most of exclusive placement's heap (issue 29).
+    pub def: Arc<GroupKey>,
     /// Domain → count of selected pods; every known domain is present (possibly 0), except
     /// the hostnames registered since the group was made (`hosts_from`), which a hostname
     /// group holds only once a pod counts there (see [`Topology::hosts_of`]).
@@ -79,8 +82,8 @@ enum Virtual {
 #[derive(Debug, Clone)]
 struct Family {
     /// The members' common definition, the `NotIn` expression removed (selects every pod any
-    /// member could select).
-    def: GroupKey,
+    /// member could select); its merged groups share it.
+    def: Arc<GroupKey>,
     label: KeyId,
     /// Domains every member starts with (at 0), sorted; and the hostnames registered after
     /// `hosts_from`, as a member group's.
@@ -143,7 +146,7 @@ struct Domain {
 #[derive(Debug, Clone, Default)]
 pub struct Topology {
     pub groups: Vec<Group>,
-    index: crate::fxhash::FxHashMap<GroupKey, usize>,
+    index: crate::fxhash::FxHashMap<Arc<GroupKey>, usize>,
     universe: HashMap<KeyId, BTreeMap<ValueId, Domain>>,
     hostname: KeyId,
     /// Hostname domains (existing nodes, new NodeClaims) in the order they were registered.
@@ -269,7 +272,7 @@ impl Topology {
                         self.family_selecting[usize::from(def.inverse)].insert(f, &key.0.selector);
                         let (def, label, start, hosts_from) = key.clone();
                         self.families.push(Family {
-                            def,
+                            def: Arc::new(def),
                             label,
                             start,
                             hosts_from,
@@ -291,7 +294,8 @@ impl Topology {
                 None
             }
         };
-        self.groups.push(Group { def: def.clone(), counts, hosts_from, virt });
+        let def = Arc::new(def);
+        self.groups.push(Group { def: Arc::clone(&def), counts, hosts_from, virt });
         self.index.insert(def, i);
         i
     }
@@ -319,7 +323,7 @@ impl Topology {
                 None => {
                     let g = self.groups.len();
                     let group = Group {
-                        def: fam.def.clone(),
+                        def: Arc::clone(&fam.def),
                         counts: BTreeMap::new(),
                         hosts_from: fam.hosts_from,
                         virt: Some(Virtual::Merged { family: f, without: w }),
