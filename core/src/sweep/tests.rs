@@ -344,15 +344,21 @@ fn a_grid_over_hpa_settings_changes_the_autoscaling_metrics() {
         crate::json::Outcome::Failure { errors } => panic!("{errors:?}"),
     };
     // From the rounded unit-hours: within a tenth of the row's own percent.
-    assert!((served(2) - answer.autoscaling[0].served_percent.unwrap()).abs() <= 0.1, "{} vs {:?}", served(2), answer.autoscaling[0].served_percent);
+    assert!(
+        (served(2) - answer.autoscaling[0].served_percent.unwrap()).abs() <= 0.1,
+        "{} vs {:?}",
+        served(2),
+        answer.autoscaling[0].served_percent
+    );
     assert_eq!(cell(&s, &rows[2], "seconds_short"), &json!(answer.autoscaling[0].seconds_short.unwrap()));
 }
 
 #[test]
 fn a_grid_over_keda_settings_and_a_simulation_without_autoscaling() {
-    let s = sweep(json!({"operation": "simulate", "inputs": ["gpu-training.yaml", "keda.yaml"], "traces": ["keda-queue.yaml"], "seeds": [7],
+    let s =
+        sweep(json!({"operation": "simulate", "inputs": ["gpu-training.yaml", "keda.yaml"], "traces": ["keda-queue.yaml"], "seeds": [7],
         "grid": [{"name": "polling", "target": "ScaledJob/ml/embed-batches", "path": "spec.pollingInterval", "values": [30, 600, 0]}]}))
-    .unwrap();
+        .unwrap();
     let rows: Vec<Vec<Value>> = (0..3).map(|i| s.run(i, false).0).collect();
     assert_eq!(cell(&s, &rows[0], "status"), "success", "{:?}", rows[0]);
     assert_eq!(cell(&s, &rows[0], "autoscaled_workloads"), 1);

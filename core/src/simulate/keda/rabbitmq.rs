@@ -136,7 +136,12 @@ pub fn parse(meta: &Map<String, Value>, mp: &str, value_type: bool, out: &mut Ve
                 // Validate has resolved `auto` from the host's scheme by then.
                 format!("protocol amqp not supported; must be HTTP to use trigger mode {m}")
             };
-            out.push((format!("{mp}.mode"), "unsupported-value", msg, "mode: QueueLength (the series is the queue's message count)".into()));
+            out.push((
+                format!("{mp}.mode"),
+                "unsupported-value",
+                msg,
+                "mode: QueueLength (the series is the queue's message count)".into(),
+            ));
             return None;
         }
     };
@@ -204,12 +209,18 @@ mod tests {
     #[test]
     fn keda_refusals_are_located() {
         let cases = [
-            (json!({"queueName": "q", "host": HOST, "queueLength": "10", "mode": "QueueLength", "value": "5"}), "metadata.queueLength queueLength is deprecated"),
+            (
+                json!({"queueName": "q", "host": HOST, "queueLength": "10", "mode": "QueueLength", "value": "5"}),
+                "metadata.queueLength queueLength is deprecated",
+            ),
             (json!({"queueName": "q", "host": HOST, "value": "5"}), "metadata.mode mode must be specified"),
             (json!({"queueName": "q", "host": HOST, "mode": "QueueLength"}), "metadata.value value must be specified"),
             (json!({"queueName": "q", "host": HOST, "mode": "Queue", "value": "5"}), "metadata.mode trigger mode Queue must be one of"),
             (json!({"queueName": "q", "host": HOST, "mode": "MessageRate", "value": "5"}), "metadata.mode protocol amqp not supported"),
-            (json!({"queueName": "q", "host": "http://rabbit:15672/", "mode": "MessageRate", "value": "5"}), "metadata.mode rabbitmq mode MessageRate is not modelled"),
+            (
+                json!({"queueName": "q", "host": "http://rabbit:15672/", "mode": "MessageRate", "value": "5"}),
+                "metadata.mode rabbitmq mode MessageRate is not modelled",
+            ),
             (json!({"host": HOST}), "metadata.queueName the rabbitmq scaler needs"),
             (json!({"queueName": "q", "host": "rabbit:5672"}), "metadata.host unknown host URL scheme"),
             (json!({"queueName": "q", "host": HOST, "protocol": "amqps"}), "metadata.protocol the protocol has to be"),

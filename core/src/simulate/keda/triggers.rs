@@ -280,13 +280,7 @@ pub fn parse(v: Option<&Value>, job: bool, out: &mut Vec<Problem>) -> Vec<Trigge
             };
             if metric_type == "Utilization" {
                 // GetMetricTargetType: ErrScalerUnsupportedUtilizationMetricType.
-                err(
-                    out,
-                    &format!("{path}.metricType"),
-                    "unsupported-value",
-                    UTILIZATION.into(),
-                    "AverageValue or Value",
-                );
+                err(out, &format!("{path}.metricType"), "unsupported-value", UTILIZATION.into(), "AverageValue or Value");
                 continue;
             }
             let num = |key: &str, default: Option<f64>, out: &mut Vec<Problem>| -> Option<f64> {
