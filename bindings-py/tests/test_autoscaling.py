@@ -110,3 +110,20 @@ def test_plot_autoscaling_draws_demand_replicas_and_nodes(hpa: nodecast.Simulati
             hpa.plot_autoscaling("Deployment/x/y")
     finally:
         plt.close("all")
+
+
+def test_a_sweep_over_hpa_settings_has_the_autoscaling_columns() -> None:
+    # examples/sweeps/hpa-scale-up.yaml: scale-up policy x per-pod target x capacity types.
+    r = nodecast.sweep(spec="examples/sweeps/hpa-scale-up.yaml", progress=False)
+    assert r.count == 18 and r.failed == 0
+    df = r.to_pandas()
+    for c in ("autoscaled_workloads", "served_percent", "scale_up_p95_s", "scale_up_max_s", "autoscaled_gpu_cost_usd"):
+        assert c in df.columns
+    assert (df.autoscaled_workloads == 1).all()
+    # Row 0 is the HPA as written but for its policy: its served percent is its answer's.
+    (w,) = r.answer(0).autoscaling
+    assert abs(df.served_percent.iloc[0] - w.served_percent) <= 0.1
+    # More pods per minute never serves less, for the same target and capacity.
+    slow = df[df.up_pods_per_min == 1].served_percent.values
+    fast = df[df.up_pods_per_min == 4].served_percent.values
+    assert (fast >= slow).all(), (slow, fast)
