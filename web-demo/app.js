@@ -7,6 +7,7 @@ import { HOURS_PER_MONTH, fmtDollars2, fmtMonth, fmtPrice } from './money.js';
 import { renderOptimization } from './optimize.js';
 import { renderAdvice } from './advise.js';
 import { awsGatesSnapshot, bindAwsGates, gateSettings, restoreAwsGates } from './gates.js';
+import { simAutoscaling } from './autoscaling.js';
 import { RESERVATIONS_SOURCE, claimReservation, locateJson, passTime, planReservations, reservationChanges, reservationOptions, simReservations } from './reservations.js';
 
 const DEBOUNCE_MS = 250;
@@ -1522,6 +1523,7 @@ function renderSimulation(a, ms) {
     ),
     a.nodes.length ? renderGantt(a) : h('p', { class: 'hint', text: 'No NodeClaim was launched.' }),
     renderCostCurve(a),
+    simAutoscaling(a, { h, sv, fmtUsd, fmtDuration, fmtTick, tickStep, niceStep }),
     simReservations(a, h, { fmtUsd, fmtDuration }),
     a.nodes.length ? renderSimNodes(a) : null,
     renderNotes(a.warnings, a.skipped),

@@ -88,6 +88,14 @@ const SIMULATE = [
   { id: 'reserved-week', label: 'A week on a p5 capacity block and an ODCR (reservations)',
     cluster: ['reservations/week/cluster.yaml', 'reservations/week/reservations.json'], separate: true,
     trace: 'reservations/week/trace.yaml', seed: 0 },
+  // docs/simulate.md's HPA day (the seed guide's vLLM HPA over a diurnal demand) and its KEDA
+  // ScaledJob draining a GPU batch queue: the autoscaling chart's examples.
+  { id: 'hpa-day', label: 'HPA: the vLLM autoscaler over one diurnal day (demand series)',
+    cluster: ['nodepools/gpu-inference.yaml', 'workloads/vllm-inference.yaml', 'simulate/hpa-vllm.yaml'], separate: true,
+    trace: 'simulate/hpa-day.yaml', seed: 7 },
+  { id: 'keda-batch', label: 'KEDA: a ScaledJob draining a GPU batch queue',
+    cluster: ['nodepools/gpu-training.yaml', 'simulate/keda-batch.yaml'], separate: true,
+    trace: 'simulate/keda-queue.yaml', seed: 7 },
 ];
 
 const files = {};

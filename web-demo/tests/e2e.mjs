@@ -868,6 +868,41 @@ status:
     await page.click('#tab-plan');
   });
 
+  await step('the HPA and KEDA presets: the autoscaling table and chart (demand, replicas, nodes) are the CLI\'s', async () => {
+    for (const id of ['hpa-day', 'keda-batch']) {
+      const preset = await page.evaluate(async (id) => (await import('./presets.js')).SIMULATE_PRESETS.find((p) => p.id === id), id);
+      assert.ok(preset, `a ${id} preset`);
+      writeFileSync(join(tmp, `${id}.yaml`), preset.trace);
+      const want = cli(['simulate', '--trace', join(tmp, `${id}.yaml`), '--seed', String(preset.seed)], { 'sim-cluster.yaml': preset.cluster });
+      assert.equal(want.status, 'success', JSON.stringify(want.errors));
+      assert.equal(want.autoscaling.length, 1, `${id}: one autoscaled workload`);
+      const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+      await page.click('#tab-simulate');
+      await page.selectOption('#spreset', id);
+      await waitText('#sim-total', fmtUsd(want.summary.costUsd), SIM_TIMEOUT);
+      await page.waitForSelector('#sim-as-table', { timeout: TIMEOUT });
+      const w = want.autoscaling[0];
+      const cells = await page.$$eval('#sim-as-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.workload, ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
+      assert.deepEqual(cells.map((c) => c[0]), [w.workload]);
+      assert.deepEqual(cells[0].slice(3, 6), [String(w.peakReplicas), String(w.rescales), w.servedPercent === undefined ? '–' : `${w.servedPercent.toFixed(1)}%`]);
+      assert.equal(cells[0][7], fmtUsd(w.gpuCostUsd));
+      // One chart per workload: its replicas line is the answer's series, its demand on the right axis.
+      const chart = `#simulate-out .as-workload[data-workload="${w.workload}"] svg.autoscaling-chart`;
+      assert.match(await page.getAttribute(chart, 'aria-label'), new RegExp(`peak ${w.peakReplicas}, ${w.rescales} rescales`));
+      assert.equal(await page.locator(`${chart} polyline.as-replicas`).count(), 1);
+      assert.equal(await page.locator(`${chart} polyline.as-nodes`).count(), 1);
+      const demand = want.series.metrics.filter((m) => m.name === 'nodecast_demand' && m.labels.workload === w.workload);
+      assert.equal(await page.locator(`${chart} polyline.as-demand`).count(), demand.length);
+      const replicas = want.series.metrics.find((m) => ['nodecast_workload_replicas', 'nodecast_scaledjob_jobs'].includes(m.name) && m.labels.workload === w.workload);
+      // A step line: two points per sample after the first, and one for the end.
+      const points = (await page.getAttribute(`${chart} polyline.as-replicas`, 'points')).trim().split(/\s+/);
+      assert.equal(points.length, 2 * replicas.values.length);
+      await page.locator('#simulate-out .sim-autoscaling-block').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(OUT, `14-simulation-${id}.png`), fullPage: true });
+    }
+    await page.click('#tab-plan');
+  });
+
   await step('the 500-pod re-plan is timed in the browser', async () => {
     // The page measures once after loading, while this test is still driving it; measure again
     // now that the page is idle (the "Measure again" button) and report both.

@@ -112,4 +112,47 @@ def _label_step(ax: Any, rows: int) -> int:
     return max(1, -(-rows // fits))
 
 
-__all__ = ["plot_cost", "plot_nodes", "COST_METRIC"]
+def plot_autoscaling(s: Simulation, workload: Optional[str] = None, ax: Any = None) -> Any:
+    """Demand, replicas (asked and Ready) and the nodes alive on one time axis, for one workload of
+    ``s.autoscaling`` (the first by default): replicas and nodes on the left axis, the demand on a
+    second one at the right (its own units). Returns the left Axes."""
+    if not s.autoscaling:
+        raise ValueError("this simulation scales no workload (no HPA, ScaledObject, ScaledJob or demand series)")
+    names = [w.workload for w in s.autoscaling]
+    chosen = workload if workload is not None else names[0]
+    if chosen not in names:
+        raise ValueError(f"no autoscaled workload {chosen!r}; the simulation has {', '.join(names)}")
+    ax = _axes(ax)
+    x, xlabel = _clock(s)
+    times = list(s.series_times_seconds)
+    xs = [x(t) for t in times]
+
+    def values(name: str, **labels: str) -> Optional[List[float]]:
+        found = s.metric(name, **labels)
+        return list(found[0].values) if found else None
+
+    replicas = values("nodecast_workload_replicas", workload=chosen) or values("nodecast_scaledjob_jobs", workload=chosen)
+    ready = values("nodecast_workload_ready_replicas", workload=chosen)
+    if replicas is not None:
+        ax.step(xs, replicas, where="post", label="replicas" if ready is not None else "unfinished Jobs", color="#4c78a8")
+    if ready is not None:
+        ax.step(xs, ready, where="post", label="Ready replicas", color="#59a14f")
+    nodes = [0.0] * len(times)
+    for m in s.series:
+        if m.name == "karpenter_nodepool_usage" and m.labels.get("resource_type") == "nodes":
+            nodes = [a + b for a, b in zip(nodes, m.values)]
+    ax.step(xs, nodes, where="post", label="nodes", color="#9c9c9c", linestyle="--")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("replicas / nodes")
+    twin = ax.twinx()
+    for m in s.metric("nodecast_demand", workload=chosen):
+        twin.plot(xs, list(m.values), label=f"demand ({m.labels.get('metric')})", color="#f28e2b")
+    twin.set_ylabel("demand")
+    handles, labels = ax.get_legend_handles_labels()
+    more, more_labels = twin.get_legend_handles_labels()
+    ax.legend(handles + more, labels + more_labels, loc="upper left")
+    ax.set_title(f"Autoscaling: {chosen}")
+    return ax
+
+
+__all__ = ["plot_cost", "plot_nodes", "plot_autoscaling", "COST_METRIC"]

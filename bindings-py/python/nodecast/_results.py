@@ -1728,6 +1728,29 @@ class Simulation(Answer):
 
         return sim_series_frame(self)
 
+    def autoscaling_frame(self) -> pandas.DataFrame:
+        """One row per workload an HPA, a KEDA ScaledObject or ScaledJob scales, or the trace gives
+        demand for (``autoscaling``): bounds, peak, rescales, served demand, scale-up p50/p95/max,
+        KEDA activations and Jobs, GPU hours and cost."""
+        from ._autoscaling import autoscaling_frame
+
+        return autoscaling_frame(self)
+
+    def autoscaling_series_frame(self) -> pandas.DataFrame:
+        """The autoscaling over time: one row per (sample time, workload) with ``replicas``,
+        ``ready_replicas``, ``desired_replicas`` (the HPA's), ``jobs`` (a ScaledJob's) and one
+        ``demand_<metric>`` column per demand metric."""
+        from ._autoscaling import autoscaling_series_frame
+
+        return autoscaling_series_frame(self)
+
+    def plot_autoscaling(self, workload: Optional[str] = None, ax: Any = None) -> Any:
+        """Demand, replicas (asked and Ready) and nodes on one time axis for one workload of
+        ``autoscaling`` (the first by default; matplotlib, needed only here). Returns the Axes."""
+        from ._plots import plot_autoscaling
+
+        return plot_autoscaling(self, workload, ax)
+
     def plot_cost(self, ax: Any = None) -> Any:
         """Cumulative cost over time with Karpenter against the static cluster (matplotlib, needed
         only here). Draws on ``ax`` or a new figure; returns the Axes."""

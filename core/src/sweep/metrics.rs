@@ -7,7 +7,7 @@ use crate::json::{Answer, Outcome};
 use crate::simulate::Simulation;
 use serde_json::{json, Value};
 
-const SIMULATE: [&str; 28] = [
+const SIMULATE: [&str; 36] = [
     "cost_usd",
     "cost_per_hour_usd",
     "static_cost_usd",
@@ -36,6 +36,17 @@ const SIMULATE: [&str; 28] = [
     "reserved_committed_cost_usd",
     "total_cost_with_reservations_usd",
     "disrupted_capacity_block_expiring",
+    // The scaling axis (HPA, KEDA, demand series; docs/simulate.md): sums and worst cases over
+    // the answer's `autoscaling` rows, so a grid over `spec.maxReplicas` or a ScaledObject's
+    // pollingInterval reads as one row per combination.
+    "autoscaled_workloads",
+    "autoscaled_replica_hours",
+    "served_percent",
+    "unserved_unit_hours",
+    "seconds_short",
+    "scale_up_p95_s",
+    "scale_up_max_s",
+    "autoscaled_gpu_cost_usd",
 ];
 
 const PLAN: [&str; 7] =
@@ -60,7 +71,7 @@ pub fn samples(op: Operation) -> Vec<Value> {
     let (types, n) = match op {
         Operation::Plan => ("fiiiiii", PLAN.len()),
         Operation::Consolidate => ("ssifffi", CONSOLIDATE.len()),
-        Operation::Simulate => ("ffffffffiiiiiiiiiiiiiiiiiffi", SIMULATE.len()),
+        Operation::Simulate => ("ffffffffiiiiiiiiiiiiiiiiiffiifffiiif", SIMULATE.len()),
     };
     debug_assert_eq!(types.len(), n);
     types
@@ -120,6 +131,39 @@ pub fn simulation(s: &Simulation) -> Vec<Value> {
         json!(m.reserved_committed_cost_usd.unwrap_or(0.0)),
         json!(m.total_cost_with_reservations_usd.unwrap_or(m.cost_usd)),
         json!(reason("capacity-block-expiring")),
+    ]
+    .into_iter()
+    .chain(autoscaling(&s.autoscaling))
+    .collect()
+}
+
+/// The autoscaling cells: the number of rows, Σ replica-hours and GPU cost; over the rows with a
+/// `capacityPerReplica` the served percent of their total demand (null when none has one), Σ
+/// unserved unit-hours and seconds short; the worst p95 and max scale-up (null without rises).
+fn autoscaling(rows: &[crate::simulate::AutoscaledWorkload]) -> Vec<Value> {
+    let sum = |f: &dyn Fn(&crate::simulate::AutoscaledWorkload) -> Option<f64>| rows.iter().filter_map(f).sum::<f64>();
+    let demand = sum(&|w| w.demand_unit_hours);
+    let served = sum(&|w| w.served_unit_hours);
+    let measured = rows.iter().any(|w| w.demand_unit_hours.is_some());
+    let served_percent = match (measured, demand > 0.0) {
+        (false, _) => Value::Null,
+        // No demand at all is fully served.
+        (true, false) => json!(100.0),
+        // One decimal, as each row's servedPercent.
+        (true, true) => json!((served / demand * 1000.0).round() / 10.0),
+    };
+    let worst = |f: &dyn Fn(&crate::simulate::Percentiles) -> i64| {
+        rows.iter().filter_map(|w| w.scale_up_seconds.as_ref().map(f)).max().map_or(Value::Null, |v| json!(v))
+    };
+    vec![
+        json!(rows.len()),
+        json!(usd(sum(&|w| Some(w.replica_hours)))),
+        served_percent,
+        if measured { json!(usd(sum(&|w| w.unserved_unit_hours))) } else { Value::Null },
+        if measured { json!(rows.iter().filter_map(|w| w.seconds_short).sum::<i64>()) } else { Value::Null },
+        worst(&|p| p.p95),
+        worst(&|p| p.max),
+        json!(usd(sum(&|w| Some(w.gpu_cost_usd)))),
     ]
 }
 

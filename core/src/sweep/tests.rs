@@ -7,6 +7,10 @@ const GENERAL: &str = include_str!("../../../examples/nodepools/gpu-general.yaml
 const JOB: &str = include_str!("../../../examples/workloads/training-job-4gpu.yaml");
 const VLLM: &str = include_str!("../../../examples/workloads/vllm-inference.yaml");
 const DAY: &str = include_str!("../../../examples/simulate/day.yaml");
+const HPA: &str = include_str!("../../../examples/simulate/hpa-vllm.yaml");
+const HPA_DAY: &str = include_str!("../../../examples/simulate/hpa-day.yaml");
+const KEDA: &str = include_str!("../../../examples/simulate/keda-batch.yaml");
+const KEDA_QUEUE: &str = include_str!("../../../examples/simulate/keda-queue.yaml");
 
 fn files() -> IndexMap<String, String> {
     [
@@ -16,6 +20,10 @@ fn files() -> IndexMap<String, String> {
         ("job.yaml", JOB),
         ("vllm.yaml", VLLM),
         ("day.yaml", DAY),
+        ("hpa.yaml", HPA),
+        ("hpa-day.yaml", HPA_DAY),
+        ("keda.yaml", KEDA),
+        ("keda-queue.yaml", KEDA_QUEUE),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -442,4 +450,69 @@ fn the_catalog_axis_files_are_referenced_and_a_single_catalog_adds_no_column() {
     let s = sweep(spec).unwrap();
     assert_eq!(&s.columns()[..3], ["index", "variant", "capacity"]);
     assert_eq!(s.request(0).unwrap().catalog, Some(json!("aws-us-gov-west-1")));
+}
+
+/// The cell of column `name` in `row`.
+fn cell<'a>(s: &Sweep, row: &'a [Value], name: &str) -> &'a Value {
+    &row[s.columns().iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}"))]
+}
+
+#[test]
+fn a_grid_over_hpa_settings_changes_the_autoscaling_metrics() {
+    let s = sweep(json!({"operation": "simulate", "inputs": ["gpu-inference.yaml", "vllm.yaml", "hpa.yaml"], "traces": ["hpa-day.yaml"], "seeds": [7],
+        "grid": [
+            {"name": "max_replicas", "target": "HorizontalPodAutoscaler/inference/vllm-mistral-7b", "path": "spec.maxReplicas", "values": [3, 10]},
+            {"name": "target", "target": "HorizontalPodAutoscaler/inference/vllm-mistral-7b", "path": "spec.metrics[0].pods.target.averageValue", "values": ["70", "95"]}
+        ]}))
+    .unwrap();
+    assert_eq!(s.len(), 4);
+    let rows: Vec<Vec<Value>> = (0..4).map(|i| s.run(i, false).0).collect();
+    for row in &rows {
+        assert_eq!(cell(&s, row, "status"), "success", "{row:?}");
+        assert_eq!(cell(&s, row, "autoscaled_workloads"), 1);
+        assert_conforms(&s, row);
+    }
+    let served = |i: usize| cell(&s, &rows[i], "served_percent").as_f64().unwrap();
+    let unserved = |i: usize| cell(&s, &rows[i], "unserved_unit_hours").as_f64().unwrap();
+    // At most 3 replicas serve 300 of a 560 peak: less is served than with 10, and more is missing.
+    assert!(served(0) < served(2) && unserved(0) > unserved(2), "{} vs {}", served(0), served(2));
+    // A higher target per pod runs fewer replicas: fewer replica-hours, less GPU cost.
+    let hours = |i: usize| cell(&s, &rows[i], "autoscaled_replica_hours").as_f64().unwrap();
+    assert!(hours(3) < hours(2), "{} vs {}", hours(3), hours(2));
+    assert!(cell(&s, &rows[2], "scale_up_max_s").is_i64());
+    // The cells are the answer's own rows, summed.
+    let answer = match crate::simulate(&s.request(2).unwrap()).outcome {
+        crate::json::Outcome::Success(sim) => sim,
+        crate::json::Outcome::Failure { errors } => panic!("{errors:?}"),
+    };
+    // From the rounded unit-hours: within a tenth of the row's own percent.
+    assert!(
+        (served(2) - answer.autoscaling[0].served_percent.unwrap()).abs() <= 0.1,
+        "{} vs {:?}",
+        served(2),
+        answer.autoscaling[0].served_percent
+    );
+    assert_eq!(cell(&s, &rows[2], "seconds_short"), &json!(answer.autoscaling[0].seconds_short.unwrap()));
+}
+
+#[test]
+fn a_grid_over_keda_settings_and_a_simulation_without_autoscaling() {
+    let s =
+        sweep(json!({"operation": "simulate", "inputs": ["gpu-training.yaml", "keda.yaml"], "traces": ["keda-queue.yaml"], "seeds": [7],
+        "grid": [{"name": "polling", "target": "ScaledJob/ml/embed-batches", "path": "spec.pollingInterval", "values": [30, 600, 0]}]}))
+        .unwrap();
+    let rows: Vec<Vec<Value>> = (0..3).map(|i| s.run(i, false).0).collect();
+    assert_eq!(cell(&s, &rows[0], "status"), "success", "{:?}", rows[0]);
+    assert_eq!(cell(&s, &rows[0], "autoscaled_workloads"), 1);
+    // A ScaledJob has no capacityPerReplica: nothing served or short to report.
+    assert!(cell(&s, &rows[0], "served_percent").is_null() && cell(&s, &rows[0], "seconds_short").is_null());
+    assert_ne!(cell(&s, &rows[0], "autoscaled_replica_hours"), cell(&s, &rows[1], "autoscaled_replica_hours"));
+    // pollingInterval 0 is refused as KEDA's CRD refuses it: that row fails, located.
+    assert_eq!(cell(&s, &rows[2], "status"), "failure");
+    assert!(cell(&s, &rows[2], "error").as_str().unwrap().contains("pollingInterval"), "{:?}", rows[2]);
+    // Without autoscaling the row says 0 workloads and nothing else.
+    let plain = sweep(json!({"operation": "simulate", "inputs": ["gpu-training.yaml", "gpu-inference.yaml", "job.yaml", "vllm.yaml"], "traces": ["day.yaml"], "seeds": [7]})).unwrap();
+    let row = plain.run(0, false).0;
+    assert_eq!(cell(&plain, &row, "autoscaled_workloads"), 0);
+    assert!(cell(&plain, &row, "served_percent").is_null() && cell(&plain, &row, "scale_up_max_s").is_null());
 }

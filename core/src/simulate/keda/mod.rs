@@ -7,6 +7,7 @@
 
 pub mod job;
 pub mod object;
+pub mod rabbitmq;
 pub mod triggers;
 
 use super::demand::Demand;

@@ -40,10 +40,13 @@ const SCALERS: [Scaler; 7] = [
     },
 ];
 
+/// GetMetricTargetType's ErrScalerUnsupportedUtilizationMetricType.
+const UTILIZATION: &str = "'Utilization' metric type is unsupported for external metrics, allowed values are 'Value' or 'AverageValue'";
+
 /// The scaler types nodecast models, for messages.
 pub fn modelled() -> String {
     let mut names: Vec<&str> = SCALERS.iter().map(|s| s.kind).collect();
-    names.extend(["cpu", "memory"]);
+    names.extend(["rabbitmq", "cpu", "memory"]);
     names.join(", ")
 }
 
@@ -255,6 +258,15 @@ pub fn parse(v: Option<&Value>, job: bool, out: &mut Vec<Problem>) -> Vec<Trigge
                     continue;
                 }
             }
+        } else if kind == "rabbitmq" {
+            if metric_type == "Utilization" {
+                err(out, &format!("{path}.metricType"), "unsupported-value", UTILIZATION.into(), "AverageValue or Value");
+                continue;
+            }
+            match super::rabbitmq::parse(meta, &mp, metric_type == "Value", out) {
+                Some(k) => k,
+                None => continue,
+            }
         } else {
             let Some(s) = SCALERS.iter().find(|s| s.kind == kind) else {
                 err(
@@ -268,13 +280,7 @@ pub fn parse(v: Option<&Value>, job: bool, out: &mut Vec<Problem>) -> Vec<Trigge
             };
             if metric_type == "Utilization" {
                 // GetMetricTargetType: ErrScalerUnsupportedUtilizationMetricType.
-                err(
-                    out,
-                    &format!("{path}.metricType"),
-                    "unsupported-value",
-                    "'Utilization' metric type is unsupported for external metrics, allowed values are 'Value' or 'AverageValue'".into(),
-                    "AverageValue or Value",
-                );
+                err(out, &format!("{path}.metricType"), "unsupported-value", UTILIZATION.into(), "AverageValue or Value");
                 continue;
             }
             let num = |key: &str, default: Option<f64>, out: &mut Vec<Problem>| -> Option<f64> {
