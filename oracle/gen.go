@@ -87,6 +87,9 @@ type gen struct {
 	// reserved scenarios (gen_reserved.go): may turn an existing node into a reserved one. Nil for
 	// the other kinds, which therefore draw exactly what they drew before.
 	nodeHook func(labels map[string]any, p pool)
+	// reserved scenarios: when a node's NodeClaim should be deleting already, the time its
+	// deletion started (nil for the other kinds, and for most nodes).
+	deletingHook func() *time.Time
 }
 
 type pool struct {
@@ -447,13 +450,24 @@ func (g *gen) existingNode(i int, p pool, disrupt bool) {
 		node["metadata"].(map[string]any)["annotations"] = map[string]any{"karpenter.sh/do-not-disrupt": "true"}
 	}
 	g.add(node)
-	if disrupt {
+	var deleting *time.Time
+	if g.deletingHook != nil {
+		deleting = g.deletingHook()
+	}
+	if disrupt || deleting != nil {
 		st := map[string]any{"nodeName": name}
-		if g.chance(0.6) {
+		if disrupt && g.chance(0.6) {
 			st["lastPodEventTime"] = g.now.Add(-time.Duration(1+g.r.Intn(300)) * time.Minute).Format(time.RFC3339)
 		}
-		g.add(map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": map[string]any{"name": name + "-claim", "creationTimestamp": created.Format(time.RFC3339),
-			"labels": map[string]any{"karpenter.sh/nodepool": p.name}}, "spec": map[string]any{"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": nodeClass}}, "status": st})
+		meta := map[string]any{"name": name + "-claim", "creationTimestamp": created.Format(time.RFC3339), "labels": map[string]any{"karpenter.sh/nodepool": p.name}}
+		if deleting != nil {
+			// A NodeClaim Karpenter is already deleting (a disruption or expiration of an earlier
+			// pass): its termination finalizer holds it while the node drains.
+			meta["deletionTimestamp"] = deleting.Format(time.RFC3339)
+			meta["finalizers"] = []any{"karpenter.sh/termination"}
+		}
+		g.add(map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": meta,
+			"spec": map[string]any{"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": nodeClass}}, "status": st})
 	}
 	// Bound pods that fit: fill a random fraction of cpu, memory and GPUs.
 	cpuLeft, memLeft := milli(t.Allocatable["cpu"])*8/10, mib(t.Allocatable["memory"])*8/10

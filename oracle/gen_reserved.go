@@ -68,7 +68,20 @@ func generateReserved(kind string, seed int64) (string, error) {
 		labels[labelReservationType] = c.rtype
 		labels[labelReservationInterruptible] = fmt.Sprintf("%t", c.interruptible)
 	}
+	// About one existing node in eight is already deleting (its NodeClaim has a deletionTimestamp):
+	// the provisioner provisions for its currently reschedulable pods, and the disruption
+	// simulation re-places them beside the candidates' pods (tests/scenarios/c22). Drawn from a
+	// stream of its own, so the rest of each scenario is what the seed drew before.
+	del := rand.New(rand.NewSource(seed*7919 + map[string]int64{"reserved": 5, "rdisrupt": 6}[kind]))
+	g.deletingHook = func() *time.Time {
+		if del.Float64() >= 0.125 {
+			return nil
+		}
+		t := g.now.Add(-time.Duration(1+del.Intn(30)) * time.Minute)
+		return &t
+	}
 	g.existingNodes(disrupt, 2, 5)
+	g.deletingHook = nil
 	if disrupt {
 		if g.chance(0.3) {
 			g.workloads(1+g.r.Intn(2), "pending")

@@ -367,6 +367,15 @@ func (e *Env) load() error {
 		if nc.CreationTimestamp.IsZero() {
 			nc.CreationTimestamp = created
 		}
+		// The API server gives every object a unique UID; the fake client does not. Karpenter's
+		// drift check caches a NodeClaim's passed instance-type check by UID
+		// (nodeclaim/disruption/drift.go instanceTypeNotFoundCheckCache), so with every UID empty
+		// the first NodeClaim that passed made Karpenter skip the check for all the others (a
+		// reserved NodeClaim whose reservation is no longer selected was never InstanceTypeNotFound:
+		// rdisrupt 68, 373, 1046, 1108, 1168, 1251). Deterministic, so runs stay comparable.
+		if nc.UID == "" {
+			nc.UID = types.UID("nodeclaim\x00" + nc.Name)
+		}
 		st := nc.Status.DeepCopy()
 		deleting := nc.DeletionTimestamp
 		// Initialized at the time the manifest says, else at the Node's creation (FORMAT.md §3.7).

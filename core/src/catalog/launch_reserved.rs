@@ -10,7 +10,10 @@ use crate::requirements::{Requirement, Requirements};
 /// CreateFleet takes one market type: the capacity-reservation-type filter keeps the partition
 /// (reservation type × interruptible) holding the cheapest launchable reserved offering, ties
 /// broken default < capacity-block < interruptible default, and drops every other offering of
-/// the kept types (and the types without one). Then the reserved-offering filter keeps, per
+/// the kept types (and the types without one). For capacity blocks CreateFleet takes a single
+/// block: the capacity-block filter keeps, per type, its cheapest block offering (the first in
+/// the EC2NodeClass status's id order on a tie: it replaces only a strictly dearer one), and
+/// of the types the first whose block is cheapest. Then the reserved-offering filter keeps, per
 /// type and zone, the reserved offering with the most instances left (the first in id order
 /// on a tie).
 pub fn filter(cands: &mut Vec<(u32, Vec<Offering>)>, m: &Model) {
@@ -33,6 +36,23 @@ pub fn filter(cands: &mut Vec<(u32, Vec<Offering>)>, m: &Model) {
     };
     for (_, offs) in cands.iter_mut() {
         offs.retain(|o| o.reservation.is_some() && key(o) == best);
+    }
+    cands.retain(|(_, o)| !o.is_empty());
+    if best.0 == 1 {
+        let id = |o: &Offering| &m.reservations[o.reservation.unwrap_or_default() as usize].id;
+        let mut chosen: Option<(u32, Offering)> = None;
+        for (t, offs) in cands.iter() {
+            let cheapest = offs.iter().min_by(|a, b| a.price.total_cmp(&b.price).then_with(|| id(a).cmp(id(b))));
+            if let Some(o) = cheapest.filter(|o| chosen.is_none_or(|(_, c)| o.price < c.price)) {
+                chosen = Some((*t, *o));
+            }
+        }
+        if let Some((t, o)) = chosen {
+            *cands = vec![(t, vec![o])];
+        }
+        return;
+    }
+    for (_, offs) in cands.iter_mut() {
         let mut per_zone: Vec<Offering> = Vec::new();
         for o in offs.iter() {
             let left = |x: &Offering| m.reservations[x.reservation.unwrap_or_default() as usize].available;

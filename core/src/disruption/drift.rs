@@ -208,8 +208,12 @@ pub(crate) fn drift(
         let deleting = deleting.get_or_insert_with(|| super::deleting_node_pods(m, now));
         pods.extend(deleting.iter().copied());
         let bound: Vec<usize> = moved.iter().chain(deleting.iter()).copied().collect();
-        // No destination gating for drift (D-5.9 is consolidation's).
-        let sol = scheduling::solve_on(m, base, Some(&pods), &[info.node], &[]);
+        // No destination gating for drift (D-5.9 is consolidation's). Pass 1 of Karpenter's
+        // SimulateSchedulingWithReservedFallback (disruption/helpers.go) runs the scheduler in
+        // fallback mode, not the provisioner's strict one: a NodeClaim holding reservations takes
+        // a pod that leaves it none (tests/scenarios/r09). Strict mode is only the terminate-first
+        // pass below (`fits_in_freed_slot`).
+        let sol = scheduling::solve_with(m, base, Some(&pods), &[info.node], &[], scheduling::reserve::ReservedMode::Fallback, &[]);
         let mut failed: Vec<String> = sol.failures.iter().filter(|(p, _)| bound.contains(p)).map(|(p, _)| m.pods[*p].key()).collect();
         failed.extend(super::uninitialized_landings(m, &sol, |p| moved.contains(&p)));
         if !failed.is_empty()
