@@ -106,7 +106,18 @@ func (e *Env) runStatic(want []Claim) error {
 		}
 		c.Launch = launch(compatible, reqs, e.aws)
 		if c.Launch == nil {
-			// No launch: the NodeClaim stays unlaunched and takes no pods in this pass.
+			// No launch: the AWS provider's Create fails with InsufficientCapacity and the
+			// lifecycle deletes the NodeClaim (nodeclaim/lifecycle/launch.go); the static
+			// controller recreates it on its next reconcile. Left in place unlaunched, it would
+			// keep cluster state unsynced, and Karpenter's provisioner waits for a sync.
+			nc.Finalizers = nil
+			if err := e.client.Update(e.ctx, nc); err != nil {
+				return err
+			}
+			if err := e.client.Delete(e.ctx, nc); err != nil {
+				return err
+			}
+			e.cluster.DeleteNodeClaim(nc.Name)
 			continue
 		}
 		// nodecast's launch when the provider may make it, else the first the set allows.
