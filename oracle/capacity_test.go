@@ -35,7 +35,7 @@ func TestKarpenterStatic(t *testing.T) {
 	dynamic := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: other}\nspec:\n  template:\n    metadata: {labels: {team: other}}\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n---\n"
 	pod := dynamic + "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {nodeSelector: {team: fixed}, containers: [{name: c, image: x, resources: {requests: {cpu: 500m}}}]}\n---\n"
 	for _, c := range []struct {
-		name, objects, gates string
+		name, objects, gates  string
 		static, unschedulable int
 	}{
 		{"three replicas, the pod on one", pool(3, "") + pod, "StaticCapacity=true", 3, 0},
