@@ -61,9 +61,11 @@ func launchOK(n Claim, k Claim) bool {
 	return n.ReservationID == k.Launch.Reservations[n.InstanceType+"/"+n.Zone]
 }
 
-// Replicas of one generated Deployment or Job (`<ns>/app-<i>-<replica>`) are identical pods; which
+// Replicas of one generated Deployment or Job (`<ns>/app-<i>-<replica>`, and the `buffer` and
+// `static` generators' `buf-dep-<i>-<replica>` and `static-app-<replica>`) and the virtual pods
+// of one generated CapacityBuffer (`capacity-buffer-buffer-<i>-<n>`) are identical pods; which
 // replica lands where is not a decision, so they are compared as interchangeable.
-var replica = regexp.MustCompile(`^([^/]+/app-\d+)-\d+$`)
+var replica = regexp.MustCompile(`^([^/]+/(?:app-\d+|buf-dep-\d+|static-app|capacity-buffer-buffer-\d+))-\d+$`)
 
 func canon(p string) string { return replica.ReplaceAllString(p, "$1-*") }
 
@@ -78,6 +80,15 @@ func canonical(a *ProvisionAnswer) *ProvisionAnswer {
 		out.Claims = append(out.Claims, c)
 	}
 	sortClaims(out.Claims)
+	for _, c := range a.Static {
+		c.Pods = slices.Clone(c.Pods)
+		for i := range c.Pods {
+			c.Pods[i] = canon(c.Pods[i])
+		}
+		slices.Sort(c.Pods)
+		out.Static = append(out.Static, c)
+	}
+	sortClaims(out.Static)
 	var placed []string
 	for p, n := range a.Existing {
 		placed = append(placed, canon(p)+"@"+n)
@@ -111,6 +122,9 @@ func CompareProvision(n, k *ProvisionAnswer) (string, string) {
 	}
 	if !reflect.DeepEqual(nonNil(n.Existing), nonNil(k.Existing)) {
 		return "existing-node placements differ", fmt.Sprintf("nodecast %v, karpenter %v", n.Existing, k.Existing)
+	}
+	if c, d := compareStatic(n.Static, k.Static); c != "" {
+		return c, d
 	}
 	if !slices.Equal(podSets(n.Claims), podSets(k.Claims)) {
 		cls := "pods grouped into NodeClaims differently"

@@ -46,7 +46,7 @@ func provisionDRA(t *testing.T, objects string, settings map[string]any, dra map
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := env.Provision()
+	a, err := env.Provision(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

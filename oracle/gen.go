@@ -517,6 +517,12 @@ func Generate(kind string, seed int64) (string, error) {
 	if kind == "repair" {
 		return GenerateRepair(seed)
 	}
+	if kind == "static" {
+		return GenerateStatic(seed)
+	}
+	if kind == "buffer" {
+		return GenerateBuffer(seed)
+	}
 	if err := loadAWS(); err != nil {
 		return "", err
 	}

@@ -71,8 +71,16 @@ func GenerateDRA(seed int64) (string, error) {
 	// Existing GPU nodes whose driver published their devices, some held by a bound pod's claim:
 	// drawn from a second stream, so the objects above are what they were before nodes came in.
 	g2 := &gen{r: rand.New(rand.NewSource(seed*104729 + 23)), now: g.now, zones: g.zones, docs: g.docs}
-	g2.draExistingNodes(g.pools)
-	g.docs = g2.docs
+	// A third stream (the two above draw what they drew before): pending pods sharing a holder's
+	// claim allocated in the input, and a DaemonSet whose pods reference a claim template.
+	g3 := &gen{r: rand.New(rand.NewSource(seed*104729 + 29)), now: g.now, zones: g.zones}
+	g2.draExistingNodes(g.pools, g3)
+	g.docs = append(g2.docs, g3.docs...)
+	if g3.chance(0.3) {
+		g3.docs = nil
+		g3.draDaemonSet(nTemplates)
+		g.docs = append(g.docs, g3.docs...)
+	}
 	sc := g.scenario("dra", seed, "provision", "aws-us-east-1")
 	settings := map[string]any{}
 	if g.chance(0.75) {
@@ -162,7 +170,11 @@ var draNodeTypes = []struct {
 // ResourceSlice its NVIDIA driver publishes (nodeName, a Node owner reference as the kubelet
 // plugin writes it, one device per GPU), and sometimes a bound pod holding one of the node's GPUs
 // through an allocated ResourceClaim reserved for it.
-func (g *gen) draExistingNodes(pools []pool) {
+//
+// `sharers` (its own stream) adds, for some holders, pending pods that share the holder's
+// allocated claim: Karpenter reads no topology from its `matchFields` node selector, so they
+// are not pinned to the holder's node (docs/karpenter-fidelity.md, DRA allocator).
+func (g *gen) draExistingNodes(pools []pool, sharers *gen) {
 	if len(pools) == 0 {
 		return
 	}
@@ -219,5 +231,29 @@ func (g *gen) draExistingNodes(pools []pool) {
 				"tolerations": []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
 				"containers": []any{map[string]any{"name": "c", "image": "x", "resources": map[string]any{
 					"requests": map[string]any{"cpu": "1", "memory": "2Gi"}, "claims": []any{map[string]any{"name": "dev"}}}}}}})
+		if sharers == nil || !sharers.chance(0.6) {
+			continue
+		}
+		for j := sharers.r.Intn(3); j >= 0; j-- {
+			spec := map[string]any{"resourceClaims": []any{map[string]any{"name": "dev", "resourceClaimName": pod + "-dev"}},
+				"tolerations": []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
+				"containers": []any{map[string]any{"name": "c", "image": "x", "resources": map[string]any{
+					"requests": map[string]any{"cpu": sharers.pick("500m", "2", "6", "40"), "memory": "1Gi"}, "claims": []any{map[string]any{"name": "dev"}}}}}}
+			if sharers.chance(0.3) {
+				spec["nodeSelector"] = map[string]any{"topology.kubernetes.io/zone": sharers.pick(g.zones...)}
+			}
+			sharers.add(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": fmt.Sprintf("sharer-%d-%d", i, j), "namespace": "default"}, "spec": spec})
+		}
 	}
+}
+
+// draDaemonSet adds a DaemonSet whose pods hold a claim from one of the templates: Karpenter
+// leaves such pods out of a node's DaemonSet overhead.
+func (g *gen) draDaemonSet(nTemplates int) {
+	g.add(map[string]any{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": map[string]any{"name": "dra-agent", "namespace": "default"}, "spec": map[string]any{
+		"selector": map[string]any{"matchLabels": map[string]any{"app": "dra-agent"}}, "template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "dra-agent"}},
+			"spec": map[string]any{"tolerations": []any{map[string]any{"operator": "Exists"}},
+				"resourceClaims": []any{map[string]any{"name": "dev", "resourceClaimTemplateName": fmt.Sprintf("claim-%d", g.r.Intn(nTemplates))}},
+				"containers": []any{map[string]any{"name": "c", "image": "x", "resources": map[string]any{
+					"requests": map[string]any{"cpu": g.pick("500m", "1", "2"), "memory": "512Mi"}, "claims": []any{map[string]any{"name": "dev"}}}}}}}}})
 }

@@ -20,6 +20,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -28,18 +29,18 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakecr "sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	autoscalingv1beta1 "sigs.k8s.io/karpenter/pkg/apis/autoscaling/v1beta1"
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/apis/v1alpha1"
-	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
-	"sigs.k8s.io/karpenter/pkg/controllers/nodeoverlay"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
 	"sigs.k8s.io/karpenter/pkg/controllers/dynamicresources/deviceallocation"
 	"sigs.k8s.io/karpenter/pkg/controllers/node/health"
+	"sigs.k8s.io/karpenter/pkg/controllers/nodeoverlay"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
 	pscheduling "sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
@@ -47,6 +48,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/operator/injection"
 	"sigs.k8s.io/karpenter/pkg/operator/logging"
 	"sigs.k8s.io/karpenter/pkg/operator/options"
+	"sigs.k8s.io/karpenter/pkg/state/virtualpods"
 	"sigs.k8s.io/karpenter/pkg/test"
 )
 
@@ -68,6 +70,14 @@ type Env struct {
 	objs    *Objects
 	aws     bool
 	its     map[string]*cloudprovider.InstanceType
+	// The cloud provider as Karpenter's controllers see it (decorated with NodeOverlays when
+	// that gate is on) and the device-allocation controller: the static controller (static.go)
+	// builds its own provisioner from them, as controllers.go does.
+	cpd cloudprovider.CloudProvider
+	dac *deviceallocation.Controller
+	// The static NodeClaims the static provisioning controller created (static.go), by name.
+	static     map[string]*Claim
+	staticGate bool
 	// The fake client's object tracker, for what the client itself refuses to write (a
 	// terminating pod's deletionTimestamp: terminating).
 	tracker clienttesting.ObjectTracker
@@ -130,11 +140,17 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 			fields.FeatureGates.ReservedCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
 		case ok && k == "NodeRepair":
 			fields.FeatureGates.NodeRepair = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "StaticCapacity":
+			fields.FeatureGates.StaticCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "CapacityBuffer":
+			fields.FeatureGates.CapacityBuffer = lo.ToPtr(strings.EqualFold(v, "true"))
 		}
 	}
+	bufferGate := lo.FromPtr(fields.FeatureGates.CapacityBuffer)
+	e0static := lo.FromPtr(fields.FeatureGates.StaticCapacity)
 	reservedGate := fields.FeatureGates.ReservedCapacity == nil || *fields.FeatureGates.ReservedCapacity
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
-	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}}
+	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}, staticGate: e0static}
 	// The plain object tracker, not the fake client's default field-managed one: that one builds
 	// a REST mapper of the whole scheme on every Create and Update (client-go testing/fixture.go
 	// NewFieldManagedObjectTracker), 26 % of a reservation/gates run's CPU, and server-side apply
@@ -145,7 +161,7 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).
 		WithIndex(&corev1.Node{}, "spec.providerID", func(o client.Object) []string { return []string{o.(*corev1.Node).Spec.ProviderID} }).
 		WithIndex(&v1.NodeClaim{}, "status.providerID", func(o client.Object) []string { return []string{o.(*v1.NodeClaim).Status.ProviderID} }).
-		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}, &v1alpha1.NodeOverlay{}).
+		WithStatusSubresource(&v1.NodePool{}, &v1.NodeClaim{}, &corev1.Pod{}, &corev1.Node{}, &policyv1.PodDisruptionBudget{}, &v1alpha1.NodeOverlay{}, &autoscalingv1beta1.CapacityBuffer{}).
 		Build()
 	e.cp = fake.NewCloudProvider()
 	// The AWS provider's DRA templates on the types it lists (nodecast's line carries them only
@@ -201,9 +217,21 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	// Karpenter's device-allocation controller (allocated devices from the claims' status), which
 	// the provisioner reads only with --ignore-dra-requests=false; hydrated once the claims exist.
 	dac := deviceallocation.NewController(e.client)
-	e.prov = provisioning.NewProvisioner(e.client, e.rec, cp, e.cluster, e.clk, dac, nil)
+	// The CapacityBuffer gate's virtual pods (buffer.go); the provisioner reads the cache only
+	// with the gate on.
+	var vpc *virtualpods.Cache
+	if bufferGate {
+		vpc = virtualpods.NewVirtualPodCache(e.client)
+	}
+	e.prov = provisioning.NewProvisioner(e.client, e.rec, cp, e.cluster, e.clk, dac, vpc)
+	e.cpd, e.dac = cp, dac
 	if err := e.load(); err != nil {
 		return nil, err
+	}
+	if bufferGate {
+		if err := e.loadBuffers(vpc); err != nil {
+			return nil, err
+		}
 	}
 	dac.Hydrate(e.ctx)
 	if nodeOverlay {
@@ -635,6 +663,9 @@ type ProvisionAnswer struct {
 	Error    string   `json:"error,omitempty"`
 	// nodecast side only: how many ties (Karpenter's map-order picks) nodecast disclosed.
 	Ties int `json:"ties,omitempty"`
+	// Static NodeClaims created before the pass (StaticCapacity gate; static.go), with the
+	// pending pods the pass put on them.
+	Static []Claim `json:"static,omitempty"`
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -665,7 +696,14 @@ func sortClaims(cs []Claim) {
 }
 
 // Provision runs Karpenter's provisioner once (Schedule: scheduler, Solve, truncation).
-func (e *Env) Provision() (*ProvisionAnswer, error) {
+// With the StaticCapacity gate on, the static provisioning controller runs first (static.go);
+// `static` is nodecast's static NodeClaims.
+func (e *Env) Provision(static []Claim) (*ProvisionAnswer, error) {
+	if e.staticGate {
+		if err := e.runStatic(static); err != nil {
+			return nil, err
+		}
+	}
 	res, err := e.prov.Schedule(e.ctx)
 	if err != nil {
 		return nil, err
@@ -677,9 +715,20 @@ func (e *Env) Provision() (*ProvisionAnswer, error) {
 	sortClaims(a.Claims)
 	for _, n := range res.ExistingNodes {
 		for _, p := range n.Pods {
+			if c := e.static[n.Name()]; c != nil {
+				c.Pods = append(c.Pods, podKey(p))
+				continue
+			}
 			a.Existing[podKey(p)] = n.Name()
 		}
 	}
+	for _, c := range e.static {
+		sort.Strings(c.Pods)
+		a.Static = append(a.Static, *c)
+	}
+	sort.Slice(a.Static, func(i, j int) bool {
+		return a.Static[i].NodePool+" "+strings.Join(a.Static[i].Pods, ",") < a.Static[j].NodePool+" "+strings.Join(a.Static[j].Pods, ",")
+	})
 	for p, err := range res.PodErrors {
 		if pscheduling.IsReservedOfferingError(err) {
 			a.Deferred = append(a.Deferred, podKey(p))

@@ -26,7 +26,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-repair N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
 	os.Exit(2)
 }
 
@@ -163,7 +163,7 @@ func karpenterSide(r NodecastRecord, base *Catalog, catID int) (any, error) {
 	if s.Kind == "disrupt" {
 		return env.Disrupt()
 	}
-	return env.Provision()
+	return env.Provision(nodecastStatic(r.Nodecast))
 }
 
 // reservedOfferingsDiffer: nodecast's reserved offerings against the harness's own selection.
@@ -285,6 +285,8 @@ func cmdRun(args []string) error {
 	nPrices := fs.Int("prices", 0, "random provisioning scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
 	nPDis := fs.Int("pdisrupt", 0, "random disruption scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
 	nRepair := fs.Int("repair", 0, "random node-repair disruption scenarios (gen_repair.go): Karpenter's Repair method, NodeRepair on for most")
+	nStatic := fs.Int("static", 0, "random static-NodePool scenarios (gen_capacity.go): Karpenter's static provisioning controller, StaticCapacity on for most")
+	nBuffer := fs.Int("buffer", 0, "random CapacityBuffer scenarios (gen_capacity.go): Karpenter's capacitybuffer controller and virtual pods, CapacityBuffer on for most")
 	nDRA := fs.Int("dra", 0, "random DRA scenarios (gen_dra.go): Karpenter's DRA allocator, --ignore-dra-requests both ways")
 	var samples seedSamples
 	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
@@ -331,7 +333,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {
@@ -399,7 +401,9 @@ func cmdRun(args []string) error {
 	for k := range classes {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return classes[keys[i]].n > classes[keys[j]].n || (classes[keys[i]].n == classes[keys[j]].n && keys[i] < keys[j]) })
+	sort.Slice(keys, func(i, j int) bool {
+		return classes[keys[i]].n > classes[keys[j]].n || (classes[keys[i]].n == classes[keys[j]].n && keys[i] < keys[j])
+	})
 	for _, k := range keys {
 		fmt.Printf("%5d  %s  (e.g. %s)\n", classes[k].n, k, classes[k].example)
 	}
@@ -440,7 +444,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra or repair")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra, repair, static or buffer")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

@@ -147,7 +147,7 @@ func provisionWith(t *testing.T, objects string, settings map[string]any) *Provi
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := env.Provision()
+	a, err := env.Provision(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

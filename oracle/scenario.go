@@ -18,16 +18,19 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	autoscalingv1beta1 "sigs.k8s.io/karpenter/pkg/apis/autoscaling/v1beta1"
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/apis/v1alpha1"
 )
 
 // Scenario is one scenario file entry (FORMAT.md), or one entry of examples/expectations.yaml.
 type Scenario struct {
-	Name     string         `json:"name"`
-	Kind     string         `json:"kind"`
-	Catalog  any            `json:"catalog"`
-	Clock    struct{ Now string `json:"now"` } `json:"clock"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Catalog any    `json:"catalog"`
+	Clock   struct {
+		Now string `json:"now"`
+	} `json:"clock"`
 	Settings map[string]any `json:"settings"`
 	Objects  string         `json:"objects"`
 	Files    []string       `json:"files"`
@@ -90,6 +93,12 @@ type Objects struct {
 	ResourceClaims []*resourcev1.ResourceClaim
 	ClaimTemplates []*resourcev1.ResourceClaimTemplate
 	ResourceSlices []*resourcev1.ResourceSlice
+	// CapacityBuffers and what they refer to (CapacityBuffer gate, issue 28; buffer.go): the
+	// buffers, the PodTemplates of their podTemplateRef, and the Deployments as objects (their
+	// pods are expanded as always; a scalableRef reads the Deployment's template and replicas).
+	Buffers      []*autoscalingv1beta1.CapacityBuffer
+	PodTemplates []*corev1.PodTemplate
+	Deployments  []*appsv1.Deployment
 }
 
 var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
@@ -225,6 +234,22 @@ func (o *Objects) add(kind string, doc []byte) error {
 			n = *d.Spec.Replicas
 		}
 		o.expand(d.ObjectMeta, &d.Spec.Template, int(n), "ReplicaSet")
+		d.Namespace = ns(d.Namespace)
+		o.Deployments = append(o.Deployments, &d)
+	case "CapacityBuffer":
+		var b autoscalingv1beta1.CapacityBuffer
+		if err := yaml.Unmarshal(doc, &b); err != nil {
+			return err
+		}
+		b.Namespace = ns(b.Namespace)
+		o.Buffers = append(o.Buffers, &b)
+	case "PodTemplate":
+		var t corev1.PodTemplate
+		if err := yaml.Unmarshal(doc, &t); err != nil {
+			return err
+		}
+		t.Namespace = ns(t.Namespace)
+		o.PodTemplates = append(o.PodTemplates, &t)
 	case "Job":
 		var j batchv1.Job
 		if err := yaml.Unmarshal(doc, &j); err != nil {

@@ -193,10 +193,24 @@ fn existing_nodes_offer_their_published_devices_once() {
     assert_eq!(on_node[0]["pods"], serde_json::json!(["default/big"]), "{v}");
     assert_eq!(claims(&v).len(), 1, "{v}");
     assert_eq!(claims(&v)[0].1, vec!["default/a".to_string()]);
-    // A pod using the allocated claim goes to its node, and only there.
+    // A pod using the allocated claim fits on its node and goes there.
     let text = format!("{}{NODE}{SLICE}{held}{}", base(), pod("c", "resourceClaimName: held"));
     let v = ok(&text, "DRANVIDIAGPU=true");
     assert_eq!(claims(&v).len(), 0, "{v}");
+    // One that cannot go to that node (another zone) is not pinned to it: Karpenter reads an
+    // allocation's topology from its nodeSelector's matchExpressions only
+    // (dynamicresources/types.go nodeSelectorsToRequirements), and `matchFields: metadata.name`
+    // has none, so the claim counts as satisfied on a new NodeClaim in us-east-1b, which needs
+    // no device (before: unschedulable, "allocated on node n1"). Without the provider's DRA
+    // gates too, since it asks no device.
+    let far = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: far, namespace: default}\nspec:\n  nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n  resourceClaims: [{name: gpu, resourceClaimName: held}]\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: \"1\"}, claims: [{name: gpu}]}}\n";
+    for gates in ["DRANVIDIAGPU=true", ""] {
+        let text = format!("{}{NODE}{SLICE}{held}{far}", base());
+        let v = ok(&text, gates);
+        assert_eq!(v["unschedulable"].as_array().map_or(0, |u| u.len()), 0, "{v}");
+        assert_eq!(claims(&v).len(), 1, "{v}");
+        assert_eq!(claims(&v)[0].1, vec!["default/far".to_string()]);
+    }
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! the replacement capacity and the devices it held are free (disruption/helpers.go
 //! `SimulateScheduling` → provisioning/dra.go `gatherAllocatedDevices`,
 //! scheduling/dynamicresources/allocator.go `ClassifyClaims`). A claim also reserved by a pod
-//! that stays keeps its node.
+//! that stays keeps its device, but pins no pod: Karpenter reads an allocation's topology from
+//! its nodeSelector's matchExpressions only (types.go `nodeSelectorsToRequirements`), and the
+//! scheduler's `matchFields: metadata.name` has none, so the moved pod needs no device.
 
 use nodecast::json::{Input, Request};
 use serde_json::Value;
@@ -83,13 +85,20 @@ fn a_claim_reserved_only_by_the_candidates_pods_moves_with_them() {
 }
 
 #[test]
-fn a_claim_a_staying_pod_also_reserves_keeps_its_node() {
-    // pb (on b, not disrupted) reserves the claim too: it stays allocated on a, so pa cannot move.
+fn a_claim_a_staying_pod_also_reserves_stays_allocated_but_pins_nothing() {
+    // pb (on b, not disrupted) reserves the claim too: it stays allocated on a's GPU, and pa may
+    // still move to b, where the committed claim asks no device (before this matched Karpenter's
+    // code, nodecast kept a, pinning pa to the claim's node).
     let v = consolidate(&cluster(&["pa", "pb"], ""));
-    assert!(!removes_a(&v), "{v}");
-    // Not reserved at all (nothing says who uses it): committed in place, as Karpenter keeps it.
+    assert!(removes_a(&v), "{v}");
+    // Not reserved at all (nothing says who uses it): committed in place, as Karpenter keeps it,
+    // and again no pin.
     let v = consolidate(&cluster(&[], ""));
-    assert!(!removes_a(&v), "{v}");
+    assert!(removes_a(&v), "{v}");
+    // b's GPU is not needed for that: with b's GPU held by another claim too, pa still moves.
+    let held_b = claim("held-b", "b", &[]);
+    let v = consolidate(&cluster(&["pa", "pb"], &held_b));
+    assert!(removes_a(&v), "{v}");
 }
 
 #[test]

@@ -87,7 +87,8 @@ pub struct DeviceKey {
 /// `status.allocation` of a claim the input already allocated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Allocation {
-    /// The node its `nodeSelector` pins it to (`metadata.name` field or hostname label), if any.
+    /// The node its `nodeSelector` names (`matchFields: metadata.name`), if any. Karpenter reads
+    /// no topology from such a selector, so it pins no pod (scheduling/dra.rs `check`).
     pub node: Option<String>,
     pub devices: Vec<DeviceKey>,
 }

@@ -12,12 +12,13 @@
 //!   DRA-specific instance type filter").
 //!
 //! Devices held by claims the input already allocated are taken; a device serves one request.
-//! A claim allocated in the input on a node pins every pod that uses it to that node; a claim
+//! A claim allocated in the input pins no pod (its `matchFields` node selector gives Karpenter
+//! no topology), so another pod using it may go to any node, needing no device; a claim
 //! allocated in this pass with template devices pins its pods to the NodeClaim it was allocated
 //! for ("claim is bound to a different in-flight NodeClaim"). A pod's claim from a
 //! ResourceClaimTemplate is the one the resourceclaim controller generates for that pod alone.
 
-use crate::dra::{self, aws, Allocation, Claim, ClaimSource, Device, DeviceKey, SearchFail};
+use crate::dra::{self, aws, Claim, ClaimSource, Device, DeviceKey, SearchFail};
 use crate::fxhash::FxHashMap;
 use crate::labels::ValueId;
 use crate::model::{Model, Pod};
@@ -66,10 +67,6 @@ pub enum DraFail {
         class: String,
     },
     BoundElsewhere(String),
-    AllocatedOnOtherNode {
-        claim: String,
-        node: String,
-    },
     /// No candidate instance type (or the node) has the devices; `gates_off`: the provider's
     /// DRA gates are off, so new nodes offer no devices at all.
     NoDevices {
@@ -98,9 +95,6 @@ impl DraFail {
                 format!("validating claim {claim:?}: request {request:?}: DeviceClass {class:?} not found")
             }
             DraFail::BoundElsewhere(c) => format!("ResourceClaim {c}: claim is bound to a different in-flight NodeClaim"),
-            DraFail::AllocatedOnOtherNode { claim, node } => {
-                format!("ResourceClaim {claim}: in-cluster allocation topology is incompatible with NodeClaim requirements (allocated on node {node})")
-            }
             DraFail::NoDevices { new_node: true, gates_off: true } => "allocating dynamic resources, no instance type can satisfy the allocation \
                  (the AWS provider offers no devices to a new node while its DRANVIDIAGPU and DRAEFA gates are off: --aws-feature-gates DRANVIDIAGPU=true)"
                 .into(),
@@ -310,14 +304,11 @@ impl Pass {
         let mut open: Vec<&Resolved> = Vec::new();
         for r in &claims {
             let released = self.released.contains(&(r.claim as *const Claim as usize));
-            if let (false, Some(Allocation { node: Some(node), .. })) = (released, &r.claim.allocation) {
-                let here = matches!(holder, Holder::Node(n) if &m.nodes[n].name == node);
-                if !here {
-                    let claim = r.shared.clone().unwrap_or_default();
-                    return Err(DraFail::AllocatedOnOtherNode { claim, node: node.clone() });
-                }
-                continue;
-            }
+            // A claim the input allocated is satisfied wherever the pod goes: Karpenter derives an
+            // allocation's topology from the `matchExpressions` of its nodeSelector only
+            // (dynamicresources/types.go `nodeSelectorsToRequirements`, read by allocator.go
+            // `ClassifyClaims`), and the one nodecast accepts, what the scheduler writes
+            // (`matchFields: metadata.name`), has none, so it pins no pod to its node.
             if r.claim.allocation.is_some() && !released {
                 continue;
             }

@@ -180,6 +180,22 @@ pub fn normal_plan(p: &Plan) -> Value {
     if !deferred.is_empty() {
         v["deferred"] = json!(deferred);
     }
+    // The static NodeClaims (StaticCapacity gate) Karpenter's static provisioning controller
+    // creates before the pass, with the launch nodecast expects and the pending pods the pass
+    // put on them (the harness compares them with oracle/static.go's run of that controller).
+    if !p.static_node_claims.is_empty() {
+        let mut s: Vec<Value> = p
+            .static_node_claims
+            .iter()
+            .map(|c| {
+                json!({"pods": c.pods, "nodePool": c.node_pool, "instanceType": c.instance_type.clone().unwrap_or_default(),
+                       "capacityType": c.capacity_type.clone().unwrap_or_default(), "zone": c.zone.clone().unwrap_or_default(),
+                       "price": c.price_per_hour.unwrap_or_default(), "options": []})
+            })
+            .collect();
+        s.sort_by(|a, b| (a["nodePool"].to_string(), a["pods"].to_string()).cmp(&(b["nodePool"].to_string(), b["pods"].to_string())));
+        v["static"] = json!(s);
+    }
     v
 }
 
