@@ -190,7 +190,7 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             for t in affinity::host_affinity(pod, m) {
                 let why = if staying.iter().any(|&q| selects(t, q)) {
                     Some("required hostname affinity selecting pods that stay where they are")
-                } else if !free.iter().any(|&q| selects(t, q)) && !(pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels)) {
+                } else if !(free.iter().any(|&q| selects(t, q)) || (pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels))) {
                     Some("required hostname affinity selecting no pod the optimiser places")
                 } else {
                     None

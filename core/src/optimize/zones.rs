@@ -525,7 +525,7 @@ pub fn violation(m: &Model, placed: &Placed, free: &[usize]) -> Option<(usize, S
             let own = pod_zones(pod, m);
             let elsewhere =
                 placed.pods.iter().filter(selected).any(|(_, s)| placed.sites[*s].zone.is_some_and(|z| own.has(z, &m.interner)));
-            if !(term_selects(t, pod) && !elsewhere) {
+            if !term_selects(t, pod) || elsewhere {
                 let why = format!("pod {} has no pod its required zone affinity selects in zone {}", pod.key(), m.interner.str(zone));
                 return Some((p, why));
             }
