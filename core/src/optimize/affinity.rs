@@ -19,10 +19,18 @@
 //! - host ports conflict per `HostPort::conflicts` (same port and protocol, overlapping IP);
 //!   a pod with any host port is one per node among its replicas.
 //!
+//! - required pod affinity on the hostname (`nextDomainAffinity`) admits a pod to a node that
+//!   already counts a pod its term selects; a pod its own term selects may bootstrap anywhere
+//!   when no other selected pod is placed. With every other pod in place (a rescheduled pod's
+//!   check) that reads: the pod's node holds another selected pod, unless no other selected pod
+//!   exists. Affinity has no inverse groups in Karpenter (`topology.go` builds them for
+//!   anti-affinity only), so it binds the term's owner alone. Pods whose term selects pods that
+//!   stay where they are keep Karpenter's NodeClaims (`mod.rs`): a new node never holds those.
+//!
 //! The model holds these in the final placement ("static": every pod's constraints hold with
 //! all pods in place), which is what a rescheduled pod would be checked against.
 
-use super::instance::{Cap, Group, Rules};
+use super::instance::{Cap, Group, Need, Rules};
 use crate::model::{Model, Pod, PreferencePolicy, SpreadConstraint, Unsatisfiable};
 
 fn enforced(s: &SpreadConstraint, m: &Model) -> bool {
@@ -39,6 +47,15 @@ fn ports_clash(p: &Pod, q: &Pod) -> bool {
     p.host_ports.iter().any(|a| q.host_ports.iter().any(|b| a.conflicts(b)))
 }
 
+/// The required affinity terms of `p` on the hostname.
+pub fn host_affinity<'a>(p: &'a Pod, m: &'a Model) -> impl Iterator<Item = &'a crate::model::AffinityTerm> {
+    p.affinity.iter().filter(move |t| t.key == m.keys.hostname)
+}
+
+fn term_selects(t: &crate::model::AffinityTerm, q: &Pod) -> bool {
+    q.in_namespaces(&t.namespaces) && t.selector.matches(&q.labels)
+}
+
 /// Does hostname spread `s` of a pod in namespace `ns` count `q`?
 fn counts_for(s: &SpreadConstraint, ns: crate::labels::ValueId, q: &Pod) -> bool {
     q.namespace_id == ns && s.selector.matches(&q.labels)
@@ -52,6 +69,8 @@ pub fn rules(m: &Model, groups: &mut [Group]) -> Rules {
     let mut conflicts = vec![Vec::new(); n];
     let mut caps = Vec::new();
     let mut per_node = vec![u32::MAX; n];
+    let mut needs = Vec::new();
+    let mut exact = vec![false; n];
     for g in 0..n {
         let p = reps[g];
         if repels(p, p, m) || !p.host_ports.is_empty() {
@@ -70,11 +89,42 @@ pub fn rules(m: &Model, groups: &mut [Group]) -> Rules {
             }
             caps.push(Cap { owner: g, members, most });
         }
+        for t in host_affinity(p, m) {
+            let members: Vec<usize> = (0..n).filter(|&h| term_selects(t, reps[h])).collect();
+            let own = members.contains(&g);
+            // No other pod it selects: the pod bootstraps wherever it goes.
+            let others: usize = members.iter().map(|&h| groups[h].pods.len()).sum::<usize>() - usize::from(own);
+            if others == 0 {
+                continue;
+            }
+            for &h in &members {
+                exact[h] = true;
+            }
+            needs.push(Need { owner: g, members, least: 1 + u32::from(own) });
+        }
     }
     for (group, most) in groups.iter_mut().zip(per_node) {
         group.per_node = group.per_node.min(most);
     }
-    Rules { conflicts, caps, zones: Default::default() }
+    Rules { conflicts, caps, needs, exact, zones: Default::default() }
+}
+
+/// The first required hostname affinity a pod of `node` (the pods of one node) misses with
+/// every pod of `everyone` (the whole placement) in place: no other pod its term selects on its
+/// node, while some other selected pod exists (else it bootstraps).
+pub fn unmet(m: &Model, node: &[usize], everyone: &[usize]) -> Option<String> {
+    for &a in node {
+        let p = &m.pods[a];
+        for t in host_affinity(p, m) {
+            if node.iter().any(|&b| b != a && term_selects(t, &m.pods[b])) {
+                continue;
+            }
+            if everyone.iter().any(|&b| b != a && term_selects(t, &m.pods[b])) {
+                return Some(format!("pod {} has no pod its required hostname affinity selects on its node", p.key()));
+            }
+        }
+    }
+    None
 }
 
 /// The first hostname rule the pods of one node break, checked pod by pod (not by group):

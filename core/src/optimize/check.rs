@@ -2,8 +2,9 @@
 //! only pods whose requirements and tolerations admit it, their requests plus the DaemonSet
 //! overhead fit the type's allocatable, "one per node" groups hold, no two pods on a node break
 //! a hostname anti-affinity or clash on host ports and every hostname spread holds with all the
-//! node's pods in place (`affinity::violation`, pod by pod), zone spreads and zone
-//! anti-affinity hold over every pod's final zone (`zones::violation`), NodePool limits hold, and
+//! node's pods in place (`affinity::violation`, pod by pod), each pod with a required hostname
+//! affinity has a pod it selects beside it (`affinity::unmet`), zone spreads, zone
+//! anti-affinity and zone affinity hold over every pod's final zone (`zones::violation`), NodePool limits hold, and
 //! every pod is placed exactly once. Checked pod by pod with the scheduler's predicates, not
 //! with the group summaries the solver used.
 
@@ -14,6 +15,44 @@ use crate::error::InputError;
 use crate::model::Model;
 use crate::resources::Resources;
 use crate::scheduling::claim::Template;
+
+/// The NodePool's minValues over the options Karpenter would give a NodeClaim holding `pods`
+/// (its types every pod admits and whose room holds them all, cheapest first, truncated),
+/// counted by the scheduler's own `min_values_shortfall`.
+fn min_values_missed(m: &Model, t: &Template, class: &super::instance::Class, pods: &[usize], inst: &Instance) -> Option<String> {
+    use crate::scheduling::claim::{has_min_values, min_values_shortfall};
+    if !has_min_values(&t.requirements) || m.settings.min_values_policy != crate::model::MinValuesPolicy::Strict {
+        return None;
+    }
+    let mut reqs = t.requirements.clone();
+    if pods.iter().any(|p| inst.groups.iter().enumerate().any(|(g, grp)| inst.rules.zones.zoned(g) && grp.pods.contains(p))) {
+        reqs.set(m.keys.zone, crate::requirements::Requirement::in_values([class.zone]));
+    }
+    let mut total = Resources::new();
+    for &p in pods {
+        total.add(&m.pods[p].requests);
+    }
+    let mut its: Vec<u32> = t
+        .its
+        .iter()
+        .copied()
+        .filter(|&it| {
+            let offers = &m.catalog.types[it as usize].offerings;
+            total.fits_with(t.overhead(it), t.alloc(it, m))
+                && pods.iter().all(|&p| {
+                    offers.iter().any(|o| {
+                        o.available
+                            && crate::scheduling::offering_compatible(o, &reqs, m)
+                            && pod_admits(&m.pods[p], t, it, o.zone, o.capacity_type, o.reservation, m)
+                    })
+                })
+        })
+        .collect();
+    crate::scheduling::launch::sort_by_price(&mut its, &reqs, m);
+    its.truncate(m.settings.max_instance_types);
+    let (key, least, found) = min_values_shortfall(&its, &reqs, m)?;
+    Some(format!("its NodeClaim keeps {found} values of {} against minValues {least}", m.key_name(key)))
+}
 
 fn broken(what: String) -> InputError {
     InputError::new("optimizer-invariant", format!("the optimised placement breaks an invariant: {what}"))
@@ -48,6 +87,9 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
         if let Some(what) = super::affinity::violation(m, &node.pods) {
             return Err(broken(format!("node {i}: {what}")));
         }
+        if let Some(what) = min_values_missed(m, t, class, &node.pods, inst) {
+            return Err(broken(format!("node {i}: {what}")));
+        }
         let mut here = vec![0u32; inst.groups.len()];
         for p in &node.pods {
             if let Some(&g) = group_of.get(p) {
@@ -79,6 +121,13 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
         placed.add_site(Site::claim(m, &templates[class.template], class.it, class.zone, class.capacity_type), &node.pods);
     }
     let moved: Vec<usize> = nodes.iter().flat_map(|n| n.pods.iter().copied()).collect();
+    // Required hostname affinity, with every pod of the final placement in place.
+    let everyone: Vec<usize> = placed.pods.iter().map(|&(p, _)| p).collect();
+    for (i, node) in nodes.iter().enumerate() {
+        if let Some(what) = super::affinity::unmet(m, &node.pods, &everyone) {
+            return Err(broken(format!("node {i}: {what}")));
+        }
+    }
     if let Some((_, what)) = super::zones::violation(m, &placed, &moved) {
         return Err(broken(what));
     }

@@ -155,3 +155,25 @@ pub fn zoned_cluster(seed: u64, max_pods: usize) -> Vec<Value> {
     }
     objects
 }
+
+/// [`zoned_cluster`] with required pod affinity too: some Deployments must run beside a pod of
+/// their own or another workload on the node (hostname) or in the zone.
+pub fn affine_cluster(seed: u64, max_pods: usize) -> Vec<Value> {
+    let mut objects = zoned_cluster(seed, max_pods);
+    let mut r = Lcg(seed.wrapping_mul(0x9E3779B97F4A7C15).wrapping_add(17));
+    let workloads = objects.iter().filter(|o| o["kind"] == "Deployment").count() as u64;
+    for o in objects.iter_mut().filter(|o| o["kind"] == "Deployment") {
+        let own = o["metadata"]["name"].as_str().unwrap_or("w0").trim_start_matches('w').parse::<u64>().unwrap_or(0);
+        let other = r.below(workloads);
+        let key = match r.below(3) {
+            0 => "kubernetes.io/hostname",
+            1 => "topology.kubernetes.io/zone",
+            _ => continue,
+        };
+        let target = if r.below(3) == 0 { own } else { other };
+        let term = json!({"topologyKey": key, "labelSelector": {"matchLabels": {"app": format!("w{target}")}}});
+        let terms = &mut o["spec"]["template"]["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+        *terms = json!([term]);
+    }
+    objects
+}

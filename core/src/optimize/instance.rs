@@ -73,6 +73,17 @@ pub struct Instance {
     /// Which groups may share a node and how many of a selection one node holds (hostname
     /// anti-affinity, hostname spreads, host ports).
     pub rules: Rules,
+    /// Per template: its minValues rule (`flex`), None without one.
+    pub flex: Vec<Option<super::flex::Flex>>,
+}
+
+impl Instance {
+    /// Does one node of `class` holding `counts` keep its NodePool's minValues (downward closed)?
+    pub fn flex_ok(&self, class: &Class, counts: &[u32]) -> bool {
+        let Some(Some(flex)) = self.flex.get(class.template) else { return true };
+        let pinned = counts.iter().enumerate().any(|(g, &n)| n > 0 && self.rules.zones.zoned(g));
+        flex.shortfall(&self.groups, class, counts, pinned).is_none()
+    }
 }
 
 impl Group {
@@ -193,7 +204,8 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
     }
     let zoned: Vec<bool> = (0..groups.len()).map(|g| rules.zones.zoned(g)).collect();
     let classes = undominated(classes, &zoned);
-    Instance { dims, groups, classes, limits, rules }
+    let flex = super::flex::build(m, templates, &groups, dims);
+    Instance { dims, groups, classes, limits, rules, flex }
 }
 
 /// Drop every class another class beats on all counts: no dearer, at least as much room,
@@ -221,6 +233,17 @@ pub struct Cap {
     pub most: u32,
 }
 
+/// "A node holding a pod of `owner` holds at least `least` pods of `members`" (a required
+/// hostname pod affinity: `least` is 2 when the owner's own pods are members, as each pod
+/// needs another matching pod beside it). Not downward closed: the groups it counts are
+/// covered exactly (`Rules::exact`), so the integer program never drops a pod it relies on.
+#[derive(Debug, Clone)]
+pub struct Need {
+    pub owner: usize,
+    pub members: Vec<usize>,
+    pub least: u32,
+}
+
 /// The node-content rules of an instance's groups.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
@@ -228,6 +251,10 @@ pub struct Rules {
     pub conflicts: Vec<Vec<usize>>,
     /// Hostname spreads.
     pub caps: Vec<Cap>,
+    /// Required hostname pod affinity.
+    pub needs: Vec<Need>,
+    /// Per group: covered exactly (`== count`, not `≥`) because a `Need` counts it.
+    pub exact: Vec<bool>,
     /// Zone spreads and zone anti-affinity: rows of the integer program, not of a node.
     pub zones: super::zones::ZoneRules,
 }
@@ -244,8 +271,26 @@ impl Rules {
         self.caps.iter().all(|c| counts[c.owner] == 0 || c.members.iter().map(|&h| counts[h]).sum::<u32>() <= c.most)
     }
 
+    /// Does one node holding `counts` keep every rule, the required affinities included (not
+    /// downward closed: a pattern the listing emits, or a node the answer opens)?
+    pub fn holds(&self, counts: &[u32]) -> bool {
+        self.allows(counts)
+            && self.needs.iter().all(|n| counts[n.owner] == 0 || n.members.iter().map(|&h| counts[h]).sum::<u32>() >= n.least)
+    }
+
+    /// Is group `g` covered exactly?
+    pub fn is_exact(&self, g: usize) -> bool {
+        self.exact.get(g).copied().unwrap_or(false)
+    }
+
+    /// Drop the required affinities (a relaxation of the rules: the whole plan's bound).
+    pub fn relax_needs(&mut self) {
+        self.needs.clear();
+        self.exact.iter_mut().for_each(|e| *e = false);
+    }
+
     /// Any rule at all (the instance is plain packing without them).
     pub fn is_empty(&self) -> bool {
-        self.caps.is_empty() && self.conflicts.iter().all(Vec::is_empty) && self.zones.is_empty()
+        self.caps.is_empty() && self.needs.is_empty() && self.conflicts.iter().all(Vec::is_empty) && self.zones.is_empty()
     }
 }

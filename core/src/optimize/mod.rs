@@ -10,6 +10,7 @@
 
 pub(crate) mod affinity;
 mod check;
+mod flex;
 pub mod gen;
 mod group;
 pub(crate) mod instance;
@@ -73,8 +74,9 @@ pub(crate) struct KarpenterClaim {
 }
 
 /// Why a pod keeps Karpenter's placement, if it must: the constraints that relate pods on
-/// different nodes (zones and other keys) and required pod affinity. Hostname anti-affinity,
-/// hostname spreads and host ports are in the model (`affinity`).
+/// different nodes on keys other than the hostname and the zone. Hostname anti-affinity and
+/// affinity, hostname spreads and host ports are in the model (`affinity`), zone rules too
+/// (`zones`).
 fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
     let (host, zone) = (m.keys.hostname, m.keys.zone);
     let respect = m.settings.preference_policy == PreferencePolicy::Respect;
@@ -85,8 +87,8 @@ fn unexpressed(pod: &Pod, m: &Model) -> Option<&'static str> {
     if respect && pod.spread.iter().any(|s| other_key(s.key)) {
         return Some("topology spread on a key other than the hostname and the zone (ScheduleAnyway, held under the Respect policy)");
     }
-    if !pod.affinity.is_empty() {
-        return Some("required pod affinity");
+    if pod.affinity.iter().any(|t| other_key(t.key)) {
+        return Some("required pod affinity on a key other than the hostname and the zone");
     }
     if pod.anti_affinity.iter().any(|t| other_key(t.key)) {
         return Some("pod anti-affinity on a key other than the hostname and the zone");
@@ -112,10 +114,11 @@ pub(crate) fn karpenter_claims(m: &Model, sol: &Solution) -> Vec<KarpenterClaim>
 /// Pods other pods' cross-node terms select stay too: moving them would change what those
 /// terms see. Hostname anti-affinity and hostname spreads of a kept pod see only its own
 /// NodeClaim, which a moved pod leaves: they hold no pod back.
-fn hold_selected(m: &Model, placed: &[usize], reason: &mut std::collections::BTreeMap<usize, &'static str>) {
+/// `kept`: the pods of kept NodeClaims, which hold what their affinity terms select too.
+fn hold_selected(m: &Model, placed: &[usize], kept: &[usize], reason: &mut std::collections::BTreeMap<usize, &'static str>) {
     let host = m.keys.hostname;
     let mut seen_specs = std::collections::HashSet::new();
-    let holders: Vec<usize> = reason.keys().copied().filter(|&q| seen_specs.insert(m.pods[q].spec_id())).collect();
+    let holders: Vec<usize> = reason.keys().chain(kept).copied().filter(|&q| seen_specs.insert(m.pods[q].spec_id())).collect();
     for &p in placed {
         let pod = &m.pods[p];
         let hit = |sel: &crate::model::Selector, ns: &Option<smallvec::SmallVec<[crate::labels::ValueId; 2]>>| {
@@ -147,6 +150,8 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     for &p in &placed {
         if let Some(r) = unexpressed(&m.pods[p], m).or_else(|| zones::unmodelled(p, m, &sol, &placed)) {
             reason.insert(p, r);
+        } else if sol.relaxed.contains_key(&p) && affinity::host_affinity(&m.pods[p], m).next().is_some() {
+            reason.insert(p, "required hostname affinity of a pod Karpenter placed only after relaxing its preferences or terms");
         }
     }
     // Karpenter checks a spread only when it places the spread's owner, so pods placed later may
@@ -155,8 +160,9 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     let breaks: Vec<bool> = claims.iter().map(|c| c.launch.is_some() && affinity::violation(m, &c.pods).is_some()).collect();
     // Keeping pods keeps their NodeClaims, whose other pods then stay too and count as fixed for
     // the zone rules of the rest: repeated until nothing changes (each round keeps more pods).
+    let mut kept_before: Vec<usize> = Vec::new();
     let (kept, fixed) = loop {
-        hold_selected(m, &placed, &mut reason);
+        hold_selected(m, &placed, &kept_before, &mut reason);
         // A claim holding a pod that must stay is kept whole.
         let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
         let kept_list: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| **k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
@@ -168,7 +174,50 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
         }
         let kept_set: std::collections::HashSet<usize> = kept_list.iter().copied().collect();
         let free: Vec<usize> = placed.iter().copied().filter(|p| !reason.contains_key(p) && !kept_set.contains(p)).collect();
-        let mut changed = false;
+        let mut changed = kept_list != kept_before;
+        kept_before = kept_list.clone();
+        // A required hostname affinity selecting a pod that stays can only be met beside it:
+        // never on a new node. Nor can one that selects no other pod (Karpenter placed it
+        // beside a pod the model does not move) or that Karpenter's own placement misses with
+        // all pods in place.
+        let staying: Vec<usize> = fixed.pods.iter().map(|&(q, _)| q).collect();
+        let everyone: Vec<usize> = staying.iter().chain(&free).copied().collect();
+        for &p in &free {
+            let pod = &m.pods[p];
+            let selects = |t: &crate::model::AffinityTerm, q: usize| {
+                q != p && m.pods[q].in_namespaces(&t.namespaces) && t.selector.matches(&m.pods[q].labels)
+            };
+            for t in affinity::host_affinity(pod, m) {
+                let why = if staying.iter().any(|&q| selects(t, q)) {
+                    Some("required hostname affinity selecting pods that stay where they are")
+                } else if !(free.iter().any(|&q| selects(t, q)) || (pod.in_namespaces(&t.namespaces) && t.selector.matches(&pod.labels))) {
+                    Some("required hostname affinity selecting no pod the optimiser places")
+                } else {
+                    None
+                };
+                if let Some(why) = why {
+                    reason.entry(p).or_insert(why);
+                    changed = true;
+                }
+            }
+        }
+        for ((c, _), &broke) in claims.iter().zip(&kept).zip(&breaks).filter(|((c, k), _)| !**k && c.launch.is_some()) {
+            // A NodeClaim breaking a hostname spread is re-packed from scratch (no seed): with
+            // an affinity among its pods the model may then hold no packing at all (the
+            // affinity needs a partner the spread caps), so such NodeClaims are kept.
+            let affine = broke && c.pods.iter().any(|&p| affinity::host_affinity(&m.pods[p], m).next().is_some());
+            if affine || affinity::unmet(m, &c.pods, &everyone).is_some() {
+                let why = if affine {
+                    "required hostname affinity on a NodeClaim of Karpenter's that breaks a hostname spread once all pods are in place"
+                } else {
+                    "required hostname affinity Karpenter's own placement misses once all pods are in place"
+                };
+                for &p in &c.pods {
+                    reason.entry(p).or_insert(why);
+                }
+                changed = true;
+            }
+        }
         let mut by_spec: std::collections::HashMap<usize, bool> = Default::default();
         for &p in &free {
             let pod = &m.pods[p];
@@ -227,9 +276,6 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     });
     if any_preferences {
         notes.push("preferred node and pod affinities (and ScheduleAnyway spreads under the Ignore policy): soft, not optimised for (the optimum may ignore them)".into());
-    }
-    if sol.templates.iter().any(|t| crate::scheduling::claim::has_min_values(&t.requirements)) {
-        notes.push("minValues: the optimum launches single instance types; instance-type flexibility is not optimised".into());
     }
     if sol.placements.values().any(|pl| matches!(pl, Placement::Existing(_))) {
         notes.push("existing nodes: pods keep Karpenter's placement on them; their free capacity is not re-packed".into());
@@ -326,6 +372,9 @@ fn whole_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], budget: Bud
     if dynamic {
         inst.rules.caps.clear();
     }
+    // The affinities are dropped too: their pods may be among those kept for a reason the
+    // model cannot hold, and fewer rules keep the bound a relaxation.
+    inst.rules.relax_needs();
     match solve::solve(&inst, Vec::new(), budget) {
         Ok(o) if o.karpenter_plan.is_none() => o.lower_bound,
         _ => solve::lp_bound(&inst, budget.seconds).map_or(0.0, |(b, _)| b),

@@ -1,6 +1,6 @@
 //! Re-placing the optimum's pods with the scheduler's own topology code: every pod of an
 //! optimised NodeClaim is checked on its node against the zone groups Karpenter's scheduler
-//! would build for it (`scheduling::topology`: its spreads and anti-affinity terms on the zone,
+//! would build for it (`scheduling::topology`: its spreads, anti-affinity and affinity terms on the zone,
 //! and the inverse anti-affinity groups that select it), with every other pod in place — the
 //! counts of all pods recorded as `topology::record` records a placement, the pod's own share
 //! taken out, and `next_domain_of` asked whether the pod's zone is one it may join. A pod it
@@ -17,7 +17,7 @@ use crate::scheduling::topology::{self, filter_passes, selects, Topology};
 /// The first moved pod the scheduler's zone groups would not admit where the optimum puts it.
 pub fn rejected(m: &Model, placed: &Placed, moved: &[usize]) -> Option<String> {
     let zone_key = m.keys.zone;
-    let zoned = |p: usize| zones::spreads(&m.pods[p], m).next().is_some() || zones::antis(&m.pods[p], m).next().is_some();
+    let zoned = |p: usize| zones::has_zone_rule(&m.pods[p], m);
     let any_anti = placed.pods.iter().any(|&(q, _)| zones::antis(&m.pods[q], m).next().is_some());
     if !any_anti && !moved.iter().any(|&p| zoned(p)) {
         return None;
@@ -41,6 +41,9 @@ pub fn rejected(m: &Model, placed: &Placed, moved: &[usize]) -> Option<String> {
         }
         for t in zones::antis(pod, m) {
             topo.group(topology::affinity_key(t, true, false), pod, m);
+        }
+        for t in zones::affs(pod, m) {
+            topo.group(topology::affinity_key(t, false, false), pod, m);
         }
     }
     for &(q, s) in &placed.pods {
@@ -71,6 +74,10 @@ pub fn rejected(m: &Model, placed: &Placed, moved: &[usize]) -> Option<String> {
         }
         for t in zones::antis(pod, m) {
             let def = topology::affinity_key(t, true, false);
+            checks.extend(topo.find(&def).map(|g| (g, selects(&def, pod))));
+        }
+        for t in zones::affs(pod, m) {
+            let def = topology::affinity_key(t, false, false);
             checks.extend(topo.find(&def).map(|g| (g, selects(&def, pod))));
         }
         topo.selecting(pod, true, &mut inverse);

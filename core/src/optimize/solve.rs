@@ -232,7 +232,7 @@ fn greedy_fill(inst: &Instance, class: &Class, counts: &mut [u32], order: &[usiz
         let before = counts[g];
         while add > 0 {
             counts[g] = before + add as u32;
-            if inst.rules.allows(counts) {
+            if inst.rules.allows(counts) && inst.flex_ok(class, counts) {
                 break;
             }
             add -= 1;
@@ -287,17 +287,23 @@ fn dfs(
     }
     *steps -= 1;
     if i == admitted.len() {
-        // Maximal: no admitted group with pods to spare still fits.
+        // Maximal: no admitted group with pods to spare still fits. Groups a required
+        // affinity counts are covered exactly, so every count of theirs is listed; for the
+        // others a maximal pattern stands for its subsets (dropping one of their pods keeps
+        // every rule, the affinities included, since no affinity counts them).
         let maximal = admitted.iter().all(|&g| {
             let group = &inst.groups[g];
-            counts[g] >= group.per_node.min(group.count()) || group.requests.iter().zip(left.iter()).any(|(need, l)| need > l) || {
-                counts[g] += 1;
-                let blocked = !inst.rules.allows(counts);
-                counts[g] -= 1;
-                blocked
-            }
+            inst.rules.is_exact(g)
+                || counts[g] >= group.per_node.min(group.count())
+                || group.requests.iter().zip(left.iter()).any(|(need, l)| need > l)
+                || {
+                    counts[g] += 1;
+                    let blocked = !inst.rules.holds(counts) || !inst.flex_ok(&inst.classes[c], counts);
+                    counts[g] -= 1;
+                    blocked
+                }
         });
-        if maximal && counts.iter().any(|&n| n > 0) {
+        if maximal && counts.iter().any(|&n| n > 0) && inst.rules.holds(counts) {
             if out.len() >= limit {
                 return false;
             }
@@ -315,9 +321,9 @@ fn dfs(
     }
     for n in (0..=most.max(0)).rev() {
         counts[g] = n as u32;
-        // The groups after `i` are still 0, and the rules are downward closed: a partial
-        // pattern that breaks one cannot be completed.
-        if n > 0 && !inst.rules.allows(counts) {
+        // The groups after `i` are still 0, and the rules are downward closed (minValues
+        // too): a partial pattern that breaks one cannot be completed.
+        if n > 0 && !(inst.rules.allows(counts) && inst.flex_ok(&inst.classes[c], counts)) {
             continue;
         }
         for (l, need) in left.iter_mut().zip(&group.requests) {
@@ -383,6 +389,8 @@ pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
             out.push(Pattern { class: c, counts });
         }
     }
+    // A fill may leave a required affinity unmet (the group alone, or without its partners).
+    out.retain(|p| inst.rules.holds(&p.counts) && inst.flex_ok(&inst.classes[p.class], &p.counts));
     out
 }
 
@@ -393,7 +401,8 @@ pub fn fits(inst: &Instance, class: &Class, counts: &[u32]) -> bool {
         let used: i128 = counts.iter().enumerate().map(|(g, &n)| inst.groups[g].requests[r] as i128 * n as i128).sum();
         used <= class.room[r] as i128
     }) && counts.iter().enumerate().all(|(g, &n)| n == 0 || (class.admits[g] && n <= inst.groups[g].per_node))
-        && inst.rules.allows(counts)
+        && inst.rules.holds(counts)
+        && inst.flex_ok(class, counts)
 }
 
 /// The integer program over `patterns`: cover every group, respect limits, least cost.
@@ -404,7 +413,13 @@ pub fn integer(inst: &Instance, patterns: &[Pattern], seconds: f64) -> Result<In
     let mut rows = Vec::new();
     for (g, group) in inst.groups.iter().enumerate() {
         let cover: Expression = patterns.iter().zip(&x).filter(|(p, _)| p.counts[g] > 0).map(|(p, &v)| p.counts[g] as f64 * v).sum();
-        rows.push(constraint!(cover >= group.count() as f64));
+        // Groups a required affinity counts are covered exactly: a surplus pod dropped from a
+        // node could be the one an affinity there relies on.
+        if inst.rules.is_exact(g) {
+            rows.push(constraint!(cover == group.count() as f64));
+        } else {
+            rows.push(constraint!(cover >= group.count() as f64));
+        }
     }
     for (l, limit) in inst.limits.iter().enumerate() {
         let used: Expression = patterns

@@ -4,6 +4,8 @@ use crate::json::{optimize, Input, Outcome, Request};
 use serde_json::Value;
 
 mod affinity;
+mod min_values;
+mod pod_affinity;
 mod zones;
 
 pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
@@ -30,6 +32,7 @@ pub(super) fn brute_force(req: &Request) -> Option<f64> {
     }
     let templates = &sol.templates;
     let fixed = super::zones::Placed::fixed(&m, &sol);
+    let everyone: Vec<usize> = fixed.pods.iter().map(|&(p, _)| p).chain(pods.iter().copied()).collect();
     // (template, it, zone, ct, price)
     let mut offers = Vec::new();
     for (ti, t) in templates.iter().enumerate() {
@@ -50,7 +53,7 @@ pub(super) fn brute_force(req: &Request) -> Option<f64> {
         .collect();
     let fits = |block: &[usize], o: &(usize, u32, crate::labels::ValueId, crate::labels::ValueId, f64, Option<u32>)| {
         let t = &templates[o.0];
-        if super::affinity::violation(&m, block).is_some() {
+        if super::affinity::violation(&m, block).is_some() || super::affinity::unmet(&m, block, &everyone).is_some() {
             return false;
         }
         let mut total = crate::resources::Resources::new();
@@ -421,7 +424,7 @@ fn pattern_listing_gives_up_after_a_bounded_search() {
         admits: vec![true; groups.len()],
         limit_use: Vec::new(),
     };
-    let inst = Instance { dims: 2, groups, classes: vec![class], limits: Vec::new(), rules: Default::default() };
+    let inst = Instance { dims: 2, groups, classes: vec![class], limits: Vec::new(), rules: Default::default(), flex: Vec::new() };
     assert!(solve::enumerate(&inst, 1000).is_none(), "more maximal patterns than 1,000, or the search gave up");
     // A small instance is still listed completely: two groups, every maximal mix.
     let small = Instance {

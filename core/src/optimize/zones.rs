@@ -18,6 +18,11 @@
 //!   either's term selects the other. Karpenter blocks every zone a NodeClaim could still land
 //!   in (`Topology.Record`), which the final placement need not: the model holds the rule a
 //!   rescheduled pod is checked against. A pod may only use zones its groups know.
+//! - required pod affinity on the zone (`nextDomainAffinity`) admits a pod to a zone that counts
+//!   a pod its term selects, or anywhere its groups know when it selects itself and no other
+//!   selected pod is placed (the bootstrap). With every other pod in place: the pod's zone holds
+//!   another selected pod, unless none exists. A row per (group, zone) with a binary "the group
+//!   uses the zone" (the pods its term selects are counted per zone: they become zoned groups).
 //! - pods that stay where they are (bound pods, pods Karpenter puts on existing nodes, pods on
 //!   kept NodeClaims) count as fixed numbers per zone.
 
@@ -111,12 +116,21 @@ pub fn antis<'a>(pod: &'a Pod, m: &'a Model) -> impl Iterator<Item = &'a Affinit
     pod.anti_affinity.iter().filter(move |t| t.key == m.keys.zone)
 }
 
+/// The required affinity terms of `pod` on the zone.
+pub fn affs<'a>(pod: &'a Pod, m: &'a Model) -> impl Iterator<Item = &'a AffinityTerm> {
+    pod.affinity.iter().filter(move |t| t.key == m.keys.zone)
+}
+
+/// Does `pod` have a zone rule of its own (spread, anti-affinity or affinity on the zone)?
+pub fn has_zone_rule(pod: &Pod, m: &Model) -> bool {
+    spreads(pod, m).next().is_some() || antis(pod, m).next().is_some() || affs(pod, m).next().is_some()
+}
+
 /// Why a pod's zone rules cannot be modelled, if they cannot: `placed` are the pods Karpenter
 /// places on NodeClaims.
 pub fn unmodelled(p: usize, m: &Model, sol: &crate::scheduling::Solution, placed: &[usize]) -> Option<&'static str> {
     let pod = &m.pods[p];
-    let zoned = spreads(pod, m).next().is_some() || antis(pod, m).next().is_some();
-    if !zoned {
+    if !has_zone_rule(pod, m) {
         return None;
     }
     if sol.relaxed.contains_key(&p) {
@@ -184,10 +198,24 @@ pub struct ZoneSpread {
     pub min_zero: bool,
 }
 
+/// A required zone affinity of group `owner`: in every zone of `zones` it uses, the pods of
+/// `members` plus the fixed pods its term selects there (`base`) number at least `least`
+/// (2 when the owner's own pods are members: each needs another).
+#[derive(Debug, Clone)]
+pub struct ZoneNeed {
+    pub owner: usize,
+    pub members: Vec<usize>,
+    pub zones: Vec<ValueId>,
+    pub base: Vec<i64>,
+    pub least: i64,
+}
+
 /// The zone rules of an instance's groups.
 #[derive(Debug, Clone, Default)]
 pub struct ZoneRules {
     pub spreads: Vec<ZoneSpread>,
+    /// Required zone affinities.
+    pub needs: Vec<ZoneNeed>,
     /// Groups that may not share a zone (g ≤ h; g == h: at most one pod of g per zone).
     pub apart: Vec<(usize, usize)>,
     /// Per group: the zones it may use, or None when no zone rule touches it.
@@ -269,6 +297,33 @@ pub fn rules(m: &Model, groups: &[Group], fixed: &Placed) -> ZoneRules {
                     narrow(&mut allowed[h], &inverse);
                 }
             }
+        }
+    }
+    for g in 0..n {
+        let p = reps[g];
+        let own = pod_zones(p, m);
+        for t in affs(p, m) {
+            let zones: Vec<ValueId> =
+                doms.of(topology::affinity_key(t, false, false), p).into_iter().filter(|z| own.has(*z, &m.interner)).collect();
+            narrow(&mut allowed[g], &zones);
+            let members: Vec<usize> = (0..n).filter(|&h| term_selects(t, reps[h])).collect();
+            let base: Vec<i64> = zones
+                .iter()
+                .map(|&z| fixed.pods.iter().filter(|(q, s)| fixed.sites[*s].zone == Some(z) && term_selects(t, &m.pods[*q])).count() as i64)
+                .collect();
+            let mine = members.contains(&g);
+            let fixed_any = fixed.pods.iter().any(|(q, _)| term_selects(t, &m.pods[*q]));
+            let others = members.iter().map(|&h| groups[h].count() as usize).sum::<usize>() - usize::from(mine);
+            if others == 0 && !fixed_any {
+                continue; // the pod bootstraps in any zone its groups know
+            }
+            // The pods it counts are placed per zone: zoned groups (in every zone they may use).
+            for &h in &members {
+                if allowed[h].is_none() {
+                    allowed[h] = Some(doms_all(m, reps[h]));
+                }
+            }
+            out.needs.push(ZoneNeed { owner: g, members, zones, base, least: 1 + i64::from(mine) });
         }
     }
     // Fixed pods repel in their zones, both ways.
@@ -372,6 +427,22 @@ pub fn rows(
     for &(g, zone) in a.keys() {
         zones_of.entry(g).or_default().push(zone);
     }
+    // Required zone affinity: a zone the owner uses holds enough of what its term selects. Needs
+    // a binary per zone: left out of the relaxation.
+    for need in z.needs.iter().filter(|_| integral) {
+        for (i, &zone) in need.zones.iter().enumerate() {
+            let Some(x) = get(need.owner, zone) else { continue };
+            let w: Variable = vars.add(variable().binary());
+            out.push(constraint!(x - groups[need.owner].count() as f64 * w <= 0.0));
+            let mut there = Expression::from(need.base[i] as f64);
+            for &h in &need.members {
+                if let Some(y) = get(h, zone) {
+                    there += y;
+                }
+            }
+            out.push(constraint!(there - need.least as f64 * w >= 0.0));
+        }
+    }
     let mut used: BTreeMap<(usize, ValueId), Variable> = BTreeMap::new();
     for &(g, h) in &z.apart {
         for &zone in zones_of.get(&g).map_or(&[][..], Vec::as_slice) {
@@ -442,6 +513,20 @@ pub fn violation(m: &Model, placed: &Placed, free: &[usize]) -> Option<(usize, S
                     sc.max_skew,
                     m.interner.str(zone)
                 );
+                return Some((p, why));
+            }
+        }
+        for t in affs(pod, m) {
+            let selected = |(q, s): &&(usize, usize)| *q != p && term_selects(t, &m.pods[*q]) && placed.sites[*s].zone.is_some();
+            if placed.pods.iter().filter(selected).any(|(_, s)| placed.sites[*s].zone == Some(zone)) {
+                continue;
+            }
+            // Bootstrap: the pod selects itself and no other selected pod is in a zone it may use.
+            let own = pod_zones(pod, m);
+            let elsewhere =
+                placed.pods.iter().filter(selected).any(|(_, s)| placed.sites[*s].zone.is_some_and(|z| own.has(z, &m.interner)));
+            if !term_selects(t, pod) || elsewhere {
+                let why = format!("pod {} has no pod its required zone affinity selects in zone {}", pod.key(), m.interner.str(zone));
                 return Some((p, why));
             }
         }
