@@ -122,10 +122,12 @@ pub struct TypeCount {
 pub fn migrate_request(sources: &Sources) -> Result<Migration, Vec<InputError>> {
     let docs = crate::load::documents(sources)?;
     if let Some(d) = docs.iter().find(|d| d.kind() == "NodePool") {
-        return Err(vec![InputError::new("node-pools-given", "the inputs already hold a NodePool; migrate proposes NodePools for node groups")
+        let mut e = InputError::new("node-pools-given", "the inputs already hold a NodePool; migrate proposes NodePools for node groups")
             .at_document(d.index)
             .object(d.object())
-            .help("give the node groups (eksctl or terraform show -json) and the workloads, without NodePools")]);
+            .help("give the node groups (eksctl or terraform show -json) and the workloads, without NodePools");
+        e.source = d.source.clone();
+        return Err(vec![e]);
     }
     let input = crate::node_groups::read(&docs)?;
     drop(docs);
@@ -205,13 +207,17 @@ fn propose(m: &crate::model::Model, input: &NodeGroupInput) -> Proposal {
             notes.push(format!("the group's {} running node(s) stay until drained; Karpenter does not adopt them", group.desired));
         }
         if group.instance_types.len() > 1 {
-            notes.push("the Cluster Autoscaler sizes the group by its first type; Karpenter chooses among all of them, cheapest first".into());
+            notes.push(
+                "the Cluster Autoscaler sizes the group by its first type; Karpenter chooses among all of them, cheapest first".into(),
+            );
         }
         let (weight, priority) = match &priorities {
             Some((by_group, direct)) => match by_group[g] {
                 Some(p) => (Some(if *direct { p } else { rank(by_group, p) }), Some(p)),
                 None => {
-                    notes.push("no priority of the ConfigMap matches the group: the NodePool has no weight (Karpenter tries it last)".into());
+                    notes.push(
+                        "no priority of the ConfigMap matches the group: the NodePool has no weight (Karpenter tries it last)".into(),
+                    );
                     (None, None)
                 }
             },
@@ -415,9 +421,7 @@ fn render(p: &Proposal, input: &NodeGroupInput) -> String {
         for (k, v) in &pool.limits {
             out.push_str(&format!("    {}: {}\n", scalar(k), scalar(v)));
         }
-        out.push_str(&format!(
-            "  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: {after}\n---\n"
-        ));
+        out.push_str(&format!("  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: {after}\n---\n"));
     }
     for (i, c) in p.classes.iter().enumerate() {
         let cluster = if c.cluster.is_empty() { "my-cluster" } else { c.cluster.as_str() };
@@ -462,7 +466,9 @@ fn count_types(items: impl Iterator<Item = (String, String)>) -> Vec<TypeCount> 
             None => out.push(TypeCount { instance_type: t, capacity_type: c, count: 1 }),
         }
     }
-    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.instance_type.cmp(&b.instance_type)).then_with(|| a.capacity_type.cmp(&b.capacity_type)));
+    out.sort_by(|a, b| {
+        b.count.cmp(&a.count).then_with(|| a.instance_type.cmp(&b.instance_type)).then_with(|| a.capacity_type.cmp(&b.capacity_type))
+    });
     out
 }
 
@@ -493,9 +499,11 @@ fn karpenter_side(p: &Plan) -> PlanSide {
     let placed = p.node_claims.iter().map(|c| c.pods.len()).sum::<usize>() + p.existing_nodes.iter().map(|n| n.pods.len()).sum::<usize>();
     PlanSide {
         nodes: p.node_claims.len(),
-        instance_types: count_types(p.node_claims.iter().map(|c| {
-            (c.instance_type.clone().unwrap_or_else(|| "-".into()), c.capacity_type.clone().unwrap_or_else(|| "-".into()))
-        })),
+        instance_types: count_types(
+            p.node_claims
+                .iter()
+                .map(|c| (c.instance_type.clone().unwrap_or_else(|| "-".into()), c.capacity_type.clone().unwrap_or_else(|| "-".into()))),
+        ),
         pods_placed: placed,
         pending: p.unschedulable.iter().map(|u| u.pod.clone()).collect(),
         price_per_hour: p.total_price_per_hour,

@@ -20,11 +20,7 @@ fn example(name: &str) -> String {
 }
 
 fn seed() -> Vec<String> {
-    vec![
-        example("node-groups/eksctl-gpu.yaml"),
-        example("workloads/eval-jobs-1gpu.yaml"),
-        example("workloads/training-job-4gpu.yaml"),
-    ]
+    vec![example("node-groups/eksctl-gpu.yaml"), example("workloads/eval-jobs-1gpu.yaml"), example("workloads/training-job-4gpu.yaml")]
 }
 
 fn refs(v: &[String]) -> Vec<&str> {
