@@ -85,15 +85,25 @@ fn utilization_threshold_is_the_larger_of_cpu_and_memory_and_at_threshold_stays(
     assert_eq!(verdict(&d, "a").code, ScaleDownCode::NotUnderutilized);
     assert_eq!(verdict(&d, "a").utilization_resource.as_deref(), Some("cpu"));
     assert_eq!(verdict(&d, "b").code, ScaleDownCode::Empty);
-    // 1.9 CPUs: below, and it fits on b: a goes, its pod moves.
+    // 1.9 CPUs: below the threshold. Empty candidates are simulated first, so b goes and a's
+    // pod has no node left: a stays.
     let d = ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), pod("p", "default", "a", "1900m", "", "")]);
+    let a = verdict(&d, "a");
+    assert_eq!((a.verdict, a.code), (ScaleDownVerdict::Keep, ScaleDownCode::NoPlaceToMovePods));
+    let b = verdict(&d, "b");
+    assert_eq!((b.verdict, b.code, b.utilization), (ScaleDownVerdict::Remove, ScaleDownCode::Empty, Some(0.0)));
+    // With b holding a pod that keeps it (no controller), a's pod moves there and a goes.
+    let d = ok(&[
+        group(0),
+        node("a", OLD, ""),
+        node("b", OLD, ""),
+        pod("p", "default", "a", "1900m", "", ""),
+        pod("q", "default", "b", "100m", "NO-OWNER", ""),
+    ]);
     let a = verdict(&d, "a");
     assert_eq!((a.verdict, a.code), (ScaleDownVerdict::Remove, ScaleDownCode::Underutilized));
     assert_eq!(a.moves, vec![PodMoveOut { pod: "default/p".into(), to: "b".into() }]);
-    // b's utilisation was measured before (empty), but in the simulation it now holds a's pod,
-    // which has nowhere left to go (a is removed): b stays.
-    let b = verdict(&d, "b");
-    assert_eq!((b.verdict, b.code, b.utilization), (ScaleDownVerdict::Keep, ScaleDownCode::NoPlaceToMovePods, Some(0.0)));
+    assert_eq!(verdict(&d, "b").code, ScaleDownCode::NotReplicated);
 }
 
 #[test]
@@ -112,7 +122,8 @@ fn scale_down_disabled_annotation() {
 
 #[test]
 fn drainability_rules() {
-    let base = || vec![group(0), node("a", OLD, ""), node("b", OLD, "")];
+    // b holds a pod that keeps it (no controller): a non-empty destination for a's pods.
+    let base = || vec![group(0), node("a", OLD, ""), node("b", OLD, ""), pod("q", "default", "b", "100m", "NO-OWNER", "")];
     let code = |extra: Vec<String>| {
         let mut t = base();
         t.extend(extra);
