@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any, Dict, List, Set, Tuple
 
 import nodecast
-from nodecast import _advise, _errors, _node_groups, _optimize, _results
+from nodecast import _advise, _errors, _migrate, _node_groups, _optimize, _results
 
 SCHEMA: Dict[str, Any] = json.loads(resources.files("nodecast").joinpath("answers.schema.json").read_text())
 DEFS: Dict[str, Any] = SCHEMA["$defs"]
@@ -92,6 +92,10 @@ CLASSES: Dict[str, type] = {
     "ScaleDownNode": _node_groups.ScaleDownNode,
     "ScaleDownMove": _node_groups.ScaleDownMove,
     "ScaleDownSettings": _node_groups.ScaleDownSettings,
+    "Migration": _migrate.Migration,
+    "MigratedNodePool": _migrate.MigratedNodePool,
+    "PlanSide": _migrate.PlanSide,
+    "TypeCount": _migrate.TypeCount,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.

@@ -72,6 +72,10 @@ pub fn plan(p: &NodeGroupPlan) -> String {
             }
         }
     }
+    if !p.expendable.is_empty() {
+        section(&mut out, "Expendable (priority below the cutoff: no scale-up)");
+        let _ = writeln!(out, "  {} (cutoff {})", p.expendable.join(", "), p.settings.expendable_pods_priority_cutoff);
+    }
     section(&mut out, "Node groups");
     let mut t =
         Table::new(&["NAME", "INSTANCE TYPE", "CAPACITY", "ZONE", "MIN", "MAX", "CURRENT", "NEW", "$/H PER NODE"]).right(&[4, 5, 6, 7, 8]);
@@ -175,5 +179,71 @@ pub fn scale_down(d: &NodeGroupScaleDown) -> String {
             let _ = writeln!(out, "  {}: {}", w.code, w.message);
         }
     }
+    out
+}
+
+/// The table view of `nodecast migrate`: the NodePools proposed for the node groups and what
+/// each autoscaler does with the pending pods (`--yaml` prints the manifests instead).
+pub fn migration(m: &nodecast::migrate::Migration) -> String {
+    let mut out = String::new();
+    let (ca, k) = (&m.cluster_autoscaler, &m.karpenter);
+    let _ = writeln!(
+        out,
+        "Migration: {} node group(s) -> {} NodePool(s), {} EC2NodeClass(es); Karpenter ${:.3}/h vs Cluster Autoscaler ${:.3}/h ({:+.3}/h, {:+.2}/month)",
+        m.node_pools.len(),
+        m.node_pools.len(),
+        m.node_classes.len(),
+        k.price_per_hour + 0.0,
+        ca.price_per_hour + 0.0,
+        m.price_difference_per_hour + 0.0,
+        m.price_difference_per_month + 0.0
+    );
+    section(&mut out, "NodePools");
+    let mut t = Table::new(&["NODE GROUP", "NODEPOOL", "WEIGHT", "CAPACITY", "INSTANCE TYPES", "ZONES", "LIMITS"]);
+    for p in &m.node_pools {
+        let limits: Vec<String> = p.limits.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        t.row(vec![
+            p.node_group.clone(),
+            p.node_pool.clone(),
+            p.weight.map_or_else(|| "-".into(), |w| w.to_string()),
+            p.capacity_type.clone(),
+            p.instance_types.join(","),
+            if p.zones.is_empty() { "-".into() } else { p.zones.join(",") },
+            limits.join(" "),
+        ]);
+        for n in &p.notes {
+            t.note(n.clone());
+        }
+    }
+    out.push_str(&t.render("  "));
+    section(&mut out, "Plans for the pending pods");
+    let mut t = Table::new(&["AUTOSCALER", "NODES", "PODS PLACED", "PENDING", "$/H", "$/MONTH", "NEW NODES"]).right(&[1, 2, 3, 4, 5]);
+    for (name, s) in [("cluster-autoscaler", ca), ("karpenter", k)] {
+        let types: Vec<String> = s.instance_types.iter().map(|c| format!("{} x{} {}", c.instance_type, c.count, c.capacity_type)).collect();
+        t.row(vec![
+            name.into(),
+            s.nodes.to_string(),
+            s.pods_placed.to_string(),
+            s.pending.len().to_string(),
+            format!("{:.3}", s.price_per_hour + 0.0),
+            format!("{:.2}", s.price_per_month + 0.0),
+            types.join(", "),
+        ]);
+        if !s.pending.is_empty() {
+            t.note(format!("pending: {}", s.pending.join(", ")));
+        }
+    }
+    out.push_str(&t.render("  "));
+    section(&mut out, "Notes");
+    for n in &m.notes {
+        let _ = writeln!(out, "  {n}");
+    }
+    if !m.warnings.is_empty() {
+        section(&mut out, "Warnings");
+        for w in &m.warnings {
+            let _ = writeln!(out, "  {}: {}", w.code, w.message);
+        }
+    }
+    let _ = writeln!(out, "\nnodecast migrate --yaml prints the NodePools and EC2NodeClasses to apply.");
     out
 }

@@ -72,6 +72,9 @@ enum Command {
     /// NodePool edits (bounds, exclusions, spot, weights, splits) that make Karpenter's own plan
     /// cheaper, each verified by planning again: ranked, with the YAML diff and $/month saved.
     Advise(advise::AdviseArgs),
+    /// NodePools and EC2NodeClass skeletons equivalent to eksctl/Terraform node groups, and the
+    /// Cluster Autoscaler's and Karpenter's plans for the pending pods side by side.
+    Migrate(MigrateArgs),
 }
 
 /// Options shared by every subcommand.
@@ -236,6 +239,21 @@ struct ConsolidateArgs {
     autoscaler: Option<AutoscalerArg>,
     #[command(flatten)]
     policies: Policies,
+    #[command(flatten)]
+    gates: Gates,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct MigrateArgs {
+    /// The node groups (eksctl ClusterConfig, terraform show -json), the Cluster Autoscaler's
+    /// settings and priority ConfigMap, and the workloads; `-` reads stdin.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+    /// Print only the proposed NodePools and EC2NodeClasses (YAML to apply).
+    #[arg(long, conflicts_with = "output")]
+    yaml: bool,
     #[command(flatten)]
     gates: Gates,
     #[command(flatten)]
@@ -421,6 +439,14 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             req.query = Some(CatalogQuery { gpu: a.gpu, requirements: a.requirements.clone(), limit: a.limit });
             let answer = nodecast::catalog(&req);
             Ok(finish(&answer, a.common.output, render::catalog)?)
+        }
+        Command::Migrate(a) => {
+            let req = request(&a.common, &Policies::default(), &a.gates, &a.files)?;
+            let answer = nodecast::json::migrate(&req);
+            if a.yaml {
+                return Ok(finish(&answer, Output::Table, |m| m.manifests.clone())?);
+            }
+            Ok(finish(&answer, a.common.output, ca::migration)?)
         }
         Command::Simulate(a) => simulate(a),
         Command::Sweep(a) => sweep::run(a),

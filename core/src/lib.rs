@@ -117,6 +117,9 @@ pub mod load;
 pub mod lower;
 #[doc(hidden)]
 pub mod manifest;
+/// `nodecast migrate`: NodePools for the node groups, and both autoscalers' plans.
+#[cfg(feature = "cluster-autoscaler")]
+pub mod migrate;
 #[doc(hidden)]
 pub mod model;
 pub mod node_groups;

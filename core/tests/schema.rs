@@ -221,6 +221,15 @@ fn real_answers_are_valid_against_the_schema() {
                 text("examples/node-groups/cluster-state.yaml"),
             ], "autoscaler": "cluster-autoscaler", "now": "2025-03-05T12:00:00Z"}),
         ),
+        answer(
+            "migrate",
+            json!({"inputs": [
+                text("examples/node-groups/eksctl-gpu.yaml"),
+                text("examples/node-groups/ca-settings.yaml"),
+                text("examples/workloads/eval-jobs-1gpu.yaml"),
+                text("examples/workloads/training-job-4gpu.yaml"),
+            ]}),
+        ),
     ];
     let mut claims = 0;
     for a in &answers {
@@ -256,4 +265,4 @@ fn real_answers_are_valid_against_the_schema() {
     }
 }
 
-const ANSWER_BODIES: [(&str, &str); 10] = nodecast::schema::ANSWERS;
+const ANSWER_BODIES: [(&str, &str); 11] = nodecast::schema::ANSWERS;

@@ -92,6 +92,7 @@ from ._node_groups import (
     ScaleDownSettings,
 )
 from ._node_groups import add_autoscaler as _add_autoscaler
+from ._migrate import Migration, MigratedNodePool, PlanSide, TypeCount
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
 from ._sources import simulation_value as _simulation_value
@@ -106,6 +107,7 @@ __all__ = [
     "plan",
     "plan_node_groups",
     "consolidate_node_groups",
+    "migrate",
     "consolidate",
     "validate",
     "explain",
@@ -191,6 +193,10 @@ __all__ = [
     "ScaleDownNode",
     "ScaleDownMove",
     "ScaleDownSettings",
+    "Migration",
+    "MigratedNodePool",
+    "PlanSide",
+    "TypeCount",
 ]
 
 Source = Any
@@ -203,7 +209,7 @@ SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Ma
 SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 Reservations = Union[str, "os.PathLike[str]", Mapping[str, Any], Sequence[Any]]
 
-_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan, NodeGroupScaleDown)
+_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan, NodeGroupScaleDown, Migration)
 
 
 def _run(function: str, cls: Type[_A], request: str) -> _A:
@@ -359,6 +365,22 @@ def consolidate_node_groups(
         now=now,
     )
     return _run("consolidate", NodeGroupScaleDown, _add_autoscaler(req))
+
+
+@user_errors
+def migrate(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+) -> Migration:
+    """NodePools and EC2NodeClass skeletons equivalent to the node groups of the sources (an
+    eksctl ``ClusterConfig``, ``terraform show -json`` output, the Cluster Autoscaler's settings
+    and priority ConfigMap), and what the Cluster Autoscaler and Karpenter each do with the
+    pending pods (``nodecast migrate``; ``Migration.manifests`` is the YAML to apply). Raises
+    InputError."""
+    req = _build_request(sources, catalog=catalog, zones=zones, spot_price_factor=spot_price_factor)
+    return _run("migrate", Migration, req)
 
 
 @user_errors

@@ -71,6 +71,10 @@ from nodecast._node_groups import NodeGroupScaleDown as NodeGroupScaleDown
 from nodecast._node_groups import ScaleDownNode as ScaleDownNode
 from nodecast._node_groups import ScaleDownMove as ScaleDownMove
 from nodecast._node_groups import ScaleDownSettings as ScaleDownSettings
+from nodecast._migrate import Migration as Migration
+from nodecast._migrate import MigratedNodePool as MigratedNodePool
+from nodecast._migrate import PlanSide as PlanSide
+from nodecast._migrate import TypeCount as TypeCount
 from nodecast._advise import Advice as Advice
 from nodecast._advise import Advised as Advised
 from nodecast._advise import AdviceEdit as AdviceEdit
@@ -86,6 +90,7 @@ __all__ = [
     "plan",
     "plan_node_groups",
     "consolidate_node_groups",
+    "migrate",
     "consolidate",
     "validate",
     "explain",
@@ -169,6 +174,10 @@ __all__ = [
     "ScaleDownNode",
     "ScaleDownMove",
     "ScaleDownSettings",
+    "Migration",
+    "MigratedNodePool",
+    "PlanSide",
+    "TypeCount",
 ]
 
 # A source: YAML/JSON text, a file path (str or os.PathLike), bytes, a Kubernetes object (dict,
@@ -239,6 +248,12 @@ def consolidate_node_groups(
     spot_price_factor: Optional[float] = None,
     ignore_dra_requests: Optional[bool] = None,
 ) -> NodeGroupScaleDown: ...
+def migrate(
+    *sources: Source,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+) -> Migration: ...
 def consolidate(
     *sources: Source,
     now: Now,

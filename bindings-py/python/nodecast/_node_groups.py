@@ -176,6 +176,8 @@ class ClusterAutoscalerSettings:
     expander: Tuple[str, ...]
     max_nodes_per_scale_up: int
     max_nodes_total: int
+    #: ``--expendable-pods-priority-cutoff``: pending pods of a lower priority get no scale-up.
+    expendable_pods_priority_cutoff: int = -10
     priorities: Tuple[Tuple[int, Tuple[str, ...]], ...] = ()
 
     @classmethod
@@ -184,6 +186,7 @@ class ClusterAutoscalerSettings:
             expander=_strs(d.get("expander")),
             max_nodes_per_scale_up=d["maxNodesPerScaleUp"],
             max_nodes_total=d["maxNodesTotal"],
+            expendable_pods_priority_cutoff=d["expendablePodsPriorityCutoff"],
             priorities=tuple((int(p), _strs(pats)) for p, pats in d.get("priorities") or ()),
         )
 
@@ -196,6 +199,8 @@ class NodeGroupPlan(Answer):
     scale_ups: Tuple[ScaleUp, ...] = ()
     nodes: Tuple[NodeGroupNode, ...] = ()
     unschedulable: Tuple[NodeGroupPendingPod, ...] = ()
+    #: Pending pods below the expendable-pods priority cutoff: no scale-up is made for them.
+    expendable: Tuple[str, ...] = ()
     new_price_per_hour: float = 0.0
     settings: Optional[ClusterAutoscalerSettings] = None
     #: Where the Cluster Autoscaler is random or timing-dependent, and what nodecast does then.
@@ -210,6 +215,7 @@ class NodeGroupPlan(Answer):
             scale_ups=_seq(d.get("scaleUps"), ScaleUp._from),
             nodes=_seq(d.get("nodes"), NodeGroupNode._from),
             unschedulable=_seq(d.get("unschedulable"), NodeGroupPendingPod._from),
+            expendable=_strs(d.get("expendable")),
             new_price_per_hour=d.get("newPricePerHour", 0.0),
             settings=ClusterAutoscalerSettings._from(d["settings"]) if d.get("settings") is not None else None,
             disclosures=_strs(d.get("disclosures")),

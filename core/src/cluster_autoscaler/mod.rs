@@ -46,6 +46,10 @@ pub struct NodeGroupPlan {
     pub nodes: Vec<NodeOut>,
     /// Pods no node group can take, with one reason per node group.
     pub unschedulable: Vec<PendingPodOut>,
+    /// Pending pods below `expendablePodsPriorityCutoff`: the Cluster Autoscaler does not scale
+    /// up for them (they wait for room or preempt nothing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expendable: Vec<String>,
     /// Hourly price of the new nodes.
     pub new_price_per_hour: f64,
     /// The settings the decisions were made with.
@@ -224,6 +228,8 @@ pub struct SettingsOut {
     /// The priority ConfigMap's rules (priority → patterns), highest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub priorities: Vec<(i64, Vec<String>)>,
+    /// `--expendable-pods-priority-cutoff`.
+    pub expendable_pods_priority_cutoff: i64,
 }
 
 /// The Cluster Autoscaler's answer for a request: its node groups and settings are read from
@@ -352,6 +358,10 @@ impl<'a> Engine<'a> {
         let mut pending = Vec::new();
         for (p, pod) in m.pods.iter().enumerate() {
             if !pod.is_pending() || pod.ignored.is_some() {
+                continue;
+            }
+            if is_expendable(pod, self.s.expendable_pods_priority_cutoff) {
+                out.expendable.push(pod.key());
                 continue;
             }
             if pod.resource_claims {
@@ -502,6 +512,7 @@ impl<'a> Engine<'a> {
             expander: self.s.expanders.clone(),
             max_nodes_per_scale_up: self.s.max_nodes_per_scale_up,
             max_nodes_total: self.s.max_nodes_total,
+            expendable_pods_priority_cutoff: self.s.expendable_pods_priority_cutoff,
             priorities: self
                 .s
                 .priorities
@@ -678,6 +689,13 @@ impl<'a> Engine<'a> {
         }
         d
     }
+}
+
+/// Whether the Cluster Autoscaler ignores `pod` (utils/pod's `IsExpendablePod`): a priority
+/// below the cutoff, unless its preemption policy is `Never` (such a pod cannot wait for
+/// preemption, so it is treated as any other).
+pub(crate) fn is_expendable(pod: &crate::model::Pod, cutoff: i64) -> bool {
+    pod.priority.is_some_and(|p| p < cutoff) && !pod.preemption_never
 }
 
 /// Pods of one controller and one spec, in order of first appearance (the Cluster

@@ -316,7 +316,9 @@ fn scale_down(
     let mut last_change: Vec<Option<i64>> = m.nodes.iter().map(|n| n.created).collect();
     for (p, pod) in m.pods.iter().enumerate() {
         let Some(&i) = pod.node_name.as_deref().and_then(|n| index.get(n)) else { continue };
-        if pod.terminal {
+        // The Cluster Autoscaler's snapshot holds no expendable pod (static_autoscaler.go
+        // filters them out): they neither count in utilisation nor block a removal.
+        if pod.terminal || super::is_expendable(pod, s.expendable_pods_priority_cutoff) {
             continue;
         }
         dests[i].node.used.add(&pod.requests);
@@ -340,7 +342,14 @@ fn scale_down(
     let mut out = NodeGroupScaleDown { now: rfc3339(now), warnings: load_warnings.to_vec(), ..Default::default() };
     let mut removable: Vec<(usize, bool)> = Vec::new(); // (node, empty)
     let mut verdicts: Vec<Option<ScaleDownNode>> = vec![None; m.nodes.len()];
-    for (i, n) in m.nodes.iter().enumerate() {
+    // Candidates are simulated empty ones first, then the rest in input order (the default
+    // scale-down candidates sorting: processors/scaledowncandidates/emptycandidates ahead of
+    // previouscandidates, whose history a snapshot lacks): a pod moved off a node never lands
+    // on an empty node that is going anyway.
+    let empty = |i: usize| dests[i].node.pods.iter().all(|&p| m.pods[p].owned_by_daemonset || m.pods[p].mirror);
+    let order: Vec<usize> = (0..m.nodes.len()).filter(|&i| empty(i)).chain((0..m.nodes.len()).filter(|&i| !empty(i))).collect();
+    for i in order {
+        let n = &m.nodes[i];
         let mut v = ScaleDownNode {
             name: n.name.clone(),
             node_group: groups[i].map(|g| input.groups[g].name.clone()),

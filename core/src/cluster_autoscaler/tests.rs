@@ -209,3 +209,20 @@ fn a_few_bytes_cannot_ask_for_billions_of_current_nodes() {
         Outcome::Success(_) => panic!("the sum was not bounded"),
     }
 }
+
+#[test]
+fn expendable_pending_pods_get_no_scale_up() {
+    // Priority -11 is below the default cutoff (-10): no scale-up, listed as expendable; at
+    // -10 the pod is an ordinary one (utils/pod IsExpendablePod: strictly below).
+    let low = pods("low", 2, "{cpu: '1'}", "      priority: -11\n");
+    let p = ok(&[&group("g", "m5.xlarge", ""), &low]);
+    assert!(p.scale_ups.is_empty() && p.unschedulable.is_empty(), "{p:?}");
+    assert_eq!(p.expendable, ["default/low-0", "default/low-1"]);
+    assert_eq!(p.settings.expendable_pods_priority_cutoff, -10);
+    let at = pods("at", 2, "{cpu: '1'}", "      priority: -10\n");
+    let p = ok(&[&group("g", "m5.xlarge", ""), &at]);
+    assert_eq!((p.scale_ups.len(), p.expendable.len()), (1, 0));
+    let settings = "apiVersion: nodecast/v1\nkind: ClusterAutoscalerSettings\nexpendablePodsPriorityCutoff: -20\n";
+    let p = ok(&[&group("g", "m5.xlarge", ""), &low, settings]);
+    assert_eq!((p.scale_ups.len(), p.expendable.len()), (1, 0));
+}

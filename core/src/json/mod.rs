@@ -195,6 +195,13 @@ pub fn scale_down_node_groups(req: &Request) -> Answer<crate::cluster_autoscaler
     answer("NodeGroupScaleDown", r)
 }
 
+/// NodePools and EC2NodeClass skeletons equivalent to the node groups of the inputs, with the
+/// Cluster Autoscaler's and Karpenter's plans for the pending pods (`migrate`).
+#[cfg(feature = "cluster-autoscaler")]
+pub fn migrate(req: &Request) -> Answer<crate::migrate::Migration> {
+    answer("Migration", crate::migrate::migrate_request(&req.sources()))
+}
+
 /// The request's `now` when it has one.
 fn optional_now(req: &Request) -> Result<Option<i64>, Vec<InputError>> {
     req.now.as_deref().map(|n| parse_now(Some(n))).transpose()
@@ -309,6 +316,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         "simulate" | "simulate-csv" | "simulate-prom" => "Simulation",
         "optimize" => "Optimization",
         "advise" => "Advice",
+        "migrate" => "Migration",
         other => {
             let e = InputError::new("unknown-function", format!("unknown function {other:?}")).help(FUNCTIONS.join(", "));
             return Answer::<()>::failure("Error", vec![e]).to_json();
@@ -351,6 +359,17 @@ pub fn call(function: &str, request_json: &str) -> String {
             .path("autoscaler")
             .help("scale node groups down with the CLI (`nodecast consolidate --autoscaler cluster-autoscaler`) or the Rust crate");
             Answer::<()>::failure("NodeGroupScaleDown", vec![err]).to_json()
+        }
+        #[cfg(feature = "cluster-autoscaler")]
+        "migrate" => migrate(&req).to_json(),
+        #[cfg(not(feature = "cluster-autoscaler"))]
+        "migrate" => {
+            let err = InputError::new(
+                "not-available",
+                "this build of nodecast leaves the Cluster Autoscaler out (the wasm package does, for its size budget)".to_string(),
+            )
+            .help("migrate node groups with the CLI (`nodecast migrate`), Python or the Rust crate");
+            Answer::<()>::failure("Migration", vec![err]).to_json()
         }
         "plan" => plan(&req).to_json(),
         "consolidate" => consolidate(&req).to_json(),

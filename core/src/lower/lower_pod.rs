@@ -128,6 +128,8 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         owned_by_daemonset: meta.owner.as_ref().is_some_and(|(k, _)| k == "DaemonSet"),
         mirror: meta.owner.as_ref().is_some_and(|(k, _)| k == "Node"),
         eviction_cost: 1.0,
+        priority: None,
+        preemption_never: false,
         eviction_cost_managed: 1.0,
         ignored: None,
         resource_claims: false,
@@ -142,6 +144,8 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     let priority = spec.and_then(|s| sink.opt_int(s, "priority", "an integer priority"));
     pod.eviction_cost = eviction_cost(annotation(labels::DISRUPTION_COST), annotation(labels::POD_DELETION_COST), priority);
     pod.eviction_cost_managed = eviction_cost(annotation(labels::DISRUPTION_COST), None, priority);
+    pod.priority = priority;
+    pod.preemption_never = spec.and_then(|s| s.get("preemptionPolicy")).and_then(|at| sink.scalar(&at)).as_deref() == Some("Never");
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);

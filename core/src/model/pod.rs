@@ -186,6 +186,10 @@ pub struct PodSpec {
     /// What evicting this pod costs the disruption controller (`eviction_cost`): orders
     /// consolidation candidates, decides emptiness and weighs Balanced moves.
     pub eviction_cost: f64,
+    /// `spec.priority` (what admission resolved from the PriorityClass), when written.
+    pub priority: Option<i64>,
+    /// `spec.preemptionPolicy: Never`: the Cluster Autoscaler never treats the pod as expendable.
+    pub preemption_never: bool,
     /// The eviction cost with the PodDeletionCostManagement gate on: Karpenter then writes
     /// `controller.kubernetes.io/pod-deletion-cost` itself and reads only
     /// `karpenter.sh/disruption-cost` (utils/disruption/disruption.go, EvictionCost). Lowering

@@ -82,6 +82,9 @@ pub struct CaSettings {
     pub scale_down_given: bool,
     /// The priority ConfigMap's rules, highest first; None when no ConfigMap was given.
     pub priorities: Option<Vec<PriorityRule>>,
+    /// `--expendable-pods-priority-cutoff` (-10): pods of a lower priority are invisible to the
+    /// Cluster Autoscaler (no scale-up for them; they neither count nor block in scale-down).
+    pub expendable_pods_priority_cutoff: i64,
 }
 
 impl Default for CaSettings {
@@ -96,6 +99,7 @@ impl Default for CaSettings {
             scale_down_delay_after_add: 600,
             scale_down_given: false,
             priorities: None,
+            expendable_pods_priority_cutoff: -10,
         }
     }
 }
@@ -132,6 +136,7 @@ pub fn read(d: &Document, s: &mut CaSettings, errors: &mut Vec<InputError>) {
         "scaleDownGpuUtilizationThreshold",
         "scaleDownUnneededTime",
         "scaleDownDelayAfterAdd",
+        "expendablePodsPriorityCutoff",
     ];
     for (k, at) in sink.map(&root) {
         if !known.contains(&k) {
@@ -182,6 +187,11 @@ pub fn read(d: &Document, s: &mut CaSettings, errors: &mut Vec<InputError>) {
     }
     if let Some(at) = root.get("maxNodesTotal") {
         s.max_nodes_total = sink.int_in(&at, 0, i32::MAX as i64, "a non-negative integer").unwrap_or(0);
+    }
+    if let Some(at) = root.get("expendablePodsPriorityCutoff") {
+        // A pod's priority is an int32.
+        s.expendable_pods_priority_cutoff =
+            sink.int_in(&at, i32::MIN as i64, i32::MAX as i64, "an integer priority").unwrap_or(s.expendable_pods_priority_cutoff);
     }
     if let Some(at) = root.get("balanceSimilarNodeGroups") {
         if sink.bool(&at) == Some(true) {

@@ -85,15 +85,25 @@ fn utilization_threshold_is_the_larger_of_cpu_and_memory_and_at_threshold_stays(
     assert_eq!(verdict(&d, "a").code, ScaleDownCode::NotUnderutilized);
     assert_eq!(verdict(&d, "a").utilization_resource.as_deref(), Some("cpu"));
     assert_eq!(verdict(&d, "b").code, ScaleDownCode::Empty);
-    // 1.9 CPUs: below, and it fits on b: a goes, its pod moves.
+    // 1.9 CPUs: below the threshold. Empty candidates are simulated first, so b goes and a's
+    // pod has no node left: a stays.
     let d = ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), pod("p", "default", "a", "1900m", "", "")]);
+    let a = verdict(&d, "a");
+    assert_eq!((a.verdict, a.code), (ScaleDownVerdict::Keep, ScaleDownCode::NoPlaceToMovePods));
+    let b = verdict(&d, "b");
+    assert_eq!((b.verdict, b.code, b.utilization), (ScaleDownVerdict::Remove, ScaleDownCode::Empty, Some(0.0)));
+    // With b holding a pod that keeps it (no controller), a's pod moves there and a goes.
+    let d = ok(&[
+        group(0),
+        node("a", OLD, ""),
+        node("b", OLD, ""),
+        pod("p", "default", "a", "1900m", "", ""),
+        pod("q", "default", "b", "100m", "NO-OWNER", ""),
+    ]);
     let a = verdict(&d, "a");
     assert_eq!((a.verdict, a.code), (ScaleDownVerdict::Remove, ScaleDownCode::Underutilized));
     assert_eq!(a.moves, vec![PodMoveOut { pod: "default/p".into(), to: "b".into() }]);
-    // b's utilisation was measured before (empty), but in the simulation it now holds a's pod,
-    // which has nowhere left to go (a is removed): b stays.
-    let b = verdict(&d, "b");
-    assert_eq!((b.verdict, b.code, b.utilization), (ScaleDownVerdict::Keep, ScaleDownCode::NoPlaceToMovePods, Some(0.0)));
+    assert_eq!(verdict(&d, "b").code, ScaleDownCode::NotReplicated);
 }
 
 #[test]
@@ -112,7 +122,8 @@ fn scale_down_disabled_annotation() {
 
 #[test]
 fn drainability_rules() {
-    let base = || vec![group(0), node("a", OLD, ""), node("b", OLD, "")];
+    // b holds a pod that keeps it (no controller): a non-empty destination for a's pods.
+    let base = || vec![group(0), node("a", OLD, ""), node("b", OLD, ""), pod("q", "default", "b", "100m", "NO-OWNER", "")];
     let code = |extra: Vec<String>| {
         let mut t = base();
         t.extend(extra);
@@ -196,4 +207,35 @@ fn now_is_required_and_located() {
     }
     let e = run(&[group(0).replace("m5.xlarge", "m5.nonexistent")], NOW).unwrap_err();
     assert_eq!(e[0].code, "unknown-instance-type");
+}
+
+#[test]
+fn expendable_pods_neither_count_nor_block() {
+    // A 3-CPU pod of priority -20 (below the default cutoff -10), without a controller: the
+    // Cluster Autoscaler's snapshot has no expendable pod, so the node is empty to it.
+    let low = pod("batch", "default", "a", "3", "NO-OWNER", "  priority: -20\n");
+    let d = ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), low.clone()]);
+    assert_eq!((verdict(&d, "a").verdict, verdict(&d, "a").code), (ScaleDownVerdict::Remove, ScaleDownCode::Empty));
+    // At the cutoff it is an ordinary pod: 0.75 utilisation keeps the node.
+    let at = pod("batch", "default", "a", "3", "NO-OWNER", "  priority: -10\n");
+    assert_eq!(verdict(&ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), at]), "a").code, ScaleDownCode::NotUnderutilized);
+    // preemptionPolicy: Never makes it non-expendable whatever its priority (utils/pod
+    // IsExpendablePod, kubernetes/autoscaler cluster-autoscaler/utils/pod/pod_test.go).
+    let never = pod("batch", "default", "a", "3", "NO-OWNER", "  priority: -20\n  preemptionPolicy: Never\n");
+    assert_eq!(verdict(&ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), never]), "a").code, ScaleDownCode::NotUnderutilized);
+    // A settings document moves the cutoff.
+    let settings = "apiVersion: nodecast/v1\nkind: ClusterAutoscalerSettings\nexpendablePodsPriorityCutoff: -30\n".to_string();
+    assert_eq!(verdict(&ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), low, settings]), "a").code, ScaleDownCode::NotUnderutilized);
+}
+
+#[test]
+fn empty_candidates_are_simulated_first() {
+    // a (input first) holds a pod that fits b; b is empty. Empty nodes go first in the Cluster
+    // Autoscaler's candidate order, so b is removed before a's pod could move onto it, and a
+    // (min size 0, nothing else left) keeps its pod.
+    let d = ok(&[group(0), node("a", OLD, ""), node("b", OLD, ""), pod("p", "default", "a", "1", "", "")]);
+    assert_eq!((verdict(&d, "b").verdict, verdict(&d, "b").code), (ScaleDownVerdict::Remove, ScaleDownCode::Empty));
+    assert_eq!(verdict(&d, "a").code, ScaleDownCode::NoPlaceToMovePods);
+    // The answer lists nodes in input order whatever the simulation order.
+    assert_eq!(d.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), ["a", "b"]);
 }
