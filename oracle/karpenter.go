@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -130,6 +131,17 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 			fields.FeatureGates.ReservedCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
 		case ok && k == "NodeRepair":
 			fields.FeatureGates.NodeRepair = lo.ToPtr(strings.EqualFold(v, "true"))
+		}
+	}
+	// Karpenter's --scheduler-config (default topology spreads), parsed as the operator parses
+	// the flag; the scenario spells it as the dump recorded Karpenter's options (JSON).
+	if c, ok := s.Settings["schedulerConfig"]; ok && c != nil {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		if fields.SchedulerConfig, err = options.ParseSchedulerConfiguration(string(raw)); err != nil {
+			return nil, fmt.Errorf("settings.schedulerConfig: %w", err)
 		}
 	}
 	reservedGate := fields.FeatureGates.ReservedCapacity == nil || *fields.FeatureGates.ReservedCapacity
@@ -464,6 +476,11 @@ func (e *Env) load() error {
 			if err := e.terminating(p, deleting); err != nil {
 				return err
 			}
+		}
+	}
+	for _, o := range e.objs.Owners {
+		if err := e.create(o); err != nil {
+			return err
 		}
 	}
 	for _, pdb := range e.objs.PDBs {
