@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -148,6 +149,17 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 	}
 	bufferGate := lo.FromPtr(fields.FeatureGates.CapacityBuffer)
 	e0static := lo.FromPtr(fields.FeatureGates.StaticCapacity)
+	// Karpenter's --scheduler-config (default topology spreads), parsed as the operator parses
+	// the flag; the scenario spells it as the dump recorded Karpenter's options (JSON).
+	if c, ok := s.Settings["schedulerConfig"]; ok && c != nil {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		if fields.SchedulerConfig, err = options.ParseSchedulerConfiguration(string(raw)); err != nil {
+			return nil, fmt.Errorf("settings.schedulerConfig: %w", err)
+		}
+	}
 	reservedGate := fields.FeatureGates.ReservedCapacity == nil || *fields.FeatureGates.ReservedCapacity
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
 	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}, staticGate: e0static}
@@ -501,6 +513,11 @@ func (e *Env) load() error {
 			if err := e.terminating(p, deleting); err != nil {
 				return err
 			}
+		}
+	}
+	for _, o := range e.objs.Owners {
+		if err := e.create(o); err != nil {
+			return err
 		}
 	}
 	for _, pdb := range e.objs.PDBs {

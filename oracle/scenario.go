@@ -16,6 +16,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	autoscalingv1beta1 "sigs.k8s.io/karpenter/pkg/apis/autoscaling/v1beta1"
@@ -99,6 +100,10 @@ type Objects struct {
 	Buffers      []*autoscalingv1beta1.CapacityBuffer
 	PodTemplates []*corev1.PodTemplate
 	Deployments  []*appsv1.Deployment
+	// Services, ReplicaSets, StatefulSets and ReplicationControllers: what Karpenter deduces a
+	// default topology spread's selector from (--scheduler-config; scheduling/defaultconstraints.go
+	// lists Services and gets the pod's controller).
+	Owners []client.Object
 }
 
 var docSep = regexp.MustCompile(`(?m)^---[ \t]*$`)
@@ -278,6 +283,49 @@ func (o *Objects) add(kind string, doc []byte) error {
 			n = *j.Completions
 		}
 		o.expand(c.ObjectMeta, &j.Template, int(n), "Job")
+	case "Service":
+		var svc corev1.Service
+		if err := yaml.Unmarshal(doc, &svc); err != nil {
+			return err
+		}
+		svc.Namespace = ns(svc.Namespace)
+		o.Owners = append(o.Owners, &svc)
+	case "ReplicationController":
+		var rc corev1.ReplicationController
+		if err := yaml.Unmarshal(doc, &rc); err != nil {
+			return err
+		}
+		rc.Namespace = ns(rc.Namespace)
+		o.Owners = append(o.Owners, &rc)
+	case "ReplicaSet", "StatefulSet":
+		// As controllers whose pods the scenario lists itself (replicas 0, as the suite's
+		// conversion writes them); the harness does not expand their replicas.
+		var head struct {
+			Spec struct {
+				Replicas *int32 `json:"replicas"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(doc, &head); err != nil {
+			return err
+		}
+		if head.Spec.Replicas == nil || *head.Spec.Replicas != 0 {
+			return fmt.Errorf("the harness takes a %s only with spec.replicas: 0 (its pods listed as Pods)", kind)
+		}
+		if kind == "ReplicaSet" {
+			var rs appsv1.ReplicaSet
+			if err := yaml.Unmarshal(doc, &rs); err != nil {
+				return err
+			}
+			rs.Namespace = ns(rs.Namespace)
+			o.Owners = append(o.Owners, &rs)
+		} else {
+			var ss appsv1.StatefulSet
+			if err := yaml.Unmarshal(doc, &ss); err != nil {
+				return err
+			}
+			ss.Namespace = ns(ss.Namespace)
+			o.Owners = append(o.Owners, &ss)
+		}
 	case "DaemonSet":
 		var d appsv1.DaemonSet
 		if err := yaml.Unmarshal(doc, &d); err != nil {

@@ -218,10 +218,8 @@ func cmdSuite(args []string) error {
 					class = "hostname topology over Nodes without kubernetes.io/hostname (the suite's fake Nodes; a kubelet always sets it)"
 				} else if _, ok := n.(*ProvisionAnswer); ok && c.DomainChoice(class) {
 					class = "zone/capacity-type domain choice of a spread or pod affinity (Karpenter: Go map order among equal counts; not verified per pass)"
-					if st, _ := c.Scenario["settings"].(map[string]any); st["schedulerConfig"] != nil {
-						// The in-process harness does not apply --scheduler-config (karpenter.go).
-						class = "zone/capacity-type domain choice under default spreads (not re-run: the in-process harness does not apply --scheduler-config)"
-					} else if *proveTies > 0 {
+					// The in-process harness applies --scheduler-config too (karpenter.go).
+					if *proveTies > 0 {
 						class = proveTie(r, cats, c.Karpenter, *proveTies)
 					}
 				}

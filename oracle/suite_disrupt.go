@@ -231,6 +231,11 @@ func (d *SuiteDecision) repairComparable() error {
 	if !ok {
 		return exclude("NodeRepair: repair policies not in the dump (older dump)", "%s", d.Method)
 	}
+	// --legacy-node-repair swaps the Repair method for the legacy node.health controller, which
+	// nodecast does not model (it refuses settings.legacyNodeRepair with the gate on).
+	if d.Settings["legacyNodeRepair"] == true {
+		return exclude("NodeRepair: --legacy-node-repair (the legacy node.health controller is not modelled)", "%s", d.Method)
+	}
 	list, _ := raw.([]any)
 	for _, x := range list {
 		if m, ok := x.(map[string]any); ok && m["action"] == "RebootNode" {

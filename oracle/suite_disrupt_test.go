@@ -108,6 +108,11 @@ func TestSuiteDecisionRepairComparable(t *testing.T) {
 	if err, ok := d.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "RebootNode") {
 		t.Fatalf("reboot policy: checkModelled() = %v", err)
 	}
+	d.Settings["repairPolicies"] = []any{fake}
+	d.Settings["legacyNodeRepair"] = true
+	if err, ok := d.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "--legacy-node-repair") {
+		t.Fatalf("--legacy-node-repair: checkModelled() = %v", err)
+	}
 }
 
 // Differences whose cause the harness checks are named; others keep their class.

@@ -157,6 +157,9 @@ wire_enum! {
         UnhealthyThreshold = "unhealthy-threshold",
         /// Repair would drain past blocking pods, but no termination grace period bounds it.
         RepairUnbounded = "repair-unbounded",
+        /// The node's NodeClaim is rebooting (its `Rebooting` condition is True): no method
+        /// disrupts it until the reboot ends.
+        Rebooting = "rebooting",
     }
 }
 

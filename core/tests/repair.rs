@@ -422,3 +422,176 @@ fn invalid_repair_policies_are_located_errors() {
     );
     assert!(out.contains("tolerance"), "{out}");
 }
+
+/// A p5 Node `name` with its NodeClaim: the Node's extra `labels` (YAML flow mapping items) and
+/// `conditions`, the claim's `claim_conditions` (YAML flow list items).
+fn claimed(name: &str, labels: &str, conditions: &str, claim_conditions: &str) -> Vec<String> {
+    vec![
+        format!(
+            r#"
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  creationTimestamp: "2026-12-01T00:00:00Z"
+  labels: {{karpenter.sh/nodepool: p5, node.kubernetes.io/instance-type: p5.48xlarge, topology.kubernetes.io/zone: us-east-1a, karpenter.sh/capacity-type: on-demand{labels}}}
+status:
+  capacity: {{cpu: "192", memory: 2048Gi, pods: "100", nvidia.com/gpu: "8"}}
+  allocatable: {{cpu: "191", memory: 2000Gi, pods: "100", nvidia.com/gpu: "8"}}
+  conditions: [{{type: Ready, status: "True"}}{conditions}]
+"#
+        ),
+        format!(
+            r#"
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata: {{name: {name}-claim, labels: {{karpenter.sh/nodepool: p5}}, creationTimestamp: "2026-12-01T00:00:00Z"}}
+spec:
+  nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}}
+status:
+  nodeName: {name}
+  conditions: [{{type: Launched, status: "True"}}{claim_conditions}]
+"#
+        ),
+    ]
+}
+
+const BAD_NODE: &str = r#", {type: BadNode, status: "False", lastTransitionTime: "2026-12-01T10:00:00Z"}"#;
+
+fn with_test_policies(yaml: &[String]) -> Value {
+    let mut req = request(yaml, "NodeRepair=true", 0);
+    req.settings.repair_policies = Some(test_provider_policies());
+    let d = consolidate_req(&req);
+    assert_eq!(d["status"], "success", "{d}");
+    d
+}
+
+#[test]
+fn an_uninitialized_node_is_repaired_only_once_registered() {
+    // Karpenter's "Repair uninitialized nodes should not repair a node that never registered"
+    // (disruption/repair_test.go): an uninitialized node without `karpenter.sh/registered` is
+    // the registration timeout's (statenode.go, ValidateNodeDisruptable).
+    let uninit = r#", {type: Initialized, status: "Unknown"}"#;
+    let cluster = |labels: &str, claim: &str| {
+        let mut y = vec![NODE_CLASS.to_string(), pool("on-demand", r#"[{nodes: "10%"}]"#)];
+        y.extend(claimed("gpu-1", labels, BAD_NODE, &format!("{uninit}{claim}")));
+        y
+    };
+    let d = with_test_policies(&cluster("", ""));
+    assert_ne!(d["method"], "repair", "{d}");
+    let v = verdict(&d, "gpu-1");
+    assert_eq!(v["reasons"][0]["code"], "not-initialized", "{d}");
+    assert_eq!(v["reasons"][0]["message"], "node isn't initialized nor registered", "{d}");
+    // Registered by the label, or (the format may leave Karpenter's labels out) by the claim's
+    // Registered condition: repaired, without budget (an uninitialized node needs none).
+    for (labels, claim) in [(r#", karpenter.sh/registered: "true""#, ""), ("", r#", {type: Registered, status: "True"}"#)] {
+        let d = with_test_policies(&cluster(labels, claim));
+        assert_eq!(d["method"], "repair", "{labels} {claim}: {d}");
+        assert_eq!(d["disruptedNodes"], json!(["gpu-1"]));
+    }
+    // The label wins over the condition, as Karpenter reads only the label.
+    let d = with_test_policies(&cluster(r#", karpenter.sh/registered: "false""#, r#", {type: Registered, status: "True"}"#));
+    assert_ne!(d["method"], "repair", "{d}");
+}
+
+#[test]
+fn a_rebooting_node_is_no_candidate_and_takes_a_budget_slot() {
+    // "... should not repair a rebooting node": the claim's Rebooting condition is True.
+    let rebooting = r#", {type: Rebooting, status: "True", reason: RebootIssued}"#;
+    let mut yaml = vec![NODE_CLASS.to_string(), pool("on-demand", r#"[{nodes: "1"}]"#)];
+    yaml.extend(claimed("gpu-1", "", BAD_NODE, &format!(r#", {{type: Initialized, status: "True"}}{rebooting}"#)));
+    let d = with_test_policies(&yaml);
+    assert_ne!(d["method"], "repair", "{d}");
+    assert_eq!(first_code(&d, "gpu-1"), "rebooting", "{d}");
+    // Five more nodes, one of them unhealthy (2 of 6 would trip the breaker, so the rebooting
+    // node is healthy here): its reboot uses the pool's one disruption, so gpu-2 waits.
+    let mut yaml = vec![NODE_CLASS.to_string(), pool("on-demand", r#"[{nodes: "1"}]"#)];
+    yaml.extend(claimed("gpu-1", "", "", &format!(r#", {{type: Initialized, status: "True"}}{rebooting}"#)));
+    yaml.push(node("gpu-2", "on-demand", BAD_NODE, ""));
+    for i in 3..=6 {
+        yaml.push(node(&format!("gpu-{i}"), "on-demand", "", ""));
+    }
+    let d = with_test_policies(&yaml);
+    assert_ne!(d["method"], "repair", "{d}");
+    assert_eq!(first_code(&d, "gpu-2"), "budget", "{d}");
+    // Once the reboot is over, gpu-2 is repaired.
+    yaml[2] = yaml[2].replace(
+        "status: \"True\", reason: RebootIssued",
+        "status: \"False\", reason: RebootSucceeded, lastTransitionTime: \"2026-12-01T09:00:00Z\"",
+    );
+    yaml[3] = yaml[3]
+        .replace(rebooting, r#", {type: Rebooting, status: "False", reason: RebootSucceeded, lastTransitionTime: "2026-12-01T09:00:00Z"}"#);
+    let d = with_test_policies(&yaml);
+    assert_eq!(d["method"], "repair", "{d}");
+    assert_eq!(d["disruptedNodes"], json!(["gpu-2"]), "{d}");
+}
+
+#[test]
+fn the_toleration_runs_from_the_end_of_the_last_reboot() {
+    // "... should measure the toleration from when the last reboot finished": BadNode since
+    // 10:00 (30m toleration), the reboot ended at 11:40, now is 12:00: eligible at 12:10.
+    let finished = |at: &str| {
+        format!(
+            r#", {{type: Initialized, status: "True"}}, {{type: Rebooting, status: "False", reason: RebootSucceeded, lastTransitionTime: "{at}"}}"#
+        )
+    };
+    let mut yaml = vec![NODE_CLASS.to_string(), pool("on-demand", r#"[{nodes: "10%"}]"#)];
+    yaml.extend(claimed("gpu-1", "", BAD_NODE, &finished("2026-12-01T11:40:00Z")));
+    let d = with_test_policies(&yaml);
+    assert_ne!(d["method"], "repair", "{d}");
+    assert_eq!(first_code(&d, "gpu-1"), "repair-not-yet", "{d}");
+    assert_eq!(verdict(&d, "gpu-1")["repair"]["eligibleAt"], "2026-12-01T12:10:00Z", "{d}");
+    // Ended at 11:20: eligible at 11:50.
+    yaml[3] = yaml[3].replace("11:40", "11:20");
+    let d = with_test_policies(&yaml);
+    assert_eq!(d["method"], "repair", "{d}");
+}
+
+#[test]
+fn a_rebooting_nodes_fence_does_not_keep_pods_off_it() {
+    // statenode.go Taints: while a reboot is in flight the `karpenter.sh/rebooting` NoSchedule
+    // taint is left out of scheduling (the node's capacity is coming back), so a pending pod is
+    // placed on the node rather than on a new NodeClaim.
+    let mut yaml = vec![NODE_CLASS.to_string(), pool("on-demand", r#"[{nodes: "10%"}]"#)];
+    let mut node_claim =
+        claimed("gpu-1", "", "", r#", {type: Initialized, status: "True"}, {type: Rebooting, status: "True", reason: RebootIssued}"#);
+    node_claim[0] = node_claim[0].replace("status:\n", "spec:\n  taints: [{key: karpenter.sh/rebooting, effect: NoSchedule}]\nstatus:\n");
+    yaml.extend(node_claim.clone());
+    yaml.push(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec:\n  containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]\n"
+            .to_string(),
+    );
+    let plan = |yaml: &[String]| -> Value {
+        let v: Value = serde_json::from_str(&nodecast::plan(&request(yaml, "", 0)).to_json()).expect("json");
+        assert_eq!(v["status"], "success", "{v}");
+        v
+    };
+    let v = plan(&yaml);
+    assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(0), "{v}");
+    assert_eq!(v["existingNodes"][0]["pods"], json!(["default/w"]), "{v}");
+    // Without the Rebooting condition the taint keeps the pod off: a new NodeClaim.
+    yaml[3] = yaml[3].replace(r#", {type: Rebooting, status: "True", reason: RebootIssued}"#, "");
+    let v = plan(&yaml);
+    assert_eq!(v["nodeClaims"].as_array().map(Vec::len), Some(1), "{v}");
+}
+
+#[test]
+fn legacy_node_repair_with_the_gate_on_is_refused_at_its_setting() {
+    // Karpenter's --legacy-node-repair swaps the Repair method for the legacy node.health
+    // controller (controllers.go), which nodecast does not model.
+    let mut req = request(&base(&gpu_fault(FATAL, "2026-12-01T11:00:00Z"), ""), "NodeRepair=true", 0);
+    req.settings.legacy_node_repair = true;
+    let v = consolidate_req(&req);
+    assert_eq!(v["status"], "failure", "{v}");
+    assert!(v.to_string().contains("settings.legacyNodeRepair"), "{v}");
+    // With the gate off the flag changes nothing (Karpenter registers neither repair).
+    let mut req = request(&base(&gpu_fault(FATAL, "2026-12-01T11:00:00Z"), ""), "", 0);
+    req.settings.legacy_node_repair = true;
+    assert_eq!(consolidate_req(&req)["status"], "success");
+    // Through the JSON facade the setting is read, not ignored.
+    let out = nodecast::json::call(
+        "consolidate",
+        &json!({"inputs": [], "now": NOW, "settings": {"legacyNodeRepair": true, "featureGates": "NodeRepair=true"}}).to_string(),
+    );
+    assert!(out.contains("settings.legacyNodeRepair"), "{out}");
+}

@@ -199,8 +199,9 @@ impl Say {
 
 /// Blockers that stop Karpenter from building a candidate for the node (NewCandidate); every
 /// other blocker is a method filter applied to a candidate.
-const PRE_CANDIDATE: [ReasonCode; 7] = [
+const PRE_CANDIDATE: [ReasonCode; 8] = [
     ReasonCode::Unmanaged,
+    ReasonCode::Rebooting,
     ReasonCode::NotInitialized,
     ReasonCode::Deleting,
     ReasonCode::DoNotDisruptNode,
@@ -232,6 +233,13 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
                     ReasonCode::Unmanaged,
                     say.text(|| "node isn't managed by Karpenter (no karpenter.sh/nodepool label or NodeClaim)".into()),
                 ))
+            } else if n.rebooting && !n.in_flight {
+                // Ahead of initialization: a rebooting node rejoins uninitialized.
+                Some((ReasonCode::Rebooting, say.text(|| "node is rebooting".into())))
+            } else if !n.in_flight && !n.initialized && !n.registered {
+                // Karpenter's own words (statenode.go, ValidateNodeDisruptable): not even
+                // Repair takes it; the registration timeout does.
+                Some((ReasonCode::NotInitialized, say.text(|| "node isn't initialized nor registered".into())))
             } else if n.in_flight || !n.initialized {
                 Some((ReasonCode::NotInitialized, say.text(|| "node isn't initialized".into())))
             } else if n.marked_for_deletion {
@@ -285,11 +293,16 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
 /// Per pool and reason, disruptions allowed now (D-7.4): allowed − disrupting, floored at 0.
 pub(crate) fn pool_budget(m: &Model, pool: usize, reason: &str, now: i64) -> Option<i64> {
     let np = &m.node_pools[pool];
-    let counted: Vec<&ExistingNode> =
-        m.nodes.iter().filter(|n| n.managed && n.initialized && !n.in_flight && n.nodepool.as_deref() == Some(np.name.as_str())).collect();
-    // NotReady nodes consume every budget but repair's: NotReady is what repair fixes
-    // (helpers.go NodePoolStatsFromNodes).
-    let disrupting = counted.iter().filter(|n| (!n.ready && reason != "Unhealthy") || n.marked_for_deletion).count() as i64;
+    // A rebooting node counts though a reboot resets its initialization (helpers.go
+    // NodePoolStatsFromNodes).
+    let counted: Vec<&ExistingNode> = m
+        .nodes
+        .iter()
+        .filter(|n| n.managed && (n.initialized || n.rebooting) && !n.in_flight && n.nodepool.as_deref() == Some(np.name.as_str()))
+        .collect();
+    // NotReady nodes consume every budget but repair's: NotReady is what repair fixes; a
+    // reboot in flight consumes every one.
+    let disrupting = counted.iter().filter(|n| (!n.ready && reason != "Unhealthy") || n.marked_for_deletion || n.rebooting).count() as i64;
     budget::allowed(&np.disruption.budgets, reason, counted.len(), now).map(|a| (a - disrupting).max(0))
 }
 

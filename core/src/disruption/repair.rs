@@ -74,7 +74,13 @@ pub(crate) fn matches(set: &PolicySet, n: &ExistingNode) -> Vec<Match> {
         };
         let mut push = |p: &crate::repair_policies::Policy| {
             let terms = PolicyTerms { toleration: p.toleration, grace: p.grace, priority: p.priority, rank: p.rank };
-            out.push(Match { condition: i, policy: terms, eligible_at: since.map(|s| s + p.toleration) })
+            // After a reboot the toleration runs again from its end (health.Resolve's
+            // notBefore): the rejoined node's conditions may not have caught up yet.
+            let eligible_at = match (since.map(|s| s + p.toleration), n.reboot_finished.map(|r| r + p.toleration)) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            out.push(Match { condition: i, policy: terms, eligible_at })
         };
         let mut matched = false;
         for p in set.policies.iter().filter(|p| p.condition == c.type_ && p.status == c.status && !p.reason.is_fallback()) {
@@ -229,7 +235,9 @@ pub(crate) fn repair(
         // Repair's candidate construction: unmanaged, deleting and unknown-pool nodes are no
         // candidates (their blocker verdict says so); do-not-disrupt, initialization and pod
         // blockers do not keep a node from being one.
-        if !n.managed || n.in_flight || n.marked_for_deletion || info.pool.is_none() {
+        // Nor is a rebooting node, or an uninitialized one that never registered
+        // (ValidateNodeDisruptable; Repair ignores only its NodeUninitializedError).
+        if !n.managed || n.in_flight || n.marked_for_deletion || info.pool.is_none() || n.rebooting || (!n.initialized && !n.registered) {
             continue;
         }
         if n.do_not_repair {

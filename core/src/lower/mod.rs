@@ -991,6 +991,12 @@ impl Lowering {
         let init_label =
             self.interner.get("karpenter.sh/initialized").and_then(|k| n.labels.get(k)).map(|v| self.interner.str(v) == "true");
         n.initialized = init_label.unwrap_or(true);
+        // Karpenter reads registration from the `karpenter.sh/registered` label (statenode.go,
+        // Registered); the conformance format may leave Karpenter's labels out, and an
+        // initialized node has registered.
+        let registered_label =
+            self.interner.get("karpenter.sh/registered").and_then(|k| n.labels.get(k)).map(|v| self.interner.str(v) == "true");
+        n.registered = registered_label.unwrap_or(n.initialized);
         n.initialized_at = n.created;
         self.nodes.push(n);
     }
@@ -1034,6 +1040,9 @@ impl Lowering {
             conditions: Vec::new(),
             termination_grace_period: None,
             do_not_repair: false,
+            registered: true,
+            rebooting: false,
+            reboot_finished: None,
             document: sink.document,
             source: None,
         }
@@ -1045,6 +1054,8 @@ impl Lowering {
         n.nodeclaim_name = Some(meta.name.clone());
         n.in_flight = true;
         n.initialized = false;
+        // Until merge_claims joins it with its Node: whether its `Registered` condition is True.
+        n.registered = false;
         let annotation = |k: &str| meta.annotations.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
         let mut claim_hash = hash_version::ClaimHash {
             hash: annotation("karpenter.sh/nodepool-hash"),
@@ -1122,6 +1133,14 @@ impl Lowering {
                         Some("InstanceTerminating") if sink.opt_scalar(&c, "status").as_deref() == Some("True") => {
                             n.marked_for_deletion = true;
                         }
+                        Some("Registered") => n.registered = sink.opt_scalar(&c, "status").as_deref() == Some("True"),
+                        // A repair reboot: True while it is in flight; False once it ended,
+                        // its transition time the end of the last reboot (statenode.go).
+                        Some("Rebooting") => match sink.opt_scalar(&c, "status").as_deref() {
+                            Some("True") => n.rebooting = true,
+                            Some("False") => n.reboot_finished = c.get("lastTransitionTime").and_then(|t| lower_pod::timestamp(&t, sink)),
+                            _ => {}
+                        },
                         Some("Drifted") if sink.opt_scalar(&c, "status").as_deref() != Some("True") => {
                             claim_hash.has_drifted_condition = true;
                         }
@@ -1190,6 +1209,15 @@ impl Lowering {
                         (None, Some(condition)) => condition,
                         (None, None) => true,
                     };
+                    // Registration likewise: the label `karpenter.sh/registered`, else the
+                    // claim's Registered condition, else initialization (which follows it).
+                    let registered = self.interner.get("karpenter.sh/registered").and_then(|k| node.labels.get(k));
+                    node.registered = match registered {
+                        Some(v) => self.interner.str(v) == "true",
+                        None => claim.registered || node.initialized,
+                    };
+                    node.rebooting = claim.rebooting;
+                    node.reboot_finished = claim.reboot_finished;
                     // Karpenter fills the Node's zero or missing values from the NodeClaim only
                     // until the node is initialized (statenode.go, Allocatable/Capacity); an
                     // initialized Node with an empty status.allocatable has no room, not even a
@@ -1207,7 +1235,9 @@ impl Lowering {
                         }
                     }
                 }
-                None => self.nodes.push(claim),
+                // Without a Node, Karpenter's state calls it neither registered nor
+                // initialized, whatever its conditions say.
+                None => self.nodes.push(ExistingNode { registered: false, ..claim }),
             }
         }
     }

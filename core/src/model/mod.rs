@@ -38,6 +38,11 @@ pub struct Settings {
     /// Karpenter's `--scheduler-config` (crate::scheduler_config): default topology spreads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler_config: Option<crate::scheduler_config::SchedulerConfig>,
+    /// Karpenter's `--legacy-node-repair` (default false). With the NodeRepair gate on it
+    /// replaces the Repair disruption method by the legacy node.health controller, which
+    /// nodecast does not model: `check` refuses that combination.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub legacy_node_repair: bool,
 }
 
 impl Default for Settings {
@@ -51,6 +56,7 @@ impl Default for Settings {
             max_instance_types: 600,
             repair_policies: None,
             scheduler_config: None,
+            legacy_node_repair: false,
         }
     }
 }
@@ -83,6 +89,18 @@ impl Settings {
         }
         if let Some(c) = &self.scheduler_config {
             errors.extend(crate::scheduler_config::check(c));
+        }
+        // Karpenter registers the legacy controller only with the gate on (controllers.go);
+        // with it off the flag changes nothing.
+        if self.legacy_node_repair && self.feature_gates.node_repair {
+            errors.push(
+                crate::error::InputError::new(
+                    "unsupported-setting",
+                    "--legacy-node-repair with NodeRepair=true runs Karpenter's legacy node.health controller in place of the Repair method; nodecast models only the Repair method",
+                )
+                .path("settings.legacyNodeRepair")
+                .help("leave legacyNodeRepair at Karpenter's default (false), or turn the NodeRepair gate off"),
+            );
         }
         for g in self.aws_feature_gates.unmodelled() {
             errors.push(
@@ -117,6 +135,7 @@ struct SettingsWire {
     max_instance_types: usize,
     repair_policies: Option<Vec<crate::repair_policies::RepairPolicySpec>>,
     scheduler_config: Option<crate::scheduler_config::SchedulerConfig>,
+    legacy_node_repair: bool,
     /// Deprecated: `featureGates: {SpotToSpotConsolidation: true}`.
     spot_to_spot_consolidation: Option<bool>,
 }
@@ -133,6 +152,7 @@ impl Default for SettingsWire {
             max_instance_types: s.max_instance_types,
             repair_policies: s.repair_policies,
             scheduler_config: s.scheduler_config,
+            legacy_node_repair: s.legacy_node_repair,
             spot_to_spot_consolidation: None,
         }
     }
@@ -153,6 +173,7 @@ impl From<SettingsWire> for Settings {
             max_instance_types: w.max_instance_types,
             repair_policies: w.repair_policies,
             scheduler_config: w.scheduler_config,
+            legacy_node_repair: w.legacy_node_repair,
         }
     }
 }
@@ -344,6 +365,18 @@ pub struct ExistingNode {
     pub conditions: Vec<NodeCondition>,
     /// The Node's `karpenter.sh/do-not-repair: "true"` annotation (repair's own veto).
     pub do_not_repair: bool,
+    /// Registered to Karpenter (statenode.go, Registered): a managed Node with the
+    /// `karpenter.sh/registered=true` label. Repair takes an uninitialized node only when it
+    /// is registered: until then the liveness controller's registration timeout owns it.
+    pub registered: bool,
+    /// The NodeClaim's `Rebooting` condition is True: a repair reboot is in flight. Every
+    /// method skips the node and it counts as disrupting in every budget (statenode.go,
+    /// RebootInProgress; disruption/helpers.go, NodePoolStatsFromNodes).
+    pub rebooting: bool,
+    /// When the NodeClaim's `Rebooting` condition turned False (the last reboot finished):
+    /// repair measures every toleration from no earlier than this (statenode.go,
+    /// GetRepairResult).
+    pub reboot_finished: Option<i64>,
     pub document: usize,
     /// The input the Node came from, for located errors.
     pub source: Option<String>,

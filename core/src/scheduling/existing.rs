@@ -4,7 +4,7 @@ use super::{topology, Fail, View};
 use crate::model::{ExistingNode, HostPort, Model, Pod};
 use crate::requirements::{Requirement, Requirements};
 use crate::resources::Resources;
-use crate::taints::{first_untolerated, Taint, Toleration};
+use crate::taints::{first_untolerated, Effect, Taint, Toleration};
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -31,15 +31,17 @@ const EPHEMERAL_TAINTS: [&str; 4] = [
     "karpenter.sh/unregistered",
 ];
 
-/// Taints that count for scheduling: an uninitialized managed node drops the known ephemeral
-/// taints and its startup taints (R1.6.4).
+/// Taints that count for scheduling: an uninitialized or rebooting managed node drops the
+/// known ephemeral taints, its startup taints and the reboot's `karpenter.sh/rebooting`
+/// NoSchedule fence, so its capacity counts as coming back (R1.6.4; statenode.go, Taints).
 pub fn effective_taints(n: &ExistingNode) -> Vec<Taint> {
-    if !n.managed || n.initialized {
+    if !n.managed || (n.initialized && !n.rebooting) {
         return n.taints.clone();
     }
     n.taints
         .iter()
         .filter(|t| !EPHEMERAL_TAINTS.contains(&t.key.as_str()) && !t.key.starts_with("readiness.k8s.io/"))
+        .filter(|t| !(t.key == "karpenter.sh/rebooting" && t.effect == Effect::NoSchedule))
         .filter(|t| !n.startup_taints.iter().any(|s| s.key == t.key && s.effect == t.effect && s.value == t.value))
         .cloned()
         .collect()

@@ -229,6 +229,9 @@ impl Sim {
             conditions: Vec::new(),
             termination_grace_period: np.termination_grace_period,
             do_not_repair: false,
+            registered: false,
+            rebooting: false,
+            reboot_finished: None,
             document: 0,
             source: None,
         };
@@ -337,6 +340,7 @@ impl Sim {
         self.nodes[n].state = NState::Registered;
         self.nodes[n].registered = Some(self.now);
         if let Some(en) = self.model_node(n) {
+            en.registered = true;
             en.in_flight = false;
             en.ready = true;
         }

@@ -213,6 +213,9 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
         conditions: Vec::new(),
         termination_grace_period: None,
         do_not_repair: false,
+        registered: false,
+        rebooting: false,
+        reboot_finished: None,
         document,
         source: None,
     }

@@ -196,6 +196,11 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
         if let Some(v) = st.get("schedulerConfig") {
             settings.scheduler_config = Some(serde_json::from_value(v.clone()).map_err(|e| format!("settings.schedulerConfig: {e}"))?);
         }
+        // Karpenter's --legacy-node-repair (the core refuses it with the NodeRepair gate on).
+        if let Some(v) = st.get("legacyNodeRepair") {
+            settings.legacy_node_repair =
+                v.as_bool().ok_or_else(|| format!("settings.legacyNodeRepair: expected true or false, got {v}"))?;
+        }
         // A setting the runner does not know would be silently ignored: refuse it instead.
         if let Some(map) = st.as_object() {
             let known = [
@@ -208,6 +213,7 @@ pub(crate) fn request(s: &Value, dir: &Path) -> Result<Request, String> {
                 "maxInstanceTypes",
                 "repairPolicies",
                 "schedulerConfig",
+                "legacyNodeRepair",
             ];
             if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
                 return Err(format!("settings: unknown key {k:?} (known: {})", known.join(", ")));
@@ -805,6 +811,8 @@ mod tests {
         assert_eq!(s.max_instance_types, 60);
         assert!(s.feature_gates.spot_to_spot_consolidation);
         assert_eq!(settings(json!({})).unwrap().max_instance_types, 600);
+        assert!(settings(json!({"legacyNodeRepair": true})).unwrap().legacy_node_repair);
+        assert!(settings(json!({"legacyNodeRepair": "yes"})).unwrap_err().contains("settings.legacyNodeRepair"));
     }
 
     #[test]
