@@ -314,6 +314,8 @@ export interface CatalogRow {
 export interface ClusterAutoscalerSettings {
   /** The `--expander` chain. */
   expander: Expander[];
+  /** `--expendable-pods-priority-cutoff`. */
+  expendablePodsPriorityCutoff: number;
   /** `--max-nodes-per-scaleup`. */
   maxNodesPerScaleUp: number;
   /** `--max-nodes-total` (0: no limit). */
@@ -650,6 +652,65 @@ export interface Metric {
   values: number[];
 }
 
+/** The NodePool proposed for one node group. */
+export interface MigratedNodePool {
+  /** `karpenter.sh/capacity-type In` (one value). */
+  capacityType: string;
+  /** `node.kubernetes.io/instance-type In`. */
+  instanceTypes: string[];
+  /** `spec.limits`: the group's max size of its largest type. */
+  limits: Record<string, string>;
+  /** The EC2NodeClass it refers to. */
+  nodeClass: string;
+  /** The node group. */
+  nodeGroup: string;
+  /** The NodePool's name. */
+  nodePool: string;
+  /** What of this group the NodePool does not carry over. */
+  notes?: string[];
+  /** The priority of the ConfigMap the weight comes from. */
+  priority?: number;
+  /** `spec.weight`, from the priority expander; absent without one. */
+  weight?: number;
+  /** `topology.kubernetes.io/zone In` (empty: no zone requirement). */
+  zones: string[];
+}
+
+/** The proposal and the two plans. */
+export interface Migration {
+  /** The Cluster Autoscaler's scale-up over the node groups for the pending pods. */
+  clusterAutoscaler: PlanSide;
+  /** Karpenter's provisioning pass over the proposed NodePools for the same pods. */
+  karpenter: PlanSide;
+  /** The NodePools and EC2NodeClasses as YAML documents (what `kubectl apply -f` takes). */
+  manifests: string;
+  /** The EC2NodeClasses the NodePools refer to. */
+  nodeClasses: string[];
+  /** One NodePool per node group, in the groups' order. */
+  nodePools: MigratedNodePool[];
+  /** What the proposal does not carry over, and what differs by design. */
+  notes: string[];
+  /** Karpenter's new nodes' $/h less the Cluster Autoscaler's (negative: Karpenter is cheaper). */
+  priceDifferencePerHour: number;
+  /** The same × 730 h. */
+  priceDifferencePerMonth: number;
+  /** Findings of both plans about the input. */
+  warnings: Warning[];
+}
+
+/** The answer of kind `Migration`: a success with the `Migration` fields, or a failure. */
+export type MigrationAnswer = (Migration & { apiVersion: 'nodecast/v1'; kind: 'Migration'; status: 'success'; }) | MigrationFailure;
+
+/** No answer: every problem found, located. */
+export interface MigrationFailure {
+  apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
+  errors: InputError[];
+  kind: 'Migration';
+  status: 'failure';
+}
+
 /** One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes. */
 export type NodeClaim = NodeClaimFields & (NodeClaimLaunch | NodeClaimNoLaunch);
 
@@ -822,6 +883,11 @@ export interface NodeGroupPendingPod {
 export interface NodeGroupPlan {
   /** Where the Cluster Autoscaler is random or timing-dependent, and what nodecast does then. */
   disclosures: string[];
+  /**
+   * Pending pods below `expendablePodsPriorityCutoff`: the Cluster Autoscaler does not scale
+   * up for them (they wait for room or preempt nothing).
+   */
+  expendable?: string[];
   /** Hourly price of the new nodes. */
   newPricePerHour: number;
   /** Every node group, in input order, with its template and its size before and after. */
@@ -1120,6 +1186,22 @@ export interface PlanFailure {
   errors: InputError[];
   kind: 'Plan';
   status: 'failure';
+}
+
+/** What one autoscaler does with the pending pods. */
+export interface PlanSide {
+  /** New nodes by instance type and capacity type, most first. */
+  instanceTypes: TypeCount[];
+  /** New nodes. */
+  nodes: number;
+  /** Pods left pending (`namespace/name`). */
+  pending: string[];
+  /** Pods placed (on new or current nodes). */
+  podsPlaced: number;
+  /** $/h of the new nodes. */
+  pricePerHour: number;
+  /** The same × 730 h. */
+  pricePerMonth: number;
 }
 
 /** A plan in a few numbers and lines. */
@@ -1813,6 +1895,16 @@ export interface TimelineEntry {
 
 /** What happened at a timeline entry. */
 export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated' | 'nodeclaim-relabeled' | 'reservation-active' | 'reservation-expiring' | 'reservation-ended';
+
+/** New nodes of one instance type and capacity type. */
+export interface TypeCount {
+  /** `spot` or `on-demand`. */
+  capacityType: string;
+  /** How many. */
+  count: number;
+  /** The instance type. */
+  instanceType: string;
+}
 
 /** What one instance type means for the pod: launched, a fallback option, or rejected. */
 export interface TypeExplanation {
