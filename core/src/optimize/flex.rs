@@ -12,7 +12,8 @@
 //! rule is downward closed: it fits the packing patterns as the hostname rules do, per class.
 //! Under the BestEffort policy Karpenter lowers minValues to what is available: no rule.
 
-use super::instance::{pod_admits, Class, Group};
+use super::class::{pod_admits, Class};
+use super::group::Group;
 use crate::labels::{KeyId, ValueId};
 use crate::model::{MinValuesPolicy, Model};
 use crate::scheduling::claim::Template;

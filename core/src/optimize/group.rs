@@ -14,3 +14,9 @@ pub struct Group {
     /// it, else unbounded (`affinity::rules` sets it).
     pub per_node: u32,
 }
+
+impl Group {
+    pub fn count(&self) -> u32 {
+        self.pods.len() as u32
+    }
+}

@@ -10,6 +10,7 @@
 
 pub(crate) mod affinity;
 mod check;
+mod class;
 mod flex;
 pub mod gen;
 mod group;

@@ -6,6 +6,7 @@
 //! (keda_loop.rs); this file reads and checks them.
 
 pub mod job;
+pub mod kind;
 pub mod object;
 pub mod rabbitmq;
 pub mod triggers;

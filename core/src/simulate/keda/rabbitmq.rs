@@ -6,7 +6,7 @@
 //! `PublishedToDeliveredRatio`, `ExpectedQueueConsumptionTime`) combine two or three numbers
 //! RabbitMQ's HTTP API reports; one series cannot stand for them, so they are refused.
 
-use super::triggers::{Kind, Problem};
+use super::kind::{Kind, Problem};
 use serde_json::{Map, Value};
 
 /// validateTrigger's default when neither `mode`, `value` nor `queueLength` is given.

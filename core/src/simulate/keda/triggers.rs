@@ -8,8 +8,7 @@
 
 use serde_json::{Map, Value};
 
-/// (path, code, message, help) of one error; the caller locates it in its document.
-pub type Problem = (String, &'static str, String, String);
+pub use super::kind::{Kind, Problem};
 
 /// One modelled external scaler: its `type`, the metadata key of its target (and the default
 /// when the scaler has one), of its activation threshold, and whether KEDA reads both as
@@ -48,27 +47,6 @@ pub fn modelled() -> String {
     let mut names: Vec<&str> = SCALERS.iter().map(|s| s.kind).collect();
     names.extend(["rabbitmq", "cpu", "memory"]);
     names.join(", ")
-}
-
-/// What one trigger asks of the HPA KEDA generates (or of the ScaledJob's job count).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
-    /// An external scaler: an External metric with this target, active above `activation`.
-    External {
-        /// The target (`threshold`, `queueLength`, ...).
-        target: f64,
-        /// The activation threshold (active when the value is above it).
-        activation: f64,
-        /// `metricType: Value` (else AverageValue, KEDA's default).
-        value: bool,
-    },
-    /// The cpu or memory scaler: a Resource metric of the target's pods; always active.
-    Resource {
-        resource: String,
-        /// `metricType: Utilization` with this percent, else AverageValue with this quantity text.
-        utilization: Option<i32>,
-        average: Option<String>,
-    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
