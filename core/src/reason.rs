@@ -278,7 +278,8 @@ mod tests {
     #[test]
     fn wire_names_are_the_documented_ones() {
         // The strings the goldens and FORMAT §6/§7.1 carry; a typo here would change the wire.
-        assert_eq!(ReasonCode::ALL.len(), 34);
+        assert_eq!(ReasonCode::ALL.len(), 35);
+        assert_eq!(ReasonCode::Rebooting.as_str(), "rebooting");
         assert_eq!(ReasonCode::UnhealthyThreshold.as_str(), "unhealthy-threshold");
         assert_eq!(Method::Repair.reason(), DisruptionReason::Unhealthy);
         assert_eq!(DisruptionReason::Unhealthy.as_str(), "unhealthy");

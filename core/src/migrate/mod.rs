@@ -169,10 +169,13 @@ struct Class {
     max_pods: Option<i64>,
 }
 
+/// A pool's node template: its labels (`key`, `value`) and taints.
+type NodeTemplate = (Vec<(String, String)>, Vec<crate::taints::Taint>);
+
 struct Proposal {
     pools: Vec<MigratedNodePool>,
     /// Per pool: its labels and taints (`key`, `value`, `effect`).
-    templates: Vec<(Vec<(String, String)>, Vec<crate::taints::Taint>)>,
+    templates: Vec<NodeTemplate>,
     classes: Vec<Class>,
     consolidate_after: i64,
     notes: Vec<String>,
@@ -263,7 +266,7 @@ fn propose(m: &crate::model::Model, input: &NodeGroupInput) -> Proposal {
 }
 
 /// Two NodePools with the same labels, taints, capacity type and class.
-fn same_shape(pools: &[MigratedNodePool], templates: &[(Vec<(String, String)>, Vec<crate::taints::Taint>)]) -> bool {
+fn same_shape(pools: &[MigratedNodePool], templates: &[NodeTemplate]) -> bool {
     (0..pools.len()).any(|i| {
         (0..i).any(|j| {
             templates[i] == templates[j]
