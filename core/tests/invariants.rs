@@ -117,7 +117,11 @@ proptest! {
                 if spec.gpu > 0 { prop_assert!(t.4 >= spec.gpu); }
                 if let Some(a) = spec.arch { prop_assert_eq!(t.3, a); }
             }
-            if c["nodePool"] == "general" { general_cpu += i64::from(t.1) * 1000; }
+            // The catalog gives no `capacity`, so a type's capacity is its allocatable (FORMAT
+            // §2.2: "capacity defaults to allocatable"), which is what limits count, not its
+            // nominal vCPUs (a proptest run found 10 arm-4 + 1 xlarge-16 under a 55-cpu limit:
+            // 54.9 allocatable, 56 nominal).
+            if c["nodePool"] == "general" { general_cpu += q(&c["allocatable"]["cpu"]); }
         }
         // Limits: capacity launched by the general pool stays within its cpu limit.
         prop_assert!(general_cpu <= i64::from(cpu_limit) * 1000, "launched {} > limit {}", general_cpu, cpu_limit);
