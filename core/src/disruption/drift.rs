@@ -83,7 +83,24 @@ fn instance_type_not_found(m: &Model, n: &ExistingNode) -> Option<String> {
         (Some(v), Some(r)) => m.reservations[r as usize].interruptible_value == v,
         (Some(_), None) => false,
     };
-    if it.offerings.iter().any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type) && interruptible_ok(o)) {
+    // Karpenter looks the type up among the instance types of the NodeClaim's own NodePool
+    // (drift.go `GetInstanceTypes(nodePool)`), whose reserved offerings are only those of
+    // reservations its EC2NodeClass selected: a reservation only another class selects is no
+    // offering of this node's type. (Without the NodePool in the input, every class counts.)
+    let class = n
+        .nodepool
+        .as_deref()
+        .and_then(|p| m.node_pools.iter().find(|np| np.name == p))
+        .map(|np| np.node_class.as_deref().and_then(|c| m.interner.get(c)));
+    let selected_ok = |o: &crate::catalog::Offering| match (o.reservation, class) {
+        (Some(r), Some(c)) => c.is_some_and(|c| m.reservations[r as usize].classes.contains(&c)),
+        _ => true,
+    };
+    if it
+        .offerings
+        .iter()
+        .any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type) && interruptible_ok(o) && selected_ok(o))
+    {
         return None;
     }
     Some(format!(
