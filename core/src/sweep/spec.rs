@@ -15,6 +15,9 @@ use serde_json::{Map, Value};
 /// about a kilobyte), far above the thousands a capacity question needs.
 pub const MAX_COMBINATIONS: u64 = 1_000_000;
 
+/// At most this many entries in the catalog axis (`catalog: [...]`).
+pub const MAX_CATALOGS: usize = 256;
+
 /// Which nodecast function every combination of a sweep runs (the spec's `operation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -553,6 +556,14 @@ fn catalog_axis(r: &mut Reader, list: &[Value]) -> Vec<CatalogEntry> {
     let help = "catalog names (aws-eu-west-1), catalog mappings, or {catalog, label, inputs, objects}";
     if list.is_empty() {
         r.error("catalog", "required", "the catalog axis is an empty list", help);
+    }
+    // Each entry's catalog is built once at load (to locate a bad one) and cells are compared
+    // pairwise: a bound on the list keeps both small whatever the spec's size. AWS has about
+    // 35 regions; a few inline catalogs beside them fit too.
+    if list.len() > MAX_CATALOGS {
+        let message = format!("the catalog axis has {} entries; the limit is {MAX_CATALOGS}", list.len());
+        r.error("catalog", "too-many-catalogs", message, "split the sweep into several specs");
+        return Vec::new();
     }
     let mut out: Vec<CatalogEntry> = Vec::new();
     for (i, item) in list.iter().enumerate() {

@@ -435,6 +435,10 @@ fn catalog_axis_errors_are_located_before_anything_runs() {
     // An empty axis, a grid column named catalog.
     spec["catalog"] = json!([]);
     assert!(paths(spec.clone()).contains(&"catalog: required".to_string()));
+    // A list longer than the bound is refused before any catalog is built.
+    let many: Vec<Value> = (0..=super::spec::MAX_CATALOGS).map(|i| json!({"catalog": "aws-us-east-1", "label": format!("c{i}")})).collect();
+    spec["catalog"] = Value::Array(many);
+    assert!(paths(spec.clone()).contains(&"catalog: too-many-catalogs".to_string()));
     spec["catalog"] = json!(["aws-us-east-1"]);
     spec["grid"][0]["name"] = json!("catalog");
     assert!(paths(spec).contains(&"grid[0].name: reserved-name".to_string()));
