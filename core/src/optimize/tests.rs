@@ -8,6 +8,30 @@ mod min_values;
 mod pod_affinity;
 mod zones;
 
+/// A Deployment in namespace `ml` labelled `app: <name>`, for the rule tests' inputs.
+pub(super) fn deployment(name: &str, replicas: u32, extra_spec: &str, resources: &str) -> String {
+    format!(
+        r#"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: ml}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+{extra_spec}
+      containers:
+      - {{name: c, image: c, resources: {resources}}}
+"#
+    )
+}
+
+/// One GPU and the CPU and memory that go with it on the g-families.
+pub(super) const ONE_GPU: &str = r#"{requests: {cpu: "3", memory: 12Gi}, limits: {nvidia.com/gpu: "1"}}"#;
+
 pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
     Request { objects, catalog, ..Default::default() }
 }

@@ -2,30 +2,8 @@
 //! ports), the certificate of plans that keep Karpenter's NodeClaims, and the random
 //! differential against the brute force with those rules.
 
-use super::{brute_force, request, solved, yaml_request};
+use super::{brute_force, deployment, request, solved, yaml_request, ONE_GPU};
 use crate::optimize::*;
-
-fn deployment(name: &str, replicas: u32, extra_spec: &str, resources: &str) -> String {
-    format!(
-        r#"
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}, namespace: ml}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-{extra_spec}
-      containers:
-      - {{name: c, image: c, resources: {resources}}}
-"#
-    )
-}
-
-const ONE_GPU: &str = r#"{requests: {cpu: "3", memory: 12Gi}, limits: {nvidia.com/gpu: "1"}}"#;
 
 /// Pods per optimised (not kept) NodeClaim, as sets of names.
 fn fresh_nodes(o: &Optimization) -> Vec<&Vec<String>> {

@@ -2,30 +2,9 @@
 //! another's), its pods no longer kept on Karpenter's NodeClaims, the checks that reject a
 //! placement missing it, and the random differential against the brute force.
 
-use super::{brute_force, request, solved, yaml_request};
+use super::{brute_force, deployment, request, solved, yaml_request, ONE_GPU};
 use crate::optimize::*;
 
-fn deployment(name: &str, replicas: u32, extra_spec: &str, resources: &str) -> String {
-    format!(
-        r#"
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}, namespace: ml}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-{extra_spec}
-      containers:
-      - {{name: c, image: c, resources: {resources}}}
-"#
-    )
-}
-
-const ONE_GPU: &str = r#"{requests: {cpu: "3", memory: 12Gi}, limits: {nvidia.com/gpu: "1"}}"#;
 const CACHE: &str = r#"{requests: {cpu: "1", memory: 2Gi}}"#;
 
 fn affinity(key: &str, app: &str) -> String {

@@ -2,31 +2,10 @@
 //! within and across workloads), their pods no longer kept on Karpenter's NodeClaims, and the
 //! random differential against the brute force, which checks the zone rules over every pod's zone.
 
-use super::{brute_force, request, solved, yaml_request};
+use super::{brute_force, deployment, request, solved, yaml_request, ONE_GPU};
 use crate::optimize::*;
 use std::collections::BTreeMap;
 
-fn deployment(name: &str, replicas: u32, extra_spec: &str, resources: &str) -> String {
-    format!(
-        r#"
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}, namespace: ml}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-{extra_spec}
-      containers:
-      - {{name: c, image: c, resources: {resources}}}
-"#
-    )
-}
-
-const ONE_GPU: &str = r#"{requests: {cpu: "3", memory: 12Gi}, limits: {nvidia.com/gpu: "1"}}"#;
 const SMALL: &str = r#"{requests: {cpu: 500m, memory: 1Gi}, limits: {nvidia.com/gpu: "1"}}"#;
 
 fn spread(app: &str, skew: u32, extra: &str) -> String {
