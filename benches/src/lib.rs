@@ -3,6 +3,8 @@
 //! Everything here is deterministic: a fixed-seed SplitMix64 generator stands in for `rand`,
 //! so every run (and every machine) benchmarks exactly the same requests.
 
+pub mod hpa;
+
 use nodecast::{Outcome, Request};
 use serde_json::{json, Value};
 
