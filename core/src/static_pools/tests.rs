@@ -254,3 +254,67 @@ fn scale_down_among_equals_discloses_the_tie() {
     assert_eq!(p.static_deprovisioned[0].name, "fixed-a");
     assert_eq!(p.static_deprovisioned[0].tied_with, ["fixed-b"]);
 }
+
+/// A registered, initialized static node with its NodeClaim, drifted (a provider drift taken as given).
+fn drifted_node(name: &str, pool: &str) -> String {
+    format!(
+        "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  creationTimestamp: \"2025-03-05T08:00:00Z\"\n  labels: {{karpenter.sh/nodepool: {pool}, karpenter.sh/initialized: \"true\", karpenter.sh/registered: \"true\", karpenter.sh/capacity-type: on-demand, node.kubernetes.io/instance-type: s-2, topology.kubernetes.io/zone: test-zone-a}}\nspec: {{providerID: \"fake://{name}\"}}\nstatus:\n  allocatable: {{cpu: 1900m, memory: 3500Mi, pods: \"20\"}}\n---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: {name}\n  creationTimestamp: \"2025-03-05T08:00:00Z\"\n  labels: {{karpenter.sh/nodepool: {pool}}}\nspec:\n  nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n  requirements: []\nstatus:\n  nodeName: {name}\n  providerID: \"fake://{name}\"\n  conditions:\n  - {{type: Initialized, status: \"True\", lastTransitionTime: \"2025-03-05T08:05:00Z\"}}\n  - {{type: Drifted, status: \"True\", reason: AMIDrift, lastTransitionTime: \"2025-03-05T10:00:00Z\"}}\n"
+    )
+}
+
+fn consolidate(docs: &[String], gates: &str) -> crate::api::Decision {
+    let mut req = request(docs, true);
+    req.settings.feature_gates.apply(gates).expect("gates");
+    req.now = Some("2025-03-05T12:00:00Z".into());
+    match crate::json::consolidate(&req).outcome {
+        crate::json::Outcome::Success(d) => d,
+        crate::json::Outcome::Failure { errors } => panic!("{errors:?}"),
+    }
+}
+
+#[test]
+fn static_drift_replaces_drifted_static_nodes_with_the_template() {
+    // StaticDrift (staticdrift.go): budget 100 % lets both go, each replaced by the bare template.
+    let budgets = "  disruption: {budgets: [{nodes: \"100%\"}]}\n";
+    let docs =
+        [pool("fixed", &format!("  replicas: 2\n{budgets}"), "[]"), drifted_node("fixed-a", "fixed"), drifted_node("fixed-b", "fixed")];
+    let d = consolidate(&docs, "");
+    assert_eq!(d.decision, crate::api::Action::Replace);
+    assert_eq!(d.reason, Some(crate::reason::DisruptionReason::Drifted));
+    assert_eq!(d.disrupted_nodes, ["fixed-a", "fixed-b"]);
+    assert_eq!(d.replacement.as_ref().and_then(|r| r.instance_type.as_deref()), Some("s-2"));
+    assert_eq!(d.more_replacements.len(), 1);
+    assert!(d.replacement.as_ref().is_some_and(|r| r.pods.is_empty()));
+    assert!(d.ties.is_empty());
+    // The default budget (10 % of 2, rounded up: 1) takes one; which one is Karpenter's map order.
+    let docs = [pool("fixed", "  replicas: 2\n", "[]"), drifted_node("fixed-a", "fixed"), drifted_node("fixed-b", "fixed")];
+    let d = consolidate(&docs, "");
+    assert_eq!(d.disrupted_nodes, ["fixed-a"]);
+    assert_eq!(d.ties.len(), 1);
+    assert_eq!(d.ties[0].nodes, ["fixed-a", "fixed-b"]);
+}
+
+#[test]
+fn static_drift_at_the_node_limit_waits_or_terminates_first() {
+    let spec = "  replicas: 2\n  limits: {nodes: \"2\"}\n  disruption: {budgets: [{nodes: \"100%\"}]}\n";
+    let docs = [pool("fixed", spec, "[]"), drifted_node("fixed-a", "fixed"), drifted_node("fixed-b", "fixed")];
+    // No room for a replacement: blocked, with Karpenter's words.
+    let d = consolidate(&docs, "");
+    assert_eq!(d.decision, crate::api::Action::None);
+    let a = d.nodes.iter().find(|n| n.name == "fixed-a").expect("fixed-a");
+    assert!(a.reasons[0].message.contains("at its node limit"), "{:?}", a.reasons);
+    // TerminateFirstDrift: deleted first, the static controller refills the pool.
+    let d = consolidate(&docs, "TerminateFirstDrift=true");
+    assert_eq!(d.decision, crate::api::Action::Delete);
+    assert_eq!(d.disrupted_nodes, ["fixed-a", "fixed-b"]);
+    assert_eq!(d.terminate_first, Some(crate::api::TerminateFirst::StaticAtLimit));
+    // Above its replicas the pool waits for its scale-down.
+    let docs = [
+        pool("fixed", "  replicas: 1\n  disruption: {budgets: [{nodes: \"100%\"}]}\n", "[]"),
+        drifted_node("fixed-a", "fixed"),
+        drifted_node("fixed-b", "fixed"),
+    ];
+    let d = consolidate(&docs, "");
+    assert_eq!(d.decision, crate::api::Action::None);
+    assert!(d.nodes[0].reasons[0].message.contains("scale-down comes first"), "{:?}", d.nodes[0].reasons);
+}
