@@ -231,6 +231,7 @@ ORACLE_GATES_NEW ?= 500
 oracle-gates: oracle-build
 	$(call oracle_two_halves,dra,-dra $(ORACLE_GATES_NEW),repair,-repair $(ORACLE_GATES_NEW))
 	$(call oracle_two_halves,static,-static $(ORACLE_GATES_NEW),buffer,-buffer $(ORACLE_GATES_NEW))
+	cd oracle && $(ORACLE_ENV) ./oracle run -provision 0 -disrupt 0 -sdrift $(ORACLE_GATES_NEW) -v
 	$(call oracle_two_halves,gates-a,-gates $(ORACLE_BIG),gates-b,-gates $(ORACLE_BIG) -seed $$(( $(ORACLE_BIG) + 1 )))
 oracle-drift: oracle-build
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision 0 -disrupt 0 -reserved 0 -rdisrupt 0 -drift $(ORACLE_NEW) -v
