@@ -151,7 +151,11 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		}
 		a := &DisruptAnswer{Method: strings.TrimPrefix(fmt.Sprintf("%T", m), "*disruption.")}
 		for _, cmd := range cmds {
-			a.Decision = strings.ToLower(string(cmd.Decision()))
+			// Several commands (StaticDrift's, one per node, in Go map order across pools): the
+			// pass replaces when any of them does.
+			if a.Decision != "replace" {
+				a.Decision = strings.ToLower(string(cmd.Decision()))
+			}
 			a.Reason = strings.ToLower(string(m.Reason()))
 			for _, c := range cmd.Candidates {
 				a.Nodes = append(a.Nodes, c.Name())

@@ -145,6 +145,16 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 			fields.FeatureGates.StaticCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
 		case ok && k == "CapacityBuffer":
 			fields.FeatureGates.CapacityBuffer = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "TerminateFirstDrift":
+			fields.FeatureGates.TerminateFirstDrift = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "TerminateFirstRepair":
+			fields.FeatureGates.TerminateFirstRepair = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "PodDeletionCostManagement":
+			fields.FeatureGates.PodDeletionCostManagement = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok:
+			// A gate left at its default on this side while nodecast turned it would be a
+			// silent disagreement of setups, not of answers.
+			return nil, fmt.Errorf("settings.featureGates: %q is not a gate the harness passes to Karpenter", k)
 		}
 	}
 	bufferGate := lo.FromPtr(fields.FeatureGates.CapacityBuffer)

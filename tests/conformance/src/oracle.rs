@@ -219,7 +219,13 @@ pub fn normal_decision(d: &Decision, m: &Model) -> Value {
         v
     });
     let replacements = d.replacement.iter().count() + d.more_replacements.len();
-    json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
+    // Karpenter's Command.Decision() calls a delete-only terminate-first command
+    // "terminate-first" (disruption/types.go).
+    let decision = match (d.decision, d.terminate_first) {
+        (nodecast::api::Action::Delete, Some(_)) => json!("terminate-first"),
+        (a, _) => json!(a),
+    };
+    json!({"decision": decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
            "replacements": replacements, "ties": d.ties.len()})
 }
 
