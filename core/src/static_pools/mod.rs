@@ -22,6 +22,10 @@
 //! pods on it, as Karpenter's scheduler does with in-flight capacity) and listed in
 //! [`Model::static_launches`] for the answers; with the gate off, a static pool gets a
 //! warning that names the gate, since Karpenter then launches nothing for it.
+//!
+//! Scale-down of a pool above its replicas is [`deprovision`]'s (applied by `plan`); with no
+//! dynamic NodePool at all the provisioner runs no pass (`scheduling::solve`); drifted static
+//! nodes are StaticDrift's (`disruption/static_drift.rs`).
 
 use crate::api::{StaticNodeClaimOut, Warning};
 use crate::error::InputError;
