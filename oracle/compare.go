@@ -123,6 +123,9 @@ func CompareProvision(n, k *ProvisionAnswer) (string, string) {
 	if !reflect.DeepEqual(nonNil(n.Existing), nonNil(k.Existing)) {
 		return "existing-node placements differ", fmt.Sprintf("nodecast %v, karpenter %v", n.Existing, k.Existing)
 	}
+	if !slices.Equal(n.StaticDeleted, k.StaticDeleted) {
+		return "static scale-down differs", fmt.Sprintf("nodecast %v, karpenter %v", n.StaticDeleted, k.StaticDeleted)
+	}
 	if c, d := compareStatic(n.Static, k.Static); c != "" {
 		return c, d
 	}
@@ -299,7 +302,8 @@ func CompareDisrupt(n, k *DisruptAnswer) (string, string) {
 	}
 	// Several replacements come in each side's own claim order: their options are not compared.
 	if n.Replacement != nil && n.Replacements <= 1 {
-		if !slices.Equal(n.Replacement.Options, k.Replacement.Options) {
+		// A static pool's replacement is its bare template: no options on Karpenter's side.
+		if !k.Replacement.Static && !slices.Equal(n.Replacement.Options, k.Replacement.Options) {
 			return "replacement options differ", optionDiff(n.Replacement.Options, k.Replacement.Options)
 		}
 		if !launchOK(*n.Replacement, *k.Replacement) {

@@ -121,11 +121,8 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 	}
 	methods := disruption.NewMethods(e.ctx, e.clk, e.cluster, e.client, e.prov, e.cp, e.rec, queue)
 	for _, m := range methods {
-		// Static NodePools are out of the scenarios' scope, so StaticDrift never has candidates;
-		// Drift runs (the drift scenarios of gen_drift.go give NodeClaims stale hashes).
-		if _, ok := m.(*disruption.StaticDrift); ok {
-			continue
-		}
+		// StaticDrift runs (drifted NodeClaims of static pools: gen_drift.go's `static` pools,
+		// tests/scenarios/st03); Drift runs (the drift scenarios give NodeClaims stale hashes).
 		// The Drift method runs on every scenario, the hand-written FORMAT files too: FORMAT.md
 		// §3.7 states drift out of their scope, and with the provider's instance-type labels on
 		// each NodeClaim (load) none of them drifts on either side.
@@ -154,14 +151,23 @@ func (e *Env) Disrupt() (*DisruptAnswer, error) {
 		}
 		a := &DisruptAnswer{Method: strings.TrimPrefix(fmt.Sprintf("%T", m), "*disruption.")}
 		for _, cmd := range cmds {
-			a.Decision = strings.ToLower(string(cmd.Decision()))
+			// Several commands (StaticDrift's, one per node, in Go map order across pools): the
+			// pass replaces when any of them does.
+			if a.Decision != "replace" {
+				a.Decision = strings.ToLower(string(cmd.Decision()))
+			}
 			a.Reason = strings.ToLower(string(m.Reason()))
 			for _, c := range cmd.Candidates {
 				a.Nodes = append(a.Nodes, c.Name())
 			}
 			for i, r := range cmd.Replacements {
-				if i == 0 {
+				if i == 0 && a.Replacement == nil {
 					c := e.claim(r.NodeClaim)
+					if r.IsStaticNodeClaim {
+						if c, err = e.staticReplacement(r.NodeClaim); err != nil {
+							return nil, err
+						}
+					}
 					c.Pods = nil
 					a.Replacement = &c
 				}

@@ -508,6 +508,9 @@ func Generate(kind string, seed int64) (string, error) {
 	if kind == "gates" {
 		return GenerateGates(seed)
 	}
+	if kind == "sdrift" {
+		return GenerateStaticDrift(seed)
+	}
 	if kind == "drift" {
 		return GenerateDrift(seed)
 	}

@@ -145,6 +145,16 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 			fields.FeatureGates.StaticCapacity = lo.ToPtr(strings.EqualFold(v, "true"))
 		case ok && k == "CapacityBuffer":
 			fields.FeatureGates.CapacityBuffer = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "TerminateFirstDrift":
+			fields.FeatureGates.TerminateFirstDrift = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "TerminateFirstRepair":
+			fields.FeatureGates.TerminateFirstRepair = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok && k == "PodDeletionCostManagement":
+			fields.FeatureGates.PodDeletionCostManagement = lo.ToPtr(strings.EqualFold(v, "true"))
+		case ok:
+			// A gate left at its default on this side while nodecast turned it would be a
+			// silent disagreement of setups, not of answers.
+			return nil, fmt.Errorf("settings.featureGates: %q is not a gate the harness passes to Karpenter", k)
 		}
 	}
 	bufferGate := lo.FromPtr(fields.FeatureGates.CapacityBuffer)
@@ -664,6 +674,9 @@ type Claim struct {
 	ReservationID string `json:"reservationId,omitempty"`
 	// Karpenter side only: every launch the AWS provider / EC2 may make.
 	Launch *Launch `json:"launch,omitempty"`
+	// Karpenter side only: a static pool's bare template (StaticDrift's replacement), which has
+	// no instance-type options of its own.
+	Static bool `json:"static,omitempty"`
 	// Karpenter side only: the reservations the NodeClaim holds (its capacity-reservation-id
 	// requirement after FinalizeScheduling), for reading a disagreement.
 	Held []string `json:"held,omitempty"`
@@ -683,6 +696,9 @@ type ProvisionAnswer struct {
 	// Static NodeClaims created before the pass (StaticCapacity gate; static.go), with the
 	// pending pods the pass put on them.
 	Static []Claim `json:"static,omitempty"`
+	// Nodes whose NodeClaims the static deprovisioning controller deleted before the pass
+	// (a static pool above its replicas; static.go), sorted.
+	StaticDeleted []string `json:"staticDeleted,omitempty"`
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -716,7 +732,12 @@ func sortClaims(cs []Claim) {
 // With the StaticCapacity gate on, the static provisioning controller runs first (static.go);
 // `static` is nodecast's static NodeClaims.
 func (e *Env) Provision(static []Claim) (*ProvisionAnswer, error) {
+	var deleted []string
 	if e.staticGate {
+		var err error
+		if deleted, err = e.runStaticDeprovisioning(); err != nil {
+			return nil, err
+		}
 		if err := e.runStatic(static); err != nil {
 			return nil, err
 		}
@@ -725,7 +746,7 @@ func (e *Env) Provision(static []Claim) (*ProvisionAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &ProvisionAnswer{Existing: map[string]string{}, Claims: []Claim{}, Unschedulable: []string{}}
+	a := &ProvisionAnswer{Existing: map[string]string{}, Claims: []Claim{}, Unschedulable: []string{}, StaticDeleted: deleted}
 	for _, nc := range res.NewNodeClaims {
 		a.Claims = append(a.Claims, e.claim(nc))
 	}
@@ -750,6 +771,39 @@ func (e *Env) Provision(static []Claim) (*ProvisionAnswer, error) {
 		if pscheduling.IsReservedOfferingError(err) {
 			a.Deferred = append(a.Deferred, podKey(p))
 		} else {
+			a.Unschedulable = append(a.Unschedulable, podKey(p))
+		}
+	}
+	// A pod the pass decided on but that is in no result: with no dynamic NodePool, Schedule
+	// marks every pod of the pass "no dynamic nodepools found" in cluster state and returns no
+	// results (provisioner.go, ErrNodePoolsNotFound). Such a pod stays pending.
+	decided := map[string]bool{}
+	for _, p := range a.Unschedulable {
+		decided[p] = true
+	}
+	for _, p := range a.Deferred {
+		decided[p] = true
+	}
+	for p := range a.Existing {
+		decided[p] = true
+	}
+	for _, c := range a.Claims {
+		for _, p := range c.Pods {
+			decided[p] = true
+		}
+	}
+	for _, c := range a.Static {
+		for _, p := range c.Pods {
+			decided[p] = true
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := e.client.List(e.ctx, pods); err != nil {
+		return nil, err
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if !decided[podKey(p)] && !e.cluster.PodSchedulingDecisionTime(types.NamespacedName{Namespace: p.Namespace, Name: p.Name}).IsZero() {
 			a.Unschedulable = append(a.Unschedulable, podKey(p))
 		}
 	}

@@ -282,6 +282,7 @@ func cmdRun(args []string) error {
 	nRes := fs.Int("reserved", 0, "random reserved-capacity provisioning scenarios (gen_reserved.go; make oracle-reserved)")
 	nRDis := fs.Int("rdisrupt", 0, "random disruption scenarios with reserved nodes (make oracle-reserved)")
 	nDrift := fs.Int("drift", 0, "random drift scenarios (gen_drift.go)")
+	nSDrift := fs.Int("sdrift", 0, "random drift scenarios with static NodePools (gen_drift.go): Karpenter's StaticDrift method")
 	nPrices := fs.Int("prices", 0, "random provisioning scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
 	nPDis := fs.Int("pdisrupt", 0, "random disruption scenarios with spot price history, zone offerings and on-demand prices (gen_prices.go)")
 	nRepair := fs.Int("repair", 0, "random node-repair disruption scenarios (gen_repair.go): Karpenter's Repair method, NodeRepair on for most")
@@ -333,7 +334,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}, {"sdrift", *nSDrift}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {

@@ -12,8 +12,10 @@ package main
 // NodeClaims are compared with these: per NodePool the same count, each launch one the provider
 // may make, the same pods on them (pairings of equal NodeClaims are interchangeable).
 //
-// Not driven: the static deprovisioning controller (a pool above its replicas; nodecast's plan
-// does not model that scale-down) and the disruption of static nodes.
+// With the gate on the static deprovisioning controller (pkg/controllers/static/deprovisioning)
+// runs first on every static pool: a pool above its replicas has NodeClaims deleted (their
+// finalizer keeps them, deleting), and the pass provisions for their pods. Compared: the set of
+// nodes deleted (`staticDeleted`).
 
 import (
 	"encoding/json"
@@ -27,6 +29,8 @@ import (
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
+	pscheduling "sigs.k8s.io/karpenter/pkg/controllers/provisioning/scheduling"
+	staticdeprov "sigs.k8s.io/karpenter/pkg/controllers/static/deprovisioning"
 	staticprov "sigs.k8s.io/karpenter/pkg/controllers/static/provisioning"
 	"sigs.k8s.io/karpenter/pkg/scheduling"
 )
@@ -146,6 +150,77 @@ func (e *Env) runStatic(want []Claim) error {
 		}
 	}
 	return e.syncState()
+}
+
+// runStaticDeprovisioning runs the static deprovisioning controller on every static NodePool
+// and returns the nodes (NodeClaim names when they have no Node) whose NodeClaims it deleted.
+func (e *Env) runStaticDeprovisioning() ([]string, error) {
+	ctrl := staticdeprov.NewController(e.client, e.cluster, e.cpd, e.clk, e.rec)
+	list := &v1.NodeClaimList{}
+	if err := e.client.List(e.ctx, list); err != nil {
+		return nil, err
+	}
+	already := map[string]bool{}
+	for _, nc := range list.Items {
+		already[nc.Name] = !nc.DeletionTimestamp.IsZero()
+	}
+	static := false
+	for _, p := range e.objs.NodePools {
+		if p.Spec.Replicas == nil {
+			continue
+		}
+		static = true
+		np := &v1.NodePool{}
+		if err := e.client.Get(e.ctx, keyOf(p), np); err != nil {
+			return nil, err
+		}
+		if _, err := ctrl.Reconcile(e.ctx, np); err != nil {
+			return nil, fmt.Errorf("static deprovisioning of %s: %w", np.Name, err)
+		}
+	}
+	if !static {
+		return nil, nil
+	}
+	if err := e.client.List(e.ctx, list); err != nil {
+		return nil, err
+	}
+	var deleted []string
+	for i := range list.Items {
+		nc := &list.Items[i]
+		if nc.DeletionTimestamp.IsZero() || already[nc.Name] {
+			continue
+		}
+		name := nc.Status.NodeName
+		if name == "" {
+			name = nc.Name
+		}
+		deleted = append(deleted, name)
+	}
+	sort.Strings(deleted)
+	return deleted, e.syncState()
+}
+
+// staticReplacement: StaticDrift's replacement, the pool's bare template (no instance-type
+// options): what the AWS provider may launch for it, as for a NodeClaim of runStatic.
+func (e *Env) staticReplacement(nc *pscheduling.NodeClaim) (Claim, error) {
+	c := Claim{NodePool: nc.NodePoolName, Static: true}
+	np := &v1.NodePool{}
+	if err := e.client.Get(e.ctx, client.ObjectKey{Name: nc.NodePoolName}, np); err != nil {
+		return c, err
+	}
+	its, err := e.cpd.GetInstanceTypes(e.ctx, np)
+	if err != nil {
+		return c, err
+	}
+	reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(nc.NodeClaim.Spec.Requirements...)
+	var compatible cloudprovider.InstanceTypes
+	for _, it := range its {
+		if reqs.Compatible(it.Requirements, scheduling.AllowUndefinedWellKnownLabels) == nil && len(it.Offerings.Compatible(reqs).Available()) > 0 {
+			compatible = append(compatible, it)
+		}
+	}
+	c.Launch = launch(compatible, reqs, e.aws)
+	return c, nil
 }
 
 // launchStatic writes what the lifecycle's launch writes on a NodeClaim the provider launched:

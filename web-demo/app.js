@@ -606,6 +606,12 @@ function renderPlan(a) {
       h('ul', { class: 'plain', id: 'static-claims' }, a.staticNodeClaims.map((c) => h('li', {}, h('strong', { text: c.name }), ` (${[c.nodePool, c.instanceType, c.capacityType, c.zone].filter(Boolean).join(', ')}${c.pricePerHour != null ? `, ${fmtPrice(c.pricePerHour)}/h` : ''}): `, c.pods.length ? c.pods.join(', ') : 'no pending pods'))),
     );
   }
+  if (a.staticDeprovisioned?.length) {
+    root.append(
+      h('h3', { text: 'Static scale-down (NodeClaims deleted down to spec.replicas)' }),
+      h('ul', { class: 'plain', id: 'static-deprovisioned' }, a.staticDeprovisioned.map((d) => h('li', {}, h('strong', { text: d.name }), ` (${d.nodePool}, ${d.why}): `, d.pods.length ? `pods pending again: ${d.pods.join(', ')}` : 'no pods', d.tiedWith?.length ? ` — Karpenter may take ${d.tiedWith.join(', ')} instead` : ''))),
+    );
+  }
   if (a.capacityBuffers?.length) {
     root.append(
       h('h3', { text: 'CapacityBuffers' }),

@@ -26,6 +26,7 @@ CLASSES: Dict[str, type] = {
     "DomainTie": _results.DomainTie,
     "ExistingNode": _results.ExistingNode,
     "StaticNodeClaim": _results.StaticNodeClaim,
+    "StaticDeprovision": _results.StaticDeprovision,
     "CapacityBuffer": _results.CapacityBuffer,
     "OverlayStatus": _results.OverlayStatus,
     "ReservationOut": _results.Reservation,

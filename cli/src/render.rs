@@ -137,6 +137,16 @@ pub fn plan(p: &Plan) -> String {
         out.push_str(&t.render("  "));
     }
 
+    if !p.static_deprovisioned.is_empty() {
+        section(&mut out, "Static scale-down (NodeClaims deleted down to spec.replicas; their pods are pending again)");
+        let mut t = Table::new(&["NAME", "NODEPOOL", "WHY", "PODS", "KARPENTER MAY TAKE INSTEAD"]);
+        for d in &p.static_deprovisioned {
+            let tied = if d.tied_with.is_empty() { "-".to_string() } else { d.tied_with.join(", ") };
+            t.row(vec![d.name.clone(), d.node_pool.clone(), d.why.clone(), pod_list(&d.pods), tied]);
+        }
+        out.push_str(&t.render("  "));
+    }
+
     if !p.capacity_buffers.is_empty() {
         section(&mut out, "CapacityBuffers (virtual pods capacity-buffer-<name>-<i>)");
         let mut t = Table::new(&["NAME", "REPLICAS", "ON EXISTING", "ON NEW", "UNSCHEDULABLE", "PROVISIONING"]).right(&[1, 2, 3, 4]);

@@ -63,6 +63,11 @@ pub struct Plan {
     /// them; absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub static_node_claims: Vec<StaticNodeClaimOut>,
+    /// NodeClaims Karpenter's static deprovisioning controller deletes now, a static NodePool
+    /// (StaticCapacity gate on) having more than `spec.replicas`; their pods are pending again
+    /// and in this plan. Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub static_deprovisioned: Vec<StaticDeprovisionOut>,
     /// The CapacityBuffers (CapacityBuffer gate on) and where this pass put their virtual
     /// pods (which are also in `nodeClaims`, `existingNodes` and `unschedulable`, named
     /// `capacity-buffer-<buffer>-<i>`); absent when there are none.
@@ -184,6 +189,25 @@ pub struct StaticNodeClaimOut {
     pub price_per_hour: Option<f64>,
     /// Pending pods this pass places on it, as `namespace/name`.
     pub pods: Vec<String>,
+}
+
+/// A NodeClaim the static deprovisioning controller deletes (docs/feature-gates.md).
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaticDeprovisionOut {
+    /// The node's name (the NodeClaim's, when it has no Node yet).
+    pub name: String,
+    /// The static NodePool.
+    pub node_pool: String,
+    /// Why the controller took it: `not launched yet`, `empty` or `lowest disruption cost`.
+    pub why: String,
+    /// Its pods that this pass provisions for again, as `namespace/name`.
+    pub pods: Vec<String>,
+    /// Nodes of the same rank Karpenter could have taken instead (its order among them is a Go
+    /// map's or an unstable sort's); empty when the choice is forced.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tied_with: Vec<String>,
 }
 
 /// One NodeClaim the provisioner would create: where it lands, what it costs and which pods it takes.

@@ -81,8 +81,21 @@ impl Cluster {
         // Nodes already deleting in the input (deletionTimestamp on the Node or NodeClaim):
         // Karpenter's provisioner provisions for their currently reschedulable pods in every
         // pass, as for those of the NodeClaims a reservation end deletes below.
-        let deleting: Vec<usize> = (0..model.nodes.len()).filter(|&k| model.nodes[k].marked_for_deletion).collect();
         let mut warnings = self.warnings.clone();
+        // Static scale-down first: the NodeClaims it deletes are deleting nodes of this pass.
+        let (scale_down, needs_now) = crate::static_pools::deprovision::choose(&model, now);
+        let scale_down_out = crate::static_pools::deprovision_out(&model, &scale_down);
+        if needs_now {
+            warnings.push(Warning {
+                code: "static-deprovisioning-needs-now".into(),
+                message: "which NodeClaims static scale-down deletes depends on the time (do-not-disrupt durations, expireAfter): without one they were read as active and as a full lifetime (give the time with --now)".into(),
+                object: None,
+            });
+        }
+        for d in &scale_down {
+            model.to_mut().nodes[d.node].marked_for_deletion = true;
+        }
+        let deleting: Vec<usize> = (0..model.nodes.len()).filter(|&k| model.nodes[k].marked_for_deletion).collect();
         if !deleting.is_empty() {
             let undecided =
                 crate::catalog::reservation_time::pend_pods_of_deleting(model.to_mut(), &deleting, now, crate::disruption::fully_blocked);
@@ -110,6 +123,10 @@ impl Cluster {
         }
         let mut plan = crate::provision::render_with(&model, &sol, warnings, opts);
         plan.reservation_changes = crate::reservation_report::changes_out(&model, &changes);
+        if !scale_down_out.is_empty() {
+            plan.static_deprovisioned = scale_down_out;
+            plan.summary = crate::figures::plan_summary(&plan);
+        }
         plan
     }
 

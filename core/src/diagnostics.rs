@@ -173,6 +173,31 @@ fn priority(code: ReasonCode, taint_binding: bool) -> u8 {
 pub const DRA_REFUSED: &str = "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter \
      (Karpenter refuses pods with resourceClaims while --ignore-dra-requests is true, its default, and never relaxes them)";
 
+/// Why Karpenter's pass did not run (`scheduling::solve`, provisioner.go `ErrNodePoolsNotFound`),
+/// and the node the kube-scheduler may still bind the pod to.
+fn no_dynamic_pools(m: &Model, node: Option<usize>) -> String {
+    let names = |f: &dyn Fn(&crate::model::NodePool) -> bool| -> Vec<&str> {
+        m.node_pools.iter().filter(|np| f(np)).map(|np| np.name.as_str()).collect()
+    };
+    let (statics, not_ready) = (names(&|np| np.is_static), names(&|np| !np.is_static && !np.ready));
+    let mut why = Vec::new();
+    if !statics.is_empty() {
+        why.push(format!("static (spec.replicas): {}", statics.join(", ")));
+    }
+    if !not_ready.is_empty() {
+        why.push(format!("not Ready: {}", not_ready.join(", ")));
+    }
+    let why = if why.is_empty() { "the input has no NodePool".to_string() } else { format!("every NodePool is {}", why.join("; or ")) };
+    let mut text = format!(
+        "no dynamic nodepools found: Karpenter's provisioner has no NodePool to provision from ({why}), so its scheduling pass does not run and Karpenter nominates no node and launches nothing for this pod"
+    );
+    if let Some(n) = node {
+        let what = if m.static_launches.iter().any(|s| s.node == Some(n)) { "the static NodeClaim" } else { "node" };
+        text.push_str(&format!("; the kube-scheduler can still bind it to {what} {}, which has room for it", m.nodes[n].name));
+    }
+    text
+}
+
 pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) -> UnschedulableOut {
     let pod = m.pods[p].key();
     match failure {
@@ -196,6 +221,12 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
                 node_pool: None,
                 message: "no NodePool can launch any instance type of the catalog".into(),
             }],
+            hints: Vec::new(),
+        },
+        PodFailure::NoDynamicNodePools(node) => UnschedulableOut {
+            pod,
+            code: ReasonCode::NoNodepools,
+            reasons: vec![Reason { code: ReasonCode::NoNodepools, node_pool: None, message: no_dynamic_pools(m, *node) }],
             hints: Vec::new(),
         },
         PodFailure::PerPool(errs) => {

@@ -73,6 +73,11 @@ pub fn plan_summary(p: &Plan) -> String {
         plural(placed_existing, "pod", "pods"),
         plural(p.unschedulable.len(), "pod", "pods"),
     );
+    let line = if p.static_deprovisioned.is_empty() {
+        line
+    } else {
+        format!("{line}; {} deleted by static scale-down", plural(p.static_deprovisioned.len(), "NodeClaim", "NodeClaims"))
+    };
     if p.static_node_claims.is_empty() {
         return line;
     }

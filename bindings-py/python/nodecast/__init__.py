@@ -27,6 +27,7 @@ from ._errors import InputError, ValidationError, error_from_answer, user_errors
 from ._results import (
     AnswerWarning,
     CapacityBuffer,
+    StaticDeprovision,
     StaticNodeClaim,
     OverlayStatus,
     Reservation,
@@ -125,6 +126,7 @@ __all__ = [
     "Accelerator",
     "NodeClaim",
     "ExistingNode",
+    "StaticDeprovision",
     "StaticNodeClaim",
     "CapacityBuffer",
     "OverlayStatus",

@@ -376,6 +376,30 @@ class StaticNodeClaim:
 
 
 @dataclass(frozen=True)
+class StaticDeprovision:
+    """A NodeClaim Karpenter's static deprovisioning controller deletes (a static NodePool above
+    ``spec.replicas``, StaticCapacity gate on); its pods are provisioned for again in the plan."""
+
+    name: str
+    node_pool: str
+    #: ``not launched yet``, ``empty`` or ``lowest disruption cost``.
+    why: str
+    pods: Tuple[str, ...]
+    #: Nodes of the same rank Karpenter could have taken instead.
+    tied_with: Tuple[str, ...] = ()
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> StaticDeprovision:
+        return cls(
+            name=d["name"],
+            node_pool=d["nodePool"],
+            why=d["why"],
+            pods=_strs(d.get("pods")),
+            tied_with=_strs(d.get("tiedWith")),
+        )
+
+
+@dataclass(frozen=True)
 class CapacityBuffer:
     """A CapacityBuffer in a plan (CapacityBuffer gate on): its virtual pods, where they went,
     and the ``Provisioning`` condition reason Karpenter writes."""
@@ -583,6 +607,8 @@ class Plan(Answer):
     warnings: Tuple[AnswerWarning, ...] = ()
     #: NodeClaims static NodePools keep (StaticCapacity gate on).
     static_node_claims: Tuple[StaticNodeClaim, ...] = ()
+    #: NodeClaims static scale-down deletes (StaticCapacity gate on, a pool above its replicas).
+    static_deprovisioned: Tuple[StaticDeprovision, ...] = ()
     #: CapacityBuffers and where their virtual pods went (CapacityBuffer gate on).
     capacity_buffers: Tuple[CapacityBuffer, ...] = ()
     #: NodeOverlays applied to the catalog, with their status (NodeOverlay gate on).
@@ -615,6 +641,7 @@ class Plan(Answer):
             skipped=_seq(d.get("skipped"), Skipped._from),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
             static_node_claims=_seq(d.get("staticNodeClaims"), StaticNodeClaim._from),
+            static_deprovisioned=_seq(d.get("staticDeprovisioned"), StaticDeprovision._from),
             capacity_buffers=_seq(d.get("capacityBuffers"), CapacityBuffer._from),
             node_overlays=_seq(d.get("nodeOverlays"), OverlayStatus._from),
             reservations=_seq(d.get("reservations"), Reservation._from),

@@ -174,9 +174,15 @@ pub(crate) fn fully_blocked(m: &Model, p: usize) -> bool {
 /// D-10.2.5) that is drifted and not in a static NodePool. With a terminationGracePeriod on the
 /// NodeClaim, do-not-disrupt pods and PDBs do not keep it from being a candidate (D-3.3.6).
 fn is_candidate(m: &Model, info: &NodeInfo) -> bool {
+    eventual_candidate(m, info) && info.pool.is_some_and(|p| !m.node_pools[p].is_static)
+}
+
+/// A candidate of Karpenter's Eventual disruption class (Drift's and StaticDrift's): with a
+/// terminationGracePeriod on the NodeClaim, do-not-disrupt pods and PDBs do not keep it out.
+pub(super) fn eventual_candidate(m: &Model, info: &NodeInfo) -> bool {
     let n = &m.nodes[info.node];
     let pod_blocked = matches!(&info.blocker, Some((ReasonCode::DoNotDisruptPod | ReasonCode::Pdb, _)));
-    (info.candidate || (pod_blocked && n.has_termination_grace_period)) && info.pool.is_some_and(|p| !m.node_pools[p].is_static)
+    info.candidate || (pod_blocked && n.has_termination_grace_period)
 }
 
 /// The Drift method's command (§10.2): drifted candidates oldest first, empty ones (no

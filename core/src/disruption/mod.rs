@@ -8,6 +8,7 @@ mod consolidation;
 mod drift;
 pub(crate) use drift::fully_blocked;
 mod repair;
+mod static_drift;
 #[cfg(test)]
 mod tests;
 mod ties;
@@ -467,6 +468,19 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
         d.reason = Some(Method::Emptiness.reason());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
         d.ties = ties;
+    } else if let Some(mut cmds) = static_drift::static_drift(m, &infos, &drifted, now, &mut verdicts) {
+        // StaticDrift (between Emptiness and Drift): one command per taken node, all carried
+        // out in this pass; Karpenter budgets them under Drifted as Drift's.
+        d.decision = if cmds.replacements.is_empty() { Action::Delete } else { Action::Replace };
+        d.terminate_first = cmds.terminate_first;
+        d.method = Some(Method::Drift);
+        d.reason = Some(Method::Drift.reason());
+        d.disrupted_nodes = cmds.nodes.iter().map(|&n| m.nodes[n].name.clone()).collect();
+        if !cmds.replacements.is_empty() {
+            d.replacement = Some(cmds.replacements.remove(0));
+            d.more_replacements = cmds.replacements;
+        }
+        d.ties = cmds.ties;
     } else if let Some((i, mut replacements, terminate_first)) = drift::drift(m, &infos, &drifted, now, &mut verdicts) {
         d.decision = if replacements.is_empty() { Action::Delete } else { Action::Replace };
         d.terminate_first = terminate_first;

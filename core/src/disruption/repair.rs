@@ -348,25 +348,13 @@ fn static_command(m: &Model, info: &NodeInfo, pool: usize) -> Result<Command, St
         ));
     }
     let gate = m.settings.feature_gates.terminate_first_repair;
-    // With the gate: are all the template's offerings reserved and full (helpers.go
-    // staticReservations)? Then only the candidate's own slot, if it holds an offered one, helps.
+    // With the gate: are all the template's offerings reserved and full? Then only the
+    // candidate's own slot, if it holds an offered one, helps.
     let mut full = false;
     if gate {
-        if let Some(t) = scheduling::claim::build_template(pool, m) {
-            let mut offered: Vec<u32> = Vec::new();
-            full = true;
-            'types: for &it in &t.its {
-                for o in m.catalog.types[it as usize].offerings.iter().filter(|o| scheduling::offering_compatible(o, &t.requirements, m)) {
-                    let launchable = o.available && o.reservation.is_some_and(|r| m.reservations[r as usize].available > 0);
-                    if o.capacity_type != m.keys.reserved || launchable {
-                        full = false;
-                        break 'types;
-                    }
-                    offered.extend(o.reservation.filter(|_| o.available));
-                }
-            }
-            let holds = reserved_slot(m, &m.nodes[info.node]).is_some_and(|r| offered.contains(&r));
-            if full && !holds {
+        if let Some((all_full, offered)) = static_reservations(m, pool) {
+            full = all_full;
+            if full && !holds_offered_slot(m, info.node, &offered) {
                 return Err("static NodePool's capacity reservations are full and cannot stage a replacement".into());
             }
         }
@@ -379,23 +367,26 @@ fn static_command(m: &Model, info: &NodeInfo, pool: usize) -> Result<Command, St
         }
         return Err("static NodePool is at its node limit and cannot stage a replacement".into());
     }
+    Ok(Command { node: info.node, replacements: vec![static_replacement(m, pool)?], terminate_first: None })
+}
+
+/// A static pool's replacement NodeClaim: its bare template, launched as a static NodeClaim
+/// is (`static_pools::launch_choice`); an error when the requirements leave no type.
+pub(super) fn static_replacement(m: &Model, pool: usize) -> Result<Replacement, String> {
+    let np = &m.node_pools[pool];
     let Some((l, _)) = crate::static_pools::launch_choice(pool, m) else {
         return Err(format!("static NodePool {:?}'s requirements leave no launchable instance type for a replacement", np.name));
     };
     let name = m.catalog.types[l.it as usize].name.clone();
-    Ok(Command {
-        node: info.node,
-        replacements: vec![Replacement {
-            node_pool: np.name.clone(),
-            instance_type: Some(name.clone()),
-            capacity_type: Some(m.interner.str(l.capacity_type).to_string()),
-            zone: Some(m.interner.str(l.zone).to_string()),
-            price_per_hour: Some(round_price(l.price)),
-            instance_type_options: vec![name],
-            pods: Vec::new(),
-            launch: Some(crate::api::ChosenLaunch { pool, launch: l }),
-        }],
-        terminate_first: None,
+    Ok(Replacement {
+        node_pool: np.name.clone(),
+        instance_type: Some(name.clone()),
+        capacity_type: Some(m.interner.str(l.capacity_type).to_string()),
+        zone: Some(m.interner.str(l.zone).to_string()),
+        price_per_hour: Some(round_price(l.price)),
+        instance_type_options: vec![name],
+        pods: Vec::new(),
+        launch: Some(crate::api::ChosenLaunch { pool, launch: l }),
     })
 }
 
@@ -449,6 +440,31 @@ pub(crate) fn fits_in_freed_slot(
 
 /// The reservation a reserved node holds (its `karpenter.k8s.aws/capacity-reservation-id`
 /// label, among the input's reservations), for terminate-first.
+/// Whether a static pool's replacement (its bare template) could only land in full capacity
+/// reservations, and which compatible reservations are still offered (helpers.go
+/// `staticReservations`): a compatible offering that is not reserved, or a reserved one with
+/// room, means no. None when the template leaves no type.
+pub(super) fn static_reservations(m: &Model, pool: usize) -> Option<(bool, Vec<u32>)> {
+    let t = scheduling::claim::build_template(pool, m)?;
+    let mut offered: Vec<u32> = Vec::new();
+    for &it in &t.its {
+        for o in m.catalog.types[it as usize].offerings.iter().filter(|o| scheduling::offering_compatible(o, &t.requirements, m)) {
+            let launchable = o.available && o.reservation.is_some_and(|r| m.reservations[r as usize].available > 0);
+            if o.capacity_type != m.keys.reserved || launchable {
+                return Some((false, offered));
+            }
+            offered.extend(o.reservation.filter(|_| o.available));
+        }
+    }
+    Some((true, offered))
+}
+
+/// Does node `node` hold a slot of one of the `offered` reservations (helpers.go
+/// `holdsOfferedReservation`)?
+pub(super) fn holds_offered_slot(m: &Model, node: usize, offered: &[u32]) -> bool {
+    reserved_slot(m, &m.nodes[node]).is_some_and(|r| offered.contains(&r))
+}
+
 fn reserved_slot(m: &Model, n: &ExistingNode) -> Option<u32> {
     if n.capacity_type.as_deref() != Some("reserved") {
         return None;

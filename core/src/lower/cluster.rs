@@ -86,6 +86,7 @@ impl Lowering {
             ready: true,
             managed: label(labels::NODEPOOL).is_some(),
             in_flight: false,
+            unlaunched: false,
             do_not_disrupt: has_true_annotation(&meta.annotations, labels::DO_NOT_DISRUPT),
             marked_for_deletion: meta.deleting,
             nodeclaim_name: None,
@@ -213,6 +214,7 @@ impl Lowering {
                 }
             }
         }
+        n.unlaunched = claim_hash.provider_id.is_none();
         // The Node name links the claim to its Node; merge_claims joins them.
         n.name = node_name.unwrap_or_else(|| meta.name.clone());
         claim_hash.node = n.name.clone();

@@ -342,6 +342,9 @@ pub struct ExistingNode {
     pub managed: bool,
     /// A NodeClaim without a registered Node yet.
     pub in_flight: bool,
+    /// A NodeClaim without `status.providerID`: not launched yet (the static deprovisioning
+    /// controller deletes these first). False for a Node.
+    pub unlaunched: bool,
     pub do_not_disrupt: bool,
     pub marked_for_deletion: bool,
     pub nodeclaim_name: Option<String>,

@@ -114,6 +114,9 @@ pub enum PodFailure {
     DynamicResources,
     /// No NodePool can be used at all.
     NoNodePools,
+    /// Karpenter's provisioner found no dynamic NodePool, so its pass did not run
+    /// ([`solve`]); the node the kube-scheduler may still bind the pod to, if one has room.
+    NoDynamicNodePools(Option<usize>),
     /// Per usable NodePool (pool index), the error of the most relaxed attempt.
     PerPool(Vec<(usize, Fail)>),
 }
@@ -244,7 +247,39 @@ type Accepted = (Requirements, Vec<u32>, claim::Ties, reserve::Held);
 
 /// Run one provisioning pass over every pending pod of the model.
 pub fn solve(m: &Model) -> Solution {
-    solve_pods(m, None, &[], &[])
+    let mut sol = solve_pods(m, None, &[], &[]);
+    if !(0..m.node_pools.len()).any(|p| m.provisionable(p)) {
+        pass_not_run(&mut sol);
+    }
+    sol
+}
+
+/// Karpenter's provisioner without a dynamic NodePool: `Provisioner.NewScheduler`
+/// (pkg/controllers/provisioning/provisioner.go) drops static, not Ready and deleting NodePools
+/// and returns `ErrNodePoolsNotFound` when none is left; `Schedule` then marks every pod of the
+/// pass "no dynamic nodepools found" and returns no results. So no pod is placed, not even on
+/// an existing node (static NodeClaims included). The pass `sol` ran with no templates: where it
+/// put a pod on an existing node is where the kube-scheduler may still bind it, kept in the
+/// failure for the answer to say. Pods Karpenter ignores stay ignored (`GetPendingPods` never
+/// hands them to the pass).
+fn pass_not_run(sol: &mut Solution) {
+    let mut failures = Vec::new();
+    for e in sol.existing.iter_mut() {
+        for p in std::mem::take(&mut e.pods) {
+            failures.push((p, PodFailure::NoDynamicNodePools(Some(e.node))));
+        }
+    }
+    for (p, f) in sol.failures.drain(..) {
+        let f = match f {
+            PodFailure::Ignored(why) => PodFailure::Ignored(why),
+            _ => PodFailure::NoDynamicNodePools(None),
+        };
+        failures.push((p, f));
+    }
+    failures.sort_by_key(|(p, _)| *p);
+    sol.placements.clear();
+    sol.relaxed.clear();
+    sol.failures = failures;
 }
 
 /// Run a pass over `pods` (default: every pending pod), treating nodes in `exclude` as gone

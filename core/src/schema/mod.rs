@@ -33,7 +33,7 @@ pub const ANSWERS: [(&str, &str); 11] = [
 
 /// The public names of answer types whose Rust names say how they are built (`...Out`).
 /// The schema's `$defs` and the TypeScript declarations use the public name.
-const RENAMES: [(&str, &str); 15] = [
+const RENAMES: [(&str, &str); 16] = [
     ("NodeClaimOut", "NodeClaim"),
     ("DomainTieOut", "DomainTie"),
     ("ExistingNodeOut", "ExistingNode"),
@@ -48,6 +48,7 @@ const RENAMES: [(&str, &str); 15] = [
     ("SimSettings", "ResolvedSimulationSettings"),
     ("Action", "DecisionAction"),
     ("StaticNodeClaimOut", "StaticNodeClaim"),
+    ("StaticDeprovisionOut", "StaticDeprovision"),
     ("CapacityBufferOut", "CapacityBuffer"),
 ];
 

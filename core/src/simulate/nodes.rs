@@ -214,6 +214,7 @@ impl Sim {
             ready: false,
             managed: true,
             in_flight: true,
+            unlaunched: false,
             do_not_disrupt: false,
             marked_for_deletion: false,
             nodeclaim_name: Some(name.clone()),

@@ -22,6 +22,10 @@
 //! pods on it, as Karpenter's scheduler does with in-flight capacity) and listed in
 //! [`Model::static_launches`] for the answers; with the gate off, a static pool gets a
 //! warning that names the gate, since Karpenter then launches nothing for it.
+//!
+//! Scale-down of a pool above its replicas is [`deprovision`]'s (applied by `plan`); with no
+//! dynamic NodePool at all the provisioner runs no pass (`scheduling::solve`); drifted static
+//! nodes are StaticDrift's (`disruption/static_drift.rs`).
 
 use crate::api::{StaticNodeClaimOut, Warning};
 use crate::error::InputError;
@@ -34,6 +38,8 @@ use crate::scheduling::launch::{choose_launch, sort_by_price, Launch};
 use crate::scheduling::Solution;
 
 pub use crate::model::StaticLaunch;
+
+pub mod deprovision;
 
 /// How many NodeClaims the static provisioning controller creates for a pool now.
 /// `active` counts the pool's NodeClaims that are neither deleting nor pending disruption,
@@ -198,6 +204,8 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
         ready: true,
         managed: true,
         in_flight: true,
+        // Created by this answer: no instance (providerID) yet.
+        unlaunched: true,
         do_not_disrupt: false,
         marked_for_deletion: false,
         nodeclaim_name: Some(claim.to_string()),
@@ -252,6 +260,33 @@ pub fn render(m: &Model, sol: &Solution) -> Vec<StaticNodeClaimOut> {
                 zone: launch.map(|l| m.interner.str(l.zone).to_string()),
                 price_per_hour: launch.map(|l| round_price(l.price)),
                 pods,
+            }
+        })
+        .collect()
+}
+
+/// The answer's lines for the NodeClaims static scale-down deletes (`deprovision::choose`),
+/// read before their pods are made pending.
+pub fn deprovision_out(m: &Model, chosen: &[deprovision::Deprovision]) -> Vec<crate::api::StaticDeprovisionOut> {
+    chosen
+        .iter()
+        .map(|d| {
+            let n = &m.nodes[d.node];
+            let mut pods: Vec<String> = m
+                .pods
+                .iter()
+                .filter(|p| p.node_name.as_deref() == Some(n.name.as_str()) && p.is_reschedulable())
+                .map(|p| p.key())
+                .collect();
+            pods.sort();
+            let mut tied_with: Vec<String> = d.ties.iter().map(|&t| m.nodes[t].name.clone()).collect();
+            tied_with.sort();
+            crate::api::StaticDeprovisionOut {
+                name: n.name.clone(),
+                node_pool: m.node_pools[d.pool].name.clone(),
+                why: d.why.as_str().into(),
+                pods,
+                tied_with,
             }
         })
         .collect()

@@ -444,6 +444,26 @@ fn spots(plan: &Plan, m: &Model) -> HashMap<String, Spot> {
             );
         }
     }
+    // Pods on static NodeClaims (StaticCapacity gate): in-flight capacity the pass nominates
+    // them to, as to an existing node.
+    for c in &plan.static_node_claims {
+        for p in &c.pods {
+            out.insert(
+                short(p).to_string(),
+                Spot {
+                    scheduled: true,
+                    node: c.name.clone(),
+                    existing: true,
+                    instance_type: c.instance_type.clone(),
+                    capacity_type: c.capacity_type.clone(),
+                    zone: c.zone.clone(),
+                    node_pool: Some(c.node_pool.clone()),
+                    labels: BTreeMap::new(),
+                    reason: None,
+                },
+            );
+        }
+    }
     let mut existing_pods: Vec<(String, String)> =
         plan.existing_nodes.iter().flat_map(|n| n.pods.iter().map(move |p| (p.clone(), n.name.clone()))).collect();
     for p in &m.pods {
@@ -575,6 +595,20 @@ fn check_provision(e: &Value, plan: &Plan, m: &Model) -> Result<(), String> {
                     return Err(format!("{name}: expected reason {r}, got {:?}", spot.reason));
                 }
             }
+        }
+    }
+    // Extension for static NodePools (docs/feature-gates.md): how many static NodeClaims the
+    // static provisioning controller creates, and which NodeClaims its scale-down deletes.
+    if let Some(n) = e.get("staticNodeClaims") {
+        check_count(n, plan.static_node_claims.len(), "staticNodeClaims")?;
+    }
+    if let Some(v) = e.get("staticDeprovisioned") {
+        let mut want = strs(v);
+        want.sort();
+        let mut got: Vec<String> = plan.static_deprovisioned.iter().map(|d| d.name.clone()).collect();
+        got.sort();
+        if want != got {
+            return Err(format!("expected staticDeprovisioned {want:?}, got {got:?}"));
         }
     }
     // Extension for reserved capacity (docs/reservations.md): per reservation id, `used`,

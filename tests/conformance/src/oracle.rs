@@ -175,10 +175,16 @@ pub fn normal_plan(p: &Plan) -> Value {
     let deferred = sorted(p.unschedulable.iter().filter(|u| u.code == deferred_code).map(|u| u.pod.clone()).collect());
     // How many of Karpenter's coin flips (zones among equal counts) nodecast disclosed: the
     // harness re-runs Karpenter longer on a disagreement that hangs on them.
-    let ties: usize = p.node_claims.iter().map(|c| c.ties.len()).sum();
+    // Static scale-down takes equals in a Go map's order: each choice it had counts as one.
+    let ties: usize = p.node_claims.iter().map(|c| c.ties.len()).sum::<usize>()
+        + p.static_deprovisioned.iter().filter(|d| !d.tied_with.is_empty()).count();
     let mut v = json!({"claims": claims, "existing": existing, "unschedulable": unschedulable, "ties": ties});
     if !deferred.is_empty() {
         v["deferred"] = json!(deferred);
+    }
+    // The NodeClaims the static deprovisioning controller deletes (oracle/static.go compares them).
+    if !p.static_deprovisioned.is_empty() {
+        v["staticDeleted"] = json!(sorted(p.static_deprovisioned.iter().map(|d| d.name.clone()).collect()));
     }
     // The static NodeClaims (StaticCapacity gate) Karpenter's static provisioning controller
     // creates before the pass, with the launch nodecast expects and the pending pods the pass
@@ -213,7 +219,13 @@ pub fn normal_decision(d: &Decision, m: &Model) -> Value {
         v
     });
     let replacements = d.replacement.iter().count() + d.more_replacements.len();
-    json!({"decision": d.decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
+    // Karpenter's Command.Decision() calls a delete-only terminate-first command
+    // "terminate-first" (disruption/types.go).
+    let decision = match (d.decision, d.terminate_first) {
+        (nodecast::api::Action::Delete, Some(_)) => json!("terminate-first"),
+        (a, _) => json!(a),
+    };
+    json!({"decision": decision, "reason": d.reason, "nodes": sorted(d.disrupted_nodes.clone()), "replacement": replacement,
            "replacements": replacements, "ties": d.ties.len()})
 }
 
