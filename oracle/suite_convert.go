@@ -18,11 +18,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/yaml"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/scheduling"
+	"sigs.k8s.io/karpenter/pkg/utils/resources"
 )
 
 // The JSON a pass is dumped as (field for field the types of dump.go.in).
@@ -53,6 +55,9 @@ type suiteStateNode struct {
 	MarkedForDeletion bool                `json:"markedForDeletion"`
 	Allocatable       corev1.ResourceList `json:"allocatable"`
 	Taints            []corev1.Taint      `json:"taints"`
+	// What Karpenter's cluster state counts as requested on the node (dumps since issue 39's
+	// sixth round; nil before).
+	PodRequests corev1.ResourceList `json:"podRequests"`
 }
 
 type suiteClaim struct {
@@ -73,8 +78,11 @@ type SuitePass struct {
 	Nodes         []suiteStateNode               `json:"nodes"`
 	BoundPods     []corev1.Pod                   `json:"boundPods"`
 	APINodes      []string                       `json:"apiNodes"`
-	DaemonSets    []appsv1.DaemonSet             `json:"daemonSets"`
-	DaemonSetPods []corev1.Pod                   `json:"daemonSetPods"`
+	// The bound pods with required anti-affinity Karpenter's cluster state remembers, with
+	// their node (dumps since the sixth round; nil before).
+	AntiAffinityPods map[string]string  `json:"antiAffinityPods"`
+	DaemonSets       []appsv1.DaemonSet `json:"daemonSets"`
+	DaemonSetPods    []corev1.Pod       `json:"daemonSetPods"`
 	// What default topology spreads deduce selectors from (dumps since issue 39's fourth round).
 	Services               []corev1.Service               `json:"services"`
 	ReplicaSets            []appsv1.ReplicaSet            `json:"replicaSets"`
@@ -220,9 +228,67 @@ func (p *SuitePass) checkModelled() error {
 	if p.Settings["ignoreDraRequests"] == false {
 		return exclude("DRA resource claims", "ignoreDraRequests=false")
 	}
+	if err := p.stateMatchesAPI(); err != nil {
+		return err
+	}
 	if defaultSpreads(p.Settings) && p.Services == nil && p.ReplicaSets == nil && p.StatefulSets == nil && p.ReplicationControllers == nil {
 		// Dumps before the fourth round did not record what the selectors are deduced from.
 		return exclude("cluster default topology spreads: Services and owners not in the dump (older dump)", "settings.schedulerConfig")
+	}
+	return nil
+}
+
+// stateMatchesAPI: Karpenter's cluster state counts on each node exactly the requests of the
+// pods the API server has bound there, and remembers exactly the API's bound pods with required
+// anti-affinity. The scheduler reads both from the state (StateNode.Available, the topology's
+// inverse anti-affinity), nodecast from the scenario's pods. A suite keeps the state by hand
+// (ExpectProvisioned calls Cluster.UpdatePod for the pods it binds; ExpectDeleted deletes from
+// the API server alone), so after a spec deletes bound pods Karpenter still sees their requests
+// ("Topology Zonal should only schedule to minimum domains if already violating max skew": the
+// deleted pods' nodes look full to it). No cluster is in that state for long (the pod controller
+// updates it on the next event), and a scenario cannot say it.
+func (p *SuitePass) stateMatchesAPI() error {
+	if p.AntiAffinityPods == nil {
+		return nil // an older dump
+	}
+	const cat = "Karpenter's cluster state and the API server disagree on bound pods (the suite updates the state by hand)"
+	bound := map[string][]*corev1.Pod{}
+	for i := range p.BoundPods {
+		pod := &p.BoundPods[i]
+		if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+			bound[pod.Spec.NodeName] = append(bound[pod.Spec.NodeName], pod)
+		}
+	}
+	for _, n := range p.Nodes {
+		if n.Node == nil || n.PodRequests == nil {
+			continue
+		}
+		api := corev1.ResourceList{}
+		if pods := bound[n.Node.Name]; len(pods) > 0 {
+			api = resources.RequestsForPods(pods...)
+		}
+		for _, k := range sets.KeySet(api).Union(sets.KeySet(n.PodRequests)).UnsortedList() {
+			if a, s := api[k], n.PodRequests[k]; a.Cmp(s) != 0 {
+				return exclude(cat, "node %s: the state counts %s %s requested, the API server's pods %s", n.Node.Name, s.String(), k, a.String())
+			}
+		}
+	}
+	remembered := map[string]string{}
+	for i := range p.BoundPods {
+		pod := &p.BoundPods[i]
+		if a := pod.Spec.Affinity; a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 && p.inState(pod.Spec.NodeName) {
+			remembered[pod.Namespace+"/"+pod.Name] = pod.Spec.NodeName
+		}
+	}
+	for k, node := range p.AntiAffinityPods {
+		if remembered[k] != node {
+			return exclude(cat, "the state remembers pod %s with required anti-affinity on %s, the API server has it on %q", k, node, remembered[k])
+		}
+	}
+	for k, node := range remembered {
+		if _, ok := p.AntiAffinityPods[k]; !ok {
+			return exclude(cat, "pod %s with required anti-affinity is bound to %s, the state does not know it", k, node)
+		}
 	}
 	return nil
 }
