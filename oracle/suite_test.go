@@ -220,8 +220,8 @@ func TestSuiteCaseDomainChoice(t *testing.T) {
 	}
 	pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{TopologyKey: corev1.LabelTopologyZone})
 	c.domainTopology = p.domainTopology()
-	if !c.DomainChoice("launched offering differs") || c.DomainChoice("unschedulable pods differ") {
-		t.Fatal("a zonal spread: offering differences are domain choices, unschedulable pods are not")
+	if !c.DomainChoice("launched offering differs") || !c.DomainChoice("unschedulable pods differ") || c.DomainChoice("deferred pods differ (reserved capacity)") {
+		t.Fatal("a zonal spread: offering differences and left-over pods are domain choices, deferred pods are not")
 	}
 }
 
