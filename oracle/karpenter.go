@@ -82,6 +82,8 @@ type Env struct {
 	// The fake client's object tracker, for what the client itself refuses to write (a
 	// terminating pod's deletionTimestamp: terminating).
 	tracker clienttesting.ObjectTracker
+	// Nodes without kubernetes.io/hostname keep none (Scenario.hostnameless).
+	hostnameless bool
 }
 
 func settingString(s map[string]any, k string) string {
@@ -171,8 +173,18 @@ func newEnvWith(s *Scenario, cat *Catalog, typesFor func(map[string][]CatalogOff
 		}
 	}
 	reservedGate := fields.FeatureGates.ReservedCapacity == nil || *fields.FeatureGates.ReservedCapacity
+	// settings.maxInstanceTypes: how many options a NodeClaim keeps (Karpenter's package variable
+	// scheduling.MaxInstanceTypes, 600 unless a test sets it; its scheduling suite sets 60, and
+	// its passes carry that). Set on every scenario: the harness runs one Karpenter at a time.
+	pscheduling.MaxInstanceTypes = 600
+	if n, ok := s.Settings["maxInstanceTypes"].(float64); ok {
+		if n < 1 || n != math.Trunc(n) {
+			return nil, fmt.Errorf("settings.maxInstanceTypes: %v is not a positive integer", n)
+		}
+		pscheduling.MaxInstanceTypes = int(n)
+	}
 	ctx := options.ToContext(injection.WithControllerName(context.Background(), "provisioner"), test.Options(fields))
-	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}, staticGate: e0static}
+	e := &Env{ctx: ctx, clk: clocktesting.NewFakeClock(now), objs: objs, aws: cat.Source == "aws-us-east-1", its: map[string]*cloudprovider.InstanceType{}, staticGate: e0static, hostnameless: s.hostnameless}
 	// The plain object tracker, not the fake client's default field-managed one: that one builds
 	// a REST mapper of the whole scheme on every Create and Update (client-go testing/fixture.go
 	// NewFieldManagedObjectTracker), 26 % of a reservation/gates run's CPU, and server-side apply
@@ -331,7 +343,7 @@ func (e *Env) load() error {
 		if len(n.Status.Capacity) == 0 {
 			n.Status.Capacity = n.Status.Allocatable.DeepCopy()
 		}
-		if _, ok := n.Labels[corev1.LabelHostname]; !ok {
+		if _, ok := n.Labels[corev1.LabelHostname]; !ok && !e.hostnameless {
 			n.Labels[corev1.LabelHostname] = n.Name
 		}
 		// Ready (True unless the scenario says otherwise) since the Node's creation unless the

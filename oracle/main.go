@@ -139,6 +139,12 @@ var reservedCache = map[string]cloudprovider.InstanceTypes{}
 
 // karpenterSide answers one scenario with Karpenter.
 func karpenterSide(r NodecastRecord, base *Catalog, catID int) (any, error) {
+	return karpenterSideIn(r, base, catID, false)
+}
+
+// karpenterSideIn: karpenterSide, with the scenario's Nodes that lack kubernetes.io/hostname left
+// without it when hostnameless (the suite's state; Scenario.hostnameless).
+func karpenterSideIn(r NodecastRecord, base *Catalog, catID int, hostnameless bool) (any, error) {
 	cat := base.WithOfferings(r.Offerings)
 	list, err := LoadScenarios(r.File)
 	if err != nil {
@@ -153,7 +159,7 @@ func karpenterSide(r NodecastRecord, base *Catalog, catID int) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("scenario %s not in %s", r.Name, r.File)
 	}
-	s.dra = r.Dra
+	s.dra, s.hostnameless = r.Dra, hostnameless
 	env, err := newEnvWith(s, cat, func(reserved map[string][]CatalogOffering) cloudprovider.InstanceTypes {
 		return cachedTypes(base, cat, catID, r.Offerings, r.File+"|"+r.Name, reserved)
 	})

@@ -39,6 +39,10 @@ type Scenario struct {
 	Dir string `json:"-"`
 	// dra: the AWS provider's DRA templates per instance type from nodecast's line (dra.go).
 	dra map[string][]DraTemplate
+	// hostnameless: Nodes without kubernetes.io/hostname keep none on the Karpenter side (the
+	// state of Karpenter's own suites, whose fake Nodes have none: oracle suite -prove-ties).
+	// Otherwise the harness labels them with their name, as a kubelet does and nodecast assumes.
+	hostnameless bool
 }
 
 // LoadScenarios reads a file holding one scenario or a list of them.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -116,7 +117,7 @@ func cmdSuite(args []string) error {
 	sample := fs.Int("sample", 0, "write this many agreeing passes (one per spec first) to -sample-dir")
 	sampleDir := fs.String("sample-dir", "../tests/suite-sample", "where the sample goes (its *.yaml are replaced)")
 	verbose := fs.Bool("v", false, "print every difference")
-	proveTies := fs.Int("prove-ties", 0, "re-run each zone/capacity-type domain choice through the in-process Karpenter up to this many times, looking for both Karpenter's envtest answer and nodecast's")
+	proveTies := fs.Int("prove-ties", 0, "re-run each zone/capacity-type domain choice, each pass with hostname topology over hostnameless Nodes and each disruption difference through the in-process Karpenter up to this many times, looking for both Karpenter's envtest answer and nodecast's")
 	_ = fs.Parse(args)
 	jsonls, err := filepath.Glob(filepath.Join(*dumps, "*.jsonl"))
 	if err != nil || len(jsonls) == 0 {
@@ -175,6 +176,9 @@ func cmdSuite(args []string) error {
 				if t.Excluded[cat]++; t.ExcludedEx[cat] == "" {
 					t.ExcludedEx[cat] = fmt.Sprintf("%q", specs[i])
 				}
+				if *verbose {
+					fmt.Printf("EXCLUDED %s [%s] %v\n   %q\n", name, cat, err, specs[i])
+				}
 				continue
 			}
 			b, err := yaml.Marshal(c.Scenario)
@@ -214,17 +218,22 @@ func cmdSuite(args []string) error {
 				if na, ok := n.(*ProvisionAnswer); ok && class == "instance-type options differ" && c.TruncationTie(na) {
 					class = "options differ only among equal-price types at the MaxInstanceTypes cut (Karpenter's unstable sort.Slice)"
 				}
-				if _, ok := n.(*ProvisionAnswer); ok && c.HostnamelessNodes(class) {
+				_, provision := n.(*ProvisionAnswer)
+				switch {
+				case provision && class != "" && *proveTies > 0 && (c.hostnameless || c.DomainChoice(class)):
+					// The in-process harness applies --scheduler-config too (karpenter.go), and
+					// keeps the suite's hostnameless Nodes so (Scenario.hostnameless).
+					class = proveTie(r, cats, c, *proveTies)
+				case provision && c.HostnamelessNodes(class):
 					class = "hostname topology over Nodes without kubernetes.io/hostname (the suite's fake Nodes; a kubelet always sets it)"
-				} else if _, ok := n.(*ProvisionAnswer); ok && c.DomainChoice(class) {
+				case provision && c.DomainChoice(class):
 					class = "zone/capacity-type domain choice of a spread or pod affinity (Karpenter: Go map order among equal counts; not verified per pass)"
-					// The in-process harness applies --scheduler-config too (karpenter.go).
-					if *proveTies > 0 {
-						class = proveTie(r, cats, c.Karpenter, *proveTies)
-					}
 				}
 				if na, ok := n.(*DisruptAnswer); ok && class != "" {
 					class = c.explainDisrupt(class, na)
+					if *proveTies > 0 {
+						class += "; " + proveDecision(r, cats, c.Disrupt, *proveTies)
+					}
 				}
 			}
 			if class == "" {
@@ -253,32 +262,105 @@ func cmdSuite(args []string) error {
 // the in-process Karpenter (the harness of `oracle run`, same scenario) up to n times. Seeing
 // both answers among Karpenter's own runs proves the difference is Karpenter's map-order choice
 // among equal domains: the same code, the same input, either answer. The class says what was seen.
-func proveTie(r NodecastRecord, cats map[int]*Catalog, envtest *ProvisionAnswer, n int) string {
+//
+// A pass whose hostname topology meets the suite's Nodes without kubernetes.io/hostname
+// (SuiteCase.hostnameless) is re-run in the suite's state, those Nodes left without the label.
+// When that gives the suite's answer and never nodecast's, it is re-run as nodecast reads the
+// scenario, each Node labelled with its name (as a kubelet does): nodecast's answer there shows
+// the difference comes from the missing label alone (topology.go takes a Node's hostname domain
+// from the label; nodecast's input defaults it to the name), not from a decision.
+func proveTie(r NodecastRecord, cats map[int]*Catalog, c *SuiteCase, n int) string {
 	id := catalogID(r)
+	what := "zone/capacity-type domain"
+	if c.hostnameless {
+		what = "hostname topology over the suite's Nodes without kubernetes.io/hostname"
+	}
 	sawNodecast, sawEnvtest := false, false
 	runs := 0
 	for runs < n && !(sawNodecast && sawEnvtest) {
 		runs++
-		k, err := karpenterSide(r, cats[id], id)
+		k, err := karpenterSideIn(r, cats[id], id, c.hostnameless)
 		if err != nil {
-			return "zone/capacity-type domain choice: the in-process Karpenter failed: " + err.Error()
+			return what + ": the in-process Karpenter failed: " + err.Error()
 		}
-		if c, _, _ := compare(r, k); c == "" {
+		if cl, _, _ := compare(r, k); cl == "" {
 			sawNodecast = true
 		}
-		if kp, ok := k.(*ProvisionAnswer); ok && sameKarpenter(kp, envtest) {
+		if kp, ok := k.(*ProvisionAnswer); ok && sameKarpenter(kp, c.Karpenter) {
 			sawEnvtest = true
 		}
 	}
 	switch {
 	case sawNodecast && sawEnvtest:
-		return "zone/capacity-type domain tie, proven: Karpenter run in-process gave both the suite's answer and nodecast's"
+		return what + ": tie, proven: Karpenter run in-process gave both the suite's answer and nodecast's"
 	case sawNodecast:
-		return fmt.Sprintf("zone/capacity-type domain choice: Karpenter in-process gave nodecast's answer, never the suite's (%d runs)", runs)
-	case sawEnvtest:
-		return fmt.Sprintf("zone/capacity-type domain choice: Karpenter in-process gave the suite's answer, never nodecast's (%d runs)", runs)
+		return fmt.Sprintf("%s: Karpenter in-process gave nodecast's answer, never the suite's (%d runs)", what, runs)
+	case !sawEnvtest:
+		return fmt.Sprintf("%s: Karpenter in-process gave neither answer (%d runs)", what, runs)
+	case !c.hostnameless:
+		return fmt.Sprintf("%s: Karpenter in-process gave the suite's answer, never nodecast's (%d runs)", what, runs)
 	}
-	return fmt.Sprintf("zone/capacity-type domain choice: Karpenter in-process gave neither answer (%d runs)", runs)
+	for labelled := 1; labelled <= n; labelled++ {
+		k, err := karpenterSideIn(r, cats[id], id, false)
+		if err != nil {
+			return what + ": the in-process Karpenter (Nodes labelled) failed: " + err.Error()
+		}
+		if cl, _, _ := compare(r, k); cl == "" {
+			return what + ", shown: Karpenter in-process gives the suite's answer on the hostnameless Nodes and nodecast's once each Node has its hostname label"
+		}
+	}
+	return fmt.Sprintf("%s: Karpenter in-process gave the suite's answer on the hostnameless Nodes (%d runs), never nodecast's, with or without the label (%d runs more)", what, runs, n)
+}
+
+// proveDecision re-runs a disruption decision the suite's Karpenter and nodecast answered
+// differently through the in-process Karpenter (its disruption methods on the same scenario, the
+// clock at the dumped time) up to n times, and says which answers Karpenter's own runs gave: both
+// proves a tie among Karpenter's arbitrary orders (sort.Slice, Go map order); nodecast's alone
+// says that on the dumped cluster Karpenter decides as nodecast, so the suite's answer came from
+// something the dump does not hold (its own method order, a cluster changed meanwhile).
+func proveDecision(r NodecastRecord, cats map[int]*Catalog, suite *DisruptAnswer, n int) string {
+	id := catalogID(r)
+	sawNodecast, sawSuite := false, false
+	runs := 0
+	for runs < n && !(sawNodecast && sawSuite) {
+		runs++
+		k, err := karpenterSide(r, cats[id], id)
+		if err != nil {
+			return "the in-process Karpenter failed: " + err.Error()
+		}
+		if cl, _, _ := compare(r, k); cl == "" {
+			sawNodecast = true
+		}
+		if kd, ok := k.(*DisruptAnswer); ok && sameDecision(kd, suite) {
+			sawSuite = true
+		}
+	}
+	switch {
+	case sawNodecast && sawSuite:
+		return "in-process Karpenter gave both answers (tie proven)"
+	case sawNodecast:
+		return fmt.Sprintf("in-process Karpenter gave nodecast's answer, never the suite's (%d runs)", runs)
+	case sawSuite:
+		return fmt.Sprintf("in-process Karpenter gave the suite's answer, never nodecast's (%d runs)", runs)
+	}
+	return fmt.Sprintf("in-process Karpenter gave neither answer (%d runs)", runs)
+}
+
+// sameDecision: two Karpenter disruption answers agree (decision, reason, nodes, the
+// replacements, the first replacement's pool and options; its launch set follows from those).
+func sameDecision(a, b *DisruptAnswer) bool {
+	norm := func(d *DisruptAnswer) string {
+		x := DisruptAnswer{Decision: strings.ToLower(d.Decision), Reason: d.Reason, Nodes: slices.Sorted(slices.Values(d.Nodes)), Replacements: d.Replacements}
+		if d.Replacement != nil {
+			x.Replacement = &Claim{NodePool: d.Replacement.NodePool, Options: d.Replacement.Options}
+		}
+		if len(x.Nodes) == 0 {
+			x.Nodes = nil
+		}
+		out, _ := json.Marshal(x)
+		return string(out)
+	}
+	return norm(a) == norm(b)
 }
 
 // sameKarpenter: two Karpenter answers to one pass agree (claims with their pods, pool, options

@@ -65,7 +65,11 @@ type SuiteDecision struct {
 	InstanceTypes map[string][]suiteInstanceType `json:"instanceTypes"`
 	Storage       map[string]int                 `json:"storage"`
 	Settings      map[string]any                 `json:"settings"`
-	DumpError     string                         `json:"dumpError,omitempty"`
+	// What changed between the start of Reconcile's methods and the dump (dumps since issue
+	// 39's sixth round; nil before), and the clock at that start.
+	ChangedDuringReconcile []string  `json:"changedDuringReconcile"`
+	ReconcileStarted       time.Time `json:"reconcileStarted"`
+	DumpError              string    `json:"dumpError,omitempty"`
 }
 
 // pools: the NodePools the decision can depend on. A NodePool being deleted that no NodeClaim or
@@ -218,6 +222,15 @@ func (d *SuiteDecision) checkModelled() error {
 				return exclude("test-written Consolidatable condition contradicts consolidateAfter", "NodeClaim %s: condition %v, rule %v", nc.Name, got, want)
 			}
 		}
+	}
+	// Last, so that the categories above keep their counts. The spec changed the cluster
+	// while a method waited in validation (a pod bound, a node labelled): the dump holds the
+	// cluster after the change, the command came from the one before, so the dump is not the
+	// decision's input ("Consolidation TTL should not consolidate if the action picks
+	// different instance types after the node TTL wait").
+	if len(d.ChangedDuringReconcile) > 0 {
+		return exclude("the spec changed the cluster during Karpenter's decision (validation wait): the dump is not its input",
+			"%d objects, e.g. %s", len(d.ChangedDuringReconcile), d.ChangedDuringReconcile[0])
 	}
 	return nil
 }

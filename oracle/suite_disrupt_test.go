@@ -153,3 +153,40 @@ func TestSuitePassFormatLimits(t *testing.T) {
 		t.Fatalf("checkModelled() = %v", err)
 	}
 }
+
+// A decision during which the spec changed the cluster (the dump lists what changed since
+// Reconcile's methods began) is excluded: the dump is not the decision's input. A dump without
+// the list (older) or with an empty one is compared.
+func TestSuiteDecisionChangedDuringReconcile(t *testing.T) {
+	d := &SuiteDecision{NodePools: []v1.NodePool{disruptNodePool("default", nil, false)}}
+	for _, changed := range [][]string{nil, {}} {
+		d.ChangedDuringReconcile = changed
+		if err := d.checkModelled(); err != nil {
+			t.Fatalf("changed %v: checkModelled() = %v, want comparable", changed, err)
+		}
+	}
+	d.ChangedDuringReconcile = []string{"Pod default/second added"}
+	if err, ok := d.checkModelled().(*Excluded); !ok || !strings.Contains(err.Category, "validation wait") || !strings.Contains(err.Detail, "Pod default/second added") {
+		t.Fatalf("checkModelled() = %v", err)
+	}
+}
+
+// Two Karpenter decisions are the same when decision, reason, nodes (in any order), replacement
+// count, pool and options are.
+func TestSameDecision(t *testing.T) {
+	a := &DisruptAnswer{Decision: "replace", Reason: "underutilized", Nodes: []string{"b", "a"}, Replacements: 1,
+		Replacement: &Claim{NodePool: "p", Options: []string{"x", "y"}}, Method: "SingleNodeConsolidation"}
+	b := &DisruptAnswer{Decision: "replace", Reason: "underutilized", Nodes: []string{"a", "b"}, Replacements: 1,
+		Replacement: &Claim{NodePool: "p", Options: []string{"x", "y"}}}
+	if !sameDecision(a, b) {
+		t.Errorf("equal decisions differ")
+	}
+	b.Replacement.Options = []string{"x", "z"}
+	if sameDecision(a, b) {
+		t.Errorf("other options agree")
+	}
+	c := &DisruptAnswer{Decision: "delete", Reason: "empty", Nodes: []string{"a"}}
+	if sameDecision(a, c) || !sameDecision(c, &DisruptAnswer{Decision: "delete", Reason: "empty", Nodes: []string{"a"}}) {
+		t.Errorf("delete decisions compared wrongly")
+	}
+}

@@ -5,14 +5,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/awslabs/operatorpkg/status"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 )
 
 func sreq(key string, op corev1.NodeSelectorOperator, values ...string) v1.NodeSelectorRequirementWithMinValues {
@@ -217,8 +220,8 @@ func TestSuiteCaseDomainChoice(t *testing.T) {
 	}
 	pod.Spec.TopologySpreadConstraints = append(pod.Spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{TopologyKey: corev1.LabelTopologyZone})
 	c.domainTopology = p.domainTopology()
-	if !c.DomainChoice("launched offering differs") || c.DomainChoice("unschedulable pods differ") {
-		t.Fatal("a zonal spread: offering differences are domain choices, unschedulable pods are not")
+	if !c.DomainChoice("launched offering differs") || !c.DomainChoice("unschedulable pods differ") || c.DomainChoice("deferred pods differ (reserved capacity)") {
+		t.Fatal("a zonal spread: offering differences and left-over pods are domain choices, deferred pods are not")
 	}
 }
 
@@ -291,6 +294,98 @@ func TestSuitePassDefaultSpreads(t *testing.T) {
 	for _, want := range []string{"kind: ReplicaSet", "replicas: 0", "kind: Service"} {
 		if !strings.Contains(objs, want) {
 			t.Errorf("objects lack %q:\n%s", want, objs)
+		}
+	}
+}
+
+// Karpenter's state counting requests the API server's pods do not make (the suite deleted bound
+// pods without telling it), or the reverse, or remembering a different anti-affinity pod: the
+// pass is excluded. An older dump (no state counts recorded) is not checked.
+func TestSuitePassStateMatchesAPI(t *testing.T) {
+	const cat = "Karpenter's cluster state and the API server disagree on bound pods (the suite updates the state by hand)"
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{corev1.LabelHostname: "n1"}}}
+	bound := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "old", Namespace: "default"}, Spec: corev1.PodSpec{NodeName: "n1",
+		Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1100m")}}}}}}
+	onePod := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1100m"), corev1.ResourcePods: resource.MustParse("1")}
+	twoPods := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2200m"), corev1.ResourcePods: resource.MustParse("2")}
+	fixture := func(requests corev1.ResourceList, boundPods ...corev1.Pod) *SuitePass {
+		p := suitePassFixture()
+		p.Nodes = []suiteStateNode{{Name: "n1", Node: node, Initialized: true, PodRequests: requests}}
+		p.BoundPods, p.AntiAffinityPods = boundPods, map[string]string{}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		p    *SuitePass
+		want bool
+	}{
+		{"the same pod on both sides", fixture(onePod, bound), false},
+		{"the state still counts a pod the API server deleted", fixture(twoPods, bound), true},
+		{"the API server has a pod the state was not told of", fixture(corev1.ResourceList{}, bound), true},
+		{"an older dump", func() *SuitePass { p := fixture(nil, bound); p.AntiAffinityPods = nil; return p }(), false},
+		{"the state remembers a deleted anti-affinity pod", func() *SuitePass {
+			p := fixture(onePod, bound)
+			p.AntiAffinityPods["default/gone"] = "n1"
+			return p
+		}(), true},
+	} {
+		_, err := c.p.Convert("x")
+		ex, excluded := err.(*Excluded)
+		if excluded && ex.Category != cat || !excluded && err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if excluded != c.want {
+			t.Errorf("%s: excluded %v, want %v", c.name, excluded, c.want)
+		}
+	}
+}
+
+// The in-process Karpenter applies settings.maxInstanceTypes (the suite's 60-type cut), and
+// keeps a Node without kubernetes.io/hostname so when asked to (the suite's state); otherwise it
+// labels the Node with its name, as a kubelet does.
+func TestKarpenterSuiteState(t *testing.T) {
+	cat := testCatalog()
+	big := cat.Types[0]
+	big.Name, big.Allocatable, big.Capacity = "r.xlarge", map[string]string{"cpu": "4", "memory": "16Gi", "pods": "110"}, map[string]string{"cpu": "4", "memory": "16Gi", "pods": "110"}
+	big.Offerings = []CatalogOffering{{Zone: "us-east-1a", CapacityType: "on-demand", Price: 2, Available: true}}
+	cat.Types = append(cat.Types, big)
+	objects := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n---\n" +
+		"apiVersion: v1\nkind: Node\nmetadata: {name: bare, labels: {topology.kubernetes.io/zone: us-east-1a}}\nstatus: {allocatable: {cpu: \"1\", pods: \"10\"}}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"2\"}}}]}\n---\n"
+	env := func(settings map[string]any, hostnameless bool) *Env {
+		s := &Scenario{Name: "t", Kind: "provision", Objects: objects, Settings: settings, hostnameless: hostnameless}
+		s.Clock.Now = selNow.Format(time.RFC3339)
+		e, err := newEnvWith(s, cat, func(r map[string][]CatalogOffering) cloudprovider.InstanceTypes { return cat.InstanceTypes(r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	options := func(e *Env) int {
+		a, err := e.Provision(nil)
+		if err != nil || len(a.Claims) != 1 {
+			t.Fatalf("provision: %v %+v", err, a)
+		}
+		return len(a.Claims[0].Options)
+	}
+	if n := options(env(map[string]any{}, false)); n < 2 {
+		t.Fatalf("the test catalog offers %d types for the pod; the cut needs at least 2", n)
+	}
+	if n := options(env(map[string]any{"maxInstanceTypes": 1.0}, false)); n != 1 {
+		t.Errorf("maxInstanceTypes 1: %d options", n)
+	}
+	if _, err := newEnvWith(&Scenario{Name: "t", Kind: "provision", Settings: map[string]any{"maxInstanceTypes": 0.5}}, cat, nil); err == nil {
+		t.Errorf("maxInstanceTypes 0.5 accepted")
+	}
+	for _, hostnameless := range []bool{false, true} {
+		e := env(map[string]any{}, hostnameless)
+		n := &corev1.Node{}
+		if err := e.client.Get(e.ctx, client.ObjectKey{Name: "bare"}, n); err != nil {
+			t.Fatal(err)
+		}
+		if got, has := n.Labels[corev1.LabelHostname]; has == hostnameless || has && got != "bare" {
+			t.Errorf("hostnameless %v: hostname label %q (present %v)", hostnameless, got, has)
 		}
 	}
 }

@@ -41,6 +41,10 @@ cp "$here/dump_disruption.go.in" pkg/controllers/disruption/nodecast_dump.go
 hook pkg/controllers/disruption/controller.go \
   '	cmds = lo.Filter(cmds, func(c Command, _ int) bool { return c.Decision() != NoOpDecision })' \
   '	nodecastDumpDecision(ctx, c, disruption, cmds)'
+# And right before Reconcile runs its methods: what the cluster was when the decision began.
+hook pkg/controllers/disruption/controller.go \
+  "	// Attempt different disruption methods. We'll only let one method perform an action" \
+  '	nodecastReconcileStart(ctx, c)'
 hook pkg/controllers/disruption/controller.go \
   '	// All methods did nothing, so return nothing to do' \
   '	nodecastDumpDecision(ctx, c, nil, nil)'
