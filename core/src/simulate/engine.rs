@@ -306,7 +306,7 @@ impl Sim {
         }
     }
 
-    fn warn(&mut self, code: &str, message: String) {
+    pub(super) fn warn(&mut self, code: &str, message: String) {
         self.warnings.push(Warning { code: code.into(), message, object: None });
     }
 

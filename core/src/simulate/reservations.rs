@@ -218,7 +218,7 @@ impl Sim {
                 Target::Node(name) => format!("{name:?} is no running NodeClaim of it"),
                 Target::Instances(k) => format!("{k} instance(s) asked, {} of its NodeClaims run", chosen.len()),
             };
-            self.warn_at(
+            self.warn(
                 "reservation-interrupt-unmatched",
                 format!("reservationInterrupt at {}s for {}: {what}; only running instances get a notice", self.now, notice.reservation),
             );
@@ -236,7 +236,7 @@ impl Sim {
         );
         self.log("reservation-offering-unavailable", notice.reservation.clone(), None, Some(RESERVATION_INTERRUPTED.into()), Some(detail));
         for n in chosen {
-            self.res[r].reclaimed.push(n);
+            self.res[r].reclaimed.insert(n);
             let detail = format!(
                 "EC2 Capacity Reservation Instance Interruption Warning ({}, interruptible): NodeClaim deleted, instance terminated after {}s",
                 notice.reservation, self.s.interruption_notice_seconds
@@ -244,10 +244,6 @@ impl Sim {
             self.interrupt_as(n, RESERVATION_INTERRUPTED, detail);
         }
         self.mark_dirty();
-    }
-
-    fn warn_at(&mut self, code: &str, message: String) {
-        self.warnings.push(crate::api::Warning { code: code.into(), message, object: None });
     }
 
     /// One edge of reservation `r`'s clock.

@@ -194,7 +194,7 @@ pub struct ResTrack {
     pub hidden_until: Option<i64>,
     /// NodeClaims that got an interruption notice: their instance goes back to the owner, so
     /// their termination shrinks TotalInstanceCount instead of freeing a slot.
-    pub reclaimed: Vec<usize>,
+    pub reclaimed: std::collections::BTreeSet<usize>,
     /// When each reclaimed instance left the reservation (simulated seconds).
     pub reclaimed_at: Vec<i64>,
 }
