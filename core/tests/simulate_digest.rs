@@ -117,7 +117,7 @@ fn example_interruptible_reservation_is_byte_identical() {
         simulation: Some(SimSettings { seed: 7, ..Default::default() }),
         ..Default::default()
     };
-    check("example interruptible reservation", &req, (0, 0));
+    check("example interruptible reservation", &req, (0x4b11146dfa7cc72f, 135406));
 }
 
 const TEMPLATES: &str = r#"
