@@ -1453,6 +1453,11 @@ export interface ReservationUse {
   launches: number;
   /** NodeClaims deleted because the capacity block was expiring. */
   nodesDeleted: number;
+  /**
+   * NodeClaims deleted on an interruption notice (an interruptible ODCR's owner reclaimed
+   * their instances: trace `reservationInterrupt`); absent when none.
+   */
+  nodesInterrupted?: number;
   /** NodeClaims that ran on as on-demand after the ODCR ended. */
   nodesOnDemand: number;
   /** Why a figure is missing. */

@@ -719,26 +719,21 @@ pub fn simulation(s: &Simulation) -> String {
     out.push_str(&t.render("  "));
     if !s.reservations.is_empty() {
         section(&mut out, "Capacity reservations (used = TotalInstanceCount - AvailableInstanceCount while active)");
-        let mut t = Table::new(&[
-            "ID",
-            "TYPE",
-            "INSTANCE TYPE",
-            "TOTAL",
-            "ACTIVE",
-            "LAUNCHES",
-            "PEAK",
-            "UTILISATION",
-            "DELETED",
-            "ON-DEMAND",
-            "COMMITTED",
-        ])
-        .right(&[3, 5, 6, 7, 8, 9, 10]);
+        // The INTERRUPTED column only when a trace sent interruption notices (reservationInterrupt).
+        let interrupted = s.reservations.iter().any(|r| r.nodes_interrupted > 0);
+        let mut head = vec!["ID", "TYPE", "INSTANCE TYPE", "TOTAL", "ACTIVE", "LAUNCHES", "PEAK", "UTILISATION", "DELETED", "ON-DEMAND"];
+        if interrupted {
+            head.push("INTERRUPTED");
+        }
+        head.push("COMMITTED");
+        let right: Vec<usize> = (3..head.len()).filter(|&i| i != 4).collect();
+        let mut t = Table::new(&head).right(&right);
         for r in &s.reservations {
             let active = match (r.active_from_seconds, r.active_until_seconds) {
                 (Some(f), Some(u)) => duration(u - f),
                 _ => "never".into(),
             };
-            t.row(vec![
+            let mut row = vec![
                 r.id.clone(),
                 r.reservation_type.clone(),
                 r.instance_type.clone(),
@@ -749,8 +744,12 @@ pub fn simulation(s: &Simulation) -> String {
                 format!("{:.1}%", r.utilization * 100.0),
                 r.nodes_deleted.to_string(),
                 r.nodes_on_demand.to_string(),
-                r.committed_cost_usd.map_or_else(|| "unknown".into(), dollars_2),
-            ]);
+            ];
+            if interrupted {
+                row.push(r.nodes_interrupted.to_string());
+            }
+            row.push(r.committed_cost_usd.map_or_else(|| "unknown".into(), dollars_2));
+            t.row(row);
         }
         out.push_str(&t.render("  "));
     }

@@ -102,6 +102,24 @@ fn example_day_is_byte_identical() {
     check("example day", &req, (0x00496f53ae1d3cf9, 226096));
 }
 
+/// A day on an interruptible ODCR whose owner reclaims 2 of its 3 instances at 4h30m
+/// (docs/reservations.md, "Interruption notices"): Karpenter deletes both NodeClaims and hides
+/// the reservation's offering for 3 minutes.
+#[test]
+fn example_interruptible_reservation_is_byte_identical() {
+    let req = Request {
+        inputs: vec![example("reservations/interruptible/cluster.yaml"), example("reservations/interruptible/reservations.json")],
+        trace: Some(TraceInput {
+            name: Some("trace.yaml".into()),
+            text: example("reservations/interruptible/trace.yaml").text,
+            format: None,
+        }),
+        simulation: Some(SimSettings { seed: 7, ..Default::default() }),
+        ..Default::default()
+    };
+    check("example interruptible reservation", &req, (0x4b11146dfa7cc72f, 135406));
+}
+
 const TEMPLATES: &str = r#"
 apiVersion: batch/v1
 kind: Job

@@ -413,3 +413,100 @@ fn plan_now_deletes_an_expiring_blocks_nodes_re_pends_their_pods_and_demotes_an_
         assert!(!nodecast::plan(&early).to_json().contains("reservationChanges"));
     }
 }
+
+fn interruptible(id: &str, total: i64) -> Value {
+    let mut r = reservation(id, "default", total, "active", None, None);
+    r["Interruptible"] = json!(true);
+    r
+}
+
+fn node_entry<'a>(s: &'a Simulation, name: &str) -> &'a nodecast::simulate::NodeOut {
+    s.nodes.iter().find(|n| n.name == name).unwrap_or_else(|| panic!("no node {name}: {:?}", s.nodes))
+}
+
+#[test]
+fn an_interruption_notice_deletes_the_nodeclaim_and_hides_the_reservation_for_three_minutes() {
+    // Interruptible ODCR with 2 instances, pool [reserved, on-demand]. `a` takes one slot at 0;
+    // at 1 h the owner reclaims its instance. Karpenter deletes the NodeClaim and marks the
+    // reservation's offering unavailable for 3 minutes, so `a`'s replacement goes on demand
+    // although a slot is free; `b` at 2 h finds the offering back, with the slot left.
+    let yaml = vec![NODE_CLASS.to_string(), pool("reserved, on-demand"), job("a", ""), job("b", "")];
+    let res = json!([interruptible("cr-int", 2)]);
+    let ev = "- {at: 0s, submit: {ref: Job/ml/a, runTime: 10h}}\n- {at: 1h, reservationInterrupt: {reservation: cr-int}}\n- {at: 2h, submit: {ref: Job/ml/b, runTime: 1h}}\n";
+    let s = run(&request(&yaml, res, ev, "12h", fixed()));
+    let notices = events(&s, "nodeclaim-interrupted");
+    assert_eq!(notices.len(), 1, "{:?}", s.timeline);
+    assert_eq!((notices[0].time_seconds, notices[0].object.as_str()), (3600, "p5-1"));
+    assert_eq!(notices[0].reason.as_deref(), Some("reservation-interrupted"));
+    assert!(notices[0].detail.as_deref().unwrap_or("").contains("cr-int"), "{:?}", notices[0].detail);
+    let first = node_entry(&s, "p5-1");
+    assert_eq!(first.capacity_type.as_deref(), Some("reserved"));
+    // EC2 terminates the instance two minutes after the warning.
+    assert_eq!((first.terminated_seconds, first.termination_reason.as_deref()), (Some(3600 + 120), Some("reservation-interrupted")));
+    // The replacement for `a` is on demand: the offering is hidden, the free slot unused.
+    let replacement = node_entry(&s, "p5-2");
+    assert!(replacement.launched_seconds >= 3600 && replacement.launched_seconds < 3600 + 180, "{}", replacement.launched_seconds);
+    assert_eq!(replacement.capacity_type.as_deref(), Some("on-demand"), "{:?}", s.timeline);
+    let hidden = events(&s, "reservation-offering-unavailable");
+    let back = events(&s, "reservation-offering-available");
+    assert_eq!((hidden.len(), back.len()), (1, 1));
+    assert_eq!((hidden[0].time_seconds, back[0].time_seconds), (3600, 3600 + 180));
+    // `b` launches into the reservation again: its one slot left (the reclaimed one is gone).
+    let third = node_entry(&s, "p5-3");
+    assert_eq!(third.capacity_type.as_deref(), Some("reserved"));
+    assert!(launch_detail(&s, "p5-3").contains("cr-int"), "{}", launch_detail(&s, "p5-3"));
+    let pod_a = s.pods.iter().find(|p| p.workload.ends_with("/a")).expect("pod a");
+    assert_eq!(pod_a.restarts, 1);
+    assert_eq!(s.summary.disruptions.by_reason.get("reservation-interrupted"), Some(&1));
+    let r = &s.reservations[0];
+    assert_eq!((r.total, r.launches, r.nodes_interrupted), (2, 2, 1));
+    // The reclaimed instance stops being committed when it leaves (at 1 h 2 min).
+    let od = replacement.price_per_hour_usd;
+    let hours = s.summary.duration_seconds as f64 / 3600.0;
+    let expected = od * (2.0 * hours - (hours - 3720.0 / 3600.0));
+    assert!((r.committed_cost_usd.unwrap() - expected).abs() < 1e-3, "{:?} vs {expected}", r.committed_cost_usd);
+    let instances = s.series.metrics.iter().find(|m| m.name == "nodecast_capacity_reservation_instances").expect("series");
+    let sample = |t: i64| instances.values[s.series.times_seconds.iter().position(|&x| x == t).unwrap()];
+    assert_eq!((sample(1800), sample(3 * 3600)), (2.0, 1.0));
+}
+
+#[test]
+fn a_reserved_only_pool_waits_out_the_hidden_offering() {
+    // Reserved-only pool: the evicted pod has nowhere to go until the 3 minutes are over, then
+    // it launches into the reservation's remaining slot.
+    let yaml = vec![NODE_CLASS.to_string(), pool("reserved"), job("a", "")];
+    let res = json!([interruptible("cr-int", 2)]);
+    let ev = "- {at: 0s, submit: {ref: Job/ml/a, runTime: 10h}}\n- {at: 1h, reservationInterrupt: {reservation: cr-int, node: p5-1}}\n";
+    let s = run(&request(&yaml, res, ev, "12h", fixed()));
+    let second = node_entry(&s, "p5-2");
+    assert!(
+        second.launched_seconds >= 3600 + 180 && second.launched_seconds <= 3600 + 190,
+        "launched at {} (the offering is hidden until {})",
+        second.launched_seconds,
+        3600 + 180
+    );
+    assert_eq!(second.capacity_type.as_deref(), Some("reserved"));
+    assert!(s.pods[0].pending_seconds >= 180, "{}", s.pods[0].pending_seconds);
+    assert_eq!(s.reservations[0].nodes_interrupted, 1);
+}
+
+#[test]
+fn an_interruption_notice_must_name_an_interruptible_reservation() {
+    let yaml = vec![NODE_CLASS.to_string(), pool("reserved, on-demand"), job("a", "")];
+    let res = json!([reservation("cr-odcr", "default", 1, "active", None, None), interruptible("cr-int", 1)]);
+    for (event, code) in [("cr-odcr", "not-interruptible"), ("cr-nope", "unknown-reservation")] {
+        let ev = format!("- {{at: 0s, submit: {{ref: Job/ml/a, runTime: 1h}}}}\n- {{at: 1h, reservationInterrupt: {event}}}\n");
+        let Outcome::Failure { errors } = nodecast::simulate(&request(&yaml, res.clone(), &ev, "2h", fixed())).outcome else {
+            panic!("{event} is refused")
+        };
+        assert_eq!(errors[0].code, code, "{errors:?}");
+        assert_eq!(errors[0].path.as_deref(), Some("events[1].reservationInterrupt"));
+        assert_eq!(errors[0].source.as_deref(), Some("trace.yaml"));
+    }
+    // A NodeClaim that is not in the reservation gets no notice: a warning, nothing happens.
+    let ev = "- {at: 0s, submit: {ref: Job/ml/a, runTime: 3h}}\n- {at: 1h, reservationInterrupt: {reservation: cr-int, node: p5-9}}\n";
+    let s = run(&request(&yaml, res, ev, "4h", fixed()));
+    assert!(s.warnings.iter().any(|w| w.code == "reservation-interrupt-unmatched"), "{:?}", s.warnings);
+    assert!(events(&s, "nodeclaim-interrupted").is_empty());
+    assert_eq!(s.reservations[1].nodes_interrupted, 0);
+}

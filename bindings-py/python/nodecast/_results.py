@@ -1557,6 +1557,7 @@ class SimulatedReservation:
     peak_used: int
     nodes_deleted: int
     nodes_on_demand: int
+    nodes_interrupted: int = 0
     active_from_seconds: Optional[int] = None
     active_until_seconds: Optional[int] = None
     committed_price_per_hour_usd: Optional[float] = None
@@ -1577,6 +1578,7 @@ class SimulatedReservation:
             peak_used=d["peakUsed"],
             nodes_deleted=d["nodesDeleted"],
             nodes_on_demand=d["nodesOnDemand"],
+            nodes_interrupted=d.get("nodesInterrupted", 0),
             active_from_seconds=d.get("activeFromSeconds"),
             active_until_seconds=d.get("activeUntilSeconds"),
             committed_price_per_hour_usd=d.get("committedPricePerHourUsd"),

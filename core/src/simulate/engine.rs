@@ -285,6 +285,7 @@ impl Sim {
                 None => self.warn("unknown-node", format!("interrupt at {}s: no live NodeClaim named {node:?}", self.now)),
             },
             SimAction::Condition(c) => self.set_condition(c),
+            SimAction::ReservationInterrupt(n) => self.reservation_notice(&n),
             SimAction::EditNodePool { pool, replacement } => self.edit_node_pool(pool, *replacement),
             SimAction::Row { tpl, replicas, run_time } => {
                 if self.templates[tpl].kind == Kind::Service {
@@ -305,7 +306,7 @@ impl Sim {
         }
     }
 
-    fn warn(&mut self, code: &str, message: String) {
+    pub(super) fn warn(&mut self, code: &str, message: String) {
         self.warnings.push(Warning { code: code.into(), message, object: None });
     }
 

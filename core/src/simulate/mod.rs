@@ -20,6 +20,7 @@ mod metrics;
 mod node_conditions;
 mod nodes;
 mod render;
+mod res_notice;
 mod reservations;
 pub(crate) mod rng;
 mod sequence;
@@ -188,6 +189,10 @@ pub struct ReservationUse {
     pub nodes_deleted: usize,
     /// NodeClaims that ran on as on-demand after the ODCR ended.
     pub nodes_on_demand: usize,
+    /// NodeClaims deleted on an interruption notice (an interruptible ODCR's owner reclaimed
+    /// their instances: trace `reservationInterrupt`); absent when none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nodes_interrupted: usize,
     /// $/h it bills while active: an ODCR the on-demand price × TotalInstanceCount; a capacity
     /// block its `simulation.capacityBlockPrices` × TotalInstanceCount; absent when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -475,4 +480,10 @@ pub(crate) fn run_parsed(
         })
         .collect();
     engine::run(prepared, trace, settings.clone())
+}
+
+/// serde's `skip_serializing_if` for counts that are absent when zero (answers without them
+/// keep their bytes).
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -512,7 +512,7 @@ impl Sim {
         self.log("nodeclaim-terminated", name, None, Some(reason.to_string()), None);
         if let Some(r) = freed {
             // MarkTerminated: the slot is free again (reservations.rs).
-            self.reservation_freed(r);
+            self.reservation_freed(r, n);
         }
         self.static_top_up();
         self.capacity_freed();
@@ -521,19 +521,28 @@ impl Sim {
     /// A spot interruption notice: cordon, evict every pod (work since the last checkpoint is
     /// lost), and the instance goes when the notice runs out.
     pub fn interrupt(&mut self, n: usize) {
-        if self.nodes[n].state == NState::Terminated || self.nodes[n].deleting_reason.as_deref() == Some("interrupted") {
-            return;
+        let detail = format!("{}s notice", self.s.interruption_notice_seconds);
+        self.interrupt_as(n, "interrupted", detail);
+    }
+
+    /// An EC2 interruption notice for node `n` (`reason`: `interrupted` for spot,
+    /// `reservation-interrupted` for an interruptible reservation): Karpenter's interruption
+    /// controller deletes the NodeClaim (CordonAndDrain), and EC2 terminates the instance when
+    /// the notice runs out. False when the node is gone or already has this notice.
+    pub fn interrupt_as(&mut self, n: usize, reason: &str, detail: String) -> bool {
+        if self.nodes[n].state == NState::Terminated || self.nodes[n].deleting_reason.as_deref() == Some(reason) {
+            return false;
         }
         let name = self.nodes[n].name.clone();
-        let detail = format!("{}s notice", self.s.interruption_notice_seconds);
-        self.log("nodeclaim-interrupted", name.clone(), None, Some("interrupted".into()), Some(detail));
-        self.metrics.disrupted("interrupted");
-        self.cordon(n, "interrupted");
+        self.log("nodeclaim-interrupted", name.clone(), None, Some(reason.into()), Some(detail));
+        self.metrics.disrupted(reason);
+        self.cordon(n, reason);
         for p in self.nodes[n].pods.clone() {
-            self.evict(p, "interrupted");
+            self.evict(p, reason);
         }
         let at = self.now + self.s.interruption_notice_seconds;
-        self.push(at, Ev::Terminate(n, reason_index("interrupted")));
+        self.push(at, Ev::Terminate(n, reason_index(reason)));
+        true
     }
 
     /// One pass of the disruption controller: the `consolidate` decision at the simulated now.

@@ -15,9 +15,12 @@
 //!   reclaims whatever still runs. An ODCR's NodeClaims turn on-demand at its end: relabelled,
 //!   priced on demand from then on, and subject to drift (catalog::reservation_time).
 
+use super::res_notice::{Notice, Target};
 use super::settings::SimSettings;
 use super::sim::Sim;
-use super::state::{NState, ResTrack, CAPACITY_BLOCK_EXPIRING, RES_END, RES_EXPIRING, RES_RECLAIM, RES_START};
+use super::state::{
+    NState, ResTrack, CAPACITY_BLOCK_EXPIRING, RESERVATION_INTERRUPTED, RES_END, RES_EXPIRING, RES_RECLAIM, RES_START, RES_UNHIDE,
+};
 use super::ReservationUse;
 use crate::catalog::{reservation_time, resolve};
 use crate::error::InputError;
@@ -26,6 +29,12 @@ use crate::model::Model;
 
 /// When EC2 reclaims a capacity block's instances: 30 minutes before its end.
 const RECLAIM_SECONDS: i64 = 30 * 60;
+
+/// How long the AWS provider keeps an interrupted reservation's offering unavailable
+/// (pkg/cache/cache.go `UnavailableOfferingsTTL`, the unavailable-offerings cache entry that
+/// pkg/controllers/interruption/utils.go `markUnavailableOfferings` sets, keyed by type, zone,
+/// `reserved` and the reservation id).
+pub const UNAVAILABLE_OFFERING_SECONDS: i64 = 3 * 60;
 
 /// States whose reservation is (or becomes, at its StartDate) active.
 const LIVE_STATES: [&str; 2] = ["active", "scheduled"];
@@ -128,6 +137,17 @@ impl Sim {
         let gate = self.m.reservation_gate;
         let now = self.abs_now();
         resolve::apply(&mut self.m, Some(now), gate);
+        // An interruption notice's unavailable-offerings entry: the reservation's offering
+        // stays in the catalog, not available (reserved_capacity_resolver.go `Available`).
+        for (r, t) in self.res.iter().enumerate() {
+            if t.hidden_until.is_some_and(|h| h > self.now) {
+                for it in self.m.catalog.types.iter_mut() {
+                    for o in it.offerings.iter_mut().filter(|o| o.reservation == Some(r as u32)) {
+                        o.available = false;
+                    }
+                }
+            }
+        }
         self.baseline_memo = crate::scheduling::BaselineMemo::default();
         self.templates_cache = vec![None; self.m.node_pools.len()];
     }
@@ -157,16 +177,73 @@ impl Sim {
         self.touch(r);
     }
 
-    /// A NodeClaim of reservation `r` terminated (MarkTerminated): its slot is free again while
-    /// the reservation lasts.
-    pub fn reservation_freed(&mut self, r: usize) {
+    /// NodeClaim `n` of reservation `r` terminated (MarkTerminated): its slot is free again while
+    /// the reservation lasts; an instance the owner reclaimed leaves the reservation instead.
+    pub fn reservation_freed(&mut self, r: usize, n: usize) {
         if self.res.get(r).is_none_or(|t| !t.active) {
             return;
         }
         self.touch(r);
+        let reclaimed = self.res[r].reclaimed.contains(&n);
         let res = &mut self.m.reservations[r];
-        res.available = (res.available + 1).min(res.total);
+        if reclaimed {
+            // The capacity went back to the source reservation: TotalInstanceCount shrinks and
+            // AvailableInstanceCount stays (the AWS provider's next sync, within a minute,
+            // reads that from EC2; its offering is hidden for 3 minutes meanwhile).
+            res.total = (res.total - 1).max(0);
+            res.available = res.available.min(res.total);
+            self.res[r].reclaimed_at.push(self.now);
+        } else {
+            res.available = (res.available + 1).min(res.total);
+        }
         self.touch(r);
+    }
+
+    /// The trace's `reservationInterrupt` event: EC2 sends an "EC2 Capacity Reservation Instance
+    /// Interruption Warning" for each chosen instance of the interruptible reservation. For each,
+    /// Karpenter's interruption controller (AWS provider pkg/controllers/interruption/utils.go)
+    /// marks the offering (type, zone, `reserved`, this reservation id) unavailable for 3
+    /// minutes and deletes the NodeClaim (CordonAndDrain: its pods pend again); EC2 terminates
+    /// the instance when the notice (`interruptionNoticeSeconds`, 2 minutes) runs out.
+    pub fn reservation_notice(&mut self, notice: &Notice) {
+        // res_notice::check has refused ids that are not interruptible reservations of the input.
+        let Some(r) = self.m.reservations.iter().position(|x| x.id == notice.reservation) else { return };
+        let live: Vec<usize> = self.live_in(r).into_iter().filter(|n| !self.res[r].reclaimed.contains(n)).collect();
+        let (chosen, asked): (Vec<usize>, usize) = match &notice.target {
+            Target::Instances(k) => (live.iter().copied().take(*k as usize).collect(), *k as usize),
+            Target::Node(name) => (self.node_by_name.get(name).copied().filter(|n| live.contains(n)).into_iter().collect(), 1),
+        };
+        if chosen.len() < asked {
+            let what = match &notice.target {
+                Target::Node(name) => format!("{name:?} is no running NodeClaim of it"),
+                Target::Instances(k) => format!("{k} instance(s) asked, {} of its NodeClaims run", chosen.len()),
+            };
+            self.warn(
+                "reservation-interrupt-unmatched",
+                format!("reservationInterrupt at {}s for {}: {what}; only running instances get a notice", self.now, notice.reservation),
+            );
+        }
+        if chosen.is_empty() {
+            return;
+        }
+        let until = self.now + UNAVAILABLE_OFFERING_SECONDS;
+        self.res[r].hidden_until = Some(until);
+        self.push(until, super::state::Ev::Reservation(r, RES_UNHIDE));
+        self.resolve_now();
+        let detail = format!(
+            "offering unavailable until +{}s: Karpenter's interruption controller hides the offering for 3 minutes",
+            UNAVAILABLE_OFFERING_SECONDS
+        );
+        self.log("reservation-offering-unavailable", notice.reservation.clone(), None, Some(RESERVATION_INTERRUPTED.into()), Some(detail));
+        for n in chosen {
+            self.res[r].reclaimed.insert(n);
+            let detail = format!(
+                "EC2 Capacity Reservation Instance Interruption Warning ({}, interruptible): NodeClaim deleted, instance terminated after {}s",
+                notice.reservation, self.s.interruption_notice_seconds
+            );
+            self.interrupt_as(n, RESERVATION_INTERRUPTED, detail);
+        }
+        self.mark_dirty();
     }
 
     /// One edge of reservation `r`'s clock.
@@ -188,6 +265,20 @@ impl Sim {
                     None,
                     None,
                     Some("capacity block: no more launches; its NodeClaims are deleted".into()),
+                );
+            }
+            RES_UNHIDE => {
+                // A later notice extended the entry: its own edge re-resolves then.
+                if self.res[r].hidden_until.is_none_or(|h| h > self.now) {
+                    return;
+                }
+                self.res[r].hidden_until = None;
+                self.log(
+                    "reservation-offering-available",
+                    id,
+                    None,
+                    None,
+                    Some("the interruption's unavailable-offerings entry expired".into()),
                 );
             }
             RES_RECLAIM => {
@@ -284,7 +375,10 @@ impl Sim {
                 None => (0, 0),
             };
             let active_seconds = (until - from).max(0);
-            let capacity_hours = res.total as f64 * active_seconds as f64 / 3600.0;
+            // TotalInstanceCount at the start; each reclaimed instance left it when it ended.
+            let initial_total = res.total + t.reclaimed_at.len() as i64;
+            let reclaimed_seconds: i64 = t.reclaimed_at.iter().map(|&at| (until - at.max(from)).max(0)).sum();
+            let capacity_hours = (initial_total as f64 * active_seconds as f64 - reclaimed_seconds as f64) / 3600.0;
             let used_hours = t.used_seconds / 3600.0;
             let block = res.kind == Some(ReservationKind::CapacityBlock);
             let hourly = if block { self.s.capacity_block_prices.get(&res.id).copied() } else { t.on_demand_price };
@@ -301,7 +395,7 @@ impl Sim {
                 instance_type: res.instance_type.clone(),
                 zone: res.zone.clone(),
                 reservation_type: res.reservation_type.clone(),
-                total: res.total,
+                total: initial_total,
                 active_from_seconds: t.window.map(|_| from),
                 active_until_seconds: t.window.map(|_| until),
                 launches: t.launches,
@@ -310,9 +404,10 @@ impl Sim {
                 peak_used: t.peak_used,
                 nodes_deleted: t.deleted,
                 nodes_on_demand: t.demoted,
+                nodes_interrupted: t.reclaimed.len(),
                 committed_price_per_hour_usd: hourly
                     .filter(|_| active_seconds > 0)
-                    .map(|p| crate::price::round_price(p * res.total as f64)),
+                    .map(|p| crate::price::round_price(p * initial_total as f64)),
                 committed_cost_usd: if active_seconds > 0 { committed } else { Some(0.0) },
                 note,
             });

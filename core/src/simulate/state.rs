@@ -44,11 +44,19 @@ pub const RES_START: u8 = 0;
 pub const RES_EXPIRING: u8 = 1;
 pub const RES_RECLAIM: u8 = 2;
 pub const RES_END: u8 = 3;
+/// The AWS provider's unavailable-offerings entry for the reservation (set by an interruption
+/// notice) runs out: its offering is available again (res_notice.rs).
+pub const RES_UNHIDE: u8 = 4;
 
 /// The termination reason of a NodeClaim deleted because its capacity block expires.
 pub const CAPACITY_BLOCK_EXPIRING: &str = "capacity-block-expiring";
 
-pub const REASONS: [&str; 6] = ["empty", "underutilized", "expired", "interrupted", "drifted", CAPACITY_BLOCK_EXPIRING];
+/// The termination reason of a NodeClaim whose interruptible reservation's owner reclaimed its
+/// instance (an EC2 Capacity Reservation Instance Interruption Warning; res_notice.rs).
+pub const RESERVATION_INTERRUPTED: &str = "reservation-interrupted";
+
+pub const REASONS: [&str; 7] =
+    ["empty", "underutilized", "expired", "interrupted", "drifted", CAPACITY_BLOCK_EXPIRING, RESERVATION_INTERRUPTED];
 
 /// The reasons every summary lists (with 0 when none happened); `drifted` is listed only when
 /// a drifted node was replaced, so runs without drift read as before.
@@ -182,6 +190,13 @@ pub struct ResTrack {
     pub launches: usize,
     pub deleted: usize,
     pub demoted: usize,
+    /// Until when (simulated seconds) an interruption notice hides its offering.
+    pub hidden_until: Option<i64>,
+    /// NodeClaims that got an interruption notice: their instance goes back to the owner, so
+    /// their termination shrinks TotalInstanceCount instead of freeing a slot.
+    pub reclaimed: std::collections::BTreeSet<usize>,
+    /// When each reclaimed instance left the reservation (simulated seconds).
+    pub reclaimed_at: Vec<i64>,
 }
 
 /// One Job instance's progress.

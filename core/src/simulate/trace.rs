@@ -53,6 +53,8 @@ pub enum Action {
     },
     /// A Node condition from `at` on (conditions.rs).
     Condition(super::conditions::ConditionEvent),
+    /// Interruption notices for instances of an interruptible ODCR (res_notice.rs).
+    ReservationInterrupt(super::res_notice::Notice),
     /// The NodePool of the manifest's name is replaced by the manifest (docs/drift.md): its
     /// nodes made from the old template drift.
     EditNodePool {
@@ -461,12 +463,14 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             continue;
         };
         for k in o.keys() {
-            if !["at", "submit", "scale", "delete", "interrupt", "condition", "nodePool", "name", "repeat"].contains(&k.as_str()) {
+            if !["at", "submit", "scale", "delete", "interrupt", "reservationInterrupt", "condition", "nodePool", "name", "repeat"]
+                .contains(&k.as_str())
+            {
                 p.err(
                     &format!("{path}.{k}"),
                     "unknown-field",
                     format!("unknown field {k:?}"),
-                    "at, submit, scale, delete, interrupt, condition, nodePool, name, repeat",
+                    "at, submit, scale, delete, interrupt, reservationInterrupt, condition, nodePool, name, repeat",
                 );
             }
         }
@@ -476,13 +480,18 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
             }
             continue;
         };
-        let actions: Vec<&str> =
-            ["submit", "scale", "delete", "interrupt", "condition", "nodePool"].into_iter().filter(|k| o.contains_key(*k)).collect();
+        let actions: Vec<&str> = ["submit", "scale", "delete", "interrupt", "reservationInterrupt", "condition", "nodePool"]
+            .into_iter()
+            .filter(|k| o.contains_key(*k))
+            .collect();
         if actions.len() != 1 {
             p.err(
                 &path,
                 "invalid-event",
-                format!("an event has exactly one of submit, scale, delete, interrupt, condition, nodePool; found {}", actions.len()),
+                format!(
+                    "an event has exactly one of submit, scale, delete, interrupt, reservationInterrupt, condition, nodePool; found {}",
+                    actions.len()
+                ),
                 "e.g. {at: 1h, submit: train}",
             );
             continue;
@@ -539,6 +548,15 @@ fn parse_yaml(text: &str, name: Option<&str>, max_events: u64) -> Result<Trace, 
                         "nodePool is the NodePool manifest that replaces the one of its name",
                         "nodePool: {apiVersion: karpenter.sh/v1, kind: NodePool, metadata: {name: default}, spec: {...}}",
                     );
+                    continue;
+                }
+            },
+            "reservationInterrupt" => match super::res_notice::parse(&o["reservationInterrupt"], &format!("{path}.reservationInterrupt")) {
+                Ok(n) => Action::ReservationInterrupt(n),
+                Err(errors) => {
+                    for (at, code, msg, help) in errors {
+                        p.err(&at, code, msg, help);
+                    }
                     continue;
                 }
             },

@@ -72,6 +72,8 @@ pub enum SimAction {
         node: String,
     },
     Condition(super::conditions::ConditionEvent),
+    /// Interruption notices for an interruptible ODCR's instances (res_notice.rs).
+    ReservationInterrupt(super::res_notice::Notice),
     /// Replace NodePool `pool` (edits.rs).
     EditNodePool {
         pool: usize,
@@ -391,6 +393,13 @@ pub fn prepare(
             Action::Delete { instance } => SimAction::Delete { instance: instance.clone() },
             Action::Interrupt { node } => SimAction::Interrupt { node: node.clone() },
             Action::Condition(c) => SimAction::Condition(c.clone()),
+            Action::ReservationInterrupt(n) => match super::res_notice::check(&model.reservations, n, &ev.path) {
+                Ok(()) => SimAction::ReservationInterrupt(n.clone()),
+                Err((path, code, msg, help)) => {
+                    errors.push(located(&path, code, msg, &help));
+                    continue;
+                }
+            },
             Action::EditNodePool { .. } => {
                 let Some((pool, np)) = edit_at.get(&ev.path).and_then(|&i| replacements.get_mut(i)).and_then(Option::take) else {
                     continue;
@@ -410,7 +419,11 @@ pub fn prepare(
                 let last = scaled.insert(format!("instance:{instance}"), *replicas).unwrap_or(0);
                 (*replicas - last).max(0)
             }
-            SimAction::Delete { .. } | SimAction::Interrupt { .. } | SimAction::Condition(_) | SimAction::EditNodePool { .. } => 0,
+            SimAction::Delete { .. }
+            | SimAction::Interrupt { .. }
+            | SimAction::ReservationInterrupt(_)
+            | SimAction::Condition(_)
+            | SimAction::EditNodePool { .. } => 0,
         };
         created = created.saturating_add(new_pods);
         if created > MAX_TRACE_PODS {
