@@ -23,7 +23,7 @@ pub struct Comparison {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub migration: Option<Migration>,
     /// One row per autoscaler: the Cluster Autoscaler first, then Karpenter.
-    pub sides: Vec<SideSummary>,
+    pub sides: Vec<ComparisonSide>,
     /// Karpenter's cost less the Cluster Autoscaler's, USD (negative: Karpenter is cheaper).
     pub cost_difference_usd: f64,
     /// Both runs on one time axis.
@@ -76,7 +76,7 @@ impl Side {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SideSummary {
+pub struct ComparisonSide {
     /// The autoscaler.
     pub autoscaler: Side,
     /// What every node cost over its life, USD.
@@ -215,7 +215,7 @@ pub fn compare(req: &Sources, trace: Option<&TraceInput>, settings: Option<&SimS
     })
 }
 
-fn summary(side: Side, s: &Simulation) -> SideSummary {
+fn summary(side: Side, s: &Simulation) -> ComparisonSide {
     let sum = &s.summary;
     let pending_seconds: i64 = s.pods.iter().map(|p| p.pending_seconds).sum();
     let mut peak = 0;
@@ -223,7 +223,7 @@ fn summary(side: Side, s: &Simulation) -> SideSummary {
         peak = peak.max(alive(s, t).0);
     }
     let r = |x: f64| (x * 1000.0).round() / 1000.0 + 0.0;
-    SideSummary {
+    ComparisonSide {
         autoscaler: side,
         cost_usd: crate::price::round_price(sum.cost_usd),
         nodes_launched: sum.launches.total,
