@@ -300,6 +300,7 @@ pub fn compare(req: &Request) -> Answer<crate::compare::Comparison> {
     answer("Comparison", r)
 }
 
+#[cfg(feature = "cluster-autoscaler")]
 fn compare_karpenter() -> InputError {
     InputError::new("invalid-value", "compare: karpenter is what simulate runs already; compare with cluster-autoscaler")
         .path("compare")
