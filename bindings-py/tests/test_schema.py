@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Any, Dict, List, Set, Tuple
 
 import nodecast
-from nodecast import _advise, _errors, _migrate, _node_groups, _optimize, _results
+from nodecast import _advise, _compare, _errors, _migrate, _node_groups, _optimize, _results
 
 SCHEMA: Dict[str, Any] = json.loads(resources.files("nodecast").joinpath("answers.schema.json").read_text())
 DEFS: Dict[str, Any] = SCHEMA["$defs"]
@@ -97,6 +97,10 @@ CLASSES: Dict[str, type] = {
     "MigratedNodePool": _migrate.MigratedNodePool,
     "PlanSide": _migrate.PlanSide,
     "TypeCount": _migrate.TypeCount,
+    "Comparison": _compare.Comparison,
+    "ComparisonSide": _compare.ComparisonSide,
+    "ComparisonSeries": _compare.ComparisonSeries,
+    "CaScaleUp": _compare.CaScaleUp,
 }
 
 # Objects Python flattens into their parent: (definition, property) -> the parent's field names.

@@ -247,3 +247,121 @@ pub fn migration(m: &nodecast::migrate::Migration) -> String {
     let _ = writeln!(out, "\nnodecast migrate --yaml prints the NodePools and EC2NodeClasses to apply.");
     out
 }
+
+/// The table view of `nodecast simulate --compare cluster-autoscaler`: both runs' totals, the
+/// nodes of each over time, the Cluster Autoscaler's scale-ups and what is timing-dependent.
+pub fn comparison(c: &nodecast::compare::Comparison) -> String {
+    let mut out = String::new();
+    let (ca, k) = (&c.sides[0], &c.sides[1]);
+    let from = match c.node_pools {
+        nodecast::compare::NodePoolsFrom::Given => "the inputs' NodePools".to_string(),
+        nodecast::compare::NodePoolsFrom::Migrate => {
+            format!("migrate's {} NodePool(s) for the node groups", c.migration.as_ref().map_or(0, |m| m.node_pools.len()))
+        }
+    };
+    let _ = writeln!(
+        out,
+        "Side by side: Cluster Autoscaler ${:.2} vs Karpenter ${:.2} ({:+.2}) over the trace; Karpenter ran {from}",
+        ca.cost_usd + 0.0,
+        k.cost_usd + 0.0,
+        c.cost_difference_usd + 0.0
+    );
+    section(&mut out, "Runs");
+    let mut t = Table::new(&[
+        "AUTOSCALER",
+        "COST $",
+        "LAUNCHED",
+        "PEAK",
+        "REMOVED",
+        "PENDING POD-MIN",
+        "P95 WAIT",
+        "FINISHED",
+        "PENDING AT END",
+        "GPU-H PAID",
+        "IDLE GPU-H",
+    ])
+    .right(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for s in &c.sides {
+        t.row(vec![
+            s.autoscaler.as_str().into(),
+            format!("{:.2}", s.cost_usd + 0.0),
+            s.nodes_launched.to_string(),
+            s.peak_nodes.to_string(),
+            s.nodes_removed.to_string(),
+            format!("{:.1}", s.pending_pod_minutes + 0.0),
+            format!("{}s", s.pending_p95_seconds),
+            s.pods_finished.to_string(),
+            s.pods_pending_at_end.to_string(),
+            format!("{:.2}", s.gpu_hours_paid + 0.0),
+            format!("{:.2}", s.idle_gpu_hours + 0.0),
+        ]);
+    }
+    out.push_str(&t.render("  "));
+    section(&mut out, "Nodes over time");
+    let mut t = Table::new(&["TIME", "CA NODES", "KARPENTER NODES", "CA PENDING", "KARPENTER PENDING", "CA $/H", "KARPENTER $/H"])
+        .right(&[1, 2, 3, 4, 5, 6]);
+    let s = &c.series;
+    let n = s.times_seconds.len();
+    // At most 12 rows: evenly spaced samples, and every sample where either count changes
+    // when that is fewer.
+    let changes: Vec<usize> = (0..n)
+        .filter(|&i| i == 0 || (0..2).any(|x| s.nodes[x][i] != s.nodes[x][i - 1] || s.pending_pods[x][i] != s.pending_pods[x][i - 1]))
+        .collect();
+    let rows: Vec<usize> = if changes.len() <= 12 { changes } else { (0..12).map(|j| j * (n - 1) / 11).collect() };
+    for i in rows {
+        t.row(vec![
+            duration(s.times_seconds[i]),
+            s.nodes[0][i].to_string(),
+            s.nodes[1][i].to_string(),
+            s.pending_pods[0][i].to_string(),
+            s.pending_pods[1][i].to_string(),
+            format!("{:.3}", s.price_per_hour[0][i] + 0.0),
+            format!("{:.3}", s.price_per_hour[1][i] + 0.0),
+        ]);
+    }
+    out.push_str(&t.render("  "));
+    if !c.scale_ups.is_empty() {
+        section(&mut out, "Cluster Autoscaler scale-ups");
+        let mut t = Table::new(&["TIME", "NODE GROUP", "NODES", "CHOSEN BY"]).right(&[2]);
+        for u in &c.scale_ups {
+            let by = if u.tied_with.is_empty() { u.decided_by.clone() } else { format!("{} ({})", u.decided_by, u.tied_with.join(", ")) };
+            t.row(vec![duration(u.time_seconds), u.node_group.clone(), u.nodes.to_string(), by]);
+        }
+        out.push_str(&t.render("  "));
+    }
+    if let Some(m) = &c.migration {
+        section(&mut out, "Karpenter's NodePools (nodecast migrate --yaml prints them)");
+        for p in &m.node_pools {
+            let weight = p.weight.map_or_else(String::new, |w| format!(", weight {w}"));
+            let _ = writeln!(
+                out,
+                "  {} <- node group {}: {} {}{weight}",
+                p.node_pool,
+                p.node_group,
+                p.capacity_type,
+                p.instance_types.join(",")
+            );
+        }
+    }
+    section(&mut out, "Disclosures");
+    for d in &c.disclosures {
+        let _ = writeln!(out, "  {d}");
+    }
+    if !c.warnings.is_empty() {
+        section(&mut out, "Warnings");
+        for w in &c.warnings {
+            let _ = writeln!(out, "  {}: {}", w.code, w.message);
+        }
+    }
+    out
+}
+
+/// Simulated seconds as `1h02m03s` (`0s` at the start).
+fn duration(s: i64) -> String {
+    let (h, m, sec) = (s / 3600, s % 3600 / 60, s % 60);
+    match (h, m) {
+        (0, 0) => format!("{sec}s"),
+        (0, _) => format!("{m}m{sec:02}s"),
+        _ => format!("{h}h{m:02}m{sec:02}s"),
+    }
+}

@@ -321,6 +321,18 @@ struct SimulateArgs {
     /// Spot price as a fraction of the on-demand price (default 0.3).
     #[arg(long, value_name = "F", allow_negative_numbers = true)]
     spot_price_factor: Option<f64>,
+    /// Also run the trace under the Cluster Autoscaler over the node groups of the inputs and
+    /// answer both side by side (Karpenter over the inputs' NodePools, else over `nodecast
+    /// migrate`'s proposal; docs/cluster-autoscaler.md).
+    #[arg(long, value_enum, value_name = "AUTOSCALER")]
+    compare: Option<CompareArg>,
+}
+
+/// The autoscaler `simulate --compare` runs beside Karpenter.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum CompareArg {
+    /// The Kubernetes Cluster Autoscaler over the node groups.
+    ClusterAutoscaler,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -512,6 +524,17 @@ fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
         settings.seed = seed;
     }
     req.simulation = Some(settings);
+    if a.compare.is_some() {
+        req.compare = Some(nodecast::json::Autoscaler::ClusterAutoscaler);
+        let output = match a.output {
+            SimOutput::Text => Output::Table,
+            SimOutput::Json => Output::Json,
+            SimOutput::Csv | SimOutput::Prom => {
+                return Err(Fatal("--compare answers a table or JSON (-o json): the comparison has two runs' series".into()).into())
+            }
+        };
+        return Ok(finish(&nodecast::json::compare(&req), output, ca::comparison)?);
+    }
     let answer = nodecast::simulate(&req);
     if let Outcome::Success(s) = &answer.outcome {
         let text = match a.output {

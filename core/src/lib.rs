@@ -81,6 +81,8 @@ pub mod catalog;
 mod cluster;
 #[cfg(feature = "cluster-autoscaler")]
 pub mod cluster_autoscaler;
+#[cfg(feature = "cluster-autoscaler")]
+pub mod compare;
 #[doc(hidden)]
 pub mod cron;
 #[doc(hidden)]

@@ -118,7 +118,8 @@ pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
 /// order (decoding, admission, catalog, lowering). The answer is the same either way: the same
 /// documents reach the same validation and lowering in the same order.
 fn streamed(req: &Sources) -> Option<Loaded> {
-    if req.inputs.iter().any(|i| i.text.contains("trainer.kubeflow.org")) {
+    // PriorityClasses are read up front too (pods may come before them): lower/priority.rs.
+    if req.inputs.iter().any(|i| i.text.contains("trainer.kubeflow.org") || i.text.contains("PriorityClass")) {
         return None;
     }
     let mut objects = Vec::new();

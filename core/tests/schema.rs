@@ -265,4 +265,4 @@ fn real_answers_are_valid_against_the_schema() {
     }
 }
 
-const ANSWER_BODIES: [(&str, &str); 11] = nodecast::schema::ANSWERS;
+const ANSWER_BODIES: [(&str, &str); 12] = nodecast::schema::ANSWERS;

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import json as _json
 import os
-from typing import Any, Mapping, Optional, Sequence, Type, TypeVar, Union
+from typing import Any, Dict, Mapping, Optional, Sequence, Type, TypeVar, Union
 
 from . import _native
 from ._errors import InputError, ValidationError, error_from_answer, user_errors
@@ -94,6 +94,7 @@ from ._node_groups import (
 )
 from ._node_groups import add_autoscaler as _add_autoscaler
 from ._migrate import Migration, MigratedNodePool, PlanSide, TypeCount
+from ._compare import CaScaleUp, Comparison, ComparisonSeries, ComparisonSide
 from ._sources import SIMULATION_OPTIONS as _SIMULATION_OPTIONS
 from ._sources import build_request as _build_request
 from ._sources import simulation_value as _simulation_value
@@ -109,6 +110,7 @@ __all__ = [
     "plan_node_groups",
     "consolidate_node_groups",
     "migrate",
+    "compare",
     "consolidate",
     "validate",
     "explain",
@@ -199,6 +201,10 @@ __all__ = [
     "MigratedNodePool",
     "PlanSide",
     "TypeCount",
+    "Comparison",
+    "ComparisonSide",
+    "ComparisonSeries",
+    "CaScaleUp",
 ]
 
 Source = Any
@@ -211,7 +217,9 @@ SecondsRange = Union[int, _dt.timedelta, Sequence[Union[int, _dt.timedelta]], Ma
 SimSettings = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 Reservations = Union[str, "os.PathLike[str]", Mapping[str, Any], Sequence[Any]]
 
-_A = TypeVar("_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan, NodeGroupScaleDown, Migration)
+_A = TypeVar(
+    "_A", Plan, Decision, Explanation, ValidationReport, CatalogResult, Optimization, NodeGroupPlan, NodeGroupScaleDown, Migration, Comparison
+)
 
 
 def _run(function: str, cls: Type[_A], request: str) -> _A:
@@ -383,6 +391,40 @@ def migrate(
     InputError."""
     req = _build_request(sources, catalog=catalog, zones=zones, spot_price_factor=spot_price_factor)
     return _run("migrate", Migration, req)
+
+
+@user_errors
+def compare(
+    *sources: Source,
+    trace: Trace,
+    seed: Optional[int] = None,
+    settings: Optional[SimSettings] = None,
+    end: Optional[Seconds] = None,
+    metrics_interval_seconds: Optional[Seconds] = None,
+    trace_format: Optional[str] = None,
+    trace_name: Optional[str] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+) -> Comparison:
+    """The workload ``trace`` simulated twice over the same cluster ``sources``: under their node
+    groups (eksctl ``ClusterConfig``, ``terraform show -json``) and the Cluster Autoscaler, and
+    under NodePools and Karpenter (the sources' NodePools, else ``migrate``'s proposal), side by
+    side (``nodecast simulate --compare cluster-autoscaler``; docs/cluster-autoscaler.md). The
+    trace and settings are as ``simulate`` takes them. Raises InputError."""
+    options: Dict[str, Any] = {k: None for k in _SIMULATION_OPTIONS}
+    options.update(seed=seed, end=end, metrics_interval_seconds=metrics_interval_seconds)
+    req = _build_request(
+        sources,
+        catalog=catalog,
+        zones=zones,
+        spot_price_factor=spot_price_factor,
+        trace=_trace_value(trace, trace_name, trace_format),
+        simulation=_simulation_value(settings, options),
+    )
+    request = _json.loads(req)
+    request["compare"] = "cluster-autoscaler"
+    return _run("simulate", Comparison, _json.dumps(request))
 
 
 @user_errors

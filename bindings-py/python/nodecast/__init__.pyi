@@ -75,6 +75,10 @@ from nodecast._migrate import Migration as Migration
 from nodecast._migrate import MigratedNodePool as MigratedNodePool
 from nodecast._migrate import PlanSide as PlanSide
 from nodecast._migrate import TypeCount as TypeCount
+from nodecast._compare import CaScaleUp as CaScaleUp
+from nodecast._compare import Comparison as Comparison
+from nodecast._compare import ComparisonSeries as ComparisonSeries
+from nodecast._compare import ComparisonSide as ComparisonSide
 from nodecast._advise import Advice as Advice
 from nodecast._advise import Advised as Advised
 from nodecast._advise import AdviceEdit as AdviceEdit
@@ -91,6 +95,7 @@ __all__ = [
     "plan_node_groups",
     "consolidate_node_groups",
     "migrate",
+    "compare",
     "consolidate",
     "validate",
     "explain",
@@ -175,6 +180,10 @@ __all__ = [
     "ScaleDownMove",
     "ScaleDownSettings",
     "Migration",
+    "Comparison",
+    "ComparisonSide",
+    "ComparisonSeries",
+    "CaScaleUp",
     "MigratedNodePool",
     "PlanSide",
     "TypeCount",
@@ -254,6 +263,19 @@ def migrate(
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
 ) -> Migration: ...
+def compare(
+    *sources: Source,
+    trace: Trace,
+    seed: Optional[int] = None,
+    settings: Optional[SimSettings] = None,
+    end: Optional[Seconds] = None,
+    metrics_interval_seconds: Optional[Seconds] = None,
+    trace_format: Optional[str] = None,
+    trace_name: Optional[str] = None,
+    catalog: Optional[CatalogSpec] = None,
+    zones: Optional[Zones] = None,
+    spot_price_factor: Optional[float] = None,
+) -> Comparison: ...
 def consolidate(
     *sources: Source,
     now: Now,

@@ -15,6 +15,7 @@
 mod estimator;
 mod expander;
 mod scale_down;
+pub mod stepper;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -352,6 +353,37 @@ impl<'a> Engine<'a> {
             .or_else(|| estimator::fits_node(self.m, p, &self.fresh(g), t, &self.daemons[g]).err())
     }
 
+    /// One scan loop's scale-up options: for every group below its max size (its current size
+    /// is `desired + added`), the estimate for the pending pods its template takes; and whether
+    /// the estimator's pod order had ties.
+    fn options(&self, pending: &[usize], added: &[i64], total: i64) -> (Vec<(usize, estimator::Estimate)>, bool) {
+        let m = self.m;
+        let mut options = Vec::new();
+        let mut order_ties = false;
+        for (g, group) in self.groups.iter().enumerate() {
+            let target = group.desired + added[g];
+            let mut room = (group.max_size - target).min(self.s.max_nodes_per_scale_up);
+            if self.s.max_nodes_total > 0 {
+                room = room.min(self.s.max_nodes_total - total);
+            }
+            if room <= 0 {
+                continue;
+            }
+            let fitting: Vec<usize> = pending.iter().copied().filter(|&p| self.template_misfit(p, g).is_none()).collect();
+            if fitting.is_empty() {
+                continue;
+            }
+            let eq = equivalence_groups(m, &fitting);
+            let est =
+                estimator::estimate(m, &eq, &self.templates[g], g, &self.daemons[g], &self.overhead[g], &Limits { max_new_nodes: room });
+            if !est.nodes.is_empty() {
+                order_ties |= est.order_tie;
+                options.push((g, est));
+            }
+        }
+        (options, order_ties)
+    }
+
     fn run(&self, load_warnings: &[Warning]) -> NodeGroupPlan {
         let m = self.m;
         let mut out = NodeGroupPlan { warnings: load_warnings.to_vec(), ..Default::default() };
@@ -409,36 +441,8 @@ impl<'a> Engine<'a> {
             if pending.is_empty() {
                 break;
             }
-            let total = nodes.len() as i64;
-            let mut options = Vec::new();
-            for (g, group) in self.groups.iter().enumerate() {
-                let target = group.desired + added[g];
-                let mut room = (group.max_size - target).min(self.s.max_nodes_per_scale_up);
-                if self.s.max_nodes_total > 0 {
-                    room = room.min(self.s.max_nodes_total - total);
-                }
-                if room <= 0 {
-                    continue;
-                }
-                let fitting: Vec<usize> = pending.iter().copied().filter(|&p| self.template_misfit(p, g).is_none()).collect();
-                if fitting.is_empty() {
-                    continue;
-                }
-                let eq = equivalence_groups(m, &fitting);
-                let est = estimator::estimate(
-                    m,
-                    &eq,
-                    &self.templates[g],
-                    g,
-                    &self.daemons[g],
-                    &self.overhead[g],
-                    &Limits { max_new_nodes: room },
-                );
-                if !est.nodes.is_empty() {
-                    order_ties |= est.order_tie;
-                    options.push((g, est));
-                }
-            }
+            let (options, ties) = self.options(&pending, &added, nodes.len() as i64);
+            order_ties |= ties;
             if options.is_empty() {
                 break;
             }

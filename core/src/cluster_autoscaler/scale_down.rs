@@ -190,7 +190,7 @@ pub struct ScaleDownSettings {
 /// What the Cluster Autoscaler reads from the objects that nodecast's model does not keep:
 /// its own annotations and the pods' local volumes, by `namespace/name` (pods) and name (nodes).
 #[derive(Default)]
-struct Facts {
+pub struct Facts {
     disabled_nodes: Vec<String>,
     pods: HashMap<String, PodFacts>,
 }
@@ -202,7 +202,8 @@ struct PodFacts {
     unlisted_local_volumes: Vec<String>,
 }
 
-fn facts(docs: &[Document]) -> Facts {
+/// The annotations and volumes scale-down reads from the input documents.
+pub fn facts(docs: &[Document]) -> Facts {
     let mut f = Facts::default();
     for d in docs {
         let meta = d.value.get("metadata");
@@ -249,7 +250,16 @@ pub fn scale_down_request(sources: &crate::load::Sources, now: i64) -> Result<No
     let facts = facts(&docs);
     drop(docs);
     let (model, warnings) = crate::load::model(sources)?;
-    scale_down(&model, &input, &facts, &warnings, now)
+    scale_down(&model, &input, &facts, &warnings, now, None)
+}
+
+/// What a simulation knows and a snapshot does not (the simulator's scan loops,
+/// `cluster_autoscaler::stepper`): the groups' templates, built once, and per node of the
+/// model since when the Cluster Autoscaler has found it unneeded (`None`: not unneeded at the
+/// previous scan, so from now), as its `unneededNodes` tracker keeps it across loops.
+pub(super) struct History<'a> {
+    pub templates: &'a [Template],
+    pub since: &'a [Option<i64>],
 }
 
 struct Dest {
@@ -258,12 +268,13 @@ struct Dest {
     removed: bool,
 }
 
-fn scale_down(
+pub(super) fn scale_down(
     m: &Model,
     input: &NodeGroupInput,
     facts: &Facts,
     load_warnings: &[Warning],
     now: i64,
+    history: Option<&History>,
 ) -> Result<NodeGroupScaleDown, Vec<InputError>> {
     let s = &input.settings;
     if input.groups.is_empty() {
@@ -271,24 +282,25 @@ fn scale_down(
             "an eksctl ClusterConfig with managedNodeGroups/nodeGroups, or terraform show -json output with aws_eks_node_group resources",
         )]);
     }
-    let mut interner = m.interner.clone();
-    let mut group_templates = Vec::new();
-    let mut errors = Vec::new();
-    for g in &input.groups {
-        match super::template::build(m, &mut interner, g) {
-            Ok(t) => group_templates.push(t),
-            Err(e) => errors.push(e),
+    let (interner, group_templates) = match history {
+        Some(h) => (std::borrow::Cow::Borrowed(&m.interner), std::borrow::Cow::Borrowed(h.templates)),
+        None => {
+            let mut interner = m.interner.clone();
+            let mut built = Vec::new();
+            let mut errors = Vec::new();
+            for g in &input.groups {
+                match super::template::build(m, &mut interner, g) {
+                    Ok(t) => built.push(t),
+                    Err(e) => errors.push(e),
+                }
+            }
+            if !errors.is_empty() {
+                return Err(errors);
+            }
+            (std::borrow::Cow::Owned(interner), std::borrow::Cow::Owned(built))
         }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let group_of = |n: &crate::model::ExistingNode| -> Option<usize> {
-        let name = [MANAGED_GROUP_LABEL, EKSCTL_GROUP_LABEL]
-            .iter()
-            .find_map(|k| interner.get(k).and_then(|kid| n.labels.get(kid)).map(|v| interner.str(v).to_string()))?;
-        input.groups.iter().position(|g: &NodeGroup| g.name == name)
     };
+    let group_of = |n: &crate::model::ExistingNode| group_of(m, &interner, input, n);
     // Every node as a destination: its allocatable, its labels and taints, what runs on it.
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut dests: Vec<Dest> = Vec::new();
@@ -325,6 +337,9 @@ fn scale_down(
         dests[i].node.pods.push(p);
         let t = pod.started.unwrap_or(pod.created);
         last_change[i] = Some(last_change[i].map_or(t, |c| c.max(t)));
+    }
+    if let Some(h) = history {
+        last_change = h.since.to_vec();
     }
     // Group sizes: desiredCapacity, or the nodes seen when more.
     let mut size: Vec<i64> = input.groups.iter().map(|g| g.desired).collect();
@@ -545,6 +560,19 @@ fn scale_down(
         });
     }
     Ok(out)
+}
+
+/// The group of `input` whose name node `n`'s node-group label holds.
+pub(super) fn group_of(
+    _m: &Model,
+    interner: &crate::labels::Interner,
+    input: &NodeGroupInput,
+    n: &crate::model::ExistingNode,
+) -> Option<usize> {
+    let name = [MANAGED_GROUP_LABEL, EKSCTL_GROUP_LABEL]
+        .iter()
+        .find_map(|k| interner.get(k).and_then(|kid| n.labels.get(kid)).map(|v| interner.str(v).to_string()))?;
+    input.groups.iter().position(|g: &NodeGroup| g.name == name)
 }
 
 /// The utilisation that decides, its resource, and the threshold it is compared with.

@@ -226,3 +226,38 @@ fn expendable_pending_pods_get_no_scale_up() {
     let p = ok(&[&group("g", "m5.xlarge", ""), &low, settings]);
     assert_eq!((p.scale_ups.len(), p.expendable.len()), (1, 0));
 }
+
+#[test]
+fn priority_class_names_resolve_for_expendable_pods() {
+    // spec.priorityClassName resolves through the inputs' PriorityClass (Kubernetes' Priority
+    // admission): value -11 is below the cutoff, so the pods are expendable; the class may come
+    // after the pods in the input.
+    let low = pods("low", 2, "{cpu: '1'}", "      priorityClassName: batch-low\n");
+    let class = |name: &str, value: &str, extra: &str| {
+        format!("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {name}}}\nvalue: {value}\n{extra}")
+    };
+    let p = ok(&[&group("g", "m5.xlarge", ""), &low, &class("batch-low", "-11", "")]);
+    assert_eq!(p.expendable, ["default/low-0", "default/low-1"], "{p:?}");
+    // A class whose preemptionPolicy is Never makes its pods ordinary (IsExpendablePod).
+    let p = ok(&[&group("g", "m5.xlarge", ""), &low, &class("batch-low", "-11", "preemptionPolicy: Never\n")]);
+    assert_eq!((p.scale_ups.len(), p.expendable.len()), (1, 0));
+    // A pod naming no class gets the global default class.
+    let plain = pods("plain", 1, "{cpu: '1'}", "");
+    let p = ok(&[&group("g", "m5.xlarge", ""), &plain, &class("default-low", "-50", "globalDefault: true\n")]);
+    assert_eq!(p.expendable, ["default/plain-0"]);
+    // The built-in classes need no object; an unknown name is refused where it is written.
+    let critical = pods("crit", 1, "{cpu: '1'}", "      priorityClassName: system-cluster-critical\n");
+    assert_eq!(ok(&[&group("g", "m5.xlarge", ""), &critical]).scale_ups.len(), 1);
+    match plan_node_groups(&req(&[&group("g", "m5.xlarge", ""), &low])).outcome {
+        Outcome::Failure { errors } => {
+            assert_eq!(errors[0].code, "unknown-priority-class");
+            assert_eq!(errors[0].path.as_deref(), Some("spec.template.spec.priorityClassName"));
+        }
+        Outcome::Success(p) => panic!("an unknown PriorityClass is refused: {p:?}"),
+    }
+    // A PriorityClass without an integer value is refused.
+    match plan_node_groups(&req(&[&group("g", "m5.xlarge", ""), &low, &class("batch-low", "high", "")])).outcome {
+        Outcome::Failure { errors } => assert!(errors.iter().any(|e| e.path.as_deref() == Some("value")), "{errors:?}"),
+        Outcome::Success(p) => panic!("{p:?}"),
+    }
+}

@@ -68,6 +68,11 @@ pub struct Request {
     /// ([`wants_cluster_autoscaler`], docs/cluster-autoscaler.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autoscaler: Option<Autoscaler>,
+    /// `simulate`: also run the trace under this autoscaler and answer both side by side
+    /// (`cluster-autoscaler`: the node groups of the inputs; kind `Comparison`,
+    /// docs/cluster-autoscaler.md "Side by side").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Autoscaler>,
 }
 
 /// The node autoscaler a `plan` is asked of.
@@ -284,6 +289,24 @@ pub fn simulate(req: &Request) -> Answer<Simulation> {
     answer("Simulation", crate::simulate::simulate(&req.sources(), req.trace.as_ref(), req.simulation.as_ref()))
 }
 
+/// The trace simulated under the node groups and the Cluster Autoscaler, and under NodePools
+/// and Karpenter (the inputs', or `migrate`'s proposal), side by side (`compare`).
+#[cfg(feature = "cluster-autoscaler")]
+pub fn compare(req: &Request) -> Answer<crate::compare::Comparison> {
+    let r = match req.compare {
+        Some(Autoscaler::ClusterAutoscaler) => crate::compare::compare(&req.sources(), req.trace.as_ref(), req.simulation.as_ref()),
+        _ => Err(vec![compare_karpenter()]),
+    };
+    answer("Comparison", r)
+}
+
+#[cfg(feature = "cluster-autoscaler")]
+fn compare_karpenter() -> InputError {
+    InputError::new("invalid-value", "compare: karpenter is what simulate runs already; compare with cluster-autoscaler")
+        .path("compare")
+        .help("cluster-autoscaler")
+}
+
 /// The cheapest NodeClaims for the pods Karpenter's plan places, under the same constraints,
 /// with a lower bound and the comparison with Karpenter's plan (`optimize` module).
 pub fn optimize(req: &Request) -> Answer<crate::optimize::Optimization> {
@@ -327,7 +350,7 @@ pub fn call(function: &str, request_json: &str) -> String {
         Err(e) => {
             let err = InputError::new("invalid-request", format!("the request is not a nodecast/v1 request: {e}"))
                 .help(
-                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize, advise, autoscaler",
+                "a JSON object with inputs, objects, catalog, settings, now, pod, node, instanceType, query, trace, simulation, optimize, advise, autoscaler, compare",
             );
             return Answer::<()>::failure(kind, vec![err]).to_json();
         }
@@ -370,6 +393,24 @@ pub fn call(function: &str, request_json: &str) -> String {
             )
             .help("migrate node groups with the CLI (`nodecast migrate`), Python or the Rust crate");
             Answer::<()>::failure("Migration", vec![err]).to_json()
+        }
+        #[cfg(feature = "cluster-autoscaler")]
+        "simulate" if req.compare.is_some() => compare(&req).to_json(),
+        #[cfg(not(feature = "cluster-autoscaler"))]
+        "simulate" if req.compare.is_some() => {
+            let err = InputError::new(
+                "not-available",
+                "this build of nodecast leaves the Cluster Autoscaler out (the wasm package does, for its size budget)".to_string(),
+            )
+            .path("compare")
+            .help("compare with the CLI (`nodecast simulate --compare cluster-autoscaler`), Python or the Rust crate");
+            Answer::<()>::failure("Comparison", vec![err]).to_json()
+        }
+        "simulate-csv" | "simulate-prom" if req.compare.is_some() => {
+            let err = InputError::new("not-available", format!("{function} renders one run's series; a comparison has two"))
+                .path("compare")
+                .help("simulate with compare answers JSON (kind Comparison) with both runs' series");
+            Answer::<()>::failure("Simulation", vec![err]).to_json()
         }
         "plan" => plan(&req).to_json(),
         "consolidate" => consolidate(&req).to_json(),

@@ -11,6 +11,8 @@ use smallvec::SmallVec;
 pub struct Ctx<'a> {
     pub interner: &'a mut Interner,
     pub resources: &'a mut ResourceNames,
+    /// The input's PriorityClasses, for pods naming one (priority.rs).
+    pub priority_classes: &'a super::priority::PriorityClasses,
 }
 
 /// Metadata fields shared by every object.
@@ -141,11 +143,37 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     requests.set(PODS, 1000);
     pod.requests = requests;
     let annotation = |key: &str| meta.annotations.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-    let priority = spec.and_then(|s| sink.opt_int(s, "priority", "an integer priority"));
+    let stated = spec.and_then(|s| sink.opt_int(s, "priority", "an integer priority"));
+    let policy = spec.and_then(|s| s.get("preemptionPolicy")).and_then(|at| sink.scalar(&at));
+    // Priority admission: a stated priority stands; else the named class's, else the global
+    // default class's (priority.rs).
+    let class = spec.and_then(|s| s.get("priorityClassName").map(|at| (sink.scalar(&at), at)));
+    let (priority, class_never) = match (stated, class) {
+        (Some(p), _) => (Some(p), false),
+        (None, Some((Some(name), at))) if !name.is_empty() => match ctx.priority_classes.named(&name) {
+            super::priority::Resolved::Class(v, never) => (Some(v), never),
+            super::priority::Resolved::Unknown => {
+                sink.error(
+                    &at,
+                    "unknown-priority-class",
+                    format!("no PriorityClass with name {name:?} was found (the API server's Priority admission rejects the pod)"),
+                    format!(
+                        "a PriorityClass of the inputs (kubectl get priorityclass {name} -o yaml), or one of: {}",
+                        ctx.priority_classes.names().join(", ")
+                    ),
+                );
+                (None, false)
+            }
+        },
+        _ => ctx.priority_classes.default_class().map_or((None, false), |(v, never)| (Some(v), never)),
+    };
     pod.eviction_cost = eviction_cost(annotation(labels::DISRUPTION_COST), annotation(labels::POD_DELETION_COST), priority);
     pod.eviction_cost_managed = eviction_cost(annotation(labels::DISRUPTION_COST), None, priority);
     pod.priority = priority;
-    pod.preemption_never = spec.and_then(|s| s.get("preemptionPolicy")).and_then(|at| sink.scalar(&at)).as_deref() == Some("Never");
+    pod.preemption_never = match policy.as_deref() {
+        Some(p) => p == "Never",
+        None => class_never,
+    };
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);

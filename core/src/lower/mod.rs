@@ -15,6 +15,7 @@ pub(crate) mod kinds;
 pub mod lower_pod;
 mod owners;
 mod pools;
+pub mod priority;
 mod workloads;
 
 use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
@@ -83,6 +84,8 @@ struct Lowering {
     price_inputs: crate::catalog::prices::PriceInputs,
     /// Training runtimes of the input, for the TrainJobs that reference them.
     runtimes: Vec<kinds::Runtime>,
+    /// The input's PriorityClasses, read up front (pods may come first; priority.rs).
+    priority_classes: priority::PriorityClasses,
     /// NodeOverlays of the input, resolved into the catalog when the gate is on (`gated`).
     overlays: Vec<crate::catalog::overlay::Overlay>,
     /// The input each run of pods / NodePools came from: (index of the run's first, source),
@@ -195,6 +198,7 @@ impl Lowerer {
             reservations: Vec::new(),
             price_inputs: Default::default(),
             runtimes: kinds::Runtime::collect(runtime_docs),
+            priority_classes: priority::PriorityClasses::collect(runtime_docs),
             overlays: Vec::new(),
             pod_sources: Vec::new(),
             pool_sources: Vec::new(),
@@ -395,6 +399,18 @@ impl Lowering {
             self.errors = errors;
             return;
         }
+        // PriorityClasses give pods their priority (priority.rs, read up front); the value must be
+        // an integer, as the API server requires.
+        if priority::is_priority_class(doc) {
+            match root.get("value") {
+                Some(at) => {
+                    sink.int(&at, "an integer value (the class's priority)");
+                }
+                None => sink.error(&root, "required", "a PriorityClass needs `value`", "value: an integer priority"),
+            }
+            self.errors = errors;
+            return;
+        }
         // `aws ec2 describe-capacity-reservations` output: no kind, a CapacityReservations list.
         if crate::catalog::reservations::is_reservations_document(&doc.value) {
             let object = || crate::catalog::reservations::DOCUMENT_KEY.to_string();
@@ -495,7 +511,7 @@ impl Lowering {
                 self.dra_skipped.push((doc.index, kind.clone()));
             }
             (g, k) if kinds::expands(g, k) => {
-                let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources };
+                let ctx = Ctx { interner: &mut self.interner, resources: &mut self.resources, priority_classes: &self.priority_classes };
                 let before = self.pods.len();
                 let budget = kinds::Budget { expanded: self.expanded_pods, request: before as i64 };
                 let mut out = kinds::Out { ctx, pods: &mut self.pods, skipped: &mut self.skipped, runtimes: &self.runtimes, budget };
@@ -525,7 +541,7 @@ impl Lowering {
     }
 
     fn ctx(&mut self) -> Ctx<'_> {
-        Ctx { interner: &mut self.interner, resources: &mut self.resources }
+        Ctx { interner: &mut self.interner, resources: &mut self.resources, priority_classes: &self.priority_classes }
     }
 
     /// Refuse, before any scheduling work, more NodePool × instance-type pairs than

@@ -17,7 +17,7 @@ pub use ts::typescript;
 
 /// Every answer: its `kind`, the facade functions that give it, and its body's definition.
 /// The body of a failure is `errors` (the same for every kind).
-pub const ANSWERS: [(&str, &str); 11] = [
+pub const ANSWERS: [(&str, &str); 12] = [
     ("Plan", "Plan"),
     ("Decision", "Decision"),
     ("Explanation", "Explanation"),
@@ -29,6 +29,7 @@ pub const ANSWERS: [(&str, &str); 11] = [
     ("NodeGroupPlan", "NodeGroupPlan"),
     ("NodeGroupScaleDown", "NodeGroupScaleDown"),
     ("Migration", "Migration"),
+    ("Comparison", "Comparison"),
 ];
 
 /// The public names of answer types whose Rust names say how they are built (`...Out`).
@@ -73,6 +74,7 @@ pub fn answers_schema() -> Value {
     generator.subschema_for::<crate::cluster_autoscaler::NodeGroupPlan>();
     generator.subschema_for::<crate::cluster_autoscaler::NodeGroupScaleDown>();
     generator.subschema_for::<crate::migrate::Migration>();
+    generator.subschema_for::<crate::compare::Comparison>();
     let mut defs: Map<String, Value> = Map::new();
     for (name, schema) in generator.take_definitions(true) {
         defs.insert(public_name(&name).to_string(), schema);

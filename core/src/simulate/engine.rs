@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, BinaryHeap, HashMap};
 /// and makes each of the thousands of passes of a week-long simulation ~40x cheaper on the
 /// 1345-type AWS catalog. `edits`: the NodePools the trace puts in later (edits.rs), whose
 /// types must stay too.
-fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool]) {
+fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool], also: &[String]) {
     let mut keep = vec![false; m.catalog.types.len()];
     let pools = m.node_pools.len();
     m.node_pools.extend(edits.iter().cloned());
@@ -40,6 +40,11 @@ fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool]) {
             keep[i] = true;
         }
     }
+    for t in also {
+        if let Some(i) = m.catalog.find(t) {
+            keep[i] = true;
+        }
+    }
     let mut i = 0;
     m.catalog.types.retain(|_| {
         i += 1;
@@ -51,8 +56,24 @@ fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool]) {
 /// provisionable (pkg/controllers/provisioning/controller.go, `RequeueAfter: 10 * time.Second`).
 const POD_REQUEUE_SECONDS: i64 = 10;
 
-pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec<InputError>> {
+pub fn run(
+    p: Prepared,
+    trace: &Trace,
+    s: SimSettings,
+    #[cfg(feature = "cluster-autoscaler")] ca: Option<super::ca_loop::CaInput>,
+) -> Result<Simulation, Vec<InputError>> {
     let mut p = p;
+    // A Cluster Autoscaler run keeps the types of its node groups (their first, which it
+    // launches) through the pruning below.
+    #[cfg(feature = "cluster-autoscaler")]
+    let ca = match ca {
+        Some(c) => Some(super::ca_loop::prepare(&mut p, c)?),
+        None => None,
+    };
+    #[cfg(feature = "cluster-autoscaler")]
+    let group_types: Vec<String> = ca.iter().flat_map(|c| c.stepper.groups().iter().map(|g| g.instance_types[0].clone())).collect();
+    #[cfg(not(feature = "cluster-autoscaler"))]
+    let group_types: Vec<String> = Vec::new();
     let last = p.events.iter().map(|e| e.at).max().unwrap_or(0);
     let horizon = s.end_seconds.or(trace.end).unwrap_or(last.saturating_add(86_400));
     // The series hold one sample per interval: refuse horizons that would not fit in memory.
@@ -82,7 +103,7 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         .collect();
     super::reservations::check_prices(&p.model, &s)?;
     super::reservations::offer_all(&mut p.model);
-    prune_catalog(&mut p.model, &edits);
+    prune_catalog(&mut p.model, &edits, &group_types);
     let origin = trace.start.unwrap_or(DEFAULT_START);
     let last_event = p.events.iter().map(|e| e.at).max().unwrap_or(0);
     let end = s.end_seconds.or(trace.end).unwrap_or(last_event.saturating_add(86_400));
@@ -134,8 +155,14 @@ pub fn run(p: Prepared, trace: &Trace, s: SimSettings) -> Result<Simulation, Vec
         watched: p.watched,
         demand: trace.demand.clone(),
         keda: p.keda,
+        #[cfg(feature = "cluster-autoscaler")]
+        ca,
     };
     sim.adopt_initial_state();
+    #[cfg(feature = "cluster-autoscaler")]
+    if sim.ca.is_some() {
+        sim.ca_start();
+    }
     sim.reservations_start(res_prices);
     // The buffer controller reconciles each buffer when it appears and wakes the provisioner.
     sim.buffers_changed();
@@ -480,6 +507,16 @@ impl Sim {
     /// With CapacityBuffers, kube-scheduler first binds what fits on ready nodes, then the pass
     /// also places the buffers' virtual pods (buffers.rs).
     fn run_batch(&mut self) {
+        // A Cluster Autoscaler run: kube-scheduler binds what fits; its next scan loop scales
+        // up for the rest (ca_loop.rs).
+        #[cfg(feature = "cluster-autoscaler")]
+        if self.ca.is_some() {
+            self.ca_bind();
+            if !self.pending.is_empty() {
+                self.mark_dirty();
+            }
+            return;
+        }
         let buffers = !self.virtual_pods.is_empty();
         if self.pending.is_empty() && !buffers {
             return;

@@ -7,6 +7,8 @@
 
 mod autoscale;
 mod buffers;
+#[cfg(feature = "cluster-autoscaler")]
+pub(crate) mod ca_loop;
 mod conditions;
 mod demand;
 mod duration;
@@ -447,6 +449,50 @@ pub(crate) fn run_parsed(
     trace_name: Option<&str>,
     settings: &SimSettings,
 ) -> Result<Simulation, Vec<InputError>> {
+    run_parsed_with(
+        req,
+        loaded,
+        trace,
+        trace_name,
+        settings,
+        #[cfg(feature = "cluster-autoscaler")]
+        None,
+    )
+}
+
+/// The trace of `t` replayed over the node groups of `req` with the Cluster Autoscaler's scan
+/// loop in place of Karpenter's passes (ca_loop.rs): the Cluster Autoscaler side of a
+/// side-by-side comparison (`crate::compare`). Also what its loops did.
+#[cfg(feature = "cluster-autoscaler")]
+pub(crate) fn simulate_node_groups(
+    req: &Sources,
+    t: &TraceInput,
+    settings: &SimSettings,
+) -> Result<(Simulation, ca_loop::CaLog), Vec<InputError>> {
+    settings.check()?;
+    let docs = crate::load::documents(req)?;
+    let input = crate::node_groups::read(&docs)?;
+    let facts = crate::cluster_autoscaler::stepper::facts(&docs);
+    drop(docs);
+    let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"), settings.max_events)?;
+    let log = std::rc::Rc::new(std::cell::RefCell::new(ca_loop::CaLog::default()));
+    let consumed = input.consumed.clone();
+    let ca = ca_loop::CaInput { input, facts, log: log.clone() };
+    let mut sim = run_parsed_with(req, None, &trace, t.name.as_deref(), settings, Some(ca))?;
+    // The node-group documents are this side's inputs, not skipped ones.
+    sim.skipped.retain(|k| !consumed.contains(&(k.source.clone(), k.document)));
+    let log = log.borrow().clone();
+    Ok((sim, log))
+}
+
+fn run_parsed_with(
+    req: &Sources,
+    loaded: Option<(&crate::model::Model, &[Warning])>,
+    trace: &trace::Trace,
+    trace_name: Option<&str>,
+    settings: &SimSettings,
+    #[cfg(feature = "cluster-autoscaler")] ca: Option<ca_loop::CaInput>,
+) -> Result<Simulation, Vec<InputError>> {
     settings.check()?;
     let keda = keda::prepare(req, &trace.demand)?;
     let mut prepared = workloads::prepare(req, loaded, trace, trace_name, &keda.job_manifests)?;
@@ -479,7 +525,13 @@ pub(crate) fn run_parsed(
             r
         })
         .collect();
-    engine::run(prepared, trace, settings.clone())
+    engine::run(
+        prepared,
+        trace,
+        settings.clone(),
+        #[cfg(feature = "cluster-autoscaler")]
+        ca,
+    )
 }
 
 /// serde's `skip_serializing_if` for counts that are absent when zero (answers without them

@@ -141,12 +141,12 @@ impl Sim {
         self.gpu_resources.iter().map(|&g| r.get(g)).sum::<i64>() / 1000
     }
 
-    fn has_accelerator(&self, r: &Resources) -> bool {
+    pub(super) fn has_accelerator(&self, r: &Resources) -> bool {
         self.accel_resources.iter().any(|&a| r.get(a) > 0)
     }
 
     /// (start-up latency, device-plugin latency) for node `id`, from its own random stream.
-    fn latencies(&self, id: usize, accel: bool) -> (i64, i64) {
+    pub(super) fn latencies(&self, id: usize, accel: bool) -> (i64, i64) {
         let mut g = SplitMix64::derive(self.s.seed, STREAM_LAUNCH, id as u64);
         let r = if accel { self.s.gpu_startup_seconds } else { self.s.startup_seconds };
         let reg = g.range(r.min, r.max);
@@ -387,6 +387,11 @@ impl Sim {
                 _ => {}
             }
         }
+        // kube-scheduler binds pending pods to it at once (ca_loop.rs).
+        #[cfg(feature = "cluster-autoscaler")]
+        if self.ca.is_some() {
+            self.ca_node_ready();
+        }
         if self.nodes[n].pods.is_empty() {
             self.nodes[n].empty_since = Some(self.now);
         }
@@ -428,6 +433,9 @@ impl Sim {
         if let Some(en) = self.model_node(n) {
             en.last_pod_event = Some(abs);
         }
+        // The Cluster Autoscaler's next loop finds the node needed again (ca_loop.rs).
+        #[cfg(feature = "cluster-autoscaler")]
+        let could_be_candidate = could_be_candidate || self.ca.is_some();
         if could_be_candidate {
             self.mark_dirty();
         }
@@ -547,6 +555,11 @@ impl Sim {
 
     /// One pass of the disruption controller: the `consolidate` decision at the simulated now.
     pub fn disruption_pass(&mut self) {
+        // A Cluster Autoscaler run: its scan loop instead (ca_loop.rs).
+        #[cfg(feature = "cluster-autoscaler")]
+        if self.ca.is_some() {
+            return self.ca_scan();
+        }
         let abs = self.abs_now();
         // Only the decision and the budget verdicts are used below: `decide_action` gives the same.
         // The simulation changes only nodes, pods and interned values: one memo serves all passes.

@@ -78,6 +78,9 @@ pub struct Sim {
     pub demand: Vec<super::demand::Demand>,
     /// KEDA's ScaledObjects and ScaledJobs (keda_loop.rs).
     pub keda: Vec<super::keda::Run>,
+    /// A Cluster Autoscaler run (ca_loop.rs): its scan loop replaces Karpenter's passes.
+    #[cfg(feature = "cluster-autoscaler")]
+    pub ca: Option<super::ca_loop::CaRun>,
 }
 
 /// The trace's `nodePool` event (edits.rs reads it; the replacement happens here, so edits.rs
