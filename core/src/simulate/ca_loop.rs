@@ -138,6 +138,7 @@ impl Sim {
             ready: up,
             managed: false,
             in_flight: !up,
+            unlaunched: false,
             do_not_disrupt: false,
             marked_for_deletion: false,
             nodeclaim_name: None,
