@@ -1155,6 +1155,12 @@ export interface Plan {
   /** Objects the loader recognised but does not model (kind/name and why). */
   skipped: Skipped[];
   /**
+   * NodeClaims Karpenter's static deprovisioning controller deletes now, a static NodePool
+   * (StaticCapacity gate on) having more than `spec.replicas`; their pods are pending again
+   * and in this plan. Absent when there are none.
+   */
+  staticDeprovisioned?: StaticDeprovision[];
+  /**
    * NodeClaims Karpenter's static provisioning controller creates for static NodePools
    * (`spec.replicas`, StaticCapacity gate on), with the pending pods this pass places on
    * them; absent when there are none.
@@ -1808,6 +1814,23 @@ export interface Skipped {
   name: string;
   reason: string;
   source?: string;
+}
+
+/** A NodeClaim the static deprovisioning controller deletes (docs/feature-gates.md). */
+export interface StaticDeprovision {
+  /** The node's name (the NodeClaim's, when it has no Node yet). */
+  name: string;
+  /** The static NodePool. */
+  nodePool: string;
+  /** Its pods that this pass provisions for again, as `namespace/name`. */
+  pods: string[];
+  /**
+   * Nodes of the same rank Karpenter could have taken instead (its order among them is a Go
+   * map's or an unstable sort's); empty when the choice is forced.
+   */
+  tiedWith?: string[];
+  /** Why the controller took it: `not launched yet`, `empty` or `lowest disruption cost`. */
+  why: string;
 }
 
 /** A NodeClaim a static NodePool keeps whatever the demand (docs/feature-gates.md). */
