@@ -627,3 +627,30 @@ fn optimize_under_a_memory_limit_is_solved_not_answered_with_karpenters_plan() {
     assert_eq!(v["certificate"], "optimal", "{v}");
     assert!(v["optimumPricePerHour"].as_f64().unwrap() < v["karpenterPricePerHour"].as_f64().unwrap(), "{v}");
 }
+
+#[test]
+fn simulate_compare_cluster_autoscaler() {
+    // The seed's node groups over the half-day trace: both sides in one table, and the JSON
+    // answer of kind Comparison; a CSV rendering is refused (two runs' series).
+    let ex = |p: &str| format!("{}/../examples/{p}", env!("CARGO_MANIFEST_DIR"));
+    let (groups, eval, trace) = (ex("node-groups/eksctl-gpu.yaml"), ex("workloads/eval-jobs-1gpu.yaml"), ex("node-groups/gpu-day.yaml"));
+    let args = ["simulate", "--compare", "cluster-autoscaler", "--trace", &trace, &groups, &eval, TRAINING_4GPU];
+    let o = run(&args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("Side by side: Cluster Autoscaler $"), "{out}");
+    assert!(out.contains("\n  cluster-autoscaler ") && out.contains("\n  karpenter "), "{out}");
+    assert!(out.contains("gpu-p3dn-24xlarge      1  least-waste"), "{out}");
+    let o = run(&[&args[..], &["-o", "json"]].concat());
+    let j = json(&o);
+    assert_eq!((j["kind"].as_str(), j["status"].as_str()), (Some("Comparison"), Some("success")));
+    assert_eq!(j["sides"][0]["autoscaler"], "cluster-autoscaler");
+    assert_eq!(j["nodePools"], "migrate");
+    let o = run(&[&args[..], &["-o", "csv"]].concat());
+    assert_ne!(code(&o), 0);
+    assert!(stderr(&o).contains("--compare"), "{}", stderr(&o));
+    // Without node groups: the located error, exit 2.
+    let o = run(&["simulate", "--compare", "cluster-autoscaler", "--trace", &trace, &eval, TRAINING_4GPU]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no-node-groups"), "{}", stderr(&o));
+}

@@ -9,6 +9,8 @@ mod autoscale;
 mod buffers;
 #[cfg(feature = "cluster-autoscaler")]
 pub(crate) mod ca_loop;
+#[cfg(feature = "cluster-autoscaler")]
+mod ca_state;
 mod conditions;
 mod demand;
 mod duration;

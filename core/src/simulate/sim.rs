@@ -80,7 +80,7 @@ pub struct Sim {
     pub keda: Vec<super::keda::Run>,
     /// A Cluster Autoscaler run (ca_loop.rs): its scan loop replaces Karpenter's passes.
     #[cfg(feature = "cluster-autoscaler")]
-    pub ca: Option<super::ca_loop::CaRun>,
+    pub ca: Option<super::ca_state::CaRun>,
 }
 
 /// The trace's `nodePool` event (edits.rs reads it; the replacement happens here, so edits.rs
