@@ -231,6 +231,20 @@ export interface BalancedScore {
 /** Why a node group cannot take a pod. */
 export type CaReason = 'max-size-reached' | 'max-nodes-total-reached' | 'insufficient-resources' | 'untolerated-taint' | 'node-selector-mismatch' | 'host-port-conflict' | 'pod-anti-affinity' | 'not-modelled';
 
+/** One scale-up of the Cluster Autoscaler's run. */
+export interface CaScaleUp {
+  /** The expander that chose, or `random` when options tied after the chain. */
+  decidedBy: string;
+  /** The node group. */
+  nodeGroup: string;
+  /** Nodes added. */
+  nodes: number;
+  /** The options the random fallback chose among (nodecast takes the first by name). */
+  tiedWith?: string[];
+  /** Simulated second of the scan loop. */
+  timeSeconds: number;
+}
+
 /**
  * A CapacityBuffer in a plan: how many virtual pods it asks for and where they went, with
  * the `Provisioning` condition Karpenter writes for it (docs/feature-gates.md).
@@ -322,6 +336,87 @@ export interface ClusterAutoscalerSettings {
   maxNodesTotal: number;
   /** The priority ConfigMap's rules (priority → patterns), highest first. */
   priorities?: [number, string[]][];
+}
+
+/** The answer of `simulate` with `compare: cluster-autoscaler` (`kind: Comparison`). */
+export interface Comparison {
+  /** The Cluster Autoscaler's run in full (nodes are the node groups' instances). */
+  clusterAutoscaler: Simulation;
+  /** Karpenter's cost less the Cluster Autoscaler's, USD (negative: Karpenter is cheaper). */
+  costDifferenceUsd: number;
+  /** Where the Cluster Autoscaler is random or timing-dependent, and what nodecast does then. */
+  disclosures: string[];
+  /** Karpenter's run in full. */
+  karpenter: Simulation;
+  /** The proposal (NodePools, EC2NodeClasses, manifests) when Karpenter ran over it. */
+  migration?: Migration;
+  /** Where Karpenter's NodePools come from: the inputs (`given`) or `migrate`'s proposal. */
+  nodePools: NodePoolsFrom;
+  /** The Cluster Autoscaler's scale-ups, in order. */
+  scaleUps: CaScaleUp[];
+  /** Both runs on one time axis. */
+  series: ComparisonSeries;
+  /** One row per autoscaler: the Cluster Autoscaler first, then Karpenter. */
+  sides: ComparisonSide[];
+  /** Findings of both runs about the input (each once). */
+  warnings: Warning[];
+}
+
+/** The answer of kind `Comparison`: a success with the `Comparison` fields, or a failure. */
+export type ComparisonAnswer = (Comparison & { apiVersion: 'nodecast/v1'; kind: 'Comparison'; status: 'success'; }) | ComparisonFailure;
+
+/** No answer: every problem found, located. */
+export interface ComparisonFailure {
+  apiVersion: 'nodecast/v1';
+  /** `invalid`: Kubernetes or Karpenter would reject the input (CLI exit 1, Python `ValidationError`); `unusable`: nodecast cannot read or answer it (exit 2, `InputError`). */
+  errorClass: 'invalid' | 'unusable';
+  errors: InputError[];
+  kind: 'Comparison';
+  status: 'failure';
+}
+
+/** Both runs sampled at the same times. */
+export interface ComparisonSeries {
+  /** GPUs of the nodes alive. */
+  gpus: number[][];
+  /** Nodes alive (launched, not terminated): Cluster Autoscaler, Karpenter. */
+  nodes: number[][];
+  /** Pods pending. */
+  pendingPods: number[][];
+  /** $/h of the nodes alive. */
+  pricePerHour: number[][];
+  /** Sample times, simulated seconds (the simulation's metrics interval). */
+  timesSeconds: number[];
+}
+
+/** One run's totals. */
+export interface ComparisonSide {
+  /** The autoscaler. */
+  autoscaler: Side;
+  /** What every node cost over its life, USD. */
+  costUsd: number;
+  /** Simulated seconds until the run ended. */
+  durationSeconds: number;
+  /** GPU-hours paid for (node GPUs × node lifetime). */
+  gpuHoursPaid: number;
+  /** `gpuHoursUsed ÷ gpuHoursPaid`. */
+  gpuUtilization: number;
+  /** GPU-hours paid for and not used by a pod (`gpuHoursPaid − gpuHoursUsed`). */
+  idleGpuHours: number;
+  /** Nodes launched over the run (the groups' current nodes not included). */
+  nodesLaunched: number;
+  /** Nodes the autoscaler removed (scale-down, consolidation). */
+  nodesRemoved: number;
+  /** The most nodes alive at one sample. */
+  peakNodes: number;
+  /** p95 of the pods' wait before they started, seconds. */
+  pendingP95Seconds: number;
+  /** Σ over pods of the time they were pending, in minutes. */
+  pendingPodMinutes: number;
+  /** Pods whose run time completed. */
+  podsFinished: number;
+  /** Pods still pending at the end of the run. */
+  podsPendingAtEnd: number;
 }
 
 /**
@@ -974,6 +1069,9 @@ export interface NodePoolUsage {
   /** `spec.weight`: Karpenter tries NodePools with higher weight first (default 0). */
   weight: number;
 }
+
+/** Where the Karpenter side's NodePools come from. */
+export type NodePoolsFrom = 'given' | 'migrate';
 
 /** One node's verdict in a disruption decision. */
 export interface NodeVerdict {
@@ -1644,6 +1742,9 @@ export interface Series {
   /** The sample times, in simulated seconds. */
   timesSeconds: number[];
 }
+
+/** The node autoscaler of one side. */
+export type Side = 'cluster-autoscaler' | 'karpenter';
 
 /** One NodeClaim of the run, its lifecycle and what it cost. */
 export interface SimulatedNode {
