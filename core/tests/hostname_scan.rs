@@ -5,7 +5,7 @@
 //! past the point where the hostname groups join the scan key (64 scans).
 
 #[path = "../../benches/src/lib.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod gen;
 
 use nodecast::Outcome;

@@ -14,7 +14,7 @@
 //! The digest is 64-bit FNV-1a over the answer's pretty JSON, with its length: collisions between
 //! a correct and a subtly different plan are not a practical concern at this size.
 
-#[allow(dead_code, clippy::all)]
+#[allow(dead_code, unused_imports, clippy::all)]
 #[path = "../../benches/src/lib.rs"]
 mod gen;
 

@@ -1,7 +1,7 @@
 //! `Answer::write_json` (the CLI's streamed output) writes exactly `Answer::to_json`'s bytes.
 
 #[path = "../../benches/src/lib.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 mod gen;
 
 fn same_bytes<T: serde::Serialize>(answer: &nodecast::Answer<T>) {
