@@ -11,6 +11,7 @@ from nodecast._results import CatalogResult as CatalogResult
 from nodecast._results import Decision as Decision
 from nodecast._results import ExistingNode as ExistingNode
 from nodecast._results import StaticNodeClaim as StaticNodeClaim
+from nodecast._results import StaticDeprovision as StaticDeprovision
 from nodecast._results import CapacityBuffer as CapacityBuffer
 from nodecast._results import OverlayStatus as OverlayStatus
 from nodecast._results import Reservation as Reservation
@@ -111,6 +112,7 @@ __all__ = [
     "Accelerator",
     "NodeClaim",
     "ExistingNode",
+    "StaticDeprovision",
     "StaticNodeClaim",
     "CapacityBuffer",
     "OverlayStatus",
