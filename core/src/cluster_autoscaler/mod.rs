@@ -260,8 +260,10 @@ pub fn chosen_by_documents(sources: &crate::load::Sources) -> bool {
 /// simulated, so memory and every scan loop grow with it.
 pub const MAX_CURRENT_NODES: i64 = 100_000;
 
-/// The decision for the pending pods of `m` over the node groups of `input`.
-pub fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Result<NodeGroupPlan, Vec<InputError>> {
+/// The checks every use of the node groups starts with (the priority expander's ConfigMap, at
+/// least one group, the current nodes bounded before any is made) and the groups' scale-from-zero
+/// templates, their labels interned into a copy of `m`'s interner (the caller keeps it or not).
+pub(crate) fn checked_templates(m: &Model, input: &NodeGroupInput) -> Result<(Vec<Template>, crate::labels::Interner), Vec<InputError>> {
     let s = &input.settings;
     if s.expanders.contains(&Expander::Priority) && s.priorities.is_none() {
         return Err(vec![InputError::new(
@@ -304,6 +306,13 @@ pub fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Res
     if !errors.is_empty() {
         return Err(errors);
     }
+    Ok((templates, interner))
+}
+
+/// The decision for the pending pods of `m` over the node groups of `input`.
+pub fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Result<NodeGroupPlan, Vec<InputError>> {
+    let s = &input.settings;
+    let (templates, interner) = checked_templates(m, input)?;
     let engine = Engine::new(m, &input.groups, &templates, &interner, s);
     Ok(engine.run(load_warnings))
 }

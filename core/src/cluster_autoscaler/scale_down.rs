@@ -309,16 +309,7 @@ pub(super) fn scale_down(
         index.insert(n.name.as_str(), i);
         let g = group_of(n);
         groups.push(g);
-        let template = Template {
-            instance_type: n.instance_type.clone().unwrap_or_default(),
-            zone: n.zone.clone().unwrap_or_default(),
-            label_pairs: Vec::new(),
-            labels: n.labels.clone(),
-            taints: n.taints.clone(),
-            capacity: n.allocatable.clone(),
-            other_resources: Vec::new(),
-            price: g.map_or(0.0, |g| group_templates[g].price),
-        };
+        let template = Template::of_node(n, g.map_or(0.0, |g| group_templates[g].price));
         dests.push(Dest {
             node: SimNode { group: g.unwrap_or(usize::MAX), used: Resources::new(), pods: Vec::new() },
             template,

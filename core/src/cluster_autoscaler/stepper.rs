@@ -18,7 +18,7 @@
 use super::estimator::{self, SimNode};
 use super::scale_down::{self, History};
 pub use super::scale_down::{facts, Facts};
-use super::template::{self, Template};
+use super::template::Template;
 use super::{expander, Engine, NodeGroupScaleDown};
 use crate::api::Warning;
 use crate::error::InputError;
@@ -56,46 +56,7 @@ impl Stepper {
     /// scale-down reads from their documents, [`facts`]). The templates' labels are interned
     /// into `m`.
     pub fn new(m: &mut Model, input: NodeGroupInput, facts: Facts) -> Result<Stepper, Vec<InputError>> {
-        let s = &input.settings;
-        if s.expanders.contains(&crate::node_groups::Expander::Priority) && s.priorities.is_none() {
-            return Err(vec![InputError::new(
-                "missing-priorities",
-                "the priority expander needs its ConfigMap cluster-autoscaler-priority-expander; without it the Cluster Autoscaler does not scale up",
-            )
-            .help("add the ConfigMap (data.priorities) to the inputs")]);
-        }
-        if input.groups.is_empty() {
-            return Err(vec![InputError::new("no-node-groups", "the inputs describe no node group").help(
-                "an eksctl ClusterConfig with managedNodeGroups/nodeGroups, or terraform show -json output with aws_eks_node_group resources",
-            )]);
-        }
-        let mut total = 0i64;
-        for g in &input.groups {
-            total = total.saturating_add(g.desired);
-            if total > super::MAX_CURRENT_NODES {
-                return Err(vec![g
-                    .location
-                    .error(
-                        "too-many-nodes",
-                        format!("the node groups' desiredCapacity add up to more than {} current nodes", super::MAX_CURRENT_NODES),
-                        "desiredCapacity",
-                    )
-                    .kind(crate::error::ErrorKind::Limit)
-                    .help("nodecast simulates each current node; give the groups' real sizes")]);
-            }
-        }
-        let mut interner = m.interner.clone();
-        let mut templates = Vec::new();
-        let mut errors = Vec::new();
-        for g in &input.groups {
-            match template::build(m, &mut interner, g) {
-                Ok(t) => templates.push(t),
-                Err(e) => errors.push(e),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
+        let (templates, interner) = super::checked_templates(m, &input)?;
         // The interner only grows: every id the model holds keeps its meaning.
         m.interner = interner;
         let learned = vec![None; input.groups.len()];
@@ -187,16 +148,7 @@ impl Stepper {
                     if let Some(g) = g.filter(|_| !daemon[i]) {
                         u.add(&e.overhead[g]);
                     }
-                    let t = Template {
-                        instance_type: n.instance_type.clone().unwrap_or_default(),
-                        zone: n.zone.clone().unwrap_or_default(),
-                        label_pairs: Vec::new(),
-                        labels: n.labels.clone(),
-                        taints: n.taints.clone(),
-                        capacity: n.allocatable.clone(),
-                        other_resources: Vec::new(),
-                        price: 0.0,
-                    };
+                    let t = Template::of_node(n, 0.0);
                     out.push((i, SimNode { group: g.unwrap_or(usize::MAX), used: u, pods: std::mem::take(&mut pods[i]) }, t, true));
                 }
                 (false, Some(g)) => out.push((i, e.fresh(g), e.templates[g].clone(), false)),

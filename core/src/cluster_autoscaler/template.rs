@@ -45,6 +45,23 @@ pub struct Template {
     pub price: f64,
 }
 
+impl Template {
+    /// A running node as the autoscaler's node info sees it (its allocatable, labels and taints;
+    /// no label pairs or other resources to show): what scale-down re-places pods onto.
+    pub fn of_node(n: &crate::model::ExistingNode, price: f64) -> Template {
+        Template {
+            instance_type: n.instance_type.clone().unwrap_or_default(),
+            zone: n.zone.clone().unwrap_or_default(),
+            label_pairs: Vec::new(),
+            labels: n.labels.clone(),
+            taints: n.taints.clone(),
+            capacity: n.allocatable.clone(),
+            other_resources: Vec::new(),
+            price,
+        }
+    }
+}
+
 /// The template of `g`, or why there is none (an instance type the catalog lacks).
 // One error per node group, collected by the caller: its size does not matter.
 #[allow(clippy::result_large_err)]
