@@ -18,6 +18,7 @@ package main
 // nodes deleted (`staticDeleted`).
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -26,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
@@ -45,6 +47,27 @@ func nodecastStatic(raw json.RawMessage) []Claim {
 	return a.Static
 }
 
+// reconcileStaticPools runs one of Karpenter's static controllers (`run`, named `what` in
+// errors) on every static NodePool of the scenario, as read back from the client; false when the
+// scenario has none (nothing ran).
+func (e *Env) reconcileStaticPools(what string, run func(context.Context, *v1.NodePool) (reconcile.Result, error)) (bool, error) {
+	static := false
+	for _, p := range e.objs.NodePools {
+		if p.Spec.Replicas == nil {
+			continue
+		}
+		static = true
+		np := &v1.NodePool{}
+		if err := e.client.Get(e.ctx, keyOf(p), np); err != nil {
+			return static, err
+		}
+		if _, err := run(e.ctx, np); err != nil {
+			return static, fmt.Errorf("%s of %s: %w", what, np.Name, err)
+		}
+	}
+	return static, nil
+}
+
 // runStatic runs the static provisioning controller on every static NodePool and launches the
 // NodeClaims it created. `want` is nodecast's static NodeClaims (their launches are taken when
 // the provider's launch set holds them, so the pass that follows sees the same capacity).
@@ -58,22 +81,9 @@ func (e *Env) runStatic(want []Claim) error {
 	for _, nc := range list.Items {
 		before[nc.Name] = true
 	}
-	static := false
-	for _, p := range e.objs.NodePools {
-		if p.Spec.Replicas == nil {
-			continue
-		}
-		static = true
-		np := &v1.NodePool{}
-		if err := e.client.Get(e.ctx, keyOf(p), np); err != nil {
-			return err
-		}
-		if _, err := ctrl.Reconcile(e.ctx, np); err != nil {
-			return fmt.Errorf("static provisioning of %s: %w", np.Name, err)
-		}
-	}
-	if !static {
-		return nil
+	static, err := e.reconcileStaticPools("static provisioning", ctrl.Reconcile)
+	if err != nil || !static {
+		return err
 	}
 	if err := e.client.List(e.ctx, list); err != nil {
 		return err
@@ -164,22 +174,9 @@ func (e *Env) runStaticDeprovisioning() ([]string, error) {
 	for _, nc := range list.Items {
 		already[nc.Name] = !nc.DeletionTimestamp.IsZero()
 	}
-	static := false
-	for _, p := range e.objs.NodePools {
-		if p.Spec.Replicas == nil {
-			continue
-		}
-		static = true
-		np := &v1.NodePool{}
-		if err := e.client.Get(e.ctx, keyOf(p), np); err != nil {
-			return nil, err
-		}
-		if _, err := ctrl.Reconcile(e.ctx, np); err != nil {
-			return nil, fmt.Errorf("static deprovisioning of %s: %w", np.Name, err)
-		}
-	}
-	if !static {
-		return nil, nil
+	static, err := e.reconcileStaticPools("static deprovisioning", ctrl.Reconcile)
+	if err != nil || !static {
+		return nil, err
 	}
 	if err := e.client.List(e.ctx, list); err != nil {
 		return nil, err
