@@ -155,4 +155,16 @@ mod tests {
         assert_eq!(e[0].1, "invalid-event");
         assert_eq!(parse(&json!(7), "p").unwrap_err()[0].1, "wrong-type");
     }
+
+    #[test]
+    fn a_few_bytes_cannot_ask_for_billions_of_notices() {
+        // The bound is checked while parsing, before any notice exists; the largest accepted
+        // count still acts only on the reservation's running NodeClaims.
+        let ok = parse(&json!({"reservation": "cr-1", "instances": MAX_INSTANCES}), "e").unwrap();
+        assert_eq!(ok.target, Target::Instances(MAX_INSTANCES));
+        for huge in [json!(MAX_INSTANCES + 1), json!(1_000_000_000_000i64), json!(i64::MAX), json!(1e300)] {
+            let e = parse(&json!({"reservation": "cr-1", "instances": huge}), "events[0].reservationInterrupt").unwrap_err();
+            assert_eq!((e[0].0.as_str(), e[0].1), ("events[0].reservationInterrupt.instances", "out-of-range"), "{huge}");
+        }
+    }
 }
