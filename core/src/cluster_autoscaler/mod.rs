@@ -30,6 +30,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use template::Template;
 
+pub(crate) use scale_down::EKSCTL_GROUP_LABEL;
 pub use scale_down::{
     scale_down_request, NodeGroupScaleDown, PodMoveOut, ScaleDownCode, ScaleDownNode, ScaleDownSettings, ScaleDownVerdict,
 };
@@ -260,20 +261,12 @@ pub fn chosen_by_documents(sources: &crate::load::Sources) -> bool {
 /// simulated, so memory and every scan loop grow with it.
 pub const MAX_CURRENT_NODES: i64 = 100_000;
 
-/// The checks every use of the node groups starts with (the priority expander's ConfigMap, at
-/// least one group, the current nodes bounded before any is made) and the groups' scale-from-zero
-/// templates, their labels interned into a copy of `m`'s interner (the caller keeps it or not).
+/// The checks every use of the node groups starts with (at least one group, the current nodes
+/// bounded before any is made) and the groups' scale-from-zero templates, their labels interned
+/// into a copy of `m`'s interner (the caller keeps it or not).
 pub(crate) fn checked_templates(m: &Model, input: &NodeGroupInput) -> Result<(Vec<Template>, crate::labels::Interner), Vec<InputError>> {
-    let s = &input.settings;
-    if s.expanders.contains(&Expander::Priority) && s.priorities.is_none() {
-        return Err(vec![InputError::new(
-            "missing-priorities",
-            "the priority expander needs its ConfigMap cluster-autoscaler-priority-expander; without it the Cluster Autoscaler does not scale up",
-        )
-        .help("add the ConfigMap (data.priorities) to the inputs")]);
-    }
     if input.groups.is_empty() {
-        return Err(vec![InputError::new("no-node-groups", "the inputs describe no node group").help(
+        return Err(vec![InputError::new("no-node-groups", "the inputs describe no node group").path("inputs").help(
             "an eksctl ClusterConfig with managedNodeGroups/nodeGroups, or terraform show -json output with aws_eks_node_group resources",
         )]);
     }

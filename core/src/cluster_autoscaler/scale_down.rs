@@ -42,7 +42,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 const MANAGED_GROUP_LABEL: &str = "eks.amazonaws.com/nodegroup";
-const EKSCTL_GROUP_LABEL: &str = "alpha.eksctl.io/nodegroup-name";
+/// The label eksctl gives every node of its self-managed groups (kubelet `--node-labels`).
+pub(crate) const EKSCTL_GROUP_LABEL: &str = "alpha.eksctl.io/nodegroup-name";
 const SCALE_DOWN_DISABLED: &str = "cluster-autoscaler.kubernetes.io/scale-down-disabled";
 const SAFE_TO_EVICT: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 const SAFE_LOCAL_VOLUMES: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes";

@@ -137,6 +137,9 @@ fn priority_expander_and_its_configmap() {
         Outcome::Success(_) => panic!("the priority expander needs its ConfigMap"),
     };
     assert_eq!(missing[0].code, "missing-priorities");
+    // Located where the chain names the expander (found by fuzzing: it had no location).
+    assert_eq!(missing[0].path.as_deref(), Some("expander"));
+    assert!(missing[0].source.is_some() && missing[0].document == Some(0), "{:?}", missing[0]);
 }
 
 #[test]

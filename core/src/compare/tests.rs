@@ -131,6 +131,27 @@ fn a_pod_that_fits_the_template_but_not_the_node_causes_one_scale_up() {
 }
 
 #[test]
+fn a_self_managed_groups_nodes_count_against_its_max_size() {
+    // Found by fuzzing (fuzz/src/groups.rs): the nodes of an eksctl self-managed group were of
+    // no group, so the pod above made a scale-up every 10 s loop (361 nodes in 2 h, maxSize 5)
+    // and the run grew quadratically. Now it behaves as the managed group above.
+    let ng = group("m5.large", "")
+        .replace("managedNodeGroups:", "nodeGroups:")
+        .replace(
+            "  instanceType: m5.large\n  spot: true\n",
+            "  instancesDistribution: {instanceTypes: [m5.large], onDemandPercentageAboveBaseCapacity: 0}\n",
+        )
+        .replace("maxSize: 10", "maxSize: 5");
+    let c = ok(&req(&[ng.clone(), job("2", 0)], ONE_RUN));
+    assert_eq!(c.scale_ups.len(), 1, "{:?}", c.scale_ups);
+    assert_eq!(c.sides[0].nodes_launched, 1);
+    assert_eq!(c.sides[0].peak_nodes, 1);
+    assert_eq!(c.sides[0].pods_pending_at_end, 1);
+    // Its empty node is scaled down like a managed group's (unneeded 10 min after it is ready).
+    assert_eq!(c.sides[0].nodes_removed, 1, "{ng}");
+}
+
+#[test]
 fn current_nodes_and_min_size_stay() {
     // desiredCapacity 2, minSize 1: both nodes are up at 0 s; scale-down removes one (empty)
     // and keeps the other at the group's min size.

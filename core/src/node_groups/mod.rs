@@ -109,6 +109,8 @@ pub fn read(docs: &[Document]) -> Result<NodeGroupInput, Vec<InputError>> {
     let mut errors = Vec::new();
     let mut settings_seen = false;
     let mut priorities_seen = false;
+    // Where the expander chain was set: a `priority` there without the ConfigMap is refused at it.
+    let mut expander_at = None;
     for d in docs {
         let before = errors.len();
         if eksctl::is_cluster_config(d) {
@@ -121,6 +123,7 @@ pub fn read(docs: &[Document]) -> Result<NodeGroupInput, Vec<InputError>> {
             }
             settings_seen = true;
             settings::read(d, &mut out.settings, &mut errors);
+            expander_at = Some(d);
         } else if settings::is_priority_config_map(d) {
             if priorities_seen {
                 errors.push(settings::duplicate(d, "a second cluster-autoscaler-priority-expander ConfigMap"));
@@ -148,6 +151,26 @@ pub fn read(docs: &[Document]) -> Result<NodeGroupInput, Vec<InputError>> {
     for (i, g) in out.groups.iter().enumerate() {
         if out.groups[..i].iter().any(|h| h.name == g.name && h.cluster == g.cluster) {
             errors.push(g.location.error("duplicate-node-group", format!("node group {:?} is defined twice", g.name), "name"));
+        }
+    }
+    // Without its ConfigMap the priority expander has no rules, and the Cluster Autoscaler does
+    // not scale up at all (expander/priority: a missing ConfigMap is an error, not "no
+    // preference"), so such an input is refused where it names the expander.
+    if out.settings.expanders.contains(&Expander::Priority) && !priorities_seen {
+        if let Some(d) = expander_at {
+            let path = if d.prefix.is_empty() { "expander".to_string() } else { format!("{}.expander", d.prefix) };
+            let mut e = InputError::new(
+                "missing-priorities",
+                "the priority expander needs its ConfigMap cluster-autoscaler-priority-expander; without it the Cluster \
+                 Autoscaler does not scale up",
+            )
+            .at_document(d.index)
+            .object(d.object())
+            .path(path)
+            .help("add the ConfigMap (kube-system/cluster-autoscaler-priority-expander, data.priorities) to the inputs");
+            e.source = d.source.clone();
+            e.kind = crate::error::ErrorKind::Admission;
+            errors.push(e);
         }
     }
     if errors.is_empty() {

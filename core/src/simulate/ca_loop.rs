@@ -67,6 +67,16 @@ impl Sim {
         };
         let host = self.m.interner.intern(&name);
         labels.set(self.m.keys.hostname, host);
+        // The node as its group makes it: a managed group's nodes carry EKS's node-group label
+        // (in the template); a self-managed eksctl group's carry eksctl's, which its ASG
+        // template lacks. The Cluster Autoscaler knows a node's group from its ASG; nodecast
+        // from these labels, so without it a launched node would belong to no group: never
+        // counted against maxSize (a scale-up every loop) nor scaled down.
+        if !group.managed {
+            let key = self.m.interner.intern(crate::cluster_autoscaler::EKSCTL_GROUP_LABEL);
+            let value = self.m.interner.intern(&group.name);
+            labels.set(key, value);
+        }
         // Stepper::new checked the type is in the catalog; engine::run kept it when pruning.
         let it = self.m.catalog.find(&it_name).expect("the group's type is in the catalog");
         let t = &self.m.catalog.types[it];
