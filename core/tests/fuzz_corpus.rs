@@ -7,10 +7,14 @@
 //!
 //! A failing input panics with its file name; the checks' own assertion says what went wrong.
 
+#[path = "../../fuzz/src/capacity.rs"]
+mod capacity;
 #[path = "../../fuzz/src/checks.rs"]
 mod checks;
 #[path = "../../fuzz/src/cluster.rs"]
 mod cluster;
+#[path = "../../fuzz/src/groups.rs"]
+mod groups;
 
 use std::path::{Path, PathBuf};
 
@@ -25,6 +29,9 @@ const TARGETS: &[(&str, Check)] = &[
     ("facade_consolidate", checks::facade_consolidate),
     ("facade_simulate", |data| {
         checks::facade_simulate(data);
+    }),
+    ("facade_node_groups", |data| {
+        groups::facade_node_groups(data);
     }),
     ("trace_text", checks::trace_text),
     ("sweep_spec", checks::sweep_spec),
@@ -111,6 +118,9 @@ fn random_inputs(seed: u64, count: usize, check: impl Fn(&[u8]) -> bool + std::p
     for i in 0..count {
         let len = (next() % 320) as usize;
         let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        if std::env::var_os("NODECAST_FUZZ_PROGRESS").is_some() {
+            eprintln!("input {i} of seed {seed}: {data:?}");
+        }
         let outcome = std::panic::catch_unwind(|| check(&data));
         assert!(outcome.is_ok(), "random input {i} of seed {seed} fails its check: {data:?}");
         succeeded += usize::from(outcome.unwrap_or(false));
@@ -124,6 +134,13 @@ fn simulate_target_on_random_inputs() {
     let succeeded = random_inputs(1, 120, checks::facade_simulate);
     // Not only refusals: the physical checks must have run on real simulations.
     assert!(succeeded >= 12, "only {succeeded} of 120 random inputs simulated successfully");
+}
+
+#[test]
+fn node_groups_target_on_random_inputs() {
+    let succeeded = random_inputs(4, 120, groups::facade_node_groups);
+    // The side by side must have run and been checked on some of them, not only refused.
+    assert!(succeeded >= 6, "only {succeeded} of 120 random inputs compared successfully");
 }
 
 /// A longer blind campaign of the simulator target (fuzz/README.md, "Campaigns").

@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FUZZ_TIME=${FUZZ_TIME:-600}
-TARGETS=${TARGETS:-"front_door quantity requirements facade_plan facade_consolidate facade_simulate trace_text sweep_spec"}
+TARGETS=${TARGETS:-"front_door quantity requirements facade_plan facade_consolidate facade_simulate facade_node_groups trace_text sweep_spec"}
 # Build flags, the same for build and run (a difference rebuilds everything): release with
 # overflow checks and debug assertions (-O -a), no sanitizer by default (the core is safe Rust;
 # SANITIZER=address adds ASan at about 2x the cost). TIMEOUT: seconds per input before a

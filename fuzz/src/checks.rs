@@ -8,6 +8,7 @@
 //! Depends only on nodecast, serde_json, indexmap and std (core/tests/fuzz_corpus.rs includes this
 //! file).
 
+use crate::capacity;
 use crate::cluster::{self, Src};
 use nodecast::labels::Interner;
 use nodecast::quantity::{format_milli, parse_milli, QuantityError, Unit};
@@ -48,7 +49,7 @@ pub fn check_error(e: &Value) {
     assert!(located, "error without a location: {e}");
 }
 
-fn run(f: impl Fn() -> String) -> Value {
+pub(crate) fn run(f: impl Fn() -> String) -> Value {
     let first = f();
     let second = f();
     assert_eq!(first, second, "the same request gave different answers");
@@ -324,7 +325,7 @@ pub fn facade_consolidate(data: &[u8]) {
 /// the simulator accepts (times in order, instances scaled or deleted after their submission),
 /// so that the physical checks run; when `wild`, any event kind, duration and time, up to
 /// i64::MAX and negative, to exercise the refusals.
-fn sim_trace(src: &mut Src, objects: &[Value], wild: bool) -> String {
+pub(crate) fn sim_trace(src: &mut Src, objects: &[Value], wild: bool) -> Value {
     let refs: Vec<(String, bool)> = objects
         .iter()
         .filter_map(|o| {
@@ -396,7 +397,7 @@ fn sim_trace(src: &mut Src, objects: &[Value], wild: bool) -> String {
         "workloads": workloads,
         "events": events,
     });
-    trace.to_string()
+    trace
 }
 
 /// Simulation settings: defaults and mundane changes, or (`wild`) values at and past the edges
@@ -489,15 +490,25 @@ pub fn facade_simulate(data: &[u8]) -> bool {
     if !wild {
         calm(&mut objects, &mut catalog);
     }
-    let trace = sim_trace(&mut src, &objects, wild);
+    let mut trace = sim_trace(&mut src, &objects, wild);
     let settings = sim_settings(&mut src, wild);
-    let request = json!({
-        "inputs": [{"name": "cluster.yaml", "text": cluster::to_yaml(&objects)}],
+    let mut events = std::mem::take(trace["events"].as_array_mut().expect("events"));
+    let extra = capacity::add(&mut src, wild, catalog.is_null(), &mut objects, &mut events);
+    trace["events"] = Value::Array(events);
+    let mut inputs = vec![json!({"name": "cluster.yaml", "text": cluster::to_yaml(&objects)})];
+    if let Some(text) = extra.reservations {
+        inputs.push(json!({"name": "reservations.json", "text": text}));
+    }
+    let mut request = json!({
+        "inputs": inputs,
         "catalog": catalog,
-        "trace": {"name": "trace.yaml", "text": trace},
+        "trace": {"name": "trace.yaml", "text": trace.to_string()},
         "simulation": settings,
-    })
-    .to_string();
+    });
+    if let Some(gates) = extra.gates {
+        request["settings"] = json!({"featureGates": gates});
+    }
+    let request = request.to_string();
     let v = run(|| nodecast::call("simulate", &request));
     if v["status"] != "success" {
         if std::env::var_os("NODECAST_SIM_DEBUG").is_some() {

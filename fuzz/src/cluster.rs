@@ -36,6 +36,12 @@ impl<'a> Src<'a> {
         self.byte() < in_256
     }
 
+    /// Like [`Src::chance`], but false past the input's end: for choices added after inputs
+    /// were kept, so those inputs still decode as they did.
+    pub fn maybe(&mut self, in_256: u8) -> bool {
+        self.byte() > 255 - in_256
+    }
+
     /// The unread rest, as (lossy) text.
     pub fn rest_text(&mut self) -> String {
         let start = self.pos.min(self.data.len());
@@ -211,7 +217,7 @@ fn meta(src: &mut Src, name: String, app: &str) -> Value {
 }
 
 /// Pending pods and workloads: bare Pods, Deployments, Jobs.
-fn workloads(src: &mut Src, out: &mut Vec<Value>) {
+pub fn workloads(src: &mut Src, out: &mut Vec<Value>) {
     for i in 0..src.below(6) {
         let app = src.pick(APPS);
         match src.below(4) {
