@@ -1,9 +1,9 @@
 //! Human-readable renderings of the facade's answers (the default `-o table` output).
 
 use crate::table::Table;
+use nodecast::api::Skipped;
 use nodecast::api::{BalancedScore, Decision, NodeClaimOut, Plan, UnschedulableOut};
 use nodecast::explain::{Explanation, PodExplanation, TypeExplanation, ValidationReport, Verdict};
-use nodecast::model::Skipped;
 use nodecast::query::{CatalogAnswer, CatalogRow};
 use nodecast::simulate::Simulation;
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! what the typed API ([`crate::Cluster`]) returns and what the JSON layer ([`crate::json`])
 //! serialises unchanged, so their serde names are the wire format (`apiVersion: nodecast/v1`).
 
-use crate::model::Skipped;
+pub use crate::model::Skipped;
 use crate::reason::{DisruptionReason, HintOutcome, Method, ReasonCode};
 use indexmap::IndexMap;
 use serde::Serialize;

@@ -160,7 +160,12 @@ fn find_pod(m: &Model, name: &str) -> Option<usize> {
 
 /// Why pod `pod_name` (`name` or `namespace/name`) goes where one provisioning pass puts it,
 /// and, with `instance_type`, why that type was or was not chosen.
-pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_type: Option<&str>) -> Result<Explanation, Vec<InputError>> {
+pub(crate) fn explain_pod(
+    m: &Model,
+    warnings: &[Warning],
+    pod_name: &str,
+    instance_type: Option<&str>,
+) -> Result<Explanation, Vec<InputError>> {
     let Some(p) = find_pod(m, pod_name) else {
         let known: Vec<String> = m.pods.iter().filter(|p| p.is_pending()).take(10).map(|p| p.key()).collect();
         return Err(vec![
@@ -238,7 +243,7 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
 }
 
 /// Why node `name` is disrupted at `now` (Unix seconds) or stays.
-pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<InputError>> {
+pub(crate) fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<InputError>> {
     let d = crate::disruption::decide(m, now);
     let Some(v) = d.nodes.iter().find(|n| n.name == name).cloned() else {
         let known: Vec<&str> = d.nodes.iter().take(10).map(|n| n.name.as_str()).collect();

@@ -48,7 +48,7 @@ fn not_offered(why: NotOffered, r: &Reservation) -> (&'static str, String) {
 }
 
 /// Fill the plan's reservation parts from the pass's launches.
-pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
+pub(crate) fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
     if m.reservations.is_empty() {
         return;
     }
@@ -144,7 +144,7 @@ pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
 
 /// The answer's `reservationChanges` for `changes` (`catalog::reservation_time::changes` on `m`),
 /// by node name.
-pub fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> Vec<crate::api::ReservationChangeOut> {
+pub(crate) fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> Vec<crate::api::ReservationChangeOut> {
     let mut out: Vec<crate::api::ReservationChangeOut> = changes
         .iter()
         .map(|&(k, r, c)| {

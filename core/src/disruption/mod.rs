@@ -324,6 +324,7 @@ fn expired(m: &Model, now: i64) -> Vec<usize> {
         .collect()
 }
 
+/// The request's `now` (RFC 3339) as Unix seconds; a located error when it is missing or malformed.
 pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
     let Some(s) = now else {
         return Err(vec![InputError::new("required", "disruption decisions need the clock: `now`")
