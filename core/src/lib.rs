@@ -144,8 +144,8 @@ pub mod sweep;
 pub(crate) mod taints;
 pub mod unusable;
 pub(crate) mod validate;
-/// The closed sets of answer strings, for the schema (feature `schema`).
-#[cfg(feature = "schema")]
+/// The closed sets of answer strings the core builds (pod outcomes, type verdicts, timeline
+/// events...), serialised as the wire format's strings.
 pub mod vocab;
 
 pub use cluster::Cluster;

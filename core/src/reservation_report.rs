@@ -153,7 +153,7 @@ pub(crate) fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> 
                 node: m.nodes[k].name.clone(),
                 reservation_id: res.id.clone(),
                 reservation_type: res.reservation_type.clone(),
-                change: c.as_str().into(),
+                change: c,
                 message: crate::catalog::reservation_time::describe(m, r, c),
             }
         })

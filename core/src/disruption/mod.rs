@@ -419,7 +419,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     crate::catalog::reservation_time::apply(&mut changed, &changes);
     let mut d = decide_changed(&changed, now, memo);
     d.reservation_changes = crate::reservation_report::changes_out(m, &changes);
-    for c in d.reservation_changes.iter().filter(|c| c.change == crate::catalog::reservation_time::NodeChange::Deleted.as_str()) {
+    for c in d.reservation_changes.iter().filter(|c| c.change == crate::catalog::reservation_time::NodeChange::Deleted) {
         if let Some(v) = d.nodes.iter_mut().find(|v| v.name == c.node) {
             v.reasons = vec![reason(ReasonCode::Deleting, format!("the NodeClaim is being deleted: {}", c.message))];
         }
