@@ -40,7 +40,7 @@ fn not_offered(why: NotOffered, r: &Reservation) -> (&'static str, String) {
             ),
         ),
         NotOffered::UnknownInstanceType => ("unknown-instance-type", format!("instance type {} is not in the catalog", r.instance_type)),
-        NotOffered::ZoneNotOffered => {
+        NotOffered::UnofferedZone => {
             ("zone-not-offered", format!("zone {} is not one of the catalog's zones for {}", r.zone, r.instance_type))
         }
         NotOffered::GateOff => ("gate-off", "the ReservedCapacity feature gate is off: no reserved offerings".into()),

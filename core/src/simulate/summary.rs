@@ -109,7 +109,7 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
             submitted_seconds: p.submitted,
             started_seconds: p.first_start,
             finished_seconds: p.finished,
-            state: state.into(),
+            state,
             pending_seconds: pending_total,
             run_time_seconds: p.run,
             running_seconds: running,
