@@ -23,7 +23,7 @@
 //! [`Model::static_launches`] for the answers; with the gate off, a static pool gets a
 //! warning that names the gate, since Karpenter then launches nothing for it.
 //!
-//! Scale-down of a pool above its replicas is [`deprovision`]'s (applied by `plan`); with no
+//! Scale-down of a pool above its replicas is `deprovision`'s (applied by `plan`); with no
 //! dynamic NodePool at all the provisioner runs no pass (`scheduling::solve`); drifted static
 //! nodes are StaticDrift's (`disruption/static_drift.rs`).
 
