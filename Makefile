@@ -112,6 +112,7 @@ lint:
 	$(CARGO) fmt --all --check
 	python3 tools/check_locks.py
 	python3 tools/module_layers.py --check docs/architecture.md
+	python3 tools/import_circles.py
 
 # Python: builds the abi3 wheel with maturin, installs it into .venv-py and tests the installed package.
 test-python:

@@ -1,4 +1,4 @@
-//! Building the embedded AWS catalogs (`nodecast::catalog::build`), which every request without
+//! Building the embedded AWS catalogs (`nodecast::internal::catalog::build`), which every request without
 //! an inline catalog pays once: the default us-east-1 (1345 types) and the largest other
 //! embedded region, us-gov-west-1 (750 types; its base is built on first use like us-east-1's).
 
@@ -14,7 +14,7 @@ fn catalog_load(c: &mut Criterion) {
     // and the measured loop below is the per-request cost every later call pays.
     for spec in [None, Some(&gov)] {
         let start = std::time::Instant::now();
-        let (cat, _) = nodecast::catalog::build(spec).expect("embedded catalog");
+        let (cat, _) = nodecast::internal::catalog::build(spec).expect("embedded catalog");
         let first = start.elapsed();
         eprintln!(
             "[setup] catalog_load: {}: {} instance types; first call (decode + base) {:.2} ms",
@@ -25,8 +25,8 @@ fn catalog_load(c: &mut Criterion) {
     }
     let mut group = c.benchmark_group("catalog_load");
     group.sample_size(20).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
-    group.bench_function("aws-us-east-1", |b| b.iter(|| nodecast::catalog::build(black_box(None))));
-    group.bench_function("aws-us-gov-west-1", |b| b.iter(|| nodecast::catalog::build(black_box(Some(&gov)))));
+    group.bench_function("aws-us-east-1", |b| b.iter(|| nodecast::internal::catalog::build(black_box(None))));
+    group.bench_function("aws-us-gov-west-1", |b| b.iter(|| nodecast::internal::catalog::build(black_box(Some(&gov)))));
     group.finish();
 }
 

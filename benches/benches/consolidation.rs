@@ -34,12 +34,12 @@ fn consolidation(c: &mut Criterion) {
     group.finish();
 
     let req = &requests[0].1;
-    let (model, _warnings) = nodecast::load::model(&req.sources()).expect("benchmark request rejected");
-    let now = nodecast::disruption::parse_now(req.now.as_deref()).expect("bad now");
+    let (model, _warnings) = nodecast::internal::load::model(&req.sources()).expect("benchmark request rejected");
+    let now = nodecast::internal::disruption::parse_now(req.now.as_deref()).expect("bad now");
     let mut group = c.benchmark_group("consolidation/split-10pct");
     group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(15)).warm_up_time(Duration::from_secs(1));
-    group.bench_function("lower_only", |b| b.iter(|| nodecast::load::model(black_box(&req.sources()))));
-    group.bench_function("decide_only", |b| b.iter(|| nodecast::disruption::decide(black_box(&model), now)));
+    group.bench_function("lower_only", |b| b.iter(|| nodecast::internal::load::model(black_box(&req.sources()))));
+    group.bench_function("decide_only", |b| b.iter(|| nodecast::internal::disruption::decide(black_box(&model), now)));
     group.finish();
 }
 

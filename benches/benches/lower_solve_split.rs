@@ -11,15 +11,17 @@ const PODS: usize = 1000;
 fn split(c: &mut Criterion) {
     let req = nodecast_benches::diverse_request(PODS);
     nodecast_benches::report(&format!("split_diverse_{PODS}"), &req);
-    let (model, _warnings) = nodecast::load::model(&req.sources()).expect("benchmark request rejected");
+    let (model, _warnings) = nodecast::internal::load::model(&req.sources()).expect("benchmark request rejected");
 
     let mut group = c.benchmark_group(format!("split_diverse_{PODS}"));
     group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(6)).warm_up_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements(PODS as u64));
-    group.bench_function("lower_only", |b| b.iter(|| nodecast::load::model(black_box(&req.sources()))));
-    group.bench_function("solve_only", |b| b.iter(|| nodecast::scheduling::solve(black_box(&model))));
-    let solution = nodecast::scheduling::solve(&model);
-    group.bench_function("render_only", |b| b.iter(|| nodecast::provision::render(black_box(&model), black_box(&solution), Vec::new())));
+    group.bench_function("lower_only", |b| b.iter(|| nodecast::internal::load::model(black_box(&req.sources()))));
+    group.bench_function("solve_only", |b| b.iter(|| nodecast::internal::scheduling::solve(black_box(&model))));
+    let solution = nodecast::internal::scheduling::solve(&model);
+    group.bench_function("render_only", |b| {
+        b.iter(|| nodecast::internal::provision::render(black_box(&model), black_box(&solution), Vec::new()))
+    });
     group.finish();
 }
 

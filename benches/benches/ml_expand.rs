@@ -36,9 +36,9 @@ fn expand(c: &mut Criterion) {
     group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements(PODS as u64));
     for (name, req) in inputs() {
-        let (model, _) = nodecast::load::model(&req.sources()).expect("benchmark request rejected");
+        let (model, _) = nodecast::internal::load::model(&req.sources()).expect("benchmark request rejected");
         assert_eq!(model.pods.len(), PODS, "{name}");
-        group.bench_function(name, |b| b.iter(|| nodecast::load::model(&black_box(&req).sources())));
+        group.bench_function(name, |b| b.iter(|| nodecast::internal::load::model(&black_box(&req).sources())));
     }
     group.finish();
 }

@@ -117,15 +117,15 @@ fn main() {
     for i in 0..iterations {
         let mem = mem_start();
         let t = Instant::now();
-        let (model, _) = nodecast::load::model(&req.sources()).expect("request rejected");
+        let (model, _) = nodecast::internal::load::model(&req.sources()).expect("request rejected");
         let lowered = t.elapsed();
         let after_model = LIVE.load(Relaxed);
         let t = Instant::now();
-        let sol = nodecast::scheduling::solve(&model);
+        let sol = nodecast::internal::scheduling::solve(&model);
         let solved = t.elapsed();
         let after_solve = LIVE.load(Relaxed);
         let t = Instant::now();
-        let plan = nodecast::provision::render(&model, &sol, Vec::new());
+        let plan = nodecast::internal::provision::render(&model, &sol, Vec::new());
         let rendered = t.elapsed();
         let after_render = LIVE.load(Relaxed);
         let total = lowered + solved + rendered;
@@ -154,14 +154,14 @@ fn main() {
 fn consolidate(pods: usize, iterations: usize, budget: &str) {
     let nodes = (pods / 20).max(1);
     let req = nodecast_benches::consolidation_request(nodes, pods, budget);
-    let now = nodecast::disruption::parse_now(req.now.as_deref()).expect("bad now");
+    let now = nodecast::internal::disruption::parse_now(req.now.as_deref()).expect("bad now");
     for i in 0..iterations {
         let mem = mem_start();
         let t = Instant::now();
-        let (model, _) = nodecast::load::model(&req.sources()).expect("request rejected");
+        let (model, _) = nodecast::internal::load::model(&req.sources()).expect("request rejected");
         let lowered = t.elapsed();
         let t = Instant::now();
-        let d = nodecast::disruption::decide(&model, now);
+        let d = nodecast::internal::disruption::decide(&model, now);
         let decided = t.elapsed();
         println!(
             "consolidate {nodes} nodes {pods} pods budget {budget} #{i}: model {:.3} ms, decide {:.3} ms; {} ({}), {} nodes disrupted{}; {}",

@@ -23,7 +23,7 @@ fn main() {
     let [inputs @ .., catalog] = files else { panic!("usage: phases MANIFEST... CATALOG [iterations]") };
     let read = |f: &String| std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{f}: {e}"));
     let catalog_text = read(catalog);
-    let catalog_doc = nodecast::manifest::decode(&catalog_text, Some(catalog)).expect("catalog").remove(0);
+    let catalog_doc = nodecast::internal::manifest::decode(&catalog_text, Some(catalog)).expect("catalog").remove(0);
     let req = Request {
         inputs: inputs.iter().map(|f| Input { name: Some(f.clone()), text: read(f) }).collect(),
         catalog: Some(catalog_doc.value.into_owned()),
@@ -37,22 +37,23 @@ fn main() {
     let repeat: usize = std::env::var("PHASES_REPEAT").ok().and_then(|r| r.parse().ok()).unwrap_or(1).max(1);
     for i in 0..iterations {
         let t = cpu_ms();
-        let docs: usize = req.inputs.iter().map(|i| nodecast::manifest::decode(&i.text, i.name.as_deref()).expect("decode").len()).sum();
+        let docs: usize =
+            req.inputs.iter().map(|i| nodecast::internal::manifest::decode(&i.text, i.name.as_deref()).expect("decode").len()).sum();
         let decode = ms(t);
         let t = cpu_ms();
-        let (model, warnings) = nodecast::load::model(&req.sources()).expect("request rejected");
+        let (model, warnings) = nodecast::internal::load::model(&req.sources()).expect("request rejected");
         let model_ms = ms(t);
         let t = cpu_ms();
         for _ in 1..repeat {
-            std::hint::black_box(nodecast::scheduling::solve(&model));
+            std::hint::black_box(nodecast::internal::scheduling::solve(&model));
         }
-        let sol = nodecast::scheduling::solve(&model);
+        let sol = nodecast::internal::scheduling::solve(&model);
         let solve = ms(t) / repeat as f64;
         let t = cpu_ms();
         for _ in 1..repeat {
-            std::hint::black_box(nodecast::provision::render(&model, &sol, warnings.clone()));
+            std::hint::black_box(nodecast::internal::provision::render(&model, &sol, warnings.clone()));
         }
-        let plan = nodecast::provision::render(&model, &sol, warnings);
+        let plan = nodecast::internal::provision::render(&model, &sol, warnings);
         let render = ms(t) / repeat as f64;
         let claims = plan.node_claims.len();
         let answer = Answer::success("Plan", plan);

@@ -1370,7 +1370,7 @@ export interface PodMove {
 }
 
 /** Where an explained pod goes. */
-export type PodOutcome = 'existing-node' | 'new-node-claim' | 'unschedulable';
+export type PodOutcome = 'existing-node' | 'new-node-claim' | 'unschedulable' | 'bound';
 
 /** A simulated pod's state at the end of the trace. */
 export type PodState = 'finished' | 'running' | 'pending' | 'deleted';
@@ -1910,10 +1910,15 @@ export interface SimulationSummary {
 
 /** An object nodecast read but does not model. */
 export interface Skipped {
+  /** 0-based document index within the input. */
   document: number;
+  /** The object's kind. */
   kind: string;
+  /** The object's name. */
   name: string;
+  /** Why it is not modelled. */
   reason: string;
+  /** The input it came from. */
   source?: string;
 }
 
@@ -1992,7 +1997,7 @@ export interface Stats {
 export type TerminateFirst = 'no-reserved-capacity' | 'static-at-limit';
 
 /** Why a simulated node ended. */
-export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted' | 'drifted' | 'capacity-block-expiring';
+export type TerminationReason = 'empty' | 'underutilized' | 'expired' | 'interrupted' | 'drifted' | 'capacity-block-expiring' | 'reservation-interrupted' | 'unhealthy';
 
 /** Candidates among which Karpenter's choice is arbitrary. */
 export interface Tie {
@@ -2023,7 +2028,7 @@ export interface TimelineEntry {
 }
 
 /** What happened at a timeline entry. */
-export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated' | 'nodeclaim-relabeled' | 'reservation-active' | 'reservation-expiring' | 'reservation-ended';
+export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated' | 'nodeclaim-relabeled' | 'reservation-active' | 'reservation-expiring' | 'reservation-ended' | 'node-condition' | 'reservation-offering-unavailable' | 'reservation-offering-available';
 
 /** New nodes of one instance type and capacity type. */
 export interface TypeCount {

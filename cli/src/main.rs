@@ -20,9 +20,9 @@ mod table;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nodecast::error::{ErrorClass, InputError};
-use nodecast::model::{MinValuesPolicy, PreferencePolicy};
 use nodecast::query::CatalogQuery;
 use nodecast::{Answer, Input, Outcome, Request};
+use nodecast::{MinValuesPolicy, PreferencePolicy};
 use serde_json::{Map, Value};
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -507,7 +507,7 @@ fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
         None => nodecast::simulate::SimSettings::default(),
         Some(f) => {
             let text = read_file(f)?;
-            let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
+            let docs = nodecast::decode_documents(&text, Some(f)).map_err(|errs| {
                 Fatal(format!(
                     "--settings {f}: cannot decode\n{}",
                     errs.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n")
@@ -644,7 +644,7 @@ fn request(common: &Common, policies: &Policies, gates: &Gates, files: &[String]
 /// over as one document per item; a `---` stream of policies reads the same).
 fn policy_list(f: &str) -> Result<Vec<nodecast::repair_policies::RepairPolicySpec>, Fatal> {
     let text = read_file(f)?;
-    let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
+    let docs = nodecast::decode_documents(&text, Some(f)).map_err(|errs| {
         Fatal(format!(
             "--repair-policies {f}: cannot decode\n{}",
             errs.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n")
@@ -662,7 +662,7 @@ fn policy_list(f: &str) -> Result<Vec<nodecast::repair_policies::RepairPolicySpe
 /// (located at `settings.<field>...`).
 fn one_document<T: serde::de::DeserializeOwned>(f: &str, flag: &str, shape: &str) -> Result<T, Fatal> {
     let text = read_file(f)?;
-    let docs = nodecast::manifest::decode(&text, Some(f)).map_err(|errs| {
+    let docs = nodecast::decode_documents(&text, Some(f)).map_err(|errs| {
         Fatal(format!("{flag} {f}: cannot decode\n{}", errs.iter().map(|e| format!("error: {e}")).collect::<Vec<_>>().join("\n")))
     })?;
     let [doc] = docs.as_slice() else {
@@ -675,7 +675,7 @@ fn one_document<T: serde::de::DeserializeOwned>(f: &str, flag: &str, shape: &str
 /// or huge input (`/dev/zero`, a multi-GB file) is refused after reading the limit, not after
 /// exhausting memory.
 fn read_bounded(r: impl Read, name: &str) -> Result<String, Fatal> {
-    let limit = nodecast::manifest::MAX_INPUT_BYTES;
+    let limit = nodecast::MAX_INPUT_BYTES;
     let mut bytes = Vec::new();
     r.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
     if bytes.len() > limit {
@@ -692,7 +692,7 @@ fn read_file(path: &str) -> Result<String, Fatal> {
 /// `--feature-gates` in Karpenter's spelling (`Name=true,Other=false`), parsed by the core
 /// (`nodecast::gates`) as every front end does. A gate nodecast does not model may only keep its
 /// default: the core refuses the request otherwise (a located `settings.featureGates.*` error).
-fn feature_gates(spec: &str, settings: &mut nodecast::model::Settings) -> Result<(), Fatal> {
+fn feature_gates(spec: &str, settings: &mut nodecast::Settings) -> Result<(), Fatal> {
     settings.feature_gates.apply(spec).map_err(|e| Fatal(format!("--feature-gates: {e}")))
 }
 
@@ -739,7 +739,7 @@ fn catalog(common: &Common) -> Result<Option<Value>, Fatal> {
         return Ok(base);
     }
     let mut mapping = match base {
-        None => Map::from_iter([("source".to_string(), Value::String(nodecast::catalog::aws::SOURCE.to_string()))]),
+        None => Map::from_iter([("source".to_string(), Value::String(nodecast::DEFAULT_CATALOG.to_string()))]),
         Some(Value::String(name)) => Map::from_iter([("source".to_string(), Value::String(name))]),
         Some(Value::Object(m)) => m,
         Some(other) => return Ok(Some(other)),
@@ -760,7 +760,7 @@ fn catalog_spec(spec: &str) -> Result<Value, Fatal> {
         return Ok(Value::String(spec.to_string()));
     }
     let text = read_file(spec)?;
-    let docs = match nodecast::manifest::decode(&text, Some(spec)) {
+    let docs = match nodecast::decode_documents(&text, Some(spec)) {
         Ok(d) => d,
         Err(errors) => {
             let lines: Vec<String> = errors.iter().map(|e| format!("error: {e}")).collect();

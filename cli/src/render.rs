@@ -1,9 +1,9 @@
 //! Human-readable renderings of the facade's answers (the default `-o table` output).
 
 use crate::table::Table;
+use nodecast::api::Skipped;
 use nodecast::api::{BalancedScore, Decision, NodeClaimOut, Plan, UnschedulableOut};
 use nodecast::explain::{Explanation, PodExplanation, TypeExplanation, ValidationReport, Verdict};
-use nodecast::model::Skipped;
 use nodecast::query::{CatalogAnswer, CatalogRow};
 use nodecast::simulate::Simulation;
 use std::collections::BTreeMap;
@@ -835,7 +835,7 @@ pub fn simulation(s: &Simulation) -> String {
             dollars_2(n.cost_usd),
             dollars_2(n.empty_cost_usd),
             n.pods.to_string(),
-            n.termination_reason.clone().unwrap_or_else(|| "alive".into()),
+            n.termination_reason.map_or("alive", |r| r.as_str()).to_string(),
         ]);
     }
     out.push_str(&t.render("  "));

@@ -1,4 +1,4 @@
-//! Decode rate of `nodecast::manifest::decode` (YAML/JSON text into documents) on files, in CPU
+//! Decode rate of `nodecast::internal::manifest::decode` (YAML/JSON text into documents) on files, in CPU
 //! time of the process, best of N runs: the figure issue 21's "decode ≥ 200 MB/s" is about.
 //!
 //!     cargo run --release -p nodecast --example decode_rate -- pods.yaml [runs]
@@ -22,7 +22,7 @@ fn main() {
     let mut docs = 0;
     for _ in 0..runs {
         let t = cpu();
-        let decoded = nodecast::manifest::decode(&text, Some(file)).expect("valid input");
+        let decoded = nodecast::internal::manifest::decode(&text, Some(file)).expect("valid input");
         docs = decoded.len();
         drop(decoded);
         best = best.min(cpu() - t);
@@ -35,12 +35,12 @@ fn main() {
     );
     // The streamed form `load::model` uses for plain block YAML: each document dropped before
     // the next is built (so its memory is reused while still in cache).
-    if nodecast::manifest::streamable(&text) {
+    if nodecast::internal::manifest::streamable(&text) {
         let mut best = Duration::MAX;
         for _ in 0..runs {
             let t = cpu();
             let mut n = 0;
-            assert!(nodecast::manifest::decode_streamed(&text, Some(file), &mut |_| n += 1), "left the fast subset");
+            assert!(nodecast::internal::manifest::decode_streamed(&text, Some(file), &mut |_| n += 1), "left the fast subset");
             assert_eq!(n, docs);
             best = best.min(cpu() - t);
         }

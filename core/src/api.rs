@@ -2,7 +2,7 @@
 //! what the typed API ([`crate::Cluster`]) returns and what the JSON layer ([`crate::json`])
 //! serialises unchanged, so their serde names are the wire format (`apiVersion: nodecast/v1`).
 
-use crate::model::Skipped;
+pub use crate::model::Skipped;
 use crate::reason::{DisruptionReason, HintOutcome, Method, ReasonCode};
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -521,9 +521,8 @@ pub struct ReservationChangeOut {
     pub reservation_id: String,
     /// `default` (an ODCR) or `capacity-block`.
     pub reservation_type: String,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::ReservationChange"))]
     /// `deleted` (a capacity block expiring) or `on-demand` (an ODCR ended).
-    pub change: String,
+    pub change: crate::vocab::ReservationChange,
     /// Why, in Karpenter's terms.
     pub message: String,
 }
@@ -733,8 +732,7 @@ pub struct BalancedScore {
     pub node_pool: String,
     /// `delete`, `replace`, or `delete (best case)` for the pre-check before simulating.
     #[serde(rename = "move")]
-    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::ScoredMove"))]
-    pub scored_move: String,
+    pub scored_move: crate::vocab::ScoredMove,
     /// savingsFraction ÷ disruptionFraction (0 when nothing is saved).
     pub score: f64,
     /// 1 / k: the move passes when score ≥ threshold.

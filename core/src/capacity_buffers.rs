@@ -12,7 +12,7 @@ use crate::scheduling::{Placement, Solution};
 
 /// One entry per CapacityBuffer of the model. `unschedulable` is the plan's list (it also
 /// holds the pods that a launch's truncation left pending).
-pub fn render(m: &Model, sol: &Solution, unschedulable: &[UnschedulableOut]) -> Vec<CapacityBufferOut> {
+pub(crate) fn render(m: &Model, sol: &Solution, unschedulable: &[UnschedulableOut]) -> Vec<CapacityBufferOut> {
     if m.capacity_buffers.is_empty() {
         return Vec::new();
     }
@@ -55,7 +55,7 @@ pub fn render(m: &Model, sol: &Solution, unschedulable: &[UnschedulableOut]) -> 
 /// `bufferPodCounts`, from `results.ExistingNodes`, pkg/controllers/provisioning/buffers.go):
 /// for a one-pass `consolidate`, the pass Karpenter ran last on the same cluster. Emptiness
 /// does not delete these nodes (disruption/consolidation.rs).
-pub fn hosts(m: &Model) -> std::collections::BTreeSet<String> {
+pub(crate) fn hosts(m: &Model) -> std::collections::BTreeSet<String> {
     let virtual_pods: std::collections::HashSet<usize> = m.capacity_buffers.iter().flat_map(|b| b.pods.clone()).collect();
     if virtual_pods.is_empty() {
         return Default::default();

@@ -131,6 +131,7 @@ impl BudgetWindow {
 }
 
 /// [`BudgetWindow::new`] then [`BudgetWindow::active`], for one-off questions (tests).
+#[cfg(test)]
 pub fn budget_active(schedule: Option<&str>, duration_seconds: Option<i64>, now: i64) -> Result<bool, CronError> {
     BudgetWindow::new(schedule, duration_seconds).active(now).map_err(Clone::clone)
 }

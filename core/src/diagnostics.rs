@@ -7,7 +7,6 @@ use crate::model::{Model, Pod};
 use crate::quantity::format_milli;
 use crate::reason::ReasonCode;
 use crate::requirements::Incompatible;
-use crate::resources::Resources;
 use crate::scheduling::claim::Template;
 use crate::scheduling::topology::GroupKind;
 use crate::scheduling::{Fail, PodFailure, Solution};
@@ -244,14 +243,6 @@ pub fn unschedulable(m: &Model, sol: &Solution, p: usize, failure: &PodFailure) 
             UnschedulableOut { pod, code: best.map_or(ReasonCode::NoInstanceTypeFits, |b| b.1), reasons, hints: Vec::new() }
         }
     }
-}
-
-/// Resources as `cpu 1, memory 2Gi` for messages.
-pub fn render_resources(m: &Model, r: &Resources) -> String {
-    r.iter_nonzero()
-        .map(|(id, v)| format!("{} {}", m.resources.name(id), format_milli(v, m.resources.unit(id))))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The reason of a pod whose claim lost minValues when its options were cut to

@@ -9,6 +9,7 @@ use crate::provision;
 use crate::requirements::Incompatible;
 use crate::scheduling::{self, existing, it_labels_compatible, launch, offering_compatible, Placement};
 use crate::taints::first_untolerated;
+use crate::vocab::{PodOutcome, ReservationChange, TypeVerdict};
 use serde::Serialize;
 
 /// The answer of `validate` when the input is valid: what was loaded.
@@ -106,8 +107,7 @@ pub struct PodExplanation {
     /// The pod, as `namespace/name`.
     pub pod: String,
     /// `existing-node`, `new-node-claim` or `unschedulable`.
-    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodOutcome"))]
-    pub outcome: String,
+    pub outcome: PodOutcome,
     /// Where it goes, in one line for people.
     pub summary: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,8 +148,7 @@ pub struct TypeExplanation {
     /// The instance type asked about, e.g. `g5.xlarge`.
     pub instance_type: String,
     /// `launched`, `option` (allowed but not the cheapest) or `rejected`.
-    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TypeVerdict"))]
-    pub verdict: String,
+    pub verdict: TypeVerdict,
     /// Why, one line per check (requirements, offerings, resources, price filter).
     pub reasons: Vec<String>,
 }
@@ -160,7 +159,12 @@ fn find_pod(m: &Model, name: &str) -> Option<usize> {
 
 /// Why pod `pod_name` (`name` or `namespace/name`) goes where one provisioning pass puts it,
 /// and, with `instance_type`, why that type was or was not chosen.
-pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_type: Option<&str>) -> Result<Explanation, Vec<InputError>> {
+pub(crate) fn explain_pod(
+    m: &Model,
+    warnings: &[Warning],
+    pod_name: &str,
+    instance_type: Option<&str>,
+) -> Result<Explanation, Vec<InputError>> {
     let Some(p) = find_pod(m, pod_name) else {
         let known: Vec<String> = m.pods.iter().filter(|p| p.is_pending()).take(10).map(|p| p.key()).collect();
         return Err(vec![
@@ -175,7 +179,8 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
     let key = pod.key();
     let mut ex = PodExplanation {
         pod: key.clone(),
-        outcome: String::new(),
+        // Every branch below sets it.
+        outcome: PodOutcome::Unschedulable,
         summary: String::new(),
         node: None,
         node_claim: None,
@@ -185,19 +190,19 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
         unschedulable: None,
     };
     if let Some(node) = &pod.node_name {
-        ex.outcome = "bound".into();
+        ex.outcome = PodOutcome::Bound;
         ex.summary = format!("{key} already runs on {node}");
     } else {
         match sol.placements.get(&p) {
             Some(Placement::Existing(e)) => {
                 let n = &m.nodes[sol.existing[*e].node];
-                ex.outcome = "existing-node".into();
+                ex.outcome = PodOutcome::ExistingNode;
                 ex.node = Some(n.name.clone());
                 ex.summary = format!("{key} fits on existing node {} (existing capacity is used before new nodes)", n.name);
             }
             Some(Placement::Claim(_)) => {
                 let claim = rendered.node_claims.iter().find(|c| c.pods.contains(&key)).cloned();
-                ex.outcome = "new-node-claim".into();
+                ex.outcome = PodOutcome::NewNodeClaim;
                 if let Some(c) = &claim {
                     let opts = c.instance_type_options.len();
                     ex.summary = format!(
@@ -223,7 +228,7 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
                 ex.node_claim = claim;
             }
             None => {
-                ex.outcome = "unschedulable".into();
+                ex.outcome = PodOutcome::Unschedulable;
                 ex.unschedulable = rendered.unschedulable.iter().find(|u| u.pod == key).cloned();
                 ex.summary = match &ex.unschedulable {
                     Some(u) => format!("{key} stays pending ({}): {}", u.code, u.reasons.first().map(|r| r.message.as_str()).unwrap_or("")),
@@ -238,7 +243,7 @@ pub fn explain_pod(m: &Model, warnings: &[Warning], pod_name: &str, instance_typ
 }
 
 /// Why node `name` is disrupted at `now` (Unix seconds) or stays.
-pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<InputError>> {
+pub(crate) fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<InputError>> {
     let d = crate::disruption::decide(m, now);
     let Some(v) = d.nodes.iter().find(|n| n.name == name).cloned() else {
         let known: Vec<&str> = d.nodes.iter().take(10).map(|n| n.name.as_str()).collect();
@@ -252,7 +257,7 @@ pub fn explain_node(m: &Model, name: &str, now: i64) -> Result<Explanation, Vec<
             None => format!("{name} stays"),
         }
     };
-    if let Some(c) = d.reservation_changes.iter().find(|c| c.node == name && c.change == "on-demand") {
+    if let Some(c) = d.reservation_changes.iter().find(|c| c.node == name && c.change == ReservationChange::OnDemand) {
         summary.push_str(&format!("; {}", c.message));
     }
     if let Some(dr) = v.drift.as_ref() {
@@ -377,7 +382,7 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
     let Some(i) = m.catalog.find(name) else {
         return TypeExplanation {
             instance_type: name.into(),
-            verdict: "rejected".into(),
+            verdict: TypeVerdict::Rejected,
             reasons: vec![format!("{name} is not in the {} catalog", m.catalog.source)],
         };
     };
@@ -385,7 +390,7 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
         if c.instance_type.as_deref() == Some(name) {
             return TypeExplanation {
                 instance_type: name.into(),
-                verdict: "launched".into(),
+                verdict: TypeVerdict::Launched,
                 reasons: vec![format!("{name} is the cheapest available {} option", c.capacity_type.as_deref().unwrap_or(""))],
             };
         }
@@ -395,7 +400,7 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
             let price = pc.map(|pc| launch::min_price(i as u32, &pc.requirements, m)).unwrap_or(0.0);
             return TypeExplanation {
                 instance_type: name.into(),
-                verdict: "option".into(),
+                verdict: TypeVerdict::Option,
                 reasons: vec![format!(
                     "{name} can hold the pods (it is one of the NodeClaim's {} options) but costs ${} vs ${} for {chosen}",
                     c.instance_type_options.len(),
@@ -480,5 +485,5 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
     if reasons.is_empty() {
         reasons.push("no usable NodePool".into());
     }
-    TypeExplanation { instance_type: name.into(), verdict: "rejected".into(), reasons }
+    TypeExplanation { instance_type: name.into(), verdict: TypeVerdict::Rejected, reasons }
 }

@@ -6,7 +6,7 @@
 //! depends on iteration order (the standard hasher is randomly seeded, so nothing could), and
 //! the tool runs offline on its user's own input, so flooding resistance buys nothing here.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
@@ -71,7 +71,6 @@ impl Hasher for FxHasher {
 
 pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuildHasher>;
-pub type FxHashSet<K> = HashSet<K, FxBuildHasher>;
 
 #[cfg(test)]
 mod tests {

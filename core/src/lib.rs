@@ -68,95 +68,84 @@
 //! assert_eq!(json["unschedulable"][0]["code"], "no-nodepools");
 //! ```
 //!
-//! Modules marked hidden in these docs are the engine's inside (used by the project's own
-//! benches, conformance runner and fuzzers); their shape is not a stable API.
+//! The engine's inside (catalog, lowering, scheduling, disruption...) is private to the crate;
+//! the project's own benches, conformance runner and fuzzers reach the few items they need
+//! through a hidden `internal` module, which is not a stable API.
 
 #![warn(missing_docs)]
 
 pub mod advise;
 pub mod api;
 pub mod capacity_buffers;
-#[doc(hidden)]
-pub mod catalog;
+pub(crate) mod catalog;
 mod cluster;
 #[cfg(feature = "cluster-autoscaler")]
 pub mod cluster_autoscaler;
 #[cfg(feature = "cluster-autoscaler")]
 pub mod compare;
-#[doc(hidden)]
-pub mod cron;
-#[doc(hidden)]
-pub mod diagnostics;
-#[doc(hidden)]
-pub mod disruption;
-#[doc(hidden)]
-pub mod dra;
-#[doc(hidden)]
-pub mod edit;
+pub(crate) mod cron;
+pub(crate) mod diagnostics;
+pub(crate) mod disruption;
+// Reached from outside only through `internal` (not a published API): undocumented items stay so.
+#[allow(missing_docs)]
+pub(crate) mod dra;
+pub(crate) mod edit;
 pub mod error;
 pub mod explain;
 /// Figures a user reads (monthly cost, accelerators, summary lines), computed once.
 pub mod figures;
-#[doc(hidden)]
-pub mod fit;
-#[doc(hidden)]
-pub mod fxhash;
+pub(crate) mod fit;
+pub(crate) mod fxhash;
 pub mod gates;
 pub mod gates_aws;
 /// Karpenter's NodePool template hash (hashstructure v2), for drift.
 pub mod gohash;
-#[doc(hidden)]
-pub mod golang;
+pub(crate) mod golang;
 /// Checked fix hints for pods that stay pending.
 pub mod hints;
+#[doc(hidden)]
+pub mod internal;
 pub mod interrupt;
 pub mod json;
-#[doc(hidden)]
-pub mod labels;
-#[doc(hidden)]
-pub mod load;
-#[doc(hidden)]
-pub mod lower;
-#[doc(hidden)]
-pub mod manifest;
+// Reached from outside only through `internal` (not a published API): undocumented items stay so.
+#[allow(missing_docs)]
+pub(crate) mod labels;
+pub(crate) mod load;
+pub(crate) mod lower;
+pub(crate) mod manifest;
 /// `nodecast migrate`: NodePools for the node groups, and both autoscalers' plans.
 #[cfg(feature = "cluster-autoscaler")]
 pub mod migrate;
-#[doc(hidden)]
-pub mod model;
+pub(crate) mod model;
 pub mod node_groups;
 pub mod optimize;
-#[doc(hidden)]
-pub mod price;
-#[doc(hidden)]
-pub mod provision;
-#[doc(hidden)]
-pub mod quantity;
+pub(crate) mod price;
+pub(crate) mod provision;
+// Reached from outside only through `internal` (not a published API): undocumented items stay so.
+#[allow(missing_docs)]
+pub(crate) mod quantity;
 pub mod query;
 pub mod reason;
 /// The cloud provider's node repair policies as an input (`settings.repairPolicies`).
 pub mod repair_policies;
-#[doc(hidden)]
-pub mod requirements;
+// Reached from outside only through `internal` (not a published API): undocumented items stay so.
+#[allow(missing_docs)]
+pub(crate) mod requirements;
 pub mod reservation_report;
-#[doc(hidden)]
-pub mod resources;
+pub(crate) mod resources;
 /// Karpenter's `--scheduler-config` (`settings.schedulerConfig`): default topology spreads.
 pub mod scheduler_config;
-#[doc(hidden)]
-pub mod scheduling;
+pub(crate) mod scheduling;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod simulate;
 pub mod static_pools;
 pub mod sweep;
-#[doc(hidden)]
-pub mod taints;
+pub(crate) mod taints;
 pub mod unusable;
-#[doc(hidden)]
-pub mod validate;
-/// The closed sets of answer strings, for the schema (feature `schema`).
-#[cfg(feature = "schema")]
+pub(crate) mod validate;
+/// The closed sets of answer strings the core builds (pod outcomes, type verdicts, timeline
+/// events...), serialised as the wire format's strings.
 pub mod vocab;
 
 pub use cluster::Cluster;
@@ -165,4 +154,7 @@ pub use json::{
     advise, call, catalog, consolidate, explain, optimize, plan, simulate, validate, Answer, Input, Outcome, Request, FUNCTIONS,
 };
 pub use load::Sources;
+pub use manifest::{decode as decode_documents, Document, MAX_INPUT_BYTES};
+/// The default catalog's name (the embedded AWS data).
+pub const DEFAULT_CATALOG: &str = catalog::aws::SOURCE;
 pub use model::{MinValuesPolicy, PreferencePolicy, Settings};

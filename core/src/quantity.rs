@@ -239,11 +239,6 @@ pub fn format_milli(milli: i64, unit: Unit) -> String {
     v.to_string()
 }
 
-/// Milli-units as a float of whole units (for ratios and display only).
-pub fn as_units(milli: i64) -> f64 {
-    milli as f64 / 1000.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -76,7 +76,7 @@ pub struct CatalogAnswer {
 }
 
 /// Parse `key Op v1,v2` (values may also be space-separated or bracketed).
-pub fn parse_requirement(s: &str) -> Result<(String, Operator, Vec<String>), String> {
+pub(crate) fn parse_requirement(s: &str) -> Result<(String, Operator, Vec<String>), String> {
     let mut parts = s.split_whitespace();
     let key = parts.next().ok_or("empty requirement")?.to_string();
     let op_text = parts.next().ok_or_else(|| format!("{s:?}: missing operator"))?;

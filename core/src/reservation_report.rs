@@ -40,7 +40,7 @@ fn not_offered(why: NotOffered, r: &Reservation) -> (&'static str, String) {
             ),
         ),
         NotOffered::UnknownInstanceType => ("unknown-instance-type", format!("instance type {} is not in the catalog", r.instance_type)),
-        NotOffered::ZoneNotOffered => {
+        NotOffered::UnofferedZone => {
             ("zone-not-offered", format!("zone {} is not one of the catalog's zones for {}", r.zone, r.instance_type))
         }
         NotOffered::GateOff => ("gate-off", "the ReservedCapacity feature gate is off: no reserved offerings".into()),
@@ -48,7 +48,7 @@ fn not_offered(why: NotOffered, r: &Reservation) -> (&'static str, String) {
 }
 
 /// Fill the plan's reservation parts from the pass's launches.
-pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
+pub(crate) fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
     if m.reservations.is_empty() {
         return;
     }
@@ -144,7 +144,7 @@ pub fn attach(m: &Model, finals: &[FinalClaim], plan: &mut Plan) {
 
 /// The answer's `reservationChanges` for `changes` (`catalog::reservation_time::changes` on `m`),
 /// by node name.
-pub fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> Vec<crate::api::ReservationChangeOut> {
+pub(crate) fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> Vec<crate::api::ReservationChangeOut> {
     let mut out: Vec<crate::api::ReservationChangeOut> = changes
         .iter()
         .map(|&(k, r, c)| {
@@ -153,7 +153,7 @@ pub fn changes_out(m: &Model, changes: &[(usize, usize, NodeChange)]) -> Vec<cra
                 node: m.nodes[k].name.clone(),
                 reservation_id: res.id.clone(),
                 reservation_type: res.reservation_type.clone(),
-                change: c.as_str().into(),
+                change: c,
                 message: crate::catalog::reservation_time::describe(m, r, c),
             }
         })

@@ -101,11 +101,6 @@ pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) ->
     taints.iter().find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
 }
 
-/// All taints not tolerated.
-pub fn untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) -> Vec<&'a Taint> {
-    taints.iter().filter(|t| !tolerations.iter().any(|tol| tol.tolerates(t))).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,7 +57,7 @@ fn list(mut names: Vec<&str>) -> String {
 /// Why NodePool `pool` launches nothing in a provisioning pass; None when it can launch some
 /// instance type. The check is the one template building makes (scheduling::claim), stopping at
 /// the first launchable type, so a usable pool costs a few type checks.
-pub fn why(m: &Model, pool: usize) -> Option<Unusable> {
+pub(crate) fn why(m: &Model, pool: usize) -> Option<Unusable> {
     let np = &m.node_pools[pool];
     let out = |kind, message: String| Some(Unusable { pool, kind, message });
     if np.is_static {
@@ -113,7 +113,7 @@ pub fn why(m: &Model, pool: usize) -> Option<Unusable> {
 }
 
 /// Every NodePool that launches nothing, in the NodePools' weight order.
-pub fn all(m: &Model) -> Vec<Unusable> {
+pub(crate) fn all(m: &Model) -> Vec<Unusable> {
     m.pool_order().into_iter().filter_map(|p| why(m, p)).collect()
 }
 

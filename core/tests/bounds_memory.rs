@@ -31,9 +31,9 @@ const MB: usize = 1 << 20;
 
 /// The stated bound (README, "Bounds"): peak heap ≤ 256 MB + 64 × input bytes + 128 bytes per
 /// NodePool × catalog instance type, the product itself capped at
-/// `nodecast::lower::MAX_POOL_TYPE_PAIRS` (refused before any scheduling work).
+/// `nodecast::internal::lower::MAX_POOL_TYPE_PAIRS` (refused before any scheduling work).
 fn stated_bound(input_bytes: usize, pools: usize, types: usize) -> usize {
-    256 * MB + 64 * input_bytes + 128 * pools.min(nodecast::lower::MAX_POOL_TYPE_PAIRS / types) * types
+    256 * MB + 64 * input_bytes + 128 * pools.min(nodecast::internal::lower::MAX_POOL_TYPE_PAIRS / types) * types
 }
 
 const AWS_TYPES: usize = 1345;
@@ -67,7 +67,7 @@ fn nodepools_times_types_are_bounded_and_the_peak_stays_under_the_stated_bound()
     assert_eq!(status, "too-many-nodepools");
     assert!(peak <= 256 * MB + 64 * bytes, "refusal peaked at {} MB", peak / MB);
     // The most the bound lets through on the AWS catalog plans, within the stated bound.
-    let most = nodecast::lower::MAX_POOL_TYPE_PAIRS / AWS_TYPES;
+    let most = nodecast::internal::lower::MAX_POOL_TYPE_PAIRS / AWS_TYPES;
     let (status, peak, bytes) = measure(most, 1001);
     assert_eq!(status, "planned");
     let bound = stated_bound(bytes, most, AWS_TYPES);

@@ -109,7 +109,7 @@ fn emptiness_keeps_the_node_that_hosts_the_virtual_pod() {
     // consolidateAfter is 5 m: the spare stays empty for an hour, then two more, and is never
     // deleted as empty. After the 2 h scale-down one node too many is empty, and that one goes.
     let empty = warm.summary.disruptions.by_reason.get("empty").copied().unwrap_or(0);
-    assert_eq!(empty, 1, "{:#?}", warm.timeline.iter().filter(|e| e.event.starts_with("nodeclaim")).collect::<Vec<_>>());
+    assert_eq!(empty, 1, "{:#?}", warm.timeline.iter().filter(|e| e.event.as_str().starts_with("nodeclaim")).collect::<Vec<_>>());
     assert_eq!(warm.summary.disruptions.total, 1);
     assert_eq!(warm.summary.nodes_alive_at_end, 2, "the replica's node and one spare");
     // The cold run deletes its scaled-down node too and keeps one.

@@ -13,7 +13,7 @@
 //! `consolidate` on the same clusters: do-not-disrupt nodes and pods are never disrupted, the
 //! budget holds, a replacement is cheaper than what it replaces, and the answer is deterministic.
 
-use nodecast::quantity::parse_milli;
+use nodecast::internal::quantity::parse_milli;
 use nodecast::Request;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};

@@ -147,12 +147,12 @@ proptest! {
     #[test]
     fn decide_action_acts_like_decide(nodes in prop::collection::vec(node_strategy(), 1..9), budget in 0u32..4) {
         let req = Request { objects: objects(&nodes, budget), catalog: Some(catalog()), now: Some(NOW.into()), ..Default::default() };
-        let (m, _) = nodecast::load::model(&req.sources()).unwrap();
-        let now = nodecast::disruption::parse_now(Some(NOW)).unwrap();
-        let full = nodecast::disruption::decide(&m, now);
-        let mut memo = nodecast::scheduling::BaselineMemo::default();
-        let action = nodecast::disruption::decide_action(&m, now, &mut memo);
-        prop_assert_eq!(&nodecast::disruption::decide_action(&m, now, &mut memo), &action);
+        let (m, _) = nodecast::internal::load::model(&req.sources()).unwrap();
+        let now = nodecast::internal::disruption::parse_now(Some(NOW)).unwrap();
+        let full = nodecast::internal::disruption::decide(&m, now);
+        let mut memo = nodecast::internal::scheduling::BaselineMemo::default();
+        let action = nodecast::internal::disruption::decide_action(&m, now, &mut memo);
+        prop_assert_eq!(&nodecast::internal::disruption::decide_action(&m, now, &mut memo), &action);
         prop_assert_eq!(&action.decision, &full.decision);
         prop_assert_eq!(&action.reason, &full.reason);
         prop_assert_eq!(&action.method, &full.method);

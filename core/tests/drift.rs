@@ -31,7 +31,7 @@ fn template_hash(doc: &Value) -> String {
 
 #[test]
 fn nodepool_hash_equals_karpenters() {
-    let docs = nodecast::manifest::decode(include_str!("data/nodepool-hashes.yaml"), None).expect("pools");
+    let docs = nodecast::internal::manifest::decode(include_str!("data/nodepool-hashes.yaml"), None).expect("pools");
     assert_eq!(docs.len(), KARPENTER_HASHES.len());
     for (doc, (name, want)) in docs.iter().zip(KARPENTER_HASHES) {
         assert_eq!(doc.name(), *name);
@@ -50,7 +50,7 @@ const NEVER: &str = "{consolidateAfter: Never, budgets: [{nodes: \"100%\"}]}";
 
 /// The hash the default pool's template has with `extra_spec`.
 fn hash_of(extra_spec: &str) -> String {
-    let docs = nodecast::manifest::decode(&pool(extra_spec, NEVER), None).expect("pool");
+    let docs = nodecast::internal::manifest::decode(&pool(extra_spec, NEVER), None).expect("pool");
     template_hash(&docs[0].value)
 }
 

@@ -388,9 +388,10 @@ fn a_plan_without_hints_differs_only_in_the_hints() {
         format!("{CLASS}{}{}", pool("ml", taints, ON_DEMAND_C, "  limits: {cpu: \"4\"}\n"), deployment("web", 3, "{cpu: \"3\"}", ""));
     let cluster = nodecast::Cluster::from_texts(&[Input { name: None, text: input }], &Default::default()).unwrap();
     let m = cluster.model();
-    let sol = nodecast::scheduling::solve(m);
-    let with = nodecast::provision::render(m, &sol, Vec::new());
-    let mut without = nodecast::provision::render_with(m, &sol, Vec::new(), nodecast::provision::RenderOptions { hints: false });
+    let sol = nodecast::internal::scheduling::solve(m);
+    let with = nodecast::internal::provision::render(m, &sol, Vec::new());
+    let mut without =
+        nodecast::internal::provision::render_with(m, &sol, Vec::new(), nodecast::internal::provision::RenderOptions { hints: false });
     assert!(with.unschedulable.iter().all(|u| !u.hints.is_empty()), "{:?}", with.unschedulable);
     assert!(without.unschedulable.iter().all(|u| u.hints.is_empty()));
     for (w, wo) in with.unschedulable.iter().zip(without.unschedulable.iter_mut()) {

@@ -127,7 +127,7 @@ fn thousands_of_documents_are_all_read() {
 
 #[test]
 fn a_separator_storm_is_bounded() {
-    let text = "---\n".repeat(nodecast::manifest::MAX_DOCUMENTS + 1);
+    let text = "---\n".repeat(nodecast::internal::manifest::MAX_DOCUMENTS + 1);
     let v = timed("--- storm", Duration::from_secs(60), || plan(&request(text)));
     let e = only_error(&v);
     assert_eq!(e["code"], "input-too-complex", "{e}");
@@ -188,7 +188,7 @@ fn a_20_mb_yaml_list_is_an_answer() {
 
 #[test]
 fn too_large_an_input_is_refused_up_front() {
-    let text = " ".repeat(nodecast::manifest::MAX_INPUT_BYTES + 1);
+    let text = " ".repeat(nodecast::MAX_INPUT_BYTES + 1);
     let v = timed("256 MB + 1", Duration::from_secs(10), || plan(&request(text)));
     let e = only_error(&v);
     assert_eq!(e["code"], "input-too-large");
@@ -278,7 +278,7 @@ fn non_finite_negative_and_absurd_prices_are_located() {
         assert_eq!(only_error(&v)["path"], "catalog.spotPriceFactor", "{factor}");
     }
     // Zero and the largest accepted price are answers with finite totals.
-    for price in [0.0, nodecast::catalog::MAX_PRICE] {
+    for price in [0.0, nodecast::internal::catalog::MAX_PRICE] {
         let catalog = json!({"instanceTypes": [{"name": "t", "allocatable": {"cpu": "4", "memory": "8Gi"}, "onDemandPrice": price}], "capacityTypes": ["on-demand"]});
         let mut text = String::from(POOL);
         for i in 0..3 {

@@ -6,7 +6,7 @@
 //! - the answer does not depend on the order of the input documents;
 //! - the same input gives byte-identical JSON.
 
-use nodecast::quantity::parse_milli;
+use nodecast::internal::quantity::parse_milli;
 use nodecast::{Input, Request};
 use proptest::prelude::*;
 use serde_json::{json, Value};

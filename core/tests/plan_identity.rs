@@ -18,8 +18,8 @@
 #[path = "../../benches/src/lib.rs"]
 mod gen;
 
-use nodecast::model::{MinValuesPolicy, PreferencePolicy, Settings};
 use nodecast::{Input, Request};
+use nodecast::{MinValuesPolicy, PreferencePolicy, Settings};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -266,3 +266,37 @@ fn real_answers_are_valid_against_the_schema() {
 }
 
 const ANSWER_BODIES: [(&str, &str); 12] = nodecast::schema::ANSWERS;
+
+/// The vocabularies are the enums the core builds (core/src/vocab.rs), so the schema lists
+/// every string the core writes, including the six the old schema-only lists lacked; and an
+/// answer carrying one (an explained pod that already runs: `bound`) is valid.
+#[test]
+fn the_schema_lists_every_string_the_core_builds() {
+    let schema = nodecast::schema::answers_schema();
+    let defs = schema["$defs"].as_object().unwrap();
+    let members = |name: &str| -> Vec<String> {
+        let def = &defs[name];
+        let values: Vec<&Value> = match def.get("enum") {
+            Some(e) => e.as_array().unwrap().iter().collect(),
+            None => def["oneOf"].as_array().unwrap().iter().flat_map(|o| o.get("enum").or(o.get("const")).into_iter()).collect(),
+        };
+        values
+            .iter()
+            .flat_map(|v| v.as_array().cloned().unwrap_or_else(|| vec![(*v).clone()]))
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(members("PodOutcome").contains(&"bound".to_string()), "{:?}", members("PodOutcome"));
+    for r in ["reservation-interrupted", "unhealthy"] {
+        assert!(members("TerminationReason").contains(&r.to_string()), "{r}: {:?}", members("TerminationReason"));
+    }
+    for e in ["node-condition", "reservation-offering-unavailable", "reservation-offering-available"] {
+        assert!(members("TimelineEvent").contains(&e.to_string()), "{e}: {:?}", members("TimelineEvent"));
+    }
+    let v = Validator { defs };
+    let inputs: Vec<Value> =
+        ["examples/disruption/pool-balanced.yaml", "examples/disruption/cluster-state.yaml"].iter().map(|f| text(f)).collect();
+    let a = answer("explain", json!({"inputs": inputs, "pod": "ml/train-llm-0"}));
+    assert_eq!(a["pod"]["outcome"], "bound", "{a}");
+    v.check(&schema, &a, "Explanation").unwrap_or_else(|e| panic!("{e}"));
+}

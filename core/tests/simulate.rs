@@ -104,7 +104,7 @@ fn one_gpu_job_costs_latency_plus_run_plus_consolidate_after() {
     assert_eq!(n.initialized_seconds, Some(BATCH + STARTUP + PLUGIN));
     let lifetime = STARTUP + PLUGIN + 3600 + 300;
     assert_eq!(n.lifetime_seconds, lifetime);
-    assert_eq!(n.termination_reason.as_deref(), Some("empty"));
+    assert_eq!(n.termination_reason.map(|r| r.as_str()), Some("empty"));
     assert_eq!(n.cost_usd, usd(lifetime as f64 * PRICE / 3600.0));
     assert_eq!(s.summary.cost_usd, n.cost_usd);
     // The 5 minutes of consolidateAfter are the empty-node cost.
@@ -114,7 +114,7 @@ fn one_gpu_job_costs_latency_plus_run_plus_consolidate_after() {
     assert_eq!(p.pending_seconds, BATCH + STARTUP + PLUGIN);
     assert_eq!(p.running_seconds, 3600);
     assert_eq!(s.summary.gpu_hours_used, 1.0);
-    let events: Vec<&str> = s.timeline.iter().map(|e| e.event).collect();
+    let events: Vec<&str> = s.timeline.iter().map(|e| e.event.as_str()).collect();
     for e in
         ["pod-pending", "nodeclaim-launched", "pod-nominated", "nodeclaim-registered", "pod-bound", "nodeclaim-initialized", "pod-started"]
     {
@@ -146,12 +146,12 @@ fn a_spot_interruption_at_40_minutes_with_15_minute_checkpoints_loses_10_minutes
     let p = &s.pods[0];
     assert_eq!(p.work_lost_seconds, 600);
     assert_eq!(p.restarts, 1);
-    assert_eq!(p.state, "finished");
+    assert_eq!(p.state.as_str(), "finished");
     assert_eq!(p.running_seconds, 7200 + 600, "finished pods run their run time plus the lost work");
     assert_eq!(s.summary.launches.total, 2, "a replacement is launched");
     assert_eq!(s.summary.disruptions.by_reason["interrupted"], 1);
     let first = &s.nodes[0];
-    assert_eq!(first.termination_reason.as_deref(), Some("interrupted"));
+    assert_eq!(first.termination_reason.map(|r| r.as_str()), Some("interrupted"));
     assert_eq!(first.terminated_seconds, Some(start + 2400 + 120), "the instance goes when the 2-minute notice ends");
     // Replacement: launched one batch after the eviction; the pod resumes from the 30-minute checkpoint.
     let second = &s.nodes[1];
@@ -167,7 +167,7 @@ fn a_budget_window_with_zero_nodes_holds_empty_nodes_until_it_ends() {
     let n = &s.nodes[0];
     // Empty (and consolidatable) from 316 + 1800 + 300 = 2416, but the window lasts until 02:00.
     assert_eq!(n.terminated_seconds, Some(7200));
-    assert_eq!(n.termination_reason.as_deref(), Some("empty"));
+    assert_eq!(n.termination_reason.map(|r| r.as_str()), Some("empty"));
     assert_eq!(s.summary.empty_node_seconds, 7200 - (BATCH + STARTUP + PLUGIN + 1800));
     assert!(s.timeline[0].time.as_deref() == Some("2025-03-03T00:00:00Z"));
 }
@@ -177,7 +177,7 @@ fn expire_after_ends_a_long_lived_node() {
     let trace = "kind: Trace\nend: 3h\nevents:\n- {at: 0s, submit: {ref: Deployment/ml/serve}}\n";
     let s = run(&pool("", "2h", ON_DEMAND), trace, fixed());
     let first = &s.nodes[0];
-    assert_eq!(first.termination_reason.as_deref(), Some("expired"));
+    assert_eq!(first.termination_reason.map(|r| r.as_str()), Some("expired"));
     assert_eq!(first.terminated_seconds, Some(BATCH + 7200));
     assert_eq!(s.summary.disruptions.by_reason["expired"], 1);
     // The evicted replica is re-created and lands on a new node.
@@ -255,7 +255,7 @@ proptest! {
             // expireAfter 3h + terminationGracePeriod 10m (+ a spot notice already running).
             prop_assert!(n.lifetime_seconds <= 3 * 3600 + 600 + 120, "{} lived {}s", n.name, n.lifetime_seconds);
         }
-        for p in s.pods.iter().filter(|p| p.state == "finished") {
+        for p in s.pods.iter().filter(|p| p.state.as_str() == "finished") {
             prop_assert_eq!(p.running_seconds, p.run_time_seconds.unwrap() + p.work_lost_seconds, "{}", p.name);
         }
         // The pool's 4-GPU limit: count GPUs of nodes not yet told to go, at every launch.
@@ -265,7 +265,7 @@ proptest! {
                 .nodes
                 .iter()
                 .filter(|o| o.launched_seconds <= t && o.terminated_seconds.is_none_or(|e| e > t))
-                .filter(|o| !s.timeline.iter().any(|e| e.object == o.name && e.time_seconds <= t && (e.event == "nodeclaim-interrupted" || e.event == "nodeclaim-disrupted")))
+                .filter(|o| !s.timeline.iter().any(|e| e.object == o.name && e.time_seconds <= t && (e.event.as_str() == "nodeclaim-interrupted" || e.event.as_str() == "nodeclaim-disrupted")))
                 .map(|o| o.gpus)
                 .sum();
             prop_assert!(live <= 4, "{live} GPUs live at {t}s");
@@ -315,7 +315,7 @@ fn an_underutilized_node_is_replaced_by_a_cheaper_one() {
     let s = run(&cluster, trace, fixed());
     let first = &s.nodes[0];
     assert_eq!(first.instance_type.as_deref(), Some("g5.12xlarge"), "{:?}", s.nodes);
-    assert_eq!(first.termination_reason.as_deref(), Some("underutilized"), "{:?}", s.nodes);
+    assert_eq!(first.termination_reason.map(|r| r.as_str()), Some("underutilized"), "{:?}", s.nodes);
     let second = &s.nodes[1];
     assert_eq!(second.instance_type.as_deref(), Some("g5.xlarge"));
     // Decided once the big pods left (316 + 1800) and consolidateAfter ran out; the old node goes
@@ -324,7 +324,7 @@ fn an_underutilized_node_is_replaced_by_a_cheaper_one() {
     assert_eq!(first.terminated_seconds, second.initialized_seconds);
     let small = s.pods.iter().find(|p| p.name == "ml/small-0").unwrap();
     assert_eq!(small.restarts, 1);
-    assert_eq!(small.state, "finished");
+    assert_eq!(small.state.as_str(), "finished");
     assert_eq!(small.running_seconds, 3 * 3600 + small.work_lost_seconds);
     assert_eq!(s.summary.disruptions.by_reason["underutilized"], 1);
 }

@@ -61,7 +61,7 @@ fn run(trace: &str) -> Simulation {
 fn drifted(s: &Simulation) -> Vec<(i64, Option<i64>)> {
     s.nodes
         .iter()
-        .filter(|n| n.termination_reason.as_deref() == Some("drifted"))
+        .filter(|n| n.termination_reason.map(|r| r.as_str()) == Some("drifted"))
         .map(|n| (n.launched_seconds, n.terminated_seconds))
         .collect()
 }
@@ -80,7 +80,7 @@ fn a_template_edit_drifts_and_replaces_the_pools_nodes_one_at_a_time() {
     // Their replacements, launched after the edit, are made from the new template: not drifted.
     let later: Vec<_> = s.nodes.iter().filter(|n| n.launched_seconds >= 7200).collect();
     assert_eq!(later.len(), 2, "{:?}", s.nodes);
-    assert!(later.iter().all(|n| n.termination_reason.as_deref() != Some("drifted")));
+    assert!(later.iter().all(|n| n.termination_reason.map(|r| r.as_str()) != Some("drifted")));
     assert_eq!(s.summary.pods.submitted, 2);
 }
 

@@ -77,7 +77,7 @@ fn run(cluster: &str, trace: &str) -> Simulation {
 fn peak_running(s: &Simulation) -> usize {
     let (mut now, mut peak) = (0usize, 0usize);
     for e in &s.timeline {
-        match e.event {
+        match e.event.as_str() {
             "pod-started" => now += 1,
             "pod-finished" | "pod-evicted" | "pod-deleted" => now = now.saturating_sub(1),
             _ => {}

@@ -73,7 +73,7 @@ const XID79: &str = "{node: gpu-1, type: AcceleratedHardwareReady, status: 'Fals
 #[test]
 fn a_gpu_fault_is_repaired_after_its_toleration_and_the_replacement_counted() {
     let s = run(&trace(XID79), "NodeRepair=true");
-    let gone: Vec<_> = s.nodes.iter().filter(|n| n.termination_reason.as_deref() == Some("unhealthy")).collect();
+    let gone: Vec<_> = s.nodes.iter().filter(|n| n.termination_reason.map(|r| r.as_str()) == Some("unhealthy")).collect();
     assert_eq!(gone.len(), 1, "{:?}", s.nodes);
     assert_eq!(gone[0].name, "gpu-1");
     // XID 79's toleration is 10 minutes: nothing happens before 2h10m.
@@ -81,7 +81,7 @@ fn a_gpu_fault_is_repaired_after_its_toleration_and_the_replacement_counted() {
     assert_eq!(replacement.len(), 1, "{:?}", s.nodes);
     assert!(replacement[0].launched_seconds >= 2 * 3600 + 600, "{:?}", replacement[0]);
     assert!(gone[0].terminated_seconds.is_some_and(|t| t > replacement[0].launched_seconds));
-    assert!(s.timeline.iter().any(|e| e.event == "node-condition"));
+    assert!(s.timeline.iter().any(|e| e.event.as_str() == "node-condition"));
     // Both replicas run at the end.
     assert_eq!(s.summary.pods.pending, 0);
 }
@@ -89,7 +89,7 @@ fn a_gpu_fault_is_repaired_after_its_toleration_and_the_replacement_counted() {
 #[test]
 fn gate_off_keeps_the_faulty_node_and_says_so() {
     let s = run(&trace(XID79), "");
-    assert!(s.nodes.iter().all(|n| n.termination_reason.as_deref() != Some("unhealthy")), "{:?}", s.nodes);
+    assert!(s.nodes.iter().all(|n| n.termination_reason.map(|r| r.as_str()) != Some("unhealthy")), "{:?}", s.nodes);
     assert!(s.warnings.iter().any(|w| w.code == "node-repair-disabled" && w.message.contains("NodeRepair=true")), "{:?}", s.warnings);
 }
 
@@ -97,7 +97,7 @@ fn gate_off_keeps_the_faulty_node_and_says_so() {
 fn a_fault_that_clears_before_its_toleration_is_not_repaired() {
     let t = format!("{}- {{at: 2h5m, condition: {{node: gpu-1, type: AcceleratedHardwareReady, status: 'True'}}}}\n", trace(XID79));
     let s = run(&t, "NodeRepair=true");
-    assert!(s.nodes.iter().all(|n| n.termination_reason.as_deref() != Some("unhealthy")), "{:?}", s.nodes);
+    assert!(s.nodes.iter().all(|n| n.termination_reason.map(|r| r.as_str()) != Some("unhealthy")), "{:?}", s.nodes);
 }
 
 #[test]

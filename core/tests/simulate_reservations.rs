@@ -94,7 +94,7 @@ fn run(req: &Request) -> Simulation {
 }
 
 fn events<'a>(s: &'a Simulation, event: &str) -> Vec<&'a nodecast::simulate::TimelineEntry> {
-    s.timeline.iter().filter(|e| e.event == event).collect()
+    s.timeline.iter().filter(|e| e.event.as_str() == event).collect()
 }
 
 fn launch_detail(s: &Simulation, node: &str) -> String {
@@ -161,7 +161,7 @@ fn an_expiring_capacity_block_deletes_its_nodeclaims_and_their_pods_run_again_on
     assert_eq!(deleted[0].reason.as_deref(), Some("capacity-block-expiring"));
     let block_node = &s.nodes[0];
     assert_eq!(block_node.capacity_type.as_deref(), Some("reserved"));
-    assert_eq!(block_node.termination_reason.as_deref(), Some("capacity-block-expiring"));
+    assert_eq!(block_node.termination_reason.map(|r| r.as_str()), Some("capacity-block-expiring"));
     assert_eq!(block_node.terminated_seconds, Some(end - 40 * 60));
     // The pod is provisioned again: the block is expiring, so on demand.
     let pod = &s.pods[0];
@@ -442,7 +442,10 @@ fn an_interruption_notice_deletes_the_nodeclaim_and_hides_the_reservation_for_th
     let first = node_entry(&s, "p5-1");
     assert_eq!(first.capacity_type.as_deref(), Some("reserved"));
     // EC2 terminates the instance two minutes after the warning.
-    assert_eq!((first.terminated_seconds, first.termination_reason.as_deref()), (Some(3600 + 120), Some("reservation-interrupted")));
+    assert_eq!(
+        (first.terminated_seconds, first.termination_reason.map(|r| r.as_str())),
+        (Some(3600 + 120), Some("reservation-interrupted"))
+    );
     // The replacement for `a` is on demand: the offering is hidden, the free slot unused.
     let replacement = node_entry(&s, "p5-2");
     assert!(replacement.launched_seconds >= 3600 && replacement.launched_seconds < 3600 + 180, "{}", replacement.launched_seconds);

@@ -10,9 +10,9 @@
 
 use crate::capacity;
 use crate::cluster::{self, Src};
-use nodecast::labels::Interner;
-use nodecast::quantity::{format_milli, parse_milli, QuantityError, Unit};
-use nodecast::requirements::{Operator, Requirement, Requirements};
+use nodecast::internal::labels::Interner;
+use nodecast::internal::quantity::{format_milli, parse_milli, QuantityError, Unit};
+use nodecast::internal::requirements::{Operator, Requirement, Requirements};
 use nodecast::{Input, Request};
 use serde_json::{json, Value};
 
@@ -82,7 +82,7 @@ fn check_plan_numbers(v: &Value) {
 /// (embedded AWS) catalog.
 pub fn front_door(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    match nodecast::manifest::decode(&text, Some("fuzz.yaml")) {
+    match nodecast::internal::manifest::decode(&text, Some("fuzz.yaml")) {
         Ok(docs) => {
             for d in &docs {
                 assert_eq!(d.source.as_deref(), Some("fuzz.yaml"));
@@ -627,7 +627,7 @@ pub fn trace_text(data: &[u8]) {
     }
     if v["status"] == "success" {
         let pods = v["pods"].as_array().expect("pods");
-        assert!(pods.len() as i64 <= nodecast::lower::MAX_REQUEST_PODS, "{} pods", pods.len());
+        assert!(pods.len() as i64 <= nodecast::internal::lower::MAX_REQUEST_PODS, "{} pods", pods.len());
     }
 }
 

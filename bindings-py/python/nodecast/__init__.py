@@ -24,56 +24,67 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Type, TypeVar, Union
 
 from . import _native
 from ._errors import InputError, ValidationError, error_from_answer, user_errors
-from ._results import (
+from ._answer import (
     AnswerWarning,
+    DomainTie,
+    FrozenMap,
+    Hint,
+    Reason,
+    Skipped,
+)
+from ._plan import (
+    Accelerator,
     CapacityBuffer,
+    ExistingNode,
+    Limit,
+    NodeClaim,
+    NodeClassReservations,
+    NodePoolUsage,
+    OverlayStatus,
+    Plan,
+    Reservation,
+    ReservationChange,
+    ReservationSkip,
     StaticDeprovision,
     StaticNodeClaim,
-    OverlayStatus,
-    Reservation,
-    ReservationSkip,
-    NodeClassReservations,
-    ReservationChange,
-    SimulatedReservation,
-    AutoscaledWorkload,
-    Drift,
-    Repair,
-    CatalogResult,
-    Decision,
-    ExistingNode,
-    Explanation,
-    FrozenMap,
-    InstanceTypeRow,
-    Limit,
-    Accelerator,
-    NodeClaim,
+    UnschedulablePod,
+)
+from ._decision import (
     BalancedScore,
-    NodeExplanation,
-    NodePoolUsage,
-    NodeVerdict,
-    Plan,
-    PodExplanation,
-    PoolBudget,
     ConsolidationSequence,
     ConsolidationStep,
-    MetricSeries,
-    Reason,
-    Hint,
+    Decision,
+    Drift,
+    NodeVerdict,
+    PoolBudget,
+    Repair,
     Replacement,
-    DomainTie,
-    SimulatedNode,
-    SimulatedPod,
-    Simulation,
-    SimulationSummary,
-    Skipped,
     Tie,
-    StaticNodeGroup,
-    TimelineEntry,
+)
+from ._results import (
+    CatalogResult,
+    Explanation,
+    InstanceTypeRow,
+    NodeExplanation,
+    PodExplanation,
     TypeExplanation,
-    UnschedulablePod,
     ValidationReport,
     Verdict,
 )
+from ._simulation import (
+    AutoscaledWorkload,
+    MetricSeries,
+    SimulatedNode,
+    SimulatedPod,
+    SimulatedReservation,
+    Simulation,
+    SimulationSummary,
+    StaticNodeGroup,
+    TimelineEntry,
+)
+# The renderers (tables, HTML, plots) register themselves with _renderers on import; results
+# look them up there, never importing them (one direction: renderers -> results).
+from . import _autoscaling, _frames, _html, _html_more, _plots  # noqa: F401
 from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
 from ._optimize import add_optimize_options as _add_optimize_options
 from ._advise import Advice, AdviceEdit, AdviceRisk, AdviceStats, Advised, AdvisedPlan, AppliedEdit, EditedFile

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ._frames import _frame, _nullable_ints, _with_times
+from ._renderers import renders
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -62,6 +63,7 @@ _AUTOSCALING_INT_COLUMNS = [
 ]
 
 
+@renders
 def autoscaling_frame(s: Simulation) -> pandas.DataFrame:
     """One row per workload of ``Simulation.autoscaling``, in the answer's order."""
     rows: List[Dict[str, Any]] = []
@@ -100,6 +102,7 @@ def _series_keys(s: Simulation) -> Tuple[Dict[Tuple[str, str], str], List[str]]:
     return keys, metrics
 
 
+@renders
 def autoscaling_series_frame(s: Simulation) -> pandas.DataFrame:
     """One row per (sample time, workload of ``autoscaling``), time-major: ``replicas`` (the Scale's
     replicas after the last HPA sync or KEDA poll: pods pending or running), ``ready_replicas``,

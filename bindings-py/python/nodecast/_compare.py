@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
 
 from ._migrate import Migration
-from ._results import Answer, AnswerWarning, Simulation, _seq, _strs
+from ._answer import Answer, AnswerWarning, _seq, _strs
+from ._simulation import Simulation
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]

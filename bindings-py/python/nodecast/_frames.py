@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
+
+from ._answer import _GIB, quantity
+from ._renderers import renders
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -25,29 +27,6 @@ def _pandas() -> Any:
 def _frame(rows: List[Dict[str, Any]], columns: List[str]) -> pandas.DataFrame:
     frame: pandas.DataFrame = _pandas().DataFrame(rows, columns=columns)
     return frame
-
-
-# Kubernetes quantity suffixes (binary first: "Mi" must not be read as "M" + "i").
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), "k": Decimal(10**3),
-            "M": Decimal(10**6), "G": Decimal(10**9), "T": Decimal(10**12), "P": Decimal(10**15), "E": Decimal(10**18)}
-_GIB = Decimal(2**30)
-
-
-def quantity(q: Optional[str]) -> Optional[Decimal]:
-    """A Kubernetes quantity ("3500m", "128Gi", "1e3") as an exact Decimal; None stays None.
-    The answers only carry quantities the core wrote, so a malformed one is a bug: it raises."""
-    if q is None:
-        return None
-    text = q.strip()
-    try:
-        if text[-2:] in _BINARY:
-            return Decimal(text[:-2]) * _BINARY[text[-2:]]
-        if text[-1:] in _DECIMAL:
-            return Decimal(text[:-1]) * _DECIMAL[text[-1:]]
-        return Decimal(text)
-    except (InvalidOperation, IndexError):
-        raise ValueError(f"not a Kubernetes quantity: {q!r}") from None
 
 
 def cores(q: Optional[str]) -> Optional[float]:
@@ -120,6 +99,7 @@ def _claim_row(c: NodeClaim) -> Dict[str, Any]:
     }
 
 
+@renders
 def plan_frame(p: Plan) -> pandas.DataFrame:
     return _nullable_ints(_frame([_claim_row(c) for c in p.node_claims], PLAN_COLUMNS), _PLAN_INT_COLUMNS)
 
@@ -147,6 +127,7 @@ def _split(key: str) -> List[Optional[str]]:
     return [ns or None, name]
 
 
+@renders
 def plan_pods_frame(p: Plan) -> pandas.DataFrame:
     rows: List[Dict[str, Any]] = []
     for c in p.node_claims:
@@ -226,6 +207,7 @@ DECISION_COLUMNS = [
 ]
 
 
+@renders
 def decision_frame(d: Decision) -> pandas.DataFrame:
     rows: List[Dict[str, Any]] = []
     for n in d.nodes:
@@ -252,6 +234,7 @@ def decision_frame(d: Decision) -> pandas.DataFrame:
     return _frame(rows, DECISION_COLUMNS)
 
 
+@renders
 def explanation_frame(e: Explanation) -> pandas.DataFrame:
     rows: List[Dict[str, Any]] = []
     if e.pod is not None:
@@ -270,6 +253,7 @@ def explanation_frame(e: Explanation) -> pandas.DataFrame:
     return _frame(rows, ["scope", "name", "ok", "reason"])
 
 
+@renders
 def validation_frame(v: ValidationReport) -> pandas.DataFrame:
     row = {"objects": v.objects, "node_pools": ", ".join(v.node_pools), "pods": v.pods, "skipped": len(v.skipped)}
     return _frame([row], ["objects", "node_pools", "pods", "skipped"])
@@ -292,6 +276,7 @@ CATALOG_COLUMNS = [
 ]
 
 
+@renders
 def catalog_frame(c: CatalogResult) -> pandas.DataFrame:
     rows = [
         {
@@ -312,10 +297,6 @@ def catalog_frame(c: CatalogResult) -> pandas.DataFrame:
         for r in c.instance_types
     ]
     return _nullable_ints(_frame(rows, CATALOG_COLUMNS), ["vcpu", "gpu_count", "gpu_memory_mib", "accelerator_count"])
-
-
-# ----------------------------------------------------------------------------------------------
-# Simulation
 
 
 def _nullable_ints(frame: pandas.DataFrame, columns: List[str]) -> pandas.DataFrame:
@@ -365,6 +346,7 @@ SIM_NODE_COLUMNS = [
 ]
 
 
+@renders
 def sim_nodes_frame(s: Simulation) -> pandas.DataFrame:
     rows = [{c: getattr(n, c) for c in SIM_NODE_COLUMNS} for n in s.nodes]
     frame = _nullable_ints(_frame(rows, SIM_NODE_COLUMNS), ["registered_seconds", "initialized_seconds", "terminated_seconds"])
@@ -387,6 +369,7 @@ SIM_POD_COLUMNS = [
 ]
 
 
+@renders
 def sim_pods_frame(s: Simulation) -> pandas.DataFrame:
     rows = []
     for p in s.pods:
@@ -401,6 +384,7 @@ def sim_pods_frame(s: Simulation) -> pandas.DataFrame:
 SIM_TIMELINE_COLUMNS = ["time_seconds", "event", "object", "node", "reason", "detail"]
 
 
+@renders
 def sim_timeline_frame(s: Simulation) -> pandas.DataFrame:
     """``time`` is ``datetime64[ns, UTC]`` (the answer's RFC 3339 string, parsed) beside ``time_seconds``."""
     rows = [{c: getattr(t, c) for c in SIM_TIMELINE_COLUMNS} for t in s.timeline]
@@ -438,6 +422,7 @@ SIM_SUMMARY_COLUMNS = [
 ]
 
 
+@renders
 def sim_summary_frame(s: Simulation) -> pandas.DataFrame:
     m = s.summary
     assert m is not None
@@ -452,6 +437,7 @@ def sim_summary_frame(s: Simulation) -> pandas.DataFrame:
     return _frame([row], SIM_SUMMARY_COLUMNS)
 
 
+@renders
 def sim_series_frame(s: Simulation) -> pandas.DataFrame:
     """One row per metric and sample, metric-major (the row order of ``to_csv()``): ``time_seconds``,
     ``time`` (UTC), ``metric``, ``labels`` (``k=v;...``, sorted), ``value``, then one column per label

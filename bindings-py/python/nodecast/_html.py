@@ -10,7 +10,8 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 
-from ._results import _price
+from ._answer import _price
+from ._renderers import renders
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._results import Decision, NodeClaim, Plan, SimulatedNode, Simulation, UnschedulablePod
@@ -117,6 +118,7 @@ def _unschedulable_rows(items: Sequence[UnschedulablePod]) -> List[List[str]]:
     return rows
 
 
+@renders
 def plan_html(p: Plan) -> str:
     placed_new = sum(len(c.pods) for c in p.node_claims)
     placed_existing = sum(len(n.pods) for n in p.existing_nodes)
@@ -176,6 +178,7 @@ def plan_html(p: Plan) -> str:
     return "".join(out)
 
 
+@renders
 def decision_html(d: Decision) -> str:
     before, after = d.price_per_hour_before + 0.0, d.price_per_hour_after + 0.0
     saved = d.savings_per_month
@@ -360,6 +363,7 @@ def gantt_svg(s: Simulation, max_rows: int = GANTT_ROWS) -> str:
     return "".join(parts)
 
 
+@renders
 def simulation_html(s: Simulation) -> str:
     m = s.summary
     assert m is not None

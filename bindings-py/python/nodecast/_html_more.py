@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Sequence
 
 from ._html import _BOX, _MUTED, MAX_ROWS, _e, _money, _more, _plural, _section, _table, _unschedulable_rows
+from ._renderers import renders
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._results import CatalogResult, Explanation, Skipped, ValidationReport, Verdict
@@ -30,6 +31,7 @@ def _skipped(items: Sequence[Skipped]) -> str:
     )
 
 
+@renders
 def explanation_html(x: Explanation) -> str:
     parts = [f'<div style="{_BOX}">']
     if x.pod is not None:
@@ -71,6 +73,7 @@ def explanation_html(x: Explanation) -> str:
     return "".join(parts)
 
 
+@renders
 def validation_html(v: ValidationReport) -> str:
     pools = ", ".join(v.node_pools) if v.node_pools else "none"
     return (
@@ -87,6 +90,7 @@ def _gib(memory: str) -> str:
     return memory if value is None else f"{value:g} GiB"
 
 
+@renders
 def catalog_html(c: CatalogResult) -> str:
     rows = []
     for r in c.instance_types[:MAX_ROWS]:

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
 
-from ._results import Answer, AnswerWarning, _seq, _strs
+from ._answer import Answer, AnswerWarning, _seq, _strs
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]

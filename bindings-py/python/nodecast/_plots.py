@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
+from ._renderers import renders
+
 if TYPE_CHECKING:  # pragma: no cover
     from ._results import Simulation
 
@@ -41,6 +43,7 @@ def _clock(s: Simulation) -> Tuple[Any, str]:
     return (lambda t: t / 3600.0), "hours since start"
 
 
+@renders
 def plot_cost(s: Simulation, ax: Any = None) -> Any:
     """Cumulative $ with Karpenter (the ``nodecast_cost_usd_total`` series) against the static
     cluster sized for the peak (its total spread evenly over the duration). Returns the Axes."""
@@ -67,6 +70,7 @@ _ROW_IN = 0.2
 _LABEL_PT = 7.0
 
 
+@renders
 def plot_nodes(s: Simulation, ax: Any = None, max_rows: Optional[int] = None) -> Any:
     """One bar per NodeClaim from launch to termination (or the end), coloured by capacity type,
     in launch order: every NodeClaim, or the first ``max_rows``. A new figure is as tall as the
@@ -112,6 +116,7 @@ def _label_step(ax: Any, rows: int) -> int:
     return max(1, -(-rows // fits))
 
 
+@renders
 def plot_autoscaling(s: Simulation, workload: Optional[str] = None, ax: Any = None) -> Any:
     """Demand, replicas (asked and Ready) and the nodes alive on one time axis, for one workload of
     ``s.autoscaling`` (the first by default): replicas and nodes on the left axis, the demand on a

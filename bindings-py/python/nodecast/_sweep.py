@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 
 from . import _native
 from ._errors import InputError, error_from_answer, user_errors
-from ._results import Decision, Plan, Simulation
+from ._decision import Decision
+from ._plan import Plan
+from ._simulation import Simulation
 from ._sources import build_request, trace_value
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -324,7 +324,7 @@ const NO_HINTS: crate::provision::RenderOptions = crate::provision::RenderOption
 /// Advise on the cluster loaded from `sources` (`m` and `warnings` are its model and loading
 /// warnings, as `Cluster` holds them).
 /// `now`: the pass time reservations are resolved at (`m` is already resolved at it).
-pub fn advise(
+pub(crate) fn advise(
     sources: &Sources,
     m: &Model,
     warnings: &[Warning],

@@ -22,6 +22,9 @@ mod aws_data;
 pub(super) struct RawRegion {
     pub name: &'static str,
     pub currency: &'static str,
+    /// When the provider generated the price table: provenance the generator writes into the
+    /// table; no answer reports it.
+    #[allow(dead_code)]
     pub generated_at: &'static str,
     pub zones: &'static [&'static str],
 }
@@ -168,29 +171,19 @@ fn decode(data: &'static [u8]) -> Tables {
 pub const SOURCE: &str = crate::model::instance_type::AWS_SOURCE;
 /// Catalog names are `aws-<region>`.
 pub const PREFIX: &str = "aws-";
-/// The default catalog's region.
-pub const REGION: &str = "us-east-1";
 
-/// An embedded region: its name, currency (`USD`, or `CNY` for cn-north-1), default zones and
-/// when the provider generated its price table.
+/// An embedded region: its name, currency (`USD`, or `CNY` for cn-north-1) and default zones.
 #[derive(Debug, Clone, Copy)]
 pub struct Region {
     pub index: usize,
     pub name: &'static str,
     pub currency: &'static str,
     pub zones: &'static [&'static str],
-    pub generated_at: &'static str,
 }
 
 /// The embedded regions, us-east-1 first.
 pub fn regions() -> impl Iterator<Item = Region> {
-    aws_data::REGIONS.iter().enumerate().map(|(index, r)| Region {
-        index,
-        name: r.name,
-        currency: r.currency,
-        zones: r.zones,
-        generated_at: r.generated_at,
-    })
+    aws_data::REGIONS.iter().enumerate().map(|(index, r)| Region { index, name: r.name, currency: r.currency, zones: r.zones })
 }
 
 /// The embedded region of catalog name `source` (`aws-<region>`), if any.

@@ -22,24 +22,10 @@
 use crate::model::reservation::{Reservation, ReservationKind};
 use crate::model::{ExistingNode, Model};
 
-/// What happens to a running NodeClaim of a reservation at a given time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeChange {
-    /// Its capacity block is expiring: the expiration controller deletes the NodeClaim.
-    Deleted,
-    /// Its ODCR ended: it is an on-demand NodeClaim now.
-    OnDemand,
-}
-
-impl NodeChange {
-    /// The wire name in answers.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NodeChange::Deleted => "deleted",
-            NodeChange::OnDemand => "on-demand",
-        }
-    }
-}
+/// What happens to a running NodeClaim of a reservation at a given time: `Deleted` (its
+/// capacity block is expiring: the expiration controller deletes the NodeClaim) or `OnDemand`
+/// (its ODCR ended: it is an on-demand NodeClaim now). The answer's vocabulary, built here.
+pub use crate::vocab::ReservationChange as NodeChange;
 
 /// States in which EC2 has let the reservation go (its instances no longer run in it).
 const GONE_STATES: [&str; 2] = ["expired", "cancelled"];

@@ -128,7 +128,7 @@ pub fn apply(m: &mut Model, now: Option<i64>, gate: bool) {
                 } else if expiring(r, now) {
                     Some(NotOffered::Expiring)
                 } else if !type_zones_have(&m.catalog.types[it.unwrap_or(0)], m.interner.get(&r.zone)) {
-                    Some(NotOffered::ZoneNotOffered)
+                    Some(NotOffered::UnofferedZone)
                 } else {
                     None
                 }

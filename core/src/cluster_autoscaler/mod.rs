@@ -15,7 +15,7 @@
 mod estimator;
 mod expander;
 mod scale_down;
-pub mod stepper;
+pub(crate) mod stepper;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -303,7 +303,7 @@ pub(crate) fn checked_templates(m: &Model, input: &NodeGroupInput) -> Result<(Ve
 }
 
 /// The decision for the pending pods of `m` over the node groups of `input`.
-pub fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Result<NodeGroupPlan, Vec<InputError>> {
+pub(crate) fn plan(m: &Model, input: &NodeGroupInput, load_warnings: &[Warning]) -> Result<NodeGroupPlan, Vec<InputError>> {
     let s = &input.settings;
     let (templates, interner) = checked_templates(m, input)?;
     let engine = Engine::new(m, &input.groups, &templates, &interner, s);

@@ -23,7 +23,7 @@ use super::{expander, Engine, NodeGroupScaleDown};
 use crate::api::Warning;
 use crate::error::InputError;
 use crate::model::{ExistingNode, Model};
-use crate::node_groups::{CaSettings, NodeGroup, NodeGroupInput};
+use crate::node_groups::{NodeGroup, NodeGroupInput};
 use crate::resources::Resources;
 
 /// The node groups, their templates and what the Cluster Autoscaler learned of them so far.
@@ -66,11 +66,6 @@ impl Stepper {
     /// The node groups, in input order.
     pub fn groups(&self) -> &[NodeGroup] {
         &self.input.groups
-    }
-
-    /// The Cluster Autoscaler's settings.
-    pub fn settings(&self) -> &CaSettings {
-        &self.input.settings
     }
 
     /// Group `g`'s first instance type, zone, price, labels and taints (its launched nodes').

@@ -101,7 +101,7 @@ fn scale_down_waits_for_unneeded_time_after_the_pod_finishes() {
     let gone = node.terminated_seconds.expect("scale-down removes the node");
     assert!(gone >= finished + 600 && gone < finished + 610, "finished {finished}, removed {gone}");
     assert_eq!(gone % 10, 0);
-    assert_eq!(node.termination_reason.as_deref(), Some("empty"));
+    assert_eq!(node.termination_reason, Some(crate::vocab::TerminationReason::Empty));
     assert_eq!(c.sides[0].nodes_removed, 1);
     // Karpenter over the proposal (consolidateAfter 10m) removes its node too.
     assert!(c.karpenter.nodes.iter().all(|n| n.terminated_seconds.is_some()));

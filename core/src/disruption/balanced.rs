@@ -17,6 +17,7 @@ use crate::api::{BalancedScore, Reason};
 use crate::model::{ConsolidationPolicy, Model};
 use crate::price;
 use crate::reason::ReasonCode;
+use crate::vocab::ScoredMove;
 
 /// Karpenter's `BalancedK`: a move passes when its score is at least 1/k.
 pub const K: i32 = 2;
@@ -78,11 +79,11 @@ impl Score {
     }
 
     /// The answer's view; `what` says which move was scored.
-    pub fn out(&self, m: &Model, pool: usize, what: &str) -> BalancedScore {
+    pub fn out(&self, m: &Model, pool: usize, what: ScoredMove) -> BalancedScore {
         let r6 = |x: f64| if x.is_finite() { (x * 1e6).round() / 1e6 } else { x };
         BalancedScore {
             node_pool: m.node_pools[pool].name.clone(),
-            scored_move: what.to_string(),
+            scored_move: what,
             score: r6(self.value()),
             threshold: Self::threshold(),
             k: K,
@@ -98,7 +99,7 @@ impl Score {
     }
 
     /// The verdict of a rejected move: score, threshold and the numbers behind them.
-    pub fn rejection(&self, m: &Model, pool: usize, what: &str) -> Reason {
+    pub fn rejection(&self, m: &Model, pool: usize, what: ScoredMove) -> Reason {
         Reason {
             code: ReasonCode::BelowBalancedThreshold,
             node_pool: Some(m.node_pools[pool].name.clone()),

@@ -5,6 +5,7 @@ use super::ties;
 use super::*;
 use crate::requirements::Requirement;
 use crate::scheduling::{self, launch, offering_compatible};
+use crate::vocab::ScoredMove;
 
 /// A consolidation command.
 pub(crate) struct Command {
@@ -492,7 +493,7 @@ fn min_values_prefix(options: &[u32], r: &crate::requirements::Requirements, m: 
 /// Balanced pool among the candidates scores below its threshold.
 fn approve(a: &Attempts, infos: &[NodeInfo], cands: &[usize], mut cmd: Command, savings: f64) -> Result<Command, Rejection> {
     let m = a.m;
-    let what = if cmd.replacement.is_some() { "replace" } else { "delete" };
+    let what = if cmd.replacement.is_some() { ScoredMove::Replace } else { ScoredMove::Delete };
     let (ok, scores) = balanced::evaluate(m, infos, &a.totals, cands, savings);
     if !ok {
         let (pool, s) =
@@ -596,7 +597,7 @@ pub(crate) fn single_node(
             continue;
         }
         if let Some(s) = balanced::cannot_pass(m, &infos[i], &a.totals) {
-            let what = "delete (best case)";
+            let what = ScoredMove::DeleteBestCase;
             verdicts.entry(infos[i].node).or_default().push(s.rejection(m, pool, what));
             scores.insert(infos[i].node, s.out(m, pool, what));
             continue;

@@ -324,6 +324,7 @@ fn expired(m: &Model, now: i64) -> Vec<usize> {
         .collect()
 }
 
+/// The request's `now` (RFC 3339) as Unix seconds; a located error when it is missing or malformed.
 pub fn parse_now(now: Option<&str>) -> Result<i64, Vec<InputError>> {
     let Some(s) = now else {
         return Err(vec![InputError::new("required", "disruption decisions need the clock: `now`")
@@ -418,7 +419,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     crate::catalog::reservation_time::apply(&mut changed, &changes);
     let mut d = decide_changed(&changed, now, memo);
     d.reservation_changes = crate::reservation_report::changes_out(m, &changes);
-    for c in d.reservation_changes.iter().filter(|c| c.change == crate::catalog::reservation_time::NodeChange::Deleted.as_str()) {
+    for c in d.reservation_changes.iter().filter(|c| c.change == crate::catalog::reservation_time::NodeChange::Deleted) {
         if let Some(v) = d.nodes.iter_mut().find(|v| v.name == c.node) {
             v.reasons = vec![reason(ReasonCode::Deleting, format!("the NodeClaim is being deleted: {}", c.message))];
         }

@@ -162,14 +162,6 @@ pub struct PodClaim {
     pub source: ClaimSource,
 }
 
-/// A device the search may pick: where it comes from and whether it is a template device.
-pub struct Candidate<'a> {
-    pub driver: &'a str,
-    pub pool: &'a str,
-    pub device: &'a Device,
-    pub template: bool,
-}
-
 /// Why the search found nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SearchFail {

@@ -70,7 +70,7 @@ type Checked = (HintOutcome, String);
 /// Attach checked hints to `outs`, which holds the pods of `sol.failures` in that order.
 /// Returns how many pending pods had a reason worth a hint that the re-plan budget
 /// ([`replan_budget`]) left unchecked, and so without one.
-pub fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize {
+pub(crate) fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -> usize {
     let mut unchecked = 0;
     // Per (spec, edit), what the re-plan did for each pending pod of that spec.
     let mut checked: HashMap<(usize, Edit), Option<HashMap<usize, Outcome>>> = HashMap::new();

@@ -66,14 +66,17 @@ pub struct Document<'a> {
     pub index: usize,
     /// Path prefix inside the document: empty, or `items[3]` for members of a `kind: List`.
     pub prefix: String,
+    /// The document's value.
     pub value: Cow<'a, Value>,
 }
 
 impl Document<'_> {
+    /// `kind`, or empty.
     pub fn kind(&self) -> &str {
         self.value.get("kind").and_then(Value::as_str).unwrap_or("")
     }
 
+    /// `apiVersion`, or empty.
     pub fn api_version(&self) -> &str {
         self.value.get("apiVersion").and_then(Value::as_str).unwrap_or("")
     }
@@ -83,6 +86,7 @@ impl Document<'_> {
         self.value.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("")
     }
 
+    /// `metadata.namespace`, if given.
     pub fn namespace(&self) -> Option<&str> {
         self.value.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str)
     }

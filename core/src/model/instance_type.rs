@@ -46,6 +46,7 @@ pub struct Offering {
 }
 
 /// An instance type of the catalog, with its offerings.
+#[allow(missing_docs)] // crate-private: outside the crate only through `internal`
 #[derive(Debug, Clone)]
 pub struct InstanceType {
     pub name: String,

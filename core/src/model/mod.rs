@@ -5,12 +5,12 @@ pub mod instance_type;
 pub mod pod;
 pub mod reservation;
 
-pub use crate::gates::{FeatureGates, Gate};
+pub use crate::gates::FeatureGates;
 use crate::labels::{Interner, KeyId, ValueId};
 use crate::requirements::Requirements;
 use crate::resources::{ResourceId, ResourceNames, Resources};
 use crate::taints::Taint;
-pub use instance_type::{Catalog, InstanceType, Offering};
+pub use instance_type::{Catalog, InstanceType};
 pub use pod::{AffinityTerm, HostPort, LabelSet, Pod, Selector, SpreadConstraint, Unsatisfiable};
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, from = "SettingsWire")]
 pub struct Settings {
+    /// Karpenter's `--min-values-policy`.
     pub min_values_policy: MinValuesPolicy,
+    /// Karpenter's `--preference-policy`.
     pub preference_policy: PreferencePolicy,
     /// Karpenter's `--feature-gates` (crate::gates): the one home of every gate.
     pub feature_gates: FeatureGates,
@@ -180,17 +182,25 @@ impl From<SettingsWire> for Settings {
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// Karpenter's `--min-values-policy`: whether a NodeClaim may launch with fewer instance types
+/// than a requirement's `minValues` asks.
 pub enum MinValuesPolicy {
+    /// Refuse the NodeClaim (Karpenter's default).
     #[default]
     Strict,
+    /// Relax `minValues` to what is left.
     BestEffort,
 }
 
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// Karpenter's `--preference-policy`: whether preferred affinities and ScheduleAnyway spreads
+/// constrain scheduling.
 pub enum PreferencePolicy {
+    /// Honour preferences, relaxing them one at a time (Karpenter's default).
     #[default]
     Respect,
+    /// Ignore preferences.
     Ignore,
 }
 
@@ -429,11 +439,16 @@ pub enum IntOrPercent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {
+    /// The input it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// 0-based document index within the input.
     pub document: usize,
+    /// The object's kind.
     pub kind: String,
+    /// The object's name.
     pub name: String,
+    /// Why it is not modelled.
     pub reason: String,
 }
 
@@ -498,7 +513,9 @@ pub struct Keys {
     pub node_class: KeyId,
 }
 
-/// Everything one request is about, lowered.
+/// Everything one request is about, lowered. Crate-private: outside the crate only the
+/// project's own tools see it, through `internal` (its fields are documented where they matter).
+#[allow(missing_docs)]
 #[derive(Debug, Clone)]
 pub struct Model {
     pub interner: Interner,
@@ -573,6 +590,7 @@ impl Keys {
     }
 }
 
+#[allow(missing_docs)] // crate-private; see `Model`
 impl Model {
     /// May a pod leave `key` undefined on the NodeClaim side (R2.7.3)? Yes for well-known keys:
     /// the catalog's instance-type label keys and `karpenter.sh/nodepool` (FORMAT §2.3).

@@ -94,7 +94,7 @@ pub enum NotOffered {
     /// The instance type is not in the catalog.
     UnknownInstanceType,
     /// The zone is not one of the instance type's zones.
-    ZoneNotOffered,
+    UnofferedZone,
     /// The ReservedCapacity feature gate is off.
     GateOff,
 }

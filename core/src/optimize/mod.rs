@@ -48,7 +48,7 @@ pub struct OptimizeSettings {
 
 /// Optimise a loaded model (`Cluster::optimize`): check the settings, plan as Karpenter,
 /// optimise, compare. `warnings` are the loading warnings, carried into the answer.
-pub fn optimize(m: &Model, warnings: &[crate::api::Warning], settings: &OptimizeSettings) -> Result<Optimization, Vec<InputError>> {
+pub(crate) fn optimize(m: &Model, warnings: &[crate::api::Warning], settings: &OptimizeSettings) -> Result<Optimization, Vec<InputError>> {
     if let Some(s) = settings.time_budget_seconds {
         if !(s.is_finite() && s > 0.0 && s <= 3600.0) {
             let e = InputError::new("invalid-number", format!("timeBudgetSeconds {s} is not a number of seconds in (0, 3600]"))

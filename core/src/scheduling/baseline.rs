@@ -48,7 +48,7 @@ impl Baseline {
     }
 }
 
-/// What [`Baseline::remembering`] carries from one baseline of a series to the next: the
+/// What `Baseline::remembering` carries from one baseline of a series to the next: the
 /// templates, and per node name the labels last seen and their requirements.
 #[derive(Debug, Default)]
 pub struct BaselineMemo {

@@ -95,11 +95,6 @@ impl Manager {
         Manager { capacity, mode, credit: credited }
     }
 
-    /// Slots of reservation `r` left in this pass.
-    pub fn remaining(&self, r: u32) -> i64 {
-        self.capacity[r as usize]
-    }
-
     /// `CanReserve`: idempotent for a holder.
     fn can_reserve(&self, held: &[u32], r: u32) -> bool {
         held.contains(&r) || self.capacity[r as usize] > 0

@@ -25,6 +25,7 @@ use crate::cluster_autoscaler::stepper::Stepper;
 use crate::cluster_autoscaler::{ScaleDownCode, ScaleDownVerdict};
 use crate::model::ExistingNode;
 use crate::resources::PODS;
+use crate::vocab::{TerminationReason, TimelineEvent};
 use std::collections::HashMap;
 
 pub use super::ca_state::{CaInput, CaLog, CaRun, SCAN_SECONDS};
@@ -176,7 +177,7 @@ impl Sim {
         }
         self.metrics.node_launched(&self.nodes[id], up);
         let detail = format!("node group {}: {capacity_type} {it_name} in {zone} at ${}/h", group.name, crate::price::round_price(price));
-        self.log("nodeclaim-launched", name, None, None, Some(detail));
+        self.log(TimelineEvent::NodeclaimLaunched, name, None, None, Some(detail));
         id
     }
 
@@ -251,7 +252,7 @@ impl Sim {
         // Stepper::new built every template: the decision has no input left to refuse.
         let Ok(d) = ca.stepper.scale_down(&self.m, abs, &since) else { return None };
         let mut unneeded = HashMap::new();
-        let mut remove: Vec<(usize, &'static str)> = Vec::new();
+        let mut remove: Vec<(usize, TerminationReason)> = Vec::new();
         let mut next: Option<i64> = None;
         // The answer lists the model's nodes in order.
         for (v, &earlier) in d.nodes.iter().zip(&since) {
@@ -264,7 +265,7 @@ impl Sim {
             match (v.verdict, v.loop_) {
                 // Later loops (10 s apart) re-check with this one's removals done.
                 (ScaleDownVerdict::Remove, Some(1)) => {
-                    let reason = if v.code == ScaleDownCode::Empty { "empty" } else { "underutilized" };
+                    let reason = if v.code == ScaleDownCode::Empty { TerminationReason::Empty } else { TerminationReason::Underutilized };
                     if let Some(&n) = self.node_by_name.get(&v.name) {
                         remove.push((n, reason));
                     }
@@ -285,7 +286,7 @@ impl Sim {
             ca.last_delete = Some(abs);
             let mut log = ca.log.borrow_mut();
             for &(_, r) in &remove {
-                if r == "empty" {
+                if r == TerminationReason::Empty {
                     log.removed_empty += 1;
                 } else {
                     log.removed_underutilized += 1;
@@ -297,8 +298,14 @@ impl Sim {
         }
         for (n, reason) in remove {
             let name = self.nodes[n].name.clone();
-            self.log("nodeclaim-disrupted", name, None, Some(reason.into()), Some("cluster-autoscaler scale-down".into()));
-            self.metrics.disrupted(reason);
+            self.log(
+                TimelineEvent::NodeclaimDisrupted,
+                name,
+                None,
+                Some(reason.as_str().into()),
+                Some("cluster-autoscaler scale-down".into()),
+            );
+            self.metrics.disrupted(reason.as_str());
             self.terminate(n, reason);
         }
         next

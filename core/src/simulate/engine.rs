@@ -14,6 +14,7 @@ use crate::error::InputError;
 use crate::model::Model;
 use crate::reason::ReasonCode;
 use crate::scheduling::{self, Placement};
+use crate::vocab::TimelineEvent;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
@@ -231,7 +232,7 @@ impl Sim {
         self.queue.push(Reverse((at, self.seq, ev)));
     }
 
-    pub fn log(&mut self, event: &'static str, object: String, node: Option<String>, reason: Option<String>, detail: Option<String>) {
+    pub fn log(&mut self, event: TimelineEvent, object: String, node: Option<String>, reason: Option<String>, detail: Option<String>) {
         let time = self.show_time.then(|| super::render::rfc3339(self.origin + self.now));
         self.timeline.push(TimelineEntry { time_seconds: self.now, time, event, object, node, reason, detail });
     }
@@ -462,7 +463,7 @@ impl Sim {
         self.model_add_pod(id, pod);
         self.live_trace_pods += 1;
         let key = self.pods[id].key.clone();
-        self.log("pod-pending", key, None, None, None);
+        self.log(TimelineEvent::PodPending, key, None, None, None);
         self.pending.insert(id);
         self.trigger_batch();
     }
@@ -603,7 +604,7 @@ impl Sim {
             if !self.pods[p].unschedulable_reported && self.pods[p].state == PodState::Pending {
                 self.pods[p].unschedulable_reported = true;
                 let key = self.pods[p].key.clone();
-                self.log("pod-unschedulable", key, None, Some(code.as_str().into()), None);
+                self.log(TimelineEvent::PodUnschedulable, key, None, Some(code.as_str().into()), None);
             }
         }
     }
@@ -619,7 +620,7 @@ impl Sim {
         self.set_pod_node(p, Some(name.clone()));
         self.node_gains_pod(n, p);
         let key = self.pods[p].key.clone();
-        self.log("pod-nominated", key, Some(name), None, None);
+        self.log(TimelineEvent::PodNominated, key, Some(name), None, None);
         match self.nodes[n].state {
             NState::Registered => self.bind(p),
             NState::Initialized => {
@@ -634,7 +635,7 @@ impl Sim {
         self.pods[p].state = PodState::Bound;
         let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
         let key = self.pods[p].key.clone();
-        self.log("pod-bound", key, node, None, None);
+        self.log(TimelineEvent::PodBound, key, node, None, None);
     }
 
     pub fn start(&mut self, p: usize) {
@@ -648,7 +649,7 @@ impl Sim {
         let gen = pod.gen;
         let node = pod.node.map(|n| self.nodes[n].name.clone());
         let key = pod.key.clone();
-        self.log("pod-started", key, node, None, None);
+        self.log(TimelineEvent::PodStarted, key, node, None, None);
         if let Some(at) = finish {
             self.push(at, Ev::Finish(p, gen));
         }
@@ -682,7 +683,7 @@ impl Sim {
         pod.finished = Some(self.now);
         let node = pod.node.map(|n| self.nodes[n].name.clone());
         let key = pod.key.clone();
-        self.log("pod-finished", key, node, None, None);
+        self.log(TimelineEvent::PodFinished, key, node, None, None);
         self.leave_node(p);
         self.model_remove_pod(p);
         self.live_trace_pods -= usize::from(!self.pods[p].initial);
@@ -696,7 +697,7 @@ impl Sim {
         self.pending.remove(&p);
         let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
         let key = self.pods[p].key.clone();
-        self.log("pod-deleted", key, node, None, None);
+        self.log(TimelineEvent::PodDeleted, key, node, None, None);
         self.leave_node(p);
         self.model_remove_pod(p);
         self.live_trace_pods -= usize::from(!self.pods[p].initial);
@@ -720,14 +721,14 @@ impl Sim {
         }
         let node = pod.node.map(|n| self.nodes[n].name.clone());
         let key = pod.key.clone();
-        self.log("pod-evicted", key.clone(), node, Some(reason.to_string()), None);
+        self.log(TimelineEvent::PodEvicted, key.clone(), node, Some(reason.to_string()), None);
         self.leave_node(p);
         let pod = &mut self.pods[p];
         pod.state = PodState::Pending;
         pod.pending_since = self.now;
         pod.restarts += 1;
         pod.unschedulable_reported = false;
-        self.log("pod-restarted", key, None, None, None);
+        self.log(TimelineEvent::PodRestarted, key, None, None, None);
         self.pending.insert(p);
         self.trigger_batch();
         self.job_pod_failed(p, reason);

@@ -312,9 +312,8 @@ pub struct NodeOut {
     /// USD the node cost while initialized with no pods.
     pub empty_cost_usd: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::vocab::TerminationReason>"))]
     /// Why the node was terminated: `empty`, `underutilized`, `expired` or `interrupted`; absent when alive at the end.
-    pub termination_reason: Option<String>,
+    pub termination_reason: Option<crate::vocab::TerminationReason>,
     /// How many pods ever ran on the node.
     pub pods: usize,
 }
@@ -334,9 +333,8 @@ pub struct PodOut {
     pub started_seconds: Option<i64>,
     /// Second its run time completed (absent if it did not finish).
     pub finished_seconds: Option<i64>,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::PodState"))]
     /// Final state: `finished`, `running`, `pending` or `deleted`.
-    pub state: String,
+    pub state: crate::vocab::PodState,
     /// Seconds pending, summed over every spell (submission or eviction until start).
     pub pending_seconds: i64,
     /// The run time the trace drew for the pod; absent when it runs until deleted.
@@ -361,9 +359,8 @@ pub struct TimelineEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// The same instant in RFC 3339, when the trace gave a start.
     pub time: Option<String>,
-    #[cfg_attr(feature = "schema", schemars(with = "crate::vocab::TimelineEvent"))]
     /// What happened, e.g. `pod-bound`, `nodeclaim-launched`, `nodeclaim-terminated`.
-    pub event: &'static str,
+    pub event: crate::vocab::TimelineEvent,
     /// The pod (`namespace/name`) or NodeClaim the event is about.
     pub object: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -3,6 +3,7 @@
 use super::conditions::ConditionEvent;
 use super::sim::Sim;
 use crate::model::NodeCondition;
+use crate::vocab::TimelineEvent;
 
 impl Sim {
     /// Set the condition on the live node's Node: a changed status moves its
@@ -37,7 +38,7 @@ impl Sim {
         }
         let detail =
             if c.reason.is_empty() { format!("{}={}", c.type_, c.status) } else { format!("{}={} ({})", c.type_, c.status, c.reason) };
-        self.log("node-condition", c.node.clone(), Some(c.node.clone()), None, Some(detail));
+        self.log(TimelineEvent::NodeCondition, c.node.clone(), Some(c.node.clone()), None, Some(detail));
         // A pass now (the breaker and budgets may change); it schedules the one at the end of
         // the toleration.
         self.mark_dirty();

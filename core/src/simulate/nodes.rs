@@ -3,12 +3,13 @@
 
 use super::rng::SplitMix64;
 use super::sim::Sim;
-use super::state::{reason_index, Ev, NState, PodState, SNode, SPod, STREAM_INTERRUPT, STREAM_LAUNCH};
+use super::state::{ended_by, reason_index, Ev, NState, PodState, SNode, SPod, STREAM_INTERRUPT, STREAM_LAUNCH};
 use crate::labels::ValueId;
 use crate::model::{ExistingNode, LabelSet};
 use crate::reason::{DisruptionReason, ReasonCode};
 use crate::requirements::Requirements;
 use crate::resources::Resources;
+use crate::vocab::{TerminationReason, TimelineEvent};
 
 impl Sim {
     /// Nodes and bound pods of the inputs become the state at time 0.
@@ -305,7 +306,7 @@ impl Sim {
             self.reservation_launched(r as usize);
         }
         self.metrics.node_launched(&self.nodes[id], false);
-        self.log("nodeclaim-launched", name, None, None, Some(detail));
+        self.log(TimelineEvent::NodeclaimLaunched, name, None, None, Some(detail));
         self.mark_dirty();
         id
     }
@@ -346,7 +347,7 @@ impl Sim {
             en.ready = true;
         }
         let name = self.nodes[n].name.clone();
-        self.log("nodeclaim-registered", name, None, None, None);
+        self.log(TimelineEvent::NodeclaimRegistered, name, None, None, None);
         for p in self.nodes[n].pods.clone() {
             if self.pods[p].state == PodState::Nominated {
                 self.bind(p);
@@ -376,7 +377,7 @@ impl Sim {
         }
         let name = self.nodes[n].name.clone();
         let detail = (self.nodes[n].gpus > 0).then(|| "device plugin registered the GPUs".to_string());
-        self.log("nodeclaim-initialized", name, None, None, detail);
+        self.log(TimelineEvent::NodeclaimInitialized, name, None, None, detail);
         for p in self.nodes[n].pods.clone() {
             match self.pods[p].state {
                 PodState::Nominated => {
@@ -398,8 +399,8 @@ impl Sim {
         // A replacement is ready: drain and delete the nodes it replaces.
         // The reason is the one the old node was cordoned with (drift replaces too).
         for old in std::mem::take(&mut self.nodes[n].replaces) {
-            let reason = self.nodes[old].deleting_reason.clone().unwrap_or_else(|| "underutilized".into());
-            self.terminate(old, &reason);
+            let reason = self.nodes[old].deleting_reason.unwrap_or(TerminationReason::Underutilized);
+            self.terminate(old, reason);
         }
         self.mark_dirty();
         // The buffers' virtual pods may now sit on it (buffers.rs).
@@ -451,23 +452,23 @@ impl Sim {
             node.empty_since = Some(now);
         }
         let finish_drain = empty && node.deleting && node.state != NState::Terminated;
-        let reason = node.deleting_reason.clone();
+        let reason = node.deleting_reason;
         if let Some(en) = self.model_node(n) {
             en.last_pod_event = Some(abs);
         }
         // An expiring node waiting for do-not-disrupt pods goes once the last one is done.
         if finish_drain {
             if let Some(r) = reason {
-                if r == "expired" || r == super::state::CAPACITY_BLOCK_EXPIRING {
-                    self.push(now, Ev::Terminate(n, reason_index(&r)));
+                if r == TerminationReason::Expired || r == super::state::CAPACITY_BLOCK_EXPIRING {
+                    self.push(now, Ev::Terminate(n, reason_index(r)));
                 }
             }
         }
     }
 
-    fn cordon(&mut self, n: usize, reason: &str) {
+    fn cordon(&mut self, n: usize, reason: TerminationReason) {
         self.nodes[n].deleting = true;
-        self.nodes[n].deleting_reason = Some(reason.to_string());
+        self.nodes[n].deleting_reason = Some(reason);
         if let Some(en) = self.model_node(n) {
             en.marked_for_deletion = true;
         }
@@ -478,12 +479,12 @@ impl Sim {
     }
 
     /// Drain (evict every pod) and delete the instance now.
-    pub fn terminate(&mut self, n: usize, reason: &str) {
+    pub fn terminate(&mut self, n: usize, reason: TerminationReason) {
         if self.nodes[n].state == NState::Terminated {
             return;
         }
         for p in self.nodes[n].pods.clone() {
-            self.evict(p, reason);
+            self.evict(p, reason.as_str());
         }
         let now = self.now;
         let node = &mut self.nodes[n];
@@ -492,7 +493,7 @@ impl Sim {
         }
         node.state = NState::Terminated;
         node.terminated = Some(now);
-        node.reason = Some(reason.to_string());
+        node.reason = Some(reason);
         node.deleting = true;
         let freed = node.reservation;
         // A replacement that never came up releases the nodes it was going to replace.
@@ -516,8 +517,8 @@ impl Sim {
         let name = self.nodes[n].name.clone();
         self.node_by_name.remove(&name);
         self.node_count_changed(-1);
-        self.metrics.node_terminated(&self.nodes[n], reason);
-        self.log("nodeclaim-terminated", name, None, Some(reason.to_string()), None);
+        self.metrics.node_terminated(&self.nodes[n], reason.as_str());
+        self.log(TimelineEvent::NodeclaimTerminated, name, None, Some(reason.to_string()), None);
         if let Some(r) = freed {
             // MarkTerminated: the slot is free again (reservations.rs).
             self.reservation_freed(r, n);
@@ -530,23 +531,23 @@ impl Sim {
     /// lost), and the instance goes when the notice runs out.
     pub fn interrupt(&mut self, n: usize) {
         let detail = format!("{}s notice", self.s.interruption_notice_seconds);
-        self.interrupt_as(n, "interrupted", detail);
+        self.interrupt_as(n, TerminationReason::Interrupted, detail);
     }
 
     /// An EC2 interruption notice for node `n` (`reason`: `interrupted` for spot,
     /// `reservation-interrupted` for an interruptible reservation): Karpenter's interruption
     /// controller deletes the NodeClaim (CordonAndDrain), and EC2 terminates the instance when
     /// the notice runs out. False when the node is gone or already has this notice.
-    pub fn interrupt_as(&mut self, n: usize, reason: &str, detail: String) -> bool {
-        if self.nodes[n].state == NState::Terminated || self.nodes[n].deleting_reason.as_deref() == Some(reason) {
+    pub fn interrupt_as(&mut self, n: usize, reason: TerminationReason, detail: String) -> bool {
+        if self.nodes[n].state == NState::Terminated || self.nodes[n].deleting_reason == Some(reason) {
             return false;
         }
         let name = self.nodes[n].name.clone();
-        self.log("nodeclaim-interrupted", name.clone(), None, Some(reason.into()), Some(detail));
-        self.metrics.disrupted(reason);
+        self.log(TimelineEvent::NodeclaimInterrupted, name.clone(), None, Some(reason.as_str().into()), Some(detail));
+        self.metrics.disrupted(reason.as_str());
         self.cordon(n, reason);
         for p in self.nodes[n].pods.clone() {
-            self.evict(p, reason);
+            self.evict(p, reason.as_str());
         }
         let at = self.now + self.s.interruption_notice_seconds;
         self.push(at, Ev::Terminate(n, reason_index(reason)));
@@ -575,7 +576,7 @@ impl Sim {
             let targets: Vec<usize> = d.disrupted_nodes.iter().filter_map(|n| self.node_by_name.get(n).copied()).collect();
             for &n in &targets {
                 let name = self.nodes[n].name.clone();
-                self.log("nodeclaim-disrupted", name, None, Some(reason.as_str().into()), Some(d.command.clone()));
+                self.log(TimelineEvent::NodeclaimDisrupted, name, None, Some(reason.as_str().into()), Some(d.command.clone()));
                 self.metrics.disrupted(reason.as_str());
             }
             match (&d.replacement, reason) {
@@ -587,9 +588,9 @@ impl Sim {
                         self.launch_replacement(more, &[]);
                     }
                     for &n in &targets {
-                        self.cordon(n, reason.as_str());
+                        self.cordon(n, ended_by(reason));
                         if launched.is_none() {
-                            self.terminate(n, reason.as_str());
+                            self.terminate(n, ended_by(reason));
                         }
                     }
                 }
@@ -600,7 +601,7 @@ impl Sim {
                 }
                 (None, r) => {
                     for &n in &targets {
-                        self.terminate(n, r.as_str());
+                        self.terminate(n, ended_by(r));
                     }
                 }
             }
@@ -665,13 +666,13 @@ impl Sim {
     /// expireAfter is forceful, but draining waits for do-not-disrupt pods until the
     /// terminationGracePeriod (if any) runs out.
     fn expire(&mut self, n: usize) {
-        self.drain_and_delete(n, "expired");
+        self.drain_and_delete(n, TerminationReason::Expired);
     }
 
     /// Delete a NodeClaim the way its termination controller does (expiry, a capacity block
     /// expiring): cordon, evict every pod but running do-not-disrupt ones, and terminate once
     /// those are done or the terminationGracePeriod (if any) runs out.
-    pub fn drain_and_delete(&mut self, n: usize, reason: &str) {
+    pub fn drain_and_delete(&mut self, n: usize, reason: TerminationReason) {
         let expired = reason;
         self.cordon(n, expired);
         let mut waiting = false;
@@ -680,7 +681,7 @@ impl Sim {
             if blocks {
                 waiting = true;
             } else {
-                self.evict(p, expired);
+                self.evict(p, expired.as_str());
             }
         }
         if !waiting {

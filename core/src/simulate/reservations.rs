@@ -26,6 +26,7 @@ use crate::catalog::{reservation_time, resolve};
 use crate::error::InputError;
 use crate::model::reservation::ReservationKind;
 use crate::model::Model;
+use crate::vocab::TimelineEvent;
 
 /// When EC2 reclaims a capacity block's instances: 30 minutes before its end.
 const RECLAIM_SECONDS: i64 = 30 * 60;
@@ -234,7 +235,13 @@ impl Sim {
             "offering unavailable until +{}s: Karpenter's interruption controller hides the offering for 3 minutes",
             UNAVAILABLE_OFFERING_SECONDS
         );
-        self.log("reservation-offering-unavailable", notice.reservation.clone(), None, Some(RESERVATION_INTERRUPTED.into()), Some(detail));
+        self.log(
+            TimelineEvent::ReservationOfferingUnavailable,
+            notice.reservation.clone(),
+            None,
+            Some(RESERVATION_INTERRUPTED.as_str().into()),
+            Some(detail),
+        );
         for n in chosen {
             self.res[r].reclaimed.insert(n);
             let detail = format!(
@@ -256,11 +263,11 @@ impl Sim {
                 self.m.reservations[r].state = "active".into();
                 self.res[r].last = self.now;
                 let detail = format!("{} of {} instances available", self.m.reservations[r].available, self.m.reservations[r].total);
-                self.log("reservation-active", id, None, None, Some(detail));
+                self.log(TimelineEvent::ReservationActive, id, None, None, Some(detail));
             }
             RES_EXPIRING => {
                 self.log(
-                    "reservation-expiring",
+                    TimelineEvent::ReservationExpiring,
                     id,
                     None,
                     None,
@@ -274,7 +281,7 @@ impl Sim {
                 }
                 self.res[r].hidden_until = None;
                 self.log(
-                    "reservation-offering-available",
+                    TimelineEvent::ReservationOfferingAvailable,
                     id,
                     None,
                     None,
@@ -290,7 +297,7 @@ impl Sim {
             }
             _ => {
                 self.res[r].active = false;
-                self.log("reservation-ended", id, None, None, None);
+                self.log(TimelineEvent::ReservationEnded, id, None, None, None);
             }
         }
         self.resolve_now();
@@ -326,8 +333,8 @@ impl Sim {
                     self.res[r].deleted += 1;
                     let name = self.nodes[n].name.clone();
                     let message = reservation_time::describe(&self.m, r, c);
-                    self.log("nodeclaim-disrupted", name, None, Some(CAPACITY_BLOCK_EXPIRING.into()), Some(message));
-                    self.metrics.disrupted(CAPACITY_BLOCK_EXPIRING);
+                    self.log(TimelineEvent::NodeclaimDisrupted, name, None, Some(CAPACITY_BLOCK_EXPIRING.as_str().into()), Some(message));
+                    self.metrics.disrupted(CAPACITY_BLOCK_EXPIRING.as_str());
                     self.drain_and_delete(n, CAPACITY_BLOCK_EXPIRING);
                 }
                 reservation_time::NodeChange::OnDemand => self.demote(n, r),
@@ -360,7 +367,7 @@ impl Sim {
         self.res[r].demoted += 1;
         let name = self.nodes[n].name.clone();
         let message = reservation_time::describe(&self.m, r, reservation_time::NodeChange::OnDemand);
-        self.log("nodeclaim-relabeled", name, None, Some("on-demand".into()), Some(message));
+        self.log(TimelineEvent::NodeclaimRelabeled, name, None, Some("on-demand".into()), Some(message));
     }
 
     /// Per reservation: its use over the run and what it commits, at the end (`duration`).

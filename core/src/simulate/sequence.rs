@@ -18,6 +18,7 @@ use crate::error::InputError;
 use crate::load::Sources;
 use crate::model::Model;
 use crate::reason::DisruptionReason;
+use crate::vocab::TimelineEvent;
 
 /// The sequence from `now` to `until` (Unix seconds) on the loaded cluster.
 pub fn consolidation_sequence(
@@ -79,18 +80,22 @@ fn steps(sim: &Simulation, now: i64, until_text: &str) -> ConsolidationSequence 
     let tl = &sim.timeline;
     while i < tl.len() {
         let e = &tl[i];
-        if e.event != "nodeclaim-disrupted" {
+        if e.event != TimelineEvent::NodeclaimDisrupted {
             i += 1;
             continue;
         }
         let command = e.detail.clone().unwrap_or_default();
         let mut nodes = Vec::new();
         let mut j = i;
-        while j < tl.len() && tl[j].event == "nodeclaim-disrupted" && tl[j].time_seconds == e.time_seconds && tl[j].detail == e.detail {
+        while j < tl.len()
+            && tl[j].event == TimelineEvent::NodeclaimDisrupted
+            && tl[j].time_seconds == e.time_seconds
+            && tl[j].detail == e.detail
+        {
             nodes.push(tl[j].object.clone());
             j += 1;
         }
-        let replacement = tl.get(j).filter(|r| r.event == "nodeclaim-launched" && r.time_seconds == e.time_seconds).map(|r| {
+        let replacement = tl.get(j).filter(|r| r.event == TimelineEvent::NodeclaimLaunched && r.time_seconds == e.time_seconds).map(|r| {
             let n = sim.nodes.iter().find(|n| n.name == r.object);
             match n {
                 Some(n) => {

@@ -3,7 +3,9 @@
 //! nodes, metrics, summary) can name it without importing another part: the files of
 //! `simulate/` form no import circle (core/tests/module_graph.rs).
 
+use crate::reason::DisruptionReason;
 use crate::resources::Resources;
+use crate::vocab::TerminationReason;
 
 /// Random streams: each purpose draws from its own generator per object (rng.rs).
 pub const STREAM_RUN: u64 = 1;
@@ -49,21 +51,40 @@ pub const RES_END: u8 = 3;
 pub const RES_UNHIDE: u8 = 4;
 
 /// The termination reason of a NodeClaim deleted because its capacity block expires.
-pub const CAPACITY_BLOCK_EXPIRING: &str = "capacity-block-expiring";
+pub const CAPACITY_BLOCK_EXPIRING: TerminationReason = TerminationReason::CapacityBlockExpiring;
 
 /// The termination reason of a NodeClaim whose interruptible reservation's owner reclaimed its
 /// instance (an EC2 Capacity Reservation Instance Interruption Warning; res_notice.rs).
-pub const RESERVATION_INTERRUPTED: &str = "reservation-interrupted";
+pub const RESERVATION_INTERRUPTED: TerminationReason = TerminationReason::ReservationInterrupted;
 
-pub const REASONS: [&str; 7] =
-    ["empty", "underutilized", "expired", "interrupted", "drifted", CAPACITY_BLOCK_EXPIRING, RESERVATION_INTERRUPTED];
+/// The reasons a summary counts, in its order (`Ev::Terminate` carries an index into it).
+pub const REASONS: [TerminationReason; 7] = [
+    TerminationReason::Empty,
+    TerminationReason::Underutilized,
+    TerminationReason::Expired,
+    TerminationReason::Interrupted,
+    TerminationReason::Drifted,
+    CAPACITY_BLOCK_EXPIRING,
+    RESERVATION_INTERRUPTED,
+];
 
 /// The reasons every summary lists (with 0 when none happened); `drifted` is listed only when
 /// a drifted node was replaced, so runs without drift read as before.
 pub const ALWAYS_LISTED: usize = 4;
 
-pub fn reason_index(r: &str) -> usize {
+pub fn reason_index(r: TerminationReason) -> usize {
     REASONS.iter().position(|x| *x == r).unwrap_or(1)
+}
+
+/// The termination reason of a node the disruption controller deleted for `r`.
+pub fn ended_by(r: DisruptionReason) -> TerminationReason {
+    match r {
+        DisruptionReason::Expired => TerminationReason::Expired,
+        DisruptionReason::Empty => TerminationReason::Empty,
+        DisruptionReason::Underutilized => TerminationReason::Underutilized,
+        DisruptionReason::Drifted => TerminationReason::Drifted,
+        DisruptionReason::Unhealthy => TerminationReason::Unhealthy,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,12 +156,12 @@ pub struct SNode {
     pub registered: Option<i64>,
     pub initialized: Option<i64>,
     pub terminated: Option<i64>,
-    pub reason: Option<String>,
+    pub reason: Option<TerminationReason>,
     pub state: NState,
     /// Cordoned: being deleted (disruption, interruption or expiry drain).
     pub deleting: bool,
     /// Why it is being deleted, once decided.
-    pub deleting_reason: Option<String>,
+    pub deleting_reason: Option<TerminationReason>,
     pub pods: Vec<usize>,
     pub pods_ever: usize,
     pub empty_since: Option<i64>,

@@ -77,10 +77,10 @@ mod tests {
         assert!(s.nodes.iter().all(|n| n.instance_type.as_deref() == Some("g5.xlarge")));
         let alive = s.nodes.iter().filter(|n| n.termination_reason.is_none()).count();
         assert_eq!(alive, 2);
-        let expired = s.nodes.iter().filter(|n| n.termination_reason.as_deref() == Some("expired")).count();
+        let expired = s.nodes.iter().filter(|n| n.termination_reason == Some(crate::vocab::TerminationReason::Expired)).count();
         assert_eq!(expired, 4);
         // Empty static nodes are never consolidated.
-        assert!(!s.nodes.iter().any(|n| n.termination_reason.as_deref() == Some("empty")));
+        assert!(!s.nodes.iter().any(|n| n.termination_reason == Some(crate::vocab::TerminationReason::Empty)));
     }
 
     #[test]

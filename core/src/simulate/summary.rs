@@ -5,6 +5,7 @@ use super::sim::Sim;
 use super::state::PodState;
 use super::*;
 use crate::price::round_price;
+use crate::vocab::PodState as PodEnd;
 
 fn usd(x: f64) -> f64 {
     (x * 1e6).round() / 1e6 + 0.0
@@ -60,7 +61,7 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
             lifetime_seconds: lifetime,
             cost_usd: usd(c),
             empty_cost_usd: usd(ec),
-            termination_reason: n.reason.clone(),
+            termination_reason: n.reason,
             pods: n.pods_ever,
         });
     }
@@ -83,19 +84,19 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
         let state = match p.state {
             PodState::Finished => {
                 counts.finished += 1;
-                "finished"
+                PodEnd::Finished
             }
             PodState::Deleted => {
                 counts.deleted += 1;
-                "deleted"
+                PodEnd::Deleted
             }
             PodState::Running => {
                 counts.running += 1;
-                "running"
+                PodEnd::Running
             }
             _ => {
                 counts.pending += 1;
-                "pending"
+                PodEnd::Pending
             }
         };
         if p.first_start.is_some() {
@@ -108,7 +109,7 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
             submitted_seconds: p.submitted,
             started_seconds: p.first_start,
             finished_seconds: p.finished,
-            state: state.into(),
+            state,
             pending_seconds: pending_total,
             run_time_seconds: p.run,
             running_seconds: running,
@@ -140,7 +141,7 @@ pub fn build(mut sim: Sim, duration: i64) -> Simulation {
     }
     let mut by_reason = IndexMap::new();
     for (i, r) in super::state::REASONS.iter().enumerate() {
-        let count = sim.metrics.disruptions.get(*r).copied().unwrap_or(0);
+        let count = sim.metrics.disruptions.get(r.as_str()).copied().unwrap_or(0);
         if i < super::state::ALWAYS_LISTED || count > 0 {
             by_reason.insert(r.to_string(), count);
         }

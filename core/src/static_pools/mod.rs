@@ -23,7 +23,7 @@
 //! [`Model::static_launches`] for the answers; with the gate off, a static pool gets a
 //! warning that names the gate, since Karpenter then launches nothing for it.
 //!
-//! Scale-down of a pool above its replicas is [`deprovision`]'s (applied by `plan`); with no
+//! Scale-down of a pool above its replicas is `deprovision`'s (applied by `plan`); with no
 //! dynamic NodePool at all the provisioner runs no pass (`scheduling::solve`); drifted static
 //! nodes are StaticDrift's (`disruption/static_drift.rs`).
 
@@ -39,7 +39,7 @@ use crate::scheduling::Solution;
 
 pub use crate::model::StaticLaunch;
 
-pub mod deprovision;
+pub(crate) mod deprovision;
 
 /// How many NodeClaims the static provisioning controller creates for a pool now.
 /// `active` counts the pool's NodeClaims that are neither deleting nor pending disruption,
@@ -59,7 +59,7 @@ pub fn to_launch(replicas: i64, active: i64, deleting: i64, limit: Option<i64>) 
 }
 
 /// `limits.nodes` as Karpenter reads it (`Quantity.Value()`, rounded up), from milli-units.
-pub fn node_limit(limits: &[(LimitKey, i64)]) -> Option<i64> {
+pub(crate) fn node_limit(limits: &[(LimitKey, i64)]) -> Option<i64> {
     limits.iter().find(|(k, _)| *k == LimitKey::Nodes).map(|(_, milli)| milli.div_euclid(1000) + i64::from(milli.rem_euclid(1000) != 0))
 }
 
@@ -70,7 +70,7 @@ pub const MAX_STATIC_NODES: i64 = 100_000;
 /// Apply the static NodePools to a freshly lowered model: launches with the gate on, a
 /// warning per static pool with it off. Cost: one template build per static pool plus one
 /// node per launched replica, at most [`MAX_STATIC_NODES`] (beyond it, a located error).
-pub fn apply(m: &mut Model, warnings: &mut Vec<Warning>) -> Result<(), Vec<InputError>> {
+pub(crate) fn apply(m: &mut Model, warnings: &mut Vec<Warning>) -> Result<(), Vec<InputError>> {
     let mut total = 0i64;
     let gate = m.settings.feature_gates.static_capacity;
     for pool in 0..m.node_pools.len() {
@@ -158,7 +158,7 @@ pub fn apply(m: &mut Model, warnings: &mut Vec<Warning>) -> Result<(), Vec<Input
 /// What the cloud provider launches for a static NodeClaim of `pool` and its allocatable:
 /// every type the template allows (no pod requests to fit), cheapest launch; None when the
 /// requirements leave no launchable offering.
-pub fn launch_choice(pool: usize, m: &Model) -> Option<(Launch, Resources)> {
+pub(crate) fn launch_choice(pool: usize, m: &Model) -> Option<(Launch, Resources)> {
     let t = build_template(pool, m)?;
     let mut options = t.its.clone();
     sort_by_price(&mut options, &t.requirements, m);
@@ -231,7 +231,7 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
 
 /// Whether node `n` of the model is a static launch of this answer. `apply` appends the
 /// launched nodes one after another, so they are one range of `Model::nodes`.
-pub fn is_static_launch(m: &Model, n: usize) -> bool {
+pub(crate) fn is_static_launch(m: &Model, n: usize) -> bool {
     let mut nodes = m.static_launches.iter().filter_map(|s| s.node);
     match (nodes.next(), m.static_launches.iter().rev().find_map(|s| s.node)) {
         (Some(first), Some(last)) => (first..=last).contains(&n),
@@ -240,7 +240,7 @@ pub fn is_static_launch(m: &Model, n: usize) -> bool {
 }
 
 /// The static NodeClaims of a plan, with the pending pods the pass `sol` placed on them.
-pub fn render(m: &Model, sol: &Solution) -> Vec<StaticNodeClaimOut> {
+pub(crate) fn render(m: &Model, sol: &Solution) -> Vec<StaticNodeClaimOut> {
     if m.static_launches.is_empty() {
         return Vec::new();
     }
@@ -267,7 +267,7 @@ pub fn render(m: &Model, sol: &Solution) -> Vec<StaticNodeClaimOut> {
 
 /// The answer's lines for the NodeClaims static scale-down deletes (`deprovision::choose`),
 /// read before their pods are made pending.
-pub fn deprovision_out(m: &Model, chosen: &[deprovision::Deprovision]) -> Vec<crate::api::StaticDeprovisionOut> {
+pub(crate) fn deprovision_out(m: &Model, chosen: &[deprovision::Deprovision]) -> Vec<crate::api::StaticDeprovisionOut> {
     chosen
         .iter()
         .map(|d| {
@@ -295,7 +295,7 @@ pub fn deprovision_out(m: &Model, chosen: &[deprovision::Deprovision]) -> Vec<cr
 /// What a simulation does not follow of the CapacityBuffers, said in its warnings rather
 /// than ignored: a count that follows a workload's replicas (`percentage` of a `scalableRef`)
 /// keeps the value the input's replicas give, however the trace scales the workload.
-pub fn simulation_gaps(m: &Model) -> Vec<Warning> {
+pub(crate) fn simulation_gaps(m: &Model) -> Vec<Warning> {
     let mut out = Vec::new();
     for b in m.capacity_buffers.iter().filter(|b| b.follows_workload) {
         out.push(Warning {

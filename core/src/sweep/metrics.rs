@@ -98,7 +98,8 @@ pub fn simulation(s: &Simulation) -> Vec<Value> {
     let m = &s.summary;
     let hours = m.duration_seconds as f64 / 3600.0;
     let reason = |r: &str| m.disruptions.by_reason.get(r).copied().unwrap_or(0);
-    let mut unschedulable: Vec<&str> = s.timeline.iter().filter(|t| t.event == "pod-unschedulable").map(|t| t.object.as_str()).collect();
+    let mut unschedulable: Vec<&str> =
+        s.timeline.iter().filter(|t| t.event == crate::vocab::TimelineEvent::PodUnschedulable).map(|t| t.object.as_str()).collect();
     unschedulable.sort_unstable();
     unschedulable.dedup();
     vec![

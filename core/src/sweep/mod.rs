@@ -12,7 +12,7 @@
 //! Order: the variant varies slowest, then the grid dimensions in the order given, then the
 //! trace, and the seed fastest.
 
-pub use crate::edit;
+pub(crate) use crate::edit;
 pub(crate) mod metrics;
 pub(crate) mod spec;
 mod table;

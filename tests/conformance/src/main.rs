@@ -10,8 +10,9 @@
 mod oracle;
 
 use nodecast::api::{Decision, Plan};
-use nodecast::model::{MinValuesPolicy, Model, PreferencePolicy, Settings};
+use nodecast::internal::model::Model;
 use nodecast::{Input, Request};
+use nodecast::{MinValuesPolicy, PreferencePolicy, Settings};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -254,7 +255,7 @@ fn run_scenario(s: &Value, dir: &Path) -> Outcome {
                     return Outcome::Fail(format!("plan failed: {}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")))
                 }
             };
-            let model = match nodecast::load::model(&req.sources()) {
+            let model = match nodecast::internal::load::model(&req.sources()) {
                 Ok((m, _)) => m,
                 Err(e) => return Outcome::Fail(format!("model failed: {e:?}")),
             };
@@ -835,7 +836,7 @@ mod tests {
     use serde_json::json;
     use std::path::Path;
 
-    fn settings(s: serde_json::Value) -> Result<nodecast::model::Settings, String> {
+    fn settings(s: serde_json::Value) -> Result<nodecast::Settings, String> {
         request(&json!({"objects": "", "settings": s}), Path::new(".")).map(|r| r.settings)
     }
 

@@ -5,7 +5,7 @@
 //! that the Karpenter side is fed exactly the instance types nodecast used.
 
 use nodecast::api::{Decision, Plan};
-use nodecast::model::Model;
+use nodecast::internal::model::Model;
 use nodecast::Outcome;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -38,7 +38,7 @@ fn catalog_json(m: &Model) -> Value {
 }
 
 /// A type's on-demand and spot offerings as the catalog line shows them.
-fn offerings_json(m: &Model, t: &nodecast::model::instance_type::InstanceType) -> Vec<Value> {
+fn offerings_json(m: &Model, t: &nodecast::internal::model::instance_type::InstanceType) -> Vec<Value> {
     t.offerings
         .iter()
         .filter(|o| o.reservation.is_none())
@@ -54,7 +54,7 @@ fn base_model(req: &nodecast::json::Request) -> Option<Model> {
     r.inputs.clear();
     r.objects.clear();
     r.settings.feature_gates.node_overlay = false;
-    nodecast::load::model(&r.sources()).ok().map(|(m, _)| m)
+    nodecast::internal::load::model(&r.sources()).ok().map(|(m, _)| m)
 }
 
 /// The scenario's own on-demand and spot offerings where its price and offering documents made
@@ -103,13 +103,13 @@ fn reserved_json(m: &Model) -> Map<String, Value> {
 /// Karpenter's allocator as the types' `DynamicResources`. In the scenario's line, not the
 /// catalog's: they depend on the scenario's settings. Capacities are quantities in milli-units.
 fn dra_json(m: &Model) -> Map<String, Value> {
-    use nodecast::dra::AttrValue;
+    use nodecast::internal::dra::AttrValue;
     let mut out = Map::new();
     if m.settings.ignore_dra_requests || !m.settings.aws_feature_gates.any_dra() {
         return out;
     }
     for t in &m.catalog.types {
-        let templates = nodecast::dra::aws::templates(&t.name, &m.settings.aws_feature_gates);
+        let templates = nodecast::internal::dra::aws::templates(&t.name, &m.settings.aws_feature_gates);
         if templates.is_empty() {
             continue;
         }
@@ -245,7 +245,7 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         Ok(r) => r,
         Err(e) => return vec![base(json!({"error": e}))],
     };
-    let model = match nodecast::load::model(&req.sources()) {
+    let model = match nodecast::internal::load::model(&req.sources()) {
         Ok((m, _)) => m,
         Err(e) => return vec![base(json!({"error": format!("model failed: {e:?}")}))],
     };
@@ -254,7 +254,7 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         Ok(n) => n,
         Err(e) => return vec![base(json!({"error": format!("clock.now: {e:?}")}))],
     };
-    let model = nodecast::catalog::resolve::at_time(&model, now);
+    let model = nodecast::internal::catalog::resolve::at_time(&model, now);
     // The catalog line leaves reserved offerings and the price documents' offerings out (they
     // are in the scenario's line), so the catalog's spec is its key. A spec that cannot stand
     // without the inputs' prices gets a line per scenario.
@@ -269,7 +269,7 @@ pub fn run(s: &Value, name: &str, file: &Path, catalogs: &mut Catalogs) -> Vec<V
         req.settings.feature_gates.node_overlay.then(|| {
             let mut r = req.clone();
             r.settings.feature_gates.node_overlay = false;
-            nodecast::load::model(&r.sources()).ok().map(|(m, _)| m)
+            nodecast::internal::load::model(&r.sources()).ok().map(|(m, _)| m)
         })
     };
     let next = catalogs.0.len();
