@@ -153,3 +153,41 @@ func TestKarpenterRepair(t *testing.T) {
 		}
 	}
 }
+
+// Consolidation of a node whose pod holds a GPU through an allocated claim, with the allocator
+// on and no free device anywhere else: Karpenter frees a claim reserved only by the pods it
+// moves, so the moved pod needs a device again and node a stays. That needs the claim's
+// reservedFor UID to be the UID the harness gives the pod (dra.go createDRA); a claim reserved
+// by nobody keeps its device and pins nothing, so the pod moves to b and a is deleted.
+func TestKarpenterDRAConsolidation(t *testing.T) {
+	nodeDoc := func(name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  creationTimestamp: '2025-03-01T00:00:00Z'\n  labels: {karpenter.sh/nodepool: a, node.kubernetes.io/instance-type: r.large, topology.kubernetes.io/zone: us-east-1a, karpenter.sh/capacity-type: on-demand}\nstatus: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}\n---\n", name)
+	}
+	objects := func(reservedFor string) string {
+		return draObjects + nodeDoc("a") + nodeDoc("b") +
+			"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: a-gpu}\nspec: {driver: gpu.nvidia.com, nodeName: a, pool: {name: a, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}\n---\n" +
+			"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: pa-g, namespace: default}\nspec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}\n" +
+			"status:\n  allocation: {devices: {results: [{request: g, driver: gpu.nvidia.com, pool: a, device: gpu-0}]}, nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [a]}]}]}}\n" + reservedFor + "---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: pa, namespace: default, uid: uid-pa}\nspec: {nodeName: a, resourceClaims: [{name: g, resourceClaimName: pa-g}], containers: [{name: c, image: x, resources: {requests: {cpu: 100m}, claims: [{name: g}]}}]}\n---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: pb, namespace: default, annotations: {karpenter.sh/do-not-disrupt: 'true'}}\nspec: {nodeName: b, containers: [{name: c, image: x, resources: {requests: {cpu: 1500m}}}]}\n---\n"
+	}
+	for _, c := range []struct{ name, reservedFor, want string }{
+		{"reserved for the moved pod: freed, no device elsewhere", "  reservedFor: [{resource: pods, name: pa, uid: uid-pa}]\n", "none []"},
+		{"reserved for nobody: kept, pins nothing", "", "delete [a]"},
+	} {
+		cat := testCatalog()
+		s := &Scenario{Name: "t", Kind: "disrupt", Objects: objects(c.reservedFor), Settings: map[string]any{"ignoreDraRequests": false}}
+		s.Clock.Now = selNow.Format(time.RFC3339)
+		env, err := newEnvWith(s, cat, func(r map[string][]CatalogOffering) cloudprovider.InstanceTypes { return cat.InstanceTypes(r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := env.Disrupt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%s %v", a.Decision, a.Nodes); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -26,7 +26,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-dradisrupt N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
 	os.Exit(2)
 }
 
@@ -295,6 +295,7 @@ func cmdRun(args []string) error {
 	nStatic := fs.Int("static", 0, "random static-NodePool scenarios (gen_capacity.go): Karpenter's static provisioning controller, StaticCapacity on for most")
 	nBuffer := fs.Int("buffer", 0, "random CapacityBuffer scenarios (gen_capacity.go): Karpenter's capacitybuffer controller and virtual pods, CapacityBuffer on for most")
 	nDRA := fs.Int("dra", 0, "random DRA scenarios (gen_dra.go): Karpenter's DRA allocator, --ignore-dra-requests both ways")
+	nDRADis := fs.Int("dradisrupt", 0, "random DRA disruption scenarios (gen_dradisrupt.go): consolidation of nodes whose pods hold allocated claims, --ignore-dra-requests both ways")
 	var samples seedSamples
 	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
 	seed := fs.Int64("seed", 1, "first seed")
@@ -340,7 +341,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}, {"sdrift", *nSDrift}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"dradisrupt", *nDRADis}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}, {"sdrift", *nSDrift}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {
@@ -451,7 +452,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra, repair, static or buffer")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra, dradisrupt, repair, static or buffer")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")
