@@ -226,12 +226,13 @@ oracle-reserved: oracle-build
 	$(call oracle_two_halves,reserved,-reserved $(ORACLE_BIG),rdisrupt,-rdisrupt $(ORACLE_BIG))
 # oracle-gates: ORACLE_GATES_NEW DRA and ORACLE_GATES_NEW node-repair scenarios (gen_dra.go,
 # gen_repair.go), the same number of static-NodePool and CapacityBuffer scenarios
-# (gen_capacity.go), then 2 x ORACLE_BIG NodeOverlay scenarios.
+# (gen_capacity.go), of static-drift and DRA-consolidation ones (gen_drift.go,
+# gen_dradisrupt.go), then 2 x ORACLE_BIG NodeOverlay scenarios.
 ORACLE_GATES_NEW ?= 500
 oracle-gates: oracle-build
 	$(call oracle_two_halves,dra,-dra $(ORACLE_GATES_NEW),repair,-repair $(ORACLE_GATES_NEW))
 	$(call oracle_two_halves,static,-static $(ORACLE_GATES_NEW),buffer,-buffer $(ORACLE_GATES_NEW))
-	cd oracle && $(ORACLE_ENV) ./oracle run -provision 0 -disrupt 0 -sdrift $(ORACLE_GATES_NEW) -v
+	$(call oracle_two_halves,sdrift,-sdrift $(ORACLE_GATES_NEW),dradisrupt,-dradisrupt $(ORACLE_GATES_NEW))
 	$(call oracle_two_halves,gates-a,-gates $(ORACLE_BIG),gates-b,-gates $(ORACLE_BIG) -seed $$(( $(ORACLE_BIG) + 1 )))
 oracle-drift: oracle-build
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision 0 -disrupt 0 -reserved 0 -rdisrupt 0 -drift $(ORACLE_NEW) -v

@@ -133,7 +133,7 @@ func GenerateDRADisrupt(seed int64) (string, error) {
 		}
 		// A pod without a GPU sharing the node's last claim (same namespace: a claim is namespaced).
 		held := claimed[node]
-		if held == "" || !strings.HasPrefix(held, ns+"/") || !chance(0.3) {
+		if held == "" || !strings.HasPrefix(held, ns+"/") || !chance(0.15) {
 			continue
 		}
 		claim := strings.TrimPrefix(held, ns+"/")
