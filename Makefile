@@ -195,7 +195,7 @@ oracle: oracle-build
 # (tests/scenarios) are in it.
 ORACLE_SAMPLES ?= -sample reserved=1-40,1490 -sample rdisrupt=1-40,68,373,1046,1108,1168,1251 -sample gates=1-40,136,272,503,1458,1539 \
   -sample drift=1-8,10,11,13-23,25-31,33-40 -sample prices=1-30 -sample pdisrupt=1-30 -sample dra=1-40 -sample repair=1-40 \
-  -sample static=1-20 -sample buffer=1-20 -sample sdrift=1-20
+  -sample static=1-20 -sample buffer=1-20 -sample sdrift=1-20 -sample dradisrupt=1-40
 oracle-test: oracle-build
 	cd oracle && $(ORACLE_ENV) go test ./...
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision $(ORACLE_PROVISION) -disrupt $(ORACLE_DISRUPT) \
