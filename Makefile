@@ -196,7 +196,7 @@ oracle: oracle-build
 # (tests/scenarios) are in it.
 ORACLE_SAMPLES ?= -sample reserved=1-40,1490 -sample rdisrupt=1-40,68,373,1046,1108,1168,1251 -sample gates=1-40,136,272,503,1458,1539 \
   -sample drift=1-8,10,11,13-23,25-31,33-40 -sample prices=1-30 -sample pdisrupt=1-30 -sample dra=1-40 -sample repair=1-40 \
-  -sample static=1-20 -sample buffer=1-20 -sample sdrift=1-20
+  -sample static=1-20 -sample buffer=1-20 -sample sdrift=1-20 -sample dradisrupt=1-40
 oracle-test: oracle-build
 	cd oracle && $(ORACLE_ENV) go test ./...
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision $(ORACLE_PROVISION) -disrupt $(ORACLE_DISRUPT) \
@@ -227,12 +227,13 @@ oracle-reserved: oracle-build
 	$(call oracle_two_halves,reserved,-reserved $(ORACLE_BIG),rdisrupt,-rdisrupt $(ORACLE_BIG))
 # oracle-gates: ORACLE_GATES_NEW DRA and ORACLE_GATES_NEW node-repair scenarios (gen_dra.go,
 # gen_repair.go), the same number of static-NodePool and CapacityBuffer scenarios
-# (gen_capacity.go), then 2 x ORACLE_BIG NodeOverlay scenarios.
+# (gen_capacity.go), of static-drift and DRA-consolidation ones (gen_drift.go,
+# gen_dradisrupt.go), then 2 x ORACLE_BIG NodeOverlay scenarios.
 ORACLE_GATES_NEW ?= 500
 oracle-gates: oracle-build
 	$(call oracle_two_halves,dra,-dra $(ORACLE_GATES_NEW),repair,-repair $(ORACLE_GATES_NEW))
 	$(call oracle_two_halves,static,-static $(ORACLE_GATES_NEW),buffer,-buffer $(ORACLE_GATES_NEW))
-	cd oracle && $(ORACLE_ENV) ./oracle run -provision 0 -disrupt 0 -sdrift $(ORACLE_GATES_NEW) -v
+	$(call oracle_two_halves,sdrift,-sdrift $(ORACLE_GATES_NEW),dradisrupt,-dradisrupt $(ORACLE_GATES_NEW))
 	$(call oracle_two_halves,gates-a,-gates $(ORACLE_BIG),gates-b,-gates $(ORACLE_BIG) -seed $$(( $(ORACLE_BIG) + 1 )))
 oracle-drift: oracle-build
 	cd oracle && $(ORACLE_ENV) ./oracle run -provision 0 -disrupt 0 -reserved 0 -rdisrupt 0 -drift $(ORACLE_NEW) -v

@@ -15,6 +15,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 )
@@ -177,6 +178,23 @@ func (e *Env) createDRA() error {
 	sort.Slice(claims, func(i, j int) bool {
 		return claims[i].Namespace+"/"+claims[i].Name < claims[j].Namespace+"/"+claims[j].Name
 	})
+	// load gives each pod the UID `metadata.uid` + NUL + `namespace/name` (Karpenter's queue
+	// order); a claim's reservedFor names its pods by UID, and the DRA allocator frees the devices
+	// of claims whose reserving pods all move (disruption's deletingPodUIDs), so the references
+	// get the same UID. A reference to no pod of the input keeps its UID.
+	podUID := map[string]string{}
+	for _, p := range e.objs.Pods {
+		podUID[p.Namespace+"/"+p.Name] = string(p.UID)
+	}
+	for _, c := range claims {
+		for i := range c.Status.ReservedFor {
+			ref := &c.Status.ReservedFor[i]
+			key := c.Namespace + "/" + ref.Name
+			if uid, ok := podUID[key]; ok && ref.Resource == "pods" && ref.APIGroup == "" && uid != "" && uid == string(ref.UID) {
+				ref.UID = types.UID(uid + "\x00" + key)
+			}
+		}
+	}
 	for _, c := range claims {
 		if err := e.create(c); err != nil {
 			return err

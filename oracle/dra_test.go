@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -151,5 +152,81 @@ func TestKarpenterRepair(t *testing.T) {
 		if got := fmt.Sprintf("%s %v", map[bool]string{true: a.Reason, false: "none"}[a.Decision != "none"], a.Nodes); got != c.want {
 			t.Errorf("%s: got %q (%s), want %q", c.name, got, a.Decision, c.want)
 		}
+	}
+}
+
+// Consolidation of a node whose pod holds a GPU through an allocated claim, with the allocator
+// on and no free device anywhere else: Karpenter frees a claim reserved only by the pods it
+// moves, so the moved pod needs a device again and node a stays. That needs the claim's
+// reservedFor UID to be the UID the harness gives the pod (dra.go createDRA); a claim reserved
+// by nobody keeps its device and pins nothing, so the pod moves to b and a is deleted.
+func TestKarpenterDRAConsolidation(t *testing.T) {
+	nodeDoc := func(name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  creationTimestamp: '2025-03-01T00:00:00Z'\n  labels: {karpenter.sh/nodepool: a, node.kubernetes.io/instance-type: r.large, topology.kubernetes.io/zone: us-east-1a, karpenter.sh/capacity-type: on-demand}\nstatus: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}\n---\n", name)
+	}
+	objects := func(reservedFor string) string {
+		return draObjects + nodeDoc("a") + nodeDoc("b") +
+			"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: a-gpu}\nspec: {driver: gpu.nvidia.com, nodeName: a, pool: {name: a, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}]}\n---\n" +
+			"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: pa-g, namespace: default}\nspec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}\n" +
+			"status:\n  allocation: {devices: {results: [{request: g, driver: gpu.nvidia.com, pool: a, device: gpu-0}]}, nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [a]}]}]}}\n" + reservedFor + "---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: pa, namespace: default, uid: uid-pa}\nspec: {nodeName: a, resourceClaims: [{name: g, resourceClaimName: pa-g}], containers: [{name: c, image: x, resources: {requests: {cpu: 100m}, claims: [{name: g}]}}]}\n---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: pb, namespace: default, annotations: {karpenter.sh/do-not-disrupt: 'true'}}\nspec: {nodeName: b, containers: [{name: c, image: x, resources: {requests: {cpu: 1500m}}}]}\n---\n"
+	}
+	for _, c := range []struct{ name, reservedFor, want string }{
+		{"reserved for the moved pod: freed, no device elsewhere", "  reservedFor: [{resource: pods, name: pa, uid: uid-pa}]\n", "none []"},
+		{"reserved for nobody: kept, pins nothing", "", "delete [a]"},
+	} {
+		cat := testCatalog()
+		s := &Scenario{Name: "t", Kind: "disrupt", Objects: objects(c.reservedFor), Settings: map[string]any{"ignoreDraRequests": false}}
+		s.Clock.Now = selNow.Format(time.RFC3339)
+		env, err := newEnvWith(s, cat, func(r map[string][]CatalogOffering) cloudprovider.InstanceTypes { return cat.InstanceTypes(r) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := env.Disrupt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%s %v", a.Decision, a.Nodes); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// Karpenter v1.15.0's allocator panics when two pods moved off a candidate share a claim
+// reserved only by them: the first pod re-allocates it and commits, the second classifies it as
+// released again (allocator.go ClassifyClaims) and its commit finds the claim already allocated
+// ("attempted to commit claim which was already allocated", allocation.Commit). The operator's
+// controller-runtime recovers the panic and retries, so no disruption decision is made; the
+// harness reports such a scenario as excluded (recoverKarpenter), not as an answer.
+func TestKarpenterDRASharedClaimPanics(t *testing.T) {
+	nodeDoc := func(name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  creationTimestamp: '2025-03-01T00:00:00Z'\n  labels: {karpenter.sh/nodepool: a, node.kubernetes.io/instance-type: r.large, topology.kubernetes.io/zone: us-east-1a, karpenter.sh/capacity-type: on-demand}\nstatus: {allocatable: {cpu: '2', memory: 8Gi, pods: '110'}}\n---\n"+
+			"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: %s-gpu}\nspec: {driver: gpu.nvidia.com, nodeName: %s, pool: {name: %s, generation: 1, resourceSliceCount: 1}, devices: [{name: gpu-0}, {name: gpu-1}]}\n---\n", name, name, name, name)
+	}
+	pod := func(name, node, claim string, cpu string, ann string) string {
+		claims, refs := "", ""
+		if claim != "" {
+			claims, refs = fmt.Sprintf(", resourceClaims: [{name: g, resourceClaimName: %s}]", claim), ", claims: [{name: g}]"
+		}
+		return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: default, uid: uid-%s%s}\nspec: {nodeName: %s%s, containers: [{name: c, image: x, resources: {requests: {cpu: %s}%s}}]}\n---\n", name, name, ann, node, claims, cpu, refs)
+	}
+	objects := draObjects + nodeDoc("a") + nodeDoc("b") +
+		"apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: shared, namespace: default}\nspec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu}}]}}\n" +
+		"status:\n  allocation: {devices: {results: [{request: g, driver: gpu.nvidia.com, pool: a, device: gpu-0}]}, nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [a]}]}]}}\n" +
+		"  reservedFor: [{resource: pods, name: p1, uid: uid-p1}, {resource: pods, name: p2, uid: uid-p2}]\n---\n" +
+		pod("p1", "a", "shared", "100m", "") + pod("p2", "a", "shared", "100m", "") +
+		pod("pb", "b", "", "1", ", annotations: {karpenter.sh/do-not-disrupt: 'true'}")
+	cat := testCatalog()
+	s := &Scenario{Name: "t", Kind: "disrupt", Objects: objects, Settings: map[string]any{"ignoreDraRequests": false}}
+	s.Clock.Now = selNow.Format(time.RFC3339)
+	env, err := newEnvWith(s, cat, func(r map[string][]CatalogOffering) cloudprovider.InstanceTypes { return cat.InstanceTypes(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = recoverKarpenter(func() (any, error) { return env.Disrupt() })
+	var kp *karpenterPanic
+	if !errors.As(err, &kp) || !strings.Contains(kp.msg, "already allocated") {
+		t.Fatalf("want Karpenter's allocator panic, got %v", err)
 	}
 }

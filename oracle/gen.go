@@ -520,6 +520,9 @@ func Generate(kind string, seed int64) (string, error) {
 	if kind == "repair" {
 		return GenerateRepair(seed)
 	}
+	if kind == "dradisrupt" {
+		return GenerateDRADisrupt(seed)
+	}
 	if kind == "static" {
 		return GenerateStatic(seed)
 	}

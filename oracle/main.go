@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -26,7 +27,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-dradisrupt N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v]")
 	os.Exit(2)
 }
 
@@ -166,10 +167,23 @@ func karpenterSideIn(r NodecastRecord, base *Catalog, catID int, hostnameless bo
 	if err != nil {
 		return nil, err
 	}
-	if s.Kind == "disrupt" {
-		return env.Disrupt()
-	}
-	return env.Provision(nodecastStatic(r.Nodecast))
+	return recoverKarpenter(func() (any, error) {
+		if s.Kind == "disrupt" {
+			return env.Disrupt()
+		}
+		return env.Provision(nodecastStatic(r.Nodecast))
+	})
+}
+
+// recoverKarpenter runs f, turning a panic in Karpenter's code into a *karpenterPanic error
+// (Karpenter v1.15.0's DRA allocator panics on a claim two moving pods share: dra_test.go).
+func recoverKarpenter(f func() (any, error)) (ans any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ans, err = nil, &karpenterPanic{msg: fmt.Sprint(p)}
+		}
+	}()
+	return f()
 }
 
 // reservedOfferingsDiffer: nodecast's reserved offerings against the harness's own selection.
@@ -195,7 +209,17 @@ type Result struct {
 	// Ties nodecast disclosed; Karpenter runs made (until the first agreement).
 	Ties, Runs     int
 	Nodecast, Karp any
+	// Excluded: Karpenter itself failed on the scenario (a panic in its own code), so there is
+	// no decision to compare; counted apart from agreements and disagreements.
+	Excluded bool
 }
+
+// karpenterPanic is a panic raised inside Karpenter's code while it answered a scenario. The
+// operator's controller-runtime recovers such a panic and retries the reconcile, so Karpenter
+// makes no decision in that state: the harness reports the scenario as excluded, with the panic.
+type karpenterPanic struct{ msg string }
+
+func (p *karpenterPanic) Error() string { return "Karpenter panicked: " + p.msg }
 
 func compare(r NodecastRecord, k any) (string, string, any) {
 	switch ka := k.(type) {
@@ -254,6 +278,11 @@ func check(r NodecastRecord, cats map[int]*Catalog, runs, maxRuns int) Result {
 	answers := map[string]bool{}
 	for i := 0; i < runs; i++ {
 		k, err := karpenterSide(r, cats[id], id)
+		var kp *karpenterPanic
+		if errors.As(err, &kp) {
+			res.Class, res.Detail, res.Excluded = "excluded: Karpenter panicked", kp.msg, true
+			return res
+		}
 		if err != nil {
 			res.Class, res.Detail = "error", "karpenter: "+err.Error()
 			return res
@@ -295,6 +324,7 @@ func cmdRun(args []string) error {
 	nStatic := fs.Int("static", 0, "random static-NodePool scenarios (gen_capacity.go): Karpenter's static provisioning controller, StaticCapacity on for most")
 	nBuffer := fs.Int("buffer", 0, "random CapacityBuffer scenarios (gen_capacity.go): Karpenter's capacitybuffer controller and virtual pods, CapacityBuffer on for most")
 	nDRA := fs.Int("dra", 0, "random DRA scenarios (gen_dra.go): Karpenter's DRA allocator, --ignore-dra-requests both ways")
+	nDRADis := fs.Int("dradisrupt", 0, "random DRA disruption scenarios (gen_dradisrupt.go): consolidation of nodes whose pods hold allocated claims, --ignore-dra-requests both ways")
 	var samples seedSamples
 	fs.Var(&samples, "sample", "KIND=SEEDS: generated scenarios of KIND with exactly these seeds (e.g. reserved=1-20,22; repeatable)")
 	seed := fs.Int64("seed", 1, "first seed")
@@ -340,7 +370,7 @@ func cmdRun(args []string) error {
 	for _, k := range []struct {
 		kind string
 		n    int
-	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}, {"sdrift", *nSDrift}} {
+	}{{"disrupt", *nDis}, {"reserved", *nRes}, {"rdisrupt", *nRDis}, {"prices", *nPrices}, {"pdisrupt", *nPDis}, {"dra", *nDRA}, {"dradisrupt", *nDRADis}, {"repair", *nRepair}, {"static", *nStatic}, {"buffer", *nBuffer}, {"sdrift", *nSDrift}} {
 		for i := 0; i < k.n; i++ {
 			f, err := writeGenerated(*dir, k.kind, *seed+int64(i))
 			if err != nil {
@@ -381,7 +411,7 @@ func cmdRun(args []string) error {
 		example string
 	}
 	classes := map[string]*agg{}
-	passed, failed, nondet := 0, 0, 0
+	passed, failed, nondet, excluded := 0, 0, 0, 0
 	for i, r := range recs {
 		if *memEvery > 0 && i%*memEvery == 0 {
 			printMem(i, passed, failed)
@@ -391,6 +421,13 @@ func cmdRun(args []string) error {
 			passed++
 			if res.Nondeterministic {
 				nondet++
+			}
+			continue
+		}
+		if res.Excluded {
+			excluded++
+			if *verbose {
+				fmt.Printf("EXCLUDED %s [%s] %s\n", res.Name, res.Class, res.Detail)
 			}
 			continue
 		}
@@ -415,6 +452,9 @@ func cmdRun(args []string) error {
 		fmt.Printf("%5d  %s  (e.g. %s)\n", classes[k].n, k, classes[k].example)
 	}
 	fmt.Printf("(%d scenarios in %s; %d agreed only on a Karpenter re-run: Karpenter's answer varies between runs)\n", len(recs), time.Since(start).Round(time.Second), nondet)
+	if excluded > 0 {
+		fmt.Printf("%d excluded: Karpenter panicked, no decision to compare (EXCLUDED lines)\n", excluded)
+	}
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if *memEvery > 0 {
 		printMem(len(recs), passed, failed)
@@ -451,7 +491,7 @@ func expandPaths(paths []string) ([]string, error) {
 
 func cmdShow(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
-	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra, repair, static or buffer")
+	kind := fs.String("kind", "provision", "provision, disrupt, gates, reserved, rdisrupt, drift, prices, pdisrupt, dra, dradisrupt, repair, static or buffer")
 	seed := fs.Int64("seed", -1, "generated scenario seed")
 	runs := fs.Int("runs", 24, "Karpenter runs")
 	maxRuns := fs.Int("max-runs", defaultMaxRuns, "Karpenter runs when its answer is seen to vary")

@@ -17,7 +17,7 @@ type seedSample struct {
 
 type seedSamples []seedSample
 
-var generatorKinds = []string{"provision", "disrupt", "gates", "reserved", "rdisrupt", "drift", "sdrift", "prices", "pdisrupt", "dra", "repair", "static", "buffer"}
+var generatorKinds = []string{"provision", "disrupt", "gates", "reserved", "rdisrupt", "drift", "sdrift", "prices", "pdisrupt", "dra", "dradisrupt", "repair", "static", "buffer"}
 
 func (s *seedSamples) String() string {
 	var parts []string

@@ -116,3 +116,25 @@ fn reserved_for_is_validated_as_the_apiserver_does() {
     assert!(at("status.reservedFor", "not allocated"), "no allocation: {v}");
     assert!(at("status.reservedFor[0]", "`uid` is required"), "uid required: {v}");
 }
+
+#[test]
+fn a_released_claim_two_moving_pods_share_moves_only_the_first() {
+    // pa and pa2 on a share `held`, reserved by both: the move frees it. Karpenter v1.15.0
+    // allocates such a claim again for each pod sharing it (ClassifyClaims tests "reserved
+    // entirely by deleting pods" before the pass's own allocation), so pa takes b's only free
+    // GPU and pa2 finds none: a stays. (With a second free device Karpenter's allocator panics
+    // committing the claim twice; either way pa2 does not move.) nodecast used to let pa2
+    // follow pa's fresh allocation and removed a.
+    let mut docs = cluster(&["pa", "pa2"], "");
+    docs.push(pod("pa2", "a", Some("held"), ""));
+    let v = consolidate(&docs);
+    assert!(!removes_a(&v), "{v}");
+    let nodes = v["nodes"].as_array().unwrap_or_else(|| panic!("{v}"));
+    let a = nodes.iter().find(|n| n["name"] == "a").unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(a["reasons"][0]["code"], "pods-do-not-fit", "{a}");
+    assert!(a["reasons"][0]["message"].as_str().is_some_and(|m| m.contains("default/pa2")), "{a}");
+    // Reserved also by pb, which stays: the claim is not freed, both pods move needing no device.
+    let mut docs = cluster(&["pa", "pa2", "pb"], "");
+    docs.push(pod("pa2", "a", Some("held"), ""));
+    assert!(removes_a(&consolidate(&docs)));
+}

@@ -84,6 +84,11 @@ pub fn gated_skip_reason(group: &str, api: &str, kind: &str) -> Option<String> {
             "{api} {kind} counts only with --ignore-dra-requests=false (Karpenter's DRA allocator); \
              with the default (true) Karpenter refuses pods that reference resource claims"
         )),
+        // A PodTemplate shapes a CapacityBuffer's virtual pods (`spec.podTemplateRef`); one a
+        // counted buffer names leaves the skipped list (lower/buffers.rs).
+        ("", "PodTemplate") => Some(format!(
+            "{api} {kind} counts only as the spec.podTemplateRef of a CapacityBuffer, with the CapacityBuffer feature gate on (off by default; --feature-gates CapacityBuffer=true)"
+        )),
         ("autoscaling.x-k8s.io", "CapacityBuffer") => Some(format!(
             "{api} {kind} counts only with the CapacityBuffer feature gate (off by default; --feature-gates CapacityBuffer=true)"
         )),
@@ -103,5 +108,8 @@ mod tests {
         assert!(buffer.contains("CapacityBuffer feature gate"), "{buffer}");
         assert!(OVERLAY_GATE_OFF.contains("NodeOverlay=true"));
         assert_eq!(gated_skip_reason("", "v1", "Service"), None);
+        // A PodTemplate shapes a CapacityBuffer's virtual pods: never "does not influence".
+        let template = gated_skip_reason("", "v1", "PodTemplate").unwrap();
+        assert!(template.contains("podTemplateRef") && template.contains("CapacityBuffer=true"), "{template}");
     }
 }

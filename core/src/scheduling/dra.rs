@@ -67,6 +67,9 @@ pub enum DraFail {
         class: String,
     },
     BoundElsewhere(String),
+    /// A claim the disruption frees (reserved only by pods it moves), which this pass already
+    /// allocated again for another pod sharing it: Karpenter v1.15.0 cannot move this pod.
+    ReleasedShared(String),
     /// No candidate instance type (or the node) has the devices; `gates_off`: the provider's
     /// DRA gates are off, so new nodes offer no devices at all.
     NoDevices {
@@ -95,6 +98,9 @@ impl DraFail {
                 format!("validating claim {claim:?}: request {request:?}: DeviceClass {class:?} not found")
             }
             DraFail::BoundElsewhere(c) => format!("ResourceClaim {c}: claim is bound to a different in-flight NodeClaim"),
+            DraFail::ReleasedShared(c) => format!(
+                "ResourceClaim {c}: the claim is freed by this disruption and already allocated again for another pod sharing it; Karpenter v1.15.0 allocates such a claim once per pod and cannot move this one (no second device, or its allocator panics: \"attempted to commit claim which was already allocated\")"
+            ),
             DraFail::NoDevices { new_node: true, gates_off: true } => "allocating dynamic resources, no instance type can satisfy the allocation \
                  (the AWS provider offers no devices to a new node while its DRANVIDIAGPU and DRAEFA gates are off: --aws-feature-gates DRANVIDIAGPU=true)"
                 .into(),
@@ -311,6 +317,14 @@ impl Pass {
             // (`matchFields: metadata.name`), has none, so it pins no pod to its node.
             if r.claim.allocation.is_some() && !released {
                 continue;
+            }
+            // A released claim is allocated again for every pod that shares it: Karpenter's
+            // ClassifyClaims tests "reserved entirely by deleting pods" before it looks for this
+            // pass's allocation, so a second sharer gets a fresh allocation, and its commit
+            // either never happens (no device) or panics on the claim already committed
+            // (allocator.go allocation.Commit). Either way the second pod does not move.
+            if released && r.shared.as_ref().is_some_and(|s| self.bound.contains_key(s)) {
+                return Err(DraFail::ReleasedShared(r.shared.clone().unwrap_or_default()));
             }
             match r.shared.as_ref().and_then(|s| self.bound.get(s)) {
                 Some(Bound::At(h)) if *h != holder => return Err(DraFail::BoundElsewhere(r.shared.clone().unwrap_or_default())),

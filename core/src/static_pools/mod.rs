@@ -80,7 +80,7 @@ pub(crate) fn apply(m: &mut Model, warnings: &mut Vec<Warning>) -> Result<(), Ve
             warnings.push(Warning {
                 code: "static-capacity-gate-off".into(),
                 message: format!(
-                    "NodePool {name} is static (spec.replicas {replicas}): with the StaticCapacity feature gate off (Karpenter v1.15's default) Karpenter launches none of its replicas, and dynamic provisioning never uses a static NodePool; --feature-gates StaticCapacity=true models the static controllers"
+                    "NodePool {name} is static (spec.replicas {replicas}): with the StaticCapacity feature gate off (Karpenter v1.15's default) Karpenter neither launches its replicas nor deletes its NodeClaims above them, and dynamic provisioning never uses a static NodePool; --feature-gates StaticCapacity=true models the static controllers"
                 ),
                 object: Some(format!("NodePool/{name}")),
             });

@@ -74,6 +74,8 @@ fn gate_off_launches_nothing_and_says_the_gate_decides() {
     let w = p.warnings.iter().find(|w| w.code == "static-capacity-gate-off").expect("gate warning");
     assert_eq!(w.object.as_deref(), Some("NodePool/fixed"));
     assert!(w.message.contains("StaticCapacity=true"), "{}", w.message);
+    // Nor does the gate-off Karpenter scale a pool down: the message says so too.
+    assert!(w.message.contains("nor deletes its NodeClaims above them"), "{}", w.message);
 }
 
 #[test]
