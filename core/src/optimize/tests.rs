@@ -6,6 +6,7 @@ use serde_json::Value;
 mod affinity;
 mod min_values;
 mod pod_affinity;
+mod running;
 mod zones;
 
 /// A Deployment in namespace `ml` labelled `app: <name>`, for the rule tests' inputs.
