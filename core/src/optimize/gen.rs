@@ -177,3 +177,44 @@ pub fn affine_cluster(seed: u64, max_pods: usize) -> Vec<Value> {
     }
     objects
 }
+
+/// A running cluster: [`cluster`]'s pods bound to Nodes where Karpenter's plan puts them (its
+/// NodeClaims become initialized Nodes with the NodeClaims' labels and allocatable), the
+/// Deployments replaced by their pods; about one pod in `pin_one_in` (0: none) carries
+/// `karpenter.sh/do-not-disrupt`, pinning its node. The NodePools keep Karpenter's default
+/// consolidation (WhenEmptyOrUnderutilized after 0s). Objects for a request with [`catalog`].
+pub fn running_cluster(seed: u64, max_pods: usize, pin_one_in: u64) -> Vec<Value> {
+    let objects = cluster(seed, max_pods);
+    let req = crate::json::Request { objects: objects.clone(), catalog: Some(catalog()), ..Default::default() };
+    let crate::json::Outcome::Success(plan) = crate::json::plan(&req).outcome else { return objects };
+    let mut r = Lcg(seed.wrapping_mul(0xBF58476D1CE4E5B9).wrapping_add(3));
+    let templates: std::collections::HashMap<String, Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Deployment")
+        .map(|o| (o["metadata"]["name"].as_str().unwrap_or_default().to_string(), o["spec"]["template"].clone()))
+        .collect();
+    let mut out: Vec<Value> = objects.into_iter().filter(|o| o["kind"] != "Deployment").collect();
+    for (i, c) in plan.node_claims.iter().enumerate() {
+        let node = format!("node-{i}");
+        let mut labels: serde_json::Map<String, Value> = c.labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        labels.insert("karpenter.sh/initialized".into(), json!("true"));
+        labels.insert("karpenter.sh/registered".into(), json!("true"));
+        labels.insert("kubernetes.io/hostname".into(), json!(node));
+        out.push(json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": node, "creationTimestamp": "2025-03-05T08:00:00Z", "labels": labels},
+            "status": {"allocatable": c.allocatable.as_ref()}}));
+        for key in &c.pods {
+            let name = key.rsplit('/').next().unwrap_or(key);
+            let workload = name.rsplit_once('-').map_or(name, |(w, _)| w);
+            let Some(template) = templates.get(workload) else { continue };
+            let mut spec = template["spec"].clone();
+            spec["nodeName"] = json!(node);
+            let mut metadata = json!({"name": name, "namespace": "ml", "labels": template["metadata"]["labels"]});
+            if pin_one_in > 0 && r.below(pin_one_in) == 0 {
+                metadata["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            }
+            out.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": {"phase": "Running"}}));
+        }
+    }
+    out
+}

@@ -158,13 +158,59 @@ fn advise_running_verifies_the_policy_edit_by_replaying_consolidation() {
     assert_eq!(first.plan.unschedulable, 0);
     assert!(first.diff.contains("+    consolidationPolicy: WhenEmptyOrUnderutilized"), "{}", first.diff);
     // An excluded kind is not proposed.
-    req.advise = Some(crate::advise::AdviseSettings {
-        running: true,
-        exclude_kinds: vec!["consolidation-policy".into()],
-        ..Default::default()
-    });
+    req.advise =
+        Some(crate::advise::AdviseSettings { running: true, exclude_kinds: vec!["consolidation-policy".into()], ..Default::default() });
     match advise(&req).outcome {
         Outcome::Success(a) => assert!(a.advice.iter().all(|x| x.kind != "consolidation-policy")),
         Outcome::Failure { errors } => panic!("{errors:?}"),
     }
+}
+
+/// Random running clusters (`gen::running_cluster`): the running optimum is never dearer than
+/// the cluster now, nor than where a day of Karpenter's consolidation leaves it when proven
+/// optimal; with nothing pinned it is the optimum of the same pods pending (the provisioning
+/// case, itself checked against the brute force and CP-SAT).
+#[test]
+fn random_running_clusters_agree_with_the_pending_optimum_and_beat_consolidation() {
+    let (mut proven, mut removed, mut pinned) = (0, 0, 0);
+    for seed in 0..12u64 {
+        let pin = if seed % 3 == 0 { 4 } else { 0 };
+        let objects = gen::running_cluster(seed, 16, pin);
+        let mut req = request(objects.clone(), Some(gen::catalog()));
+        req.now = Some(NOW.into());
+        req.optimize = Some(OptimizeSettings { running: true, ..Default::default() });
+        let o = solved(&req);
+        let r = o.running.clone().unwrap();
+        assert!(!r.nodes.is_empty(), "seed {seed}: no nodes");
+        removed += r.nodes.iter().filter(|n| n.fate == NodeFate::Removed).count();
+        pinned += r.nodes.iter().filter(|n| n.fate == NodeFate::Pinned).count();
+        assert!(r.optimum_price_per_hour <= r.current_price_per_hour + 1e-9, "seed {seed}: {r:?}");
+        assert!(r.lower_bound_per_hour <= r.optimum_price_per_hour + 1e-9, "seed {seed}");
+        let k = r.karpenter.clone().unwrap();
+        if r.certificate == "optimal" {
+            proven += 1;
+            assert!(r.optimum_price_per_hour <= k.price_per_hour_at_until + 1e-9, "seed {seed}: {r:?}");
+        }
+        if r.nodes.iter().all(|n| n.fate != NodeFate::Pinned) {
+            // The same pods, pending, on no nodes.
+            let pending: Vec<Value> = objects
+                .iter()
+                .filter(|o| o["kind"] != "Node")
+                .cloned()
+                .map(|mut o| {
+                    if o["kind"] == "Pod" {
+                        o["spec"].as_object_mut().unwrap().remove("nodeName");
+                        o.as_object_mut().unwrap().remove("status");
+                    }
+                    o
+                })
+                .collect();
+            let plain = solved(&request(pending, Some(gen::catalog())));
+            if plain.certificate == "optimal" && r.certificate == "optimal" {
+                assert_eq!(r.optimum_price_per_hour, plain.optimum_price_per_hour, "seed {seed}");
+            }
+        }
+    }
+    assert!(proven >= 10, "only {proven} of 12 proven optimal");
+    assert!(removed > 0 && pinned > 0, "removed {removed}, pinned {pinned}: the instances test nothing");
 }
