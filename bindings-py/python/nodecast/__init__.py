@@ -74,7 +74,7 @@ from ._results import (
     ValidationReport,
     Verdict,
 )
-from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
+from ._optimize import KarpenterConsolidation, OptimizationStats, OptimizedClaim, Optimization, PodMove, RunningCluster, RunningNode
 from ._optimize import add_optimize_options as _add_optimize_options
 from ._advise import Advice, AdviceEdit, AdviceRisk, AdviceStats, Advised, AdvisedPlan, AppliedEdit, EditedFile
 from ._advise import add_advise_options as _add_advise_options
@@ -185,6 +185,9 @@ __all__ = [
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
+    "RunningCluster",
+    "RunningNode",
+    "KarpenterConsolidation",
     "NodeGroupPlan",
     "NodeGroup",
     "ScaleUp",
@@ -678,6 +681,7 @@ def simulate(
 def optimize(
     *sources: Source,
     time_budget_seconds: Optional[float] = None,
+    running: bool = False,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
@@ -698,7 +702,9 @@ def optimize(
     certificate (``"optimal"`` or ``"within x % of optimal"``), the savings per month, the pods
     placed differently, and the constraints not optimised. ``time_budget_seconds`` bounds the
     solver's two calls together (default 10 s: a quarter for the LP bound, the rest for the
-    integer program; when it binds, the best packing so far is answered)."""
+    integer program; when it binds, the best packing so far is answered). ``running=True`` (with
+    ``now``) optimises the running cluster instead: the cheapest set of nodes for the pods that run
+    now beside Karpenter's consolidation (``Optimization.running``)."""
     req = _build_request(
         sources,
         catalog=catalog,
@@ -716,7 +722,7 @@ def optimize(
         now=now,
         reservations=reservations,
     )
-    return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))
+    return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds, running))
 
 
 @user_errors
@@ -728,6 +734,7 @@ def advise(
     exclude_node_pools: Sequence[str] = (),
     max_risk: Optional[str] = None,
     apply: Optional[int] = None,
+    running: bool = False,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
@@ -772,7 +779,7 @@ def advise(
         now=now,
         reservations=reservations,
     )
-    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply))
+    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply, running))
 
 
 # The names imported above for annotations are not part of nodecast's API: `nodecast.Any`,
