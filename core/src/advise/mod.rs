@@ -309,6 +309,13 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// The plan's price and (instance type, capacity type) launched, whatever the NodePools' names.
+fn launched(plan: &Plan) -> (u64, Vec<(Option<&str>, Option<&str>)>) {
+    let mut types: Vec<_> = plan.node_claims.iter().map(|c| (c.instance_type.as_deref(), c.capacity_type.as_deref())).collect();
+    types.sort();
+    (plan.total_price_per_hour.to_bits(), types)
+}
+
 /// Summarise a plan.
 pub fn summary(plan: &Plan) -> PlanSummary {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -401,7 +408,11 @@ pub fn advise(
         if plan.unschedulable.iter().any(|u| !pending_before.contains(u.pod.as_str())) {
             stats.leave_pods_pending += 1;
         } else if plan.total_price_per_hour < base.total_price_per_hour - 1e-9 {
-            let same = verified.iter().any(|(_, p)| summary(p) == summary(&plan));
+            // Two splits that launch the same types for the same price are one edit by two
+            // bounds (GPU count, vCPUs or memory): the first (by GPU count) stands for both.
+            let same = verified
+                .iter()
+                .any(|(v, p)| summary(p) == summary(&plan) || (c.kind == "split" && v.kind == "split" && launched(p) == launched(&plan)));
             if same {
                 stats.duplicates += 1;
             } else {
@@ -501,7 +512,7 @@ pub fn advise(
         .collect::<Vec<Advised>>();
     let applied = applied_or_error(settings.apply, applied, advice.len())?;
     let mut notes = vec![
-        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); reserved capacity (allowing `reserved` where a selected reservation is idle, selecting an active reservation nobody selects); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
+        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count, vCPUs or memory (a weighted, bounded copy); reserved capacity (allowing `reserved` where a selected reservation is idle, selecting an active reservation nobody selects); consolidation settings: with --running".to_string(),
     ];
     if stats.unverified > 0 {
         notes.push(format!(
