@@ -309,8 +309,11 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// What a plan launches: its price (bits) and each (instance type, capacity type), sorted.
+type Launched<'a> = (u64, Vec<(Option<&'a str>, Option<&'a str>)>);
+
 /// The plan's price and (instance type, capacity type) launched, whatever the NodePools' names.
-fn launched(plan: &Plan) -> (u64, Vec<(Option<&str>, Option<&str>)>) {
+fn launched(plan: &Plan) -> Launched<'_> {
     let mut types: Vec<_> = plan.node_claims.iter().map(|c| (c.instance_type.as_deref(), c.capacity_type.as_deref())).collect();
     types.sort();
     (plan.total_price_per_hour.to_bits(), types)

@@ -18,6 +18,7 @@ pub(crate) mod instance;
 mod output;
 mod replan;
 pub mod running;
+mod running_answer;
 pub mod solve;
 #[cfg(test)]
 mod tests;

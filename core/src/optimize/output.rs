@@ -69,7 +69,7 @@ pub struct Optimization {
     /// The running cluster's optimum beside Karpenter's consolidation (`optimize.running`):
     /// the fields above then speak of the pods of the nodes it may remove.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub running: Option<super::running::RunningCluster>,
+    pub running: Option<super::running_answer::RunningCluster>,
 }
 
 /// One NodeClaim of the optimum or of Karpenter's plan.

@@ -6,6 +6,7 @@ use super::*;
 use crate::json::{advise, consolidate, Input};
 use crate::optimize::running::NodeFate;
 use crate::price::round_price;
+use serde_json::json;
 
 const TRAINING: &str = include_str!("../../../../examples/nodepools/gpu-training.yaml");
 const CLUSTER: &str = include_str!("../../../../examples/running/gpu-cluster.yaml");
@@ -166,7 +167,7 @@ fn advise_running_verifies_the_policy_edit_by_replaying_consolidation() {
     }
 }
 
-/// Random running clusters (`gen::running_cluster`): the running optimum is never dearer than
+/// Random running clusters (`running_cluster`): the running optimum is never dearer than
 /// the cluster now, nor than where a day of Karpenter's consolidation leaves it when proven
 /// optimal; with nothing pinned it is the optimum of the same pods pending (the provisioning
 /// case, itself checked against the brute force and CP-SAT).
@@ -175,7 +176,7 @@ fn random_running_clusters_agree_with_the_pending_optimum_and_beat_consolidation
     let (mut proven, mut removed, mut pinned) = (0, 0, 0);
     for seed in 0..12u64 {
         let pin = if seed % 3 == 0 { 4 } else { 0 };
-        let objects = gen::running_cluster(seed, 16, pin);
+        let objects = running_cluster(seed, 16, pin);
         let mut req = request(objects.clone(), Some(gen::catalog()));
         req.now = Some(NOW.into());
         req.optimize = Some(OptimizeSettings { running: true, ..Default::default() });
@@ -213,4 +214,49 @@ fn random_running_clusters_agree_with_the_pending_optimum_and_beat_consolidation
     }
     assert!(proven >= 10, "only {proven} of 12 proven optimal");
     assert!(removed > 0 && pinned > 0, "removed {removed}, pinned {pinned}: the instances test nothing");
+}
+
+/// A running cluster: `gen::cluster`'s pods bound to Nodes where Karpenter's plan puts them (its
+/// NodeClaims become initialized Nodes with the NodeClaims' labels and allocatable), the
+/// Deployments replaced by their pods; about one pod in `pin_one_in` (0: none) carries
+/// `karpenter.sh/do-not-disrupt`, pinning its node. The NodePools keep Karpenter's default
+/// consolidation (WhenEmptyOrUnderutilized after 0s). Objects for a request with `gen::catalog`.
+fn running_cluster(seed: u64, max_pods: usize, pin_one_in: u64) -> Vec<Value> {
+    let objects = gen::cluster(seed, max_pods);
+    let req = crate::json::Request { objects: objects.clone(), catalog: Some(gen::catalog()), ..Default::default() };
+    let crate::json::Outcome::Success(plan) = crate::json::plan(&req).outcome else { return objects };
+    let mut r = seed.wrapping_mul(0xBF58476D1CE4E5B9).wrapping_add(3);
+    let mut below = |n: u64| {
+        r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (r >> 33) % n
+    };
+    let templates: std::collections::HashMap<String, Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Deployment")
+        .map(|o| (o["metadata"]["name"].as_str().unwrap_or_default().to_string(), o["spec"]["template"].clone()))
+        .collect();
+    let mut out: Vec<Value> = objects.into_iter().filter(|o| o["kind"] != "Deployment").collect();
+    for (i, c) in plan.node_claims.iter().enumerate() {
+        let node = format!("node-{i}");
+        let mut labels: serde_json::Map<String, Value> = c.labels.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        labels.insert("karpenter.sh/initialized".into(), json!("true"));
+        labels.insert("karpenter.sh/registered".into(), json!("true"));
+        labels.insert("kubernetes.io/hostname".into(), json!(node));
+        out.push(json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": node, "creationTimestamp": "2025-03-05T08:00:00Z", "labels": labels},
+            "status": {"allocatable": c.allocatable.as_ref()}}));
+        for key in &c.pods {
+            let name = key.rsplit('/').next().unwrap_or(key);
+            let workload = name.rsplit_once('-').map_or(name, |(w, _)| w);
+            let Some(template) = templates.get(workload) else { continue };
+            let mut spec = template["spec"].clone();
+            spec["nodeName"] = json!(node);
+            let mut metadata = json!({"name": name, "namespace": "ml", "labels": template["metadata"]["labels"]});
+            if pin_one_in > 0 && below(pin_one_in) == 0 {
+                metadata["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            }
+            out.push(json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": {"phase": "Running"}}));
+        }
+    }
+    out
 }
