@@ -16,7 +16,7 @@ import random
 import subprocess
 import sys
 import tempfile
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -111,8 +111,9 @@ class Instance:
             out.append({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": "Running"}})
         return out
 
-    def exact(self, seconds: float = 60.0) -> float:
-        """The cheapest set of nodes for every pod by CP-SAT (micro-dollars, then $/h)."""
+    def exact(self, seconds: float = 60.0) -> Optional[float]:
+        """The cheapest set of nodes for every pod by CP-SAT (micro-dollars, then $/h); None
+        when CP-SAT does not prove its optimum within `seconds`."""
         from ortools.sat.python import cp_model  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         m = cp_model.CpModel()
@@ -144,19 +145,23 @@ class Instance:
         solver.parameters.catch_sigint_signal = False
         solver.parameters.max_time_in_seconds = seconds
         status = solver.Solve(m)
-        assert status == cp_model.OPTIMAL, solver.StatusName(status)
+        if status != cp_model.OPTIMAL:
+            return None
         return float(solver.ObjectiveValue()) / 1_000_000
 
 
 def compare(optimize: Callable[[List[Dict[str, Any]]], Answer], seeds: range, max_nodes: int = 6) -> Dict[str, Any]:
     """Per instance: nodecast's running optimum against the exact one."""
-    stats: Dict[str, Any] = {"instances": 0, "pods": 0, "optimal": 0, "equal": 0, "wrong_optimal": [], "below": [], "pinned": 0, "gaps": []}
+    stats: Dict[str, Any] = {"instances": 0, "pods": 0, "optimal": 0, "equal": 0, "wrong_optimal": [], "below": [], "pinned": 0, "gaps": [], "exact_unproven": 0}
     for seed in seeds:
         inst = Instance(seed, max_nodes)
         a = optimize(inst.objects())
         r = a["running"]
         exact = inst.exact()
         ours = r["optimumPricePerHour"]
+        if exact is None:
+            stats["exact_unproven"] += 1
+            continue
         stats["instances"] += 1
         stats["pods"] = max(stats["pods"], len(inst.pods))
         stats["pinned"] += sum(inst.pinned)
