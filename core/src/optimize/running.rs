@@ -19,9 +19,10 @@
 //! zone) costs, so each optimum NodeClaim of that kind stands for keeping such a node: they
 //! are matched, the node holding most of the NodeClaim's pods first. The bound: when a moved
 //! pod could fit a pinned node's free room, Karpenter's first-fit use of that room is not
-//! proven the best, so the bound packs only the moved pods that fit no pinned node
-//! (`ExistingState::could_accept` is a necessary condition), and the certificate says how far
-//! the answer is from it.
+//! proven the best, so the bound is the larger of the moved pods that fit no pinned node
+//! packed anew (`ExistingState::could_accept` is a necessary condition) and, per resource, the
+//! demand beyond all pinned free room at the lowest price per unit; the certificate says how
+//! far the answer is from it.
 
 use super::output::{Optimization, HOURS_PER_MONTH};
 pub use super::running_answer::{KarpenterConsolidation, NodeFate, RunningCluster, RunningNode};
@@ -235,7 +236,46 @@ pub fn run(m: &Model, budget: Budget, now: i64, now_text: &str) -> Result<Optimi
     let (new_bound, proven_new) = if moved.iter().any(|&p| fits_pinned(p)) {
         let need: Vec<usize> = moved.iter().copied().filter(|&p| !fits_pinned(p)).collect();
         let b = super::pods_bound(&m2, &sol, &claims, need, budget, true);
-        (round_price(b.min(opt.optimum_price_per_hour)), false)
+        // And per resource: what the moved pods request beyond all the pinned nodes' free
+        // room is bought at no less than the lowest price per unit of any type the NodePools
+        // launch (every offering's price) or of any node it may keep, so the bound stays below
+        // every plan. Resource ids are the model's, the same in `m` and `m2`.
+        let dims = m2.resources.len();
+        let mut short = vec![0i64; dims];
+        for &p in &moved {
+            for (r, v) in short.iter_mut().enumerate() {
+                *v += m2.pods[p].requests.get(r as u16);
+            }
+        }
+        for st in &states {
+            for (r, v) in short.iter_mut().enumerate() {
+                *v -= st.remaining.get(r as u16).max(0);
+            }
+        }
+        let per_resource = (0..dims)
+            .filter(|&r| short[r] > 0)
+            .map(|r| {
+                let unit = sol
+                    .templates
+                    .iter()
+                    .flat_map(|t| t.its.iter().map(move |&it| (t, it)))
+                    .filter_map(|(t, it)| {
+                        let room = t.room.of(it).get(r).copied().unwrap_or(0);
+                        let price =
+                            m2.catalog.types[it as usize].offerings.iter().filter(|o| o.available).map(|o| o.price).reduce(f64::min)?;
+                        (room > 0 && room != i64::MAX).then(|| price / room as f64)
+                    })
+                    // A kept node gives its own allocatable for its own price.
+                    .chain(m.nodes.iter().zip(&removable).filter(|(_, k)| **k).filter_map(|(n, _)| {
+                        let room = n.allocatable.get(r as u16);
+                        (room > 0).then(|| node_price(m, n).unwrap_or(0.0) / room as f64)
+                    }))
+                    .reduce(f64::min)
+                    .unwrap_or(0.0);
+                short[r] as f64 * unit
+            })
+            .fold(0.0, f64::max);
+        (round_price(b.max(per_resource).min(opt.optimum_price_per_hour)), false)
     } else {
         (opt.lower_bound_per_hour, opt.certificate == "optimal")
     };
