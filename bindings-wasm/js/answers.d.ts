@@ -711,6 +711,23 @@ export interface InputError {
   source?: string;
 }
 
+/**
+ * What Karpenter's consolidation does from the same cluster (filled in by the cluster from
+ * `consolidate` at `now` and the consolidation sequence after it).
+ */
+export interface KarpenterConsolidation {
+  /** Its command at `now`, in Karpenter's words (`consolidate`'s `command`). */
+  command: string;
+  /** Commands carried out up to `until`. */
+  commands: number;
+  /** $/h of the managed nodes once that command has run. */
+  pricePerHourAfter: number;
+  /** $/h of the nodes running at `until`. */
+  pricePerHourAtUntil: number;
+  /** The end of the pass-after-pass sequence (RFC 3339). */
+  until: string;
+}
+
 /** A NodeClaim that launches: its launch fields are not null. */
 export type LaunchedNodeClaim = NodeClaimFields & NodeClaimLaunch;
 
@@ -913,6 +930,9 @@ export interface NodeExplanation {
   /** The answer's ties that name this node: Karpenter may pick it, or others, instead. */
   ties: Tie[];
 }
+
+/** What the optimum does with an existing node. */
+export type NodeFate = 'pinned' | 'kept' | 'removed';
 
 /** One node group and its template node. */
 export interface NodeGroup {
@@ -1135,6 +1155,11 @@ export interface Optimization {
   optimumPricePerHour: number;
   /** Pods Karpenter puts on existing nodes (kept there in the optimum). */
   podsOnExistingNodes: string[];
+  /**
+   * The running cluster's optimum beside Karpenter's consolidation (`optimize.running`):
+   * the fields above then speak of the pods of the nodes it may remove.
+   */
+  running?: RunningCluster;
   /** `karpenterPricePerHour − optimumPricePerHour`: what the optimum saves, $/h. */
   savingsPerHour: number;
   /** Savings × 730 h. */
@@ -1637,6 +1662,54 @@ export interface Risk {
 }
 
 export type RiskLevel = 'none' | 'low' | 'medium' | 'high';
+
+/** The running-cluster side of an `Optimization` (present with `optimize.running`). */
+export interface RunningCluster {
+  /** `optimal`, or `within x % of optimal`. */
+  certificate: string;
+  /** $/h of the managed nodes now (as `consolidate`'s `pricePerHourBefore`). */
+  currentPricePerHour: number;
+  /** What Karpenter's consolidation does from here. */
+  karpenter?: KarpenterConsolidation;
+  /** No placement of the running pods on managed nodes costs less. */
+  lowerBoundPerHour: number;
+  /** The optimum's NodeClaims that stand for no existing node (launched anew). */
+  newNodeClaims: string[];
+  /** Every existing node: pinned, kept or removed. */
+  nodes: RunningNode[];
+  /** The clock (RFC 3339). */
+  now: string;
+  /** $/h of the optimum's managed nodes: pinned and kept nodes plus the new NodeClaims. */
+  optimumPricePerHour: number;
+  /** Pending pods, left out (plain `optimize` is for them). */
+  pendingLeftOut: string[];
+  /** Running pods that end on another node than they run on now. */
+  podsMoved: number;
+  /** `currentPricePerHour − optimumPricePerHour`. */
+  savingsPerHour: number;
+  /** Savings × 730 h. */
+  savingsPerMonth: number;
+}
+
+/** One existing node in the running-cluster optimum. */
+export interface RunningNode {
+  /** Pinned, kept or removed. */
+  fate: NodeFate;
+  /** Its instance type, when the node has the label. */
+  instanceType?: string;
+  /** The Node's (or in-flight NodeClaim's) name. */
+  name: string;
+  /** Its NodePool (absent for an unmanaged node). */
+  nodePool?: string;
+  /** For a kept node: the optimum NodeClaim it stands for. */
+  optimumNodeClaim?: string;
+  /** Pods running on it now (DaemonSet and mirror pods not counted). */
+  pods: number;
+  /** $/h of its offering, as `consolidate` prices it (0 when it cannot be priced). */
+  pricePerHour: number;
+  /** Why a pinned node stays (disruption's blocker, in its words). */
+  reason?: string;
+}
 
 /** Why a node is removed, waits or stays. */
 export type ScaleDownCode = 'empty' | 'underutilized' | 'unneeded-too-short' | 'scale-down-in-cooldown' | 'not-in-node-group' | 'scale-down-disabled' | 'not-ready-for-scale-down' | 'not-underutilized' | 'min-size-reached' | 'not-replicated' | 'unmovable-kube-system-pod' | 'not-safe-to-evict' | 'local-storage' | 'not-enough-pdb' | 'no-place-to-move-pods';

@@ -41,6 +41,10 @@ pub struct AdviseArgs {
     /// it, as `plan --now` does.
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
+    /// Advise on the running cluster at --now: consolidationPolicy, consolidateAfter and
+    /// budget edits, each verified by replaying Karpenter's consolidation for a day.
+    #[arg(long, requires = "now")]
+    pub running: bool,
     #[command(flatten)]
     pub policies: crate::Policies,
     #[command(flatten)]
@@ -57,6 +61,7 @@ pub fn settings(a: &AdviseArgs) -> AdviseSettings {
         exclude_node_pools: a.exclude_node_pools.clone(),
         max_risk: a.max_risk.clone(),
         apply: a.apply,
+        running: a.running,
     }
 }
 

@@ -18,6 +18,10 @@ pub struct OptimizeArgs {
     /// --now` does (a capacity block is not launched into from 40 minutes before its end).
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
+    /// Optimise the running cluster at --now: the cheapest set of nodes (existing ones kept,
+    /// new NodeClaims) for the pods that run now, beside what Karpenter's consolidation does.
+    #[arg(long, requires = "now")]
+    pub running: bool,
     #[command(flatten)]
     pub policies: crate::Policies,
     #[command(flatten)]
@@ -27,7 +31,7 @@ pub struct OptimizeArgs {
 }
 
 pub fn settings(a: &OptimizeArgs) -> OptimizeSettings {
-    OptimizeSettings { time_budget_seconds: a.time_budget, enumerate_limit: None }
+    OptimizeSettings { time_budget_seconds: a.time_budget, enumerate_limit: None, running: a.running }
 }
 
 fn claims(n: usize) -> String {
@@ -74,8 +78,67 @@ fn claims_table(claims: &[nodecast::optimize::OptimizedClaim]) -> String {
     t.render("  ")
 }
 
+/// The running cluster's side: the nodes now, the optimum, Karpenter's consolidation.
+fn running(r: &nodecast::optimize::running::RunningCluster) -> String {
+    use nodecast::optimize::running::NodeFate;
+    let mut out = format!(
+        "Running cluster at {}: now {}/h; optimum {}/h ({}; lower bound {}/h)\n",
+        r.now,
+        money(r.current_price_per_hour),
+        money(r.optimum_price_per_hour),
+        r.certificate,
+        money(r.lower_bound_per_hour)
+    );
+    if let Some(k) = &r.karpenter {
+        out.push_str(&format!(
+            "Karpenter's consolidation: now {} -> {}/h; after a day of passes ({} command{}) {}/h\n",
+            k.command,
+            money(k.price_per_hour_after),
+            k.commands,
+            if k.commands == 1 { "" } else { "s" },
+            money(k.price_per_hour_at_until)
+        ));
+    }
+    out.push_str(&format!(
+        "Optimum against now: {}/h, ${:.2}/month (730 h); {} pod{} move\n",
+        money(r.savings_per_hour),
+        r.savings_per_month,
+        r.pods_moved,
+        if r.pods_moved == 1 { "" } else { "s" }
+    ));
+    out.push_str("\nNodes\n");
+    let mut t = Table::new(&["NAME", "NODEPOOL", "INSTANCE TYPE", "$/H", "PODS", "OPTIMUM"]).right(&[3, 4]);
+    for n in &r.nodes {
+        let fate = match n.fate {
+            NodeFate::Pinned => format!("pinned: {}", n.reason.as_deref().unwrap_or_default()),
+            NodeFate::Kept => format!("kept (as {})", n.optimum_node_claim.as_deref().unwrap_or_default()),
+            NodeFate::Removed => "removed".to_string(),
+        };
+        t.row(vec![
+            n.name.clone(),
+            n.node_pool.clone().unwrap_or_default(),
+            n.instance_type.clone().unwrap_or_default(),
+            money(n.price_per_hour),
+            n.pods.to_string(),
+            fate,
+        ]);
+    }
+    out.push_str(&t.render("  "));
+    if !r.new_node_claims.is_empty() {
+        out.push_str(&format!("New NodeClaims: {}\n", r.new_node_claims.join(", ")));
+    }
+    if !r.pending_left_out.is_empty() {
+        out.push_str(&format!("{} pending pod(s) left out (plain `optimize` is for them)\n", r.pending_left_out.len()));
+    }
+    out.push_str("\nThe pods of the nodes the optimum may remove:\n");
+    out
+}
+
 pub fn render(o: &Optimization) -> String {
     let mut out = String::new();
+    if let Some(r) = &o.running {
+        out.push_str(&running(r));
+    }
     out.push_str(&format!(
         "Karpenter {}/h with {}; optimum {}/h with {} ({}; lower bound {}/h)\n",
         money(o.karpenter_price_per_hour),

@@ -208,7 +208,24 @@ impl Cluster {
         now: Option<i64>,
     ) -> Result<crate::optimize::Optimization, Errors> {
         let model = crate::catalog::resolve::at_time(&self.model, now);
-        crate::optimize::optimize(&model, &self.warnings, settings)
+        let text = now.map(|t| jiff::Timestamp::from_second(t).map(|t| t.to_string()).unwrap_or_default());
+        let clock = now.zip(text.as_deref());
+        let mut answer = crate::optimize::optimize(&model, &self.warnings, settings, clock)?;
+        // The running cluster beside Karpenter's consolidation: its command now, and the
+        // commands it carries out pass after pass for a day.
+        if let (Some(r), Some((t, text))) = (answer.running.as_mut(), clock) {
+            let decision = self.consolidate_at(t, text)?;
+            let until = t + 86_400;
+            let seq = self.consolidation_sequence(t, until, &crate::simulate::rfc3339(until), None)?;
+            r.karpenter = Some(crate::optimize::running::KarpenterConsolidation {
+                command: decision.command,
+                price_per_hour_after: decision.price_per_hour_after,
+                until: seq.until,
+                commands: seq.steps.len(),
+                price_per_hour_at_until: seq.price_per_hour_at_until,
+            });
+        }
+        Ok(answer)
     }
 
     /// NodePool edits that make Karpenter's own plan cheaper, each verified by planning again

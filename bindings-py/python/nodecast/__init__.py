@@ -85,7 +85,7 @@ from ._simulation import (
 # The renderers (tables, HTML, plots) register themselves with _renderers on import; results
 # look them up there, never importing them (one direction: renderers -> results).
 from . import _autoscaling, _frames, _html, _html_more, _plots  # noqa: F401
-from ._optimize import OptimizationStats, OptimizedClaim, Optimization, PodMove
+from ._optimize import KarpenterConsolidation, OptimizationStats, OptimizedClaim, Optimization, PodMove, RunningCluster, RunningNode
 from ._optimize import add_optimize_options as _add_optimize_options
 from ._advise import Advice, AdviceEdit, AdviceRisk, AdviceStats, Advised, AdvisedPlan, AppliedEdit, EditedFile
 from ._advise import add_advise_options as _add_advise_options
@@ -196,6 +196,9 @@ __all__ = [
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
+    "RunningCluster",
+    "RunningNode",
+    "KarpenterConsolidation",
     "NodeGroupPlan",
     "NodeGroup",
     "ScaleUp",
@@ -689,6 +692,7 @@ def simulate(
 def optimize(
     *sources: Source,
     time_budget_seconds: Optional[float] = None,
+    running: bool = False,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
@@ -709,7 +713,9 @@ def optimize(
     certificate (``"optimal"`` or ``"within x % of optimal"``), the savings per month, the pods
     placed differently, and the constraints not optimised. ``time_budget_seconds`` bounds the
     solver's two calls together (default 10 s: a quarter for the LP bound, the rest for the
-    integer program; when it binds, the best packing so far is answered)."""
+    integer program; when it binds, the best packing so far is answered). ``running=True`` (with
+    ``now``) optimises the running cluster instead: the cheapest set of nodes for the pods that run
+    now beside Karpenter's consolidation (``Optimization.running``)."""
     req = _build_request(
         sources,
         catalog=catalog,
@@ -727,7 +733,7 @@ def optimize(
         now=now,
         reservations=reservations,
     )
-    return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds))
+    return _run("optimize", Optimization, _add_optimize_options(req, time_budget_seconds, running))
 
 
 @user_errors
@@ -739,6 +745,7 @@ def advise(
     exclude_node_pools: Sequence[str] = (),
     max_risk: Optional[str] = None,
     apply: Optional[int] = None,
+    running: bool = False,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
@@ -783,7 +790,7 @@ def advise(
         now=now,
         reservations=reservations,
     )
-    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply))
+    return _run("advise", Advice, _add_advise_options(req, top, time_budget_seconds, exclude_kinds, exclude_node_pools, max_risk, apply, running))
 
 
 # The names imported above for annotations are not part of nodecast's API: `nodecast.Any`,

@@ -60,6 +60,9 @@ from nodecast._optimize import Optimization as Optimization
 from nodecast._optimize import OptimizedClaim as OptimizedClaim
 from nodecast._optimize import OptimizationStats as OptimizationStats
 from nodecast._optimize import PodMove as PodMove
+from nodecast._optimize import RunningCluster as RunningCluster
+from nodecast._optimize import RunningNode as RunningNode
+from nodecast._optimize import KarpenterConsolidation as KarpenterConsolidation
 from nodecast._node_groups import NodeGroupPlan as NodeGroupPlan
 from nodecast._node_groups import NodeGroup as NodeGroup
 from nodecast._node_groups import ScaleUp as ScaleUp
@@ -169,6 +172,9 @@ __all__ = [
     "OptimizedClaim",
     "PodMove",
     "OptimizationStats",
+    "RunningCluster",
+    "RunningNode",
+    "KarpenterConsolidation",
     "NodeGroupPlan",
     "NodeGroup",
     "ScaleUp",
@@ -378,6 +384,7 @@ def simulate(
 def optimize(
     *sources: Source,
     time_budget_seconds: Optional[float] = None,
+    running: bool = False,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,
@@ -401,6 +408,7 @@ def advise(
     exclude_node_pools: Sequence[str] = (),
     max_risk: Optional[str] = None,
     apply: Optional[int] = None,
+    running: bool = False,
     catalog: Optional[CatalogSpec] = None,
     zones: Optional[Zones] = None,
     spot_price_factor: Optional[float] = None,

@@ -248,9 +248,14 @@ def add_advise_options(
     exclude_node_pools: Sequence[str] = (),
     max_risk: Optional[str] = None,
     apply: Optional[int] = None,
+    running: bool = False,
 ) -> str:
     """The request with its ``advise`` options (the same compact JSON as the other functions)."""
     opts: Dict[str, Any] = {}
+    if not isinstance(running, bool):
+        raise TypeError(f"running must be a bool, not {running!r}")
+    if running:
+        opts["running"] = True
     for name, names in (("excludeKinds", exclude_kinds), ("excludeNodePools", exclude_node_pools)):
         if isinstance(names, str) or not all(isinstance(n, str) for n in names):
             raise TypeError(f"{name} must be a list of strings, not {names!r}")

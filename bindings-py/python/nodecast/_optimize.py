@@ -6,14 +6,23 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
 
 from ._answer import Answer, AnswerWarning, _seq, _strs
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-__all__ = ["Optimization", "OptimizedClaim", "PodMove", "OptimizationStats", "add_optimize_options"]
+__all__ = [
+    "Optimization",
+    "OptimizedClaim",
+    "PodMove",
+    "OptimizationStats",
+    "RunningCluster",
+    "RunningNode",
+    "KarpenterConsolidation",
+    "add_optimize_options",
+]
 
 HOURS_PER_MONTH = 730.0
 
@@ -83,6 +92,93 @@ class OptimizationStats:
         )
 
 
+@dataclass(frozen=True)
+class RunningNode:
+    """One existing node in the running-cluster optimum: ``fate`` is ``pinned`` (Karpenter can
+    never disrupt it now: ``reason``), ``kept`` (as ``optimum_node_claim``) or ``removed``."""
+
+    name: str
+    price_per_hour: float
+    fate: str
+    pods: int
+    node_pool: Optional[str] = None
+    instance_type: Optional[str] = None
+    reason: Optional[str] = None
+    optimum_node_claim: Optional[str] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> RunningNode:
+        return cls(
+            name=d["name"],
+            price_per_hour=d["pricePerHour"],
+            fate=d["fate"],
+            pods=d["pods"],
+            node_pool=d.get("nodePool"),
+            instance_type=d.get("instanceType"),
+            reason=d.get("reason"),
+            optimum_node_claim=d.get("optimumNodeClaim"),
+        )
+
+
+@dataclass(frozen=True)
+class KarpenterConsolidation:
+    """What Karpenter's consolidation does from the running cluster: its command now, and the
+    cluster after a day of passes."""
+
+    command: str
+    price_per_hour_after: float
+    until: str
+    commands: int
+    price_per_hour_at_until: float
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> KarpenterConsolidation:
+        return cls(
+            command=d["command"],
+            price_per_hour_after=d["pricePerHourAfter"],
+            until=d["until"],
+            commands=d["commands"],
+            price_per_hour_at_until=d["pricePerHourAtUntil"],
+        )
+
+
+@dataclass(frozen=True)
+class RunningCluster:
+    """The running cluster's optimum (``optimize(..., running=True)``): the cheapest set of
+    nodes for the pods that run now, beside Karpenter's consolidation."""
+
+    now: str
+    current_price_per_hour: float
+    optimum_price_per_hour: float
+    lower_bound_per_hour: float
+    certificate: str
+    savings_per_hour: float
+    savings_per_month: float
+    nodes: Tuple[RunningNode, ...]
+    new_node_claims: Tuple[str, ...]
+    pods_moved: int
+    pending_left_out: Tuple[str, ...]
+    karpenter: Optional[KarpenterConsolidation] = None
+
+    @classmethod
+    def _from(cls, d: Mapping[str, Any]) -> RunningCluster:
+        k = d.get("karpenter")
+        return cls(
+            now=d["now"],
+            current_price_per_hour=d["currentPricePerHour"],
+            optimum_price_per_hour=d["optimumPricePerHour"],
+            lower_bound_per_hour=d["lowerBoundPerHour"],
+            certificate=d["certificate"],
+            savings_per_hour=d["savingsPerHour"],
+            savings_per_month=d["savingsPerMonth"],
+            nodes=_seq(d.get("nodes"), RunningNode._from),
+            new_node_claims=_strs(d.get("newNodeClaims")),
+            pods_moved=d["podsMoved"],
+            pending_left_out=_strs(d.get("pendingLeftOut")),
+            karpenter=KarpenterConsolidation._from(k) if k is not None else None,
+        )
+
+
 @dataclass(frozen=True, repr=False)
 class Optimization(Answer):
     """Karpenter's plan beside the cheapest plan under the same constraints, with a lower bound."""
@@ -105,6 +201,8 @@ class Optimization(Answer):
     kept_pods: int = 0
     stats: Optional[OptimizationStats] = None
     warnings: Tuple[AnswerWarning, ...] = ()
+    #: The running cluster's optimum beside Karpenter's consolidation (``running=True``).
+    running: Optional[RunningCluster] = None
 
     @classmethod
     def _from(cls, text: str, d: Mapping[str, Any]) -> Optimization:
@@ -126,6 +224,7 @@ class Optimization(Answer):
             kept_pods=d["keptPods"],
             stats=OptimizationStats._from(d["stats"]),
             warnings=_seq(d.get("warnings"), AnswerWarning._from),
+            running=RunningCluster._from(d["running"]) if d.get("running") is not None else None,
         )
 
     @property
@@ -192,12 +291,19 @@ class Optimization(Answer):
         )
 
 
-def add_optimize_options(request: str, time_budget_seconds: Optional[float]) -> str:
+def add_optimize_options(request: str, time_budget_seconds: Optional[float], running: bool = False) -> str:
     """The request with its ``optimize`` options (the same compact JSON as the other functions)."""
-    if time_budget_seconds is None:
+    if not isinstance(running, bool):
+        raise TypeError(f"running must be a bool, not {running!r}")
+    if time_budget_seconds is None and not running:
         return request
-    if isinstance(time_budget_seconds, bool) or not isinstance(time_budget_seconds, (int, float)):
-        raise TypeError(f"time_budget_seconds must be a number, not {time_budget_seconds!r}")
+    opts: Dict[str, Any] = {}
+    if time_budget_seconds is not None:
+        if isinstance(time_budget_seconds, bool) or not isinstance(time_budget_seconds, (int, float)):
+            raise TypeError(f"time_budget_seconds must be a number, not {time_budget_seconds!r}")
+        opts["timeBudgetSeconds"] = float(time_budget_seconds)
+    if running:
+        opts["running"] = True
     r = json.loads(request)
-    r["optimize"] = {"timeBudgetSeconds": float(time_budget_seconds)}
+    r["optimize"] = opts
     return json.dumps(r, allow_nan=True, ensure_ascii=False, separators=(",", ":"))

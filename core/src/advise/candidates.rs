@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) const GPU_COUNT: &str = "karpenter.k8s.aws/instance-gpu-count";
-const CPU: &str = "karpenter.k8s.aws/instance-cpu";
+pub(super) const CPU: &str = "karpenter.k8s.aws/instance-cpu";
 const SIZE: &str = "karpenter.k8s.aws/instance-size";
 const FAMILY: &str = "karpenter.k8s.aws/instance-family";
 const GENERATION: &str = "karpenter.k8s.aws/instance-generation";

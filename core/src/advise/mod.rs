@@ -11,6 +11,7 @@
 
 mod apply;
 pub(crate) mod candidates;
+mod consolidation;
 mod diff;
 mod reserved;
 pub mod risk;
@@ -67,10 +68,15 @@ pub struct AdviseSettings {
     /// user's input files with that edit written into them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub apply: Option<usize>,
+    /// Advise on the running cluster (needs `now`): edits to consolidationPolicy,
+    /// consolidateAfter and disruption budgets, each verified by replaying Karpenter's
+    /// consolidation at `now` and for a day after, against the running-cluster optimum.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub running: bool,
 }
 
 /// The kinds of edit advise proposes (`Advised.kind`), for `excludeKinds`.
-pub const KINDS: [&str; 14] = [
+pub const KINDS: [&str; 17] = [
     "gpu-count-bound",
     "cpu-bound",
     "size-exclusion",
@@ -84,6 +90,9 @@ pub const KINDS: [&str; 14] = [
     "split",
     "allow-reserved",
     "select-reservation",
+    "consolidation-policy",
+    "consolidate-after",
+    "disruption-budget",
     "combined",
 ];
 
@@ -300,6 +309,16 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// What a plan launches: its price (bits) and each (instance type, capacity type), sorted.
+type Launched<'a> = (u64, Vec<(Option<&'a str>, Option<&'a str>)>);
+
+/// The plan's price and (instance type, capacity type) launched, whatever the NodePools' names.
+fn launched(plan: &Plan) -> Launched<'_> {
+    let mut types: Vec<_> = plan.node_claims.iter().map(|c| (c.instance_type.as_deref(), c.capacity_type.as_deref())).collect();
+    types.sort();
+    (plan.total_price_per_hour.to_bits(), types)
+}
+
 /// Summarise a plan.
 pub fn summary(plan: &Plan) -> PlanSummary {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -338,12 +357,24 @@ pub(crate) fn advise(
             .help("how many edits to answer, 1 to 50")]);
     }
     let max_risk = check_settings(settings, top)?;
+    if settings.running {
+        let Some(now) = now else {
+            return Err(vec![InputError::new("required", "advise.running needs the clock: `now`")
+                .path("now")
+                .help("give the time of the pass, e.g. --now 2026-11-29T04:00:00Z")]);
+        };
+        return consolidation::advise_running(sources, m, warnings, settings, now, top, max_risk);
+    }
     let budget = settings.time_budget_seconds;
     // The call's time is up (the lent clock reads seconds since the call started, loading
     // included): checked before each verification (one load and one plan).
     let out_of_time = || budget.zip(crate::interrupt::seconds()).is_some_and(|(b, t)| t >= b);
-    let opt =
-        crate::optimize::optimize(m, warnings, &OptimizeSettings { time_budget_seconds: budget.map(|b| b / 2.0), enumerate_limit: None })?;
+    let opt = crate::optimize::optimize(
+        m,
+        warnings,
+        &OptimizeSettings { time_budget_seconds: budget.map(|b| b / 2.0), ..Default::default() },
+        None,
+    )?;
     let (docs, origins) = documents(sources)?;
     check_pools(settings, &docs)?;
     let replan = |docs: &[Value]| -> Option<Plan> {
@@ -380,7 +411,11 @@ pub(crate) fn advise(
         if plan.unschedulable.iter().any(|u| !pending_before.contains(u.pod.as_str())) {
             stats.leave_pods_pending += 1;
         } else if plan.total_price_per_hour < base.total_price_per_hour - 1e-9 {
-            let same = verified.iter().any(|(_, p)| summary(p) == summary(&plan));
+            // Two splits that launch the same types for the same price are one edit by two
+            // bounds (GPU count, vCPUs or memory): the first (by GPU count) stands for both.
+            let same = verified
+                .iter()
+                .any(|(v, p)| summary(p) == summary(&plan) || (c.kind == "split" && v.kind == "split" && launched(p) == launched(&plan)));
             if same {
                 stats.duplicates += 1;
             } else {
@@ -478,25 +513,9 @@ pub(crate) fn advise(
             }
         })
         .collect::<Vec<Advised>>();
-    let applied = match (settings.apply, applied) {
-        (None, _) => None,
-        (Some(rank), Some((Some(files), Some(patch)))) => Some(Applied { rank, files, patch }),
-        (Some(rank), Some(_)) => {
-            return Err(vec![InputError::new(
-                "not-patchable",
-                format!("advised edit {rank} edits a NodePool that has no YAML text of its own in the inputs (a request object, a kind: List member or JSON)"),
-            )
-            .path("advise.apply")
-            .help("give the NodePools as YAML files, or apply the edit's `edits` by hand")])
-        }
-        (Some(rank), None) => {
-            return Err(vec![InputError::new("invalid-number", format!("apply {rank}: the answer has {} edit(s)", advice.len()))
-                .path("advise.apply")
-                .help("the rank of one of the answered edits")])
-        }
-    };
+    let applied = applied_or_error(settings.apply, applied, advice.len())?;
     let mut notes = vec![
-        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count (a weighted, bounded copy); reserved capacity (allowing `reserved` where a selected reservation is idle, selecting an active reservation nobody selects); not searched: consolidationPolicy/consolidateAfter (the consolidation case)".to_string(),
+        "searched: GPU-count and vCPU bounds, excluded sizes/families/types, family and type allow-lists, generations, spot, weights; splitting a NodePool by GPU count, vCPUs or memory (a weighted, bounded copy); reserved capacity (allowing `reserved` where a selected reservation is idle, selecting an active reservation nobody selects); consolidation settings: with --running".to_string(),
     ];
     if stats.unverified > 0 {
         notes.push(format!(
@@ -517,6 +536,30 @@ pub(crate) fn advise(
         notes,
         warnings: warnings.to_vec(),
         applied,
+    })
+}
+
+/// The edit of rank `apply` written into the inputs (`found`: its files and patch, when that
+/// rank was answered), or why not.
+type Found = Option<(Option<Vec<EditedFile>>, Option<String>)>;
+
+fn applied_or_error(apply: Option<usize>, found: Found, answered: usize) -> Result<Option<Applied>, Vec<InputError>> {
+    Ok(match (apply, found) {
+        (None, _) => None,
+        (Some(rank), Some((Some(files), Some(patch)))) => Some(Applied { rank, files, patch }),
+        (Some(rank), Some(_)) => {
+            return Err(vec![InputError::new(
+                "not-patchable",
+                format!("advised edit {rank} edits a NodePool that has no YAML text of its own in the inputs (a request object, a kind: List member or JSON)"),
+            )
+            .path("advise.apply")
+            .help("give the NodePools as YAML files, or apply the edit's `edits` by hand")])
+        }
+        (Some(rank), None) => {
+            return Err(vec![InputError::new("invalid-number", format!("apply {rank}: the answer has {} edit(s)", answered))
+                .path("advise.apply")
+                .help("the rank of one of the answered edits")])
+        }
     })
 }
 

@@ -303,3 +303,43 @@ fn an_unselected_active_reservation_gets_a_selector_term() {
     cancelled.inputs[1].text = cancelled.inputs[1].text.replace("\"active\"", "\"cancelled\"");
     assert!(advised(&cancelled).advice.iter().all(|x| x.kind != "select-reservation"));
 }
+
+#[test]
+fn splits_are_proposed_by_vcpu_and_memory_shape_too() {
+    // The mixed GPU example: the pods differ in GPUs, vCPUs and memory, so the splits are by
+    // each shape, each bounded below Karpenter's largest instance by a size the optimum uses.
+    let req = Request {
+        inputs: vec![
+            example("examples/nodepools/gpu-training.yaml"),
+            example("examples/workloads/eval-jobs-1gpu.yaml"),
+            example("examples/workloads/training-job-8gpu.yaml"),
+        ],
+        ..Default::default()
+    };
+    let (m, _) = crate::load::model(&req.sources()).expect("loads");
+    let (docs, _) = documents(&req.sources()).expect("documents");
+    let base = crate::provision::render_with(&m, &crate::scheduling::solve(&m), Vec::new(), NO_HINTS);
+    let opt = crate::optimize::optimize(&m, &[], &OptimizeSettings::default(), None).expect("optimum");
+    let splits = split::generate(&m, &docs, &base, &opt);
+    let key_of = |c: &candidates::Candidate| match &c.changes[0] {
+        Change::AddNodePool { document, .. } => document["spec"]["template"]["spec"]["requirements"]
+            .as_array()
+            .and_then(|r| r.last())
+            .map(|r| (r["key"].as_str().unwrap_or_default().to_string(), r["values"][0].as_str().unwrap_or_default().to_string())),
+        _ => None,
+    };
+    let keys: Vec<(String, String)> = splits.iter().filter_map(key_of).collect();
+    // g5.2xlarge (1 GPU, 8 vCPUs, 32 GiB) holds an eval pod and not the training pod.
+    assert!(keys.contains(&("karpenter.k8s.aws/instance-gpu-count".into(), "2".into())), "{keys:?}");
+    assert!(keys.contains(&("karpenter.k8s.aws/instance-cpu".into(), "9".into())), "{keys:?}");
+    assert!(keys.contains(&("karpenter.k8s.aws/instance-memory".into(), "32769".into())), "{keys:?}");
+    let names: Vec<&str> = splits.iter().map(|c| c.title.as_str()).collect();
+    assert!(names.iter().any(|t| t.contains("gpu-training-upto-8cpu") && t.contains("vCPU(s)")), "{names:?}");
+    // Advise verifies each by planning again: the vCPU and memory splits launch the same five
+    // g5.2xlarge as the GPU split, so they count as duplicates of it and it alone is answered.
+    let a = advised(&req);
+    check_all(&req, &a);
+    assert_eq!(a.stats.duplicates, 2, "{:?}", a.stats);
+    assert_eq!(a.advice.iter().filter(|x| x.kind == "split").count(), 1);
+    assert!(a.advice[0].title.contains("GPU(s)"), "{}", a.advice[0].title);
+}

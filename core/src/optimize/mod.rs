@@ -17,6 +17,8 @@ mod group;
 pub(crate) mod instance;
 mod output;
 mod replan;
+pub mod running;
+mod running_answer;
 pub mod solve;
 #[cfg(test)]
 mod tests;
@@ -44,11 +46,23 @@ pub struct OptimizeSettings {
     /// patterns are generated and the answer says how far from the bound it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enumerate_limit: Option<usize>,
+    /// Optimise the running cluster (needs `now`): the cheapest set of nodes, existing ones
+    /// kept and new NodeClaims, for the pods that run now, beside what Karpenter's
+    /// consolidation does (`running` in the answer). Nodes Karpenter can never disrupt (a pod
+    /// that cannot be evicted, do-not-disrupt, unmanaged, ...) stay with their pods.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub running: bool,
 }
 
 /// Optimise a loaded model (`Cluster::optimize`): check the settings, plan as Karpenter,
 /// optimise, compare. `warnings` are the loading warnings, carried into the answer.
-pub(crate) fn optimize(m: &Model, warnings: &[crate::api::Warning], settings: &OptimizeSettings) -> Result<Optimization, Vec<InputError>> {
+/// `now`: the clock (Unix seconds, and as the answer shows it), needed by `settings.running`.
+pub(crate) fn optimize(
+    m: &Model,
+    warnings: &[crate::api::Warning],
+    settings: &OptimizeSettings,
+    now: Option<(i64, &str)>,
+) -> Result<Optimization, Vec<InputError>> {
     if let Some(s) = settings.time_budget_seconds {
         if !(s.is_finite() && s > 0.0 && s <= 3600.0) {
             let e = InputError::new("invalid-number", format!("timeBudgetSeconds {s} is not a number of seconds in (0, 3600]"))
@@ -61,7 +75,14 @@ pub(crate) fn optimize(m: &Model, warnings: &[crate::api::Warning], settings: &O
         seconds: settings.time_budget_seconds.unwrap_or(10.0),
         enumerate_limit: settings.enumerate_limit.unwrap_or(20_000).min(1_000_000),
     };
-    let mut body = run(m, budget).map_err(|e| vec![e])?;
+    let mut body = match now {
+        Some((t, text)) if settings.running => running::run(m, budget, t, text),
+        None if settings.running => Err(InputError::new("required", "optimize.running needs the clock: `now`")
+            .path("now")
+            .help("give the time of the pass, e.g. --now 2026-11-29T04:00:00Z")),
+        _ => run(m, budget),
+    }
+    .map_err(|e| vec![e])?;
     body.warnings = warnings.to_vec();
     Ok(body)
 }
@@ -366,6 +387,15 @@ pub const BREAKS_SPREAD: &str = "hostname spreads held with every pod in place";
 /// that counts its own group caps that group in either reading.
 fn whole_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], budget: Budget, dynamic: bool) -> f64 {
     let pods: Vec<usize> = claims.iter().filter(|c| c.launch.is_some()).flat_map(|c| c.pods.iter().copied()).collect();
+    pods_bound(m, sol, claims, pods, budget, dynamic)
+}
+
+/// [`whole_bound`] of the given pods (`pods`, a subset of the pods Karpenter places): the
+/// same relaxation, packing only them on new NodeClaims.
+pub(crate) fn pods_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], pods: Vec<usize>, budget: Budget, dynamic: bool) -> f64 {
+    if pods.is_empty() {
+        return 0.0;
+    }
     let (mut groups, _) = group_pods(m, pods);
     let none_kept = vec![false; claims.len()];
     let rules = affinity::rules(m, &mut groups);

@@ -66,6 +66,10 @@ pub struct Optimization {
     pub stats: Stats,
     /// Non-fatal findings about the input.
     pub warnings: Vec<Warning>,
+    /// The running cluster's optimum beside Karpenter's consolidation (`optimize.running`):
+    /// the fields above then speak of the pods of the nodes it may remove.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<super::running_answer::RunningCluster>,
 }
 
 /// One NodeClaim of the optimum or of Karpenter's plan.
@@ -334,5 +338,6 @@ pub fn render(
             timed_out: outcome.timed_out,
         },
         warnings: Vec::new(),
+        running: None,
     }
 }

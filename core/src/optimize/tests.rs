@@ -6,6 +6,7 @@ use serde_json::Value;
 mod affinity;
 mod min_values;
 mod pod_affinity;
+mod running;
 mod zones;
 
 /// A Deployment in namespace `ml` labelled `app: <name>`, for the rule tests' inputs.
@@ -298,7 +299,7 @@ spec:
 #[test]
 fn bad_time_budget_is_a_located_error() {
     let mut req = yaml_request("");
-    req.optimize = Some(OptimizeSettings { time_budget_seconds: Some(-1.0), enumerate_limit: None });
+    req.optimize = Some(OptimizeSettings { time_budget_seconds: Some(-1.0), enumerate_limit: None, ..Default::default() });
     let json: Value = serde_json::from_str(&optimize(&req).to_json()).unwrap();
     assert_eq!(json["status"], "failure");
     assert_eq!(json["errors"][0]["path"], "optimize.timeBudgetSeconds");
@@ -308,7 +309,7 @@ fn bad_time_budget_is_a_located_error() {
 fn generated_patterns_stay_within_the_bound_gap_on_many_pods() {
     // Force the generated-pattern path (no enumeration) on a few hundred pods.
     let mut req = request(gen::cluster(3, 400), Some(gen::catalog()));
-    req.optimize = Some(OptimizeSettings { time_budget_seconds: None, enumerate_limit: Some(0) });
+    req.optimize = Some(OptimizeSettings { time_budget_seconds: None, enumerate_limit: Some(0), ..Default::default() });
     let o = solved(&req);
     assert!(o.optimum_price_per_hour <= o.karpenter_price_per_hour + 1e-9);
     assert!(o.lower_bound_per_hour <= o.optimum_price_per_hour + 1e-9);
