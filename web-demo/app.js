@@ -30,6 +30,10 @@ async function main() {
       scheduleSimulate();
     });
   }
+  $('sim-compare').addEventListener('change', () => {
+    state.compare = $('sim-compare').checked ? 'cluster-autoscaler' : '';
+    scheduleSimulate(0);
+  });
   $('now').addEventListener('input', () => {
     const r = nowFromInput();
     showNowError(r.error || null);

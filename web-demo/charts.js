@@ -115,3 +115,14 @@ export function renderCostCurve(a) {
     ),
   );
 }
+
+/** Steps (a value holds until the next sample) as an SVG polyline's points. */
+export function steps(times, values, x, y, end) {
+  const pts = [];
+  values.forEach((v, i) => {
+    if (i > 0) pts.push(`${x(times[i]).toFixed(1)},${y(values[i - 1]).toFixed(1)}`);
+    pts.push(`${x(times[i]).toFixed(1)},${y(v).toFixed(1)}`);
+  });
+  if (values.length) pts.push(`${x(end).toFixed(1)},${y(values[values.length - 1]).toFixed(1)}`);
+  return pts.join(' ');
+}

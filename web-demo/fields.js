@@ -42,7 +42,7 @@ export function updateEdited() {
   $('cluster-edited').hidden = $('cluster').value === consolidatePreset().cluster;
   const sp = simulatePreset();
   $('sim-edited').hidden =
-    $('sim-cluster').value === sp.cluster && $('sim-trace').value === sp.trace && state.seed === String(sp.seed) && state.spot === (sp.spot ?? '') && !state.gmin && !state.gmax;
+    $('sim-cluster').value === sp.cluster && $('sim-trace').value === sp.trace && state.seed === String(sp.seed) && state.spot === (sp.spot ?? '') && !state.gmin && !state.gmax && state.compare === (sp.compare ?? '');
 }
 
 export const SIM_SETTING_INPUTS = [
@@ -53,6 +53,7 @@ export const SIM_SETTING_INPUTS = [
 ];
 export function setSimSettingInputs() {
   for (const [id, key] of SIM_SETTING_INPUTS) $(id).value = state[key];
+  $('sim-compare').checked = state.compare === 'cluster-autoscaler';
 }
 
 /** The request's `simulation`: the seed and the settings typed (empty fields = the core's defaults). */

@@ -47,7 +47,7 @@ function applySimulatePreset(id) {
   $('spreset').value = p.id;
   $('sim-cluster').value = p.cluster;
   $('sim-trace').value = p.trace;
-  Object.assign(state, { seed: String(p.seed), spot: p.spot ?? '', gmin: '', gmax: '' });
+  Object.assign(state, { seed: String(p.seed), spot: p.spot ?? '', gmin: '', gmax: '', compare: p.compare ?? '' });
   setSimSettingInputs();
   scheduleSimulate(0);
 }

@@ -16,6 +16,7 @@ import { renderPlan } from './plan-view.js';
 import { renderDecision } from './decision-view.js';
 import { renderExplanation, updatePods } from './why-view.js';
 import { renderSimulation } from './simulation-view.js';
+import { renderComparison } from './compare-view.js';
 import { updateTiming } from './timing.js';
 
 const DEBOUNCE_MS = 250;
@@ -182,6 +183,8 @@ const simRequest = () =>
     inputs: [{ name: 'sim-cluster.yaml', text: $('sim-cluster').value }],
     trace: { name: 'trace.yaml', text: $('sim-trace').value },
     simulation: simSettings(),
+    // The side by side: the core answers a Comparison instead of a Simulation.
+    ...(state.compare ? { compare: state.compare } : {}),
   });
 
 let simulateSeq = 0;
@@ -201,7 +204,7 @@ async function runSimulate() {
     if (seq !== simulateSeq) return;
     markErrors(answer, [...request.inputs, request.trace]);
     if (!cached) timings.lastSimulateMs = ms;
-    replace($('simulate-out'), renderSimulation(answer, ms), answer.status);
+    replace($('simulate-out'), request.compare ? renderComparison(answer, ms) : renderSimulation(answer, ms), answer.status);
     saveUrl();
   } catch (e) {
     if (e.superseded) return;

@@ -24,6 +24,7 @@ function snapshot() {
   if (state.planNow !== (planPreset().now ?? '')) s.planNow = state.planNow;
   if ($('cluster').value !== consolidatePreset().cluster) s.cluster = $('cluster').value;
   Object.assign(s, { spreset: state.spreset, seed: state.seed, spot: state.spot, gmin: state.gmin, gmax: state.gmax });
+  if (state.compare !== (simulatePreset().compare ?? '')) s.compare = state.compare;
   if ($('sim-cluster').value !== simulatePreset().cluster) s.simCluster = $('sim-cluster').value;
   if ($('sim-trace').value !== simulatePreset().trace) s.simTrace = $('sim-trace').value;
   return s;
@@ -86,6 +87,7 @@ export async function loadUrl() {
     const simDefaults = { seed: String(simulatePreset().seed), spot: simulatePreset().spot ?? '', gmin: '', gmax: '' };
     for (const k of ['seed', 'spot', 'gmin', 'gmax']) state[k] = typeof s[k] === 'string' ? s[k] : simDefaults[k];
     if (typeof s.now === 'string') state.now = s.now;
+    state.compare = s.compare === 'cluster-autoscaler' || s.compare === '' ? s.compare : simulatePreset().compare ?? '';
     state.spotToSpot = s.spotToSpot === true;
     $('spot-to-spot').checked = state.spotToSpot;
     state.gates = typeof s.gates === 'string' ? s.gates : planPreset().featureGates ?? '';

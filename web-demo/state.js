@@ -29,6 +29,8 @@ export const state = {
   // Simulation settings as typed (strings; empty = the core's default).
   seed: String(SIMULATE_PRESETS[0].seed),
   spot: SIMULATE_PRESETS[0].spot ?? '',
+  // 'cluster-autoscaler': the trace also under the node groups, side by side (compare-view.js); '' = Karpenter alone.
+  compare: SIMULATE_PRESETS[0].compare ?? '',
   gmin: '',
   gmax: '',
   // The catalog's zones (comma-separated) and spot price factor, as typed; empty = default.
