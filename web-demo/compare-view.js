@@ -32,7 +32,7 @@ function chart(a) {
   const times = a.series.timesSeconds;
   const end = Math.max(1, ...sides.map((s) => s.durationSeconds));
   const left = 48, cw = 560, ch = 160, pad = 8, right = 16;
-  const barsTop = pad + ch + 34, barH = 12, rowH = 2 * barH + 14;
+  const barsTop = pad + ch + 30, barH = 12, rowH = 2 * barH + 22;
   const width = left + cw + right;
   const height = barsTop + BARS.length * rowH + 4;
   const x = (t) => left + (cw * Math.max(0, Math.min(end, t))) / end;
@@ -56,14 +56,14 @@ function chart(a) {
     const values = sides.map(bar.value);
     const top = Math.max(...values) || 1;
     const y0 = barsTop + r * rowH;
-    parts.push(sv('text', { x: left - 6, y: y0 + barH + 4, 'text-anchor': 'end', class: 'tick' }, bar.label.split(' ')[0]));
+    parts.push(sv('text', { x: left, y: y0 + 8, class: 'tick' }, bar.label));
     sides.forEach((s, i) => {
-      const w = (cw * 0.8 * values[i]) / top;
-      const yb = y0 + i * (barH + 2);
+      const w = (cw * 0.85 * values[i]) / top;
+      const yb = y0 + 12 + i * (barH + 2);
       const cls = SIDES.find((d) => d.key === s.autoscaler)?.cls ?? '';
       parts.push(
         sv('rect', { x: left, y: yb, width: Math.max(0, w).toFixed(1), height: barH, class: `cmp-bar ${cls}`, 'data-figure': bar.label, 'data-autoscaler': s.autoscaler }),
-        sv('text', { x: (left + w + 4).toFixed(1), y: yb + barH - 2, class: 'tick' }, `${bar.text(values[i])} ${bar.label}`),
+        sv('text', { x: (left + w + 4).toFixed(1), y: yb + barH - 2, class: 'tick' }, bar.text(values[i])),
       );
     });
   });
@@ -77,12 +77,26 @@ function chart(a) {
     { class: 'sim-block' },
     h('h3', { text: 'Nodes over time, cost, pending and idle GPUs, side by side' }),
     h('div', { class: 'chart-wrap' }, sv('svg', { class: 'compare-chart', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': label }, sv('title', {}, label), parts)),
-    h('p', { class: 'legend hint' }, key('cmp-ca', 'Cluster Autoscaler, node groups (upper bar)'), key('cmp-karpenter', 'Karpenter, NodePools (lower bar)'), ` · nodes alive sampled every ${fmtDuration(a.karpenter.series.intervalSeconds)}`),
+    h('p', { class: 'legend hint' }, key('cmp-ca', 'Cluster Autoscaler, node groups (upper bar)'), key('cmp-karpenter', 'Karpenter, NodePools (lower bar)')),
+    h('p', { class: 'hint small', text: `Nodes alive sampled every ${fmtDuration(a.karpenter.series.intervalSeconds)}; each pair of bars is scaled to its larger value.` }),
   );
 }
 
+/** Each side's figures, one row per figure (the CLI's "Runs" table, transposed to fit the card). */
+const FIGURES = [
+  { label: 'Cost', value: (s) => fmtUsd(s.costUsd) },
+  { label: 'Nodes launched', value: (s) => String(s.nodesLaunched) },
+  { label: 'Peak nodes', value: (s) => String(s.peakNodes) },
+  { label: 'Nodes removed', value: (s) => String(s.nodesRemoved) },
+  { label: 'Pending pod-minutes', value: (s) => s.pendingPodMinutes.toFixed(1) },
+  { label: 'p95 wait', value: (s) => `${s.pendingP95Seconds}s` },
+  { label: 'Pods finished', value: (s) => String(s.podsFinished) },
+  { label: 'Pending at the end', value: (s) => String(s.podsPendingAtEnd) },
+  { label: 'GPU-hours paid', value: (s) => s.gpuHoursPaid.toFixed(2) },
+  { label: 'Idle GPU-hours', value: (s) => s.idleGpuHours.toFixed(2) },
+];
+
 function sidesTable(a) {
-  const cols = ['Autoscaler', 'Cost', 'Launched', 'Peak', 'Removed', 'Pending pod-min', 'p95 wait', 'Finished', 'Pending at end', 'GPU-h paid', 'Idle GPU-h'];
   return h(
     'div',
     { class: 'table-wrap' },
@@ -90,20 +104,11 @@ function sidesTable(a) {
       'table',
       { class: 'nodes', id: 'cmp-sides' },
       h('caption', { text: 'Each run over the same trace, seed and start-up latencies' }),
-      h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col', text: c })))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: '' }), a.sides.map((s) => h('th', { scope: 'col', 'data-autoscaler': s.autoscaler, text: sideName(s.autoscaler) })))),
       h(
         'tbody',
         {},
-        a.sides.map((s) =>
-          h(
-            'tr',
-            { 'data-autoscaler': s.autoscaler },
-            h('th', { scope: 'row', text: sideName(s.autoscaler) }),
-            [fmtUsd(s.costUsd), s.nodesLaunched, s.peakNodes, s.nodesRemoved, s.pendingPodMinutes.toFixed(1), `${s.pendingP95Seconds}s`, s.podsFinished, s.podsPendingAtEnd, s.gpuHoursPaid.toFixed(2), s.idleGpuHours.toFixed(2)].map((v) =>
-              h('td', { class: 'num', text: String(v) }),
-            ),
-          ),
-        ),
+        FIGURES.map(({ label, value }) => h('tr', { 'data-figure': label }, h('th', { scope: 'row', text: label }), a.sides.map((s) => h('td', { class: 'num', text: value(s) })))),
       ),
     ),
   );
@@ -176,7 +181,7 @@ export function renderComparison(a, ms) {
       h('strong', { text: `${sideName(ca.autoscaler)} ${fmtUsd(ca.costUsd)}` }),
       ' vs ',
       h('strong', { text: `${sideName(k.autoscaler)} ${fmtUsd(k.costUsd)}` }),
-      ` (${signed(a.costDifferenceUsd)}) over ${fmtDuration(Math.max(ca.durationSeconds, k.durationSeconds))}${pools}.`,
+      ` (${signed(a.costDifferenceUsd)}) over the trace${pools}.`,
     ),
     sidesTable(a),
     chart(a),

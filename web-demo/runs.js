@@ -204,6 +204,7 @@ async function runSimulate() {
     if (seq !== simulateSeq) return;
     markErrors(answer, [...request.inputs, request.trace]);
     if (!cached) timings.lastSimulateMs = ms;
+    $('sim-h').textContent = request.compare ? 'What the trace costs with the Cluster Autoscaler and with Karpenter' : 'What the trace costs with Karpenter';
     replace($('simulate-out'), request.compare ? renderComparison(answer, ms) : renderSimulation(answer, ms), answer.status);
     saveUrl();
   } catch (e) {

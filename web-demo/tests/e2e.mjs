@@ -916,13 +916,12 @@ status:
     await page.selectOption('#spreset', 'node-groups');
     assert.equal(await page.isChecked('#sim-compare'), true);
     const [ca, k] = want.sides;
-    await waitText('#cmp-headline', `Side by side: Cluster Autoscaler ${fmtUsd(ca.costUsd)} vs Karpenter ${fmtUsd(k.costUsd)}`, SIM_TIMEOUT);
-    // Each side's row: the CLI's figures, rounded as its text table rounds them.
-    const rows = await page.$$eval('#cmp-sides tbody tr', (trs) => trs.map((tr) => [tr.dataset.autoscaler, ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
-    assert.deepEqual(
-      rows,
-      want.sides.map((s) => [s.autoscaler, fmtUsd(s.costUsd), String(s.nodesLaunched), String(s.peakNodes), String(s.nodesRemoved), s.pendingPodMinutes.toFixed(1), `${s.pendingP95Seconds}s`, String(s.podsFinished), String(s.podsPendingAtEnd), s.gpuHoursPaid.toFixed(2), s.idleGpuHours.toFixed(2)]),
-    );
+    await waitText('#cmp-headline', `Side by side: Cluster Autoscaler ${fmtUsd(ca.costUsd)} vs Karpenter ${fmtUsd(k.costUsd)} (${want.costDifferenceUsd < 0 ? '-' : '+'}${Math.abs(want.costDifferenceUsd).toFixed(2)}) over the trace; Karpenter ran migrate's ${want.migration.nodePools.length} NodePools`, SIM_TIMEOUT);
+    // Each side's column: the CLI's figures, rounded as its text table rounds them.
+    assert.deepEqual(await page.$$eval('#cmp-sides thead th[data-autoscaler]', (ths) => ths.map((th) => th.dataset.autoscaler)), ['cluster-autoscaler', 'karpenter']);
+    const rows = await page.$$eval('#cmp-sides tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const columns = want.sides.map((s) => [fmtUsd(s.costUsd), String(s.nodesLaunched), String(s.peakNodes), String(s.nodesRemoved), s.pendingPodMinutes.toFixed(1), `${s.pendingP95Seconds}s`, String(s.podsFinished), String(s.podsPendingAtEnd), s.gpuHoursPaid.toFixed(2), s.idleGpuHours.toFixed(2)]);
+    assert.deepEqual(rows, columns[0].map((_, r) => columns.map((c) => c[r])));
     // One chart: a nodes-over-time step line per side (two points per sample after the first,
     // one for the end) and a pair of bars for cost, pending pod-minutes and idle GPU-hours.
     for (const [i, side] of ['cluster-autoscaler', 'karpenter'].entries()) {
