@@ -5,6 +5,7 @@
 // nodecast_demand, nodecast_workload_replicas, nodecast_workload_ready_replicas,
 // nodecast_scaledjob_jobs and karpenter_nodepool_usage{resource_type="nodes"}); the page only
 // draws them. Built with the page's DOM helpers (`h`, `sv`: no innerHTML with user data).
+import { steps } from './charts.js';
 
 const metric = (a, name, labels) =>
   a.series.metrics.find((m) => m.name === name && Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
@@ -29,17 +30,6 @@ export function workloadLines(a, workload) {
   const ready = metric(a, 'nodecast_workload_ready_replicas', { workload });
   const demand = a.series.metrics.filter((m) => m.name === 'nodecast_demand' && m.labels?.workload === workload).map((m) => ({ metric: m.labels.metric, values: m.values }));
   return { replicas: replicas?.values ?? null, ready: ready?.values ?? null, demand, jobs: Boolean(jobs) };
-}
-
-/** Steps (a value holds until the next sample) as an SVG polyline's points. */
-function steps(times, values, x, y, end) {
-  const pts = [];
-  values.forEach((v, i) => {
-    if (i > 0) pts.push(`${x(times[i]).toFixed(1)},${y(values[i - 1]).toFixed(1)}`);
-    pts.push(`${x(times[i]).toFixed(1)},${y(v).toFixed(1)}`);
-  });
-  if (values.length) pts.push(`${x(end).toFixed(1)},${y(values[values.length - 1]).toFixed(1)}`);
-  return pts.join(' ');
 }
 
 function chart(a, w, { h, sv, fmtDuration, fmtTick, tickStep, niceStep }) {

@@ -24,6 +24,8 @@ const KINDS = {
   'simulate-prom': 'Simulation',
   optimize: 'Optimization',
   advise: 'Advice',
+  // `compare` is `simulate` with `compare: cluster-autoscaler` (no core function of its own).
+  compare: 'Comparison',
 };
 
 /** `simulate`'s `output` option: the core function that renders it. */
@@ -158,6 +160,24 @@ export function createApi(glue, ready) {
     if (!Array.isArray(prepared)) return prepared;
     const [fn, opts] = prepared;
     return guarded(fn, () => glue.call(fn, input, opts), false);
+  };
+  /**
+   * The trace under the node groups with the Cluster Autoscaler and under NodePools with Karpenter,
+   * side by side (`nodecast simulate --compare cluster-autoscaler`; docs/cluster-autoscaler.md):
+   * `simulate` with `compare: "cluster-autoscaler"` unless the request or the options name it.
+   */
+  api.compare = (input, options) => {
+    if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+      return guarded('compare', () => glue.call('simulate', input, options), false); // the core reports the options
+    }
+    const { output, ...rest } = options ?? {};
+    if (output !== undefined && output !== 'json') {
+      return failure('compare', 'invalid-request', `options.output: compare answers JSON only, not ${JSON.stringify(output)}`);
+    }
+    const named = rest.compare !== undefined || (input !== null && typeof input === 'object' && input.compare !== undefined);
+    const prepared = simulateRequest(input, named ? rest : { ...rest, compare: 'cluster-autoscaler' });
+    if (!Array.isArray(prepared)) return prepared;
+    return guarded('compare', () => glue.call('simulate', input, prepared[1]), false);
   };
   /** The series as CSV (`nodecast simulate -o csv`), or the failure answer. */
   api.simulateCsv = (input, options) => api.simulate(input, { ...(options ?? {}), output: 'csv' });

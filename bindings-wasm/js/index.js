@@ -1,6 +1,6 @@
 // nodecast for browsers and bundlers (ES module). Call `await init()` once (it fetches
 // web/nodecast_wasm_bg.wasm next to this file, or what you pass), then every function is
-// synchronous: plan, consolidate, validate, explain, catalog, simulate, call, callJson.
+// synchronous: plan, consolidate, validate, explain, catalog, simulate, compare, call, callJson.
 import initGlue, * as glue from './web/nodecast_wasm.js';
 import { createApi, FUNCTIONS } from './api.js';
 
@@ -25,6 +25,6 @@ const api = createApi(glue, () => {
   if (!initialised) throw new Error('nodecast: call `await init()` before using the module');
 });
 
-export const { plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, optimize, advise, call, callJson, isPoisoned, __nodecast_test_panic } = api;
+export const { plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, compare, optimize, advise, call, callJson, isPoisoned, __nodecast_test_panic } = api;
 export { FUNCTIONS };
 export default init;

@@ -11,6 +11,6 @@ export function initSync() {}
 
 const api = createApi(glue, () => {});
 
-export const { plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, optimize, advise, call, callJson, isPoisoned, __nodecast_test_panic } = api;
+export const { plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, compare, optimize, advise, call, callJson, isPoisoned, __nodecast_test_panic } = api;
 export { FUNCTIONS };
 export default init;

@@ -173,6 +173,8 @@ export interface Request {
   query?: CatalogQuery;
   /** `simulate`: the workload trace (docs/simulate.md). */
   trace?: TraceInput;
+  /** `simulate`: also run the trace under the node groups with the Cluster Autoscaler, side by side (a `Comparison` answer). */
+  compare?: 'cluster-autoscaler';
   /** `simulate`: settings; every field has a default. */
   simulation?: SimulationSettings;
   /** `optimize`: time budget and enumeration limit; defaults apply. */
@@ -288,7 +290,7 @@ export interface SimulateOptions extends Omit<Options, 'trace'> {
 // Answers: tagged unions on `status`
 
 export type FunctionName = 'plan' | 'consolidate' | 'explain' | 'validate' | 'catalog' | 'simulate' | 'simulate-csv' | 'simulate-prom' | 'optimize' | 'advise';
-export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Optimization' | 'Advice' | 'Error';
+export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'CatalogQuery' | 'Simulation' | 'Comparison' | 'Optimization' | 'Advice' | 'Error';
 
 // ---------------------------------------------------------------------------------------------
 // Answers: generated from the Rust answer types (answers.d.ts, `make schema`; the same
@@ -297,7 +299,7 @@ export type AnswerKind = 'Plan' | 'Decision' | 'Explanation' | 'Validation' | 'C
 export * from './answers.js';
 import type {
   InputError, Plan, Decision, Explanation, ValidationReport, CatalogAnswer, Simulation, Optimization, Advice,
-  SimulationFailure, ErrorFailure,
+  SimulationFailure, ErrorFailure, Comparison,
 } from './answers.js';
 
 export interface Failure<K extends AnswerKind = AnswerKind> {
@@ -328,6 +330,7 @@ export type CatalogQueryAnswer = Answer<'CatalogQuery', CatalogAnswer>;
 export type SimulationAnswer = Answer<'Simulation', Simulation>;
 export type OptimizationAnswer = Answer<'Optimization', Optimization>;
 export type AdviceAnswer = Answer<'Advice', Advice>;
+export type ComparisonAnswer = Answer<'Comparison', Comparison>;
 
 /** CSV or Prometheus text on success, the failure answer otherwise. */
 export type SimulationText = string | SimulationFailure;
@@ -340,6 +343,7 @@ export type AnyAnswer =
   | CatalogQueryAnswer
   | SimulationAnswer
   | SimulationText
+  | ComparisonAnswer
   | OptimizationAnswer
   | AdviceAnswer
   | ErrorFailure;
@@ -392,6 +396,14 @@ export function catalog(input?: RequestInput, options?: Options): CatalogQueryAn
 export function simulate(input?: RequestInput, options?: SimulateOptions & { output?: 'json' }): SimulationAnswer;
 export function simulate(input: RequestInput, options: SimulateOptions & { output: 'csv' | 'prom' | 'prometheus' }): SimulationText;
 export function simulate(input?: RequestInput, options?: SimulateOptions): SimulationAnswer | SimulationText;
+/**
+ * The trace under the node groups (eksctl, Terraform) with the Cluster Autoscaler and under
+ * NodePools with Karpenter (the inputs', or `migrate`'s proposal), side by side: each side's cost,
+ * nodes, pending pod-minutes and idle GPU-hours, both runs over time, the scale-ups and the
+ * disclosures (docs/cluster-autoscaler.md). `simulate` with `compare: 'cluster-autoscaler'`; the
+ * bytes of `nodecast simulate --compare cluster-autoscaler ... -o json`.
+ */
+export function compare(input?: RequestInput, options?: Omit<SimulateOptions, 'output'> & { compare?: 'cluster-autoscaler' }): ComparisonAnswer;
 /** `simulate(input, {...options, output: 'csv'})`: `timeSeconds,metric,labels,value` rows. */
 export function simulateCsv(input?: RequestInput, options?: Omit<SimulateOptions, 'output'>): SimulationText;
 /** `simulate(input, {...options, output: 'prom'})`: Prometheus text exposition. */

@@ -8,7 +8,8 @@ export const HERE = dirname(fileURLToPath(import.meta.url));
 export const BINDINGS = join(HERE, '..');
 export const ROOT = join(BINDINGS, '..');
 export const PKG = join(BINDINGS, 'pkg');
-export const CLI = join(process.env.CARGO_TARGET_DIR || join(ROOT, 'target'), 'release', 'nodecast');
+// NODECAST_BIN: another build of the CLI (a debug one while iterating); the release build by default.
+export const CLI = process.env.NODECAST_BIN || join(process.env.CARGO_TARGET_DIR || join(ROOT, 'target'), 'release', 'nodecast');
 
 export const TRAINING = ['examples/nodepools/gpu-general.yaml', 'examples/nodepools/gpu-training.yaml', 'examples/workloads/training-job-4gpu.yaml'];
 export const UNDERUTILIZED = ['examples/disruption/pool-underutilized.yaml', 'examples/disruption/cluster-state.yaml'];

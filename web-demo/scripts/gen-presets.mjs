@@ -96,6 +96,12 @@ const SIMULATE = [
   { id: 'keda-batch', label: 'KEDA: a ScaledJob draining a GPU batch queue',
     cluster: ['nodepools/gpu-training.yaml', 'simulate/keda-batch.yaml'], separate: true,
     trace: 'simulate/keda-queue.yaml', seed: 7 },
+  // docs/cluster-autoscaler.md's side by side (its command line: the default seed 0): the seed's
+  // four GPU node groups (eksctl) under the Cluster Autoscaler, and migrate's NodePools under
+  // Karpenter, over half a day of training and evaluation Jobs.
+  { id: 'node-groups', label: 'Cluster Autoscaler vs Karpenter: the GPU node groups side by side',
+    cluster: ['node-groups/eksctl-gpu.yaml', 'workloads/eval-jobs-1gpu.yaml', 'workloads/training-job-4gpu.yaml'], separate: true,
+    trace: 'node-groups/gpu-day.yaml', seed: 0, compare: 'cluster-autoscaler' },
 ];
 
 const files = {};
@@ -147,7 +153,7 @@ export const PLAN_PRESETS = ${JSON.stringify(plan, null, 2)};
 /** Consolidation presets: {id, label, sources, cluster, now}. */
 export const CONSOLIDATE_PRESETS = ${JSON.stringify(consolidate, null, 2)};
 
-/** Simulation presets: {id, label, sources, cluster, trace, seed, spot?}. */
+/** Simulation presets: {id, label, sources, cluster, trace, seed, spot?, compare?}. */
 export const SIMULATE_PRESETS = ${JSON.stringify(simulate, null, 2)};
 `;
 

@@ -30,13 +30,20 @@ fi
 # npm ci when node_modules does not match package-lock.json, then the editor bundle (build/).
 bash scripts/build.sh
 
+# The CLI that gives the expected answers: NODECAST_BIN when given (e.g. a debug build), else the
+# release build, built (or brought up to date) here.
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-export NODECAST_BIN=${NODECAST_BIN:-$TARGET_DIR/release/nodecast}
-if command -v cargo >/dev/null 2>&1; then
-  (cd "$ROOT" && cargo build --release -q -p nodecast-cli)
+if [ -z "${NODECAST_BIN:-}" ]; then
+  export NODECAST_BIN=$TARGET_DIR/release/nodecast
+  if command -v cargo >/dev/null 2>&1; then
+    (cd "$ROOT" && cargo build --release -q -p nodecast-cli)
+  fi
 fi
+[ -x "$NODECAST_BIN" ] || { echo "NODECAST_BIN=$NODECAST_BIN is not an executable nodecast CLI" >&2; exit 1; }
+export NODECAST_BIN
 
 node scripts/gen-presets.mjs --check
+node scripts/check-modules.mjs
 export CHROMIUM
 echo "== e2e: $WEB in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"
 node tests/e2e.mjs

@@ -903,6 +903,57 @@ status:
     await page.click('#tab-plan');
   });
 
+  await step('the node-groups preset: the Cluster Autoscaler and Karpenter side by side, as the CLI says', async () => {
+    const preset = await page.evaluate(async () => (await import('./presets.js')).SIMULATE_PRESETS.find((p) => p.id === 'node-groups'));
+    assert.ok(preset, 'a node-groups preset');
+    assert.equal(preset.compare, 'cluster-autoscaler');
+    writeFileSync(join(tmp, 'gpu-day.yaml'), preset.trace);
+    const want = cli(['simulate', '--compare', 'cluster-autoscaler', '--trace', join(tmp, 'gpu-day.yaml'), '--seed', String(preset.seed)], { 'sim-cluster.yaml': preset.cluster });
+    assert.equal(want.status, 'success', JSON.stringify(want.errors));
+    assert.equal(want.kind, 'Comparison');
+    const fmtUsd = (x) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    await page.click('#tab-simulate');
+    await page.selectOption('#spreset', 'node-groups');
+    assert.equal(await page.isChecked('#sim-compare'), true);
+    const [ca, k] = want.sides;
+    await waitText('#cmp-headline', `Side by side: Cluster Autoscaler ${fmtUsd(ca.costUsd)} vs Karpenter ${fmtUsd(k.costUsd)} (${want.costDifferenceUsd < 0 ? '-' : '+'}${Math.abs(want.costDifferenceUsd).toFixed(2)}) over the trace; Karpenter ran migrate's ${want.migration.nodePools.length} NodePools`, SIM_TIMEOUT);
+    // Each side's column: the CLI's figures, rounded as its text table rounds them.
+    assert.deepEqual(await page.$$eval('#cmp-sides thead th[data-autoscaler]', (ths) => ths.map((th) => th.dataset.autoscaler)), ['cluster-autoscaler', 'karpenter']);
+    const rows = await page.$$eval('#cmp-sides tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const columns = want.sides.map((s) => [fmtUsd(s.costUsd), String(s.nodesLaunched), String(s.peakNodes), String(s.nodesRemoved), s.pendingPodMinutes.toFixed(1), `${s.pendingP95Seconds}s`, String(s.podsFinished), String(s.podsPendingAtEnd), s.gpuHoursPaid.toFixed(2), s.idleGpuHours.toFixed(2)]);
+    assert.deepEqual(rows, columns[0].map((_, r) => columns.map((c) => c[r])));
+    // One chart: a nodes-over-time step line per side (two points per sample after the first,
+    // one for the end) and a pair of bars for cost, pending pod-minutes and idle GPU-hours.
+    for (const [i, side] of ['cluster-autoscaler', 'karpenter'].entries()) {
+      const points = (await page.getAttribute(`#simulate-out svg.compare-chart polyline.cmp-nodes[data-autoscaler="${side}"]`, 'points')).trim().split(/\s+/);
+      assert.equal(points.length, 2 * want.series.nodes[i].length, side);
+    }
+    assert.equal(await page.locator('#simulate-out svg.compare-chart rect.cmp-bar').count(), 6);
+    const label = await page.getAttribute('#simulate-out svg.compare-chart', 'aria-label');
+    assert.ok(label.includes(`(peak ${ca.peakNodes})`) && label.includes(`(peak ${k.peakNodes})`), label);
+    assert.ok(label.includes(`idle GPU-hours ${ca.idleGpuHours.toFixed(2)} vs ${k.idleGpuHours.toFixed(2)}`), label);
+    // The scale-ups, Karpenter's NodePools (migrate's proposal) and every disclosure.
+    assert.equal(await page.locator('#cmp-scaleups tbody tr').count(), want.scaleUps.length);
+    assert.equal(want.nodePools, 'migrate');
+    assert.equal(await page.locator('#cmp-pools li').count(), want.migration.nodePools.length);
+    assert.deepEqual(await page.$$eval('#cmp-disclosures li', (lis) => lis.map((li) => li.textContent)), want.disclosures);
+    await page.locator('#simulate-out .comparison').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(OUT, '15-simulation-side-by-side.png'), fullPage: true });
+    simTimings.sideBySideMs = await page.evaluate(() => window.__nodecastTimings.lastSimulateMs);
+    // Off: the plain simulation of the same texts, as `nodecast simulate` without --compare answers it.
+    const alone = cli(['simulate', '--trace', join(tmp, 'gpu-day.yaml'), '--seed', String(preset.seed)], { 'sim-cluster.yaml': preset.cluster });
+    await page.uncheck('#sim-compare');
+    await page.waitForFunction(() => !document.getElementById('cmp-headline') && document.getElementById('simulate-out').dataset.status, null, { timeout: SIM_TIMEOUT });
+    assert.equal(await page.getAttribute('#simulate-out', 'data-status'), alone.status);
+    if (alone.status === 'success') assert.equal(await text('#sim-total'), fmtUsd(alone.summary.costUsd));
+    else assert.match(await text('#simulate-out .errors'), new RegExp(alone.errors[0].code));
+    assert.equal(await page.isVisible('#sim-edited'), true);
+    await page.check('#sim-compare');
+    await page.waitForSelector('#cmp-headline', { timeout: SIM_TIMEOUT });
+    assert.equal(await page.isVisible('#sim-edited'), false);
+    await page.click('#tab-plan');
+  });
+
   await step('the 500-pod re-plan is timed in the browser', async () => {
     // The page measures once after loading, while this test is still driving it; measure again
     // now that the page is idle (the "Measure again" button) and report both.

@@ -1,10 +1,10 @@
 // Compile-only check of pkg/nodecast.d.ts (scripts/test.sh: tsc --noEmit -p tests/types).
 import init, {
-  plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, call, callJson, isPoisoned, FUNCTIONS,
+  plan, consolidate, validate, explain, catalog, simulate, simulateCsv, simulateProm, compare, call, callJson, isPoisoned, FUNCTIONS,
   type Answer, type AnyAnswer, type CatalogAnswer, type Decision, type Explanation, type InputError,
   type Plan, type PlanAnswer, type Request, type SimulationAnswer, type SimulationText, type SimulatedNode,
   type DomainTie, type ValidationReport, type LaunchedNodeClaim, type CapacityType, type NodeClaim,
-  type CapacityReservationsDocument,
+  type CapacityReservationsDocument, type ComparisonAnswer, type ComparisonSide,
 } from 'nodecast-wasm';
 
 await init();
@@ -123,6 +123,20 @@ if (typeof csv === 'string') void csv.split('\n');
 else void csv.errors;
 const viaCallSim: SimulationAnswer = call('simulate', request);
 void sim2, prom, csv2, viaCallSim;
+
+// compare: the side by side, a tagged union of kind Comparison.
+const cmp: ComparisonAnswer = compare(request, { trace: 'kind: Trace\nevents: []\n', seed: 0 });
+if (cmp.status === 'success') {
+  const sides: ComparisonSide[] = cmp.sides;
+  const idle: number = sides[0].idleGpuHours - sides[1].idleGpuHours;
+  const nodes: number[] = cmp.series.nodes[0];
+  const said: string[] = cmp.disclosures;
+  void idle, nodes, said;
+} else {
+  void cmp.errors[0].code;
+}
+// @ts-expect-error: compare answers JSON only
+compare(request, { trace: 'x', output: 'csv' });
 // @ts-expect-error: output is json, csv or prom
 simulate(request, { trace: 'x', output: 'xml' });
 // @ts-expect-error: settings are typed
