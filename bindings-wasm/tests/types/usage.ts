@@ -72,7 +72,7 @@ if (v.status === 'success') {
 const e = explain(request, { pod: 'ml/train-llm-0', instanceType: 'p4d.24xlarge' });
 if (e.status === 'success') {
   const x: Explanation = e;
-  const outcome: 'existing-node' | 'new-node-claim' | 'unschedulable' | undefined = x.pod?.outcome;
+  const outcome: 'existing-node' | 'new-node-claim' | 'unschedulable' | 'bound' | undefined = x.pod?.outcome;
   void outcome;
 }
 
