@@ -200,7 +200,7 @@ impl Say {
 
 /// Blockers that stop Karpenter from building a candidate for the node (NewCandidate); every
 /// other blocker is a method filter applied to a candidate.
-const PRE_CANDIDATE: [ReasonCode; 8] = [
+pub(crate) const PRE_CANDIDATE: [ReasonCode; 8] = [
     ReasonCode::Unmanaged,
     ReasonCode::Rebooting,
     ReasonCode::NotInitialized,

@@ -36,19 +36,12 @@ use crate::scheduling;
 use std::collections::{BTreeMap, HashMap};
 
 /// The blockers that pin a node: Karpenter never disrupts it for consolidation, whatever the
-/// NodePool's consolidation settings (those are what `advise` edits, so they pin nothing).
-const PINNING: [ReasonCode; 10] = [
-    ReasonCode::Unmanaged,
-    ReasonCode::Rebooting,
-    ReasonCode::NotInitialized,
-    ReasonCode::Deleting,
-    ReasonCode::DoNotDisruptNode,
-    ReasonCode::NodepoolNotFound,
-    ReasonCode::DoNotDisruptPod,
-    ReasonCode::Pdb,
-    ReasonCode::MissingLabel,
-    ReasonCode::UnknownInstanceType,
-];
+/// NodePool's consolidation settings (those are what `advise` edits, so they pin nothing):
+/// every blocker that stops Karpenter building a candidate at all (disruption's list), and a
+/// node whose labels or instance type it cannot read.
+fn pinning(code: &ReasonCode) -> bool {
+    crate::disruption::PRE_CANDIDATE.contains(code) || matches!(code, ReasonCode::MissingLabel | ReasonCode::UnknownInstanceType)
+}
 
 /// Does NodePool `pool` still launch node `n`'s offering (type, zone, capacity type)?
 fn still_offered(m: &Model, n: &ExistingNode, pool: usize) -> bool {
@@ -70,7 +63,7 @@ fn pins(m: &Model, now: i64) -> Vec<Option<String>> {
         .map(|info| {
             let n = &m.nodes[info.node];
             match (&info.blocker, info.pool) {
-                (Some((code, why)), _) if PINNING.contains(code) => Some(why.clone()),
+                (Some((code, why)), _) if pinning(code) => Some(why.clone()),
                 (Some((ReasonCode::ConsolidationDisabled, why)), Some(p)) if m.node_pools[p].is_static => Some(why.clone()),
                 (_, None) => Some("its NodePool is not among the inputs".into()),
                 (_, Some(p)) if info.price.is_none() => {
