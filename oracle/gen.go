@@ -503,6 +503,20 @@ func (g *gen) existingNode(i int, p pool, disrupt bool) {
 	}
 }
 
+// disruptScenario is the `disrupt` scenario of seed, parsed: the base that the dradisrupt,
+// repair and drift kinds add their objects and settings to.
+func disruptScenario(seed int64) (map[string]any, error) {
+	base, err := Generate("disrupt", seed)
+	if err != nil {
+		return nil, err
+	}
+	var sc map[string]any
+	if err := yaml.Unmarshal([]byte(base), &sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
 // Generate returns the scenario text for (kind, seed).
 func Generate(kind string, seed int64) (string, error) {
 	if kind == "gates" {

@@ -29,12 +29,8 @@ var draProducts = map[string]struct{ product, arch string }{
 
 // GenerateDRADisrupt is `oracle gen -kind dradisrupt`.
 func GenerateDRADisrupt(seed int64) (string, error) {
-	base, err := Generate("disrupt", seed)
+	sc, err := disruptScenario(seed)
 	if err != nil {
-		return "", err
-	}
-	var sc map[string]any
-	if err := yaml.Unmarshal([]byte(base), &sc); err != nil {
 		return "", err
 	}
 	r := rand.New(rand.NewSource(seed*104729 + 31))

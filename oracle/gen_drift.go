@@ -80,12 +80,8 @@ func makeStatic(d map[string]any, nodes int, r *rand.Rand) {
 }
 
 func generateDrift(seed int64, static bool) (string, error) {
-	base, err := Generate("disrupt", seed)
+	sc, err := disruptScenario(seed)
 	if err != nil {
-		return "", err
-	}
-	var sc map[string]any
-	if err := yaml.Unmarshal([]byte(base), &sc); err != nil {
 		return "", err
 	}
 	r := rand.New(rand.NewSource(seed*104729 + 3))

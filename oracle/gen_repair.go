@@ -38,12 +38,8 @@ var repairConditions = []struct {
 
 // GenerateRepair returns the repair scenario text for seed.
 func GenerateRepair(seed int64) (string, error) {
-	base, err := Generate("disrupt", seed)
+	sc, err := disruptScenario(seed)
 	if err != nil {
-		return "", err
-	}
-	var sc map[string]any
-	if err := yaml.Unmarshal([]byte(base), &sc); err != nil {
 		return "", err
 	}
 	r := rand.New(rand.NewSource(seed*104729 + 17))
