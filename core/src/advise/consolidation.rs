@@ -159,18 +159,9 @@ pub fn advise_running(
             stats.invalid += 1;
             continue;
         };
-        if r.1.pending_pods_at_until > base.1.pending_pods_at_until {
-            stats.leave_pods_pending += 1;
-        } else if r.1.price_per_hour_at_until < base_price - 1e-9 {
-            if verified.iter().any(|(_, v)| summary(v) == summary(&r)) {
-                stats.duplicates += 1;
-            } else {
-                stats.cheaper += 1;
-                verified.push((c, r));
-            }
-        } else {
-            stats.not_cheaper += 1;
-        }
+        let leaves_pending = r.1.pending_pods_at_until > base.1.pending_pods_at_until;
+        let cheaper = r.1.price_per_hour_at_until < base_price - 1e-9;
+        stats.tally(&mut verified, (c, r), leaves_pending, cheaper, |kept, _, r| kept.iter().any(|(_, v)| summary(v) == summary(r)));
     }
     // Most saving first; equal savings keep the generation order (simplest first).
     verified.sort_by(|a, b| a.1 .1.price_per_hour_at_until.total_cmp(&b.1 .1.price_per_hour_at_until));

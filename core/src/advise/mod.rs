@@ -305,6 +305,32 @@ pub struct AdviseStats {
     pub unverified: usize,
 }
 
+impl AdviseStats {
+    /// Counts one edit verified by re-running Karpenter (`edit`: the candidate and what it
+    /// verified to) and keeps it when it leaves no further pod pending, is cheaper, and is no
+    /// `duplicate` of an edit kept before (asked only of a cheaper edit). Both verifications,
+    /// the plan's and the running cluster's replay, sort their edits this one way.
+    fn tally<T>(
+        &mut self,
+        verified: &mut Vec<(Candidate, T)>,
+        edit: (Candidate, T),
+        leaves_pending: bool,
+        cheaper: bool,
+        duplicate: impl FnOnce(&[(Candidate, T)], &Candidate, &T) -> bool,
+    ) {
+        if leaves_pending {
+            self.leave_pods_pending += 1;
+        } else if !cheaper {
+            self.not_cheaper += 1;
+        } else if duplicate(verified, &edit.0, &edit.1) {
+            self.duplicates += 1;
+        } else {
+            self.cheaper += 1;
+            verified.push(edit);
+        }
+    }
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -408,23 +434,14 @@ pub(crate) fn advise(
             return;
         };
         let pending_before: BTreeSet<&str> = base.unschedulable.iter().map(|u| u.pod.as_str()).collect();
-        if plan.unschedulable.iter().any(|u| !pending_before.contains(u.pod.as_str())) {
-            stats.leave_pods_pending += 1;
-        } else if plan.total_price_per_hour < base.total_price_per_hour - 1e-9 {
+        let leaves_pending = plan.unschedulable.iter().any(|u| !pending_before.contains(u.pod.as_str()));
+        let cheaper = plan.total_price_per_hour < base.total_price_per_hour - 1e-9;
+        stats.tally(verified, (c, plan), leaves_pending, cheaper, |kept, c, plan| {
             // Two splits that launch the same types for the same price are one edit by two
             // bounds (GPU count, vCPUs or memory): the first (by GPU count) stands for both.
-            let same = verified
-                .iter()
-                .any(|(v, p)| summary(p) == summary(&plan) || (c.kind == "split" && v.kind == "split" && launched(p) == launched(&plan)));
-            if same {
-                stats.duplicates += 1;
-            } else {
-                stats.cheaper += 1;
-                verified.push((c, plan));
-            }
-        } else {
-            stats.not_cheaper += 1;
-        }
+            kept.iter()
+                .any(|(v, p)| summary(p) == summary(plan) || (c.kind == "split" && v.kind == "split" && launched(p) == launched(plan)))
+        });
     };
     for c in cands {
         if out_of_time() {
