@@ -11,6 +11,7 @@
 
 mod advise;
 mod ca;
+mod live;
 mod optimize;
 mod out;
 mod parquet_out;
@@ -165,7 +166,7 @@ enum Preference {
 struct PlanArgs {
     /// Kubernetes manifests (YAML or JSON, many documents each), and `aws ec2
     /// describe-capacity-reservations` output; `-` reads stdin.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     files: Vec<String>,
     /// The time of the pass (RFC 3339): a capacity block within 40 minutes of its EndDate is
     /// not launched into, a reservation past its EndDate is gone. nodecast never reads the clock.
@@ -184,13 +185,15 @@ struct PlanArgs {
     gates: Gates,
     #[command(flatten)]
     common: Common,
+    #[command(flatten)]
+    live: live::LiveArgs,
 }
 
 #[derive(Args, Debug)]
 #[command(group(clap::ArgGroup::new("subject").required(true).args(["pod", "node"])))]
 struct ExplainArgs {
     /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     files: Vec<String>,
     /// The pod to explain (`name` or `namespace/name`; a pending pod of a Deployment or Job is
     /// `<name>-<n>`).
@@ -215,17 +218,20 @@ struct ExplainArgs {
     gates: Gates,
     #[command(flatten)]
     common: Common,
+    #[command(flatten)]
+    live: live::LiveArgs,
 }
 
 #[derive(Args, Debug)]
 struct ConsolidateArgs {
     /// Kubernetes manifests: NodePools, Nodes/NodeClaims, the pods bound to them, PDBs, ...
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     files: Vec<String>,
     /// The clock (RFC 3339, e.g. 2025-03-05T12:00:00Z): consolidateAfter, budgets and expiry
-    /// are evaluated at this time. nodecast never reads the system clock.
-    #[arg(long, value_name = "RFC3339", required = true)]
-    now: String,
+    /// are evaluated at this time. Required with files (nodecast never reads the system clock
+    /// for them); reading a cluster, the default is the time it was read.
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
     /// Also the sequence of commands the disruption controller carries out from --now to this
     /// time, pass after pass, with budgets, consolidateAfter and replacements' start-up
     /// (docs/consolidate-until.md).
@@ -243,6 +249,8 @@ struct ConsolidateArgs {
     gates: Gates,
     #[command(flatten)]
     common: Common,
+    #[command(flatten)]
+    live: live::LiveArgs,
 }
 
 #[derive(Args, Debug)]
@@ -263,10 +271,12 @@ struct MigrateArgs {
 #[derive(Args, Debug)]
 struct ValidateArgs {
     /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(value_name = "FILE")]
     files: Vec<String>,
     #[command(flatten)]
     common: Common,
+    #[command(flatten)]
+    live: live::LiveArgs,
 }
 
 #[derive(Args, Debug)]
@@ -289,7 +299,7 @@ struct CatalogArgs {
 struct SimulateArgs {
     /// Cluster manifests: NodePools, EC2NodeClasses, DaemonSets, PDBs, Nodes, and the workloads
     /// the trace submits by reference.
-    #[arg(required = true, value_name = "CLUSTER")]
+    #[arg(value_name = "CLUSTER")]
     files: Vec<String>,
     /// The workload trace (YAML/JSON `kind: Trace`, or CSV `time,workload,replicas,runTime`).
     #[arg(long, value_name = "TRACE", required = true)]
@@ -326,6 +336,8 @@ struct SimulateArgs {
     /// migrate`'s proposal; docs/cluster-autoscaler.md).
     #[arg(long, value_enum, value_name = "AUTOSCALER")]
     compare: Option<CompareArg>,
+    #[command(flatten)]
+    live: live::LiveArgs,
 }
 
 /// The autoscaler `simulate --compare` runs beside Karpenter.
@@ -395,6 +407,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Command::Plan(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
+            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
             req.now = a.now.clone();
             req.autoscaler = a.autoscaler.map(|x| match x {
                 AutoscalerArg::Karpenter => nodecast::json::Autoscaler::Karpenter,
@@ -408,8 +421,19 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::plan)?)
         }
         Command::Consolidate(a) => {
+            let now = match (&a.now, a.live.wanted(&a.files)) {
+                (Some(now), _) => now.clone(),
+                (None, true) => live::now_rfc3339(),
+                (None, false) => {
+                    return Err(Fatal("--now RFC3339 is required with files: the clock disruption decisions are made at (a cluster read live defaults it to now)".into()).into())
+                }
+            };
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
-            req.now = Some(a.now.clone());
+            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+            if a.now.is_none() {
+                live::note_clock(&now, &a.live);
+            }
+            req.now = Some(now);
             req.until = a.until.clone();
             req.autoscaler = a.autoscaler.map(|x| match x {
                 AutoscalerArg::Karpenter => nodecast::json::Autoscaler::Karpenter,
@@ -429,12 +453,18 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::decision)?)
         }
         Command::Explain(a) => {
-            if a.node.is_some() && a.now.is_none() {
+            let live_now = a.node.is_some() && a.now.is_none() && a.live.wanted(&a.files);
+            if a.node.is_some() && a.now.is_none() && !live_now {
                 return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()).into());
             }
+            let now = if live_now { Some(live::now_rfc3339()) } else { a.now.clone() };
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
+            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+            if let (true, Some(now)) = (live_now, &now) {
+                live::note_clock(now, &a.live);
+            }
             req.node = a.node.clone();
-            req.now = a.now.clone();
+            req.now = now;
             req.until = a.until.clone();
             req.pod = a.pod.clone();
             req.instance_type = a.instance_type.clone();
@@ -442,7 +472,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::explain)?)
         }
         Command::Validate(a) => {
-            let req = request(&a.common, &Policies::default(), &Gates::default(), &a.files)?;
+            let mut req = request(&a.common, &Policies::default(), &Gates::default(), &a.files)?;
+            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
             let answer = nodecast::validate(&req);
             Ok(finish(&answer, a.common.output, render::validation)?)
         }
@@ -501,6 +532,8 @@ fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
         scheduler_config: a.scheduler_config.clone(),
     };
     let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
+    // The cluster as read is the simulation's time 0.
+    live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
     req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
     let mut settings = match &a.settings {

@@ -1,0 +1,409 @@
+package envtest
+
+// `make e2e` (issue 36): nodecast reading a real API server. envtest starts the kube-apiserver
+// and etcd built by `make envtest-bin` with Karpenter v1.15.0's CRDs (KARPENTER_CRDS, from the Go
+// module cache of karpenter-provider-aws v1.15.0); each case applies example manifests (status
+// included, through the status subresource) and checks that
+//   - `nodecast CMD --context envtest` answers what `nodecast CMD FILES` answers (the same JSON,
+//     once the input names and what the API server adds are set aside — see sameAnswer),
+//   - `--snapshot S` then `nodecast CMD S` gives the live answer byte for byte,
+//   - a user bound to README's ClusterRole (examples/live/clusterrole.yaml) can read it all, one
+//     without it is refused with the missing permission named, an unreachable server and an
+//     API version Karpenter v1.15 does not serve are clear errors with exit code 2.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// liveCase: one nodecast command over example files, applied to the cluster for the case.
+type liveCase struct {
+	name  string
+	args  []string
+	files []string
+}
+
+var liveCases = []liveCase{
+	{"plan: the demo (GPU training Job, two NodePools)", []string{"plan"},
+		[]string{"examples/nodepools/gpu-general.yaml", "examples/nodepools/gpu-training.yaml", "examples/workloads/training-job-4gpu.yaml"}},
+	{"plan: a kubectl export (Deployment, ReplicaSet, a running replica)", []string{"plan"},
+		[]string{"examples/live-export.yaml"}},
+	{"plan: inference pools", []string{"plan"},
+		[]string{"examples/nodepools/gpu-inference.yaml", "examples/nodepools/gpu-general.yaml"}},
+	{"validate: the demo", []string{"validate"},
+		[]string{"examples/nodepools/gpu-general.yaml", "examples/nodepools/gpu-training.yaml", "examples/workloads/training-job-4gpu.yaml"}},
+	{"consolidate: a half-used GPU node, WhenEmptyOrUnderutilized", []string{"consolidate", "--now", "2030-01-01T00:00:00Z"},
+		[]string{"examples/disruption/cluster-state.yaml", "examples/disruption/pool-underutilized.yaml"}},
+}
+
+func TestLiveClusterAnswersLikeItsFiles(t *testing.T) {
+	nodecast := os.Getenv("NODECAST")
+	crds := os.Getenv("KARPENTER_CRDS")
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" || nodecast == "" || crds == "" {
+		t.Skip("KUBEBUILDER_ASSETS, NODECAST and KARPENTER_CRDS are not all set: run `make e2e`")
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{crds}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("starting envtest: %v", err)
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("stopping envtest: %v", err)
+		}
+	}()
+	dir := t.TempDir()
+	admin := kubeconfig(t, env, envtest.User{Name: "admin", Groups: []string{"system:masters"}}, filepath.Join(dir, "admin.kubeconfig"))
+	cl := newApplier(t, cfg)
+	ctx := context.Background()
+
+	for _, c := range liveCases {
+		t.Run(c.name, func(t *testing.T) {
+			var paths []string
+			for _, f := range c.files {
+				paths = append(paths, filepath.Join(repo, f))
+			}
+			created := cl.apply(ctx, t, paths)
+			defer cl.remove(ctx, t, created)
+			fromFiles := run(t, repo, nodecast, append(append(append([]string{}, c.args...), c.files...), "-o", "json"))
+			snap := filepath.Join(dir, "snapshot.json")
+			live := run(t, repo, nodecast, append(append([]string{}, c.args...), "--kubeconfig", admin, "--context", "envtest", "--snapshot", snap, "-o", "json"))
+			again := run(t, repo, nodecast, append(append([]string{}, c.args...), snap, "-o", "json"))
+			if live.code != again.code || !bytes.Equal(live.stdout, again.stdout) {
+				t.Errorf("the snapshot does not reproduce the live answer (exit %d vs %d)\nlive:\n%s\nsnapshot:\n%s", live.code, again.code, live.stdout, again.stdout)
+			}
+			if bytes.Contains(mustRead(t, snap), []byte(`"kind":"Secret"`)) {
+				t.Errorf("the snapshot holds a Secret")
+			}
+			if live.code != fromFiles.code {
+				t.Fatalf("exit %d live, %d from the files\nlive stderr: %s\nfiles stderr: %s", live.code, fromFiles.code, live.stderr, fromFiles.stderr)
+			}
+			if why := sameAnswer(fromFiles.stdout, live.stdout); why != "" {
+				t.Errorf("the live answer differs from the files' answer: %s\nfiles:\n%s\nlive:\n%s", why, fromFiles.stdout, live.stdout)
+			}
+		})
+	}
+
+	t.Run("README's ClusterRole is enough, and no permission is refused by name", func(t *testing.T) {
+		role := filepath.Join(repo, "examples/live/clusterrole.yaml")
+		readme := string(mustRead(t, filepath.Join(repo, "README.md")))
+		if !strings.Contains(readme, strings.TrimSpace(string(mustRead(t, role)))) {
+			t.Errorf("README.md does not show examples/live/clusterrole.yaml as it is")
+		}
+		created := cl.apply(ctx, t, []string{role, filepath.Join(repo, "examples/live-export.yaml")})
+		defer cl.remove(ctx, t, created)
+		reader := kubeconfig(t, env, envtest.User{Name: "nodecast-reader"}, filepath.Join(dir, "reader.kubeconfig"))
+		nobody := kubeconfig(t, env, envtest.User{Name: "nobody"}, filepath.Join(dir, "nobody.kubeconfig"))
+		ok := run(t, repo, nodecast, []string{"plan", "--kubeconfig", reader, "-o", "json"})
+		if ok.code != 0 {
+			t.Errorf("the ClusterRole's user: exit %d\n%s", ok.code, ok.stderr)
+		}
+		refused := run(t, repo, nodecast, []string{"plan", "--kubeconfig", nobody})
+		if refused.code != 2 || !strings.Contains(string(refused.stderr), "forbidden: missing permission `list` on resource \"nodepools\" in API group \"karpenter.sh\"") {
+			t.Errorf("a user without the ClusterRole: exit %d, stderr %s", refused.code, refused.stderr)
+		}
+	})
+
+	t.Run("an unreachable API server", func(t *testing.T) {
+		bad := filepath.Join(dir, "unreachable.kubeconfig")
+		text := strings.Replace(string(mustRead(t, admin)), strings.TrimPrefix(cfg.Host, "https://"), "127.0.0.1:1", 1)
+		if err := os.WriteFile(bad, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, repo, nodecast, []string{"validate", "--kubeconfig", bad})
+		if r.code != 2 || !strings.Contains(string(r.stderr), "cannot reach the API server") || !strings.Contains(string(r.stderr), "127.0.0.1:1") {
+			t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+		}
+	})
+
+	t.Run("an EC2NodeClass API version Karpenter v1.15 does not serve", func(t *testing.T) {
+		crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+		name := "ec2nodeclasses.karpenter.k8s.aws"
+		if err := cl.dyn.Resource(crdGVR).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		old := &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]interface{}{"name": name},
+			"spec": map[string]interface{}{
+				"group": "karpenter.k8s.aws", "scope": "Cluster",
+				"names": map[string]interface{}{"plural": "ec2nodeclasses", "singular": "ec2nodeclass", "kind": "EC2NodeClass", "listKind": "EC2NodeClassList"},
+				"versions": []interface{}{map[string]interface{}{
+					"name": "v1beta1", "served": true, "storage": true,
+					"schema": map[string]interface{}{"openAPIV3Schema": map[string]interface{}{"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+				}},
+			},
+		}}
+		// The old CRD goes once its deletion is finished; its replacement is then created.
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			_, err := cl.dyn.Resource(crdGVR).Create(ctx, old, metav1.CreateOptions{})
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("creating a v1beta1-only EC2NodeClass CRD: %v", err)
+			}
+			time.Sleep(time.Second)
+		}
+		want := "the cluster serves karpenter.k8s.aws at v1beta1 only; Karpenter v1.15 serves and nodecast reads karpenter.k8s.aws/v1 EC2NodeClass"
+		var r result
+		for time.Now().Before(deadline) {
+			r = run(t, repo, nodecast, []string{"validate", "--kubeconfig", admin})
+			if strings.Contains(string(r.stderr), want) {
+				break
+			}
+			time.Sleep(time.Second) // discovery follows the new CRD within seconds
+		}
+		if r.code != 2 || !strings.Contains(string(r.stderr), want) {
+			t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+		}
+	})
+}
+
+// sameAnswer compares two JSON answers, "" when equal. Set aside, and only these: the input
+// names (`source`: a file's path vs the snapshot's or cluster's name). Anything else the API
+// server adds that changes an answer is a difference, reported.
+func sameAnswer(files, live []byte) string {
+	var a, b interface{}
+	if err := json.Unmarshal(files, &a); err != nil {
+		return "files: " + err.Error()
+	}
+	if err := json.Unmarshal(live, &b); err != nil {
+		return "live: " + err.Error()
+	}
+	a, b = dropSources(a), dropSources(b)
+	if reflect.DeepEqual(a, b) {
+		return ""
+	}
+	ja, _ := json.MarshalIndent(a, "", " ")
+	jb, _ := json.MarshalIndent(b, "", " ")
+	la, lb := strings.Split(string(ja), "\n"), strings.Split(string(jb), "\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return "first difference at line " + strconv.Itoa(i+1) + ": files " + strings.TrimSpace(la[i]) + " / live " + strings.TrimSpace(lb[i])
+		}
+	}
+	return "one answer is a prefix of the other"
+}
+
+func dropSources(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		delete(x, "source")
+		for k, e := range x {
+			x[k] = dropSources(e)
+		}
+	case []interface{}:
+		for i, e := range x {
+			x[i] = dropSources(e)
+		}
+	}
+	return v
+}
+
+type result struct {
+	code           int
+	stdout, stderr []byte
+}
+
+func run(t *testing.T, dir, bin string, args []string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %s %v: %v", bin, args, err)
+	}
+	return result{code, out.Bytes(), errb.Bytes()}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// kubeconfig writes a kubeconfig (context "envtest") for a user of the control plane.
+func kubeconfig(t *testing.T, env *envtest.Environment, u envtest.User, path string) string {
+	t.Helper()
+	user, err := env.AddUser(u, nil)
+	if err != nil {
+		t.Fatalf("adding user %s: %v", u.Name, err)
+	}
+	b, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// applier creates manifests' objects as `kubectl create` would, then writes their `status`
+// through the status subresource (a create drops it), as the controllers would have.
+type applier struct {
+	dyn    dynamic.Interface
+	mapper *restmapper.DeferredDiscoveryRESTMapper
+}
+
+type createdObject struct {
+	gvr       schema.GroupVersionResource
+	namespace string
+	name      string
+}
+
+func newApplier(t *testing.T, cfg *rest.Config) *applier {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &applier{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
+}
+
+func (a *applier) apply(ctx context.Context, t *testing.T, paths []string) []createdObject {
+	t.Helper()
+	var out []createdObject
+	for _, p := range paths {
+		for i, obj := range decodeObjects(t, p) {
+			c, err := a.create(ctx, obj)
+			if err != nil {
+				t.Fatalf("%s: object %d (%s %s): %v", p, i, obj.GetKind(), obj.GetName(), err)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (a *applier) create(ctx context.Context, obj *unstructured.Unstructured) (createdObject, error) {
+	gvk := obj.GroupVersionKind()
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		a.mapper.Reset()
+		if mapping, err = a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return createdObject{}, err
+		}
+	}
+	var ri dynamic.ResourceInterface = a.dyn.Resource(mapping.Resource)
+	ns := ""
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		ns = obj.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		obj.SetNamespace(ns)
+		a.namespace(ctx, ns)
+		ri = a.dyn.Resource(mapping.Resource).Namespace(ns)
+	}
+	status, hasStatus := obj.Object["status"]
+	obj.SetResourceVersion("")
+	made, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+	if err != nil {
+		return createdObject{}, err
+	}
+	if hasStatus {
+		made.Object["status"] = status
+		if _, err := ri.UpdateStatus(ctx, made, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return createdObject{}, err
+		}
+	}
+	return createdObject{mapping.Resource, ns, obj.GetName()}, nil
+}
+
+func (a *applier) namespace(ctx context.Context, ns string) {
+	gvr := corev1.SchemeGroupVersion.WithResource("namespaces")
+	n := &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]interface{}{"name": ns}}}
+	_, _ = a.dyn.Resource(gvr).Create(ctx, n, metav1.CreateOptions{})
+}
+
+// remove deletes what a case created, at once (no kubelet is there to finish a graceful
+// deletion); namespaces stay (no controller empties them), nodecast does not read them.
+func (a *applier) remove(ctx context.Context, t *testing.T, objs []createdObject) {
+	zero := int64(0)
+	for i := len(objs) - 1; i >= 0; i-- {
+		o := objs[i]
+		err := a.dyn.Resource(o.gvr).Namespace(o.namespace).Delete(ctx, o.name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting %s %s/%s: %v", o.gvr.Resource, o.namespace, o.name, err)
+		}
+	}
+}
+
+// decodeObjects reads a YAML/JSON stream; a `kind: List` gives its items.
+func decodeObjects(t *testing.T, path string) []*unstructured.Unstructured {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	var out []*unstructured.Unstructured
+	for {
+		var m map[string]interface{}
+		if err := dec.Decode(&m); err != nil {
+			if err == io.EOF {
+				return out
+			}
+			t.Fatalf("%s: %v", path, err)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		if u.GetKind() == "List" {
+			items, _, _ := unstructured.NestedSlice(m, "items")
+			for _, it := range items {
+				if im, ok := it.(map[string]interface{}); ok {
+					out = append(out, &unstructured.Unstructured{Object: im})
+				}
+			}
+			continue
+		}
+		out = append(out, u)
+	}
+}
