@@ -56,11 +56,14 @@ pub fn add_cluster(live: &LiveArgs, files: &[String], inputs: &mut Vec<Input>) -
     if !live.wanted(files) {
         if files.is_empty() {
             return Err(Fatal(
-                "no input: give FILE... (manifests), or read a running cluster with --context NAME, --kubeconfig FILE or --in-cluster".into(),
+                "no input: give FILE... (manifests), or read a running cluster with --context NAME, --kubeconfig FILE or --in-cluster"
+                    .into(),
             ));
         }
         if let Some(s) = &live.snapshot {
-            return Err(Fatal(format!("--snapshot {s}: only with --context, --kubeconfig or --in-cluster (it writes what was read from the cluster)")));
+            return Err(Fatal(format!(
+                "--snapshot {s}: only with --context, --kubeconfig or --in-cluster (it writes what was read from the cluster)"
+            )));
         }
         return Ok(());
     }

@@ -580,11 +580,34 @@ fn help_offers_only_options_a_subcommand_uses() {
     let h = help("plan");
     assert!(h.contains("--min-values-policy") && h.contains("--feature-gates") && h.contains("--now"), "plan: {h}");
     assert!(help("consolidate").contains("--feature-gates"));
-    // explain needs manifests and one of --pod / --node: the usage line says so.
+    // explain reads manifests or a cluster, and needs one of --pod / --node: the usage line says so.
     let h = help("explain");
-    assert!(h.contains("<FILE>...") && h.contains("<--pod <NAME>|--node <NAME>>"), "{h}");
+    assert!(h.contains("[FILE]...") && h.contains("<--pod <NAME>|--node <NAME>>") && h.contains("--context <NAME>"), "{h}");
+    // The commands that read a running cluster (README "Live cluster"); the others do not offer it.
+    for cmd in ["plan", "explain", "consolidate", "simulate", "validate"] {
+        let h = help(cmd);
+        assert!(
+            h.contains("--context") && h.contains("--kubeconfig") && h.contains("--in-cluster") && h.contains("--snapshot"),
+            "{cmd}: {h}"
+        );
+    }
+    for cmd in ["catalog", "optimize", "advise", "migrate"] {
+        assert!(!help(cmd).contains("--kubeconfig"), "{cmd}");
+    }
     assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "ReservedCapacity=false"])), 0);
     assert_eq!(code(&run(&["plan", GPU_TRAINING, TRAINING_4GPU, "--feature-gates", "Nope=true"])), 2);
+}
+
+#[test]
+fn no_files_and_no_cluster_is_a_clear_error() {
+    let out = run(&["plan"]);
+    assert_eq!(code(&out), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no input: give FILE...") && err.contains("--context NAME"), "{err}");
+    // Files alone still need the clock for consolidate; only a cluster read live defaults it.
+    let out = run(&["consolidate", GPU_TRAINING]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--now RFC3339 is required with files"));
 }
 
 #[test]

@@ -227,11 +227,7 @@ async fn list_kind(place: &Place, k: &Kind, text: &mut String, first: &mut bool)
 /// one the API group's discovery tells which versions the cluster serves instead.
 async fn not_served(place: &Place, k: &Kind) -> Result<Option<usize>, Fatal> {
     if k.need == Need::IfServed {
-        let _ = crate::out::write_err(&format!(
-            "nodecast: {} not served by {}: none read\n",
-            api_of(k),
-            place.label
-        ));
+        let _ = crate::out::write_err(&format!("nodecast: {} not served by {}: none read\n", api_of(k), place.label));
         return Ok(None);
     }
     let served = served_versions(place, k.group).await;
