@@ -96,9 +96,23 @@ fn read_cluster(live: &LiveArgs) -> Result<Input, Fatal> {
 #[cfg(feature = "live")]
 mod cluster;
 
+/// The clock of a command that needs one: `--now` as given; reading a cluster, the time of the
+/// read (said on stderr, so that its snapshot reproduces the answer); with files alone, none.
+pub fn clock(now: &Option<String>, live: &LiveArgs, files: &[String]) -> Option<String> {
+    match now {
+        Some(now) => Some(now.clone()),
+        None if live.wanted(files) => {
+            let now = now_rfc3339();
+            note_clock(&now, live);
+            Some(now)
+        }
+        None => None,
+    }
+}
+
 /// The system clock in RFC 3339 (UTC, whole seconds): the default `--now` of a command that
 /// reads a cluster, whose objects' ages and budgets are the cluster's now.
-pub fn now_rfc3339() -> String {
+fn now_rfc3339() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
     rfc3339(secs)
 }
@@ -120,7 +134,7 @@ fn rfc3339(secs: i64) -> String {
 }
 
 /// Says on stderr which clock a live answer used, so that its snapshot reproduces it.
-pub fn note_clock(now: &str, live: &LiveArgs) {
+fn note_clock(now: &str, live: &LiveArgs) {
     let again = match &live.snapshot {
         Some(f) => format!("; the same answer from the snapshot: --now {now} {f}"),
         None => String::new(),

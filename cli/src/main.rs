@@ -421,18 +421,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::plan)?)
         }
         Command::Consolidate(a) => {
-            let now = match (&a.now, a.live.wanted(&a.files)) {
-                (Some(now), _) => now.clone(),
-                (None, true) => live::now_rfc3339(),
-                (None, false) => {
-                    return Err(Fatal("--now RFC3339 is required with files: the clock disruption decisions are made at (a cluster read live defaults it to now)".into()).into())
-                }
-            };
+            let now = live::clock(&a.now, &a.live, &a.files).ok_or_else(|| {
+                Fatal("--now RFC3339 is required with files: the clock disruption decisions are made at (a cluster read live defaults it to now)".into())
+            })?;
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
-            if a.now.is_none() {
-                live::note_clock(&now, &a.live);
-            }
             req.now = Some(now);
             req.until = a.until.clone();
             req.autoscaler = a.autoscaler.map(|x| match x {
@@ -453,16 +446,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::decision)?)
         }
         Command::Explain(a) => {
-            let live_now = a.node.is_some() && a.now.is_none() && a.live.wanted(&a.files);
-            if a.node.is_some() && a.now.is_none() && !live_now {
+            let now = if a.node.is_some() { live::clock(&a.now, &a.live, &a.files) } else { a.now.clone() };
+            if a.node.is_some() && now.is_none() {
                 return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()).into());
             }
-            let now = if live_now { Some(live::now_rfc3339()) } else { a.now.clone() };
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
-            if let (true, Some(now)) = (live_now, &now) {
-                live::note_clock(now, &a.live);
-            }
             req.node = a.node.clone();
             req.now = now;
             req.until = a.until.clone();
