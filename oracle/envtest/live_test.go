@@ -135,7 +135,7 @@ func TestLiveClusterAnswersLikeItsFiles(t *testing.T) {
 
 	t.Run("an unreachable API server", func(t *testing.T) {
 		bad := filepath.Join(dir, "unreachable.kubeconfig")
-		text := strings.Replace(string(mustRead(t, admin)), strings.TrimPrefix(cfg.Host, "https://"), "127.0.0.1:1", 1)
+		text := strings.Replace(string(mustRead(t, admin)), strings.TrimSuffix(strings.TrimPrefix(cfg.Host, "https://"), "/"), "127.0.0.1:1", 1)
 		if err := os.WriteFile(bad, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
