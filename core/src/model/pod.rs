@@ -229,7 +229,18 @@ impl std::ops::DerefMut for Pod {
 
 impl Pod {
     pub fn new(name: String, uid: String, created: i64, document: usize, spec: PodSpec) -> Self {
-        Pod { name, uid, node_name: None, workload: None, created, document, started: None, not_ready: false, spec: Arc::new(spec), class: 0 }
+        Pod {
+            name,
+            uid,
+            node_name: None,
+            workload: None,
+            created,
+            document,
+            started: None,
+            not_ready: false,
+            spec: Arc::new(spec),
+            class: 0,
+        }
     }
 
     /// Identifies the shared spec: pods with equal ids have identical `PodSpec`s (replicas of
@@ -403,7 +414,17 @@ impl std::hash::Hash for ByContent<'_> {
         (namespace_id, labels, do_not_disrupt, do_not_disrupt_for, do_not_disrupt_invalid, owner, requests).hash(h);
         (node_selector, required_terms, preferred_terms, tolerations, spread, affinity, anti_affinity).hash(h);
         (preferred_affinity, preferred_anti_affinity, host_ports, terminal, terminating_statefulset, owned_by_daemonset, mirror).hash(h);
-        (eviction_cost.to_bits(), priority, preemption_never, eviction_cost_managed.to_bits(), ignored, resource_claims, dra_claims, volumes).hash(h);
+        (
+            eviction_cost.to_bits(),
+            priority,
+            preemption_never,
+            eviction_cost_managed.to_bits(),
+            ignored,
+            resource_claims,
+            dra_claims,
+            volumes,
+        )
+            .hash(h);
     }
 }
 
