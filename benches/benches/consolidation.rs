@@ -8,6 +8,9 @@
 //! `consolidation/split-10pct/{lower_only,decide_only}`: `load::model` versus
 //! `disruption::decide` on the 10 % input; together they make up `nodecast::consolidate`.
 //!
+//! `consolidation/large/5000-nodes-100000-pods`: the same shape at 5,000 nodes running 100,000
+//! pods, budget 10 % (issue 35's target: ≤ 1 s).
+//!
 //! No node is empty, so emptiness finds nothing and the pass runs multi-node consolidation.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
@@ -32,6 +35,18 @@ fn consolidation(c: &mut Criterion) {
         group.bench_function(*id, |b| b.iter(|| nodecast::consolidate(black_box(req))));
     }
     group.finish();
+
+    // Issue 35's size: 5,000 nodes / 100,000 pods, the 10 % budget.
+    let (large_nodes, large_pods) = (5_000, 100_000);
+    let large = consolidation_request(large_nodes, large_pods, "10%");
+    let id = format!("{large_nodes}-nodes-{large_pods}-pods");
+    report_decision(&format!("consolidation/large/{id}"), &large);
+    let mut group = c.benchmark_group("consolidation/large");
+    group.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(1));
+    group.throughput(Throughput::Elements(large_pods as u64));
+    group.bench_function(&id, |b| b.iter(|| nodecast::consolidate(black_box(&large))));
+    group.finish();
+    drop(large);
 
     let req = &requests[0].1;
     let (model, _warnings) = nodecast::internal::load::model(&req.sources()).expect("benchmark request rejected");

@@ -6,7 +6,7 @@
 //!     cargo run --release -p nodecast-benches --example one_case -- reserved100 1000 [iterations]
 //!     cargo run --release -p nodecast-benches --example one_case -- consolidate 20000 [iterations] [budget]
 //!
-//! Prints the wall time of `load::model`, `scheduling::solve` and `provision::render` of each
+//! Prints the wall time (and the thread's CPU time, 10 ms ticks) of `load::model`, `scheduling::solve` and `provision::render` of each
 //! iteration, and the peak of heap bytes live during the iteration (a counting global allocator
 //! wraps the system one; the request itself is built before the first iteration and is included
 //! in the "live before" figure). The `consolidate` case builds a cluster of N/20 nodes running N
@@ -58,6 +58,18 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+/// CPU time of this thread (user + system), in ms at the kernel's 10 ms tick: on a loaded
+/// machine the wall times above include waiting for a core, this does not.
+fn cpu_ms() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // The fields after the command name (in parentheses, which may hold spaces).
+    let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime are fields 14 and 15 of the line: 11 and 12 counting from the state
+    // (field 3) after the name. Ticks are 10 ms (USER_HZ 100).
+    (ticks(11) + ticks(12)) * 10
+}
 
 /// Start a memory measurement: the peak restarts from what is live now.
 fn mem_start() -> (usize, usize) {
@@ -116,22 +128,22 @@ fn main() {
     }
     for i in 0..iterations {
         let mem = mem_start();
-        let t = Instant::now();
+        let (t, c0) = (Instant::now(), cpu_ms());
         let (model, _) = nodecast::internal::load::model(&req.sources()).expect("request rejected");
-        let lowered = t.elapsed();
+        let (lowered, c1) = (t.elapsed(), cpu_ms());
         let after_model = LIVE.load(Relaxed);
         let t = Instant::now();
         let sol = nodecast::internal::scheduling::solve(&model);
-        let solved = t.elapsed();
+        let (solved, c2) = (t.elapsed(), cpu_ms());
         let after_solve = LIVE.load(Relaxed);
         let t = Instant::now();
         let plan = nodecast::internal::provision::render(&model, &sol, Vec::new());
-        let rendered = t.elapsed();
+        let (rendered, c3) = (t.elapsed(), cpu_ms());
         let after_render = LIVE.load(Relaxed);
         let total = lowered + solved + rendered;
         let grown = |b: usize| (b.saturating_sub(mem.0)) as f64 / 1e6;
         println!(
-            "{case} {n} #{i}: {:.3} ms ({:.0} pods/s): model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} pods on existing nodes, {} unschedulable; {}; live +{:.1} MB after model, +{:.1} after solve, +{:.1} after render",
+            "{case} {n} #{i}: {:.3} ms ({:.0} pods/s): model {:.3} ms, solve {:.3} ms, render {:.3} ms; {} NodeClaims, {} pods on existing nodes, {} unschedulable; {}; live +{:.1} MB after model, +{:.1} after solve, +{:.1} after render; CPU model {} ms, solve {} ms, render {} ms",
             total.as_secs_f64() * 1e3,
             n as f64 / total.as_secs_f64(),
             lowered.as_secs_f64() * 1e3,
@@ -143,7 +155,10 @@ fn main() {
             mem_report(mem),
             grown(after_model),
             grown(after_solve),
-            grown(after_render)
+            grown(after_render),
+            c1 - c0,
+            c2 - c1,
+            c3 - c2
         );
         drop(plan);
         drop(sol);

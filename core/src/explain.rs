@@ -33,30 +33,50 @@ pub struct ValidationReport {
 
 /// Run every validation rule (both layers) and every decoding/lowering check.
 pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
+    // Streamed as `plan` loads (each document decoded, validated, lowered and dropped before
+    // the next: 20,000 pods' decoded trees are never all in memory); inputs the stream does not
+    // take are decoded whole, with the same findings.
+    match load::validation_streamed(req) {
+        Some((objects, errors, lowered)) => report(objects, errors, Ok(lowered)),
+        None => validate_whole(req),
+    }
+}
+
+/// [`validate`] with every input decoded whole first.
+fn validate_whole(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
     let docs = load::documents(req)?;
     let (mut errors, runtime) = load::validation(&docs);
     errors.extend(runtime);
-    match crate::catalog::build(req.catalog) {
+    let lowered = crate::catalog::build(req.catalog).map(|(cat, tables)| crate::lower::lower(&docs, cat, tables, req.settings.clone()));
+    report(docs.len(), errors, lowered)
+}
+
+/// The report of `objects` documents from the validator's `errors` and what lowering made of
+/// them (the outer error: the catalog was refused).
+fn report(
+    objects: usize,
+    mut errors: Vec<InputError>,
+    lowered: Result<Result<Model, Vec<InputError>>, Vec<InputError>>,
+) -> Result<ValidationReport, Vec<InputError>> {
+    match lowered {
         Err(e) => errors.extend(e),
-        Ok((cat, tables)) => match crate::lower::lower(&docs, cat, tables, req.settings.clone()) {
-            Err(e) => {
-                // A fact both the validator and lowering reject (an unknown operator, ...) is
-                // reported once, by the validator.
-                let seen: Vec<(Option<String>, Option<usize>, Option<String>)> =
-                    errors.iter().map(|x| (x.source.clone(), x.document, x.path.clone())).collect();
-                errors.extend(e.into_iter().filter(|x| !seen.contains(&(x.source.clone(), x.document, x.path.clone()))));
-            }
-            Ok(m) if errors.is_empty() && load::missing_node_classes(&m).is_empty() => {
-                return Ok(ValidationReport {
-                    objects: docs.len(),
-                    node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
-                    pods: m.pods.len(),
-                    warnings: launches_nothing(&m),
-                    skipped: m.skipped,
-                })
-            }
-            Ok(m) => errors.extend(load::missing_node_classes(&m).into_iter().map(|(_, e)| e)),
-        },
+        Ok(Err(e)) => {
+            // A fact both the validator and lowering reject (an unknown operator, ...) is
+            // reported once, by the validator.
+            let seen: Vec<(Option<String>, Option<usize>, Option<String>)> =
+                errors.iter().map(|x| (x.source.clone(), x.document, x.path.clone())).collect();
+            errors.extend(e.into_iter().filter(|x| !seen.contains(&(x.source.clone(), x.document, x.path.clone()))));
+        }
+        Ok(Ok(m)) if errors.is_empty() && load::missing_node_classes(&m).is_empty() => {
+            return Ok(ValidationReport {
+                objects,
+                node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
+                pods: m.pods.len(),
+                warnings: launches_nothing(&m),
+                skipped: m.skipped,
+            })
+        }
+        Ok(Ok(m)) => errors.extend(load::missing_node_classes(&m).into_iter().map(|(_, e)| e)),
     }
     Err(errors)
 }
@@ -486,4 +506,36 @@ fn type_verdict(m: &Model, sol: &scheduling::Solution, p: usize, name: &str, cla
         reasons.push("no usable NodePool".into());
     }
     TypeExplanation { instance_type: name.into(), verdict: TypeVerdict::Rejected, reasons }
+}
+
+#[cfg(test)]
+mod validate_tests {
+    use super::{validate, validate_whole};
+    use crate::load::{self, Sources};
+
+    /// Every example, conformance and test input, as written and without comments (which the
+    /// stream takes more often): `validate` streamed gives the same report, or the same errors
+    /// in the same order, as decoding the input whole.
+    #[test]
+    fn streamed_validation_matches_the_whole_decode() {
+        let settings = crate::model::Settings::default();
+        let (mut streamed, mut compared) = (0, 0);
+        for f in crate::manifest::test_input_files(&["yaml", "yml", "json"]) {
+            let Ok(text) = std::fs::read_to_string(&f) else { continue };
+            // Large inputs add time, not cases.
+            if text.len() > 64 * 1024 {
+                continue;
+            }
+            let stripped: String =
+                text.lines().filter(|l| !l.trim_start().starts_with('#')).map(|l| format!("{}\n", l.trim_end())).collect();
+            for text in [text, stripped] {
+                let inputs = [crate::json::Input { name: Some("in.yaml".into()), text }];
+                let sources = Sources { inputs: &inputs, objects: &[], catalog: None, settings: &settings };
+                streamed += usize::from(load::validation_streamed(&sources).is_some());
+                compared += 1;
+                assert_eq!(format!("{:?}", validate(&sources)), format!("{:?}", validate_whole(&sources)), "{}", f.display());
+            }
+        }
+        assert!(compared > 100 && streamed > 20, "{streamed} of {compared} streamed");
+    }
 }

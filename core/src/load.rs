@@ -118,6 +118,26 @@ pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
 /// order (decoding, admission, catalog, lowering). The answer is the same either way: the same
 /// documents reach the same validation and lowering in the same order.
 fn streamed(req: &Sources) -> Option<Loaded> {
+    let s = stream(req, false)?;
+    if !s.admission.is_empty() {
+        return Some(Err(s.admission));
+    }
+    Some(s.lowered?.and_then(|model| whole_model(model, s.runtime)))
+}
+
+/// What [`stream`] found: the documents it read, the validation findings by layer, and the
+/// lowered model (or lowering's errors), when lowering ran to the end.
+struct Streamed {
+    documents: usize,
+    admission: Vec<InputError>,
+    runtime: Vec<(Layer, InputError)>,
+    lowered: Option<Result<Model, Vec<InputError>>>,
+}
+
+/// Decode, validate and lower a request one document at a time (see [`streamed`], which says
+/// when this gives up with `None`). `past_admission`: keep lowering after an admission error
+/// (`validate` reports lowering's errors too); otherwise lowering stops at the first one.
+fn stream(req: &Sources, past_admission: bool) -> Option<Streamed> {
     // PriorityClasses are read up front too (pods may come before them): lower/priority.rs.
     if req.inputs.iter().any(|i| i.text.contains("trainer.kubeflow.org") || i.text.contains("PriorityClass")) {
         return None;
@@ -135,14 +155,17 @@ fn streamed(req: &Sources) -> Option<Loaded> {
     let mut admission = Vec::new();
     let mut runtime = Vec::new();
     let mut interrupted = false;
+    let mut documents = 0;
     let mut take = |d: &Document| {
+        documents += 1;
         let (a, r) = layered(std::slice::from_ref(d));
         admission.extend(a);
         runtime.extend(r);
         // Cancelled: the caller drops the answer (crate::interrupt), as in `lower::lower`.
         interrupted = interrupted || crate::interrupt::poll();
-        // Once the input is refused at admission, lowering the rest is wasted.
-        if admission.is_empty() && !interrupted {
+        // Once the input is refused at admission, lowering the rest is wasted (unless the
+        // caller reports lowering's errors too).
+        if (past_admission || admission.is_empty()) && !interrupted {
             lowerer.add(d);
         }
     };
@@ -159,10 +182,19 @@ fn streamed(req: &Sources) -> Option<Loaded> {
         }
     }
     objects.iter().for_each(&mut take);
-    if !admission.is_empty() {
-        return Some(Err(admission));
-    }
-    Some(lowerer.finish(cat, req.settings.clone()).and_then(|model| whole_model(model, runtime)))
+    let lowered = (past_admission || admission.is_empty()).then(|| lowerer.finish(cat, req.settings.clone()));
+    Some(Streamed { documents, admission, runtime, lowered })
+}
+
+/// `validate`'s inputs, streamed like [`model`] (a 20,000-pod input's decoded trees never all
+/// in memory): the number of documents, the validation errors (admission, then runtime, each
+/// in document order, as [`validation`] gives them) and what lowering made of every document.
+/// `None` where [`model`] would decode whole too (see [`streamed`]).
+pub fn validation_streamed(req: &Sources) -> Option<(usize, Vec<InputError>, Result<Model, Vec<InputError>>)> {
+    let s = stream(req, true)?;
+    let mut errors = s.admission;
+    errors.extend(s.runtime.into_iter().map(|(_, e)| e));
+    Some((s.documents, errors, s.lowered?))
 }
 
 /// The warnings of runtime validation and the checks that need the whole model.

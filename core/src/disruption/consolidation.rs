@@ -234,7 +234,7 @@ impl Shared {
     /// `HOMES_KEPT` nodes) instead of scanning every existing node for every pod of every
     /// candidate set: that scan was reported as a fifth of a simulated week's profile (issue 29).
     fn has_home(&self, m: &Model, pod: &crate::model::Pod, nodes: &[usize]) -> bool {
-        let key = (pod.spec_id(), pod.node_name.is_some());
+        let key = (pod.content_id(), pod.node_name.is_some());
         let outside = |list: &[usize]| list.iter().any(|n| !nodes.contains(n));
         let known = self.homes.borrow().get(&key).map(|(list, complete)| (outside(list), *complete));
         let (found, complete) = known.unwrap_or_else(|| {

@@ -130,9 +130,9 @@ pub(crate) fn attach(m: &Model, sol: &Solution, outs: &mut [UnschedulableOut]) -
             // Candidates in order of preference: the first the re-plan verifies is the hint;
             // when none is enough, the first, with what its re-plan found.
             let mut shown: Option<(ReasonCode, Edit, Checked)> = None;
-            // Replicas (pods sharing a spec) that fail alike get the same proposals: worked out
-            // once, as each is a scan of the catalog.
-            let spec = m.pods[*p].spec_id();
+            // Pods of one spec content (replicas, or separate objects written alike) that fail
+            // alike get the same proposals: worked out once, as each is a scan of the catalog.
+            let spec = m.pods[*p].content_id();
             let known = proposals.entry((spec, *pool)).or_default();
             let edits = match known.iter().find(|(f, _)| f == fail) {
                 Some((_, edits)) => edits.clone(),
@@ -364,7 +364,7 @@ fn pending_code(m2: &Model, sol: &Solution, codes: &PendingCodes, p: usize) -> &
     let Some(&i) = codes.index.get(&p) else { return "unschedulable" };
     let (q, f) = &sol.failures[i];
     let mut by_spec = codes.by_spec.borrow_mut();
-    let known = by_spec.entry(m2.pods[*q].spec_id()).or_default();
+    let known = by_spec.entry(m2.pods[*q].content_id()).or_default();
     if let Some((_, code)) = known.iter().find(|(j, _)| sol.failures[*j].1 == *f) {
         return code;
     }

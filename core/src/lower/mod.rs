@@ -319,6 +319,8 @@ impl Lowerer {
                 .map(|e| if matches!(e.kind, ErrorKind::Limit | ErrorKind::Catalog) { e } else { e.kind(ErrorKind::Admission) })
                 .collect());
         }
+        // The pods are final: number identical specs so caches share work across them.
+        crate::model::pod::intern_specs(&mut l.pods);
         let gate = crate::catalog::resolve::gate(&settings);
         let repair_policies = crate::repair_policies::PolicySet::of(settings.repair_policies.as_deref());
         let mut model = Model {

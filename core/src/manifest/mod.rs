@@ -24,7 +24,7 @@ mod stream_tests;
 /// The repository's input files for the readers' equality tests: examples/, the shared
 /// conformance cases and tests/, with one of `extensions`, in a stable order.
 #[cfg(test)]
-fn test_input_files(extensions: &[&str]) -> Vec<std::path::PathBuf> {
+pub(crate) fn test_input_files(extensions: &[&str]) -> Vec<std::path::PathBuf> {
     fn walk(dir: &std::path::Path, extensions: &[&str], out: &mut Vec<std::path::PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();

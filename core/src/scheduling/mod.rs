@@ -437,10 +437,10 @@ impl Solver<'_> {
         let shape = (view.groups.is_empty() && !dra_pod).then(|| {
             // Replicas share their spec (see `Pod`), and with it the shape of an unrelaxed view:
             // the shape is built and hashed once per spec, not once per replica.
-            if !unrelaxed || !pod.spec_shared() {
+            if !unrelaxed || !pod.content_shared() {
                 return self.shape_ids.id(Shape::of(pod, view));
             }
-            let key = (pod.spec_id(), pod.node_name.is_some());
+            let key = (pod.content_id(), pod.node_name.is_some());
             match self.spec_shapes.get(&key) {
                 Some(&id) => id,
                 None => {

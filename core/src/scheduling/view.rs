@@ -151,12 +151,12 @@ impl Solver<'_> {
                 self.plain_view = Some(self.view_parts(pod, relax));
             }
             self.plain_view.clone().unwrap_or_else(|| self.view_parts(pod, relax))
-        } else if relax.steps.is_empty() && pod.spec_shared() {
-            match self.spec_views.get(&pod.spec_id()) {
+        } else if relax.steps.is_empty() && pod.content_shared() {
+            match self.spec_views.get(&pod.content_id()) {
                 Some(parts) => parts.clone(),
                 None => {
                     let parts = self.view_parts(pod, relax);
-                    self.spec_views.insert(pod.spec_id(), parts.clone());
+                    self.spec_views.insert(pod.content_id(), parts.clone());
                     parts
                 }
             }

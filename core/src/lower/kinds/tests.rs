@@ -531,3 +531,36 @@ fn expansion_is_bounded() {
     );
     assert_eq!(e[0].code, "too-many-pods");
 }
+
+/// Separate Pod objects written alike share a content class (`intern_specs`), while each keeps
+/// its own spec (`spec_id`, the replica identity hint re-plans edit by); a different spec, or an
+/// edit after lowering, leaves the class.
+#[test]
+fn identical_separate_pods_share_a_content_class() {
+    let manifest = |name: &str, cpu: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: ml\n  labels:\n    app: gpu\nspec:\n  containers:\n    - name: app\n      image: app:1\n      resources:\n        requests:\n          cpu: \"{cpu}\"\n          memory: 1Gi\n"
+        )
+    };
+    let yaml = [manifest("a", "2"), manifest("b", "2"), manifest("c", "3")].join("---\n")
+        + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: ml\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n        - name: app\n          image: app:1\n";
+    let m = model(&yaml);
+    let (a, b, c) = (pod(&m, "a"), pod(&m, "b"), pod(&m, "c"));
+    assert_eq!(a.content_id(), b.content_id(), "identical separate pods share a class");
+    assert_ne!(a.spec_id(), b.spec_id(), "but not a spec: they are not replicas");
+    assert!(a.content_shared() && b.content_shared());
+    assert_ne!(a.content_id(), c.content_id(), "a different request is a different class");
+    assert!(!c.content_shared(), "a spec of its own is not interned");
+    let web: Vec<&Pod> = m.pods.iter().filter(|p| p.name.starts_with("web-")).collect();
+    assert_eq!(web.len(), 2);
+    assert_eq!(web[0].spec_id(), web[1].spec_id());
+    assert_eq!(web[0].content_id(), web[1].content_id());
+    assert_ne!(web[0].content_id(), a.content_id());
+    // An edit after lowering leaves the class: the edited spec may differ from it.
+    let mut edited = a.clone();
+    edited.requests = c.requests.clone();
+    assert_ne!(edited.content_id(), b.content_id());
+    let mut untouched = a.clone();
+    untouched.name = "a2".into();
+    assert_eq!(untouched.content_id(), b.content_id(), "names are not part of the spec");
+}
