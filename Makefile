@@ -25,8 +25,6 @@ deps-rust:
 
 # `optimize` links HiGHS (good_lp's `highs` feature): cmake and a C++ compiler build it, and
 # bindgen needs libclang. Debian packages, installed when missing (as root or with sudo).
-HIGHS_PREREQS_PRESENT = command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 && \
-	{ ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ]; }
 deps: deps-rust
 	@missing=""; command -v cmake >/dev/null 2>&1 || missing="$$missing cmake"; command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
 	  ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ] || missing="$$missing libclang-dev"; \
@@ -37,21 +35,22 @@ deps: deps-rust
 build: deps
 	$(CARGO) build --release -p nodecast-cli -p nodecast-conformance
 
-# The demo never optimizes, so on a machine without HiGHS's build prerequisites it installs
-# nothing but Rust and builds the CLI without HiGHS (optimize then uses the pure-Rust solver, as
-# in wasm): a fresh machine's first command skips libclang and the C++ build (issue 35).
+# The demo never optimizes and writes no Parquet, so it builds the CLI without HiGHS (no cmake,
+# C++ or libclang: optimize then uses the pure-Rust solver, as in wasm) and without the Parquet
+# writer, in the `demo` profile (Cargo.toml: opt-level 1, 16 codegen units) into target/demo/:
+# a fresh machine's first command installs nothing but Rust and compiles in minutes (issue 35).
+# Its plan and explain answers are the same bytes as the release build's; `make build` builds the full CLI.
+DEMO_NODECAST := $(TARGET_DIR)/demo/nodecast
 demo-build: deps-rust
-	@if $(HIGHS_PREREQS_PRESENT); then $(CARGO) build --release -p nodecast-cli; \
-	else echo "(HiGHS prerequisites absent: building the CLI without HiGHS; make build adds it)"; \
-	  $(CARGO) build --release -p nodecast-cli --no-default-features; fi
+	$(CARGO) build --profile demo -p nodecast-cli --no-default-features
 
 # Plan the GPU training example on the embedded AWS catalog, then explain the training pod.
 demo: demo-build
 	@echo "== nodecast plan $(TRAINING)"
-	@$(NODECAST) plan $(TRAINING)
+	@$(DEMO_NODECAST) plan $(TRAINING)
 	@echo
 	@echo "== nodecast explain ... --pod ml/train-llm-0 --instance-type p4d.24xlarge"
-	@$(NODECAST) explain $(TRAINING) --pod ml/train-llm-0 --instance-type p4d.24xlarge
+	@$(DEMO_NODECAST) explain $(TRAINING) --pod ml/train-llm-0 --instance-type p4d.24xlarge
 	@echo
 	@echo "== more: the Python package    make test-python  (builds the wheel into .venv-py and tests it)"
 	@echo "==       the browser playground make serve        (builds the wasm package; open http://127.0.0.1:8000/)"

@@ -13,6 +13,7 @@ mod advise;
 mod ca;
 mod optimize;
 mod out;
+#[cfg(feature = "parquet")]
 mod parquet_out;
 mod render;
 mod sweep;
