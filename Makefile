@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: oracle-hpa oracle-keda all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
+.PHONY: oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite
 
 all: build
@@ -19,7 +19,9 @@ deps-rust:
 	  echo "cargo not found: installing Rust with rustup"; \
 	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; }
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "add ~/.cargo/bin to PATH and re-run"; exit 1; }
-	@# make lint runs clippy and rustfmt: a minimal rustup profile has neither.
+
+# make lint runs clippy and rustfmt: a minimal rustup profile has neither (`make demo` needs neither).
+lint-tools: deps-rust
 	@if command -v rustup >/dev/null 2>&1 && ! { $(CARGO) fmt --version && $(CARGO) clippy --version; } >/dev/null 2>&1; then \
 	  rustup component add rustfmt clippy; fi
 
@@ -106,7 +108,7 @@ catalog-check:
 	  python3 tools/gen_catalog.py --check $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs; \
 	else echo "catalog source data not present, freshness check skipped"; fi
 
-lint:
+lint: lint-tools
 	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
 	python3 tools/check_locks.py

@@ -264,8 +264,12 @@ const NO_PARQUET: &str = "-o parquet: this nodecast was built without Parquet ou
      on in `make build` and `cargo install`, off in `make demo`'s quick build): use -o csv or -o json, or build with `make build`";
 
 enum Format {
-    Csv { escape: bool },
-    Json { first: bool },
+    Csv {
+        escape: bool,
+    },
+    Json {
+        first: bool,
+    },
     #[cfg(feature = "parquet")]
     Parquet(Box<crate::parquet_out::Writer<BufWriter<File>>>),
 }
