@@ -39,7 +39,7 @@ build: deps
 
 # The demo never optimizes and writes no Parquet, so it builds the CLI without HiGHS (no cmake,
 # C++ or libclang: optimize then uses the pure-Rust solver, as in wasm) and without the Parquet
-# writer, in the `demo` profile (Cargo.toml: opt-level 1, 16 codegen units) into target/demo/:
+# writer, in the `demo` profile (Cargo.toml: unoptimised, no debug info) into target/demo/:
 # a fresh machine's first command installs nothing but Rust and compiles in minutes (issue 35).
 # Its plan and explain answers are the same bytes as the release build's; `make build` builds the full CLI.
 DEMO_NODECAST := $(TARGET_DIR)/demo/nodecast
