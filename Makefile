@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: oracle-hpa oracle-keda all deps deps-rust build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
+.PHONY: oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e
 
 all: build
@@ -19,14 +19,14 @@ deps-rust:
 	  echo "cargo not found: installing Rust with rustup"; \
 	  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal; }
 	@command -v $(CARGO) >/dev/null 2>&1 || { echo "add ~/.cargo/bin to PATH and re-run"; exit 1; }
-	@# make lint runs clippy and rustfmt: a minimal rustup profile has neither.
+
+# make lint runs clippy and rustfmt: a minimal rustup profile has neither (`make demo` needs neither).
+lint-tools: deps-rust
 	@if command -v rustup >/dev/null 2>&1 && ! { $(CARGO) fmt --version && $(CARGO) clippy --version; } >/dev/null 2>&1; then \
 	  rustup component add rustfmt clippy; fi
 
 # `optimize` links HiGHS (good_lp's `highs` feature): cmake and a C++ compiler build it, and
 # bindgen needs libclang. Debian packages, installed when missing (as root or with sudo).
-HIGHS_PREREQS_PRESENT = command -v cmake >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 && \
-	{ ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ]; }
 deps: deps-rust
 	@missing=""; command -v cmake >/dev/null 2>&1 || missing="$$missing cmake"; command -v g++ >/dev/null 2>&1 || missing="$$missing g++"; \
 	  ls /usr/lib/llvm-*/lib/libclang.so* /usr/lib/x86_64-linux-gnu/libclang*.so* >/dev/null 2>&1 || [ -n "$$LIBCLANG_PATH" ] || missing="$$missing libclang-dev"; \
@@ -37,21 +37,22 @@ deps: deps-rust
 build: deps
 	$(CARGO) build --release -p nodecast-cli -p nodecast-conformance
 
-# The demo never optimizes, so on a machine without HiGHS's build prerequisites it installs
-# nothing but Rust and builds the CLI without HiGHS (optimize then uses the pure-Rust solver, as
-# in wasm): a fresh machine's first command skips libclang and the C++ build (issue 35).
+# The demo never optimizes and writes no Parquet, so it builds the CLI without HiGHS (no cmake,
+# C++ or libclang: optimize then uses the pure-Rust solver, as in wasm) and without the Parquet
+# writer, in the `demo` profile (Cargo.toml: unoptimised, no debug info) into target/demo/:
+# a fresh machine's first command installs nothing but Rust and compiles in minutes (issue 35).
+# Its plan and explain answers are the same bytes as the release build's; `make build` builds the full CLI.
+DEMO_NODECAST := $(TARGET_DIR)/demo/nodecast
 demo-build: deps-rust
-	@if $(HIGHS_PREREQS_PRESENT); then $(CARGO) build --release -p nodecast-cli; \
-	else echo "(HiGHS prerequisites absent: building the CLI without HiGHS; make build adds it)"; \
-	  $(CARGO) build --release -p nodecast-cli --no-default-features; fi
+	$(CARGO) build --profile demo -p nodecast-cli --no-default-features
 
 # Plan the GPU training example on the embedded AWS catalog, then explain the training pod.
 demo: demo-build
 	@echo "== nodecast plan $(TRAINING)"
-	@$(NODECAST) plan $(TRAINING)
+	@$(DEMO_NODECAST) plan $(TRAINING)
 	@echo
 	@echo "== nodecast explain ... --pod ml/train-llm-0 --instance-type p4d.24xlarge"
-	@$(NODECAST) explain $(TRAINING) --pod ml/train-llm-0 --instance-type p4d.24xlarge
+	@$(DEMO_NODECAST) explain $(TRAINING) --pod ml/train-llm-0 --instance-type p4d.24xlarge
 	@echo
 	@echo "== more: the Python package    make test-python  (builds the wheel into .venv-py and tests it)"
 	@echo "==       the browser playground make serve        (builds the wasm package; open http://127.0.0.1:8000/)"
@@ -107,7 +108,7 @@ catalog-check:
 	  python3 tools/gen_catalog.py --check $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs; \
 	else echo "catalog source data not present, freshness check skipped"; fi
 
-lint:
+lint: lint-tools
 	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
 	python3 tools/check_locks.py

@@ -14,6 +14,7 @@ mod ca;
 mod live;
 mod optimize;
 mod out;
+#[cfg(feature = "parquet")]
 mod parquet_out;
 mod render;
 mod sweep;

@@ -193,6 +193,10 @@ pub fn run(a: SweepArgs) -> Result<u8, Failure> {
     if a.output == SweepOutput::Parquet && a.out.is_none() && !a.dry_run {
         return Err(Fatal("-o parquet writes a binary file: give it with --out FILE".into()).into());
     }
+    #[cfg(not(feature = "parquet"))]
+    if a.output == SweepOutput::Parquet && !a.dry_run {
+        return Err(Fatal(NO_PARQUET.into()).into());
+    }
     let out_path = a.out.as_deref().map(|o| check_out(&a, o, &listed)).transpose()?;
     if a.dry_run {
         let line = format!("{} combinations ({}); columns: {}\n", sw.len(), sw.operation().name(), sw.columns().join(","));
@@ -253,9 +257,20 @@ impl Write for Target {
     }
 }
 
+/// What `-o parquet` says in a CLI built without the `parquet` feature (`make demo`'s build
+/// leaves the Parquet writer's dependencies out to compile in less time).
+#[cfg(not(feature = "parquet"))]
+const NO_PARQUET: &str = "-o parquet: this nodecast was built without Parquet output (the CLI's `parquet` feature, \
+     on in `make build` and `cargo install`, off in `make demo`'s quick build): use -o csv or -o json, or build with `make build`";
+
 enum Format {
-    Csv { escape: bool },
-    Json { first: bool },
+    Csv {
+        escape: bool,
+    },
+    Json {
+        first: bool,
+    },
+    #[cfg(feature = "parquet")]
     Parquet(Box<crate::parquet_out::Writer<BufWriter<File>>>),
 }
 
@@ -287,6 +302,9 @@ impl Sink {
                 target.write_all(head.as_bytes()).map_err(err)?;
                 Format::Json { first: true }
             }
+            #[cfg(not(feature = "parquet"))]
+            SweepOutput::Parquet => return Err(Fatal(NO_PARQUET.into()).into()),
+            #[cfg(feature = "parquet")]
             SweepOutput::Parquet => {
                 let Target::File(file) = target else {
                     return Err(Fatal("-o parquet writes a binary file: give it with --out FILE".into()).into());
@@ -314,6 +332,7 @@ impl Sink {
                 *first = false;
                 serde_json::to_writer(&mut *t, &row).map_err(std::io::Error::from).map_err(err)
             }
+            #[cfg(feature = "parquet")]
             (Format::Parquet(w), _) => w.push(row).map_err(|e| WriteError::new(what.clone(), std::io::Error::other(e))),
             _ => unreachable!("text formats always have a target"),
         }
@@ -325,6 +344,7 @@ impl Sink {
         match (self.format, self.target) {
             (Format::Csv { .. }, Some(mut t)) => t.flush().map_err(err),
             (Format::Json { .. }, Some(mut t)) => t.write_all(b"]}\n").and_then(|_| t.flush()).map_err(err),
+            #[cfg(feature = "parquet")]
             (Format::Parquet(w), _) => w.finish().map_err(|e| WriteError::new(what.clone(), std::io::Error::other(e))),
             _ => unreachable!("text formats always have a target"),
         }

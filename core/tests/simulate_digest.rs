@@ -5,7 +5,7 @@
 //! The values were blessed on the simulator before its performance work; a change here means
 //! the simulation's answer changed, which performance work must never do. To print the current
 //! values (after a deliberate behaviour change): `NODECAST_BLESS=1 cargo test --release -p
-//! nodecast --test simulate_digest -- --nocapture`.
+//! nodecast --test integration simulate_digest -- --nocapture`.
 
 use nodecast::simulate::{SimSettings, TraceInput};
 use nodecast::{Input, Outcome, Request};

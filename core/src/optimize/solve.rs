@@ -77,25 +77,64 @@ fn run(
     seconds: f64,
     read: &[Variable],
 ) -> Result<(Vec<f64>, bool, bool), ResolutionError> {
+    #[cfg(all(test, feature = "highs"))]
+    if backend::MICROLP.with(std::cell::Cell::get) {
+        return run_microlp(vars, objective, rows, seconds, read);
+    }
     #[cfg(feature = "highs")]
-    let solution = {
+    {
         let model = vars.minimise(objective).using(good_lp::highs).set_threads(1).set_time_limit(seconds.max(0.001));
         let model = model.set_mip_rel_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
-        model.with_all(rows).solve()?
-    };
+        Ok(values_of(model.with_all(rows).solve()?, read))
+    }
     #[cfg(not(feature = "highs"))]
-    let solution = {
-        use good_lp::{WithMipGap, WithTimeLimit};
-        let model = vars.minimise(objective).using(good_lp::microlp).with_time_limit(seconds.max(0.001));
-        let model = model.with_mip_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
-        model.with_all(rows).solve()?
-    };
+    run_microlp(vars, objective, rows, seconds, read)
+}
+
+/// The pure-Rust backend: the only one without the `highs` feature (wasm included); with it,
+/// only the tests call it, to check that both backends give the same answers.
+#[cfg(any(test, not(feature = "highs")))]
+fn run_microlp(
+    vars: ProblemVariables,
+    objective: Expression,
+    rows: Vec<Constraint>,
+    seconds: f64,
+    read: &[Variable],
+) -> Result<(Vec<f64>, bool, bool), ResolutionError> {
+    use good_lp::{WithMipGap, WithTimeLimit};
+    let model = vars.minimise(objective).using(good_lp::microlp).with_time_limit(seconds.max(0.001));
+    let model = model.with_mip_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
+    Ok(values_of(model.with_all(rows).solve()?, read))
+}
+
+/// `read`'s values, whether the solver proved its optimum, whether it stopped at its time limit.
+fn values_of(solution: impl Solution, read: &[Variable]) -> (Vec<f64>, bool, bool) {
     let status = solution.status();
     let values = read.iter().map(|&v| solution.value(v)).collect();
     // GapLimit: optimal within the relative MIP gap of 1e-7 set above (microlp reports this status
     // whenever it stops on the gap tolerance; a 1e-7 relative gap is below any price's precision).
     let optimal = matches!(status, good_lp::SolutionStatus::Optimal | good_lp::SolutionStatus::GapLimit);
-    Ok((values, optimal, matches!(status, good_lp::SolutionStatus::TimeLimit)))
+    (values, optimal, matches!(status, good_lp::SolutionStatus::TimeLimit))
+}
+
+/// Which backend the tests' solver calls use when HiGHS is compiled in: optimize's tests run
+/// every case through both and compare the answers' bytes (`optimize::tests::solved`).
+#[cfg(all(test, feature = "highs"))]
+pub(crate) mod backend {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Set: this thread's solver calls use microlp instead of HiGHS.
+        pub(crate) static MICROLP: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// `f` with this thread's solver calls on microlp.
+    pub(crate) fn with_microlp<T>(f: impl FnOnce() -> T) -> T {
+        MICROLP.with(|m| m.set(true));
+        let out = f();
+        MICROLP.with(|m| m.set(false));
+        out
+    }
 }
 
 /// The LP relaxation of "open y_c nodes of class c, put z_gc pods of group g on them": pods

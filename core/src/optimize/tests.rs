@@ -37,8 +37,31 @@ pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
     Request { objects, catalog, ..Default::default() }
 }
 
+/// `optimize`'s answer. With the `highs` feature the case also runs on microlp (the solver of
+/// the wasm package and of CLIs built without HiGHS) and both answers must be the same bytes
+/// (issue 35): every test that goes through here checks that the backends agree.
+pub(super) fn optimized(req: &Request) -> crate::json::Answer<Optimization> {
+    let answer = optimize(req);
+    #[cfg(feature = "highs")]
+    {
+        let highs = answer.to_json();
+        let microlp = super::solve::backend::with_microlp(|| optimize(req)).to_json();
+        if highs != microlp {
+            let at = highs.bytes().zip(microlp.bytes()).take_while(|(a, b)| a == b).count();
+            let from = at.saturating_sub(200);
+            let around = |s: &str| s.get(from..(at + 200).min(s.len())).unwrap_or("").to_string();
+            panic!(
+                "HiGHS and microlp answer differently from byte {at}:\n  HiGHS:   ...{}\n  microlp: ...{}",
+                around(&highs),
+                around(&microlp)
+            );
+        }
+    }
+    answer
+}
+
 pub(super) fn solved(req: &Request) -> Optimization {
-    match optimize(req).outcome {
+    match optimized(req).outcome {
         Outcome::Success(o) => o,
         Outcome::Failure { errors } => panic!("optimize failed: {errors:?}"),
     }

@@ -113,7 +113,7 @@ fn random_clusters_with_pod_affinity_match_the_brute_force() {
         let objects = gen::affine_cluster(seed, max);
         let has = objects.iter().any(|o| o.to_string().contains("podAffinity"));
         let req = request(objects, Some(gen::catalog()));
-        let o = match crate::json::optimize(&req).outcome {
+        let o = match super::optimized(&req).outcome {
             crate::json::Outcome::Success(o) => o,
             crate::json::Outcome::Failure { errors } => panic!("seed {seed}: {errors:?}"),
         };
