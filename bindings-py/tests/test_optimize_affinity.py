@@ -166,7 +166,7 @@ class Instance:
                             zone_sum.setdefault((z, w), []).append(x[w])
         for w in range(nw):
             m.Add(sum(x[w] for x in slot_counts) == counts[w])
-        zc = [[sum(zone_sum[(z, w)]) for w in range(nw)] for z in ZONES]
+        zc = [[sum(zone_sum.get((z, w), [])) for w in range(nw)] for z in ZONES]
         for owner, key, target in self.affinity:
             # No other pod of the target placed: the owner bootstraps anywhere.
             if counts[owner] == 0 or counts[target] - (1 if owner == target else 0) <= 0:
