@@ -54,8 +54,7 @@ pub struct Optimization {
     pub karpenter_node_claims: Vec<OptimizedClaim>,
     /// Pods whose NodePool, instance type, capacity type or zone differ between the two.
     pub moved_pods: Vec<PodMove>,
-    /// Pods the optimum puts on existing nodes' free room (no NodeClaim for them): Karpenter's
-    /// placements there that keep it, and pods the model gives that room.
+    /// Pods the optimum puts on existing nodes' free room: Karpenter's placements there that it keeps, and pods the model gives that room.
     pub pods_on_existing_nodes: Vec<String>,
     /// Pods Karpenter leaves pending (left out of both sides).
     pub unschedulable: Vec<String>,
