@@ -6,9 +6,12 @@ exact one, and it reaches it on at least 95 % of the instances.
 
 The exact model counts pods per node and workload (pods of one workload are identical), not
 nodecast's packing patterns: one slot per (type, capacity type, zone, i), the used slots of an
-offering a prefix, integer pods per (slot, workload), the zone rules over per-(zone, workload)
-sums. `python tests/test_optimize_zones.py N PODS` runs N instances of up to PODS pods through
-the release CLI instead of the wheel and prints the counts and the aggregate gaps."""
+offering a prefix ordered by GPUs used, integer pods per (slot, workload), the zone rules over
+per-(zone, workload) sums. It is asked for a placement no dearer than nodecast's (which bounds
+the slots each offering needs; an infeasible model would mean nodecast's answer is below every
+placement) and given nodecast's NodeClaims as a hint; the proof of the optimum is CP-SAT's own.
+`python tests/test_optimize_zones.py N PODS [SECONDS [CLI]]` runs N instances of up to PODS pods
+through a CLI binary instead of the wheel and prints the counts and the aggregate gaps."""
 
 from __future__ import annotations
 
@@ -116,9 +119,20 @@ def instance(seed: int, max_pods: int) -> Tuple[List[Dict[str, Any]], List[Workl
     return objects, workloads, capacity
 
 
-def cp_sat_optimum(workloads: List[Workload], counts: Dict[int, int], capacity: List[str], seconds: float = 60) -> Optional[float]:
+def cp_sat_optimum(
+    workloads: List[Workload],
+    counts: Dict[int, int],
+    capacity: List[str],
+    seconds: float = 60,
+    ceiling: Optional[float] = None,
+    hint: Optional[Dict[str, Any]] = None,
+) -> Optional[float]:
     """The cheapest nodes for `counts` pods per workload under the rules, or None when CP-SAT
-    does not prove its optimum within `seconds`. Zone rules with all pods in place: a spread
+    does not prove its optimum within `seconds`, or -1.0 when no placement costs at most
+    `ceiling` (a price asked for: the slots of an offering are then at most what it pays for).
+    `hint`: an answer whose NodeClaims seed the search (CP-SAT proves the optimum itself). The
+    slots of an offering are interchangeable: the used ones a prefix, ordered by GPUs used.
+    Zone rules with all pods in place: a spread
     keeps each zone within maxSkew of the other (at most maxSkew per zone when minDomains
     exceeds the zones: the global minimum is then 0), zone anti-affinity keeps two workloads out
     of one zone (one workload: one pod per zone), one-per-node at most one pod per node."""
@@ -129,12 +143,22 @@ def cp_sat_optimum(workloads: List[Workload], counts: Dict[int, int], capacity: 
     total = sum(counts[wl.w] for wl in live)
     zone_sum: Dict[Tuple[str, int], List[Any]] = {}
     cost = []
+    ceil = None if ceiling is None else round(ceiling * 1_000_000) + 1
+    hinted: Dict[Tuple[str, str, str], List[Dict[int, int]]] = {}
+    for c in (hint or {}).get("nodeClaims", []):
+        per: Dict[int, int] = {}
+        for pod in c["pods"]:
+            w = int(pod.split("/")[1].split("-")[0][1:])
+            per[w] = per.get(w, 0) + 1
+        hinted.setdefault((c["instanceType"], c["capacityType"], c["zone"]), []).append(per)
     for name, g, c, mem, p in TYPES:
         for ct in capacity:
             price = round((p if ct == "on-demand" else round(p * SPOT, 4)) * 1_000_000)
             for z in ZONES:
+                nodes = sorted(hinted.get((name, ct, z), []), key=lambda per: -sum(wl.pod[0] * per.get(wl.w, 0) for wl in live))
                 prev = None
-                for k in range(total):
+                prev_gpus = None
+                for k in range(total if ceil is None else min(total, ceil // price)):
                     used = m.NewBoolVar(f"u{name}{ct}{z}{k}")
                     if prev is not None:
                         m.Add(used <= prev)  # the used nodes of one offering are a prefix
@@ -146,8 +170,16 @@ def cp_sat_optimum(workloads: List[Workload], counts: Dict[int, int], capacity: 
                         x = m.NewIntVar(0, most, f"x{name}{ct}{z}{k}_{wl.w}")
                         load.append((wl, x))
                         zone_sum.setdefault((z, wl.w), []).append(x)
+                        if hint is not None:
+                            m.AddHint(x, nodes[k].get(wl.w, 0) if k < len(nodes) else 0)
+                    if hint is not None:
+                        m.AddHint(used, k < len(nodes))
                     for dim, cap in ((0, g), (1, c * 1000 - 100), (2, mem * 1024 - 512)):
                         m.Add(sum(wl.pod[dim] * x for wl, x in load) <= cap * used)
+                    gpus = sum(wl.pod[0] * x for wl, x in load)
+                    if prev_gpus is not None:
+                        m.Add(gpus <= prev_gpus)
+                    prev_gpus = gpus
     zc = {key: sum(xs) for key, xs in zone_sum.items()}
     for wl in live:
         m.Add(sum(zc[(z, wl.w)] for z in ZONES) == counts[wl.w])
@@ -170,12 +202,16 @@ def cp_sat_optimum(workloads: List[Workload], counts: Dict[int, int], capacity: 
                 m.Add(zc[(z, wl.w)] <= counts[wl.w] * a)
                 m.Add(zc[(z, t)] <= counts[t] * b)
                 m.Add(a + b <= 1)
+    if ceil is not None:
+        m.Add(sum(cost) <= ceil)
     m.Minimize(sum(cost))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.catch_sigint_signal = False
     solver.parameters.max_time_in_seconds = seconds
     status = solver.Solve(m)
+    if status == cp_model.INFEASIBLE:
+        return -1.0
     if status != cp_model.OPTIMAL:
         return None
     return float(solver.ObjectiveValue()) / 1_000_000
@@ -205,7 +241,9 @@ def compare(optimize: Callable[[List[Dict[str, Any]]], Answer], seeds: range, ma
                 w = int(p.split("/")[1].split("-")[0][1:])
                 counts[w] = counts.get(w, 0) + 1
         start = time.monotonic()
-        exact = cp_sat_optimum(workloads, counts, capacity, seconds)
+        # Asked for a placement no dearer than nodecast's: -1 (none) means nodecast's is below every one.
+        exact = cp_sat_optimum(workloads, counts, capacity, seconds, o["optimumPricePerHour"], o)
+        assert exact is None or exact >= 0, (seed, "nodecast's optimum is below every placement", o["optimumPricePerHour"])
         out["slowest_cp_sat"] = max(out["slowest_cp_sat"], time.monotonic() - start)
         if exact is None:
             out["unsolved"] += 1

@@ -1153,7 +1153,7 @@ export interface Optimization {
   notOptimised: string[];
   /** $/h of the cheapest NodeClaims found for the same pods. */
   optimumPricePerHour: number;
-  /** Pods Karpenter puts on existing nodes (kept there in the optimum). */
+  /** Pods the optimum puts on existing nodes' free room: Karpenter's placements there that it keeps, and pods the model gives that room. */
   podsOnExistingNodes: string[];
   /**
    * The running cluster's optimum beside Karpenter's consolidation (`optimize.running`):

@@ -177,7 +177,7 @@ pub fn render(o: &Optimization) -> String {
     }
     if !o.pods_on_existing_nodes.is_empty() || !o.unschedulable.is_empty() {
         out.push_str(&format!(
-            "\n{} pods stay on existing nodes; {} pods Karpenter leaves pending are left out of both\n",
+            "\n{} pods run on existing nodes' free room; {} pods Karpenter leaves pending are left out of both\n",
             o.pods_on_existing_nodes.len(),
             o.unschedulable.len()
         ));

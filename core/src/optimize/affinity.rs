@@ -47,6 +47,12 @@ fn ports_clash(p: &Pod, q: &Pod) -> bool {
     p.host_ports.iter().any(|a| q.host_ports.iter().any(|b| a.conflicts(b)))
 }
 
+/// May pods `p` and `q` not share a node: a hostname anti-affinity of either selects the other,
+/// or their host ports clash (the pairwise hostname rules).
+pub fn clash(m: &Model, p: &Pod, q: &Pod) -> bool {
+    repels(p, q, m) || repels(q, p, m) || ports_clash(p, q)
+}
+
 /// The required affinity terms of `p` on the hostname.
 pub fn host_affinity<'a>(p: &'a Pod, m: &'a Model) -> impl Iterator<Item = &'a crate::model::AffinityTerm> {
     p.affinity.iter().filter(move |t| t.key == m.keys.hostname)

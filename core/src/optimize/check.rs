@@ -54,6 +54,44 @@ fn min_values_missed(m: &Model, t: &Template, class: &super::instance::Class, po
     Some(format!("its NodeClaim keeps {found} values of {} against minValues {least}", m.key_name(key)))
 }
 
+/// Pods the optimum puts on an existing node's free room, checked against that node as the
+/// scheduler checks a pod there: the node's labels against each pod's requirements, its taints
+/// against the pod's tolerations, the pods' requests with the staying pods' and the DaemonSet
+/// pods it owes within its allocatable (`scheduling::existing`'s remaining room), and the
+/// hostname rules with every pod on the node, staying ones included (a rule the staying pods
+/// already break among themselves is theirs, not the optimum's).
+#[allow(clippy::result_large_err)]
+fn existing_node(m: &Model, bin: &super::existing::Bin, pods: &[usize]) -> Result<(), InputError> {
+    let n = &m.nodes[bin.node];
+    let state = crate::scheduling::existing::build(m, &[]).into_iter().find(|s| s.node == bin.node);
+    let Some(state) = state else { return Err(broken(format!("node {} takes pods but cannot", n.name))) };
+    let mut left = state.remaining.clone();
+    for &p in &bin.staying {
+        if m.pods[p].node_name.as_deref() != Some(n.name.as_str()) {
+            left.sub(&m.pods[p].requests);
+        }
+    }
+    for &p in pods {
+        let pod = &m.pods[p];
+        if crate::taints::first_untolerated(&state.taints, &pod.tolerations).is_some() {
+            return Err(broken(format!("pod {} does not tolerate node {}'s taints", pod.key(), n.name)));
+        }
+        if !pod.strict_alternatives(&m.interner).iter().any(|s| state.requirements.compatible(s, |_| false, &m.interner).is_ok()) {
+            return Err(broken(format!("pod {} may not run on node {}", pod.key(), n.name)));
+        }
+        if !pod.requests.fits_in(&left) {
+            return Err(broken(format!("node {} is over its allocatable", n.name)));
+        }
+        left.sub(&pod.requests);
+    }
+    let mut all = bin.staying.clone();
+    all.extend_from_slice(pods);
+    if let (Some(what), None) = (super::affinity::violation(m, &all), super::affinity::violation(m, &bin.staying)) {
+        return Err(broken(format!("node {}: {what}", n.name)));
+    }
+    Ok(())
+}
+
 fn broken(what: String) -> InputError {
     InputError::new("optimizer-invariant", format!("the optimised placement breaks an invariant: {what}"))
         .help("this is a bug in nodecast's optimiser; the plan itself is unaffected")
@@ -67,8 +105,21 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
     let mut limit_used = vec![0i64; inst.limits.len()];
     let group_of: std::collections::HashMap<usize, usize> =
         inst.groups.iter().enumerate().flat_map(|(g, group)| group.pods.iter().map(move |&p| (p, g))).collect();
+    let mut bins_used = std::collections::HashSet::new();
     for (i, node) in nodes.iter().enumerate() {
         let class = &inst.classes[node.class];
+        if let Some(b) = class.existing {
+            if !bins_used.insert(b) {
+                return Err(broken(format!("existing node {} is used twice", m.nodes[inst.bins[b].node].name)));
+            }
+            for &p in &node.pods {
+                if !seen.insert(p) {
+                    return Err(broken(format!("pod {} is placed twice", m.pods[p].key())));
+                }
+            }
+            existing_node(m, &inst.bins[b], &node.pods)?;
+            continue;
+        }
         let t = &templates[class.template];
         let mut total = Resources::new();
         for &p in &node.pods {
@@ -107,6 +158,7 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
         if *used > l.remaining {
             return Err(broken(match l.scope {
                 Scope::Pool { pool, .. } => format!("NodePool {} is over its limits", m.node_pools[pool].name),
+                Scope::Existing(b) => format!("existing node {} is used {used} times", m.nodes[inst.bins[b].node].name),
                 Scope::Reservation(r) => {
                     format!("{used} nodes launch into reservation {}, which has {} free", m.reservations[r as usize].id, l.remaining)
                 }
@@ -118,7 +170,11 @@ pub fn verify(m: &Model, templates: &[Template], inst: &Instance, nodes: &[Node]
     let mut placed = fixed.clone();
     for node in nodes {
         let class = &inst.classes[node.class];
-        placed.add_site(Site::claim(m, &templates[class.template], class.it, class.zone, class.capacity_type), &node.pods);
+        let site = match class.existing {
+            Some(b) => Site::node(m, inst.bins[b].node),
+            None => Site::claim(m, &templates[class.template], class.it, class.zone, class.capacity_type),
+        };
+        placed.add_site(site, &node.pods);
     }
     let moved: Vec<usize> = nodes.iter().flat_map(|n| n.pods.iter().copied()).collect();
     // Required hostname affinity, with every pod of the final placement in place.

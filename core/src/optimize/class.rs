@@ -28,6 +28,9 @@ pub struct Class {
     pub admits: Vec<bool>,
     /// Per limit row: what one node of this class uses of it.
     pub limit_use: Vec<i64>,
+    /// An existing node's free room (index into `Instance::bins`), not an offering: price 0,
+    /// and `template`, `pool` and `it` are `MAX` (no NodeClaim is launched for it).
+    pub existing: Option<usize>,
 }
 
 impl Class {

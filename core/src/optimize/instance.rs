@@ -22,6 +22,8 @@ pub enum Scope {
     /// A capacity reservation's free instances (index into `Model::reservations`): one per
     /// node launched into it, from every NodePool whose EC2NodeClass selected it.
     Reservation(u32),
+    /// An existing node's free room (index into `Instance::bins`): at most one such "node".
+    Existing(usize),
 }
 
 /// A limit still open after existing nodes and the kept (fixed) NodeClaims.
@@ -39,6 +41,7 @@ impl LimitRow {
             Scope::Pool { key: LimitKey::Nodes, .. } => 1000,
             Scope::Pool { key: LimitKey::Resource(r), .. } => it.capacity.get(r),
             Scope::Reservation(r) => i64::from(reservation == Some(r)),
+            Scope::Existing(_) => 0,
         }
     }
 }
@@ -54,6 +57,8 @@ pub struct Instance {
     pub rules: Rules,
     /// Per template: its minValues rule (`flex`), None without one.
     pub flex: Vec<Option<super::flex::Flex>>,
+    /// Existing nodes whose free room is a class of price 0 (`existing::add`).
+    pub bins: Vec<super::existing::Bin>,
 }
 
 impl Instance {
@@ -122,6 +127,7 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
                     room: room.clone(),
                     admits,
                     limit_use,
+                    existing: None,
                 });
             }
         }
@@ -129,7 +135,7 @@ pub fn build(m: &Model, templates: &[Template], groups: Vec<Group>, limits: Vec<
     let zoned: Vec<bool> = (0..groups.len()).map(|g| rules.zones.zoned(g)).collect();
     let classes = undominated(classes, &zoned);
     let flex = super::flex::build(m, templates, &groups, dims);
-    Instance { dims, groups, classes, limits, rules, flex }
+    Instance { dims, groups, classes, limits, rules, flex, bins: Vec::new() }
 }
 
 /// Drop every class another class beats on all counts: no dearer, at least as much room,

@@ -11,6 +11,7 @@
 pub(crate) mod affinity;
 mod check;
 mod class;
+pub(crate) mod existing;
 mod flex;
 pub mod gen;
 mod group;
@@ -164,6 +165,9 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     let sol = scheduling::solve(m);
     let claims = karpenter_claims(m, &sol);
     let mut notes: Vec<String> = Vec::new();
+    // Pods Karpenter puts on existing nodes that the model places anew (`existing`): they and
+    // the free room they took are in the model.
+    let freed = existing::freed(m, &sol);
     // Pods other pods' cross-node terms select stay too: moving them would change what those
     // terms see. Hostname anti-affinity and hostname spreads of a kept pod see only its own
     // NodeClaim, which a moved pod leaves: they hold no pod back.
@@ -189,6 +193,7 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
         let kept: Vec<bool> = claims.iter().map(|c| c.launch.is_none() || c.pods.iter().any(|p| reason.contains_key(p))).collect();
         let kept_list: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| **k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
         let mut fixed = zones::Placed::fixed(m, &sol);
+        fixed.pods.retain(|(p, _)| freed.binary_search(p).is_err());
         for (c, _) in claims.iter().zip(&kept).filter(|(_, k)| **k) {
             if let (Some(l), Some(t)) = (&c.launch, sol.templates.iter().find(|t| t.pool == c.pool)) {
                 fixed.add_site(zones::Site::claim(m, t, l.it, l.zone, l.capacity_type), &c.pods);
@@ -299,15 +304,18 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     if any_preferences {
         notes.push("preferred node and pod affinities (and ScheduleAnyway spreads under the Ignore policy): soft, not optimised for (the optimum may ignore them)".into());
     }
-    if sol.placements.values().any(|pl| matches!(pl, Placement::Existing(_))) {
-        notes.push("existing nodes: pods keep Karpenter's placement on them; their free capacity is not re-packed".into());
+    let stuck = sol.placements.iter().filter(|(p, pl)| matches!(pl, Placement::Existing(_)) && freed.binary_search(p).is_err()).count();
+    if stuck > 0 {
+        notes.push(format!("existing nodes: {stuck} pod(s) Karpenter puts on them keep that placement (their spreads or pod affinities, or another pod's terms selecting them, reach other nodes); the rest of the nodes' free room is in the model at no cost"));
     }
-    let free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
+    let mut free: Vec<usize> = claims.iter().zip(&kept).filter(|(_, k)| !**k).flat_map(|(c, _)| c.pods.iter().copied()).collect();
+    free.extend(freed.iter().copied());
     let (mut groups, group_index) = group_pods(m, free);
     let limits = limit_rows(m, &sol, &claims, &kept);
     let mut rules = affinity::rules(m, &mut groups);
     rules.zones = zones::rules(m, &groups, &fixed);
-    let inst = instance::build(m, &sol.templates, groups, limits, rules);
+    let mut inst = instance::build(m, &sol.templates, groups, limits, rules);
+    existing::add(&mut inst, m, existing::bins(m, &sol, &freed, false));
     // Karpenter's free claims as seed patterns: each fits some class (its own offering, or one
     // that beats it), so the optimum is never dearer than Karpenter's plan.
     let mut seeds = Vec::new();
@@ -338,6 +346,22 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             seeds.push(Pattern { class, counts });
         }
     }
+    // Karpenter's use of each existing node's room is a seed too.
+    for (k, class) in inst.classes.iter().enumerate() {
+        let Some(b) = class.existing else { continue };
+        let node = inst.bins[b].node;
+        let mut counts = vec![0u32; inst.groups.len()];
+        for (p, pl) in &sol.placements {
+            if let (Placement::Existing(e), Some(&g)) = (pl, group_index.get(p)) {
+                if sol.existing[*e].node == node {
+                    counts[g] += 1;
+                }
+            }
+        }
+        if counts.iter().any(|&n| n > 0) && solve::fits(&inst, class, &counts) {
+            seeds.push(Pattern { class: k, counts });
+        }
+    }
     let outcome = solve::solve(&inst, seeds, budget).map_err(|e| {
         InputError::new("optimizer-failed", format!("the solver gave no packing: {e}"))
             .help("report this input; nodecast's plan is unaffected")
@@ -349,7 +373,17 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     // constraints the model does not hold (a relaxation, so its optimum — or LP bound — is a
     // lower bound of every plan that keeps them all).
     let broken = breaks.iter().zip(&kept).any(|(b, k)| *b && *k);
-    let whole = kept.iter().zip(&claims).any(|(k, c)| *k && c.launch.is_some()).then(|| whole_bound(m, &sol, &claims, budget, broken));
+    // The model's own bound covers every plan only when it holds every pod that could use an
+    // existing node's room: none kept there, none barred from it for its rules alone.
+    let relaxed = existing::bins(m, &sol, &[], true);
+    let terms = existing::with_terms(m);
+    let barred = stuck > 0
+        || inst.groups.iter().any(|g| {
+            let pod = &m.pods[g.pods[0]];
+            !existing::plain(m, g.pods[0], &terms) && relaxed.iter().any(|b| existing::allows(m, b, pod))
+        });
+    let kept_any = kept.iter().zip(&claims).any(|(k, c)| *k && c.launch.is_some());
+    let whole = (kept_any || barred).then(|| whole_bound(m, &sol, &claims, budget, broken));
     let answer = output::Answer { outcome: &outcome, whole_bound: whole, kept_pods };
     Ok(output::render(m, &inst, &claims, &kept, &nodes, &answer, notes, &sol))
 }
@@ -386,13 +420,15 @@ pub const BREAKS_SPREAD: &str = "hostname spreads held with every pod in place";
 /// across groups too; anti-affinity and host ports Karpenter checks both ways, and a spread
 /// that counts its own group caps that group in either reading.
 fn whole_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], budget: Budget, dynamic: bool) -> f64 {
-    let pods: Vec<usize> = claims.iter().filter(|c| c.launch.is_some()).flat_map(|c| c.pods.iter().copied()).collect();
+    let mut pods: Vec<usize> = claims.iter().filter(|c| c.launch.is_some()).flat_map(|c| c.pods.iter().copied()).collect();
+    pods.extend(sol.placements.iter().filter(|(_, pl)| matches!(pl, Placement::Existing(_))).map(|(&p, _)| p));
     pods_bound(m, sol, claims, pods, budget, dynamic)
 }
 
 /// [`whole_bound`] of the given pods (`pods`, a subset of the pods Karpenter places): the
-/// same relaxation, packing only them on new NodeClaims.
-pub(crate) fn pods_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], pods: Vec<usize>, budget: Budget, dynamic: bool) -> f64 {
+/// same relaxation, packing only them on new NodeClaims and the existing nodes' room before
+/// Karpenter's pass (bins that admit a pod by its requirements, taints and requests alone).
+fn pods_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], pods: Vec<usize>, budget: Budget, dynamic: bool) -> f64 {
     if pods.is_empty() {
         return 0.0;
     }
@@ -400,6 +436,7 @@ pub(crate) fn pods_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], p
     let none_kept = vec![false; claims.len()];
     let rules = affinity::rules(m, &mut groups);
     let mut inst = instance::build(m, &sol.templates, groups, limit_rows(m, sol, claims, &none_kept), rules);
+    existing::add(&mut inst, m, existing::bins(m, sol, &[], true));
     if dynamic {
         inst.rules.caps.clear();
     }

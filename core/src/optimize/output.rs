@@ -54,7 +54,7 @@ pub struct Optimization {
     pub karpenter_node_claims: Vec<OptimizedClaim>,
     /// Pods whose NodePool, instance type, capacity type or zone differ between the two.
     pub moved_pods: Vec<PodMove>,
-    /// Pods Karpenter puts on existing nodes (kept there in the optimum).
+    /// Pods the optimum puts on existing nodes' free room: Karpenter's placements there that it keeps, and pods the model gives that room.
     pub pods_on_existing_nodes: Vec<String>,
     /// Pods Karpenter leaves pending (left out of both sides).
     pub unschedulable: Vec<String>,
@@ -70,6 +70,11 @@ pub struct Optimization {
     /// the fields above then speak of the pods of the nodes it may remove.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub running: Option<super::running_answer::RunningCluster>,
+    /// (pod, existing node) for every pod of `podsOnExistingNodes`: where the running case
+    /// puts them (not in the answer: `running.nodes` says it per node).
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub(crate) existing_placements: Vec<(String, String)>,
 }
 
 /// One NodeClaim of the optimum or of Karpenter's plan.
@@ -162,10 +167,13 @@ pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)], quota: &Quota) -> Vec<
             }
             let here = &inst.classes[p.class];
             let zoned = counts.iter().enumerate().any(|(g, &k)| k > 0 && inst.rules.zones.zoned(g));
+            // An existing node's room stays that node.
             let class = (0..inst.classes.len())
+                .filter(|_| here.existing.is_none())
                 .filter(|&k| {
                     let c = &inst.classes[k];
                     c.pool == here.pool
+                        && c.existing.is_none()
                         && (c.zone == here.zone || !zoned)
                         && c.limit_use.iter().zip(&here.limit_use).all(|(a, b)| a <= b)
                         && super::solve::fits(inst, c, &counts)
@@ -221,6 +229,7 @@ pub fn render(
     let pool_rank: std::collections::HashMap<usize, usize> = m.pool_order().into_iter().enumerate().map(|(i, p)| (p, i)).collect();
     let mut fresh: Vec<OptimizedClaim> = nodes
         .iter()
+        .filter(|n| inst.classes[n.class].existing.is_none())
         .map(|n| {
             let c = &inst.classes[n.class];
             let mut pods: Vec<String> = n.pods.iter().map(|&p| key(p)).collect();
@@ -281,36 +290,52 @@ pub fn render(
         None if proven || gap == 0.0 => "optimal".to_string(),
         None => format!("within {gap:.2} % of optimal"),
     };
-    // Where each pod is on each side.
-    let mut where_k: std::collections::BTreeMap<&str, (&OptimizedClaim, String)> = Default::default();
-    for c in &karpenter {
-        for p in &c.pods {
-            where_k.insert(p, (c, describe(&c.name, &c.node_pool, &c.instance_type, &c.capacity_type, &c.zone)));
+    // Where each pod is on each side: (what the node is, its description). Two NodeClaims of
+    // one offering are the same; an existing node is itself.
+    type Side = std::collections::BTreeMap<String, (String, String)>;
+    let claim_side = |side: &mut Side, cs: &[OptimizedClaim]| {
+        for c in cs {
+            let what = format!("{}/{}/{}/{}/{:?}", c.node_pool, c.instance_type, c.capacity_type, c.zone, c.reservation_id);
+            let desc = describe(&c.name, &c.node_pool, &c.instance_type, &c.capacity_type, &c.zone);
+            for p in &c.pods {
+                side.insert(p.clone(), (what.clone(), desc.clone()));
+            }
         }
-    }
-    let mut moved = Vec::new();
-    for c in &optimum {
-        for p in &c.pods {
-            if let Some((k, desc)) = where_k.get(p.as_str()) {
-                let same = k.node_pool == c.node_pool
-                    && k.instance_type == c.instance_type
-                    && k.capacity_type == c.capacity_type
-                    && k.zone == c.zone
-                    && k.reservation_id == c.reservation_id;
-                if !same {
-                    moved.push(PodMove {
-                        pod: p.clone(),
-                        karpenter: desc.clone(),
-                        optimum: describe(&c.name, &c.node_pool, &c.instance_type, &c.capacity_type, &c.zone),
-                    });
-                }
+    };
+    let existing_desc = |name: &str| (format!("node/{name}"), format!("{name} (existing node)"));
+    let in_model: std::collections::HashSet<usize> = inst.groups.iter().flat_map(|g| g.pods.iter().copied()).collect();
+    let (mut k_side, mut o_side) = (Side::new(), Side::new());
+    claim_side(&mut k_side, &karpenter);
+    claim_side(&mut o_side, &optimum);
+    let mut existing_placements: Vec<(String, String)> = Vec::new();
+    for (&p, pl) in &sol.placements {
+        if let crate::scheduling::Placement::Existing(e) = pl {
+            let name = &m.nodes[sol.existing[*e].node].name;
+            k_side.insert(key(p), existing_desc(name));
+            if !in_model.contains(&p) {
+                existing_placements.push((key(p), name.clone()));
             }
         }
     }
+    for n in nodes {
+        if let Some(b) = inst.classes[n.class].existing {
+            let name = &m.nodes[inst.bins[b].node].name;
+            existing_placements.extend(n.pods.iter().map(|&p| (key(p), name.clone())));
+        }
+    }
+    existing_placements.sort();
+    for (p, name) in &existing_placements {
+        o_side.insert(p.clone(), existing_desc(name));
+    }
+    let mut moved: Vec<PodMove> = o_side
+        .iter()
+        .filter_map(|(p, (what, desc))| {
+            let (k_what, k_desc) = k_side.get(p)?;
+            (k_what != what).then(|| PodMove { pod: p.clone(), karpenter: k_desc.clone(), optimum: desc.clone() })
+        })
+        .collect();
     moved.sort_by(|a, b| a.pod.cmp(&b.pod));
-    let mut on_existing: Vec<String> =
-        sol.placements.iter().filter(|(_, pl)| matches!(pl, crate::scheduling::Placement::Existing(_))).map(|(&p, _)| key(p)).collect();
-    on_existing.sort();
+    let on_existing: Vec<String> = existing_placements.iter().map(|(p, _)| p.clone()).collect();
     let mut unschedulable: Vec<String> = sol.failures.iter().map(|(p, _)| key(*p)).collect();
     unschedulable.sort();
     let savings = round_price(karpenter_price - optimum_price);
@@ -332,12 +357,13 @@ pub fn render(
         stats: Stats {
             pods: inst.groups.iter().map(|g| g.pods.len()).sum(),
             groups: inst.groups.len(),
-            offerings: inst.classes.len(),
+            offerings: inst.classes.iter().filter(|c| c.existing.is_none()).count(),
             patterns: outcome.patterns,
             exhaustive: outcome.proven && answer.whole_bound.is_none(),
             timed_out: outcome.timed_out,
         },
         warnings: Vec::new(),
         running: None,
+        existing_placements,
     }
 }

@@ -17,12 +17,9 @@
 //! as existing nodes (Karpenter's own pass puts pods on their free room first). Keeping a
 //! removable node costs exactly what a new NodeClaim of its (NodePool, type, capacity type,
 //! zone) costs, so each optimum NodeClaim of that kind stands for keeping such a node: they
-//! are matched, the node holding most of the NodeClaim's pods first. The bound: when a moved
-//! pod could fit a pinned node's free room, Karpenter's first-fit use of that room is not
-//! proven the best, so the bound is the larger of the moved pods that fit no pinned node
-//! packed anew (`ExistingState::could_accept` is a necessary condition) and, per resource, the
-//! demand beyond all pinned free room at the lowest price per unit; the certificate says how
-//! far the answer is from it.
+//! are matched, the node holding most of the NodeClaim's pods first. The pinned nodes' free
+//! room is in the model as bins of price 0 (`existing`), in the integer program and in the
+//! bound alike, so which moved pods take it is optimised, not Karpenter's first fit.
 
 use super::output::{Optimization, HOURS_PER_MONTH};
 pub use super::running_answer::{KarpenterConsolidation, NodeFate, RunningCluster, RunningNode};
@@ -179,12 +176,9 @@ pub fn run(m: &Model, budget: Budget, now: i64, now_text: &str) -> Result<Optimi
             final_node.insert(p.clone(), place.clone());
         }
     }
-    // Pods Karpenter's pass puts on a pinned node's free room end there.
-    let sol = scheduling::solve(&m2);
-    for (&p, pl) in &sol.placements {
-        if let scheduling::Placement::Existing(e) = pl {
-            final_node.insert(m2.pods[p].key(), m2.nodes[sol.existing[*e].node].name.clone());
-        }
+    // Pods the optimum puts on a pinned node's free room end there.
+    for (p, n) in &opt.existing_placements {
+        final_node.insert(p.clone(), n.clone());
     }
     let pods_moved = now_on.iter().filter(|(p, n)| final_node.get(*p).is_some_and(|f| f != *n)).count();
     let price = |n: &ExistingNode| round_price(node_price(m, n).unwrap_or(0.0));
@@ -215,63 +209,10 @@ pub fn run(m: &Model, budget: Budget, now: i64, now_text: &str) -> Result<Optimi
     let managed_pinned: f64 = m.nodes.iter().zip(&pinned).filter(|(n, p)| n.managed && p.is_some()).map(|(n, _)| price(n)).sum();
     let current = round_price(m.nodes.iter().filter(|n| n.managed).map(price).sum());
     let optimum = round_price(managed_pinned + opt.optimum_price_per_hour);
-    // The bound: with room on pinned nodes some moved pod could use, only the pods that fit no
-    // pinned node are sure to need a paid node.
-    let claims = super::karpenter_claims(&m2, &sol);
-    let states = scheduling::existing::build(&m2, &[]);
-    let moved: Vec<usize> = sol.placements.keys().copied().collect();
-    let fits_pinned = |p: usize| {
-        let pod = &m2.pods[p];
-        let mut tols = pod.tolerations.clone();
-        tols.push(crate::taints::Toleration::prefer_no_schedule());
-        states.iter().any(|s| s.could_accept(pod, &tols, &m2))
-    };
-    let (new_bound, proven_new) = if moved.iter().any(|&p| fits_pinned(p)) {
-        let need: Vec<usize> = moved.iter().copied().filter(|&p| !fits_pinned(p)).collect();
-        let b = super::pods_bound(&m2, &sol, &claims, need, budget, true);
-        // And per resource: what the moved pods request beyond all the pinned nodes' free
-        // room is bought at no less than the lowest price per unit of any type the NodePools
-        // launch (every offering's price) or of any node it may keep, so the bound stays below
-        // every plan. Resource ids are the model's, the same in `m` and `m2`.
-        let dims = m2.resources.len();
-        let mut short = vec![0i64; dims];
-        for &p in &moved {
-            for (r, v) in short.iter_mut().enumerate() {
-                *v += m2.pods[p].requests.get(r as u16);
-            }
-        }
-        for st in &states {
-            for (r, v) in short.iter_mut().enumerate() {
-                *v -= st.remaining.get(r as u16).max(0);
-            }
-        }
-        let per_resource = (0..dims)
-            .filter(|&r| short[r] > 0)
-            .map(|r| {
-                let unit = sol
-                    .templates
-                    .iter()
-                    .flat_map(|t| t.its.iter().map(move |&it| (t, it)))
-                    .filter_map(|(t, it)| {
-                        let room = t.room.of(it).get(r).copied().unwrap_or(0);
-                        let price =
-                            m2.catalog.types[it as usize].offerings.iter().filter(|o| o.available).map(|o| o.price).reduce(f64::min)?;
-                        (room > 0 && room != i64::MAX).then(|| price / room as f64)
-                    })
-                    // A kept node gives its own allocatable for its own price.
-                    .chain(m.nodes.iter().zip(&removable).filter(|(_, k)| **k).filter_map(|(n, _)| {
-                        let room = n.allocatable.get(r as u16);
-                        (room > 0).then(|| node_price(m, n).unwrap_or(0.0) / room as f64)
-                    }))
-                    .reduce(f64::min)
-                    .unwrap_or(0.0);
-                short[r] as f64 * unit
-            })
-            .fold(0.0, f64::max);
-        (round_price(b.max(per_resource).min(opt.optimum_price_per_hour)), false)
-    } else {
-        (opt.lower_bound_per_hour, opt.certificate == "optimal")
-    };
+    // The pinned nodes' free room is in the model (price 0), and the provisioning answer's
+    // bound covers it: the whole plan's bound when some pod could use that room outside the
+    // model (`existing`).
+    let (new_bound, proven_new) = (opt.lower_bound_per_hour, opt.certificate == "optimal");
     let bound = round_price((managed_pinned + new_bound).min(optimum));
     let proven = proven_new || optimum - bound <= 1e-9 * optimum.max(1.0);
     let gap = if optimum > 0.0 && !proven { ((optimum - bound) / optimum * 100.0).max(0.0) } else { 0.0 };

@@ -471,8 +471,17 @@ fn pattern_listing_gives_up_after_a_bounded_search() {
         room: vec![96_000, 737],
         admits: vec![true; groups.len()],
         limit_use: Vec::new(),
+        existing: None,
     };
-    let inst = Instance { dims: 2, groups, classes: vec![class], limits: Vec::new(), rules: Default::default(), flex: Vec::new() };
+    let inst = Instance {
+        dims: 2,
+        groups,
+        classes: vec![class],
+        limits: Vec::new(),
+        rules: Default::default(),
+        flex: Vec::new(),
+        bins: Vec::new(),
+    };
     assert!(solve::enumerate(&inst, 1000).is_none(), "more maximal patterns than 1,000, or the search gave up");
     // A small instance is still listed completely: two groups, every maximal mix.
     let small = Instance {

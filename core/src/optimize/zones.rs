@@ -64,7 +64,7 @@ impl Site {
         Site { zone: Some(zone), reqs, taints: m.node_pools[t.pool].taints.clone() }
     }
 
-    fn node(m: &Model, n: usize) -> Site {
+    pub fn node(m: &Model, n: usize) -> Site {
         let node = &m.nodes[n];
         Site {
             zone: node.labels.get(m.keys.zone),

@@ -260,3 +260,46 @@ fn running_cluster(seed: u64, max_pods: usize, pin_one_in: u64) -> Vec<Value> {
     }
     out
 }
+
+/// A pod of `ml` on `node` (do-not-disrupt when `pin`), asking `gpus` GPUs and `cpu` vCPUs.
+fn sized_pod(name: &str, node: &str, gpus: u32, cpu: u32, pin: bool) -> String {
+    let annotations = if pin { r#"karpenter.sh/do-not-disrupt: "true""# } else { "" };
+    format!(
+        r#"
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: ml, labels: {{app: {name}}}, annotations: {{{annotations}}}}}
+spec:
+  nodeName: {node}
+  tolerations: [{{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}]
+  containers:
+  - {{name: c, image: c, resources: {{requests: {{cpu: "{cpu}", memory: 8Gi, nvidia.com/gpu: "{gpus}"}}}}}}
+status: {{phase: Running}}
+"#
+    )
+}
+
+#[test]
+fn a_pinned_nodes_room_goes_to_the_pod_that_saves_most_not_to_the_first_in_karpenters_queue() {
+    // A pinned 4-GPU node with 2 GPUs free. The removable node's pods: `wide` (1 GPU, 30 vCPU,
+    // first in Karpenter's queue, which sorts by CPU) and `pair` (2 GPUs, 2 vCPU). Karpenter's
+    // pass puts `wide` on the pinned room and then needs a 4-GPU node for `pair` (the g5 family
+    // has no 2-GPU type); the model gives the room to `pair` and `wide` a 1-GPU node.
+    let pinned = node("pinned", "g5.12xlarge", 4, &[]) + &sized_pod("stay", "pinned", 2, 2, true);
+    let spare = node("spare", "g5.12xlarge", 4, &[]) + &sized_pod("wide", "spare", 1, 30, false) + &sized_pod("pair", "spare", 2, 2, false);
+    let o = solved(&running_request(&[TRAINING, &pinned, &spare]));
+    // Karpenter's pass on the same pods: `wide` on the pinned node, a NodeClaim for `pair`.
+    assert_eq!(o.karpenter_node_claims.len(), 1);
+    assert_eq!(o.karpenter_node_claims[0].pods, vec!["ml/pair".to_string()]);
+    assert_eq!(o.pods_on_existing_nodes, vec!["ml/pair".to_string()]);
+    assert_eq!(o.node_claims.iter().flat_map(|c| c.pods.clone()).collect::<Vec<_>>(), vec!["ml/wide".to_string()]);
+    assert!(o.optimum_price_per_hour < o.karpenter_price_per_hour, "{} vs {}", o.optimum_price_per_hour, o.karpenter_price_per_hour);
+    assert_eq!(o.certificate, "optimal");
+    assert!(o.moved_pods.iter().any(|mv| mv.pod == "ml/pair" && mv.optimum == "pinned (existing node)"), "{:?}", o.moved_pods);
+    let r = o.running.unwrap();
+    assert_eq!(r.certificate, "optimal");
+    assert!(r.lower_bound_per_hour <= r.optimum_price_per_hour);
+    assert_eq!(r.nodes.iter().map(|n| n.fate).collect::<Vec<_>>(), vec![NodeFate::Pinned, NodeFate::Removed]);
+    assert_eq!(r.pods_moved, 2);
+}
