@@ -186,11 +186,14 @@ fn stream(req: &Sources, past_admission: bool) -> Option<Streamed> {
     Some(Streamed { documents, admission, runtime, lowered })
 }
 
+/// The number of documents, the validation errors, and what lowering made of the documents.
+pub type StreamedValidation = (usize, Vec<InputError>, Result<Model, Vec<InputError>>);
+
 /// `validate`'s inputs, streamed like [`model`] (a 20,000-pod input's decoded trees never all
 /// in memory): the number of documents, the validation errors (admission, then runtime, each
 /// in document order, as [`validation`] gives them) and what lowering made of every document.
 /// `None` where [`model`] would decode whole too (see [`streamed`]).
-pub fn validation_streamed(req: &Sources) -> Option<(usize, Vec<InputError>, Result<Model, Vec<InputError>>)> {
+pub fn validation_streamed(req: &Sources) -> Option<StreamedValidation> {
     let s = stream(req, true)?;
     let mut errors = s.admission;
     errors.extend(s.runtime.into_iter().map(|(_, e)| e));

@@ -268,9 +268,10 @@ impl Pod {
     pub fn content_id(&self) -> usize {
         match self.class {
             0 => self.spec_id(),
-            // Above every address (user space ends far below 2^63) and below the
+            // The top half of `usize`: above every address (user space ends far below 2^63 on
+            // 64-bit targets; wasm32's memory stays below 2 GiB) and below the
             // `usize::MAX - index` keys some callers give unshared pods.
-            class => (1usize << 63) + class as usize,
+            class => (1usize << (usize::BITS - 1)) + class as usize,
         }
     }
 

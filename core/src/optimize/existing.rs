@@ -75,8 +75,13 @@ pub fn with_terms(m: &Model) -> Vec<usize> {
 /// The pods Karpenter's pass puts on existing nodes that the model may move (`plain`).
 pub fn freed(m: &Model, sol: &Solution) -> Vec<usize> {
     let terms = with_terms(m);
-    let mut out: Vec<usize> =
-        sol.placements.iter().filter(|(_, pl)| matches!(pl, Placement::Existing(_))).map(|(&p, _)| p).filter(|&p| plain(m, p, &terms)).collect();
+    let mut out: Vec<usize> = sol
+        .placements
+        .iter()
+        .filter(|(_, pl)| matches!(pl, Placement::Existing(_)))
+        .map(|(&p, _)| p)
+        .filter(|&p| plain(m, p, &terms))
+        .collect();
     out.sort_unstable();
     out
 }
