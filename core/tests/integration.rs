@@ -6,6 +6,11 @@
 //! other by `crate::` paths) and the oracle replays `make oracle-hpa`/`oracle-keda` run by name.
 //! `every_test_file_runs` fails when a new file in tests/ is in neither list.
 
+// Several test files include the benches' input generators (`#[path = "../../benches/src/..."]`)
+// as they did when each was a binary of its own; as modules of one binary those are the same
+// file loaded more than once, on purpose: each module keeps its own private copy.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "auto_mode.rs"]
 mod auto_mode;
 #[path = "auto_mode_fee.rs"]

@@ -61,7 +61,7 @@ fn min_values_missed(m: &Model, t: &Template, class: &super::instance::Class, po
 /// hostname rules with every pod on the node, staying ones included (a rule the staying pods
 /// already break among themselves is theirs, not the optimum's).
 #[allow(clippy::result_large_err)]
-fn existing_node(m: &Model, bin: &super::existing::Bin, pods: &[usize]) -> Result<(), InputError> {
+fn existing_node(m: &Model, bin: &super::instance::Bin, pods: &[usize]) -> Result<(), InputError> {
     let n = &m.nodes[bin.node];
     let state = crate::scheduling::existing::build(m, &[]).into_iter().find(|s| s.node == bin.node);
     let Some(state) = state else { return Err(broken(format!("node {} takes pods but cannot", n.name))) };

@@ -20,27 +20,10 @@
 //! allows, and hold the node's room before Karpenter's pass (every pod Karpenter puts on it
 //! packed anew).
 
-use super::instance::{Class, Instance, LimitRow, Scope};
+use super::instance::{Bin, Class, Instance, LimitRow, Scope};
 use crate::model::{Model, Pod};
-use crate::requirements::Requirements;
 use crate::scheduling::{self, Placement, Solution};
-use crate::taints::{first_untolerated, Taint};
-use std::sync::Arc;
-
-/// One existing node as a bin of the model.
-#[derive(Debug, Clone)]
-pub struct Bin {
-    /// Index into `Model::nodes`.
-    pub node: usize,
-    /// Room per resource id for the pods the model places here.
-    pub room: Vec<i64>,
-    /// Pods that stay on it: bound ones, and those Karpenter puts here that the model does not move.
-    pub staying: Vec<usize>,
-    pub requirements: Arc<Requirements>,
-    pub taints: Arc<Vec<Taint>>,
-    /// The bound's bin: admits by requirements, taints and requests only.
-    pub relaxed: bool,
-}
+use crate::taints::first_untolerated;
 
 /// Is pod `p` plain: no constraint of its own or of another pod that relates it to pods on
 /// other nodes, and none on its node beyond pairwise hostname anti-affinity and host ports?

@@ -58,7 +58,7 @@ pub struct Instance {
     /// Per template: its minValues rule (`flex`), None without one.
     pub flex: Vec<Option<super::flex::Flex>>,
     /// Existing nodes whose free room is a class of price 0 (`existing::add`).
-    pub bins: Vec<super::existing::Bin>,
+    pub bins: Vec<Bin>,
 }
 
 impl Instance {
@@ -223,4 +223,20 @@ impl Rules {
     pub fn is_empty(&self) -> bool {
         self.caps.is_empty() && self.needs.is_empty() && self.conflicts.iter().all(Vec::is_empty) && self.zones.is_empty()
     }
+}
+
+/// One existing node as a bin of the model (`existing::add` makes them; it lives here so that
+/// the instance does not import the module that fills it).
+#[derive(Debug, Clone)]
+pub struct Bin {
+    /// Index into `Model::nodes`.
+    pub node: usize,
+    /// Room per resource id for the pods the model places here.
+    pub room: Vec<i64>,
+    /// Pods that stay on it: bound ones, and those Karpenter puts here that the model does not move.
+    pub staying: Vec<usize>,
+    pub requirements: std::sync::Arc<crate::requirements::Requirements>,
+    pub taints: std::sync::Arc<Vec<crate::taints::Taint>>,
+    /// The bound's bin: admits by requirements, taints and requests only.
+    pub relaxed: bool,
 }

@@ -39,7 +39,8 @@ pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
 
 /// `optimize`'s answer. With the `highs` feature the case also runs on microlp (the solver of
 /// the wasm package and of CLIs built without HiGHS), and both must find the same optimum: the
-/// same price, certificate, lower bound, unschedulable and kept pods (issue 35). The plans
+/// same price where both prove it (else neither plan below the other's bound), the same
+/// unschedulable and kept pods (issue 35). The plans
 /// themselves may still differ where several plans cost the same: each solver returns its own
 /// optimal vertex, and the bytes then differ in which pods share a node (eight cases here did on
 /// 2026-11-29; making the tie-break canonical is open in issue 35).
@@ -51,20 +52,21 @@ pub(super) fn optimized(req: &Request) -> crate::json::Answer<Optimization> {
         match (&answer.outcome, &microlp.outcome) {
             (Outcome::Success(h), Outcome::Success(m)) => {
                 let same = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(1.0);
-                let agree = same(h.optimum_price_per_hour, m.optimum_price_per_hour)
-                    && same(h.lower_bound_per_hour, m.lower_bound_per_hour)
-                    && h.certificate == m.certificate
-                    && h.unschedulable == m.unschedulable
+                let (hp, mp) = (h.optimum_price_per_hour, m.optimum_price_per_hour);
+                // A proof is the solver's, within its time budget (a loaded machine can stop
+                // one short of it): where both prove optimal they must agree; where one does,
+                // the other's plan is no cheaper and its bound no higher.
+                let agree = match (h.certificate == "optimal", m.certificate == "optimal") {
+                    (true, true) => same(hp, mp),
+                    (true, false) => hp <= mp + 1e-6 && m.lower_bound_per_hour <= hp + 1e-6,
+                    (false, true) => mp <= hp + 1e-6 && h.lower_bound_per_hour <= mp + 1e-6,
+                    (false, false) => h.lower_bound_per_hour <= mp + 1e-6 && m.lower_bound_per_hour <= hp + 1e-6,
+                } && h.unschedulable == m.unschedulable
                     && h.kept_pods == m.kept_pods;
                 assert!(
                     agree,
                     "HiGHS and microlp find different optima: HiGHS ${}/h {} (bound {}), microlp ${}/h {} (bound {})",
-                    h.optimum_price_per_hour,
-                    h.certificate,
-                    h.lower_bound_per_hour,
-                    m.optimum_price_per_hour,
-                    m.certificate,
-                    m.lower_bound_per_hour
+                    hp, h.certificate, h.lower_bound_per_hour, mp, m.certificate, m.lower_bound_per_hour
                 );
             }
             _ => assert_eq!(answer.to_json(), microlp.to_json(), "HiGHS and microlp refuse differently"),
