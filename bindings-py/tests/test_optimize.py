@@ -11,32 +11,13 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 import nodecast
-from helpers import cli_json, cli_path
+from helpers import GPU_TYPES, SPOT, cli_json, cli_path, gpu_catalog
 
-# (name, GPUs, vCPU, memory GiB, on-demand $/h): prices per GPU not linear in size.
-TYPES = [
-    ("gpu-1x", 1, 4, 16, 1.00),
-    ("gpu-1x-big", 1, 16, 64, 1.60),
-    ("gpu-2x", 2, 16, 64, 2.10),
-    ("gpu-4x", 4, 48, 192, 4.40),
-    ("gpu-8x", 8, 96, 768, 9.80),
-]
-SPOT = 0.35
+TYPES = GPU_TYPES
 
 
 def catalog() -> Dict[str, Any]:
-    return {
-        "zones": ["zone-a"],
-        "instanceTypes": [
-            {
-                "name": n,
-                "allocatable": {"cpu": f"{c * 1000 - 100}m", "memory": f"{m * 1024 - 512}Mi", "pods": "110", "nvidia.com/gpu": str(g)},
-                "onDemandPrice": p,
-                "spotPrice": round(p * SPOT, 4),
-            }
-            for n, g, c, m, p in TYPES
-        ],
-    }
+    return gpu_catalog(["zone-a"])
 
 
 def instance(seed: int) -> Tuple[List[Dict[str, Any]], List[Tuple[int, int, int]], List[str]]:

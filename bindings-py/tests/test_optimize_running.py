@@ -16,36 +16,19 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
-import tempfile
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
+from helpers import GPU_TYPES, cli_optimizer, gpu_allocatable, gpu_catalog, solve_cp_sat, workload_of
 
-# (name, GPUs, vCPU, memory GiB, on-demand $/h): prices per GPU not linear in size.
-TYPES = [
-    ("gpu-1x", 1, 4, 16, 1.00),
-    ("gpu-1x-big", 1, 16, 64, 1.60),
-    ("gpu-2x", 2, 16, 64, 2.10),
-    ("gpu-4x", 4, 48, 192, 4.40),
-    ("gpu-8x", 8, 96, 768, 9.80),
-]
+TYPES = GPU_TYPES
 NOW = "2025-03-05T12:00:00Z"
 Answer = Dict[str, Any]
 
 
 def catalog() -> Dict[str, Any]:
-    return {
-        "zones": ["zone-a"],
-        "instanceTypes": [
-            {"name": n, "allocatable": alloc(g, c, m), "onDemandPrice": p, "spotPrice": round(p * 0.35, 4)} for n, g, c, m, p in TYPES
-        ],
-    }
-
-
-def alloc(g: int, c: int, m: int) -> Dict[str, str]:
-    return {"cpu": f"{c * 1000 - 100}m", "memory": f"{m * 1024 - 512}Mi", "pods": "110", "nvidia.com/gpu": str(g)}
+    return gpu_catalog(["zone-a"])
 
 
 def room(t: int) -> Tuple[int, int, int]:
@@ -99,7 +82,7 @@ class Instance:
                     "karpenter.sh/nodepool": "gpu", "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true",
                     "node.kubernetes.io/instance-type": name, "karpenter.sh/capacity-type": "on-demand",
                     "topology.kubernetes.io/zone": "zone-a", "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"}},
-                "status": {"allocatable": alloc(g, c, m)},
+                "status": {"allocatable": gpu_allocatable(g, c, m)},
             })
         for i, (w, n, pin) in enumerate(self.pods):
             gpu, cpu, mem = self.shapes[w]
@@ -164,16 +147,7 @@ class Instance:
         if hint is not None:
             self._hint(m, targets, used, count, hint)
         m.Minimize(cost)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = 1
-        solver.parameters.catch_sigint_signal = False
-        solver.parameters.max_time_in_seconds = seconds
-        status = solver.Solve(m)
-        if status == cp_model.INFEASIBLE:
-            return -1.0
-        if status != cp_model.OPTIMAL:
-            return None
-        return float(solver.ObjectiveValue()) / 1_000_000
+        return solve_cp_sat(m, seconds)
 
     def _hint(self, m: Any, targets: List[Tuple[int, bool, int]], used: List[Any], count: List[List[Any]], answer: Answer) -> None:
         """Hint the new slots with an answer's NodeClaims (kept nodes included): per type, its
@@ -183,7 +157,7 @@ class Instance:
         for c in answer.get("nodeClaims", []):
             per = [0] * len(self.shapes)
             for p in c["pods"]:
-                per[int(p.split("/")[1].split("-")[0][1:])] += 1
+                per[workload_of(p)] += 1
             kinds.setdefault(names.index(c["instanceType"]), []).append(per)
         for t in kinds:
             kinds[t].sort(key=lambda per: -sum(self.shapes[w][0] * k for w, k in enumerate(per)))
@@ -253,18 +227,7 @@ def main() -> None:
     cli = sys.argv[3] if len(sys.argv) > 3 else "target/release/nodecast"
     seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 60.0
 
-    def optimize(objects: List[Dict[str, Any]]) -> Answer:
-        with tempfile.TemporaryDirectory() as d:
-            path = f"{d}/in.json"
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
-            cat = f"{d}/catalog.json"
-            with open(cat, "w", encoding="utf-8") as f:
-                json.dump(catalog(), f)
-            p = subprocess.run([cli, "optimize", "--running", "--now", NOW, path, "--catalog", cat, "-o", "json"], capture_output=True, text=True)
-            assert p.returncode == 0, p.stdout + p.stderr
-            return json.loads(p.stdout)  # type: ignore[no-any-return]
-
+    optimize = cli_optimizer(cli, catalog(), "--running", "--now", NOW)
     stats = compare(optimize, range(n), max_nodes, seconds)
     print(json.dumps({k: v for k, v in stats.items() if k != "gaps"}), "gaps:", stats["gaps"][:20])
     check(stats)

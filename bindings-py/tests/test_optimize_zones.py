@@ -17,40 +17,20 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
+from helpers import GPU_TYPES, SPOT, cli_optimizer, gpu_catalog, solve_cp_sat, workload_of
 
-# (name, GPUs, vCPU, memory GiB, on-demand $/h): prices per GPU not linear in size.
-TYPES = [
-    ("gpu-1x", 1, 4, 16, 1.00),
-    ("gpu-1x-big", 1, 16, 64, 1.60),
-    ("gpu-2x", 2, 16, 64, 2.10),
-    ("gpu-4x", 4, 48, 192, 4.40),
-    ("gpu-8x", 8, 96, 768, 9.80),
-]
-SPOT = 0.35
+TYPES = GPU_TYPES
 ZONES = ["zone-a", "zone-b"]
 ZONE_KEY = "topology.kubernetes.io/zone"
 
 
 def catalog() -> Dict[str, Any]:
-    return {
-        "zones": ZONES,
-        "instanceTypes": [
-            {
-                "name": n,
-                "allocatable": {"cpu": f"{c * 1000 - 100}m", "memory": f"{m * 1024 - 512}Mi", "pods": "110", "nvidia.com/gpu": str(g)},
-                "onDemandPrice": p,
-                "spotPrice": round(p * SPOT, 4),
-            }
-            for n, g, c, m, p in TYPES
-        ],
-    }
+    return gpu_catalog(ZONES)
 
 
 class Workload:
@@ -148,7 +128,7 @@ def cp_sat_optimum(
     for c in (hint or {}).get("nodeClaims", []):
         per: Dict[int, int] = {}
         for pod in c["pods"]:
-            w = int(pod.split("/")[1].split("-")[0][1:])
+            w = workload_of(pod)
             per[w] = per.get(w, 0) + 1
         hinted.setdefault((c["instanceType"], c["capacityType"], c["zone"]), []).append(per)
     for name, g, c, mem, p in TYPES:
@@ -205,16 +185,7 @@ def cp_sat_optimum(
     if ceil is not None:
         m.Add(sum(cost) <= ceil)
     m.Minimize(sum(cost))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.catch_sigint_signal = False
-    solver.parameters.max_time_in_seconds = seconds
-    status = solver.Solve(m)
-    if status == cp_model.INFEASIBLE:
-        return -1.0
-    if status != cp_model.OPTIMAL:
-        return None
-    return float(solver.ObjectiveValue()) / 1_000_000
+    return solve_cp_sat(m, seconds)
 
 
 Answer = Dict[str, Any]
@@ -238,7 +209,7 @@ def compare(optimize: Callable[[List[Dict[str, Any]]], Answer], seeds: range, ma
         counts: Dict[int, int] = {}
         for c in o["karpenterNodeClaims"]:
             for p in c["pods"]:
-                w = int(p.split("/")[1].split("-")[0][1:])
+                w = workload_of(p)
                 counts[w] = counts.get(w, 0) + 1
         start = time.monotonic()
         # Asked for a placement no dearer than nodecast's: -1 (none) means nodecast's is below every one.
@@ -287,17 +258,7 @@ def main() -> None:
     seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 60.0
     cli = sys.argv[4] if len(sys.argv) > 4 else "target/release/nodecast"
 
-    def optimize(objects: List[Dict[str, Any]]) -> Answer:
-        with tempfile.TemporaryDirectory() as d:
-            path = f"{d}/in.json"
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
-            cat = f"{d}/catalog.json"
-            with open(cat, "w", encoding="utf-8") as f:
-                json.dump(catalog(), f)
-            p = subprocess.run([cli, "optimize", path, "--catalog", cat, "-o", "json"], capture_output=True, text=True, check=True)
-            return json.loads(p.stdout)  # type: ignore[no-any-return]
-
+    optimize = cli_optimizer(cli, catalog())
     print(report(compare(optimize, range(n), max_pods, seconds)))
 
 
