@@ -94,11 +94,13 @@ docs-update: build
 # The answers' JSON Schema and TypeScript declarations, generated from the Rust answer types
 # (core/src/schema); schema-check fails when the checked-in copies are stale or a real answer
 # does not validate.
+# Both build the same core as `make build` (the CLI turns HiGHS on; tools/workspace-hack pins the
+# rest): `-p nodecast` without `highs` compiled all of the core again.
 schema:
-	$(CARGO) run --release -p nodecast --features schema --example gen_schema
+	$(CARGO) run --release -p nodecast --features highs --example gen_schema
 
 schema-check:
-	$(CARGO) test --release -p nodecast --features schema --test schema
+	$(CARGO) test --release --workspace --exclude nodecast-benches --test schema
 
 catalog:
 	python3 tools/gen_catalog.py $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs
@@ -112,6 +114,7 @@ lint: lint-tools
 	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
 	python3 tools/check_locks.py
+	python3 tools/check_features.py
 	python3 tools/module_layers.py --check docs/architecture.md
 	python3 tools/import_circles.py
 
@@ -285,7 +288,7 @@ oracle-hpa:
 	cd oracle/hpa && printf '{"Replace":{"%s/vendor/k8s.io/kubernetes/pkg/controller/podautoscaler/nodecast_replay.go":"%s/_overlay/nodecast_replay.go"}}\n' "$$PWD" "$$PWD" > vendor/overlay.json
 	cd oracle/hpa && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) HPA_CASES=$(HPA_CASES) HPA_SEED=$(HPA_SEED) HPA_OUT=$$PWD/vendor/cases.json \
 		go test -mod=vendor -overlay vendor/overlay.json -count=1 ./...
-	NODECAST_HPA_CASES=$(abspath oracle/hpa/vendor/cases.json) $(CARGO) test --release -p nodecast --test hpa_oracle -- --nocapture
+	NODECAST_HPA_CASES=$(abspath oracle/hpa/vendor/cases.json) $(CARGO) test --release -p nodecast --features highs --test hpa_oracle -- --nocapture
 
 # KEDA oracle (oracle/keda, its own Go module): random ScaledJob triggers x queue series through
 # KEDA v2.21.0's own ScaledJob metric functions, then the same series through nodecast.
@@ -296,4 +299,4 @@ oracle-keda:
 	mkdir -p oracle/keda/out
 	cd oracle/keda && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) KEDA_CASES=$(KEDA_CASES) KEDA_SEED=$(KEDA_SEED) KEDA_OUT=$$PWD/out/cases.json \
 		go test -count=1 ./...
-	NODECAST_KEDA_CASES=$(abspath oracle/keda/out/cases.json) $(CARGO) test --release -p nodecast --test keda_oracle -- --nocapture
+	NODECAST_KEDA_CASES=$(abspath oracle/keda/out/cases.json) $(CARGO) test --release -p nodecast --features highs --test keda_oracle -- --nocapture

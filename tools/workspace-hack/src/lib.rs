@@ -1,0 +1,1 @@
+//! No code: this crate only pins the features of crates below the core (see its Cargo.toml).
