@@ -177,3 +177,65 @@ fn selector(cx: &mut Ctx, kind: &str, spec: Option<&Map<String, Value>>) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+    use serde_json::json;
+
+    fn codes(v: serde_json::Value) -> Vec<(String, String)> {
+        check(0, &v).into_iter().map(|e| (e.code.clone(), e.path.clone().unwrap_or_default())).collect()
+    }
+
+    #[test]
+    fn a_nodeclaim_needs_its_class_and_requirements() {
+        let bare = codes(json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "c"}, "spec": {"expireAfter": "720h"}}));
+        assert_eq!(
+            bare,
+            [("required".to_string(), "spec.nodeClassRef".to_string()), ("required".to_string(), "spec.requirements".to_string())]
+        );
+        let ok = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "c"},
+            "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "d"}, "requirements": []}});
+        assert!(codes(ok).is_empty());
+    }
+
+    #[test]
+    fn an_apps_v1_workload_needs_a_selector_of_its_template() {
+        let dep = |sel: serde_json::Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w", "namespace": "n"},
+                "spec": {"selector": sel, "template": {"metadata": {"labels": {"app": "w"}}, "spec": {"containers": []}}}})
+        };
+        assert_eq!(codes(dep(serde_json::Value::Null)), [("required".to_string(), "spec.selector".to_string())]);
+        assert_eq!(codes(dep(json!({}))), [("invalid-selector".to_string(), "spec.selector".to_string())]);
+        assert_eq!(codes(dep(json!({"matchLabels": {"app": "x"}}))), [("selector-mismatch".to_string(), "spec.template.metadata.labels".to_string())]);
+        assert!(codes(dep(json!({"matchLabels": {"app": "w"}}))).is_empty());
+        assert!(codes(dep(json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["w", "v"]}]}))).is_empty());
+        let errs = check(0, &dep(serde_json::Value::Null));
+        assert_eq!(errs[0].object.as_deref(), Some("Deployment/n/w"));
+        // A Job's selector is generated: none needed.
+        assert!(codes(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"spec": {}}}})).is_empty());
+    }
+
+    #[test]
+    fn an_extended_resource_request_needs_an_equal_limit() {
+        let pod = |resources: serde_json::Value| {
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "resources": resources}]}})
+        };
+        let path = "spec.containers[0].resources.limits[nvidia.com/gpu]".to_string();
+        assert_eq!(codes(pod(json!({"requests": {"cpu": "1", "nvidia.com/gpu": "1"}}))), [("required".to_string(), path.clone())]);
+        assert_eq!(
+            codes(pod(json!({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": 2}}))),
+            [("invalid-value".to_string(), path)]
+        );
+        assert!(codes(pod(json!({"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": 1}}))).is_empty());
+        // CPU, memory and kubernetes.io resources can be overcommitted.
+        assert!(codes(pod(json!({"requests": {"cpu": "1", "memory": "1Gi", "hugepages.kubernetes.io/x": "1"}}))).is_empty());
+        let cron = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {"jobTemplate": {"spec": {"template": {"spec":
+            {"containers": [{"name": "c", "resources": {"requests": {"aws.amazon.com/neuron": "1"}}}]}}}}}});
+        assert_eq!(
+            codes(cron),
+            [("required".to_string(), "spec.jobTemplate.spec.template.spec.containers[0].resources.limits[aws.amazon.com/neuron]".to_string())]
+        );
+    }
+}
