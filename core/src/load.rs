@@ -73,7 +73,7 @@ fn layered(docs: &[Document], required: bool) -> (Vec<InputError>, Vec<(Layer, I
     let mut runtime = Vec::new();
     for d in docs {
         let lenient = validate::validate_layered(d.index, &d.value, validate::Provider::Aws);
-        let strict = required.then(|| validate::required_fields(d.index, &d.value)).unwrap_or_default();
+        let strict = if required { validate::required_fields(d.index, &d.value) } else { Vec::new() };
         for (layer, mut e) in lenient.into_iter().chain(strict.into_iter().map(|e| (Layer::Admission, e))) {
             e.source = e.source.or_else(|| d.source.clone());
             if !d.prefix.is_empty() {
