@@ -61,7 +61,7 @@ pub fn list_header(read_at: &str) -> String {
 /// The time a snapshot among `inputs` was read (the first one's), from its [`list_header`].
 fn snapshot_read_at(inputs: &[Input]) -> Option<String> {
     inputs.iter().find_map(|i| {
-        let rest = i.text.strip_prefix(list_header("").strip_suffix("\",\"items\":[")?)?;
+        let rest = i.text.strip_prefix(list_header("").strip_suffix("\"}},\"items\":[")?)?;
         let (at, _) = rest.split_once('"')?;
         Some(at.to_string())
     })
