@@ -49,10 +49,36 @@ fn invoked_as_plugin() -> bool {
         .is_some_and(|n| n == PLUGIN_NAME)
 }
 
+/// When a cluster was read: the annotation of the `kind: List` a read makes (and `--snapshot`
+/// writes), so that the snapshot replays at the same clock.
+pub const READ_AT: &str = "nodecast/read-at";
+
+/// The first bytes of what a read makes: a `kind: List` whose annotations say when it was read.
+pub fn list_header(read_at: &str) -> String {
+    format!("{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"metadata\":{{\"annotations\":{{\"{READ_AT}\":\"{read_at}\"}}}},\"items\":[")
+}
+
+/// The time a snapshot among `inputs` was read (the first one's), from its [`list_header`].
+fn snapshot_read_at(inputs: &[Input]) -> Option<String> {
+    inputs.iter().find_map(|i| {
+        let rest = i.text.strip_prefix(list_header("").strip_suffix("\"}},\"items\":[")?)?;
+        let (at, _) = rest.split_once('"')?;
+        Some(at.to_string())
+    })
+}
+
+/// When what the inputs hold was read: the cluster's read, or a snapshot's among the FILEs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadAt {
+    pub at: Option<String>,
+    /// From the cluster just read (not a snapshot file).
+    pub live: bool,
+}
+
 /// The inputs of a subcommand that reads files or a cluster: FILEs as given, then the cluster
 /// (when a live flag is given) as one more input named after its snapshot file or context.
-/// `files` must not be empty without a live flag.
-pub fn add_cluster(live: &LiveArgs, files: &[String], inputs: &mut Vec<Input>) -> Result<(), Fatal> {
+/// `files` must not be empty without a live flag. Returns when the inputs were read.
+pub fn add_cluster(live: &LiveArgs, files: &[String], inputs: &mut Vec<Input>) -> Result<ReadAt, Fatal> {
     if !live.wanted(files) {
         if files.is_empty() {
             return Err(Fatal(
@@ -65,22 +91,23 @@ pub fn add_cluster(live: &LiveArgs, files: &[String], inputs: &mut Vec<Input>) -
                 "--snapshot {s}: only with --context, --kubeconfig or --in-cluster (it writes what was read from the cluster)"
             )));
         }
-        return Ok(());
+        return Ok(ReadAt { at: snapshot_read_at(inputs), live: false });
     }
-    inputs.push(read_cluster(live)?);
-    Ok(())
+    let at = now_rfc3339();
+    inputs.push(read_cluster(live, &at)?);
+    Ok(ReadAt { at: Some(at), live: true })
 }
 
 #[cfg(not(feature = "live"))]
-fn read_cluster(_live: &LiveArgs) -> Result<Input, Fatal> {
+fn read_cluster(_live: &LiveArgs, _read_at: &str) -> Result<Input, Fatal> {
     Err(Fatal(
         "this nodecast was built without the `live` feature: it reads files only (export the cluster as docs/live-export.md shows, or build with `cargo build -p nodecast-cli --features live`)".into(),
     ))
 }
 
 #[cfg(feature = "live")]
-fn read_cluster(live: &LiveArgs) -> Result<Input, Fatal> {
-    let text = cluster::read(live)?;
+fn read_cluster(live: &LiveArgs, read_at: &str) -> Result<Input, Fatal> {
+    let text = cluster::read(live, read_at)?;
     let name = match &live.snapshot {
         Some(path) => {
             std::fs::write(path, &text).map_err(|e| Fatal(format!("--snapshot {path}: cannot write: {e}")))?;
@@ -96,17 +123,16 @@ fn read_cluster(live: &LiveArgs) -> Result<Input, Fatal> {
 #[cfg(feature = "live")]
 mod cluster;
 
-/// The clock of a command that needs one: `--now` as given; reading a cluster, the time of the
-/// read (said on stderr, so that its snapshot reproduces the answer); with files alone, none.
-pub fn clock(now: &Option<String>, live: &LiveArgs, files: &[String]) -> Option<String> {
-    match now {
-        Some(now) => Some(now.clone()),
-        None if live.wanted(files) => {
-            let now = now_rfc3339();
-            note_clock(&now, live);
-            Some(now)
+/// The clock of a command: `--now` as given; else the time the inputs were read (a cluster
+/// read now, or the snapshot a FILE holds), said on stderr; with other files alone, none.
+pub fn clock(now: &Option<String>, read: &ReadAt, live: &LiveArgs) -> Option<String> {
+    match (now, &read.at) {
+        (Some(now), _) => Some(now.clone()),
+        (None, Some(at)) => {
+            note_clock(at, read.live, live);
+            Some(at.clone())
         }
-        None => None,
+        (None, None) => None,
     }
 }
 
@@ -133,13 +159,15 @@ fn rfc3339(secs: i64) -> String {
     format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3_600, rem % 3_600 / 60, rem % 60)
 }
 
-/// Says on stderr which clock a live answer used, so that its snapshot reproduces it.
-fn note_clock(now: &str, live: &LiveArgs) {
-    let again = match &live.snapshot {
-        Some(f) => format!("; the same answer from the snapshot: --now {now} {f}"),
-        None => String::new(),
+/// Says on stderr which clock an answer used: the time of the read, recorded in the snapshot
+/// (which therefore replays at the same clock, byte for byte).
+fn note_clock(now: &str, from_cluster: bool, live: &LiveArgs) {
+    let what = if from_cluster { "the time the cluster was read" } else { "the time the snapshot was read" };
+    let again = match (&live.snapshot, from_cluster) {
+        (Some(f), true) => format!("; {f} records it: `nodecast ... {f}` gives the same answer"),
+        _ => String::new(),
     };
-    let _ = crate::out::write_err(&format!("nodecast: --now {now} (the time the cluster was read){again}\n"));
+    let _ = crate::out::write_err(&format!("nodecast: --now {now} ({what}){again}\n"));
 }
 
 #[cfg(test)]
@@ -155,10 +183,25 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_says_when_it_was_read() {
+        let text = format!("{}\n{{\"apiVersion\":\"v1\",\"kind\":\"Node\"}}\n]}}\n", list_header("2026-11-29T10:00:00Z"));
+        let inputs = [
+            Input { name: Some("pool.yaml".into()), text: "kind: NodePool\n".into() },
+            Input { name: Some("snap.json".into()), text },
+        ];
+        assert_eq!(snapshot_read_at(&inputs).as_deref(), Some("2026-11-29T10:00:00Z"));
+        assert_eq!(snapshot_read_at(&inputs[..1]), None);
+        let read = add_cluster(&LiveArgs::default(), &["pool.yaml".into(), "snap.json".into()], &mut inputs.to_vec()).ok();
+        assert_eq!(read, Some(ReadAt { at: Some("2026-11-29T10:00:00Z".into()), live: false }));
+        // --now wins over the read time.
+        assert_eq!(clock(&Some("2030-01-01T00:00:00Z".into()), &read.unwrap_or_default(), &LiveArgs::default()).as_deref(), Some("2030-01-01T00:00:00Z"));
+    }
+
+    #[test]
     fn files_without_a_live_flag_need_no_cluster() {
         let live = LiveArgs::default();
         let mut inputs = Vec::new();
-        assert!(add_cluster(&live, &["a.yaml".into()], &mut inputs).is_ok());
+        assert_eq!(add_cluster(&live, &["a.yaml".into()], &mut inputs).ok(), Some(ReadAt::default()));
         assert!(inputs.is_empty());
         let Err(Fatal(msg)) = add_cluster(&live, &[], &mut inputs) else { panic!("no input accepted") };
         assert!(msg.contains("--context"), "{msg}");

@@ -170,7 +170,8 @@ struct PlanArgs {
     #[arg(value_name = "FILE")]
     files: Vec<String>,
     /// The time of the pass (RFC 3339): a capacity block within 40 minutes of its EndDate is
-    /// not launched into, a reservation past its EndDate is gone. nodecast never reads the clock.
+    /// not launched into, a reservation past its EndDate is gone. Default: none with files; the
+    /// time of the read with --context (recorded in --snapshot, so its replay uses it too).
     #[arg(long, value_name = "RFC3339")]
     now: Option<String>,
     /// Which autoscaler answers: Karpenter over the NodePools, or the Cluster Autoscaler over
@@ -308,6 +309,10 @@ struct SimulateArgs {
     /// Random seed (start-up latencies, run-time distributions, spot interruptions).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
+    /// Time 0 of the simulation (RFC 3339) when the trace gives no `start`. Default: the time
+    /// of the read with --context (recorded in --snapshot), else the trace's own clock.
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
     /// Karpenter's --feature-gates for the disruption passes, e.g. SpotToSpotConsolidation=true.
     #[arg(long, value_name = "GATE=BOOL,...")]
     feature_gates: Option<String>,
@@ -408,8 +413,8 @@ fn run(cli: Cli) -> Result<u8, Failure> {
     match cli.command {
         Command::Plan(a) => {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
-            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
-            req.now = a.now.clone();
+            let read = live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+            req.now = live::clock(&a.now, &read, &a.live);
             req.autoscaler = a.autoscaler.map(|x| match x {
                 AutoscalerArg::Karpenter => nodecast::json::Autoscaler::Karpenter,
                 AutoscalerArg::ClusterAutoscaler => nodecast::json::Autoscaler::ClusterAutoscaler,
@@ -422,11 +427,11 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::plan)?)
         }
         Command::Consolidate(a) => {
-            let now = live::clock(&a.now, &a.live, &a.files).ok_or_else(|| {
-                Fatal("--now RFC3339 is required with files: the clock disruption decisions are made at (a cluster read live defaults it to now)".into())
-            })?;
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
-            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+            let read = live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+            let now = live::clock(&a.now, &read, &a.live).ok_or_else(|| {
+                Fatal("--now RFC3339 is required with files: the clock disruption decisions are made at (a cluster read live, or its snapshot, defaults it to the time of the read)".into())
+            })?;
             req.now = Some(now);
             req.until = a.until.clone();
             req.autoscaler = a.autoscaler.map(|x| match x {
@@ -447,12 +452,13 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             Ok(finish(&answer, a.common.output, render::decision)?)
         }
         Command::Explain(a) => {
-            let now = if a.node.is_some() { live::clock(&a.now, &a.live, &a.files) } else { a.now.clone() };
+            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
+            let read = live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+            // The clock of the plan (or pass) being explained: as `plan` and `consolidate` take it.
+            let now = live::clock(&a.now, &read, &a.live);
             if a.node.is_some() && now.is_none() {
                 return Err(Fatal("--node needs --now RFC3339 (the clock disruption decisions are made at)".into()).into());
             }
-            let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
-            live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
             req.node = a.node.clone();
             req.now = now;
             req.until = a.until.clone();
@@ -522,8 +528,10 @@ fn simulate(a: SimulateArgs) -> Result<u8, Failure> {
         scheduler_config: a.scheduler_config.clone(),
     };
     let mut req = request(&common, &Policies::default(), &gates, &a.files)?;
-    // The cluster as read is the simulation's time 0.
-    live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+    // The cluster as read is the simulation's time 0: `--now`, by default the time of the read
+    // (a trace's own `start` comes first).
+    let read = live::add_cluster(&a.live, &a.files, &mut req.inputs)?;
+    req.now = live::clock(&a.now, &read, &a.live);
     let trace = read_inputs(std::slice::from_ref(&a.trace))?.remove(0);
     req.trace = Some(nodecast::simulate::TraceInput { name: trace.name, text: trace.text, format: None });
     let mut settings = match &a.settings {

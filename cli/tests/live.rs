@@ -109,6 +109,21 @@ fn a_snapshot_answers_what_the_cluster_answered() {
     let again = run(&["plan", &snap, "-o", "json"]);
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&again.stdout), String::from_utf8_lossy(&live.stdout));
+    // The time of the read is the plan's --now, recorded in the snapshot and taken from it.
+    let read_at = err.split("--now ").nth(1).and_then(|r| r.split(' ').next()).expect("the clock on stderr").to_string();
+    assert!(text.contains(&format!(r#""nodecast/read-at":"{read_at}""#)), "{text}");
+    let again_err = String::from_utf8_lossy(&again.stderr);
+    assert!(again_err.contains(&format!("--now {read_at} (the time the snapshot was read)")), "{again_err}");
+    // simulate: time 0 is the time of the read (the trace gives no `start`), from the snapshot too.
+    let trace = dir.join("trace.yaml");
+    std::fs::write(&trace, "apiVersion: nodecast/v1\nkind: Trace\nend: 1h\nevents: []\n").unwrap();
+    let trace = trace.to_string_lossy().into_owned();
+    let sim = run(&["simulate", &snap, "--trace", &trace, "-o", "json"]);
+    let sim: Value = serde_json::from_slice(&sim.stdout).unwrap();
+    assert_eq!(sim["start"], Value::String(read_at.clone()), "{sim}");
+    let given = run(&["simulate", &snap, "--trace", &trace, "--now", "2030-01-01T00:00:00Z", "-o", "json"]);
+    let given: Value = serde_json::from_slice(&given.stdout).unwrap();
+    assert_eq!(given["start"], "2030-01-01T00:00:00Z", "{given}");
     // Three 1-CPU pods were pending: the plan places all three.
     let placed: usize = answer["nodeClaims"].as_array().unwrap().iter().map(|c| c["pods"].as_array().unwrap().len()).sum();
     assert_eq!(placed, 3, "{answer}");

@@ -266,6 +266,6 @@ impl Cluster {
     pub fn simulate(&self, trace: &TraceInput, settings: &SimSettings) -> Result<Simulation, Errors> {
         let sources =
             Sources { inputs: &self.inputs, objects: &self.objects, catalog: self.catalog.as_ref(), settings: &self.model.settings };
-        crate::simulate::simulate_loaded(&sources, Some((&self.model, &self.warnings)), Some(trace), Some(settings))
+        crate::simulate::simulate_loaded(&sources, Some((&self.model, &self.warnings)), Some(trace), Some(settings), None)
     }
 }

@@ -61,16 +61,20 @@ pub fn documents<'a>(req: &Sources<'a>) -> Result<Vec<Document<'a>>, Vec<InputEr
 /// Validation findings split by layer: admission errors make the input unusable; runtime
 /// errors make Karpenter mark the NodePool not Ready, so it is skipped (R1.1.2).
 pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
-    let (admission, runtime) = layered(docs);
+    let (admission, runtime) = layered(docs, true);
     (admission, runtime.into_iter().map(|(_, e)| e).collect())
 }
 
-/// [`validation`] with the layer of each runtime finding.
-fn layered(docs: &[Document]) -> (Vec<InputError>, Vec<(Layer, InputError)>) {
+/// [`validation`] with the layer of each runtime finding. `required`: also the fields the API
+/// server requires of NodeClaims and apps/v1 workloads, which `plan` reads leniently and
+/// `validate` reports (validate/required.rs).
+fn layered(docs: &[Document], required: bool) -> (Vec<InputError>, Vec<(Layer, InputError)>) {
     let mut admission = Vec::new();
     let mut runtime = Vec::new();
     for d in docs {
-        for (layer, mut e) in validate::validate_layered(d.index, &d.value, validate::Provider::Aws) {
+        let lenient = validate::validate_layered(d.index, &d.value, validate::Provider::Aws);
+        let strict = if required { validate::required_fields(d.index, &d.value) } else { Vec::new() };
+        for (layer, mut e) in lenient.into_iter().chain(strict.into_iter().map(|e| (Layer::Admission, e))) {
             e.source = e.source.or_else(|| d.source.clone());
             if !d.prefix.is_empty() {
                 e.path = Some(match e.path.take() {
@@ -97,7 +101,7 @@ pub fn model(req: &Sources) -> Result<(Model, Vec<Warning>), Vec<InputError>> {
         return done;
     }
     let docs = documents(req)?;
-    let (admission, runtime) = layered(&docs);
+    let (admission, runtime) = layered(&docs, false);
     if !admission.is_empty() {
         return Err(admission);
     }
@@ -158,7 +162,7 @@ fn stream(req: &Sources, past_admission: bool) -> Option<Streamed> {
     let mut documents = 0;
     let mut take = |d: &Document| {
         documents += 1;
-        let (a, r) = layered(std::slice::from_ref(d));
+        let (a, r) = layered(std::slice::from_ref(d), past_admission);
         admission.extend(a);
         runtime.extend(r);
         // Cancelled: the caller drops the answer (crate::interrupt), as in `lower::lower`.
@@ -255,11 +259,38 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
             object: None,
         });
     }
+    warnings.extend(status_zone_notes(&model));
     warnings.extend(unusable_warnings(&model).1);
     warnings.extend(volume_warning(&model));
     check_bound_pods(&model)?;
     crate::static_pools::apply(&mut model, &mut warnings)?;
     Ok((model, warnings))
+}
+
+/// What Karpenter's own EC2NodeClass status changed: the NodePools launching only in the zones
+/// of the class's resolved subnets (lower/mod.rs), one `nodeclass-status-zones` note each, so
+/// that the answer says where the narrowing came from (a live cluster's status, or a file's).
+fn status_zone_notes(model: &Model) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for np in &model.node_pools {
+        let Some(class) = np.node_class_index.map(|i| &model.node_classes[i]) else { continue };
+        let Some(zones) = &class.status_zones else { continue };
+        let message = if zones.is_empty() {
+            format!(
+                "EC2NodeClass {} has no subnets in its status: Karpenter offers no instance type with it, so NodePool {} launches nothing",
+                class.name, np.name
+            )
+        } else {
+            format!(
+                "EC2NodeClass {}'s status resolves subnets in {}: NodePool {} launches only there (Karpenter offers its instance types in those zones alone)",
+                class.name,
+                zones.join(", "),
+                np.name
+            )
+        };
+        out.push(Warning { code: "nodeclass-status-zones".into(), message, object: Some(format!("NodePool/{}", np.name)) });
+    }
+    out
 }
 
 /// The NodePools whose requirements leave them nothing to launch (not Ready pools have a

@@ -158,3 +158,32 @@ fn errors_inside_a_list_name_the_item() {
     let line = err.to_string();
     assert!(line.starts_with("export.yaml, Deployment/ml/bad, items[3].spec"), "{line}");
 }
+
+/// Issue 36: Karpenter's EC2NodeClass `status.subnets` narrows its NodePools to those zones
+/// (the AWS provider's offerings), from a file as from a live cluster, and the answer says so.
+#[test]
+fn ec2nodeclass_status_subnets_narrow_the_zones() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/live/nodeclass-status.yaml")).unwrap();
+    let zones = |text: &str| -> (Vec<String>, Vec<String>) {
+        let req = Request { inputs: vec![Input { name: Some("status.yaml".into()), text: text.into() }], ..Default::default() };
+        let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
+        assert_eq!(v["status"], "success", "{v}");
+        let zones = v["nodeClaims"].as_array().unwrap().iter().map(|c| c["zone"].as_str().unwrap().to_string()).collect();
+        let codes = v["warnings"].as_array().map(|w| w.iter().map(|w| w["code"].as_str().unwrap().to_string()).collect()).unwrap_or_default();
+        (zones, codes)
+    };
+    let (with_status, codes) = zones(&text);
+    assert_eq!(with_status, ["us-east-1b", "us-east-1c"]);
+    assert_eq!(codes, ["nodeclass-status-zones"]);
+    // Without the status (a hand-written EC2NodeClass): the catalog's zones, no note.
+    let i = text.find("status:\n").unwrap();
+    let j = i + text[i..].find("---").unwrap();
+    let (without, codes) = zones(&format!("{}{}", &text[..i], &text[j..]));
+    assert_eq!(without, ["us-east-1a", "us-east-1b"]);
+    assert!(codes.is_empty(), "{codes:?}");
+    // No subnet resolved: Karpenter offers nothing with the class.
+    let no_subnets: String = text.lines().filter(|l| !l.starts_with("  - {id: subnet-")).map(|l| format!("{l}\n")).collect();
+    let (none, codes) = zones(&no_subnets.replace("  subnets:\n", "  subnets: []\n"));
+    assert!(none.is_empty());
+    assert!(codes.contains(&"nodeclass-status-zones".to_string()), "{codes:?}");
+}

@@ -72,12 +72,13 @@ pub fn source_name(live: &LiveArgs) -> String {
 }
 
 /// Lists every kind and returns the input text.
-pub fn read(live: &LiveArgs) -> Result<String, Fatal> {
+/// `read_at` (RFC 3339) is recorded in the List's annotations (`super::READ_AT`).
+pub fn read(live: &LiveArgs, read_at: &str) -> Result<String, Fatal> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Fatal(format!("cannot start the cluster client: {e}")))?;
-    rt.block_on(read_all(live))
+    rt.block_on(read_all(live, read_at))
 }
 
 /// Where the failure happened, for every message: `context X (https://host:port)`.
@@ -86,13 +87,13 @@ struct Place {
     client: kube::Client,
 }
 
-async fn read_all(live: &LiveArgs) -> Result<String, Fatal> {
+async fn read_all(live: &LiveArgs, read_at: &str) -> Result<String, Fatal> {
     let (config, label) = config(live).await?;
     let label = format!("{label} ({})", config.cluster_url);
     let client = kube::Client::try_from(config).map_err(|e| Fatal(format!("{label}: cannot build a client: {}", chain(&e))))?;
     let place = Place { label, client };
     let started = Instant::now();
-    let mut text = String::from("{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[");
+    let mut text = super::list_header(read_at);
     let mut first = true;
     let mut counts = Vec::new();
     for k in KINDS {

@@ -32,7 +32,8 @@ pub struct Request {
     pub catalog: Option<Value>,
     /// Scheduling settings (feature gates, policies).
     pub settings: Settings,
-    /// The clock for disruption decisions (RFC 3339); the core never reads a clock.
+    /// The clock (RFC 3339) of disruption decisions, and `simulate`'s time 0 when its trace has
+    /// no `start`; the core never reads a clock.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub now: Option<String>,
     /// `consolidate`: also the sequence of commands from `now` to this time (RFC 3339),
@@ -286,7 +287,9 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
 /// Replay a workload trace over time (docs/simulate.md): a timeline, per-node and per-pod costs,
 /// a summary with the static-cluster comparison, and Karpenter-named time series.
 pub fn simulate(req: &Request) -> Answer<Simulation> {
-    answer("Simulation", crate::simulate::simulate(&req.sources(), req.trace.as_ref(), req.simulation.as_ref()))
+    let r = optional_now(req)
+        .and_then(|now| crate::simulate::simulate_from(&req.sources(), req.trace.as_ref(), req.simulation.as_ref(), now));
+    answer("Simulation", r)
 }
 
 /// The trace simulated under the node groups and the Cluster Autoscaler, and under NodePools

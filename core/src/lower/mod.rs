@@ -309,6 +309,14 @@ impl Lowerer {
         }
         for np in l.node_pools.iter_mut() {
             np.node_class_index = node_class_index(np, &l.node_classes);
+            // Karpenter's status narrows the answer: the AWS provider builds a class's offerings
+            // only in the zones of its resolved subnets (offering.go, `nodeClass.ZoneInfo()`),
+            // and none at all without subnets. The NodeClaim template gets that zone set;
+            // `spec_requirements` (requirement drift) stays the NodePool's own.
+            if let Some(zones) = np.node_class_index.and_then(|i| l.node_classes[i].status_zones.as_ref()) {
+                let values = zones.iter().map(|z| l.interner.intern(z)).collect::<Vec<_>>();
+                np.requirements.add(keys.zone, crate::requirements::Requirement::in_values(values), &l.interner);
+            }
         }
         if !l.errors.is_empty() {
             // Lowering refuses objects Kubernetes would not accept (or nodecast cannot model):

@@ -133,6 +133,13 @@ impl Lowering {
     pub(super) fn node_class(&mut self, root: &At, sink: &mut Sink) {
         let meta = read_meta(root, sink);
         let mut nc = NodeClass { name: meta.name, ..Default::default() };
+        let status = root.get("status");
+        nc.status_zones = status.as_ref().and_then(|s| s.get("subnets")).map(|subnets| {
+            let mut zones: Vec<String> = sink.list(&subnets).iter().filter_map(|s| sink.opt_scalar(s, "zone")).collect();
+            zones.sort_unstable();
+            zones.dedup();
+            zones
+        });
         let Some(spec) = root.get("spec") else {
             self.node_classes.push(nc);
             return;

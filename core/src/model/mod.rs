@@ -325,6 +325,10 @@ pub struct NodeClass {
     pub eviction_hard_memory: Option<i64>,
     /// `spec.capacityReservationSelectorTerms`.
     pub reservation_terms: Vec<reservation::ReservationTerm>,
+    /// The zones of `status.subnets` (the subnets Karpenter's EC2NodeClass controller resolved
+    /// from `subnetSelectorTerms`; the AWS provider's `ZoneInfo`), sorted and deduplicated. The
+    /// provider offers instance types only there; `None` when the input has no such status.
+    pub status_zones: Option<Vec<String>>,
     /// An EKS Auto Mode NodeClass (`eks.amazonaws.com/v1`): at most 110 pods a node, and the
     /// local NVMe as ephemeral storage when it is larger than the configured size.
     pub auto_mode: bool,

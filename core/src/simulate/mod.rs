@@ -402,7 +402,19 @@ pub struct Metric {
 /// Replay `trace` over the cluster of `req` with `settings` (defaults when `None`). The trace
 /// is checked first, then the cluster is loaded with the trace's inline manifests.
 pub fn simulate(req: &Sources, trace: Option<&TraceInput>, settings: Option<&SimSettings>) -> Result<Simulation, Vec<InputError>> {
-    simulate_loaded(req, None, trace, settings)
+    simulate_loaded(req, None, trace, settings, None)
+}
+
+/// [`simulate`] with time 0 at `now` (Unix seconds) when the trace gives no `start`: a cluster
+/// read live is simulated from the time it was read, so its objects' ages and timers are the
+/// cluster's (the request's `now`; the CLI's `--now`, by default the time of the read).
+pub fn simulate_from(
+    req: &Sources,
+    trace: Option<&TraceInput>,
+    settings: Option<&SimSettings>,
+    now: Option<i64>,
+) -> Result<Simulation, Vec<InputError>> {
+    simulate_loaded(req, None, trace, settings, now)
 }
 
 /// [`simulate`] with the model of `req` already lowered (see `workloads::prepare`).
@@ -411,6 +423,7 @@ pub(crate) fn simulate_loaded(
     loaded: Option<(&crate::model::Model, &[Warning])>,
     trace: Option<&TraceInput>,
     settings: Option<&SimSettings>,
+    now: Option<i64>,
 ) -> Result<Simulation, Vec<InputError>> {
     let Some(t) = trace else {
         return Err(vec![InputError::new("required", "simulate needs a workload trace")
@@ -420,7 +433,8 @@ pub(crate) fn simulate_loaded(
     let settings = settings.cloned().unwrap_or_default();
     settings.check()?;
     refuse_unsimulated_gates(req.settings)?;
-    let trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"), settings.max_events)?;
+    let mut trace = trace::parse(&t.text, t.name.as_deref(), t.format.as_deref().unwrap_or("auto"), settings.max_events)?;
+    trace.start = trace.start.or(now);
     run_parsed(req, loaded, &trace, t.name.as_deref(), &settings)
 }
 

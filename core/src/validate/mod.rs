@@ -32,6 +32,8 @@ mod kubelet;
 mod labels;
 mod nodepool;
 mod patterns;
+mod required;
+pub use required::check as required_fields;
 mod requirements;
 mod selectors;
 mod taints;
