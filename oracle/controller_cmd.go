@@ -27,13 +27,17 @@ import (
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/scheduling"
+	"sigs.k8s.io/yaml"
 )
 
 // generateController is scenario `ctl-<seed>`: the provision generator's NodePools, DaemonSets
 // and workloads (GPU and not) on an empty cluster (Karpenter's controller would have to own any
 // existing node; the harness starts every scenario from none), Karpenter's default settings
 // (one operator serves every scenario, so its flags cannot change per scenario). Own stream.
-func generateController(seed int64) (string, error) {
+// Half of the scenarios have a second wave: more workloads (namespace `wave2`) created `delay`
+// after the first wave's pods are bound; it returns that wave's documents apart ("" for none)
+// and the base documents (NodePools, DaemonSets) the second wave's nodecast input starts from.
+func generateController(seed int64) (scenario, base, wave2 string, delay time.Duration, err error) {
 	g := &gen{r: rand.New(rand.NewSource(seed*7919 + 36)), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
 	g.zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 	catalog := any("aws-us-east-1")
@@ -52,8 +56,19 @@ func generateController(seed int64) (string, error) {
 		g.nodePool(i, false)
 	}
 	g.daemonSets()
+	nBase := len(g.docs)
 	g.workloads(1+g.r.Intn(8), "default")
-	return marshalScenario(g.scenario("ctl", seed, "provision", catalog))
+	if scenario, err = marshalScenario(g.scenario("ctl", seed, "provision", catalog)); err != nil {
+		return
+	}
+	base = strings.Join(g.docs[:nBase], "---\n")
+	if g.chance(0.5) {
+		n := len(g.docs)
+		g.workloads(1+g.r.Intn(4), "wave2")
+		wave2 = strings.Join(g.docs[n:], "---\n")
+		delay = time.Duration(g.r.Intn(4)) * 5 * time.Second
+	}
+	return
 }
 
 type ctlResult struct {
@@ -86,10 +101,14 @@ func cmdController(args []string) error {
 		return err
 	}
 	var files []string
+	waves := map[string]*secondWave{}
 	for s := *seed; s < *seed+int64(*n); s++ {
-		text, err := generateController(s)
+		text, base, w2, delay, err := generateController(s)
 		if err != nil {
 			return err
+		}
+		if w2 != "" {
+			waves[fmt.Sprintf("ctl-%d", s)] = &secondWave{base: base, docs: w2, delay: delay}
 		}
 		f := filepath.Join(*outDir, fmt.Sprintf("ctl-%d.yaml", s))
 		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
@@ -120,10 +139,9 @@ func cmdController(args []string) error {
 		return err
 	}
 	defer results.Close()
-	agree, classes := 0, map[string]int{}
+	agree, total, classes := 0, 0, map[string]int{}
 	start := time.Now()
-	for i, r := range recs {
-		res := runControllerScenario(ctx, h, r, cats, *quiet, *timeout)
+	count := func(res ctlResult) {
 		if res.Agree {
 			agree++
 		} else {
@@ -134,11 +152,41 @@ func cmdController(args []string) error {
 		}
 		b, _ := json.Marshal(res)
 		fmt.Fprintln(results, string(b))
+	}
+	for i, r := range recs {
+		res := runControllerScenario(ctx, h, r, cats, waves[r.Name], *outDir, *quiet, *timeout)
+		total++
+		count(res)
 		if (i+1)%10 == 0 {
-			fmt.Printf("%d scenarios, %d agree (%s)\n", i+1, agree, time.Since(start).Round(time.Second))
+			fmt.Printf("%d scenarios, %d of %d waves agree (%s)\n", i+1, agree, total, time.Since(start).Round(time.Second))
 		}
 	}
-	fmt.Printf("controller: %d of %d scenarios agree (%s)\n", agree, len(recs), time.Since(start).Round(time.Second))
+	// The second waves: nodecast on the cluster as it was when each began (Karpenter's Nodes
+	// and the bound pods as existing capacity, the wave's pods pending).
+	var w2files []string
+	byName := map[string]*secondWave{}
+	for _, w := range waves {
+		if w.file != "" {
+			w2files = append(w2files, w.file)
+			byName[w.name] = w
+		}
+	}
+	sort.Strings(w2files)
+	if len(w2files) > 0 {
+		cats2, recs2, err := nodecastSide(defaultConformance(), w2files)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs2 {
+			w := byName[r.Name]
+			if w == nil {
+				continue
+			}
+			total++
+			count(compareWave(r, cats2, w))
+		}
+	}
+	fmt.Printf("controller: %d of %d waves agree (%d scenarios; %d second waves) (%s)\n", agree, total, len(recs), len(w2files), time.Since(start).Round(time.Second))
 	keys := make([]string, 0, len(classes))
 	for k := range classes {
 		keys = append(keys, k)
@@ -147,13 +195,24 @@ func cmdController(args []string) error {
 	for _, k := range keys {
 		fmt.Printf("  %4d  %s\n", classes[k], k)
 	}
-	if agree != len(recs) {
-		return fmt.Errorf("%d disagreements", len(recs)-agree)
+	if agree != total {
+		return fmt.Errorf("%d disagreements", total-agree)
 	}
 	return nil
 }
 
-func runControllerScenario(ctx context.Context, h *controller.Harness, r NodecastRecord, cats map[int]*Catalog, quiet, timeout time.Duration) ctlResult {
+// secondWave: a scenario's second wave, its nodecast input (file, scenario name) and what the
+// controller did (karpenter).
+type secondWave struct {
+	base, docs string
+	delay      time.Duration
+	file, name string
+	karpenter  *ProvisionAnswer
+	err        string
+	seconds    float64
+}
+
+func runControllerScenario(ctx context.Context, h *controller.Harness, r NodecastRecord, cats map[int]*Catalog, w2 *secondWave, outDir string, quiet, timeout time.Duration) ctlResult {
 	t0 := time.Now()
 	res := ctlResult{Name: r.Name}
 	fail := func(class string, err error) ctlResult {
@@ -191,27 +250,16 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 		}
 	}
 	res.Pods = len(pending)
-	// Settled: every pending pod nominated or failed, and Karpenter quiet for `quiet`.
-	deadline := time.Now().Add(timeout)
-	for {
-		time.Sleep(250 * time.Millisecond)
-		_, firstNom, _, failed := h.Record()
-		decided := 0
-		for p := range pending {
-			if _, ok := firstNom[p]; ok {
-				decided++
-			} else if _, ok := failed[p]; ok {
-				decided++
-			}
-		}
-		if decided == len(pending) && h.Quiet() >= quiet {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fail("timing (not settled)", fmt.Errorf("%d of %d pods decided after %s", decided, len(pending), timeout))
-		}
+	if err := settle(h, pending, quiet, timeout); err != nil {
+		return fail("timing (not settled)", err)
 	}
-	k := controllerAnswer(h, its, cat.aws(), pending)
+	k := controllerAnswer(h, its, cat.aws(), pending, 0)
+	if w2 != nil {
+		t1 := time.Now()
+		w2.name = r.Name + "-w2"
+		w2.karpenter, w2.err = runSecondWave(ctx, h, list[0], w2, its, cat.aws(), outDir, quiet, timeout)
+		w2.seconds = time.Since(t1).Seconds()
+	}
 	res.Karpenter, res.Claims = k, len(k.Claims)
 	var nc ProvisionAnswer
 	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
@@ -230,6 +278,172 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 		res.InProcess = "error: " + err.Error()
 	}
 	res.Seconds = time.Since(t0).Seconds()
+	return res
+}
+
+// settle waits until every pod of `pending` is nominated or failed and Karpenter has been quiet
+// for `quiet`.
+func settle(h *controller.Harness, pending map[string]bool, quiet, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		time.Sleep(250 * time.Millisecond)
+		_, firstNom, _, failed := h.Record()
+		decided := 0
+		for p := range pending {
+			if _, ok := firstNom[p]; ok {
+				decided++
+			} else if _, ok := failed[p]; ok {
+				decided++
+			}
+		}
+		if decided == len(pending) && h.Quiet() >= quiet {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d pods decided after %s", decided, len(pending), timeout)
+		}
+	}
+}
+
+// runSecondWave waits until the first wave's nominated pods are bound, waits the wave's delay,
+// writes nodecast's input for the wave (the cluster as it is then), creates the wave's pods and
+// records what Karpenter did for them. Returns "" or why the wave was not run.
+func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave, its cloudprovider.InstanceTypes, aws bool, outDir string, quiet, timeout time.Duration) (*ProvisionAnswer, string) {
+	deadline := time.Now().Add(timeout)
+	for {
+		pods := &corev1.PodList{}
+		if err := h.Client.List(ctx, pods); err != nil {
+			return nil, err.Error()
+		}
+		_, _, latest, _ := h.Record()
+		unbound := 0
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if t, ok := latest[p.Namespace+"/"+p.Name]; ok && t != "" && p.Spec.NodeName == "" {
+				unbound++
+			}
+		}
+		if unbound == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Sprintf("timing: %d first-wave pods not bound after %s", unbound, timeout)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	time.Sleep(w.delay)
+	objs, err := (&Scenario{Objects: w.docs, Kind: "provision"}).ParseObjects()
+	if err != nil {
+		return nil, err.Error()
+	}
+	text, err := clusterScenario(ctx, h, s, w)
+	if err != nil {
+		return nil, err.Error()
+	}
+	w.file = filepath.Join(outDir, w.name+".yaml")
+	if err := os.WriteFile(w.file, []byte(text), 0o644); err != nil {
+		return nil, err.Error()
+	}
+	launched := len(func() []controller.Launch { l, _, _, _ := h.Record(); return l }())
+	pending := map[string]bool{}
+	for _, p := range objs.Pods {
+		pending[p.Namespace+"/"+p.Name] = true
+	}
+	if _, err := createPods(ctx, h, objs.Pods); err != nil {
+		return nil, err.Error()
+	}
+	if err := settle(h, pending, quiet, timeout); err != nil {
+		return nil, "timing (not settled): " + err.Error()
+	}
+	return controllerAnswer(h, its, aws, pending, launched), ""
+}
+
+// clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
+// Karpenter's Nodes as they are (labels, taints, allocatable), the pods bound to them as bare
+// pods, and the wave's workloads.
+func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave) (string, error) {
+	docs := []string{w.base}
+	nodes := &corev1.NodeList{}
+	if err := h.Client.List(ctx, nodes); err != nil {
+		return "", err
+	}
+	for _, n := range nodes.Items {
+		if n.DeletionTimestamp != nil {
+			continue
+		}
+		var taints []corev1.Taint
+		for _, t := range n.Spec.Taints {
+			if t.Key != v1.UnregisteredTaintKey {
+				taints = append(taints, t)
+			}
+		}
+		doc := map[string]any{"apiVersion": "v1", "kind": "Node",
+			"metadata": map[string]any{"name": n.Name, "labels": n.Labels},
+			"spec":     map[string]any{"taints": taints},
+			"status":   map[string]any{"allocatable": n.Status.Allocatable, "capacity": n.Status.Capacity}}
+		b, err := yaml.Marshal(doc)
+		if err != nil {
+			return "", err
+		}
+		docs = append(docs, string(b))
+	}
+	pods := &corev1.PodList{}
+	if err := h.Client.List(ctx, pods); err != nil {
+		return "", err
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		spec := p.Spec.DeepCopy()
+		doc := map[string]any{"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"name": p.Name, "namespace": p.Namespace, "labels": p.Labels},
+			"spec":     spec}
+		b, err := yaml.Marshal(doc)
+		if err != nil {
+			return "", err
+		}
+		docs = append(docs, string(b))
+	}
+	docs = append(docs, w.docs)
+	sc := map[string]any{"name": w.name, "description": "second wave of " + s.Name + " (oracle controller)", "reference": "generated",
+		"kind": "provision", "catalog": s.Catalog, "objects": strings.Join(docs, "---\n"), "expect": map[string]any{}}
+	return marshalScenario(sc)
+}
+
+// compareWave compares a second wave: nodecast's answer on the cluster as the wave began against
+// what the controller did, and the in-process oracle on the same input.
+func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResult {
+	res := ctlResult{Name: w.name, Seconds: w.seconds, Karpenter: w.karpenter}
+	if w.err != "" {
+		res.Class, res.Detail = "harness or timing", w.err
+		if strings.HasPrefix(w.err, "timing") {
+			res.Class = "timing (not settled)"
+		}
+		return res
+	}
+	if r.Error != "" {
+		res.Class, res.Detail = "nodecast error", r.Error
+		return res
+	}
+	var nc ProvisionAnswer
+	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
+		res.Class, res.Detail = "harness error", err.Error()
+		return res
+	}
+	k := w.karpenter
+	res.Claims = len(k.Claims)
+	res.Class, res.Detail = CompareProvision(&nc, k)
+	res.Agree = res.Class == ""
+	res.InProcess, res.NodecastIP = "not run", "not run"
+	if ip, err := karpenterSide(r, cats[catalogID(r)], catalogID(r)); err == nil {
+		if a, ok := ip.(*ProvisionAnswer); ok {
+			res.InProcess = orAgree(CompareProvision(a, k))
+			res.NodecastIP = orAgree(CompareProvision(&nc, a))
+		}
+	} else {
+		res.InProcess = "error: " + err.Error()
+	}
 	return res
 }
 
@@ -312,40 +526,55 @@ func applyScenario(ctx context.Context, h *controller.Harness, objs *Objects) ([
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+	if _, err := createPods(ctx, h, objs.Pods); err != nil {
+		return created, err
+	}
+	return created, nil
+}
+
+// createPods creates pending pods, then marks them unschedulable as kube-scheduler would: one
+// wave, every pod turning unschedulable within Karpenter's batch idle window.
+func createPods(ctx context.Context, h *controller.Harness, in []*corev1.Pod) ([]*corev1.Pod, error) {
+	c := h.Client
 	var pods []*corev1.Pod
-	for _, p := range objs.Pods {
+	for _, p := range in {
 		if p.Spec.NodeName != "" {
-			return created, fmt.Errorf("pod %s/%s is bound: the harness starts from an empty cluster", p.Namespace, p.Name)
+			return pods, fmt.Errorf("pod %s/%s is bound: the harness starts from an empty cluster", p.Namespace, p.Name)
 		}
 		p = p.DeepCopy()
-		clean(p)
+		p.SetResourceVersion("")
+		p.SetUID("")
+		p.SetCreationTimestamp(metav1.Time{})
 		p.Status = corev1.PodStatus{}
-		if err := ensureNS(p.Namespace); err != nil {
-			return created, err
+		if p.Namespace == "" {
+			p.Namespace = "default"
+		}
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return pods, err
 		}
 		if err := c.Create(ctx, p); err != nil {
-			return created, fmt.Errorf("Pod %s/%s: %w", p.Namespace, p.Name, err)
+			return pods, fmt.Errorf("Pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		pods = append(pods, p)
 	}
-	// One wave: every pod turns unschedulable within Karpenter's batch idle window.
 	for _, p := range pods {
 		p.Status.Phase = corev1.PodPending
 		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 			Message: "0/0 nodes are available", LastTransitionTime: metav1.Now()}}
 		if err := c.Status().Update(ctx, p); err != nil {
-			return created, fmt.Errorf("Pod %s/%s status: %w", p.Namespace, p.Name, err)
+			return pods, fmt.Errorf("Pod %s/%s status: %w", p.Namespace, p.Name, err)
 		}
 	}
-	return created, nil
+	return pods, nil
 }
 
 // controllerAnswer: what Karpenter's controller did, in the oracle's normalised answer. Each
 // launched NodeClaim with the pods first nominated to it; its options are its instance-type
 // requirement; its launch the set the AWS provider may launch (the oracle's tie rule, catalog.go
 // launch) under the NodeClaim's requirements.
-func controllerAnswer(h *controller.Harness, its cloudprovider.InstanceTypes, aws bool, pending map[string]bool) *ProvisionAnswer {
+func controllerAnswer(h *controller.Harness, its cloudprovider.InstanceTypes, aws bool, pending map[string]bool, from int) *ProvisionAnswer {
 	launches, firstNom, _, failed := h.Record()
+	launches = launches[from:]
 	byName := map[string]cloudprovider.InstanceTypes{}
 	a := &ProvisionAnswer{Claims: []Claim{}, Existing: map[string]string{}, Unschedulable: []string{}}
 	index := map[string]*cloudprovider.InstanceType{}
@@ -369,6 +598,12 @@ func controllerAnswer(h *controller.Harness, its cloudprovider.InstanceTypes, aw
 		nc := l.NodeClaim
 		reqs := scheduling.NewNodeSelectorRequirementsWithMinValues(nc.Spec.Requirements...)
 		c := Claim{NodePool: nc.Labels[v1.NodePoolLabelKey], Pods: pods[nc.Name]}
+		if len(c.Pods) == 0 {
+			// No pod of this wave was first nominated to it: a consolidation replacement for the
+			// earlier pods (disruption, not this wave's provisioning), reported apart.
+			a.Replacements++
+			continue
+		}
 		sort.Strings(c.Pods)
 		var opts cloudprovider.InstanceTypes
 		for _, name := range reqs.Get(corev1.LabelInstanceTypeStable).Values() {

@@ -282,15 +282,20 @@ func (h *Harness) tick(ctx context.Context) error {
 			}
 			continue
 		}
-		if n.Labels[v1.NodeRegisteredLabelKey] == "true" && len(nc.Spec.StartupTaints) > 0 {
-			kept := lo.Reject(n.Spec.Taints, func(t corev1.Taint, _ int) bool {
-				return lo.ContainsBy(nc.Spec.StartupTaints, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
-			})
-			if len(kept) != len(n.Spec.Taints) {
-				n.Spec.Taints = kept
-				if err := h.Client.Update(ctx, n); err != nil && !apierrors.IsConflict(err) {
-					return err
-				}
+		// The API server's TaintNodesByCondition admission adds node.kubernetes.io/not-ready to
+		// a new Node; the node lifecycle controller (not running here) lifts it once the Node
+		// is Ready, and a registered Node's startup taints go when its agents start.
+		kept := lo.Reject(n.Spec.Taints, func(t corev1.Taint, _ int) bool {
+			if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
+				return true
+			}
+			return n.Labels[v1.NodeRegisteredLabelKey] == "true" &&
+				lo.ContainsBy(nc.Spec.StartupTaints, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
+		})
+		if len(kept) != len(n.Spec.Taints) {
+			n.Spec.Taints = kept
+			if err := h.Client.Update(ctx, n); err != nil && !apierrors.IsConflict(err) {
+				return err
 			}
 		}
 		if n.Labels[v1.NodeInitializedLabelKey] == "true" && n.DeletionTimestamp == nil {
