@@ -66,7 +66,7 @@ func generateController(seed int64) (scenario, base, wave2 string, delay time.Du
 		n := len(g.docs)
 		g.workloads(1+g.r.Intn(4), "wave2")
 		wave2 = strings.Join(g.docs[n:], "---\n")
-		delay = time.Duration(g.r.Intn(4)) * 5 * time.Second
+		delay = time.Duration(g.r.Intn(4)) * 2 * time.Second
 	}
 	return
 }
@@ -82,6 +82,10 @@ type ctlResult struct {
 	Pods       int    `json:"pods"`
 	Seconds    float64
 	Karpenter  *ProvisionAnswer `json:"karpenter,omitempty"`
+	// Karpenter's FailedScheduling messages for the wave's pods it never nominated.
+	Failures map[string]string `json:"failures,omitempty"`
+	// For a disagreement: tie, batching or timing, or nodecast differs (classify).
+	Verdict string `json:"verdict,omitempty"`
 }
 
 func cmdController(args []string) error {
@@ -92,7 +96,7 @@ func cmdController(args []string) error {
 	crds := fs.String("crds", "", "comma-separated CRD directories (Karpenter's pkg/apis/crds and pkg/test/v1alpha1/crds)")
 	idle := fs.Duration("batch-idle", time.Second, "Karpenter's --batch-idle-duration")
 	max := fs.Duration("batch-max", 10*time.Second, "Karpenter's --batch-max-duration")
-	quiet := fs.Duration("quiet", 3*time.Second, "a scenario is settled once Karpenter has launched or nominated nothing for this long")
+	quiet := fs.Duration("quiet", 2*time.Second, "a scenario is settled once Karpenter has launched or nominated nothing for this long")
 	timeout := fs.Duration("timeout", 90*time.Second, "give up on a scenario after this long")
 	outDir := fs.String("out", "out/controller", "scenarios, logs and results")
 	verbose := fs.Bool("v", false, "print every disagreement")
@@ -139,15 +143,20 @@ func cmdController(args []string) error {
 		return err
 	}
 	defer results.Close()
-	agree, total, classes := 0, 0, map[string]int{}
+	agree, total, classes, verdicts := 0, 0, map[string]int{}, map[string]int{}
 	start := time.Now()
 	count := func(res ctlResult) {
 		if res.Agree {
 			agree++
 		} else {
 			classes[res.Class]++
+			v := res.Verdict
+			if i := strings.Index(v, " ("); i > 0 {
+				v = v[:i]
+			}
+			verdicts[v]++
 			if *verbose {
-				fmt.Printf("%s: %s: %s (in-process oracle vs controller: %s; nodecast vs in-process: %s)\n", res.Name, res.Class, res.Detail, res.InProcess, res.NodecastIP)
+				fmt.Printf("%s: %s: %s (in-process oracle vs controller: %s; nodecast vs in-process: %s) => %s\n", res.Name, res.Class, res.Detail, res.InProcess, res.NodecastIP, res.Verdict)
 			}
 		}
 		b, _ := json.Marshal(res)
@@ -194,6 +203,10 @@ func cmdController(args []string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		fmt.Printf("  %4d  %s\n", classes[k], k)
+	}
+	fmt.Println("disagreements by verdict:")
+	for k, n := range verdicts {
+		fmt.Printf("  %4d  %s\n", n, k)
 	}
 	if agree != total {
 		return fmt.Errorf("%d disagreements", total-agree)
@@ -260,7 +273,7 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 		w2.karpenter, w2.err = runSecondWave(ctx, h, list[0], w2, its, cat.aws(), outDir, quiet, timeout)
 		w2.seconds = time.Since(t1).Seconds()
 	}
-	res.Karpenter, res.Claims = k, len(k.Claims)
+	res.Karpenter, res.Claims, res.Failures = k, len(k.Claims), k.failures
 	var nc ProvisionAnswer
 	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
 		return fail("harness error", err)
@@ -277,6 +290,7 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 	} else {
 		res.InProcess = "error: " + err.Error()
 	}
+	classify(&res, r, cats)
 	res.Seconds = time.Since(t0).Seconds()
 	return res
 }
@@ -432,7 +446,7 @@ func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResu
 		return res
 	}
 	k := w.karpenter
-	res.Claims = len(k.Claims)
+	res.Claims, res.Failures = len(k.Claims), k.failures
 	res.Class, res.Detail = CompareProvision(&nc, k)
 	res.Agree = res.Class == ""
 	res.InProcess, res.NodecastIP = "not run", "not run"
@@ -444,7 +458,31 @@ func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResu
 	} else {
 		res.InProcess = "error: " + err.Error()
 	}
+	classify(&res, r, cats)
 	return res
+}
+
+// classify a disagreement with the in-process oracle's help (main.go check: Karpenter's code
+// called once per run, re-run up to 24 times while its answers vary): nodecast's answer is one the
+// in-process Karpenter gives → a tie Karpenter breaks by map order, which the controller broke
+// the other way (the oracle's rule counts it as agreement); the in-process Karpenter agrees with
+// the controller but never with nodecast → a nodecast difference the oracle sees too; otherwise
+// the controller alone differs from one pass → batching or timing.
+func classify(res *ctlResult, r NodecastRecord, cats map[int]*Catalog) {
+	if res.Agree || res.InProcess == "not run" || strings.HasPrefix(res.InProcess, "error") {
+		return
+	}
+	c := check(r, cats, 4, 24)
+	switch {
+	case c.Class == "" && c.Runs > 1:
+		res.Verdict = "tie (nodecast's answer is Karpenter's on in-process run " + fmt.Sprint(c.Runs) + ")"
+	case c.Class == "":
+		res.Verdict = "batching or timing (controller only: nodecast = in-process Karpenter)"
+	case res.InProcess == "agree":
+		res.Verdict = "nodecast differs (in-process Karpenter too: " + c.Class + ")"
+	default:
+		res.Verdict = "mixed (in-process differs from both; nodecast vs in-process: " + c.Class + ")"
+	}
 }
 
 func orAgree(class, _ string) string {
@@ -546,6 +584,22 @@ func createPods(ctx context.Context, h *controller.Harness, in []*corev1.Pod) ([
 		p.SetUID("")
 		p.SetCreationTimestamp(metav1.Time{})
 		p.Status = corev1.PodStatus{}
+		// The API server requires a limit equal to the request for an extended resource
+		// (nvidia.com/gpu); the generators write requests only, and requests are what both
+		// sides read.
+		for i := range p.Spec.Containers {
+			r := &p.Spec.Containers[i].Resources
+			for name, q := range r.Requests {
+				if strings.Contains(string(name), "/") && !strings.HasPrefix(string(name), "kubernetes.io/") {
+					if r.Limits == nil {
+						r.Limits = corev1.ResourceList{}
+					}
+					if _, ok := r.Limits[name]; !ok {
+						r.Limits[name] = q
+					}
+				}
+			}
+		}
 		if p.Namespace == "" {
 			p.Namespace = "default"
 		}
@@ -581,17 +635,40 @@ func controllerAnswer(h *controller.Harness, its cloudprovider.InstanceTypes, aw
 	for _, it := range its {
 		index[it.Name] = it
 	}
+	launchedHere := map[string]bool{}
+	for _, l := range launches {
+		launchedHere[l.NodeClaim.Name] = true
+	}
 	pods := map[string][]string{}
 	for p, target := range firstNom {
 		if !pending[p] {
 			continue
 		}
+		// "nodeclaim/X" (a NodeClaim of this pass), "nodeclaim/X, node/Y" (one with its Node:
+		// existing capacity unless X was launched in this wave) or "node/Y".
+		claim, node := "", ""
 		for _, part := range strings.Split(target, ", ") {
-			if kind, name, _ := strings.Cut(part, "/"); kind == "nodeclaim" {
-				pods[name] = append(pods[name], p)
-			} else if kind == "node" && !strings.Contains(target, "nodeclaim/") {
-				a.Existing[p] = name
+			switch kind, name, _ := strings.Cut(part, "/"); kind {
+			case "nodeclaim":
+				claim = name
+			case "node":
+				node = name
 			}
+		}
+		switch {
+		case claim != "" && launchedHere[claim]:
+			pods[claim] = append(pods[claim], p)
+		case node != "":
+			a.Existing[p] = node
+		case claim != "":
+			// An in-flight NodeClaim of an earlier wave, not yet registered.
+			a.Existing[p] = claim
+		}
+	}
+	a.failures = map[string]string{}
+	for p, msg := range failed {
+		if pending[p] {
+			a.failures[p] = msg
 		}
 	}
 	for _, l := range launches {
