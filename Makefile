@@ -258,6 +258,8 @@ ORACLE_CONTROLLER_N ?= 200
 ORACLE_CONTROLLER_FLAGS ?= -v
 oracle-controller: oracle-build envtest-bin
 	cd oracle && dir=$$(GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter) && \
+	  KUBEBUILDER_ASSETS=$(ENVTEST_BIN) CONTROLLER_CRDS=$$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds \
+	  GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go test -count=1 ./controller && \
 	  $(ORACLE_ENV) ./oracle controller -n $(ORACLE_CONTROLLER_N) -assets $(ENVTEST_BIN) \
 	  -crds $$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds $(ORACLE_CONTROLLER_FLAGS)
 

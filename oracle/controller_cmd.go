@@ -463,7 +463,7 @@ func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResu
 }
 
 // classify a disagreement with the in-process oracle's help (main.go check: Karpenter's code
-// called once per run, re-run up to 24 times while its answers vary): nodecast's answer is one the
+// called once per run, 24 runs and up to -max-runs (300) while its answers vary, as `oracle run`): nodecast's answer is one the
 // in-process Karpenter gives → a tie Karpenter breaks by map order, which the controller broke
 // the other way (the oracle's rule counts it as agreement); the in-process Karpenter agrees with
 // the controller but never with nodecast → a nodecast difference the oracle sees too; otherwise
@@ -472,9 +472,10 @@ func classify(res *ctlResult, r NodecastRecord, cats map[int]*Catalog) {
 	if res.Agree || res.InProcess == "not run" || strings.HasPrefix(res.InProcess, "error") {
 		return
 	}
-	c := check(r, cats, 4, 24)
+	c := check(r, cats, 24, defaultMaxRuns)
 	switch {
-	case c.Class == "" && c.Runs > 1:
+	case c.Class == "" && (c.Runs > 1 || res.NodecastIP != "agree"):
+		// Agreed only on a re-run, or the first in-process run (res.NodecastIP) differed.
 		res.Verdict = "tie (nodecast's answer is Karpenter's on in-process run " + fmt.Sprint(c.Runs) + ")"
 	case c.Class == "":
 		res.Verdict = "batching or timing (controller only: nodecast = in-process Karpenter)"
