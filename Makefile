@@ -255,13 +255,20 @@ envtest-bin:
 # standing in for kubelets and kube-scheduler; ORACLE_CONTROLLER_N generated scenarios
 # (oracle/controller_cmd.go) compared with nodecast and the in-process oracle. Not in `make test`.
 ORACLE_CONTROLLER_N ?= 200
+ORACLE_CONTROLLER_PROCS ?= 4
 ORACLE_CONTROLLER_FLAGS ?= -v
+# ORACLE_CONTROLLER_PROCS processes (each its own API server and Karpenter; they mostly wait),
+# consecutive seed ranges, logs in oracle/out/controller-<i>.log, results in oracle/out/controller-<i>/.
 oracle-controller: oracle-build envtest-bin
 	cd oracle && dir=$$(GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter) && \
 	  KUBEBUILDER_ASSETS=$(ENVTEST_BIN) CONTROLLER_CRDS=$$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds \
 	  GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go test -count=1 ./controller && \
-	  $(ORACLE_ENV) ./oracle controller -n $(ORACLE_CONTROLLER_N) -assets $(ENVTEST_BIN) \
-	  -crds $$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds $(ORACLE_CONTROLLER_FLAGS)
+	  mkdir -p out && per=$$(( ($(ORACLE_CONTROLLER_N) + $(ORACLE_CONTROLLER_PROCS) - 1) / $(ORACLE_CONTROLLER_PROCS) )) && pids= && \
+	  for i in $$(seq 0 $$(( $(ORACLE_CONTROLLER_PROCS) - 1 ))); do \
+	    $(ORACLE_ENV) ./oracle controller -n $$per -seed $$(( 1 + i * per )) -out out/controller-$$i -assets $(ENVTEST_BIN) \
+	      -crds $$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds $(ORACLE_CONTROLLER_FLAGS) > out/controller-$$i.log 2>&1 & pids="$$pids $$!"; \
+	  done; status=0; for p in $$pids; do wait $$p || status=1; done; \
+	  cat out/controller-*.log | grep -v '^[0-9]* scenarios,'; exit $$status
 
 # A real API server in the loop (issue 36, README "Live cluster"): envtest's kube-apiserver and
 # etcd with Karpenter v1.15.0's CRDs (karpenter-provider-aws v1.15.0's pkg/apis/crds, from the Go
