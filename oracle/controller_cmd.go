@@ -363,6 +363,16 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 	for _, p := range objs.Pods {
 		pending[p.Namespace+"/"+p.Name] = true
 	}
+	// The earlier waves' pods still pending are in this wave's input too (clusterScenario).
+	all := &corev1.PodList{}
+	if err := h.Client.List(ctx, all); err != nil {
+		return nil, err.Error()
+	}
+	for _, p := range all.Items {
+		if p.Spec.NodeName == "" && p.DeletionTimestamp == nil {
+			pending[p.Namespace+"/"+p.Name] = true
+		}
+	}
 	if _, err := createPods(ctx, h, objs.Pods); err != nil {
 		return nil, err.Error()
 	}
@@ -373,8 +383,9 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 }
 
 // clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
-// Karpenter's Nodes as they are (labels, taints, allocatable), the pods bound to them as bare
-// pods, and the wave's workloads.
+// Karpenter's Nodes as they are (labels, taints, allocatable), every pod as a bare pod (bound,
+// or still pending from the first wave), and the wave's workloads.
+
 func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave) (string, error) {
 	docs := []string{w.base}
 	nodes := &corev1.NodeList{}
@@ -406,7 +417,9 @@ func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w 
 		return "", err
 	}
 	for _, p := range pods.Items {
-		if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+		// Bound pods, and the earlier waves' pods still pending: Karpenter retries them on every
+		// pass, so they compete with the new wave for capacity and limits.
+		if p.DeletionTimestamp != nil {
 			continue
 		}
 		spec := p.Spec.DeepCopy()
