@@ -385,7 +385,6 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 // clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
 // Karpenter's Nodes as they are (labels, taints, allocatable), every pod as a bare pod (bound,
 // or still pending from the first wave), and the wave's workloads.
-
 func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave) (string, error) {
 	docs := []string{w.base}
 	nodes := &corev1.NodeList{}
