@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
-	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e
+	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller
 
 all: build
 
@@ -251,6 +251,27 @@ envtest-bin:
 	cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go build $(ENVTEST_GOFLAGS) -o $(ENVTEST_BIN)/etcd ./etcd
 	cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go build $(ENVTEST_GOFLAGS) -o $(ENVTEST_BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 	cd oracle/envtest && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go test ./...
+
+# nodecast against Karpenter running as a controller (issue 36, part 3; oracle/README.md
+# "Karpenter as a controller"): envtest's API server with Karpenter v1.15.0's CRDs, its whole
+# controller set in process with the fake cloud provider serving nodecast's catalog, the harness
+# standing in for kubelets and kube-scheduler; ORACLE_CONTROLLER_N generated scenarios
+# (oracle/controller_cmd.go) compared with nodecast and the in-process oracle. Not in `make test`.
+ORACLE_CONTROLLER_N ?= 200
+ORACLE_CONTROLLER_PROCS ?= 4
+ORACLE_CONTROLLER_FLAGS ?= -v
+# ORACLE_CONTROLLER_PROCS processes (each its own API server and Karpenter; they mostly wait),
+# consecutive seed ranges, logs in oracle/out/controller-<i>.log, results in oracle/out/controller-<i>/.
+oracle-controller: oracle-build envtest-bin
+	cd oracle && dir=$$(GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter) && \
+	  KUBEBUILDER_ASSETS=$(ENVTEST_BIN) CONTROLLER_CRDS=$$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds \
+	  GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go test -count=1 ./controller && \
+	  mkdir -p out && per=$$(( ($(ORACLE_CONTROLLER_N) + $(ORACLE_CONTROLLER_PROCS) - 1) / $(ORACLE_CONTROLLER_PROCS) )) && pids= && \
+	  for i in $$(seq 0 $$(( $(ORACLE_CONTROLLER_PROCS) - 1 ))); do \
+	    $(ORACLE_ENV) ./oracle controller -n $$per -seed $$(( 1 + i * per )) -out out/controller-$$i -assets $(ENVTEST_BIN) \
+	      -crds $$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds $(ORACLE_CONTROLLER_FLAGS) > out/controller-$$i.log 2>&1 & pids="$$pids $$!"; \
+	  done; status=0; for p in $$pids; do wait $$p || status=1; done; \
+	  cat out/controller-*.log | grep -v '^[0-9]* scenarios,'; exit $$status
 
 # A real API server in the loop (issue 36, README "Live cluster"): envtest's kube-apiserver and
 # etcd with Karpenter v1.15.0's CRDs (karpenter-provider-aws v1.15.0's pkg/apis/crds, from the Go

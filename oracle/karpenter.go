@@ -711,6 +711,11 @@ type ProvisionAnswer struct {
 	// Nodes whose NodeClaims the static deprovisioning controller deleted before the pass
 	// (a static pool above its replicas; static.go), sorted.
 	StaticDeleted []string `json:"staticDeleted,omitempty"`
+	// oracle controller only: NodeClaims Karpenter launched during the wave with none of the
+	// wave's pods nominated to them (consolidation replacements; controller_cmd.go).
+	Replacements int `json:"replacements,omitempty"`
+	// oracle controller only: Karpenter's FailedScheduling message per unscheduled pod.
+	failures map[string]string
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

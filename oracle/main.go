@@ -6,6 +6,7 @@
 //	oracle gen -kind provision|disrupt|gates|reserved|rdisrupt|drift -seed N [-o FILE]
 //	oracle show (-kind K -seed N | FILE)      side-by-side answers of one scenario
 //	oracle suite [-dumps DIR] [-sample N] [-v]  Karpenter's own suites' passes (oracle/suite/run.sh) compared
+//	oracle controller [-n N] [-seed S] -assets DIR -crds DIRS [-v]  Karpenter running as a controller (controller_cmd.go)
 package main
 
 import (
@@ -45,6 +46,8 @@ func main() {
 		err = cmdShow(os.Args[2:])
 	case "suite":
 		err = cmdSuite(os.Args[2:])
+	case "controller":
+		err = cmdController(os.Args[2:])
 	default:
 		usage()
 	}

@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
+)
+
+// One pending pod on a fresh cluster: Karpenter's controllers launch a NodeClaim, the harness
+// registers its Node, Karpenter initializes it and the harness binds the pod there.
+// Needs KUBEBUILDER_ASSETS and CONTROLLER_CRDS (comma-separated; make oracle-controller's -crds).
+func TestOnePodGetsANode(t *testing.T) {
+	assets, crds := os.Getenv("KUBEBUILDER_ASSETS"), os.Getenv("CONTROLLER_CRDS")
+	if assets == "" || crds == "" {
+		t.Skip("KUBEBUILDER_ASSETS and CONTROLLER_CRDS not set")
+	}
+	h, err := Start(Options{Assets: assets, CRDDirs: strings.Split(crds, ","), BatchIdle: time.Second, BatchMax: 10 * time.Second,
+		LogDir: logDir(t), InstanceTypes: fake.InstanceTypes(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = h.Stop() }()
+	ctx := context.Background()
+	np := &v1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Spec: v1.NodePoolSpec{Template: v1.NodeClaimTemplate{Spec: v1.NodeClaimTemplateSpec{
+		NodeClassRef: &v1.NodeClassReference{Group: "karpenter.test.sh", Kind: "TestNodeClass", Name: "default"},
+		Requirements: []v1.NodeSelectorRequirementWithMinValues{{Key: corev1.LabelOSStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}}},
+	}}}}
+	if err := h.Client.Create(ctx, np); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x",
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")}}}}}}
+	if err := h.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
+	if err := h.Client.Status().Update(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := &corev1.Pod{}
+		if err := h.Client.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.NodeName != "" {
+			launches, first, _, _ := h.Record()
+			if len(launches) != 1 || !strings.HasPrefix(first["default/p"], "nodeclaim/") {
+				t.Fatalf("launches %d, nomination %q", len(launches), first["default/p"])
+			}
+			if got.Spec.NodeName != launches[0].NodeClaim.Name {
+				t.Fatalf("bound to %s, launched %s", got.Spec.NodeName, launches[0].NodeClaim.Name)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			l, f, _, fl := h.Record()
+			nodes := &corev1.NodeList{}
+			claims := &v1.NodeClaimList{}
+			_ = h.Client.List(ctx, nodes)
+			_ = h.Client.List(ctx, claims)
+			for _, n := range nodes.Items {
+				t.Logf("node %s labels %v taints %v alloc %v", n.Name, n.Labels, n.Spec.Taints, n.Status.Allocatable)
+			}
+			for _, c := range claims.Items {
+				t.Logf("claim %s status %+v", c.Name, c.Status)
+			}
+			t.Fatalf("pod not bound after 60s (launches %d, nominations %v, failures %v)", len(l), f, fl)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := h.Reset(ctx, nil, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	left, err := h.leftovers(ctx)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("after Reset: %d objects left (%v)", len(left), err)
+	}
+}
+
+func logDir(t *testing.T) string {
+	if d := os.Getenv("CONTROLLER_LOG"); d != "" {
+		return d
+	}
+	return t.TempDir()
+}
