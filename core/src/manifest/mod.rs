@@ -46,6 +46,7 @@ pub(crate) fn test_input_files(extensions: &[&str]) -> Vec<std::path::PathBuf> {
 }
 pub mod reader;
 mod strict_json;
+pub mod typed;
 
 use crate::error::{ErrorKind, InputError};
 use serde_json::Value;
