@@ -18,7 +18,7 @@ mod pools;
 pub mod priority;
 mod typed_pod;
 #[cfg(test)]
-mod typed_tests;
+pub(crate) mod typed_tests;
 mod workloads;
 
 use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
@@ -237,6 +237,8 @@ impl Lowerer {
         if !l.typed_pod(pod, index) {
             return false;
         }
+        #[cfg(test)]
+        typed_tests::STREAMED_TYPED.with(|c| c.set(c.get() + 1));
         // `document`'s bookkeeping for one new pod.
         l.pod_sources.push((before, source.map(str::to_string)));
         l.pod_items.push((before, (!prefix.is_empty()).then(|| prefix.to_string())));

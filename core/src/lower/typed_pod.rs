@@ -26,7 +26,8 @@ impl Lowering {
             return false;
         }
         let created = doc.metadata.creation_timestamp.and_then(|t| t.parse::<jiff::Timestamp>().ok()).map(|t| t.as_second());
-        let owned = |p: &Option<Pairs>| p.as_ref().map(|p| p.0.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).unwrap_or_default();
+        let owned =
+            |p: &Option<Pairs>| p.as_ref().map(|p| p.0.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).unwrap_or_default();
         let meta = Meta {
             name: doc.metadata.name.to_string(),
             namespace: doc.metadata.namespace.unwrap_or("default").to_string(),
@@ -75,7 +76,8 @@ impl Lowering {
                 pod.node_selector.add(kid, Requirement::in_values([vid]), interner);
             }
         }
-        let terms = spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref()).and_then(|r| r.terms.as_ref());
+        let terms =
+            spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref()).and_then(|r| r.terms.as_ref());
         for term in terms.into_iter().flatten() {
             let mut reqs = Requirements::new();
             for e in term.match_expressions.iter().flatten() {
@@ -144,16 +146,16 @@ pub(super) fn takes(doc: &PodDoc) -> bool {
         return false;
     }
     let Some(spec) = &doc.spec else { return true };
-    let containers_ok = spec.containers.iter().flatten().all(|c| c.resources.as_ref().is_none_or(|r| pairs_ok(&r.requests) && pairs_ok(&r.limits)));
-    let pod_level_ok = spec
-        .resources
-        .as_ref()
-        .and_then(|r| r.requests.as_ref())
-        .is_none_or(|p| p.0.iter().filter(|(k, _)| *k == "cpu" || *k == "memory").all(|(_, v)| crate::manifest::reader::quantity_milli(v).is_some()));
+    let containers_ok =
+        spec.containers.iter().flatten().all(|c| c.resources.as_ref().is_none_or(|r| pairs_ok(&r.requests) && pairs_ok(&r.limits)));
+    let pod_level_ok = spec.resources.as_ref().and_then(|r| r.requests.as_ref()).is_none_or(|p| {
+        p.0.iter().filter(|(k, _)| *k == "cpu" || *k == "memory").all(|(_, v)| crate::manifest::reader::quantity_milli(v).is_some())
+    });
     let tolerations_ok = spec.tolerations.iter().flatten().all(|t| {
         lower_pod::toleration_op(t.operator).is_some() && t.effect.is_none_or(|e| e.is_empty() || crate::taints::Effect::parse(e).is_some())
     });
-    let terms = spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref()).and_then(|r| r.terms.as_ref());
+    let terms =
+        spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref()).and_then(|r| r.terms.as_ref());
     let expressions_ok = terms.into_iter().flatten().flat_map(|t| t.match_expressions.iter().flatten()).all(|e| {
         e.key.is_some()
             && lower_pod::requirement_operator(e.operator.unwrap_or_default())

@@ -8,7 +8,9 @@ use std::cell::Cell;
 
 thread_local! {
     /// Set: every document goes the tree way (the reference the typed path is compared with).
-    pub(super) static TREE_ONLY: Cell<bool> = const { Cell::new(false) };
+    pub(crate) static TREE_ONLY: Cell<bool> = const { Cell::new(false) };
+    /// Pods `Lowerer::add_typed_pod` lowered (decoded typed from JSON text) on this thread.
+    pub(crate) static STREAMED_TYPED: Cell<usize> = const { Cell::new(0) };
 }
 
 /// The model's pods, errors and skipped objects as text, lowered with or without the typed path.
@@ -78,7 +80,8 @@ fn written_pods_lower_alike_both_ways() {
         r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":""}}"#,
         r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"j","creationTimestamp":"yesterday"}}"#,
     ];
-    let priority_class = r#"{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"p"},"value":7,"globalDefault":true}"#;
+    let priority_class =
+        r#"{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"p"},"value":7,"globalDefault":true}"#;
     for (i, pod) in pods.iter().enumerate() {
         for with_class in [false, true] {
             let text = if with_class { format!("[{pod}, {priority_class}]") } else { pod.to_string() };

@@ -162,26 +162,68 @@ fn is_json(text: &str) -> bool {
 /// when the text turns out to need the full parser (or holds a document `decode` would refuse):
 /// the documents handed over so far are then only part of the text, and the caller starts over
 /// with [`decode`], which also reports any error.
-pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&Document<'static>)) -> bool {
+pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&Document<'_>)) -> bool {
+    decode_streamed_typed(text, source, false, &mut |next| {
+        if let Next::Document(d) = next {
+            each(d);
+        }
+        true
+    })
+}
+
+/// What [`decode_streamed_typed`] hands over.
+pub enum Next<'x, 't> {
+    /// A document, as [`decode_streamed`] hands it over.
+    Document(&'x Document<'x>),
+    /// A List item of JSON text that is a plain Pod of the typed shape (`typed`), with the
+    /// place [`Document`] would give it: no tree was built. The caller returns `false` to have
+    /// it handed over again as a [`Next::Document`].
+    Pod { pod: &'x typed::PodDoc<'t>, source: Option<&'x str>, index: usize, prefix: &'x str },
+}
+
+/// [`decode_streamed`], handing over the items of a JSON List that are plain Pods in their typed
+/// shape (`typed` true) instead of as trees when `each` takes them (returns `true`; its return
+/// value for a [`Next::Document`] is not read). The same documents in the same order either way.
+pub fn decode_streamed_typed<'t>(text: &'t str, source: Option<&str>, typed: bool, each: &mut dyn FnMut(Next<'_, 't>) -> bool) -> bool {
     debug_assert!(streamable(text));
     let mut index = 0;
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     if is_json(text) {
+        let mut refused = false;
         let mut part = |part| match part {
             json_stream::Part::Item(i, value) => {
-                each(&Document { source: source.map(str::to_string), index, prefix: format!("items[{i}]"), value: Cow::Owned(value) })
+                each(Next::Document(&Document {
+                    source: source.map(str::to_string),
+                    index,
+                    prefix: format!("items[{i}]"),
+                    value: Cow::Owned(value),
+                }));
+            }
+            json_stream::Part::Pod(i, pod, item) => {
+                let prefix = format!("items[{i}]");
+                if !each(Next::Pod { pod: &pod, source, index, prefix: &prefix }) {
+                    // Declined: the same item as a tree (its text was read strictly already,
+                    // so this cannot fail; if it did, the caller starts over).
+                    match serde_json::from_str::<strict_json::Strict>(item) {
+                        Ok(v) => {
+                            each(Next::Document(&Document { source: source.map(str::to_string), index, prefix, value: Cow::Owned(v.0) }));
+                        }
+                        Err(_) => refused = true,
+                    }
+                }
             }
             json_stream::Part::Whole(value) => {
                 split(Cow::Owned(value), source, index, &mut docs, &mut errors);
                 for d in docs.drain(..) {
-                    each(&d);
+                    each(Next::Document(&d));
                 }
                 index += 1;
             }
             json_stream::Part::ListEnd => index += 1,
         };
-        return json_stream::decode_each(text, &mut part).is_ok() && errors.is_empty();
+        let read = json_stream::decode_each(text, typed, &mut part).is_ok();
+        return read && !refused && errors.is_empty();
     }
     let complete = block_yaml::decode_each(text, &mut |value| {
         if !errors.is_empty() {
@@ -190,7 +232,7 @@ pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&D
         split(Cow::Owned(value), source, index, &mut docs, &mut errors);
         index += 1;
         for d in docs.drain(..) {
-            each(&d);
+            each(Next::Document(&d));
         }
     });
     complete.is_some() && errors.is_empty()

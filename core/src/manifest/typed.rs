@@ -10,7 +10,7 @@
 //! to give the same `Pod` for the documents it takes (`lower::typed_pod` checks the values the
 //! tree way would refuse before it lowers anything).
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
@@ -45,9 +45,11 @@ pub struct Meta<'a> {
     pub uid: Option<&'a str>,
     #[serde(default, rename = "creationTimestamp", borrow)]
     pub creation_timestamp: Option<&'a str>,
-    /// Read by nothing (any value, as the tree way ignores it too).
+    /// Read by nothing (the tree way ignores it); a number here, so that nothing unread
+    /// (a repeated key inside it) passes that the strict reader would refuse.
     #[serde(default)]
-    pub generation: Option<IgnoredAny>,
+    #[allow(dead_code)]
+    pub generation: Option<serde_json::Number>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -71,9 +73,12 @@ pub struct PodSpec<'a> {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Container<'a> {
+    /// Read by nothing; strings here, as the API server requires.
     #[serde(default, borrow)]
+    #[allow(dead_code)]
     pub name: Option<&'a str>,
     #[serde(default, borrow)]
+    #[allow(dead_code)]
     pub image: Option<&'a str>,
     #[serde(default, borrow)]
     pub resources: Option<Resources<'a>>,
