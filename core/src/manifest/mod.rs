@@ -10,11 +10,14 @@
 //! one), and `load::model` validates, lowers and drops each before the next is built. Holding
 //! every tree until lowering ended was most of the peak memory of a large input (20,000 pods:
 //! 223 MB → 107 MB) and allocating fresh memory for each was most of decoding's time; a reused,
-//! still-cached tree costs a quarter as much (issue 21, benches/README.md "Third round"). A
-//! borrowed, zero-copy tree would save the remaining allocations but means a second reader for
-//! lowering and validation (both walk `serde_json::Value`), and the front ends' `objects`
-//! arrive as `Value`s anyway, so it was not done. Texts outside the fast subset, and every
-//! error, still go through [`decode`] (serde-saphyr, serde_json) whole.
+//! still-cached tree costs a quarter as much (issue 21, benches/README.md "Third round").
+//! Plain Pods, the bulk of a large input, skip the tree where they can (issue 35): `typed` holds
+//! their borrowed, typed shape, which a JSON List's items are decoded into straight from their
+//! text ([`decode_streamed_typed`]) and already-decoded documents (YAML, the front ends'
+//! `objects`) are read into without a walk; `lower::typed_pod` lowers that shape. It is a fast
+//! path only: a document of any other shape, or one the tree way would report anything about,
+//! goes the tree way, which keeps every error and its path. Texts outside the fast subset, and
+//! every error, still go through [`decode`] (serde-saphyr, serde_json) whole.
 
 mod block_yaml;
 mod json_stream;
