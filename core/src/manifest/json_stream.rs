@@ -17,6 +17,8 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 /// What the reader hands over, in input order.
+// A part is moved once, to the caller; boxing the typed Pod would allocate once per Pod.
+#[allow(clippy::large_enum_variant)]
 pub enum Part<'t> {
     /// The `i`-th item of the current top-level List, as soon as it is read.
     Item(usize, Value),
