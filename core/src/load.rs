@@ -160,32 +160,50 @@ fn stream(req: &Sources, past_admission: bool) -> Option<Streamed> {
     let mut runtime = Vec::new();
     let mut interrupted = false;
     let mut documents = 0;
-    let mut take = |d: &Document| {
-        documents += 1;
-        let (a, r) = layered(std::slice::from_ref(d), past_admission);
-        admission.extend(a);
-        runtime.extend(r);
+    let mut take = |next: manifest::Next| {
         // Cancelled: the caller drops the answer (crate::interrupt), as in `lower::lower`.
         interrupted = interrupted || crate::interrupt::poll();
         // Once the input is refused at admission, lowering the rest is wasted (unless the
         // caller reports lowering's errors too).
-        if (past_admission || admission.is_empty()) && !interrupted {
-            lowerer.add(d);
+        match next {
+            manifest::Next::Document(d) => {
+                let (a, r) = layered(std::slice::from_ref(d), past_admission);
+                admission.extend(a);
+                runtime.extend(r);
+                if (past_admission || admission.is_empty()) && !interrupted {
+                    lowerer.add(d);
+                }
+            }
+            // A plain Pod of JSON text in its typed shape: validation has no rules for Pods
+            // (`validate::validate_layered`), so only lowering reads it; when the typed
+            // lowering declines, the same item comes back as a Document.
+            manifest::Next::Pod { pod, source, index, prefix } => {
+                let lowering = (past_admission || admission.is_empty()) && !interrupted;
+                if lowering && !lowerer.add_typed_pod(pod, source, index, prefix) {
+                    return false;
+                }
+            }
         }
+        documents += 1;
+        true
     };
     for input in req.inputs {
         let name = input.name.as_deref();
         if manifest::streamable(&input.text) {
-            if !manifest::decode_streamed(&input.text, name, &mut take) {
+            if !manifest::decode_streamed_typed(&input.text, name, true, &mut take) {
                 return None;
             }
         } else {
             // A text outside the fast subset (a hand-written NodePool with comments) is decoded
             // whole, as `documents` does; its errors are reported by starting over.
-            manifest::decode(&input.text, name).ok()?.iter().for_each(&mut take);
+            for d in manifest::decode(&input.text, name).ok()?.iter() {
+                take(manifest::Next::Document(d));
+            }
         }
     }
-    objects.iter().for_each(&mut take);
+    for d in &objects {
+        take(manifest::Next::Document(d));
+    }
     let lowered = (past_admission || admission.is_empty()).then(|| lowerer.finish(cat, req.settings.clone()));
     Some(Streamed { documents, admission, runtime, lowered })
 }
@@ -389,5 +407,72 @@ fn check_bound_pods(m: &Model) -> Result<(), Vec<InputError>> {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod typed_stream_tests {
+    //! JSON Lists streamed with their plain Pods decoded typed (no tree) give the same model as
+    //! the tree way, for every JSON input of the repository and a List of generated GPU Pods.
+    use super::*;
+
+    fn pods(text: &str, tree_only: bool) -> String {
+        crate::lower::typed_tests::TREE_ONLY.with(|c| c.set(tree_only));
+        let settings = Settings::default();
+        let inputs = [Input { name: Some("f.json".into()), text: text.to_string() }];
+        let req = Sources { inputs: &inputs, objects: &[], catalog: None, settings: &settings };
+        let out = match model(&req) {
+            Ok((m, w)) => format!("{:?}\n{:?}\n{w:?}", m.pods, m.skipped),
+            Err(e) => format!("{e:?}"),
+        };
+        crate::lower::typed_tests::TREE_ONLY.with(|c| c.set(false));
+        out
+    }
+
+    #[test]
+    fn streamed_json_lists_lower_alike_both_ways() {
+        for path in crate::manifest::test_input_files(&["json"]) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(pods(&text, false), pods(&text, true), "{}", path.display());
+        }
+        let gpu = |i: usize, names: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"gpu-{i}","namespace":"default","labels":{{"app":"gpu"}}}},
+                "spec":{{"containers":[{{"name":"app","image":"pause","resources":{{"requests":{{"cpu":"2","memory":"8Gi","nvidia.com/gpu":"1"}},"limits":{{"nvidia.com/gpu":"1"}}}}}}],
+                "affinity":{{"nodeAffinity":{{"requiredDuringSchedulingIgnoredDuringExecution":{{"nodeSelectorTerms":[{{"matchExpressions":[{{"key":"karpenter.k8s.aws/instance-gpu-name","operator":"In","values":[{names}]}}]}}]}}}}}},
+                "tolerations":[{{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}}]}}}}"#
+            )
+        };
+        let pool = include_str!("../../examples/nodepools/gpu-inference.yaml");
+        let items: Vec<String> = (0..40).map(|i| gpu(i, if i % 3 == 0 { r#""a10g""# } else { r#""t4","l4""# })).collect();
+        // One item the typed path declines (a fractional GPU) and one escaped string among them.
+        let refused = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"half"},"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"0.5"}}}]}}"#;
+        let escaped = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"esc","labels":{"a":"x\u0041"}}}"#;
+        for extra in ["", refused, escaped] {
+            let mut all = items.clone();
+            if !extra.is_empty() {
+                all.insert(7, extra.to_string());
+            }
+            let list = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#, all.join(","));
+            let settings = Settings::default();
+            let inputs =
+                [Input { name: Some("pool.yaml".into()), text: pool.to_string() }, Input { name: Some("pods.json".into()), text: list }];
+            let run = |tree_only: bool| {
+                crate::lower::typed_tests::TREE_ONLY.with(|c| c.set(tree_only));
+                let req = Sources { inputs: &inputs, objects: &[], catalog: None, settings: &settings };
+                let out = match model(&req) {
+                    Ok((m, w)) => format!("{:?}\n{w:?}", m.pods),
+                    Err(e) => format!("{e:?}"),
+                };
+                crate::lower::typed_tests::TREE_ONLY.with(|c| c.set(false));
+                out
+            };
+            let typed_before = crate::lower::typed_tests::STREAMED_TYPED.with(|c| c.get());
+            let tree = run(true);
+            assert_eq!(crate::lower::typed_tests::STREAMED_TYPED.with(|c| c.get()), typed_before, "tree way: none typed");
+            assert_eq!(run(false), tree, "extra item {extra}");
+            // Every GPU pod went the typed way, from its text.
+            assert_eq!(crate::lower::typed_tests::STREAMED_TYPED.with(|c| c.get()), typed_before + 40);
+        }
     }
 }

@@ -101,9 +101,10 @@ pub fn has_true_annotation(annotations: &[(String, String)], key: &str) -> bool 
     annotations.iter().any(|(k, v)| k == key && v == "true")
 }
 
-/// Lower the `spec` of a pod (or pod template) with its metadata.
-pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink) -> Pod {
-    let interner = &mut *ctx.interner;
+/// A pod of `meta` before anything of its spec: labels, namespace, owner, do-not-disrupt, and a
+/// request of one pod. Shared with the typed Pod path (`typed_pod`): the labels and the namespace
+/// are interned first, in this order, whichever way the pod is read.
+pub(super) fn pod_of_meta(meta: &Meta, interner: &mut Interner, document: usize) -> Pod {
     let labels = LabelSet::from_pairs(meta.labels.iter().map(|(k, v)| (interner.intern(k), interner.intern(v))).collect());
     let dnd = do_not_disrupt_duration(&meta.annotations);
     let spec_part = PodSpec {
@@ -138,11 +139,16 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         dra_claims: Vec::new(),
         volumes: false,
     };
-    let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), sink.document, spec_part);
+    let mut pod = Pod::new(meta.name.clone(), meta.uid.clone(), meta.created.unwrap_or(0), document, spec_part);
     let mut requests = Resources::new();
     requests.set(PODS, 1000);
     pod.requests = requests;
-    let annotation = |key: &str| meta.annotations.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    pod
+}
+
+/// Lower the `spec` of a pod (or pod template) with its metadata.
+pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink) -> Pod {
+    let mut pod = pod_of_meta(meta, ctx.interner, sink.document);
     let stated = spec.and_then(|s| sink.opt_int(s, "priority", "an integer priority"));
     let policy = spec.and_then(|s| s.get("preemptionPolicy")).and_then(|at| sink.scalar(&at));
     // Priority admission: a stated priority stands; else the named class's, else the global
@@ -167,13 +173,7 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
         },
         _ => ctx.priority_classes.default_class().map_or((None, false), |(v, never)| (Some(v), never)),
     };
-    pod.eviction_cost = eviction_cost(annotation(labels::DISRUPTION_COST), annotation(labels::POD_DELETION_COST), priority);
-    pod.eviction_cost_managed = eviction_cost(annotation(labels::DISRUPTION_COST), None, priority);
-    pod.priority = priority;
-    pod.preemption_never = match policy.as_deref() {
-        Some(p) => p == "Never",
-        None => class_never,
-    };
+    set_priority(&mut pod, meta, priority, class_never, policy.as_deref());
     let Some(spec) = spec else { return pod };
     pod.node_name = sink.opt_scalar(spec, "nodeName").filter(|s| !s.is_empty());
     pod.requests = effective_requests(spec, ctx, sink);
@@ -230,7 +230,24 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
             }
         }
     }
-    // Opt-out (R5.2.3a): the full requirements ask for `karpenter.sh/nodepool DoesNotExist`.
+    mark_opt_out(&mut pod, interner);
+    pod
+}
+
+/// A pod's priority, preemption policy and the eviction costs they decide.
+pub(super) fn set_priority(pod: &mut Pod, meta: &Meta, priority: Option<i64>, class_never: bool, policy: Option<&str>) {
+    let annotation = |key: &str| meta.annotations.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    pod.eviction_cost = eviction_cost(annotation(labels::DISRUPTION_COST), annotation(labels::POD_DELETION_COST), priority);
+    pod.eviction_cost_managed = eviction_cost(annotation(labels::DISRUPTION_COST), None, priority);
+    pod.priority = priority;
+    pod.preemption_never = match policy {
+        Some(p) => p == "Never",
+        None => class_never,
+    };
+}
+
+/// Opt-out (R5.2.3a): the full requirements ask for `karpenter.sh/nodepool DoesNotExist`.
+pub(super) fn mark_opt_out(pod: &mut Pod, interner: &mut Interner) {
     let np = interner.intern(labels::NODEPOOL);
     let first_term = pod.required_terms.first();
     let heaviest = pod.preferred_terms.first().map(|(_, r)| r);
@@ -241,7 +258,6 @@ pub fn lower_pod(meta: &Meta, spec: Option<&At>, ctx: &mut Ctx, sink: &mut Sink)
     if opt_out {
         pod.ignored = Some("the pod opts out of Karpenter (karpenter.sh/nodepool DoesNotExist)".into());
     }
-    pod
 }
 
 /// Effective requests (R4.1): max(sum of containers + sidecars, init peaks) + overhead,
@@ -318,8 +334,7 @@ fn container_requests(c: &At, ctx: &mut Ctx, sink: &mut Sink) -> Resources {
 /// are counted in whole devices: the apiserver refuses `nvidia.com/gpu: "0.5"` ("must be an
 /// integer"), so a fraction is a located error, not a plan for half a GPU.
 fn whole_if_extended(name: &str, milli: i64, at: &At, sink: &mut Sink) -> bool {
-    let extended = name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"));
-    if extended && milli % 1000 != 0 {
+    if !whole_or_not_extended(name, milli) {
         sink.error(
             at,
             "invalid-quantity",
@@ -331,6 +346,12 @@ fn whole_if_extended(name: &str, milli: i64, at: &At, sink: &mut Sink) -> bool {
     true
 }
 
+/// False for a fraction of an extended resource (what [`whole_if_extended`] reports).
+pub(super) fn whole_or_not_extended(name: &str, milli: i64) -> bool {
+    let extended = name.split_once('/').is_some_and(|(domain, _)| domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io"));
+    !extended || milli % 1000 == 0
+}
+
 fn render_quantity(at: &At) -> String {
     match at.v {
         serde_json::Value::String(s) => format!("{s:?}"),
@@ -338,14 +359,24 @@ fn render_quantity(at: &At) -> String {
     }
 }
 
+/// A toleration's operator; `None` for an unknown one.
+pub(super) fn toleration_op(op: Option<&str>) -> Option<TolerationOp> {
+    match op {
+        None | Some("") | Some("Equal") => Some(TolerationOp::Equal),
+        Some("Exists") => Some(TolerationOp::Exists),
+        Some("Lt") => Some(TolerationOp::Lt),
+        Some("Gt") => Some(TolerationOp::Gt),
+        Some(_) => None,
+    }
+}
+
 pub fn toleration(t: &At, sink: &mut Sink) -> Option<Toleration> {
     let key = sink.opt_scalar(t, "key").unwrap_or_default();
-    let op = match sink.opt_scalar(t, "operator").as_deref() {
-        None | Some("") | Some("Equal") => TolerationOp::Equal,
-        Some("Exists") => TolerationOp::Exists,
-        Some("Lt") => TolerationOp::Lt,
-        Some("Gt") => TolerationOp::Gt,
-        Some(other) => {
+    let operator = sink.opt_scalar(t, "operator");
+    let op = match toleration_op(operator.as_deref()) {
+        Some(op) => op,
+        None => {
+            let other = operator.unwrap_or_default();
             let at = t.get("operator").unwrap_or(*t);
             sink.error(&at, "invalid-operator", format!("unknown toleration operator {other:?}"), "Equal, Exists, Lt or Gt");
             return None;
@@ -390,7 +421,7 @@ pub fn expression(e: &At, interner: &mut Interner, sink: &mut Sink, ignored: &mu
     };
     let key = labels::normalize_key(&key).to_string();
     let op_text = sink.opt_scalar(e, "operator").unwrap_or_default();
-    let Some(op) = Operator::parse(&op_text).filter(|o| !matches!(o, Operator::Gte | Operator::Lte)) else {
+    let Some(op) = requirement_operator(&op_text) else {
         let at = e.get("operator").unwrap_or(*e);
         sink.error(
             &at,
@@ -401,34 +432,53 @@ pub fn expression(e: &At, interner: &mut Interner, sink: &mut Sink, ignored: &mu
         return None;
     };
     let values = e.get("values").map(|v| sink.string_list(&v)).unwrap_or_default();
-    if labels::is_restricted(&key) {
+    if bad_bound(op, &values) {
+        let at = e.get("values").unwrap_or(*e);
+        sink.error(
+            &at,
+            "invalid-requirement",
+            format!("operator {op_text} on {key:?} needs exactly one integer value ≥ 0"),
+            "values: [\"4\"]",
+        );
+        return None;
+    }
+    Some(requirement_of(&key, op, &values, interner, ignored))
+}
+
+/// A node-selector requirement's operator; `None` for one the API server refuses.
+pub(super) fn requirement_operator(op_text: &str) -> Option<Operator> {
+    Operator::parse(op_text).filter(|o| !matches!(o, Operator::Gte | Operator::Lte))
+}
+
+/// `Gt`/`Lt` without exactly one integer value ≥ 0 (an error the API server reports).
+pub(super) fn bad_bound<S: AsRef<str>>(op: Operator, values: &[S]) -> bool {
+    matches!(op, Operator::Gt | Operator::Lt) && (values.len() != 1 || labels::parse_int(values[0].as_ref()).is_none_or(|n| n < 0))
+}
+
+/// A valid requirement (`key` normalized; checked by [`requirement_operator`] and [`bad_bound`])
+/// with the notes of what Karpenter ignores, interned values first and the key last.
+pub(super) fn requirement_of<S: AsRef<str> + std::fmt::Debug>(
+    key: &str,
+    op: Operator,
+    values: &[S],
+    interner: &mut Interner,
+    ignored: &mut Option<String>,
+) -> (KeyId, Requirement) {
+    if labels::is_restricted(key) {
         ignored.get_or_insert(format!("node affinity uses restricted label {key:?}"));
     }
-    match op {
-        Operator::In if values.is_empty() => {
-            ignored.get_or_insert(format!("requirement on {key:?} uses In without values"));
-        }
-        Operator::Gt | Operator::Lt if values.len() != 1 || labels::parse_int(&values[0]).is_none_or(|n| n < 0) => {
-            let at = e.get("values").unwrap_or(*e);
-            sink.error(
-                &at,
-                "invalid-requirement",
-                format!("operator {op_text} on {key:?} needs exactly one integer value ≥ 0"),
-                "values: [\"4\"]",
-            );
-            return None;
-        }
-        _ => {}
+    if op == Operator::In && values.is_empty() {
+        ignored.get_or_insert(format!("requirement on {key:?} uses In without values"));
     }
     if key == labels::CAPACITY_TYPE
         && op == Operator::In
-        && !values.iter().any(|v| [labels::ON_DEMAND, labels::SPOT, labels::RESERVED].contains(&v.as_str()))
+        && !values.iter().any(|v| [labels::ON_DEMAND, labels::SPOT, labels::RESERVED].contains(&v.as_ref()))
     {
         ignored.get_or_insert(format!("karpenter.sh/capacity-type In {values:?} names no known capacity type"));
     }
-    let ids: Vec<u32> = values.iter().map(|v| interner.intern(v)).collect();
-    let kid = interner.intern(&key);
-    Some((kid, Requirement::from_operator(op, &ids, interner)))
+    let ids: Vec<u32> = values.iter().map(|v| interner.intern(v.as_ref())).collect();
+    let kid = interner.intern(key);
+    (kid, Requirement::from_operator(op, &ids, interner))
 }
 
 fn lower_affinity(aff: &At, pod: &mut Pod, interner: &mut Interner, sink: &mut Sink) {

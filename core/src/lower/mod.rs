@@ -16,6 +16,9 @@ pub mod lower_pod;
 mod owners;
 mod pools;
 pub mod priority;
+mod typed_pod;
+#[cfg(test)]
+pub(crate) mod typed_tests;
 mod workloads;
 
 use self::lower_pod::{has_true_annotation, read_meta, Ctx, Meta};
@@ -225,6 +228,23 @@ impl Lowerer {
         self.0.document(doc);
     }
 
+    /// Lower the next document of the input when it is a plain Pod in its typed shape (decoded
+    /// from JSON text without a tree: `manifest::decode_streamed`); `false` when it must be
+    /// lowered as a [`Document`] instead (nothing was changed then).
+    pub fn add_typed_pod(&mut self, pod: &crate::manifest::typed::PodDoc, source: Option<&str>, index: usize, prefix: &str) -> bool {
+        let l = &mut self.0;
+        let before = l.pods.len();
+        if !l.typed_pod(pod, index) {
+            return false;
+        }
+        #[cfg(test)]
+        typed_tests::STREAMED_TYPED.with(|c| c.set(c.get() + 1));
+        // `document`'s bookkeeping for one new pod.
+        l.pod_sources.push((before, source.map(str::to_string)));
+        l.pod_items.push((before, (!prefix.is_empty()).then(|| prefix.to_string())));
+        true
+    }
+
     /// The checks that need every object (duplicates, pool bounds, node classes) and the model.
     pub fn finish(self, catalog: crate::catalog::Catalog, settings: Settings) -> Result<Model, Vec<InputError>> {
         let mut l = self.0;
@@ -366,7 +386,11 @@ impl Lowering {
     fn document(&mut self, doc: &Document) {
         let (pods, pools) = (self.pods.len(), self.node_pools.len());
         let (skipped, expansions) = (self.skipped.len(), self.expansions.len());
-        self.document_objects(doc);
+        // A plain Pod goes the typed way when it can (typed_pod.rs), the tree way otherwise.
+        let typed = crate::manifest::typed::PodDoc::of_value(&doc.value).is_some_and(|p| self.typed_pod(&p, doc.index));
+        if !typed {
+            self.document_objects(doc);
+        }
         for s in &mut self.skipped[skipped..] {
             s.source = s.source.take().or_else(|| doc.source.clone());
         }

@@ -10,14 +10,22 @@
 //! values are exactly `strict_json`'s (duplicate keys refused at any depth, the top level's too).
 
 use super::strict_json::Strict;
+use super::typed::PodDoc;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::fmt;
 
 /// What the reader hands over, in input order.
-pub enum Part {
+// A part is moved once, to the caller; boxing the typed Pod would allocate once per Pod.
+#[allow(clippy::large_enum_variant)]
+pub enum Part<'t> {
     /// The `i`-th item of the current top-level List, as soon as it is read.
     Item(usize, Value),
+    /// The `i`-th item of the current top-level List when it is a plain Pod of the typed shape
+    /// (asked for with `typed`), with its text: no tree is built for it. The caller lowers it the
+    /// typed way or, when that declines, decodes the text as [`Part::Item`] would have.
+    Pod(usize, PodDoc<'t>, &'t str),
     /// A whole top-level value (an object that is not a List, an array, a scalar): the caller
     /// splits it.
     Whole(Value),
@@ -28,9 +36,9 @@ pub enum Part {
 /// Reads the top-level values of `text` in order, handing over each part as it is read. `Err`
 /// (any JSON error, a List-like object that is not one) means the caller must start over with
 /// the whole-text decoder.
-pub fn decode_each(text: &str, each: &mut dyn FnMut(Part)) -> Result<(), serde_json::Error> {
+pub fn decode_each<'t>(text: &'t str, typed: bool, each: &mut dyn FnMut(Part<'t>)) -> Result<(), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let part = TopSeed { each: &mut *each }.deserialize(&mut de)?;
+    let part = TopSeed { each: &mut *each, typed }.deserialize(&mut de)?;
     each(part);
     // One value (kubectl's List, or one object) is the common case. serde_json's `Deserializer`
     // tells no offset, and asking it whether more follows builds an error that counts lines
@@ -47,26 +55,27 @@ pub fn decode_each(text: &str, each: &mut dyn FnMut(Part)) -> Result<(), serde_j
     Ok(())
 }
 
-struct TopSeed<'f> {
-    each: &'f mut dyn FnMut(Part),
+struct TopSeed<'f, 't> {
+    each: &'f mut dyn FnMut(Part<'t>),
+    typed: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
-    type Value = Part;
+impl<'t> DeserializeSeed<'t> for TopSeed<'_, 't> {
+    type Value = Part<'t>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Part, D::Error> {
+    fn deserialize<D: Deserializer<'t>>(self, d: D) -> Result<Part<'t>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_> {
-    type Value = Part;
+impl<'t> Visitor<'t> for TopSeed<'_, 't> {
+    type Value = Part<'t>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON document")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Part, A::Error> {
+    fn visit_map<A: MapAccess<'t>>(self, mut map: A) -> Result<Part<'t>, A::Error> {
         let mut out = Map::new();
         let mut streamed = false;
         while let Some(key) = map.next_key::<String>()? {
@@ -75,7 +84,7 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
             }
             let kind_not_list = out.get("kind").is_some_and(|k| !k.as_str().is_some_and(|k| k.ends_with("List")));
             if key == "items" && !kind_not_list {
-                map.next_value_seed(ItemsSeed { each: &mut *self.each })?;
+                map.next_value_seed(ItemsSeed { each: &mut *self.each, typed: self.typed })?;
                 streamed = true;
                 continue;
             }
@@ -92,7 +101,7 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         }
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Part, A::Error> {
+    fn visit_seq<A: SeqAccess<'t>>(self, mut seq: A) -> Result<Part<'t>, A::Error> {
         let mut out = Vec::new();
         while let Some(Strict(v)) = seq.next_element()? {
             out.push(v);
@@ -100,53 +109,70 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         Ok(Part::Whole(Value::Array(out)))
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Part, E> {
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Part<'t>, E> {
         Ok(Part::Whole(Value::Bool(v)))
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Part, E> {
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Part<'t>, E> {
         Ok(Part::Whole(Value::from(v)))
     }
 
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Part, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Part<'t>, E> {
         Ok(Part::Whole(Value::from(v)))
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Part, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Part<'t>, E> {
         Ok(Part::Whole(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)))
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Part, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Part<'t>, E> {
         Ok(Part::Whole(Value::String(v.to_owned())))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Part, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<Part<'t>, E> {
         Ok(Part::Whole(Value::Null))
     }
 }
 
 /// A List's `items`: each element handed over as read. Anything but a list fails the read.
-struct ItemsSeed<'f> {
-    each: &'f mut dyn FnMut(Part),
+struct ItemsSeed<'f, 't> {
+    each: &'f mut dyn FnMut(Part<'t>),
+    typed: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for ItemsSeed<'_> {
+impl<'t> DeserializeSeed<'t> for ItemsSeed<'_, 't> {
     type Value = ();
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+    fn deserialize<D: Deserializer<'t>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_seq(self)
     }
 }
 
-impl<'de> Visitor<'de> for ItemsSeed<'_> {
+impl<'t> Visitor<'t> for ItemsSeed<'_, 't> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a list of items")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    fn visit_seq<A: SeqAccess<'t>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut i = 0;
+        if self.typed {
+            // Each item's text first (a cheap scan), then the typed shape from it; an item of
+            // another shape is decoded from its text as below (the same strict tree).
+            while let Some(raw) = seq.next_element::<&'t RawValue>()? {
+                let text = raw.get();
+                match PodDoc::of_json(text) {
+                    Some(pod) => (self.each)(Part::Pod(i, pod, text)),
+                    None => {
+                        let Strict(v) = serde_json::from_str(text).map_err(de::Error::custom)?;
+                        (self.each)(Part::Item(i, v));
+                    }
+                }
+                i += 1;
+            }
+            return Ok(());
+        }
         while let Some(Strict(v)) = seq.next_element()? {
             (self.each)(Part::Item(i, v));
             i += 1;

@@ -10,11 +10,14 @@
 //! one), and `load::model` validates, lowers and drops each before the next is built. Holding
 //! every tree until lowering ended was most of the peak memory of a large input (20,000 pods:
 //! 223 MB → 107 MB) and allocating fresh memory for each was most of decoding's time; a reused,
-//! still-cached tree costs a quarter as much (issue 21, benches/README.md "Third round"). A
-//! borrowed, zero-copy tree would save the remaining allocations but means a second reader for
-//! lowering and validation (both walk `serde_json::Value`), and the front ends' `objects`
-//! arrive as `Value`s anyway, so it was not done. Texts outside the fast subset, and every
-//! error, still go through [`decode`] (serde-saphyr, serde_json) whole.
+//! still-cached tree costs a quarter as much (issue 21, benches/README.md "Third round").
+//! Plain Pods, the bulk of a large input, skip the tree where they can (issue 35): `typed` holds
+//! their borrowed, typed shape, which a JSON List's items are decoded into straight from their
+//! text ([`decode_streamed_typed`]) and already-decoded documents (YAML, the front ends'
+//! `objects`) are read into without a walk; `lower::typed_pod` lowers that shape. It is a fast
+//! path only: a document of any other shape, or one the tree way would report anything about,
+//! goes the tree way, which keeps every error and its path. Texts outside the fast subset, and
+//! every error, still go through [`decode`] (serde-saphyr, serde_json) whole.
 
 mod block_yaml;
 mod json_stream;
@@ -46,6 +49,7 @@ pub(crate) fn test_input_files(extensions: &[&str]) -> Vec<std::path::PathBuf> {
 }
 pub mod reader;
 mod strict_json;
+pub mod typed;
 
 use crate::error::{ErrorKind, InputError};
 use serde_json::Value;
@@ -161,26 +165,68 @@ fn is_json(text: &str) -> bool {
 /// when the text turns out to need the full parser (or holds a document `decode` would refuse):
 /// the documents handed over so far are then only part of the text, and the caller starts over
 /// with [`decode`], which also reports any error.
-pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&Document<'static>)) -> bool {
+pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&Document<'_>)) -> bool {
+    decode_streamed_typed(text, source, false, &mut |next| {
+        if let Next::Document(d) = next {
+            each(d);
+        }
+        true
+    })
+}
+
+/// What [`decode_streamed_typed`] hands over.
+pub enum Next<'x, 't> {
+    /// A document, as [`decode_streamed`] hands it over.
+    Document(&'x Document<'x>),
+    /// A List item of JSON text that is a plain Pod of the typed shape (`typed`), with the
+    /// place [`Document`] would give it: no tree was built. The caller returns `false` to have
+    /// it handed over again as a [`Next::Document`].
+    Pod { pod: &'x typed::PodDoc<'t>, source: Option<&'x str>, index: usize, prefix: &'x str },
+}
+
+/// [`decode_streamed`], handing over the items of a JSON List that are plain Pods in their typed
+/// shape (`typed` true) instead of as trees when `each` takes them (returns `true`; its return
+/// value for a [`Next::Document`] is not read). The same documents in the same order either way.
+pub fn decode_streamed_typed<'t>(text: &'t str, source: Option<&str>, typed: bool, each: &mut dyn FnMut(Next<'_, 't>) -> bool) -> bool {
     debug_assert!(streamable(text));
     let mut index = 0;
     let mut docs = Vec::new();
     let mut errors = Vec::new();
     if is_json(text) {
+        let mut refused = false;
         let mut part = |part| match part {
             json_stream::Part::Item(i, value) => {
-                each(&Document { source: source.map(str::to_string), index, prefix: format!("items[{i}]"), value: Cow::Owned(value) })
+                each(Next::Document(&Document {
+                    source: source.map(str::to_string),
+                    index,
+                    prefix: format!("items[{i}]"),
+                    value: Cow::Owned(value),
+                }));
+            }
+            json_stream::Part::Pod(i, pod, item) => {
+                let prefix = format!("items[{i}]");
+                if !each(Next::Pod { pod: &pod, source, index, prefix: &prefix }) {
+                    // Declined: the same item as a tree (its text was read strictly already,
+                    // so this cannot fail; if it did, the caller starts over).
+                    match serde_json::from_str::<strict_json::Strict>(item) {
+                        Ok(v) => {
+                            each(Next::Document(&Document { source: source.map(str::to_string), index, prefix, value: Cow::Owned(v.0) }));
+                        }
+                        Err(_) => refused = true,
+                    }
+                }
             }
             json_stream::Part::Whole(value) => {
                 split(Cow::Owned(value), source, index, &mut docs, &mut errors);
                 for d in docs.drain(..) {
-                    each(&d);
+                    each(Next::Document(&d));
                 }
                 index += 1;
             }
             json_stream::Part::ListEnd => index += 1,
         };
-        return json_stream::decode_each(text, &mut part).is_ok() && errors.is_empty();
+        let read = json_stream::decode_each(text, typed, &mut part).is_ok();
+        return read && !refused && errors.is_empty();
     }
     let complete = block_yaml::decode_each(text, &mut |value| {
         if !errors.is_empty() {
@@ -189,7 +235,7 @@ pub fn decode_streamed(text: &str, source: Option<&str>, each: &mut dyn FnMut(&D
         split(Cow::Owned(value), source, index, &mut docs, &mut errors);
         index += 1;
         for d in docs.drain(..) {
-            each(&d);
+            each(Next::Document(&d));
         }
     });
     complete.is_some() && errors.is_empty()

@@ -206,6 +206,9 @@ impl Sink<'_> {
                 return None;
             }
         };
+        if let Some(v) = quantity_milli(&text) {
+            return Some(v);
+        }
         match parse_milli(&text) {
             Ok(v) if v < 0 => {
                 self.error(at, "invalid-quantity", format!("quantity {text:?} is negative"), "a non-negative quantity");
@@ -284,6 +287,19 @@ impl Sink<'_> {
                 Vec::new()
             }
         }
+    }
+}
+
+/// A quantity's text in milli-units as [`Sink::quantity`] takes it; `None` where that reports
+/// an error. Shared with the typed Pod path (`lower::typed_pod`), which must take exactly the
+/// quantities the tree way takes.
+pub fn quantity_milli(text: &str) -> Option<i64> {
+    match parse_milli(text) {
+        Ok(v) if v < 0 => None,
+        Ok(v) => Some(v),
+        // Beyond an i64 of milli-units: held as the maximum (see `Sink::quantity`).
+        Err(QuantityError::TooLarge(_)) if !text.trim_start().starts_with('-') => Some(i64::MAX),
+        Err(_) => None,
     }
 }
 
