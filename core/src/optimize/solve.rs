@@ -374,7 +374,7 @@ struct Steps<'a> {
 impl Steps<'_> {
     /// One more step, if the allowance has it.
     fn take(&mut self) -> bool {
-        if self.left == 0 || (self.left % STEPS_PER_CLOCK_READING == 0 && self.budget.spent()) {
+        if self.left == 0 || (self.left.is_multiple_of(STEPS_PER_CLOCK_READING) && self.budget.spent()) {
             return false;
         }
         self.left -= 1;
