@@ -193,7 +193,7 @@ export interface AdviseSettings {
 
 /** `optimize` options. */
 export interface OptimizeSettings {
-  /** Wall-clock budget of the solver's two calls together, seconds (default 10, at most 3600; a quarter for the LP bound). */
+  /** Wall-clock budget of the whole call, seconds (default 10, at most 3600; every phase takes from what is left, the LP bound at most a quarter). */
   timeBudgetSeconds?: number;
   /** At most this many packing patterns are listed exhaustively (default 20,000). */
   enumerateLimit?: number;

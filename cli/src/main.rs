@@ -493,7 +493,9 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let mut req = request(&a.common, &a.policies, &a.gates, &a.files)?;
             req.optimize = Some(optimize::settings(&a));
             req.now = a.now.clone();
-            let answer = nodecast::optimize(&req);
+            // The clock `--time-budget` bounds the whole call by (the core reads none itself).
+            let started = std::time::Instant::now();
+            let answer = nodecast::interrupt::with_clock(move || started.elapsed().as_secs_f64(), || nodecast::optimize(&req));
             Ok(finish(&answer, a.common.output, optimize::render)?)
         }
         Command::Advise(a) => {

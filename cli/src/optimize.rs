@@ -9,9 +9,9 @@ pub struct OptimizeArgs {
     /// Kubernetes manifests (YAML or JSON, many documents each); `-` reads stdin.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
-    /// Wall-clock budget of the solver in seconds (default 10; a quarter for the LP bound, the
-    /// rest for the integer program): when it binds, the best packing so far is shown with its
-    /// gap to the lower bound.
+    /// Wall-clock budget of the whole call in seconds (default 10; every phase takes from what
+    /// is left, the LP bound at most a quarter): when it binds, the best packing so far is
+    /// shown with its gap to the lower bound.
     #[arg(long, value_name = "SECONDS")]
     pub time_budget: Option<f64>,
     /// The time of the pass (RFC 3339): capacity reservations are resolved at it, as `plan

@@ -712,10 +712,10 @@ def optimize(
     beside Karpenter's plan (``nodecast optimize``): both plans' $/h, a lower bound and the
     certificate (``"optimal"`` or ``"within x % of optimal"``), the savings per month, the pods
     placed differently, and the constraints not optimised. ``time_budget_seconds`` bounds the
-    solver's two calls together (default 10 s: a quarter for the LP bound, the rest for the
-    integer program; when it binds, the best packing so far is answered). ``running=True`` (with
-    ``now``) optimises the running cluster instead: the cheapest set of nodes for the pods that run
-    now beside Karpenter's consolidation (``Optimization.running``)."""
+    whole call (default 10 s; every phase takes from what is left, the LP bound at most a
+    quarter; when it binds, the best packing so far is answered, ``stats.timed_out`` set).
+    ``running=True`` (with ``now``) optimises the running cluster instead: the cheapest set of
+    nodes for the pods that run now beside Karpenter's consolidation (``Optimization.running``)."""
     req = _build_request(
         sources,
         catalog=catalog,

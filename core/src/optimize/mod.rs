@@ -9,6 +9,7 @@
 //! with the scheduler's predicates before it is answered.
 
 pub(crate) mod affinity;
+mod canonical;
 mod check;
 mod class;
 pub(crate) mod existing;
@@ -38,9 +39,13 @@ use solve::{Budget, Pattern};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct OptimizeSettings {
-    /// Wall-clock budget of the solver, seconds (default 10): a quarter for the LP bound, the
-    /// rest for the integer program. When it binds, the best packing found so far is answered
-    /// with its gap to the bound (and reruns may differ); without one, Karpenter's plan, marked.
+    /// Wall-clock budget of the whole call, seconds (default 10), read on the clock the front
+    /// end lends (the CLI, Python and wasm do): Karpenter's plan, the pattern listing and each
+    /// solver call take from what is left (the LP bound at most a quarter, the whole plan's
+    /// bound, when needed, half of what the first solve leaves). When it binds, the best
+    /// packing found so far is answered with its gap to the bound (and reruns may differ);
+    /// without one, Karpenter's plan, marked. Without a lent clock only the solver calls are
+    /// bounded, by static shares that add up to it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_budget_seconds: Option<f64>,
     /// At most this many packing patterns are listed exhaustively (default 20,000); above it,
@@ -72,10 +77,10 @@ pub(crate) fn optimize(
             return Err(vec![e]);
         }
     }
-    let budget = Budget {
-        seconds: settings.time_budget_seconds.unwrap_or(10.0),
-        enumerate_limit: settings.enumerate_limit.unwrap_or(20_000).min(1_000_000),
-    };
+    // The budget starts here, before Karpenter's own plan: with a lent clock it bounds the
+    // whole call (issue 35: a 10 s budget answered after 17 s when the whole plan's bound ran
+    // a second full-budget solve after the first).
+    let budget = Budget::new(settings.time_budget_seconds.unwrap_or(10.0), settings.enumerate_limit.unwrap_or(20_000).min(1_000_000));
     let mut body = match now {
         Some((t, text)) if settings.running => running::run(m, budget, t, text),
         None if settings.running => Err(InputError::new("required", "optimize.running needs the clock: `now`")
@@ -362,7 +367,18 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
             seeds.push(Pattern { class: k, counts });
         }
     }
-    let outcome = solve::solve(&inst, seeds, budget).map_err(|e| {
+    // The whole plan's bound (below) is a second solve: when it will run, this one gets half
+    // of what is left and the bound the rest, so the two together stay within the budget.
+    let kept_any = kept.iter().zip(&claims).any(|(k, c)| *k && c.launch.is_some());
+    let relaxed = existing::bins(m, &sol, &[], true);
+    let terms = existing::with_terms(m);
+    let barred = stuck > 0
+        || inst.groups.iter().any(|g| {
+            let pod = &m.pods[g.pods[0]];
+            !existing::plain(m, g.pods[0], &terms) && relaxed.iter().any(|b| existing::allows(m, b, pod))
+        });
+    let needs_whole = kept_any || barred;
+    let outcome = solve::solve(&inst, seeds, if needs_whole { budget.part(WHOLE_SHARE) } else { budget }).map_err(|e| {
         InputError::new("optimizer-failed", format!("the solver gave no packing: {e}"))
             .help("report this input; nodecast's plan is unaffected")
     })?;
@@ -374,16 +390,8 @@ fn run(m: &Model, budget: Budget) -> Result<Optimization, InputError> {
     // lower bound of every plan that keeps them all).
     let broken = breaks.iter().zip(&kept).any(|(b, k)| *b && *k);
     // The model's own bound covers every plan only when it holds every pod that could use an
-    // existing node's room: none kept there, none barred from it for its rules alone.
-    let relaxed = existing::bins(m, &sol, &[], true);
-    let terms = existing::with_terms(m);
-    let barred = stuck > 0
-        || inst.groups.iter().any(|g| {
-            let pod = &m.pods[g.pods[0]];
-            !existing::plain(m, g.pods[0], &terms) && relaxed.iter().any(|b| existing::allows(m, b, pod))
-        });
-    let kept_any = kept.iter().zip(&claims).any(|(k, c)| *k && c.launch.is_some());
-    let whole = (kept_any || barred).then(|| whole_bound(m, &sol, &claims, budget, broken));
+    // existing node's room: none kept there, none barred from it for its rules alone (`barred`).
+    let whole = needs_whole.then(|| whole_bound(m, &sol, &claims, budget.after(WHOLE_SHARE), broken));
     let answer = output::Answer { outcome: &outcome, whole_bound: whole, kept_pods };
     Ok(output::render(m, &inst, &claims, &kept, &nodes, &answer, notes, &sol))
 }
@@ -408,6 +416,10 @@ fn group_pods(m: &Model, mut pods: Vec<usize>) -> (Vec<Group>, std::collections:
     }
     (groups, group_index)
 }
+
+/// The share of the time left that the free pods' solve gets when the whole plan's bound is
+/// solved after it (that bound takes the rest).
+const WHOLE_SHARE: f64 = 0.5;
 
 /// The start of the note on Karpenter's NodeClaims that break a hostname spread in the final placement.
 pub const BREAKS_SPREAD: &str = "hostname spreads held with every pod in place";
@@ -445,7 +457,8 @@ fn pods_bound(m: &Model, sol: &Solution, claims: &[KarpenterClaim], pods: Vec<us
     inst.rules.relax_needs();
     match solve::solve(&inst, Vec::new(), budget) {
         Ok(o) if o.karpenter_plan.is_none() => o.lower_bound,
-        _ => solve::lp_bound(&inst, budget.seconds).map_or(0.0, |(b, _)| b),
+        // Only when the solve gave no bound of its own: the LP again, in what is left.
+        _ => solve::lp_bound(&inst, budget.left().min(budget.seconds * solve::LP_SHARE)).map_or(0.0, |(b, _)| b),
     }
 }
 

@@ -142,14 +142,16 @@ pub struct Stats {
 /// more of any limit (never dearer).
 /// A group with zone rules takes, per zone, the pods the integer program put there (`quota`;
 /// without an entry, as many as its slots hold), and a node holding such pods keeps its zone.
+/// The nodes' contents are then put in canonical form (`canonical::repack`), so that equally
+/// cheap answers of different solvers give the same plan, and each group's pods are dealt out
+/// in index order over the nodes in that order.
 pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)], quota: &Quota) -> Vec<Node> {
     let mut next = vec![0usize; inst.groups.len()];
     let mut left = quota.clone();
-    let mut nodes = Vec::new();
+    let mut slots: Vec<super::canonical::Slot> = Vec::new();
     for (p, n) in chosen {
         let zone = inst.classes[p.class].zone;
         for _ in 0..*n {
-            let mut pods = Vec::new();
             let mut counts = vec![0u32; inst.groups.len()];
             for (g, &want) in p.counts.iter().enumerate() {
                 let group = &inst.groups[g];
@@ -158,33 +160,48 @@ pub fn assign(inst: &Instance, chosen: &[(Pattern, u32)], quota: &Quota) -> Vec<
                     take = take.min(*q as usize);
                     *q -= take as u32;
                 }
-                pods.extend_from_slice(&group.pods[next[g]..next[g] + take]);
                 counts[g] = take as u32;
                 next[g] += take;
             }
-            if pods.is_empty() {
+            if counts.iter().all(|&k| k == 0) {
                 continue;
             }
-            let here = &inst.classes[p.class];
-            let zoned = counts.iter().enumerate().any(|(g, &k)| k > 0 && inst.rules.zones.zoned(g));
-            // An existing node's room stays that node.
-            let class = (0..inst.classes.len())
-                .filter(|_| here.existing.is_none())
-                .filter(|&k| {
-                    let c = &inst.classes[k];
-                    c.pool == here.pool
-                        && c.existing.is_none()
-                        && (c.zone == here.zone || !zoned)
-                        && c.limit_use.iter().zip(&here.limit_use).all(|(a, b)| a <= b)
-                        && super::solve::fits(inst, c, &counts)
-                })
-                .min_by(|&a, &b| inst.classes[a].price.total_cmp(&inst.classes[b].price).then(a.cmp(&b)))
-                .unwrap_or(p.class);
-            pods.sort_unstable();
-            nodes.push(Node { class, pods });
+            slots.push((cheapest(inst, p.class, &counts), counts));
         }
     }
-    nodes
+    let mut next = vec![0usize; inst.groups.len()];
+    super::canonical::repack(inst, slots)
+        .into_iter()
+        .map(|(class, counts)| {
+            let mut pods = Vec::new();
+            for (g, &k) in counts.iter().enumerate() {
+                pods.extend_from_slice(&inst.groups[g].pods[next[g]..next[g] + k as usize]);
+                next[g] += k as usize;
+            }
+            pods.sort_unstable();
+            Node { class: cheapest(inst, class, &counts), pods }
+        })
+        .collect()
+}
+
+/// The cheapest class of `class`'s pool (lowest index among equals) that holds `counts`, in
+/// its zone when they include pods with zone rules, and uses no more of any limit; an
+/// existing node's room stays that node.
+fn cheapest(inst: &Instance, class: usize, counts: &[u32]) -> usize {
+    let here = &inst.classes[class];
+    let zoned = counts.iter().enumerate().any(|(g, &k)| k > 0 && inst.rules.zones.zoned(g));
+    (0..inst.classes.len())
+        .filter(|_| here.existing.is_none())
+        .filter(|&k| {
+            let c = &inst.classes[k];
+            c.pool == here.pool
+                && c.existing.is_none()
+                && (c.zone == here.zone || !zoned)
+                && c.limit_use.iter().zip(&here.limit_use).all(|(a, b)| a <= b)
+                && super::solve::fits(inst, c, counts)
+        })
+        .min_by(|&a, &b| inst.classes[a].price.total_cmp(&inst.classes[b].price).then(a.cmp(&b)))
+        .unwrap_or(class)
 }
 
 fn describe(name: &str, pool: &str, it: &str, ct: &str, zone: &str) -> String {

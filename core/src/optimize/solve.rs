@@ -36,11 +36,60 @@ pub type Quota = BTreeMap<(usize, ValueId), u32>;
 pub struct Budget {
     /// Most patterns listed exhaustively before falling back to generated ones.
     pub enumerate_limit: usize,
-    /// Wall-clock limit of the two solver calls together (seconds): the LP relaxation gets
-    /// [`LP_SHARE`] of it, the integer program the rest, so `timeBudgetSeconds` bounds the
-    /// solver's part of the call (each call had the whole budget before, twice it together).
+    /// Wall-clock limit of the whole `optimize` call (seconds). With a clock lent to the core
+    /// (`interrupt::with_clock`: the CLI, Python and wasm lend one) every phase reads what is
+    /// left of it: each solver call gets at most that ([`Budget::left`]), and the pattern
+    /// listing stops when it is gone. Without a clock the solver calls split it statically, so
+    /// their limits still add up to at most `seconds` (the LP relaxation [`LP_SHARE`], the
+    /// integer program the rest; half of all that for the whole plan's bound when it is needed).
     pub seconds: f64,
+    /// The lent clock's reading when the call started (`None` without a clock).
+    pub started: Option<f64>,
 }
+
+impl Budget {
+    /// A budget of `seconds` starting now (by the lent clock, if any).
+    pub fn new(seconds: f64, enumerate_limit: usize) -> Budget {
+        Budget { enumerate_limit, seconds, started: crate::interrupt::seconds() }
+    }
+
+    /// Seconds left: the budget less the time since it started by the lent clock; without a
+    /// clock, the whole of it (the callers' static shares bound the sum then).
+    pub fn left(&self) -> f64 {
+        match (self.started, crate::interrupt::seconds()) {
+            (Some(start), Some(now)) => (self.seconds - (now - start)).max(0.0),
+            _ => self.seconds,
+        }
+    }
+
+    /// A budget of `share` of what is left, starting now: a phase's part of the call.
+    pub fn part(&self, share: f64) -> Budget {
+        Budget { enumerate_limit: self.enumerate_limit, seconds: self.left() * share, started: crate::interrupt::seconds() }
+    }
+
+    /// What is left once a phase given `part(share)` has run: by the clock what is left then;
+    /// without one, the rest of the static split (`1 - share` of this budget).
+    pub fn after(&self, share: f64) -> Budget {
+        match self.started {
+            Some(_) => self.part(1.0),
+            None => Budget { enumerate_limit: self.enumerate_limit, seconds: self.seconds * (1.0 - share), started: None },
+        }
+    }
+
+    /// The time is gone (only ever true with a lent clock).
+    pub fn spent(&self) -> bool {
+        self.left() <= 0.0
+    }
+}
+
+/// The least a solver call is given (seconds): a call with no time at all gives no answer, and
+/// Karpenter's plan would then be answered instead of the best packing found this quickly.
+const LEAST_CALL: f64 = 0.001;
+
+/// The share of a budget the integer program leaves, by the clock, to the phases after it
+/// (pods dealt out to nodes, the pod-by-pod check, the answer): they are linear in the pods
+/// but not free at 10,000 pods.
+pub const AFTER_SHARE: f64 = 0.05;
 
 /// The LP relaxation's share of [`Budget::seconds`] (it is the quick one; the integer program
 /// over the patterns is what runs to its limit on large inputs).
@@ -83,7 +132,7 @@ fn run(
     }
     #[cfg(feature = "highs")]
     {
-        let model = vars.minimise(objective).using(good_lp::highs).set_threads(1).set_time_limit(seconds.max(0.001));
+        let model = vars.minimise(objective).using(good_lp::highs).set_threads(1).set_time_limit(seconds.max(LEAST_CALL));
         let model = model.set_mip_rel_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
         Ok(values_of(model.with_all(rows).solve()?, read))
     }
@@ -102,7 +151,7 @@ fn run_microlp(
     read: &[Variable],
 ) -> Result<(Vec<f64>, bool, bool), ResolutionError> {
     use good_lp::{WithMipGap, WithTimeLimit};
-    let model = vars.minimise(objective).using(good_lp::microlp).with_time_limit(seconds.max(0.001));
+    let model = vars.minimise(objective).using(good_lp::microlp).with_time_limit(seconds.max(LEAST_CALL));
     let model = model.with_mip_gap(1e-7).map_err(|e| ResolutionError::Str(e.to_string()))?;
     Ok(values_of(model.with_all(rows).solve()?, read))
 }
@@ -293,11 +342,17 @@ fn greedy_fill(inst: &Instance, class: &Class, counts: &mut [u32], order: &[usiz
 /// `limit` patterns, and the solver works from generated patterns with its gap to the bound.
 const STEPS_PER_PATTERN: usize = 64;
 
+/// Search steps between two readings of the clock while listing patterns.
+const STEPS_PER_CLOCK_READING: usize = 4096;
+
 /// Every maximal pattern of every class, or None past `limit` patterns (or past
-/// `limit` x [`STEPS_PER_PATTERN`] search steps).
-pub fn enumerate(inst: &Instance, limit: usize) -> Option<Vec<Pattern>> {
+/// `limit` x [`STEPS_PER_PATTERN`] search steps, or when the budget's time is gone).
+pub fn enumerate(inst: &Instance, limit: usize, budget: &Budget) -> Option<Vec<Pattern>> {
+    if budget.spent() {
+        return None;
+    }
     let mut out = Vec::new();
-    let mut steps = limit.saturating_mul(STEPS_PER_PATTERN);
+    let mut steps = Steps { left: limit.saturating_mul(STEPS_PER_PATTERN), budget };
     for (c, class) in inst.classes.iter().enumerate() {
         let admitted: Vec<usize> = (0..inst.groups.len()).filter(|&g| class.admits[g] && class.max_of(g, &inst.groups[g]) > 0).collect();
         let mut counts = vec![0u32; inst.groups.len()];
@@ -307,6 +362,24 @@ pub fn enumerate(inst: &Instance, limit: usize) -> Option<Vec<Pattern>> {
         }
     }
     Some(out)
+}
+
+/// The listing's allowance: search steps left, and the time budget read every
+/// [`STEPS_PER_CLOCK_READING`] steps.
+struct Steps<'a> {
+    left: usize,
+    budget: &'a Budget,
+}
+
+impl Steps<'_> {
+    /// One more step, if the allowance has it.
+    fn take(&mut self) -> bool {
+        if self.left == 0 || (self.left.is_multiple_of(STEPS_PER_CLOCK_READING) && self.budget.spent()) {
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -319,12 +392,11 @@ fn dfs(
     left: &mut [i64],
     out: &mut Vec<Pattern>,
     limit: usize,
-    steps: &mut usize,
+    steps: &mut Steps,
 ) -> bool {
-    if *steps == 0 {
+    if !steps.take() {
         return false;
     }
-    *steps -= 1;
     if i == admitted.len() {
         // Maximal: no admitted group with pods to spare still fits. Groups a required
         // affinity counts are covered exactly, so every count of theirs is listed; for the
@@ -381,13 +453,9 @@ fn dfs(
     true
 }
 
-/// Patterns from the LP solution (its per-node mix rounded down, then filled) and, per class
-/// and group, the group alone then filled: a few per class, enough for near-optimal packings
-/// of many identical pods.
-pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
-    let ng = inst.groups.len();
-    // Biggest pods first (by their largest share of any class's room), then index.
-    let mut order: Vec<usize> = (0..ng).collect();
+/// The groups biggest pods first (by their largest share of any class's room), then by index:
+/// the order greedy fills take them in.
+pub fn size_order(inst: &Instance) -> Vec<usize> {
     let weight = |g: usize| -> f64 {
         inst.classes
             .iter()
@@ -402,8 +470,18 @@ pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
             })
             .fold(0.0, f64::max)
     };
-    let weights: Vec<f64> = (0..ng).map(weight).collect();
+    let weights: Vec<f64> = (0..inst.groups.len()).map(weight).collect();
+    let mut order: Vec<usize> = (0..inst.groups.len()).collect();
     order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]).then(a.cmp(&b)));
+    order
+}
+
+/// Patterns from the LP solution (its per-node mix rounded down, then filled) and, per class
+/// and group, the group alone then filled: a few per class, enough for near-optimal packings
+/// of many identical pods.
+pub fn generated(inst: &Instance, lp: &[ClassShare]) -> Vec<Pattern> {
+    let ng = inst.groups.len();
+    let order = size_order(inst);
     let mut out = Vec::new();
     for (c, class) in inst.classes.iter().enumerate() {
         if let Some((y, zs)) = lp.get(c) {
@@ -558,20 +636,29 @@ fn karpenter_packing(inst: &Instance, seed: &[Pattern], bound: Option<f64>, reas
 
 fn solve_patterns(inst: &Instance, seed: Vec<Pattern>, budget: Budget) -> Result<Outcome, ResolutionError> {
     let karpenter = seed.clone();
-    let (bound, lp) = lp_bound(inst, budget.seconds * LP_SHARE)?;
-    let listed = enumerate(inst, budget.enumerate_limit);
+    let (bound, lp) = lp_bound(inst, budget.left().min(budget.seconds * LP_SHARE))?;
+    let listed = enumerate(inst, budget.enumerate_limit, &budget);
     let complete = listed.is_some();
     let mut patterns = listed.unwrap_or_default();
     patterns.extend(seed);
     patterns.extend(generated(inst, &lp));
     patterns.sort();
     patterns.dedup();
-    let (chosen, cost, optimal, timed_out, quota) = match integer(inst, &patterns, budget.seconds * (1.0 - LP_SHARE)) {
+    // By the clock, what the LP and the listing left less the reserve for the phases after the
+    // solve; without one, the static share.
+    let seconds = match budget.started {
+        Some(_) => (budget.left() - budget.seconds * AFTER_SHARE).max(0.0),
+        None => budget.seconds * (1.0 - LP_SHARE),
+    };
+    let (chosen, cost, optimal, timed_out, quota) = match integer(inst, &patterns, seconds) {
         Ok(r) => r,
         // The LP bound is known: Karpenter's plan is answered with its gap to it.
         Err(e) => return karpenter_packing(inst, &karpenter, Some(bound), e.to_string()),
     };
     let proven = complete && optimal;
     let lower_bound = if proven { cost } else { bound.min(cost) };
+    // The listing stopped for time, or the LP did (its bound is then 0): the budget ran out
+    // even when the integer program itself ended within what was left.
+    let timed_out = timed_out || (!proven && budget.spent());
     Ok(Outcome { chosen, cost, lower_bound, proven, timed_out, patterns: patterns.len(), quota, karpenter_plan: None })
 }

@@ -38,12 +38,10 @@ pub(super) fn request(objects: Vec<Value>, catalog: Option<Value>) -> Request {
 }
 
 /// `optimize`'s answer. With the `highs` feature the case also runs on microlp (the solver of
-/// the wasm package and of CLIs built without HiGHS), and both must find the same optimum: the
-/// same price where both prove it (else neither plan below the other's bound), the same
-/// unschedulable and kept pods (issue 35). The plans
-/// themselves may still differ where several plans cost the same: each solver returns its own
-/// optimal vertex, and the bytes then differ in which pods share a node (eight cases here did on
-/// 2026-11-29; making the tie-break canonical is open in issue 35).
+/// the wasm package and of CLIs built without HiGHS), and both must give the same bytes (issue
+/// 35: equally cheap plans are put in canonical form, `canonical::repack`); where either
+/// stopped at its time limit (a loaded machine), the same optimum: the same price where both
+/// prove it (else neither plan below the other's bound), the same unschedulable and kept pods.
 pub(super) fn optimized(req: &Request) -> crate::json::Answer<Optimization> {
     let answer = optimize(req);
     #[cfg(feature = "highs")]
@@ -68,6 +66,17 @@ pub(super) fn optimized(req: &Request) -> crate::json::Answer<Optimization> {
                     "HiGHS and microlp find different optima: HiGHS ${}/h {} (bound {}), microlp ${}/h {} (bound {})",
                     hp, h.certificate, h.lower_bound_per_hour, mp, m.certificate, m.lower_bound_per_hour
                 );
+                // Among equally cheap plans the answer is canonical (`canonical::repack`): the
+                // same bytes, unless a solver stopped at its time limit (a loaded machine).
+                if !h.stats.timed_out && !m.stats.timed_out {
+                    assert_eq!(
+                        answer.to_json(),
+                        microlp.to_json(),
+                        "HiGHS and microlp answer different plans:\nHiGHS   {:?}\nmicrolp {:?}",
+                        h.node_claims,
+                        m.node_claims
+                    );
+                }
             }
             _ => assert_eq!(answer.to_json(), microlp.to_json(), "HiGHS and microlp refuse differently"),
         }
@@ -497,13 +506,13 @@ fn pattern_listing_gives_up_after_a_bounded_search() {
         flex: Vec::new(),
         bins: Vec::new(),
     };
-    assert!(solve::enumerate(&inst, 1000).is_none(), "more maximal patterns than 1,000, or the search gave up");
+    assert!(solve::enumerate(&inst, 1000, &solve::Budget::new(10.0, 1000)).is_none(), "more maximal patterns than 1,000, or the search gave up");
     // A small instance is still listed completely: two groups, every maximal mix.
     let small = Instance {
         groups: inst.groups[..2].to_vec(),
         classes: vec![Class { admits: vec![true; 2], ..inst.classes[0].clone() }],
         ..inst.clone()
     };
-    let listed = solve::enumerate(&small, 1000).expect("a small instance is listed");
+    let listed = solve::enumerate(&small, 1000, &solve::Budget::new(10.0, 1000)).expect("a small instance is listed");
     assert!(!listed.is_empty() && listed.len() < 1000, "{}", listed.len());
 }
