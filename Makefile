@@ -247,7 +247,7 @@ ENVTEST_GOFLAGS ?= -p=2
 envtest-bin:
 	cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go build $(ENVTEST_GOFLAGS) -o $(ENVTEST_BIN)/etcd ./etcd
 	cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go build $(ENVTEST_GOFLAGS) -o $(ENVTEST_BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-	cd oracle/envtest && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go test ./...
+	cd oracle/envtest && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=5m GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go test ./...
 
 # A real API server in the loop (issue 36, README "Live cluster"): envtest's kube-apiserver and
 # etcd with Karpenter v1.15.0's CRDs (karpenter-provider-aws v1.15.0's pkg/apis/crds, from the Go
