@@ -250,7 +250,7 @@ ENVTEST_GOFLAGS ?= -p=2
 envtest-bin:
 	cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go build $(ENVTEST_GOFLAGS) -o $(ENVTEST_BIN)/etcd ./etcd
 	cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go build $(ENVTEST_GOFLAGS) -o $(ENVTEST_BIN)/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
-	cd oracle/envtest && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go test ./...
+	cd oracle/envtest && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=5m GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) nice -n 15 go test ./...
 
 # nodecast against Karpenter running as a controller (issue 36, part 3; oracle/README.md
 # "Karpenter as a controller"): envtest's API server with Karpenter v1.15.0's CRDs, its whole
