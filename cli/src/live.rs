@@ -185,16 +185,17 @@ mod tests {
     #[test]
     fn a_snapshot_says_when_it_was_read() {
         let text = format!("{}\n{{\"apiVersion\":\"v1\",\"kind\":\"Node\"}}\n]}}\n", list_header("2026-11-29T10:00:00Z"));
-        let inputs = [
-            Input { name: Some("pool.yaml".into()), text: "kind: NodePool\n".into() },
-            Input { name: Some("snap.json".into()), text },
-        ];
+        let inputs =
+            [Input { name: Some("pool.yaml".into()), text: "kind: NodePool\n".into() }, Input { name: Some("snap.json".into()), text }];
         assert_eq!(snapshot_read_at(&inputs).as_deref(), Some("2026-11-29T10:00:00Z"));
         assert_eq!(snapshot_read_at(&inputs[..1]), None);
         let read = add_cluster(&LiveArgs::default(), &["pool.yaml".into(), "snap.json".into()], &mut inputs.to_vec()).ok();
         assert_eq!(read, Some(ReadAt { at: Some("2026-11-29T10:00:00Z".into()), live: false }));
         // --now wins over the read time.
-        assert_eq!(clock(&Some("2030-01-01T00:00:00Z".into()), &read.unwrap_or_default(), &LiveArgs::default()).as_deref(), Some("2030-01-01T00:00:00Z"));
+        assert_eq!(
+            clock(&Some("2030-01-01T00:00:00Z".into()), &read.unwrap_or_default(), &LiveArgs::default()).as_deref(),
+            Some("2030-01-01T00:00:00Z")
+        );
     }
 
     #[test]

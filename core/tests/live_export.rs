@@ -169,7 +169,8 @@ fn ec2nodeclass_status_subnets_narrow_the_zones() {
         let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
         assert_eq!(v["status"], "success", "{v}");
         let zones = v["nodeClaims"].as_array().unwrap().iter().map(|c| c["zone"].as_str().unwrap().to_string()).collect();
-        let codes = v["warnings"].as_array().map(|w| w.iter().map(|w| w["code"].as_str().unwrap().to_string()).collect()).unwrap_or_default();
+        let codes =
+            v["warnings"].as_array().map(|w| w.iter().map(|w| w["code"].as_str().unwrap().to_string()).collect()).unwrap_or_default();
         (zones, codes)
     };
     let (with_status, codes) = zones(&text);

@@ -287,8 +287,8 @@ pub fn catalog(req: &Request) -> Answer<CatalogAnswer> {
 /// Replay a workload trace over time (docs/simulate.md): a timeline, per-node and per-pod costs,
 /// a summary with the static-cluster comparison, and Karpenter-named time series.
 pub fn simulate(req: &Request) -> Answer<Simulation> {
-    let r = optional_now(req)
-        .and_then(|now| crate::simulate::simulate_from(&req.sources(), req.trace.as_ref(), req.simulation.as_ref(), now));
+    let r =
+        optional_now(req).and_then(|now| crate::simulate::simulate_from(&req.sources(), req.trace.as_ref(), req.simulation.as_ref(), now));
     answer("Simulation", r)
 }
 

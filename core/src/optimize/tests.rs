@@ -506,7 +506,10 @@ fn pattern_listing_gives_up_after_a_bounded_search() {
         flex: Vec::new(),
         bins: Vec::new(),
     };
-    assert!(solve::enumerate(&inst, 1000, &solve::Budget::new(10.0, 1000)).is_none(), "more maximal patterns than 1,000, or the search gave up");
+    assert!(
+        solve::enumerate(&inst, 1000, &solve::Budget::new(10.0, 1000)).is_none(),
+        "more maximal patterns than 1,000, or the search gave up"
+    );
     // A small instance is still listed completely: two groups, every maximal mix.
     let small = Instance {
         groups: inst.groups[..2].to_vec(),

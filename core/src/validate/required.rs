@@ -33,7 +33,8 @@ pub fn check(document: usize, value: &Value) -> Vec<InputError> {
         }
         ("batch/v1", "CronJob") => {
             named_in_namespace(&mut cx, root, kind, name);
-            let job = spec.and_then(|s| get(s, "jobTemplate")).and_then(Value::as_object).and_then(|j| get(j, "spec")).and_then(Value::as_object);
+            let job =
+                spec.and_then(|s| get(s, "jobTemplate")).and_then(Value::as_object).and_then(|j| get(j, "spec")).and_then(Value::as_object);
             template_limits(&mut cx, job, "spec.jobTemplate.spec.template");
         }
         ("v1", "Pod") => {
@@ -150,10 +151,7 @@ fn selector(cx: &mut Ctx, kind: &str, spec: Option<&Map<String, Value>>) {
         );
         return;
     }
-    let labels = get(spec, "template")
-        .and_then(|t| t.get("metadata"))
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object);
+    let labels = get(spec, "template").and_then(|t| t.get("metadata")).and_then(|m| m.get("labels")).and_then(Value::as_object);
     let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
     let mut selects = match_labels.into_iter().flatten().all(|(k, v)| v.as_str().is_some_and(|v| label(k) == Some(v)));
     for e in exprs.into_iter().flatten() {
@@ -189,7 +187,9 @@ mod tests {
 
     #[test]
     fn a_nodeclaim_needs_its_class_and_requirements() {
-        let bare = codes(json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "c"}, "spec": {"expireAfter": "720h"}}));
+        let bare = codes(
+            json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "c"}, "spec": {"expireAfter": "720h"}}),
+        );
         assert_eq!(
             bare,
             [("required".to_string(), "spec.nodeClassRef".to_string()), ("required".to_string(), "spec.requirements".to_string())]
@@ -207,13 +207,17 @@ mod tests {
         };
         assert_eq!(codes(dep(serde_json::Value::Null)), [("required".to_string(), "spec.selector".to_string())]);
         assert_eq!(codes(dep(json!({}))), [("invalid-selector".to_string(), "spec.selector".to_string())]);
-        assert_eq!(codes(dep(json!({"matchLabels": {"app": "x"}}))), [("selector-mismatch".to_string(), "spec.template.metadata.labels".to_string())]);
+        assert_eq!(
+            codes(dep(json!({"matchLabels": {"app": "x"}}))),
+            [("selector-mismatch".to_string(), "spec.template.metadata.labels".to_string())]
+        );
         assert!(codes(dep(json!({"matchLabels": {"app": "w"}}))).is_empty());
         assert!(codes(dep(json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["w", "v"]}]}))).is_empty());
         let errs = check(0, &dep(serde_json::Value::Null));
         assert_eq!(errs[0].object.as_deref(), Some("Deployment/n/w"));
         // A Job's selector is generated: none needed.
-        assert!(codes(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"spec": {}}}})).is_empty());
+        assert!(codes(json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"spec": {}}}}))
+            .is_empty());
     }
 
     #[test]
@@ -235,7 +239,10 @@ mod tests {
             {"containers": [{"name": "c", "resources": {"requests": {"aws.amazon.com/neuron": "1"}}}]}}}}}});
         assert_eq!(
             codes(cron),
-            [("required".to_string(), "spec.jobTemplate.spec.template.spec.containers[0].resources.limits[aws.amazon.com/neuron]".to_string())]
+            [(
+                "required".to_string(),
+                "spec.jobTemplate.spec.template.spec.containers[0].resources.limits[aws.amazon.com/neuron]".to_string()
+            )]
         );
     }
 }
