@@ -39,18 +39,7 @@ import (
 // and the base documents (NodePools, DaemonSets) the second wave's nodecast input starts from.
 func generateController(seed int64) (scenario, base, wave2 string, delay time.Duration, err error) {
 	g := &gen{r: rand.New(rand.NewSource(seed*7919 + 36)), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
-	g.zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
-	catalog := any("aws-us-east-1")
-	if g.chance(0.2) {
-		c := map[string]any{"source": "aws-us-east-1"}
-		if g.chance(0.5) {
-			g.zones = g.zones[:2]
-			c["zones"] = g.zones
-		}
-		c["unavailable"] = []any{map[string]any{"instanceType": g.pick("g5.xlarge", "g6.xlarge", "m5.large", "c6a.large"), "capacityType": "spot"},
-			map[string]any{"zone": g.zones[0], "capacityType": g.pick("spot", "on-demand")}}
-		catalog = c
-	}
+	catalog := g.drawCatalog()
 	nPools := 1 + g.r.Intn(3)
 	for i := 0; i < nPools; i++ {
 		g.nodePool(i, false)
@@ -538,27 +527,27 @@ func applyScenario(ctx context.Context, h *controller.Harness, objs *Objects) ([
 			return created, fmt.Errorf("NodePool %s: %w", np.Name, err)
 		}
 	}
+	// A namespaced object (already a copy): cleaned, its namespace made, created, remembered.
+	create := func(kind string, o client.Object) error {
+		clean(o)
+		if err := ensureNS(o.GetNamespace()); err != nil {
+			return err
+		}
+		if err := c.Create(ctx, o); err != nil {
+			return fmt.Errorf("%s %s/%s: %w", kind, o.GetNamespace(), o.GetName(), err)
+		}
+		created = append(created, o)
+		return nil
+	}
 	for _, ds := range objs.DaemonSets {
-		ds = ds.DeepCopy()
-		clean(ds)
-		if err := ensureNS(ds.Namespace); err != nil {
+		if err := create("DaemonSet", ds.DeepCopy()); err != nil {
 			return created, err
 		}
-		if err := c.Create(ctx, ds); err != nil {
-			return created, fmt.Errorf("DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
-		}
-		created = append(created, ds)
 	}
 	for _, pdb := range objs.PDBs {
-		pdb = pdb.DeepCopy()
-		clean(pdb)
-		if err := ensureNS(pdb.Namespace); err != nil {
+		if err := create("PDB", pdb.DeepCopy()); err != nil {
 			return created, err
 		}
-		if err := c.Create(ctx, pdb); err != nil {
-			return created, fmt.Errorf("PDB %s/%s: %w", pdb.Namespace, pdb.Name, err)
-		}
-		created = append(created, pdb)
 	}
 	// Karpenter provisions only for Ready NodePools (its nodepool readiness controller).
 	deadline := time.Now().Add(30 * time.Second)

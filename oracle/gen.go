@@ -555,11 +555,9 @@ func Generate(kind string, seed int64) (string, error) {
 	return generateBasic(kind, kind, seed, seed*7919+map[string]int64{"provision": 1, "disrupt": 2}[kind], nil)
 }
 
-// generateBasic is the provision or disrupt (`kind`) generator, scenario `<name>-<seed>` from
-// random stream `stream`; `extra` adds documents after the workloads (nil for the original kinds,
-// which so draw exactly what they drew before).
-func generateBasic(name, kind string, seed, stream int64, extra func(g *gen)) (string, error) {
-	g := &gen{r: rand.New(rand.NewSource(stream)), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
+// drawCatalog sets the zones and draws the catalog: the embedded AWS one, or (one time in five)
+// with two zones at most and a spot type and a zone's capacity type unavailable.
+func (g *gen) drawCatalog() any {
 	g.zones = []string{"us-east-1a", "us-east-1b", "us-east-1c"}
 	catalog := any("aws-us-east-1")
 	if g.chance(0.2) {
@@ -572,6 +570,15 @@ func generateBasic(name, kind string, seed, stream int64, extra func(g *gen)) (s
 			map[string]any{"zone": g.zones[0], "capacityType": g.pick("spot", "on-demand")}}
 		catalog = c
 	}
+	return catalog
+}
+
+// generateBasic is the provision or disrupt (`kind`) generator, scenario `<name>-<seed>` from
+// random stream `stream`; `extra` adds documents after the workloads (nil for the original kinds,
+// which so draw exactly what they drew before).
+func generateBasic(name, kind string, seed, stream int64, extra func(g *gen)) (string, error) {
+	g := &gen{r: rand.New(rand.NewSource(stream)), now: time.Date(2025, 3, 5, 12, 0, 0, 0, time.UTC)}
+	catalog := g.drawCatalog()
 	disrupt := kind == "disrupt"
 	nPools := 1 + g.r.Intn(3)
 	for i := 0; i < nPools; i++ {
