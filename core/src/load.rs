@@ -190,7 +190,8 @@ fn stream(req: &Sources, past_admission: bool) -> Option<Streamed> {
     for input in req.inputs {
         let name = input.name.as_deref();
         if manifest::streamable(&input.text) {
-            if !manifest::decode_streamed_typed(&input.text, name, true, &mut take) {
+            // Plain Pods typed only with `typed-pods` (lower/mod.rs says why).
+            if !manifest::decode_streamed_typed(&input.text, name, cfg!(feature = "typed-pods"), &mut take) {
                 return None;
             }
         } else {

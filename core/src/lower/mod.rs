@@ -386,8 +386,11 @@ impl Lowering {
     fn document(&mut self, doc: &Document) {
         let (pods, pools) = (self.pods.len(), self.node_pools.len());
         let (skipped, expansions) = (self.skipped.len(), self.expansions.len());
-        // A plain Pod goes the typed way when it can (typed_pod.rs), the tree way otherwise.
-        let typed = crate::manifest::typed::PodDoc::of_value(&doc.value).is_some_and(|p| self.typed_pod(&p, doc.index));
+        // A plain Pod goes the typed way when it can (typed_pod.rs), the tree way otherwise. The
+        // typed way is a speed-up only (both make the same Pod): the wasm package leaves it out
+        // (core feature `typed-pods`), its decoders cost ~50 kB of the gzip budget.
+        let typed = cfg!(feature = "typed-pods")
+            && crate::manifest::typed::PodDoc::of_value(&doc.value).is_some_and(|p| self.typed_pod(&p, doc.index));
         if !typed {
             self.document_objects(doc);
         }
