@@ -149,7 +149,9 @@ fn the_time_budget_bounds_the_whole_call_with_an_honest_partial_answer() {
     let Outcome::Success(part) = &answer.outcome else { panic!("{}", answer.to_json()) };
     let verified = part.stats.cheaper + part.stats.not_cheaper + part.stats.invalid + part.stats.leave_pods_pending + part.stats.duplicates;
     assert!(part.stats.unverified > 0 && verified < whole.stats.candidates, "{:?}", part.stats);
-    assert_eq!(part.stats.candidates, whole.stats.candidates);
+    // The optimize half reads the same clock now (its budget bounds its whole call, issue 35),
+    // so with a clock this fast it may stop sooner and list fewer candidates, never more.
+    assert!(part.stats.candidates > 0 && part.stats.candidates <= whole.stats.candidates, "{:?} vs {:?}", part.stats, whole.stats);
     assert!(part.notes.iter().any(|n| n.contains("time budget") && n.contains("unverified")), "{:?}", part.notes);
     assert!(answer.to_json().contains("\"unverified\""));
     assert!(!advise(&req).to_json().contains("\"unverified\""), "absent when every edit was verified");
