@@ -94,8 +94,9 @@ docs-update: build
 # The answers' JSON Schema and TypeScript declarations, generated from the Rust answer types
 # (core/src/schema); schema-check fails when the checked-in copies are stale or a real answer
 # does not validate.
-# Both build the same core as `make build` (the CLI turns HiGHS on; tools/workspace-hack pins the
-# rest): `-p nodecast` without `highs` compiled all of the core again.
+# schema-check selects the workspace, so it reuses `make build`'s core (tools/workspace-hack pins
+# the features below it); selecting the core alone (`make schema` here, oracle-hpa, oracle-keda)
+# still resolves HiGHS's build-script side apart and rebuilds it once (not part of `make test`).
 schema:
 	$(CARGO) run --release -p nodecast --features highs --example gen_schema
 
