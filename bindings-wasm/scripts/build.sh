@@ -20,7 +20,7 @@ PKG="$HERE/pkg"
 TARGET=wasm32-unknown-unknown
 WB_VERSION=0.2.130
 APT_PACKAGES=(rustc-web cargo-web rust-web-src lld binaryen)
-SIZE_LIMIT=$((1152 * 1024)) # gzip -9 of the .wasm (catalog included); 1.125 MiB, see docs/front-ends.md
+SIZE_LIMIT=$((1216 * 1024)) # gzip -9 of the .wasm (catalog included); 1.1875 MiB, see docs/front-ends.md
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 log() { echo "== $*" >&2; }
@@ -197,5 +197,5 @@ echo "route: $ROUTE ($(wasm-bindgen --version), $(command -v wasm-opt >/dev/null
 echo "size: wasm (embedded catalog included) $(raw "$WASM") bytes raw, $WASM_GZ bytes gzip -9 (limit $SIZE_LIMIT)"
 echo "size: browser JS (index.js, api.js, web/nodecast_wasm.js) $(raw "${JS[@]}") bytes raw, $(cat "${JS[@]}" | gzip -9 -c | wc -c) bytes gzip -9"
 if [ "$WASM_GZ" -gt "$SIZE_LIMIT" ]; then
-  echo "size: OVER the 1.125 MiB gzip budget" >&2
+  echo "size: OVER the 1.1875 MiB gzip budget" >&2
 fi
