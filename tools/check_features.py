@@ -37,6 +37,7 @@ def features(args: list[str], cwd: Path) -> dict[str, set[str]]:
 build = features(["-p", "nodecast-cli", "-p", "nodecast-conformance"], ROOT)
 core = [k for k in features(["-p", "nodecast"], ROOT) if not k.startswith("nodecast v")]
 others = {
+    "the CLI alone (-p nodecast-cli: the Python and wasm tests build it for their byte checks)": features(["-p", "nodecast-cli"], ROOT),
     "bindings-py (the Python wheel)": features([], ROOT / "bindings-py"),
     "the core with HiGHS (make schema, oracle-hpa, oracle-keda)": features(["-p", "nodecast", "--features", "highs"], ROOT),
 }
