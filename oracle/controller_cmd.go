@@ -267,18 +267,7 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
 		return fail("harness error", err)
 	}
-	res.Class, res.Detail = CompareProvision(&nc, k)
-	res.Agree = res.Class == ""
-	// The in-process oracle on the same scenario: which side the controller's answer differs from.
-	res.InProcess, res.NodecastIP = "not run", "not run"
-	if ip, err := karpenterSide(r, base, catalogID(r)); err == nil {
-		if a, ok := ip.(*ProvisionAnswer); ok {
-			res.InProcess = orAgree(CompareProvision(a, k))
-			res.NodecastIP = orAgree(CompareProvision(&nc, a))
-		}
-	} else {
-		res.InProcess = "error: " + err.Error()
-	}
+	compareAll(&res, r, base, &nc, k)
 	classify(&res, r, cats)
 	res.Seconds = time.Since(t0).Seconds()
 	return res
@@ -448,17 +437,7 @@ func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResu
 	}
 	k := w.karpenter
 	res.Claims, res.Failures = len(k.Claims), k.failures
-	res.Class, res.Detail = CompareProvision(&nc, k)
-	res.Agree = res.Class == ""
-	res.InProcess, res.NodecastIP = "not run", "not run"
-	if ip, err := karpenterSide(r, cats[catalogID(r)], catalogID(r)); err == nil {
-		if a, ok := ip.(*ProvisionAnswer); ok {
-			res.InProcess = orAgree(CompareProvision(a, k))
-			res.NodecastIP = orAgree(CompareProvision(&nc, a))
-		}
-	} else {
-		res.InProcess = "error: " + err.Error()
-	}
+	compareAll(&res, r, cats[catalogID(r)], &nc, k)
 	classify(&res, r, cats)
 	return res
 }
@@ -469,6 +448,22 @@ func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResu
 // the other way (the oracle's rule counts it as agreement); the in-process Karpenter agrees with
 // the controller but never with nodecast → a nodecast difference the oracle sees too; otherwise
 // the controller alone differs from one pass → batching or timing.
+// compareAll compares nodecast's answer nc with the controller's k, then runs the in-process
+// oracle on the same scenario (catalog base) to say which side the controller differs from.
+func compareAll(res *ctlResult, r NodecastRecord, base *Catalog, nc, k *ProvisionAnswer) {
+	res.Class, res.Detail = CompareProvision(nc, k)
+	res.Agree = res.Class == ""
+	res.InProcess, res.NodecastIP = "not run", "not run"
+	if ip, err := karpenterSide(r, base, catalogID(r)); err == nil {
+		if a, ok := ip.(*ProvisionAnswer); ok {
+			res.InProcess = orAgree(CompareProvision(a, k))
+			res.NodecastIP = orAgree(CompareProvision(nc, a))
+		}
+	} else {
+		res.InProcess = "error: " + err.Error()
+	}
+}
+
 func classify(res *ctlResult, r NodecastRecord, cats map[int]*Catalog) {
 	if res.Agree || res.InProcess == "not run" || strings.HasPrefix(res.InProcess, "error") {
 		return
