@@ -31,6 +31,8 @@ type NodecastRecord struct {
 	// The AWS provider's ResourceSlice templates per instance type under the scenario's settings
 	// (DRANVIDIAGPU / DRAEFA with --ignore-dra-requests=false), as nodecast's allocator uses them.
 	Dra map[string][]DraTemplate `json:"dra"`
+	// The line as nodecast printed it (scenario records only): what `run -record` writes.
+	Raw []byte `json:"-"`
 }
 
 func podSets(cs []Claim) []string {

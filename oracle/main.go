@@ -91,6 +91,7 @@ func nodecastSide(bin string, files []string) (map[int]*Catalog, []NodecastRecor
 			}
 			cats[r.ID] = &c
 		} else {
+			r.Raw = append([]byte(nil), sc.Bytes()...)
 			recs = append(recs, r)
 		}
 	}
@@ -339,6 +340,7 @@ func cmdRun(args []string) error {
 	memProfile := fs.String("memprofile", "", "write a heap profile here after the run (go tool pprof)")
 	memEvery := fs.Int("memevery", 0, "every N scenarios, print the counts so far, the heap in use and the goroutine count (stderr)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run here (go tool pprof)")
+	record := fs.String("record", "", "write nodecast's record of every scenario Karpenter agreed with, and the catalogs they use, to this JSON-lines file (tools/oracle_sample.py turns it into tests/oracle-sample)")
 	_ = fs.Parse(args)
 	start := time.Now()
 	// A run's live heap is ~100 MiB and Karpenter's scheduler allocates freely; with Go's default
@@ -415,6 +417,7 @@ func cmdRun(args []string) error {
 	}
 	classes := map[string]*agg{}
 	passed, failed, nondet, excluded := 0, 0, 0, 0
+	var agreed []NodecastRecord
 	for i, r := range recs {
 		if *memEvery > 0 && i%*memEvery == 0 {
 			printMem(i, passed, failed)
@@ -425,6 +428,7 @@ func cmdRun(args []string) error {
 			if res.Nondeterministic {
 				nondet++
 			}
+			agreed = append(agreed, r)
 			continue
 		}
 		if res.Excluded {
@@ -462,6 +466,11 @@ func cmdRun(args []string) error {
 	if *memEvery > 0 {
 		printMem(len(recs), passed, failed)
 	}
+	if *record != "" {
+		if err := writeAgreed(*record, cats, agreed); err != nil {
+			return err
+		}
+	}
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			return err
@@ -470,6 +479,31 @@ func cmdRun(args []string) error {
 	if failed > 0 {
 		stopProfile() // os.Exit skips deferred calls
 		os.Exit(1)
+	}
+	return nil
+}
+
+// writeAgreed writes the records of the scenarios Karpenter agreed with, one line each as nodecast
+// printed it, after a header line naming the Karpenter module and the catalogs' count. The
+// catalogs are not written: tools/oracle_sample.py runs the same nodecast on these files again,
+// checks every record is byte-equal to the one compared here, and digests the catalogs then.
+func writeAgreed(path string, cats map[int]*Catalog, agreed []NodecastRecord) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	hdr, _ := json.Marshal(map[string]any{"record": "header", "karpenter": karpenterVersion(), "scenarios": len(agreed), "catalogs": len(cats)})
+	w.Write(append(hdr, '\n'))
+	for _, r := range agreed {
+		w.Write(append(r.Raw, '\n'))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
@@ -558,4 +592,16 @@ func generatedName(name string) bool {
 	}
 	_, err := strconv.Atoi(seed)
 	return err == nil
+}
+
+// karpenterVersion: the version of sigs.k8s.io/karpenter this binary was built with (go.mod).
+func karpenterVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "sigs.k8s.io/karpenter" {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
 }
