@@ -281,6 +281,7 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 	if plan != nil {
 		plan.name = r.Name + "-d"
 		runDisruption(ctx, h, list[0], plan, its, cat.aws(), outDir, timeout)
+		plan.record(outDir)
 	}
 	res.Karpenter, res.Claims, res.Failures = k, len(k.Claims), k.failures
 	var nc ProvisionAnswer

@@ -461,6 +461,23 @@ func compareDisruption(r NodecastRecord, cats map[int]*Catalog, p *disruptPlan) 
 	return res
 }
 
+// record appends what the controller decided to <out>/disruptions.jsonl at once: the comparison
+// with nodecast runs at the process's end, and a run stopped before it keeps these.
+func (p *disruptPlan) record(outDir string) {
+	b, err := json.Marshal(map[string]any{"name": p.name, "file": p.file, "deleted": p.deleted, "karpenter": p.karpenter,
+		"error": p.err, "seconds": p.seconds, "decideSeconds": p.decide})
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(outDir, "disruptions.jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", p.name, err)
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, string(b))
+}
+
 // compareDisruptions: nodecast on every phase's input, each compared (count records it and
 // adds to the run's totals); returns the disruption figure apart.
 func compareDisruptions(plans map[string]*disruptPlan, count func(ctlResult), agree, total *int) (int, int, error) {
