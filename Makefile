@@ -298,6 +298,9 @@ ORACLE_CONTROLLER_PROCS ?= 4
 ORACLE_CONTROLLER_FLAGS ?= -v
 # ORACLE_CONTROLLER_PROCS processes (each its own API server and Karpenter; they mostly wait),
 # consecutive seed ranges, logs in oracle/out/controller-<i>.log, results in oracle/out/controller-<i>/.
+# Each scenario's waves, then its disruption phase (pods deleted, Karpenter's first decision against
+# nodecast consolidate; ORACLE_CONTROLLER_FLAGS='-v -disrupt=false' skips it): about 75-95 s of
+# wall time a scenario, mostly Karpenter's own waits (nomination hold, 10 s poll, 15 s validation).
 oracle-controller: oracle-build envtest-bin
 	cd oracle && dir=$$(GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter) && \
 	  KUBEBUILDER_ASSETS=$(ENVTEST_BIN) CONTROLLER_CRDS=$$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds \

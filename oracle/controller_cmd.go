@@ -75,6 +75,10 @@ type ctlResult struct {
 	Failures map[string]string `json:"failures,omitempty"`
 	// For a disagreement: tie, batching or timing, or nodecast differs (classify).
 	Verdict string `json:"verdict,omitempty"`
+	// A disruption phase (controller_disrupt.go): Karpenter's first decision, and the seconds
+	// from the budgets opening to it (Karpenter's poll and validation).
+	Disrupt *DisruptAnswer `json:"disrupt,omitempty"`
+	Decide  float64        `json:"decideSeconds,omitempty"`
 }
 
 func cmdController(args []string) error {
@@ -89,12 +93,14 @@ func cmdController(args []string) error {
 	timeout := fs.Duration("timeout", 90*time.Second, "give up on a scenario after this long")
 	outDir := fs.String("out", "out/controller", "scenarios, logs and results")
 	verbose := fs.Bool("v", false, "print every disagreement")
+	disrupt := fs.Bool("disrupt", true, "after the waves, delete a share of the pods and compare Karpenter's first disruption decision with nodecast consolidate")
 	_ = fs.Parse(args)
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
 	var files []string
 	waves := map[string]*secondWave{}
+	plans := map[string]*disruptPlan{}
 	for s := *seed; s < *seed+int64(*n); s++ {
 		text, base, w2, delay, err := generateController(s)
 		if err != nil {
@@ -102,6 +108,9 @@ func cmdController(args []string) error {
 		}
 		if w2 != "" {
 			waves[fmt.Sprintf("ctl-%d", s)] = &secondWave{base: base, docs: w2, delay: delay}
+		}
+		if *disrupt {
+			plans[fmt.Sprintf("ctl-%d", s)] = generateDisruptPlan(s, base)
 		}
 		f := filepath.Join(*outDir, fmt.Sprintf("ctl-%d.yaml", s))
 		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
@@ -152,7 +161,7 @@ func cmdController(args []string) error {
 		fmt.Fprintln(results, string(b))
 	}
 	for i, r := range recs {
-		res := runControllerScenario(ctx, h, r, cats, waves[r.Name], *outDir, *quiet, *timeout)
+		res := runControllerScenario(ctx, h, r, cats, waves[r.Name], plans[r.Name], *outDir, *quiet, *timeout)
 		total++
 		count(res)
 		if (i+1)%10 == 0 {
@@ -185,6 +194,13 @@ func cmdController(args []string) error {
 		}
 	}
 	fmt.Printf("controller: %d of %d waves agree (%d scenarios; %d second waves) (%s)\n", agree, total, len(recs), len(w2files), time.Since(start).Round(time.Second))
+	if *disrupt {
+		dAgree, dTotal, err := compareDisruptions(plans, count, &agree, &total)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("disruption: %d of %d first decisions agree\n", dAgree, dTotal)
+	}
 	keys := make([]string, 0, len(classes))
 	for k := range classes {
 		keys = append(keys, k)
@@ -214,7 +230,7 @@ type secondWave struct {
 	seconds    float64
 }
 
-func runControllerScenario(ctx context.Context, h *controller.Harness, r NodecastRecord, cats map[int]*Catalog, w2 *secondWave, outDir string, quiet, timeout time.Duration) ctlResult {
+func runControllerScenario(ctx context.Context, h *controller.Harness, r NodecastRecord, cats map[int]*Catalog, w2 *secondWave, plan *disruptPlan, outDir string, quiet, timeout time.Duration) ctlResult {
 	t0 := time.Now()
 	res := ctlResult{Name: r.Name}
 	fail := func(class string, err error) ctlResult {
@@ -262,6 +278,11 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 		w2.karpenter, w2.err = runSecondWave(ctx, h, list[0], w2, its, cat.aws(), outDir, quiet, timeout)
 		w2.seconds = time.Since(t1).Seconds()
 	}
+	if plan != nil {
+		plan.name = r.Name + "-d"
+		runDisruption(ctx, h, list[0], plan, its, cat.aws(), outDir, timeout)
+		plan.record(outDir)
+	}
 	res.Karpenter, res.Claims, res.Failures = k, len(k.Claims), k.failures
 	var nc ProvisionAnswer
 	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
@@ -301,27 +322,8 @@ func settle(h *controller.Harness, pending map[string]bool, quiet, timeout time.
 // writes nodecast's input for the wave (the cluster as it is then), creates the wave's pods and
 // records what Karpenter did for them. Returns "" or why the wave was not run.
 func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave, its cloudprovider.InstanceTypes, aws bool, outDir string, quiet, timeout time.Duration) (*ProvisionAnswer, string) {
-	deadline := time.Now().Add(timeout)
-	for {
-		pods := &corev1.PodList{}
-		if err := h.Client.List(ctx, pods); err != nil {
-			return nil, err.Error()
-		}
-		_, _, latest, _ := h.Record()
-		unbound := 0
-		for i := range pods.Items {
-			p := &pods.Items[i]
-			if t, ok := latest[p.Namespace+"/"+p.Name]; ok && t != "" && p.Spec.NodeName == "" {
-				unbound++
-			}
-		}
-		if unbound == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Sprintf("timing: %d first-wave pods not bound after %s", unbound, timeout)
-		}
-		time.Sleep(250 * time.Millisecond)
+	if e := waitBound(ctx, h, timeout); e != "" {
+		return nil, e
 	}
 	time.Sleep(w.delay)
 	objs, err := (&Scenario{Objects: w.docs, Kind: "provision"}).ParseObjects()

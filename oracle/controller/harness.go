@@ -80,6 +80,11 @@ type Harness struct {
 	latest    map[string]string
 	failed    map[string]string
 	lastEvent time.Time
+	// The last Nominated event (Karpenter holds a nominated node out of disruption for a while).
+	lastNomination time.Time
+	// Nodes Karpenter's disruption queue marked (the karpenter.sh/disrupted taint it puts on a
+	// command's candidates before it launches their replacements), when the harness first saw it.
+	disrupted map[string]time.Time
 }
 
 // recordingProvider is Karpenter's fake cloud provider (instance types from the caller, launch =
@@ -132,6 +137,7 @@ func (h *Harness) observe(e events.Event) {
 		h.latest[key] = target
 		delete(h.failed, key)
 		h.lastEvent = time.Now()
+		h.lastNomination = h.lastEvent
 	case events.FailedScheduling:
 		if _, ok := h.latest[key]; !ok {
 			h.failed[key] = e.Message
@@ -142,7 +148,7 @@ func (h *Harness) observe(e events.Event) {
 
 // Start brings up the API server, installs the CRDs and starts Karpenter's controllers.
 func Start(o Options) (*Harness, error) {
-	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}}
+	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}}
 	h.env = &envtest.Environment{CRDDirectoryPaths: o.CRDDirs, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: o.Assets}
 	cfg, err := h.env.Start()
 	if err != nil {
@@ -227,6 +233,25 @@ func clone(m map[string]string) map[string]string {
 	return out
 }
 
+// Disrupted: the Nodes Karpenter marked for disruption since the last Reset, with when the
+// harness saw the mark (within its 200 ms tick).
+func (h *Harness) Disrupted() map[string]time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]time.Time, len(h.disrupted))
+	for k, v := range h.disrupted {
+		out[k] = v
+	}
+	return out
+}
+
+// SinceNomination reports how long ago Karpenter last nominated a pod to a node.
+func (h *Harness) SinceNomination() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return time.Since(h.lastNomination)
+}
+
 // Quiet reports how long ago Karpenter last launched, nominated or failed a pod.
 func (h *Harness) Quiet() time.Duration {
 	h.mu.Lock()
@@ -267,6 +292,13 @@ func (h *Harness) tick(ctx context.Context) error {
 		n := &nodes.Items[i]
 		byProvider[n.Spec.ProviderID] = n
 		byName[n.Name] = n
+		if lo.ContainsBy(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == v1.DisruptedTaintKey }) {
+			h.mu.Lock()
+			if _, ok := h.disrupted[n.Name]; !ok {
+				h.disrupted[n.Name] = time.Now()
+			}
+			h.mu.Unlock()
+		}
 	}
 	// NodeClaim name -> its Node, when initialized (pods may be bound to it).
 	ready := map[string]string{}
@@ -425,6 +457,7 @@ func (h *Harness) Reset(ctx context.Context, objs []client.Object, wait time.Dur
 	}
 	h.mu.Lock()
 	h.launches, h.first, h.latest, h.failed = nil, map[string]string{}, map[string]string{}, map[string]string{}
+	h.disrupted = map[string]time.Time{}
 	h.mu.Unlock()
 	return nil
 }
