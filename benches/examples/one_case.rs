@@ -219,6 +219,9 @@ fn simulate(jobs: usize, iterations: usize, disruptable: bool) {
             ),
             nodecast::Outcome::Failure { errors } => panic!("{errors:?}"),
         };
-        println!("simulate {jobs} jobs, iteration {i}: {ran:?} simulate (CPU {cpu} ms), {serialised:?} to_json ({} bytes); {summary}", json.len());
+        println!(
+            "simulate {jobs} jobs, iteration {i}: {ran:?} simulate (CPU {cpu} ms), {serialised:?} to_json ({} bytes); {summary}",
+            json.len()
+        );
     }
 }

@@ -48,7 +48,9 @@ fn claim_requirements(m: &Model, n: &ExistingNode, keys: &Requirements) -> Requi
     for (k, _) in keys.iter() {
         let v = n.labels.get(k).or_else(|| {
             it_labels
-                .get_or_insert_with(|| n.instance_type.as_deref().and_then(|t| m.catalog.types.iter().find(|x| x.name == t)).map(|it| &it.labels))
+                .get_or_insert_with(|| {
+                    n.instance_type.as_deref().and_then(|t| m.catalog.types.iter().find(|x| x.name == t)).map(|it| &it.labels)
+                })
                 .and_then(|l| l.get(k))
         });
         if let Some(v) = v {
