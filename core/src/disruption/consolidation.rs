@@ -81,7 +81,8 @@ pub(crate) fn emptiness(
     if taken.is_empty() {
         return None;
     }
-    let ties = ties::cut_groups(m, infos, &ranked, &taken, &|p| pool_budget(m, p, "Empty", now), true);
+    let all = pool_budgets(m, "Empty", now);
+    let ties = ties::cut_groups(m, infos, &ranked, &taken, &|p| all[p], true);
     Some((taken.iter().map(|&i| infos[i].node).collect(), ties))
 }
 
@@ -562,7 +563,8 @@ pub(crate) fn multi_node(a: &Attempts, infos: &[NodeInfo], verdicts: &mut IndexM
     if let Some(cmd) = best.as_mut().filter(|_| a.discloses()) {
         // Which equally ranked nodes make the budget cut or the prefix is Karpenter's arbitrary
         // order; other members of a group the command splits are as likely.
-        cmd.ties = ties::cut_groups(m, infos, &sorted, &cmd.cands, &|p| pool_budget(m, p, "Underutilized", now), false);
+        let all = pool_budgets(m, "Underutilized", now);
+        cmd.ties = ties::cut_groups(m, infos, &sorted, &cmd.cands, &|p| all[p], false);
     }
     best
 }
@@ -584,12 +586,15 @@ pub(crate) fn single_node(
     }
     let longest = groups.values().map(Vec::len).max().unwrap_or(0);
     let order: Vec<usize> = (0..longest).flat_map(|k| groups.values().filter_map(move |g| g.get(k).copied())).collect();
+    // Each pool's budget, counted the first time one of its candidates asks (the model does
+    // not change during the pass).
+    let mut budgets: Vec<Option<Option<i64>>> = vec![None; m.node_pools.len()];
     for (at, &i) in order.iter().enumerate() {
         if crate::interrupt::poll() {
             return None;
         }
         let pool = infos[i].pool?;
-        if pool_budget(m, pool, "Underutilized", now) == Some(0) {
+        if *budgets[pool].get_or_insert_with(|| pool_budget(m, pool, "Underutilized", now)) == Some(0) {
             let v = verdicts.entry(infos[i].node).or_default();
             if !v.iter().any(|r| r.code == ReasonCode::Budget) {
                 v.push(budget_reason(m, pool, "Underutilized"));

@@ -23,7 +23,7 @@
 //! check would clear it.
 
 use super::*;
-use crate::requirements::Requirements;
+use crate::requirements::{Requirement, Requirements};
 use crate::scheduling;
 
 /// Why a NodeClaim is drifted.
@@ -37,17 +37,27 @@ pub(crate) struct Drifted {
 }
 
 /// The requirements a NodeClaim's labels make: the node's labels, plus the labels of its
-/// instance type the node does not have (what the provider stamps on the NodeClaim).
-fn claim_requirements(m: &Model, n: &ExistingNode) -> Requirements {
-    let mut labels = n.labels.clone();
-    if let Some(it) = n.instance_type.as_deref().and_then(|t| m.catalog.types.iter().find(|x| x.name == t)) {
-        for (k, v) in it.labels.iter() {
-            if labels.get(k).is_none() {
-                labels.set(k, v);
-            }
+/// instance type the node does not have (what the provider stamps on the NodeClaim), on the
+/// keys of `keys` only. Compatible(labels, keys) reads no other key (the undefined check asks
+/// the incoming keys, the intersection the shared ones), so the answer is the one the full
+/// label set gives; this runs for every node in every disruption pass, and the full set was
+/// dozens of inserted requirements and a scan of the catalog per node (issue 35).
+fn claim_requirements(m: &Model, n: &ExistingNode, keys: &Requirements) -> Requirements {
+    let mut it_labels = None;
+    let mut r = Requirements::new();
+    for (k, _) in keys.iter() {
+        let v = n.labels.get(k).or_else(|| {
+            it_labels
+                .get_or_insert_with(|| {
+                    n.instance_type.as_deref().and_then(|t| m.catalog.types.iter().find(|x| x.name == t)).map(|it| &it.labels)
+                })
+                .and_then(|l| l.get(k))
+        });
+        if let Some(v) = v {
+            r.set(k, Requirement::in_values([v]));
         }
     }
-    scheduling::topology::label_requirements(&labels, &m.interner)
+    r
 }
 
 /// Karpenter computes these drift reasons itself; a condition with one of them is re-checked.
@@ -129,7 +139,7 @@ pub(crate) fn drifted(m: &Model, n: &ExistingNode, now: i64) -> Option<Drifted> 
             });
         }
     }
-    if let Err(e) = claim_requirements(m, n).compatible(&np.spec_requirements, |_| false, &m.interner) {
+    if let Err(e) = claim_requirements(m, n, &np.spec_requirements).compatible(&np.spec_requirements, |_| false, &m.interner) {
         let key = match e {
             crate::requirements::Incompatible::Undefined(k) => {
                 format!("the node has no label {:?} the NodePool requires", m.interner.str(k))

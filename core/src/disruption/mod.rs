@@ -229,6 +229,8 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
             let rdc = positive(&mut reschedulable.iter());
             let state_cost = positive(&mut pods.iter().filter(|&&p| !m.pods[p].owned_by_daemonset));
             let empty = rdc <= 1.0;
+            // Asked once: the lookup scans the catalog's types by name.
+            let price = node_price(m, n);
             let blocker = if !n.managed {
                 Some((
                     ReasonCode::Unmanaged,
@@ -274,7 +276,7 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
                         ReasonCode::PolicyWhenEmpty,
                         say.text(|| format!("NodePool {:?} has consolidation policy WhenEmpty, but node is not empty", np.name)),
                     ))
-                } else if !empty && node_price(m, n).is_none() {
+                } else if !empty && price.is_none() {
                     Some((
                         ReasonCode::UnknownInstanceType,
                         say.text(|| "instance type, zone or capacity type of the node is not in the catalog".into()),
@@ -286,7 +288,7 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
             // The checks up to the pod blockers are Karpenter's candidate construction; the
             // later ones are the methods' filters (static pool, consolidateAfter, policy, price).
             let candidate = blocker.as_ref().is_none_or(|(code, _)| !PRE_CANDIDATE.contains(code));
-            NodeInfo { node: i, pool, price: node_price(m, n), reschedulable, blocker, empty, rdc, candidate, state_cost }
+            NodeInfo { node: i, pool, price, reschedulable, blocker, empty, rdc, candidate, state_cost }
         })
         .collect()
 }
@@ -305,6 +307,13 @@ pub(crate) fn pool_budget(m: &Model, pool: usize, reason: &str, now: i64) -> Opt
     // reboot in flight consumes every one.
     let disrupting = counted.iter().filter(|n| (!n.ready && reason != "Unhealthy") || n.marked_for_deletion || n.rebooting).count() as i64;
     budget::allowed(&np.disruption.budgets, reason, counted.len(), now).map(|a| (a - disrupting).max(0))
+}
+
+/// [`pool_budget`] of every pool for one reason, each counted once: a pass asks it per
+/// candidate and per tie-group member, and each answer scans every node (thousands of
+/// candidates × thousands of nodes at 5,000 nodes).
+pub(crate) fn pool_budgets(m: &Model, reason: &str, now: i64) -> Vec<Option<i64>> {
+    (0..m.node_pools.len()).map(|p| pool_budget(m, p, reason, now)).collect()
 }
 
 /// Expiration (§10.4): NodeClaim creation + expireAfter ≤ now. Forceful: ignores everything.
