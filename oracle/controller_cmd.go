@@ -417,19 +417,29 @@ func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w 
 	return marshalScenario(sc)
 }
 
+// nothingToCompare: the harness could not finish the wave or phase (harnessErr; "timing…" when
+// the cluster did not settle in time), or nodecast refused the input. res is classed and true is
+// returned; otherwise res is untouched.
+func nothingToCompare(res *ctlResult, harnessErr string, r NodecastRecord) bool {
+	switch {
+	case harnessErr != "":
+		res.Class, res.Detail = "harness or timing", harnessErr
+		if strings.HasPrefix(harnessErr, "timing") {
+			res.Class = "timing (not settled)"
+		}
+	case r.Error != "":
+		res.Class, res.Detail = "nodecast error", r.Error
+	default:
+		return false
+	}
+	return true
+}
+
 // compareWave compares a second wave: nodecast's answer on the cluster as the wave began against
 // what the controller did, and the in-process oracle on the same input.
 func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResult {
 	res := ctlResult{Name: w.name, Seconds: w.seconds, Karpenter: w.karpenter}
-	if w.err != "" {
-		res.Class, res.Detail = "harness or timing", w.err
-		if strings.HasPrefix(w.err, "timing") {
-			res.Class = "timing (not settled)"
-		}
-		return res
-	}
-	if r.Error != "" {
-		res.Class, res.Detail = "nodecast error", r.Error
+	if nothingToCompare(&res, w.err, r) {
 		return res
 	}
 	var nc ProvisionAnswer

@@ -426,15 +426,7 @@ func clusterDisruptScenario(ctx context.Context, h *controller.Harness, s *Scena
 // decision, with the in-process Karpenter on the same input to classify a difference.
 func compareDisruption(r NodecastRecord, cats map[int]*Catalog, p *disruptPlan) ctlResult {
 	res := ctlResult{Name: p.name, Seconds: p.seconds, Disrupt: p.karpenter, Decide: p.decide}
-	if p.err != "" {
-		res.Class, res.Detail = "harness or timing", p.err
-		if strings.HasPrefix(p.err, "timing") {
-			res.Class = "timing (not settled)"
-		}
-		return res
-	}
-	if r.Error != "" {
-		res.Class, res.Detail = "nodecast error", r.Error
+	if nothingToCompare(&res, p.err, r) {
 		return res
 	}
 	var nc DisruptAnswer
