@@ -13,6 +13,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -362,35 +363,49 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 	return controllerAnswer(h, its, aws, pending, launched), ""
 }
 
-// clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
-// Karpenter's Nodes as they are (labels, taints, allocatable), every pod as a bare pod (bound,
-// or still pending from the first wave), and the wave's workloads.
-func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave) (string, error) {
-	docs := []string{w.base}
+// nodeDocs: the API server's Nodes not being deleted, as nodecast Node documents (labels, taints
+// without Karpenter's unregistered taint and the extra keys, allocatable and capacity; the
+// creation time when withCreation, which consolidation's ordering reads).
+func nodeDocs(ctx context.Context, h *controller.Harness, withCreation bool, dropTaints ...string) ([]string, error) {
 	nodes := &corev1.NodeList{}
 	if err := h.Client.List(ctx, nodes); err != nil {
-		return "", err
+		return nil, err
 	}
+	var docs []string
 	for _, n := range nodes.Items {
 		if n.DeletionTimestamp != nil {
 			continue
 		}
 		var taints []corev1.Taint
 		for _, t := range n.Spec.Taints {
-			if t.Key != v1.UnregisteredTaintKey {
+			if t.Key != v1.UnregisteredTaintKey && !slices.Contains(dropTaints, t.Key) {
 				taints = append(taints, t)
 			}
 		}
-		doc := map[string]any{"apiVersion": "v1", "kind": "Node",
-			"metadata": map[string]any{"name": n.Name, "labels": n.Labels},
-			"spec":     map[string]any{"taints": taints},
-			"status":   map[string]any{"allocatable": n.Status.Allocatable, "capacity": n.Status.Capacity}}
-		b, err := yaml.Marshal(doc)
+		meta := map[string]any{"name": n.Name, "labels": n.Labels}
+		if withCreation {
+			meta["creationTimestamp"] = n.CreationTimestamp
+		}
+		b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": meta,
+			"spec":   map[string]any{"taints": taints},
+			"status": map[string]any{"allocatable": n.Status.Allocatable, "capacity": n.Status.Capacity}})
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		docs = append(docs, string(b))
 	}
+	return docs, nil
+}
+
+// clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
+// Karpenter's Nodes as they are (labels, taints, allocatable), every pod as a bare pod (bound,
+// or still pending from the first wave), and the wave's workloads.
+func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave) (string, error) {
+	nodes, err := nodeDocs(ctx, h, false)
+	if err != nil {
+		return "", err
+	}
+	docs := append([]string{w.base}, nodes...)
 	pods := &corev1.PodList{}
 	if err := h.Client.List(ctx, pods); err != nil {
 		return "", err

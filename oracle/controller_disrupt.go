@@ -354,27 +354,11 @@ func clusterDisruptScenario(ctx context.Context, h *controller.Harness, s *Scena
 		docs = append(docs, string(b))
 		return err
 	}
-	nodes := &corev1.NodeList{}
-	if err := h.Client.List(ctx, nodes); err != nil {
+	nodes, err := nodeDocs(ctx, h, true, v1.DisruptedTaintKey)
+	if err != nil {
 		return "", err
 	}
-	for _, n := range nodes.Items {
-		if n.DeletionTimestamp != nil {
-			continue
-		}
-		var taints []corev1.Taint
-		for _, t := range n.Spec.Taints {
-			if t.Key != v1.UnregisteredTaintKey && t.Key != v1.DisruptedTaintKey {
-				taints = append(taints, t)
-			}
-		}
-		if err := add(map[string]any{"apiVersion": "v1", "kind": "Node",
-			"metadata": map[string]any{"name": n.Name, "labels": n.Labels, "creationTimestamp": n.CreationTimestamp},
-			"spec":     map[string]any{"taints": taints},
-			"status":   map[string]any{"allocatable": n.Status.Allocatable, "capacity": n.Status.Capacity}}); err != nil {
-			return "", err
-		}
-	}
+	docs = append(docs, nodes...)
 	claims := &v1.NodeClaimList{}
 	if err := h.Client.List(ctx, claims); err != nil {
 		return "", err
