@@ -69,11 +69,13 @@ demo: demo-build
 # Two chains run side by side (issue 35: `make test` within 25 minutes on a 2-core machine):
 # the wasm package and the playground build in their own target directory (bindings-wasm/target),
 # so they never wait for cargo's lock on target/, and fill the cores the native chain leaves idle
-# (a single rustc, pip, pytest, mypy). Their output goes to $(TEST_WEB_LOG) and is printed when
-# both chains are done. Everything that installs Debian packages for both (deps, lint-tools) runs
-# first, so two apt-gets never race for dpkg's lock. TEST_SERIAL=1 runs one chain after the other.
-TEST_NATIVE := build test-rust schema-check conformance docs-check catalog-check lint test-python oracle-sample
-TEST_WEB := wasm-test web-test
+# (a single rustc); then the same chain runs the Python tests (pip, mypy and pytest need no cargo
+# lock) and the oracle's sample while the native chain runs test-rust and lint. Its output goes to
+# $(TEST_WEB_LOG) and is printed when both chains are done. Everything that installs Debian
+# packages for both (deps, lint-tools) runs first, so two apt-gets never race for dpkg's lock.
+# TEST_SERIAL=1 runs one chain after the other.
+TEST_NATIVE := build test-rust schema-check conformance docs-check catalog-check lint
+TEST_WEB := wasm-test web-test test-python oracle-sample
 TEST_WEB_LOG := $(TARGET_DIR)/test-wasm-web.log
 test: deps lint-tools
 ifeq ($(TEST_SERIAL),1)
