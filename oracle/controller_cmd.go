@@ -397,6 +397,35 @@ func nodeDocs(ctx context.Context, h *controller.Harness, withCreation bool, dro
 	return docs, nil
 }
 
+// podDocs: the API server's pods not being deleted, bound or pending, as bare nodecast Pod
+// documents (name, namespace, labels, spec; annotations and owner references when withMeta,
+// which consolidation reads: do-not-disrupt, deletion cost, the owner of a controlled pod).
+func podDocs(ctx context.Context, h *controller.Harness, withMeta bool) ([]string, error) {
+	pods := &corev1.PodList{}
+	if err := h.Client.List(ctx, pods); err != nil {
+		return nil, err
+	}
+	var docs []string
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp != nil {
+			continue
+		}
+		meta := map[string]any{"name": pod.Name, "namespace": pod.Namespace, "labels": pod.Labels}
+		if withMeta && len(pod.Annotations) > 0 {
+			meta["annotations"] = pod.Annotations
+		}
+		if withMeta && len(pod.OwnerReferences) > 0 {
+			meta["ownerReferences"] = pod.OwnerReferences
+		}
+		b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod.Spec.DeepCopy()})
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, string(b))
+	}
+	return docs, nil
+}
+
 // clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
 // Karpenter's Nodes as they are (labels, taints, allocatable), every pod as a bare pod (bound,
 // or still pending from the first wave), and the wave's workloads.
@@ -406,26 +435,13 @@ func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w 
 		return "", err
 	}
 	docs := append([]string{w.base}, nodes...)
-	pods := &corev1.PodList{}
-	if err := h.Client.List(ctx, pods); err != nil {
+	// Bound pods, and the earlier waves' pods still pending: Karpenter retries them on every
+	// pass, so they compete with the new wave for capacity and limits.
+	pods, err := podDocs(ctx, h, false)
+	if err != nil {
 		return "", err
 	}
-	for _, p := range pods.Items {
-		// Bound pods, and the earlier waves' pods still pending: Karpenter retries them on every
-		// pass, so they compete with the new wave for capacity and limits.
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		spec := p.Spec.DeepCopy()
-		doc := map[string]any{"apiVersion": "v1", "kind": "Pod",
-			"metadata": map[string]any{"name": p.Name, "namespace": p.Namespace, "labels": p.Labels},
-			"spec":     spec}
-		b, err := yaml.Marshal(doc)
-		if err != nil {
-			return "", err
-		}
-		docs = append(docs, string(b))
-	}
+	docs = append(docs, pods...)
 	docs = append(docs, w.docs)
 	sc := map[string]any{"name": w.name, "description": "second wave of " + s.Name + " (oracle controller)", "reference": "generated",
 		"kind": "provision", "catalog": s.Catalog, "objects": strings.Join(docs, "---\n"), "expect": map[string]any{}}

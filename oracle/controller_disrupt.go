@@ -378,27 +378,13 @@ func clusterDisruptScenario(ctx context.Context, h *controller.Harness, s *Scena
 			return "", err
 		}
 	}
-	pods := &corev1.PodList{}
-	if err := h.Client.List(ctx, pods); err != nil {
+	// Bound pods, and pods still pending (Karpenter's consolidation schedules them with the
+	// candidates' pods).
+	pods, err := podDocs(ctx, h, true)
+	if err != nil {
 		return "", err
 	}
-	for _, pod := range pods.Items {
-		// Bound pods, and pods still pending (Karpenter's consolidation schedules them with the
-		// candidates' pods).
-		if pod.DeletionTimestamp != nil {
-			continue
-		}
-		meta := map[string]any{"name": pod.Name, "namespace": pod.Namespace, "labels": pod.Labels}
-		if len(pod.Annotations) > 0 {
-			meta["annotations"] = pod.Annotations
-		}
-		if len(pod.OwnerReferences) > 0 {
-			meta["ownerReferences"] = pod.OwnerReferences
-		}
-		if err := add(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod.Spec.DeepCopy()}); err != nil {
-			return "", err
-		}
-	}
+	docs = append(docs, pods...)
 	now := time.Now().UTC().Truncate(time.Second).Add(time.Second)
 	sc := map[string]any{"name": p.name, "description": "disruption after " + s.Name + " (oracle controller): deleted " + strings.Join(trunc(p.deleted), ", "),
 		"reference": "generated", "kind": "disrupt", "catalog": s.Catalog, "clock": map[string]any{"now": now.Format(time.RFC3339)},
