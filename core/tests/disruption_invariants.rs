@@ -138,34 +138,56 @@ proptest! {
     }
 }
 
+/// `decide_action` (the simulator's pass) passes over provably hopeless single-node candidates
+/// and builds no verdicts but budget blocks: its action and budget blocks must be `decide`'s.
+fn decide_action_matches_decide(nodes: &[NodeSpec], budget: u32) -> Result<(), TestCaseError> {
+    let req = Request { objects: objects(nodes, budget), catalog: Some(catalog()), now: Some(NOW.into()), ..Default::default() };
+    let (m, _) = nodecast::internal::load::model(&req.sources()).unwrap();
+    let now = nodecast::internal::disruption::parse_now(Some(NOW)).unwrap();
+    let full = nodecast::internal::disruption::decide(&m, now);
+    let mut memo = nodecast::internal::scheduling::BaselineMemo::default();
+    let action = nodecast::internal::disruption::decide_action(&m, now, &mut memo);
+    prop_assert_eq!(&nodecast::internal::disruption::decide_action(&m, now, &mut memo), &action);
+    prop_assert_eq!(&action.decision, &full.decision);
+    prop_assert_eq!(&action.reason, &full.reason);
+    prop_assert_eq!(&action.method, &full.method);
+    prop_assert_eq!(&action.disrupted_nodes, &full.disrupted_nodes);
+    prop_assert_eq!(&action.replacement, &full.replacement);
+    prop_assert_eq!(&action.command, &full.command);
+    let budget_held = |d: &nodecast::api::Decision| -> Vec<(String, Vec<String>)> {
+        d.nodes
+            .iter()
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    v.reasons
+                        .iter()
+                        .filter(|r| r.code == nodecast::reason::ReasonCode::Budget)
+                        .map(|r| r.message.clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .filter(|(_, r)| !r.is_empty())
+            .collect()
+    };
+    prop_assert_eq!(budget_held(&action), budget_held(&full));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
 
-    /// `decide_action` (the simulator's pass) passes over provably hopeless single-node
-    /// candidates and builds no verdicts but budget blocks: its action and budget blocks must be
-    /// `decide`'s.
     #[test]
     fn decide_action_acts_like_decide(nodes in prop::collection::vec(node_strategy(), 1..9), budget in 0u32..4) {
-        let req = Request { objects: objects(&nodes, budget), catalog: Some(catalog()), now: Some(NOW.into()), ..Default::default() };
-        let (m, _) = nodecast::internal::load::model(&req.sources()).unwrap();
-        let now = nodecast::internal::disruption::parse_now(Some(NOW)).unwrap();
-        let full = nodecast::internal::disruption::decide(&m, now);
-        let mut memo = nodecast::internal::scheduling::BaselineMemo::default();
-        let action = nodecast::internal::disruption::decide_action(&m, now, &mut memo);
-        prop_assert_eq!(&nodecast::internal::disruption::decide_action(&m, now, &mut memo), &action);
-        prop_assert_eq!(&action.decision, &full.decision);
-        prop_assert_eq!(&action.reason, &full.reason);
-        prop_assert_eq!(&action.method, &full.method);
-        prop_assert_eq!(&action.disrupted_nodes, &full.disrupted_nodes);
-        prop_assert_eq!(&action.replacement, &full.replacement);
-        prop_assert_eq!(&action.command, &full.command);
-        let budget_held = |d: &nodecast::api::Decision| -> Vec<(String, Vec<String>)> {
-            d.nodes
-                .iter()
-                .map(|v| (v.name.clone(), v.reasons.iter().filter(|r| r.code == nodecast::reason::ReasonCode::Budget).map(|r| r.message.clone()).collect::<Vec<_>>()))
-                .filter(|(_, r)| !r.is_empty())
-                .collect()
-        };
-        prop_assert_eq!(budget_held(&action), budget_held(&full));
+        decide_action_matches_decide(&nodes, budget)?;
     }
+}
+
+/// Found by the property above in CI (1 in ≈ 350 cases): multi-node's budget cut marked node-0
+/// held back, then single-node deleted it. `decide` shows no verdict on a disrupted node;
+/// `decide_action` listed the budget block, so the simulator would have seen a held node.
+#[test]
+fn a_node_the_command_takes_is_not_listed_as_held_by_the_budget() {
+    let node = |ty, pods: &[u32]| NodeSpec { ty, pods: pods.to_vec(), dnd_node: false, dnd_pod: false, pdb: false };
+    decide_action_matches_decide(&[node(0, &[1028]), node(1, &[1028, 873])], 1).unwrap();
 }

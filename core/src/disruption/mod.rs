@@ -543,7 +543,9 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
     d.savings_per_month = crate::figures::per_month(d.price_per_hour_before - d.price_per_hour_after);
     d.command = command_text(&d);
     if action_only {
-        for (&node, reasons) in &verdicts {
+        // As in the full answer below, a node the command takes shows no verdict: a budget an
+        // earlier method found spent for it (multi-node's cut) did not hold it back.
+        for (&node, reasons) in verdicts.iter().filter(|(&n, _)| !d.disrupted_nodes.contains(&m.nodes[n].name)) {
             let budget: Vec<Reason> = reasons.iter().filter(|r| r.code == ReasonCode::Budget).cloned().collect();
             if !budget.is_empty() {
                 let n = &m.nodes[node];
