@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
+.PHONY: oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust test-explore schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller
 
 all: build
@@ -82,17 +82,25 @@ ifeq ($(TEST_SERIAL),1)
 	$(MAKE) --no-print-directory $(TEST_NATIVE) $(TEST_WEB)
 else
 	@mkdir -p $(TARGET_DIR); rm -f $(TEST_WEB_LOG).rc; \
-	{ $(MAKE) --no-print-directory $(TEST_WEB) > $(TEST_WEB_LOG) 2>&1; echo $$? > $(TEST_WEB_LOG).rc; } & web=$$!; \
+	{ $(MAKE) --no-print-directory $(TEST_WEB) > $(TEST_WEB_LOG) 2>&1; echo "$$? $$SECONDS" > $(TEST_WEB_LOG).rc; } & web=$$!; \
 	echo "== $(TEST_WEB): running beside the rest, output in $(TEST_WEB_LOG) (printed at the end)"; \
-	$(MAKE) --no-print-directory $(TEST_NATIVE); native=$$?; \
-	wait $$web; webrc=$$(cat $(TEST_WEB_LOG).rc 2>/dev/null || echo 1); \
+	$(MAKE) --no-print-directory $(TEST_NATIVE); native=$$?; native_s=$$SECONDS; \
+	wait $$web; read webrc web_s < $(TEST_WEB_LOG).rc || { webrc=1; web_s=?; }; \
 	echo; echo "== $(TEST_WEB) (ran beside the rest; exit $$webrc): $(TEST_WEB_LOG)"; cat $(TEST_WEB_LOG); \
-	echo; echo "== make test: native chain exit $$native, $(TEST_WEB) exit $$webrc"; \
+	echo; echo "== make test: native chain exit $$native after $$native_s s, $(TEST_WEB) exit $$webrc after $$web_s s"; \
 	[ "$$native" = 0 ] && [ "$$webrc" = 0 ]
 endif
 
+# The property tests draw from a fixed seed here, so a CI verdict is reproducible: a random
+# seed once failed a landing on a case 1 in ~350 draws reach (core/tests/disruption_invariants.rs).
+# `make test-explore` draws fresh cases, 2,000 per property (PROPTEST_CASES overrides each test's own
+# count): run it before landing a change to the engine.
+PROPTEST_SEED ?= 20261129
 test-rust:
-	$(CARGO) test --release --workspace --exclude nodecast-benches
+	PROPTEST_RNG_SEED=$(PROPTEST_SEED) $(CARGO) test --release --workspace --exclude nodecast-benches
+
+test-explore:
+	PROPTEST_CASES=2000 $(CARGO) test --release -p nodecast --test integration
 
 conformance: build
 	@if [ -d "$(CASES)" ]; then \
