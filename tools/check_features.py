@@ -2,8 +2,8 @@
 """Fails when a build that contains the core resolves other features below it than `make build`.
 
 Cargo compiles a crate again when the features of anything below it differ. `make test` builds the
-core for the CLI (`make build`, reused by `cargo test`), for the Python wheel (bindings-py, its own
-workspace in the same target/) and for the schema check; tools/workspace-hack pins the union of
+core for the CLI (`make build`, reused by `cargo test`), for the Python wheel (bindings-py, a
+workspace member no default build selects) and for the schema check; tools/workspace-hack pins the union of
 their features so that all three reuse one compiled core. This compares, for every crate the core
 depends on, the features `cargo tree` resolves in each of those builds, and names the crate and
 the features that differ (add them to tools/workspace-hack/Cargo.toml, under [build-dependencies]

@@ -8,6 +8,7 @@
 #   bindings-py/scripts/test.sh -k errors    # extra arguments go to pytest
 #
 # Environment: NODECAST_VENV (default <repo>/.venv-py), PYTHON (default python3),
+# NODECAST_PY_ENV_ONLY=1 stops once the virtualenv has its packages,
 # NODECAST_SKIP_RUST=1 skips clippy/cargo test, NODECAST_PY39=path/to/python3.9 (or a python3.9
 # on PATH) adds a smoke test of the abi3 wheel on CPython 3.9.
 set -euo pipefail
@@ -48,10 +49,14 @@ if [ "${#need[@]}" -gt 0 ]; then
 else
   echo "maturin, pytest, pyyaml, pandas, mypy, kubernetes, tqdm, ray, matplotlib, ortools already installed"
 fi
+# make test installs the environment first, beside the compiles (the Makefile's python-env).
+[ "${NODECAST_PY_ENV_ONLY:-0}" = 1 ] && exit 0
 
-# The bindings crate is its own workspace (so the root's `cargo test --workspace` needs no Python),
-# but it builds in the root's target directory: its Cargo.lock and release profile match the
-# root's, so the core and the C++ HiGHS solver `make build` compiled are reused, not compiled again.
+# The bindings crate is a member of the root workspace (not a default one, so the root's plain
+# `cargo test` needs no Python): it builds in the root's target directory with the root's
+# Cargo.lock and release profile, so the core and the C++ HiGHS solver `make build` compiled are
+# reused, not compiled again (as a workspace of its own it compiled the core again: cargo's unit
+# hash includes a package's path relative to the workspace root).
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 OUT="$CARGO_TARGET_DIR/nodecast-py"
 mkdir -p "$OUT"
