@@ -283,7 +283,15 @@ func controllerDisruption(ctx context.Context, h *controller.Harness, before map
 		index[it.Name] = it
 	}
 	for _, l := range launches[launched:] {
-		if l.At.Before(first.Add(-time.Second)) {
+		// The queue creates a command's replacements in the same call that marks its candidates
+		// (queue.go StartCommand: taint, then CreateNodeClaims), so they launch within
+		// milliseconds of the first mark. A NodeClaim launched a second or more after it is the
+		// provisioner's, for pending pods the command made room for (a NodePool limit the marked
+		// Node no longer uses up; its batch waits out the 1 s idle window first): whole run of
+		// 2026-11-29, ctl-30, 41, 115, 152, 208 (empty deletes, logged by Karpenter with
+		// replacement-node-count 0) and ctl-121, 128 (one replacement, two launches). An Empty
+		// command never has replacements (emptiness.go).
+		if l.At.Before(first.Add(-time.Second)) || !l.At.Before(first.Add(time.Second)) || a.Reason == "empty" {
 			continue
 		}
 		a.Decision = "replace"

@@ -125,6 +125,31 @@ fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64
     f64::INFINITY
 }
 
+/// The price multi-node consolidation's same-type guard gives node `n` of instance type `it`
+/// (Karpenter's `filterOutSameInstanceType`): the cheapest of the type's offerings compatible with
+/// every label of the node, or None when none is. Unlike the candidate's price (the offering of
+/// its zone and capacity type alone, `node_price`), this reads the node's reservation labels too:
+/// the AWS provider's on-demand and spot offerings require the three reservation labels absent
+/// (offering/base_resolver.go), so a node carrying one — even with an empty value — matches none
+/// of them, and a reserved offering matches only a node whose reservation labels are its own.
+fn label_price(m: &Model, n: &crate::model::ExistingNode, it: u32) -> Option<f64> {
+    let label = |k| n.labels.get(k);
+    let reservation_keys = [m.keys.reservation_id, m.keys.reservation_type, m.keys.reservation_interruptible];
+    m.catalog.types[it as usize]
+        .offerings
+        .iter()
+        .filter(|o| label(m.keys.zone).is_none_or(|z| z == o.zone))
+        .filter(|o| label(m.keys.capacity_type).is_none_or(|c| c == o.capacity_type))
+        .filter(|o| match crate::catalog::resolve::reservation_of(m, o) {
+            Some(res) => reservation_keys
+                .iter()
+                .all(|&k| label(k).is_none_or(|v| v == crate::catalog::resolve::label_value(res, k, m))),
+            None => !m.catalog.is_aws() || reservation_keys.iter().all(|&k| label(k).is_none()),
+        })
+        .map(|o| o.price)
+        .reduce(f64::min)
+}
+
 /// What every consolidation attempt of one pass shares: they all re-schedule over the same
 /// model at the same `now`, so the scheduling baseline, the pending pods and the gated nodes
 /// are computed once per pass (at the first attempt) instead of once per attempt.
@@ -441,11 +466,14 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             .iter()
             .filter_map(|&o| {
                 let name = &m.catalog.types[o as usize].name;
-                cands
+                let same: Vec<Option<f64>> = cands
                     .iter()
                     .filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name))
-                    .map(|&c| infos[c].price.unwrap_or(0.0))
-                    .reduce(f64::min)
+                    .map(|&c| label_price(m, &m.nodes[infos[c].node], o))
+                    .collect();
+                // No candidate of the type priced by its labels: Karpenter's price map has no
+                // entry for the type and its lookup reads 0, so no option is below the bound.
+                (!same.is_empty()).then(|| same.into_iter().flatten().reduce(f64::min).unwrap_or(0.0))
             })
             .fold(f64::INFINITY, f64::min);
         options.retain(|&i| worst_price(m, i, &rf) < max_price);
