@@ -366,13 +366,9 @@ impl Topology {
         }
     }
 
-    /// Count a bound pod on `node` into the non-inverse families that select it, as the
-    /// groups that select it are counted (R5.15.5).
-    ///
-    /// The node's labels become requirements only when a family asks, once per node (`n`, in
-    /// `node_reqs`): most bound pods are selected by no family, and building them for each of
-    /// 100,000 bound pods in every scheduling simulation was 6 % of a consolidation decision
-    /// at 5,000 nodes (issue 35).
+    /// Count a bound pod on node `n` into the non-inverse families that select it, as the
+    /// groups that select it are counted (R5.15.5). The node's labels become requirements only
+    /// when a family asks (most bound pods have none; issue 35), once per node in `node_reqs`.
     pub fn count_bound_families(&mut self, pod: &Pod, n: usize, node_reqs: &mut HashMap<usize, Requirements>, m: &Model) {
         let node = &m.nodes[n];
         self.count_families(pod, |def| match node.labels.get(def.key) {
