@@ -92,6 +92,11 @@ impl Collected {
         self.owners.insert((namespace.to_string(), kind.to_string(), name.to_string()), raw);
     }
 
+    /// The controller reference of explicit pod `pod`, read from its typed shape (`typed_pod`).
+    pub(super) fn controller_of(&mut self, pod: usize, reference: ControllerRef) {
+        self.controllers.insert(pod, reference);
+    }
+
     /// An explicit pod's controller reference (`controller: true`), by pod index.
     pub(super) fn controller(&mut self, pod: usize, root: &At, sink: &mut Sink) {
         let meta = root.get("metadata");

@@ -28,7 +28,7 @@ impl Lowering {
         let created = doc.metadata.creation_timestamp.and_then(|t| t.parse::<jiff::Timestamp>().ok()).map(|t| t.as_second());
         let owned =
             |p: &Option<Pairs>| p.as_ref().map(|p| p.0.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()).unwrap_or_default();
-        let meta = Meta {
+        let mut meta = Meta {
             name: doc.metadata.name.to_string(),
             namespace: doc.metadata.namespace.unwrap_or("default").to_string(),
             labels: owned(&doc.metadata.labels),
@@ -39,6 +39,12 @@ impl Lowering {
             deleting: false,
             statefulset_owned: false,
         };
+        // `read_meta`'s reading of the references: the managing controller is the one with
+        // `controller: true`, else the first stands for the owner.
+        let refs: &[typed::OwnerRef] = doc.metadata.owner_references.as_deref().unwrap_or_default();
+        let controller = refs.iter().find(|r| r.controller == Some(true));
+        meta.statefulset_owned = refs.iter().any(|r| r.kind == Some("StatefulSet") && r.api_version == Some("apps/v1"));
+        meta.owner = controller.or(refs.first()).map(|r| (r.kind.unwrap_or_default().to_string(), r.name.unwrap_or_default().to_string()));
         let mut pod = lower_pod::pod_of_meta(&meta, &mut self.interner, document);
         // No priority, class or policy of its own (the typed shape has none): the global
         // default class's, as admission gives it.
@@ -54,8 +60,11 @@ impl Lowering {
             "Failed" => owners::Phase::Failed,
             _ => owners::Phase::Active,
         };
-        // No ownerReferences in the typed shape: no controller for the default spreads.
         self.explicit.push((self.pods.len(), phase));
+        if let Some(r) = controller {
+            let text = |s: Option<&str>| s.unwrap_or_default().to_string();
+            self.default_spread.controller_of(self.pods.len(), (text(r.api_version), text(r.kind), text(r.name)));
+        }
         self.pods.push(pod);
         true
     }

@@ -98,3 +98,40 @@ fn written_pods_lower_alike_both_ways() {
     let docs = decode(&all, Some("f")).unwrap();
     assert_eq!(lowered(&docs, false), lowered(&docs, true));
 }
+
+#[test]
+fn owned_pods_lower_alike_both_ways() {
+    // Owner references as the pods of an existing cluster carry them (consolidation's input):
+    // a ReplicaSet controller, a StatefulSet that is not the controller next to a Job that is,
+    // references without a controller (the first stands for the owner), and a Service and a
+    // ReplicaSet whose selectors the default spreads deduce from the controller.
+    let pods = [
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"shop","labels":{"app":"web","pod-template-hash":"5d8"},
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-5d8","uid":"u-1","controller":true,"blockOwnerDeletion":true}]},
+            "spec":{"nodeName":"n1","containers":[{"name":"c","image":"i","resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]},"status":{"phase":"Running"}}"#,
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","namespace":"shop","labels":{"app":"db"},
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"StatefulSet","name":"db"},{"apiVersion":"batch/v1","kind":"Job","name":"backup","controller":true}]},
+            "spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}"#,
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"c","namespace":"shop","labels":{"app":"web"},
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"agent","controller":false},{"kind":"Node","name":"n1"}]}}"#,
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"d","ownerReferences":[]}}"#,
+    ];
+    let others = [
+        r#"{"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop"},"spec":{"selector":{"app":"web"}}}"#,
+        r#"{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-5d8","namespace":"shop"},"spec":{"replicas":0,
+            "selector":{"matchLabels":{"app":"web","pod-template-hash":"5d8"}},"template":{"metadata":{"labels":{"app":"web","pod-template-hash":"5d8"}},
+            "spec":{"containers":[{"name":"c"}]}}}}"#,
+    ];
+    for (i, pod) in pods.iter().enumerate() {
+        let docs = decode(pod, Some("f")).unwrap();
+        let typed = crate::manifest::typed::PodDoc::of_value(&docs[0].value).is_some_and(|p| super::typed_pod::takes(&p));
+        assert!(typed, "pod {i} fits the typed shape");
+        let docs = decode(&format!("[{}, {pod}]", others.join(",")), Some("f")).unwrap();
+        assert_eq!(lowered(&docs, false), lowered(&docs, true), "pod {i}");
+    }
+    let all = format!("[{},{}]", others.join(","), pods.join(","));
+    let docs = decode(&all, Some("f")).unwrap();
+    let both = lowered(&docs, false);
+    assert_eq!(both, lowered(&docs, true));
+    assert!(both.contains("web-5d8") && both.contains("backup"), "the owners reach the pods: {both}");
+}

@@ -50,6 +50,31 @@ pub struct Meta<'a> {
     #[serde(default)]
     #[allow(dead_code)]
     pub generation: Option<serde_json::Number>,
+    /// Pods of a ReplicaSet, a StatefulSet or a Job carry these (every bound pod of an
+    /// existing cluster does: consolidation's input, issue 35).
+    #[serde(default, rename = "ownerReferences", borrow)]
+    pub owner_references: Option<Vec<OwnerRef<'a>>>,
+}
+
+/// One owner reference. The tree way reads `apiVersion`, `kind`, `name` and `controller`; `uid`
+/// and `blockOwnerDeletion` are here so that real references fit (read by nothing).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnerRef<'a> {
+    #[serde(default, rename = "apiVersion", borrow)]
+    pub api_version: Option<&'a str>,
+    #[serde(default, borrow)]
+    pub kind: Option<&'a str>,
+    #[serde(default, borrow)]
+    pub name: Option<&'a str>,
+    #[serde(default, borrow)]
+    #[allow(dead_code)]
+    pub uid: Option<&'a str>,
+    #[serde(default)]
+    pub controller: Option<bool>,
+    #[serde(default, rename = "blockOwnerDeletion")]
+    #[allow(dead_code)]
+    pub block_owner_deletion: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -366,12 +366,13 @@ impl Topology {
         }
     }
 
-    /// Count a bound pod on `node` into the non-inverse families that select it, as the
-    /// groups that select it are counted (R5.15.5).
-    pub fn count_bound_families(&mut self, pod: &Pod, node: &crate::model::ExistingNode, m: &Model) {
-        let reqs = label_requirements(&node.labels, &m.interner);
+    /// Count a bound pod on node `n` into the non-inverse families that select it, as the
+    /// groups that select it are counted (R5.15.5). The node's labels become requirements only
+    /// when a family asks (most bound pods have none; issue 35), once per node in `node_reqs`.
+    pub fn count_bound_families(&mut self, pod: &Pod, n: usize, node_reqs: &mut HashMap<usize, Requirements>, m: &Model) {
+        let node = &m.nodes[n];
         self.count_families(pod, |def| match node.labels.get(def.key) {
-            Some(v) if filter_passes(def, &reqs, &node.taints, m) => vec![v],
+            Some(v) if filter_passes(def, node_requirements(node_reqs, n, m), &node.taints, m) => vec![v],
             _ => Vec::new(),
         });
     }
@@ -798,6 +799,11 @@ pub fn record(topo: &mut Topology, pod: &Pod, placed: &Requirements, taints: &[T
             *g.counts.entry(r.values[0]).or_insert(0) += 1;
         }
     }
+}
+
+/// Node `n`'s labels as requirements, built once into `cache`.
+pub fn node_requirements<'c>(cache: &'c mut HashMap<usize, Requirements>, n: usize, m: &Model) -> &'c Requirements {
+    cache.entry(n).or_insert_with(|| label_requirements(&m.nodes[n].labels, &m.interner))
 }
 
 /// Node labels as requirements (`In [v]` per label).

@@ -103,11 +103,11 @@ impl Solver<'_> {
         for &(p, n) in &bound {
             let node = &m.nodes[n];
             self.topo.selecting(&m.pods[p], false, &mut selecting);
-            self.topo.count_bound_families(&m.pods[p], node, m);
+            self.topo.count_bound_families(&m.pods[p], n, &mut node_reqs, m);
             for &g in &selecting {
                 let g = &mut self.topo.groups[g];
                 let Some(v) = node.labels.get(g.def.key) else { continue };
-                let reqs = node_reqs.entry(n).or_insert_with(|| topology::label_requirements(&node.labels, &m.interner));
+                let reqs = topology::node_requirements(&mut node_reqs, n, m);
                 if topology::filter_passes(&g.def, reqs, &node.taints, m) {
                     *g.counts.entry(v).or_insert(0) += 1;
                 }
