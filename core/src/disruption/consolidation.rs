@@ -141,9 +141,7 @@ fn label_price(m: &Model, n: &crate::model::ExistingNode, it: u32) -> Option<f64
         .filter(|o| label(m.keys.zone).is_none_or(|z| z == o.zone))
         .filter(|o| label(m.keys.capacity_type).is_none_or(|c| c == o.capacity_type))
         .filter(|o| match crate::catalog::resolve::reservation_of(m, o) {
-            Some(res) => reservation_keys
-                .iter()
-                .all(|&k| label(k).is_none_or(|v| v == crate::catalog::resolve::label_value(res, k, m))),
+            Some(res) => reservation_keys.iter().all(|&k| label(k).is_none_or(|v| v == crate::catalog::resolve::label_value(res, k, m))),
             None => !m.catalog.is_aws() || reservation_keys.iter().all(|&k| label(k).is_none()),
         })
         .map(|o| o.price)
