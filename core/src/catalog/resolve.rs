@@ -208,8 +208,6 @@ pub fn label_value(r: &Reservation, key: crate::labels::KeyId, m: &Model) -> cra
 /// the template's `karpenter.k8s.aws/ec2nodeclass` requirement).
 pub fn reserved_offering_compatible(o: &Offering, r: &crate::requirements::Requirements, m: &Model) -> bool {
     let Some(res) = reservation_of(m, o) else { return true };
-    [m.keys.reservation_id, m.keys.reservation_type, m.keys.reservation_interruptible]
-        .into_iter()
-        .all(|k| r.get(k).is_none_or(|req| req.has(label_value(res, k, m), &m.interner)))
+    m.keys.reservation_keys().into_iter().all(|k| r.get(k).is_none_or(|req| req.has(label_value(res, k, m), &m.interner)))
         && r.get(m.keys.node_class).is_none_or(|req| res.classes.iter().any(|&c| req.has(c, &m.interner)))
 }

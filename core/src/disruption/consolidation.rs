@@ -134,7 +134,7 @@ fn worst_price(m: &Model, it: u32, r: &crate::requirements::Requirements) -> f64
 /// of them, and a reserved offering matches only a node whose reservation labels are its own.
 fn label_price(m: &Model, n: &crate::model::ExistingNode, it: u32) -> Option<f64> {
     let label = |k| n.labels.get(k);
-    let reservation_keys = [m.keys.reservation_id, m.keys.reservation_type, m.keys.reservation_interruptible];
+    let reservation_keys = m.keys.reservation_keys();
     m.catalog.types[it as usize]
         .offerings
         .iter()
@@ -464,14 +464,18 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             .iter()
             .filter_map(|&o| {
                 let name = &m.catalog.types[o as usize].name;
-                let same: Vec<Option<f64>> = cands
+                let mut any = false;
+                let cheapest = cands
                     .iter()
                     .filter(|&&c| m.nodes[infos[c].node].instance_type.as_ref() == Some(name))
-                    .map(|&c| label_price(m, &m.nodes[infos[c].node], o))
-                    .collect();
+                    .filter_map(|&c| {
+                        any = true;
+                        label_price(m, &m.nodes[infos[c].node], o)
+                    })
+                    .reduce(f64::min);
                 // No candidate of the type priced by its labels: Karpenter's price map has no
                 // entry for the type and its lookup reads 0, so no option is below the bound.
-                (!same.is_empty()).then(|| same.into_iter().flatten().reduce(f64::min).unwrap_or(0.0))
+                any.then(|| cheapest.unwrap_or(0.0))
             })
             .fold(f64::INFINITY, f64::min);
         options.retain(|&i| worst_price(m, i, &rf) < max_price);

@@ -110,21 +110,17 @@ fn instance_type_not_found(m: &Model, n: &ExistingNode) -> Option<String> {
     // reservation label at all (even with an empty value) matches none of the AWS provider's
     // on-demand and spot offerings, which require those labels absent, and no reserved offering
     // has its capacity type.
-    let stray_reservation_label = ct != Some(Some(m.keys.reserved))
-        && m.catalog.is_aws()
-        && [m.keys.reservation_id, m.keys.reservation_type, m.keys.reservation_interruptible].iter().any(|&k| n.labels.get(k).is_some());
-    if !stray_reservation_label
-        && it
-            .offerings
-            .iter()
-            .any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type) && interruptible_ok(o) && selected_ok(o))
-    {
-        return None;
-    }
-    if stray_reservation_label {
+    if ct != Some(Some(m.keys.reserved)) && m.catalog.is_aws() && m.keys.reservation_keys().into_iter().any(|k| n.labels.get(k).is_some()) {
         return Some(format!(
             "the NodeClaim is not reserved but has a karpenter.k8s.aws/capacity-reservation-* label, which no {name} offering it could run on allows"
         ));
+    }
+    if it
+        .offerings
+        .iter()
+        .any(|o| zone.is_none_or(|z| z == Some(o.zone)) && ct_ok(o.capacity_type) && interruptible_ok(o) && selected_ok(o))
+    {
+        return None;
     }
     Some(format!(
         "instance type {name} has no offering in zone {} with capacity type {} any more",

@@ -588,9 +588,14 @@ impl ExistingNode {
 }
 
 impl Keys {
+    /// The three capacity-reservation label keys (id, type, interruptible).
+    pub fn reservation_keys(&self) -> [KeyId; 3] {
+        [self.reservation_id, self.reservation_type, self.reservation_interruptible]
+    }
+
     /// One of the three reservation label keys?
     pub fn is_reservation_key(&self, k: KeyId) -> bool {
-        k == self.reservation_id || k == self.reservation_type || k == self.reservation_interruptible
+        self.reservation_keys().contains(&k)
     }
 }
 

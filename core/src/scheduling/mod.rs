@@ -62,10 +62,7 @@ pub fn offering_compatible(o: &Offering, r: &Requirements, m: &Model) -> bool {
             // labels as DoesNotExist (offering/base_resolver.go): a NodeClaim that requires a
             // reservation id (or type) cannot launch them, whatever its capacity types allow.
             None => {
-                m.reservations.is_empty()
-                    || [m.keys.reservation_id, m.keys.reservation_type, m.keys.reservation_interruptible]
-                        .into_iter()
-                        .all(|k| r.get(k).is_none_or(|req| req.allows_absent()))
+                m.reservations.is_empty() || m.keys.reservation_keys().into_iter().all(|k| r.get(k).is_none_or(|req| req.allows_absent()))
             }
         }
 }
