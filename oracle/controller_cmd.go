@@ -485,12 +485,6 @@ func compareWave(r NodecastRecord, cats map[int]*Catalog, w *secondWave) ctlResu
 	return res
 }
 
-// classify a disagreement with the in-process oracle's help (main.go check: Karpenter's code
-// called once per run, 24 runs and up to -max-runs (300) while its answers vary, as `oracle run`): nodecast's answer is one the
-// in-process Karpenter gives → a tie Karpenter breaks by map order, which the controller broke
-// the other way (the oracle's rule counts it as agreement); the in-process Karpenter agrees with
-// the controller but never with nodecast → a nodecast difference the oracle sees too; otherwise
-// the controller alone differs from one pass → batching or timing.
 // compareAll compares nodecast's answer nc with the controller's k, then runs the in-process
 // oracle on the same scenario (catalog base) to say which side the controller differs from.
 func compareAll(res *ctlResult, r NodecastRecord, base *Catalog, nc, k *ProvisionAnswer) {
@@ -499,7 +493,9 @@ func compareAll(res *ctlResult, r NodecastRecord, base *Catalog, nc, k *Provisio
 	res.InProcess, res.NodecastIP = "not run", "not run"
 	if ip, err := karpenterSide(r, base, catalogID(r)); err == nil {
 		if a, ok := ip.(*ProvisionAnswer); ok {
-			res.InProcess = orAgree(CompareProvision(a, k))
+			// The controller in nodecast's place: its claims carry the launch made, the in-process
+			// ones only the launches their NodeClaims allow (sameAsController).
+			res.InProcess = orAgree(CompareProvision(k, a))
 			res.NodecastIP = orAgree(CompareProvision(nc, a))
 		}
 	} else {
@@ -507,22 +503,20 @@ func compareAll(res *ctlResult, r NodecastRecord, base *Catalog, nc, k *Provisio
 	}
 }
 
+// classify a disagreement with the in-process oracle's help (controller_check.go): Karpenter's
+// code called once per run, 24 runs and up to 300 while its answers vary. It gives both answers →
+// a tie (two of Karpenter's own choices; the oracle's rule counts it as agreement); nodecast's
+// only → the controller differs from one pass: batching or timing; the controller's only → a
+// nodecast difference the oracle sees too; neither → mixed.
 func classify(res *ctlResult, r NodecastRecord, cats map[int]*Catalog) {
 	if res.Agree || res.InProcess == "not run" || strings.HasPrefix(res.InProcess, "error") {
 		return
 	}
-	c := check(r, cats, 24, defaultMaxRuns)
-	switch {
-	case c.Class == "" && (c.Runs > 1 || res.NodecastIP != "agree"):
-		// Agreed only on a re-run, or the first in-process run (res.NodecastIP) differed.
-		res.Verdict = "tie (nodecast's answer is Karpenter's on in-process run " + fmt.Sprint(c.Runs) + ")"
-	case c.Class == "":
-		res.Verdict = "batching or timing (controller only: nodecast = in-process Karpenter)"
-	case res.InProcess == "agree":
-		res.Verdict = "nodecast differs (in-process Karpenter too: " + c.Class + ")"
-	default:
-		res.Verdict = "mixed (in-process differs from both; nodecast vs in-process: " + c.Class + ")"
+	var ctl any = res.Karpenter
+	if res.Disrupt != nil {
+		ctl = res.Disrupt
 	}
+	res.Verdict = inProcessTwoWays(r, cats, ctl, 24, defaultMaxRuns).verdict()
 }
 
 func orAgree(class, _ string) string {

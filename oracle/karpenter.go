@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
@@ -503,6 +504,11 @@ func (e *Env) load() error {
 		// those two parts, NUL-separated, sorts the same way (and stays unique); an index-based
 		// one ("pod-12" < "pod-8") imposed an order no scenario states.
 		p.UID = types.UID(string(p.UID) + "\x00" + p.Namespace + "/" + p.Name)
+		if randomPendingUIDs && p.Spec.NodeName == "" {
+			// As an API server gives them (controller_check.go): the queue's order of equal pods
+			// is then random, as in a running cluster.
+			p.UID = uuid.NewUUID()
+		}
 		if p.Spec.NodeName == "" {
 			// The claims the resourceclaim controller generated for it stay named (dra.go).
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}},
