@@ -89,13 +89,12 @@ func inProcessRuns(r NodecastRecord, cats map[int]*Catalog, ctl any, runs, maxRu
 }
 
 // sameAsController: the in-process answer k could be what the controller did: the oracle's rules
-// with the controller's answer in nodecast's place, since it carries an actual launch (the
-// recording provider's) and k, like any in-process answer, only the launches its NodeClaims allow.
+// with the controller's answer in nodecast's place (asLaunchSet), k as Karpenter's.
 func sameAsController(k, ctl any) bool {
 	switch a := k.(type) {
 	case *ProvisionAnswer:
 		if c, ok := ctl.(*ProvisionAnswer); ok && c != nil {
-			class, _ := CompareProvision(c, a)
+			class, _ := CompareProvision(asLaunchSet(c), a)
 			return class == ""
 		}
 	case *DisruptAnswer:
@@ -103,11 +102,53 @@ func sameAsController(k, ctl any) bool {
 			if a.Nodes == nil {
 				a.Nodes = []string{}
 			}
-			class, _ := CompareDisrupt(c, a)
+			class, _ := CompareDisrupt(asLaunchSetDisrupt(c), a)
 			return class == ""
 		}
 	}
 	return false
+}
+
+// asLaunchSet: the controller's answer with each NodeClaim's launch taken from its own launch
+// set (the first type and zone by name), not the recording provider's pick. Two NodeClaims
+// with the same requirements have the same launch set, but Karpenter's fake provider launches
+// by its own rule (it may take on-demand where the AWS provider takes spot), so its pick would
+// never fall in an in-process NodeClaim's set.
+func asLaunchSet(c *ProvisionAnswer) *ProvisionAnswer {
+	out := *c
+	out.Claims = make([]Claim, len(c.Claims))
+	for i, cl := range c.Claims {
+		out.Claims[i] = claimAsLaunchSet(cl)
+	}
+	return &out
+}
+
+func asLaunchSetDisrupt(c *DisruptAnswer) *DisruptAnswer {
+	out := *c
+	if c.Replacement != nil {
+		r := claimAsLaunchSet(*c.Replacement)
+		out.Replacement = &r
+	}
+	return &out
+}
+
+func claimAsLaunchSet(c Claim) Claim {
+	if c.Launch == nil || len(c.Launch.Types) == 0 {
+		return c
+	}
+	types := make([]string, 0, len(c.Launch.Types))
+	for t := range c.Launch.Types {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	zones := append([]string(nil), c.Launch.Types[types[0]]...)
+	sort.Strings(zones)
+	if len(zones) == 0 {
+		return c
+	}
+	c.InstanceType, c.Zone, c.CapacityType = types[0], zones[0], c.Launch.CapacityType
+	c.ReservationID = c.Launch.Reservations[c.InstanceType+"/"+c.Zone]
+	return c
 }
 
 // verdict of a disagreement from the two questions.

@@ -494,8 +494,8 @@ func compareAll(res *ctlResult, r NodecastRecord, base *Catalog, nc, k *Provisio
 	if ip, err := karpenterSide(r, base, catalogID(r)); err == nil {
 		if a, ok := ip.(*ProvisionAnswer); ok {
 			// The controller in nodecast's place: its claims carry the launch made, the in-process
-			// ones only the launches their NodeClaims allow (sameAsController).
-			res.InProcess = orAgree(CompareProvision(k, a))
+			// ones only the launches their NodeClaims allow (controller_check.go, asLaunchSet).
+			res.InProcess = orAgree(CompareProvision(asLaunchSet(k), a))
 			res.NodecastIP = orAgree(CompareProvision(nc, a))
 		}
 	} else {

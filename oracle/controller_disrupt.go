@@ -421,7 +421,7 @@ func compareDisruption(r NodecastRecord, cats map[int]*Catalog, p *disruptPlan) 
 	res.InProcess, res.NodecastIP = "not run", "not run"
 	if ip, err := karpenterSide(r, cats[catalogID(r)], catalogID(r)); err == nil {
 		if a, ok := ip.(*DisruptAnswer); ok {
-			res.InProcess = orAgree(CompareDisrupt(k, a)) // the controller in nodecast's place, as in compareAll
+			res.InProcess = orAgree(CompareDisrupt(asLaunchSetDisrupt(k), a)) // the controller in nodecast's place, as in compareAll
 			res.NodecastIP = orAgree(CompareDisrupt(&nc, a))
 		}
 	} else {
