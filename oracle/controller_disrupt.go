@@ -76,8 +76,12 @@ func (p *disruptPlan) disruption(budget string) v1.Disruption {
 }
 
 // setDisruption writes d into every NodePool (the disruption block is not in the NodePool's
-// template hash: no drift follows).
+// template hash: no drift follows), all between two passes of Karpenter's disruption controller.
 func setDisruption(ctx context.Context, h *controller.Harness, d v1.Disruption) error {
+	return h.SetBudgetsAtOnce(ctx, func() error { return writeDisruption(ctx, h, d) })
+}
+
+func writeDisruption(ctx context.Context, h *controller.Harness, d v1.Disruption) error {
 	for attempt := 0; ; attempt++ {
 		pools := &v1.NodePoolList{}
 		if err := h.Client.List(ctx, pools); err != nil {

@@ -13,21 +13,27 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/awslabs/operatorpkg/reconciler"
+	"github.com/awslabs/operatorpkg/singleton"
 	"github.com/awslabs/operatorpkg/status"
 	"github.com/samber/lo"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	controllerruntime "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"k8s.io/client-go/kubernetes/scheme"
 	v1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -35,6 +41,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/overlay"
 	"sigs.k8s.io/karpenter/pkg/controllers"
+	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/node/health"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
 	"sigs.k8s.io/karpenter/pkg/events"
@@ -85,6 +92,82 @@ type Harness struct {
 	// Nodes Karpenter's disruption queue marked (the karpenter.sh/disrupted taint it puts on a
 	// command's candidates before it launches their replacements), when the harness first saw it.
 	disrupted map[string]time.Time
+
+	// disruptionGate: held by each pass of Karpenter's disruption controller and by
+	// SetBudgetsAtOnce (gatedDisruption). cached: Karpenter's own (informer-backed) client.
+	disruptionGate sync.Mutex
+	cached         client.Client
+}
+
+// gatedDisruption is Karpenter's disruption controller with every pass taken under the harness's
+// gate, so that the harness can change all NodePools' budgets between two passes. Karpenter
+// reads each NodePool's budget as it computes, and the API has no write of several objects: in
+// the run of 19:33 a pass that ran after the harness had opened the first NodePool's budget
+// (by name) and before the others decided on that pool's nodes alone (ctl-4-d, ctl-154-d).
+type gatedDisruption struct {
+	inner *disruption.Controller
+	gate  *sync.Mutex
+}
+
+func (g gatedDisruption) Name() string { return g.inner.Name() }
+
+// Register as Karpenter's disruption controller registers itself: a singleton reconciler.
+func (g gatedDisruption) Register(_ context.Context, m manager.Manager) error {
+	return controllerruntime.NewControllerManagedBy(m).
+		Named(g.Name()).
+		WatchesRawSource(singleton.Source()).
+		Complete(singleton.AsReconciler(g))
+}
+
+func (g gatedDisruption) Reconcile(ctx context.Context) (reconciler.Result, error) {
+	g.gate.Lock()
+	defer g.gate.Unlock()
+	return g.inner.Reconcile(ctx)
+}
+
+// SetBudgetsAtOnce runs write (the harness's edit of every NodePool's disruption block) between
+// two passes of Karpenter's disruption controller, and lets the next pass start only once
+// Karpenter's own cache holds every NodePool's disruption block as the API server returns it
+// afterwards (the spec alone: Karpenter's status writes keep changing the resourceVersion).
+func (h *Harness) SetBudgetsAtOnce(ctx context.Context, write func() error) error {
+	h.disruptionGate.Lock()
+	defer h.disruptionGate.Unlock()
+	if err := write(); err != nil {
+		return err
+	}
+	blocks := func(c client.Client) (map[string]string, error) {
+		list := &v1.NodePoolList{}
+		if err := c.List(ctx, list); err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		for _, np := range list.Items {
+			b, err := json.Marshal(np.Spec.Disruption)
+			if err != nil {
+				return nil, err
+			}
+			out[np.Name] = string(b)
+		}
+		return out, nil
+	}
+	want, err := blocks(h.Client)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		seen, err := blocks(h.cached)
+		if err != nil {
+			return err
+		}
+		if maps.Equal(seen, want) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Karpenter's cache did not see the NodePools' new disruption blocks within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // recordingProvider is Karpenter's fake cloud provider (instance types from the caller, launch =
@@ -191,8 +274,15 @@ func Start(o Options) (*Harness, error) {
 	cp := overlay.Decorate(undecorated, op.GetClient(), op.InstanceTypeStore)
 	matcher := lo.Must(health.NewRepairPolicyMatcher(ctx, cp))
 	cluster := state.NewCluster(op.Clock, op.GetClient(), cp, state.WithRepairPolicyMatcher(matcher))
-	op.WithControllers(ctx, controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(),
-		capture{inner: op.EventRecorder, h: h}, cp, undecorated, cluster, op.InstanceTypeStore, op.PredictionStore)...)
+	cs := controllers.NewControllers(ctx, op.Manager, op.Clock, op.GetClient(),
+		capture{inner: op.EventRecorder, h: h}, cp, undecorated, cluster, op.InstanceTypeStore, op.PredictionStore)
+	h.cached = op.GetClient()
+	for i, c := range cs {
+		if d, ok := c.(*disruption.Controller); ok {
+			cs[i] = gatedDisruption{inner: d, gate: &h.disruptionGate}
+		}
+	}
+	op.WithControllers(ctx, cs...)
 	go op.Start(ctx)
 	go h.kubeletAndScheduler(ctx)
 	// The fake provider's node class, Ready (the NodePool readiness controller requires it).
