@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: web-test-built python-env oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust test-explore schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
-	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller
+	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller oracle-controller-check
 
 all: build
 
@@ -332,6 +332,12 @@ oracle-controller: oracle-build envtest-bin
 	      -crds $$dir/pkg/apis/crds,$$dir/pkg/test/v1alpha1/crds $(ORACLE_CONTROLLER_FLAGS) > out/controller-$$i.log 2>&1 & pids="$$pids $$!"; \
 	  done; status=0; for p in $$pids; do wait $$p || status=1; done; \
 	  cat out/controller-*.log | grep -v '^[0-9]* scenarios,'; exit $$status
+
+# Re-classify the last oracle-controller run offline (oracle/README.md "Classified"): nodecast
+# answers the recorded inputs again (a fixed nodecast is measured on them) and the in-process
+# Karpenter is asked whether it gives nodecast's answer and the controller's.
+oracle-controller-check: oracle-build
+	cd oracle && $(ORACLE_ENV) ./oracle controller-check out/controller-*/
 
 # A real API server in the loop (issue 36, README "Live cluster"): envtest's kube-apiserver and
 # etcd with Karpenter v1.15.0's CRDs (karpenter-provider-aws v1.15.0's pkg/apis/crds, from the Go
