@@ -398,8 +398,18 @@ func nodeDocs(ctx context.Context, h *controller.Harness, withCreation bool, dro
 }
 
 // podDocs: the API server's pods not being deleted, bound or pending, as bare nodecast Pod
-// documents (name, namespace, labels, spec; annotations and owner references when withMeta,
-// which consolidation reads: do-not-disrupt, deletion cost, the owner of a controlled pod).
+// documents (name, namespace, labels, spec; when withMeta also what consolidation reads:
+// annotations — do-not-disrupt, deletion cost —, owner references — the owner of a controlled
+// pod —, and the UID and creation time). Karpenter's scheduling queue orders pods of equal CPU
+// and memory requests by creation time, then UID (queue.go byCPUAndMemoryDescending); the API
+// server's UIDs are random, so without them nodecast and the in-process Karpenter ordered such
+// pods by namespace/name instead. That order decides which of equal pods gets the room left in
+// a consolidation simulation, where the candidates' pods compete with the pods still pending
+// (a NodePool limit, the last GPU): the pod Karpenter had placed in the waves, first in its
+// order, lost to a pending twin named before it, and nodecast decided `none` where the running
+// controller replaced (run12: ctl-79, 130, 148, 155; oracle/README.md).
+// The second wave's input (withMeta false) keeps neither: its new pods are generated documents
+// without a UID the API server would give them.
 func podDocs(ctx context.Context, h *controller.Harness, withMeta bool) ([]string, error) {
 	pods := &corev1.PodList{}
 	if err := h.Client.List(ctx, pods); err != nil {
@@ -416,6 +426,10 @@ func podDocs(ctx context.Context, h *controller.Harness, withMeta bool) ([]strin
 		}
 		if withMeta && len(pod.OwnerReferences) > 0 {
 			meta["ownerReferences"] = pod.OwnerReferences
+		}
+		if withMeta {
+			meta["uid"] = pod.UID
+			meta["creationTimestamp"] = pod.CreationTimestamp
 		}
 		b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod.Spec.DeepCopy()})
 		if err != nil {
