@@ -615,7 +615,12 @@ pub(crate) fn single_node(
         groups.entry(infos[i].pool.unwrap_or(0)).or_default().push(i);
     }
     let longest = groups.values().map(Vec::len).max().unwrap_or(0);
-    let order: Vec<usize> = (0..longest).flat_map(|k| groups.values().filter_map(move |g| g.get(k).copied())).collect();
+    // Interleaved: each pool's best, then each pool's second, ... Karpenter visits the pools of
+    // a round in Go map order (`shuffleCandidates` ranges over `lo.Keys`), nodecast in the order
+    // of their best candidates; `round` keeps which round each entry of `order` belongs to.
+    let (order, round): (Vec<usize>, Vec<usize>) = (0..longest)
+        .flat_map(|k| groups.values().filter_map(move |g| g.get(k).map(|&i| (i, k))))
+        .unzip();
     // Each pool's budget, counted the first time one of its candidates asks (the model does
     // not change during the pass).
     let mut budgets: Vec<Option<Option<i64>>> = vec![None; m.node_pools.len()];
@@ -644,6 +649,9 @@ pub(crate) fn single_node(
             Ok(mut cmd) => {
                 if a.discloses() {
                     cmd.ties = single_node_tie(a, infos, &order[at + 1..], i);
+                    let same_round: Vec<usize> =
+                        order[at + 1..].iter().zip(&round[at + 1..]).filter(|&(_, &k)| k == round[at]).map(|(&j, _)| j).collect();
+                    cmd.ties.extend(pool_order_tie(a, infos, &same_round, i, &budgets));
                 }
                 return Some(cmd);
             }
@@ -679,6 +687,37 @@ fn single_node_tie(a: &Attempts, infos: &[NodeInfo], rest: &[usize], winner: usi
     let mut group = also;
     group.push(winner);
     vec![ties::tie(a.m, infos, &group, 1, key)]
+}
+
+/// The other pools' candidates of the winner's round (`same_round`, the ones nodecast had not
+/// tried yet) that would also yield a command: Karpenter tries the pools of a round in an
+/// arbitrary order, so whichever of them comes first is its pick. The earlier rounds and the
+/// pools tried before the winner in this one yielded nothing, whatever their order. A pool
+/// whose budget is used up is skipped by Karpenter as here.
+fn pool_order_tie(
+    a: &Attempts,
+    infos: &[NodeInfo],
+    same_round: &[usize],
+    winner: usize,
+    budgets: &[Option<Option<i64>>],
+) -> Option<TieOut> {
+    let also: Vec<usize> = same_round
+        .iter()
+        .copied()
+        .filter(|&j| {
+            let Some(pool) = infos[j].pool else { return false };
+            let budget = budgets[pool].unwrap_or_else(|| pool_budget(a.m, pool, "Underutilized", a.now));
+            budget != Some(0)
+                && balanced::cannot_pass(a.m, &infos[j], &a.totals).is_none()
+                && compute(a, infos, &[j], false).is_ok()
+        })
+        .collect();
+    if also.is_empty() {
+        return None;
+    }
+    let mut group = also;
+    group.push(winner);
+    Some(ties::pool_order_tie(a.m, infos, &group))
 }
 
 impl Attempts<'_> {

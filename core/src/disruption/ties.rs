@@ -25,6 +25,21 @@ pub(crate) fn tie(m: &Model, infos: &[NodeInfo], group: &[usize], count: usize, 
     }
 }
 
+/// A single-node pick that depends on the order Karpenter visits NodePools in: `group` holds
+/// one candidate per pool, each the first of its pool that yields a command at the same rank.
+pub(crate) fn pool_order_tie(m: &Model, infos: &[NodeInfo], group: &[usize]) -> TieOut {
+    let mut nodes: Vec<String> = group.iter().map(|&i| m.nodes[infos[i].node].name.clone()).collect();
+    nodes.sort();
+    TieOut {
+        count: 1,
+        message: format!(
+            "Karpenter may pick any of: {} (each its NodePool's candidate of the same rank; Karpenter visits NodePools in an arbitrary order)",
+            nodes.join(", ")
+        ),
+        nodes,
+    }
+}
+
 fn ratio_text(r: f64) -> String {
     let s = format!("{r:.6}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
