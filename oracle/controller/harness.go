@@ -85,6 +85,8 @@ type Harness struct {
 	// Nodes Karpenter's disruption queue marked (the karpenter.sh/disrupted taint it puts on a
 	// command's candidates before it launches their replacements), when the harness first saw it.
 	disrupted map[string]time.Time
+	// The scenario's timeline for `nodecast simulate` (timeline.go).
+	tl *timeline
 }
 
 // recordingProvider is Karpenter's fake cloud provider (instance types from the caller, launch =
@@ -138,6 +140,7 @@ func (h *Harness) observe(e events.Event) {
 		delete(h.failed, key)
 		h.lastEvent = time.Now()
 		h.lastNomination = h.lastEvent
+		h.noteNomination(key, target, h.lastEvent)
 	case events.FailedScheduling:
 		if _, ok := h.latest[key]; !ok {
 			h.failed[key] = e.Message
@@ -148,7 +151,7 @@ func (h *Harness) observe(e events.Event) {
 
 // Start brings up the API server, installs the CRDs and starts Karpenter's controllers.
 func Start(o Options) (*Harness, error) {
-	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}}
+	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}, tl: newTimeline()}
 	h.env = &envtest.Environment{CRDDirectoryPaths: o.CRDDirs, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: o.Assets}
 	cfg, err := h.env.Start()
 	if err != nil {
@@ -300,6 +303,7 @@ func (h *Harness) tick(ctx context.Context) error {
 			h.mu.Unlock()
 		}
 	}
+	h.noteClaims(claims.Items, nodes.Items)
 	// NodeClaim name -> its Node, when initialized (pods may be bound to it).
 	ready := map[string]string{}
 	for i := range claims.Items {
@@ -458,6 +462,7 @@ func (h *Harness) Reset(ctx context.Context, objs []client.Object, wait time.Dur
 	h.mu.Lock()
 	h.launches, h.first, h.latest, h.failed = nil, map[string]string{}, map[string]string{}, map[string]string{}
 	h.disrupted = map[string]time.Time{}
+	h.tl = newTimeline()
 	h.mu.Unlock()
 	return nil
 }
