@@ -43,7 +43,30 @@ func newSimView(t *simTimeline, a *simAnswer) *simView {
 	for i, n := range a.Nodes {
 		v.node[n.Name] = i
 	}
+	v.pairAll()
 	return v
+}
+
+// pairAll names the simulated NodeClaims after the real ones holding the same pods: the pods
+// first nominated to each, at its launch or later (exactly, then as interchangeable replicas).
+func (v *simView) pairAll() {
+	simPods := map[string][]string{}
+	for p, e := range v.firstNom {
+		simPods[e.Node] = append(simPods[e.Node], p)
+	}
+	var sim, ctl []named
+	for _, n := range v.a.Nodes {
+		if ps := simPods[n.Name]; len(ps) > 0 {
+			sort.Strings(ps)
+			sim = append(sim, named{n.Name, Claim{Pods: ps}})
+		}
+	}
+	for _, c := range v.t.Claims {
+		if len(c.Pods) > 0 {
+			ctl = append(ctl, named{c.Name, Claim{Pods: c.Pods}})
+		}
+	}
+	v.pair(sim, ctl)
 }
 
 // realName: the real NodeClaim a simulated one stands for, or "sim:<name>" when none does.
@@ -92,7 +115,7 @@ type named struct {
 // controllerWave: what the controller did for a wave's pods, in the oracle's form (the rule of
 // controllerAnswer: a pod's first nomination, to a NodeClaim launched in the wave or to an
 // earlier node).
-func (v *simView) controllerWave(pods []string, win [2]float64) (*ProvisionAnswer, []named) {
+func (v *simView) controllerWave(pods []string, win [2]float64) *ProvisionAnswer {
 	a := &ProvisionAnswer{Claims: []Claim{}, Existing: map[string]string{}, Unschedulable: []string{}}
 	launched := map[string]float64{}
 	for _, c := range v.t.Claims {
@@ -105,7 +128,9 @@ func (v *simView) controllerWave(pods []string, win [2]float64) (*ProvisionAnswe
 	}
 	for _, p := range pods {
 		r := v.t.Pods[recs[p]]
-		if r.NominatedTo == "" {
+		// A pod first nominated after the wave's window (after its settle: a later wave's pass,
+		// or room the disruption phase made) was unschedulable in the wave, as the run counts it.
+		if r.NominatedTo == "" || r.Nominated == nil || *r.Nominated >= win[1] {
 			a.Unschedulable = append(a.Unschedulable, p)
 			continue
 		}
@@ -128,7 +153,6 @@ func (v *simView) controllerWave(pods []string, win [2]float64) (*ProvisionAnswe
 			a.Existing[p] = claim
 		}
 	}
-	var out []named
 	for _, c := range v.t.Claims {
 		if c.Launched < win[0] || c.Launched >= win[1] {
 			continue
@@ -141,15 +165,14 @@ func (v *simView) controllerWave(pods []string, win [2]float64) (*ProvisionAnswe
 		cl.Pods = byClaim[c.Name]
 		sort.Strings(cl.Pods)
 		a.Claims = append(a.Claims, cl)
-		out = append(out, named{c.Name, cl})
 	}
 	sort.Strings(a.Unschedulable)
 	sortClaims(a.Claims)
-	return a, out
+	return a
 }
 
 // simWave: what the simulation did for the same pods in the same window (whole seconds).
-func (v *simView) simWave(pods []string, win [2]float64) (*ProvisionAnswer, []named) {
+func (v *simView) simWave(pods []string, win [2]float64) *ProvisionAnswer {
 	a := &ProvisionAnswer{Claims: []Claim{}, Existing: map[string]string{}, Unschedulable: []string{}}
 	s, e := sec(win[0]), math.MaxInt
 	if !math.IsInf(win[1], 1) {
@@ -168,7 +191,6 @@ func (v *simView) simWave(pods []string, win [2]float64) (*ProvisionAnswer, []na
 			a.Existing[p] = v.realName(ev.Node)
 		}
 	}
-	var out []named
 	for _, n := range v.a.Nodes {
 		if n.LaunchedSeconds < s || n.LaunchedSeconds >= e {
 			continue
@@ -180,15 +202,14 @@ func (v *simView) simWave(pods []string, win [2]float64) (*ProvisionAnswer, []na
 		c := Claim{NodePool: n.NodePool, InstanceType: n.InstanceType, CapacityType: n.CapacityType, Zone: n.Zone, Pods: byNode[n.Name]}
 		sort.Strings(c.Pods)
 		a.Claims = append(a.Claims, c)
-		out = append(out, named{n.Name, c})
 	}
 	sort.Strings(a.Unschedulable)
 	sortClaims(a.Claims)
-	return a, out
+	return a
 }
 
 // pair names the simulated NodeClaims after the controller's holding the same pods (exactly,
-// then as interchangeable replicas).
+// then as interchangeable replicas), each real one at most once.
 func (v *simView) pair(sim, ctl []named) {
 	used := map[int]bool{}
 	for _, same := range []func(a, b []string) bool{
@@ -271,9 +292,8 @@ func compareSim(t *simTimeline, a *simAnswer, one *oneShot) []simResult {
 	ws, win, pods := v.waves()
 	var out []simResult
 	for _, w := range ws {
-		ca, cn := v.controllerWave(pods[w], win[w])
-		sa, sn := v.simWave(pods[w], win[w])
-		v.pair(sn, cn)
+		ca := v.controllerWave(pods[w], win[w])
+		sa := v.simWave(pods[w], win[w])
 		r := simResult{Name: t.Name, Item: fmt.Sprintf("wave%d", w), Sim: sa, Controller: ca}
 		r.Class, r.Detail = CompareProvision(withoutOptions(sa), withoutOptions(ca))
 		r.Agree = r.Class == ""

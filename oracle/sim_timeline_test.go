@@ -136,6 +136,9 @@ func TestCompareSimPairsByPods(t *testing.T) {
 	tl := smallTimeline()
 	tl.Pods[0].NominatedTo, tl.Pods[1].NominatedTo = "nodeclaim/general-0-abc", "nodeclaim/general-0-abc"
 	tl.Pods[2].NominatedTo = "nodeclaim/general-0-def"
+	tl.Pods[0].Nominated, tl.Pods[1].Nominated, tl.Pods[2].Nominated = fp(1.1), fp(1.1), fp(13.7)
+	tl.Claims[0].Pods = []string{"default/app-0-0", "default/app-0-1"}
+	tl.Claims[1].Pods = []string{"wave2/app-0-0"}
 	tl.Launches["general-0-abc"] = Claim{NodePool: "general-0", Launch: &Launch{CapacityType: "on-demand", Types: map[string][]string{"m5.large": {"us-east-1a"}}}}
 	tl.Launches["general-0-def"] = Claim{NodePool: "general-0", Launch: &Launch{CapacityType: "on-demand", Types: map[string][]string{"m5.large": {"us-east-1a"}}}}
 	a := &simAnswer{Status: "success"}
