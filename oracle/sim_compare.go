@@ -168,13 +168,14 @@ func runSimulate(f *simFiles, dir string) (*simAnswer, error) {
 
 // oneShot: nodecast's one-shot answers on the run's files and the run's verdicts, by name.
 type oneShot struct {
+	dir      string
 	plan     map[string]*ProvisionAnswer
 	disrupt  map[string]*DisruptAnswer
 	verdicts map[string]ctlResult
 }
 
 func readOneShot(dir string, names []string) (*oneShot, error) {
-	o := &oneShot{plan: map[string]*ProvisionAnswer{}, disrupt: map[string]*DisruptAnswer{}, verdicts: map[string]ctlResult{}}
+	o := &oneShot{dir: dir, plan: map[string]*ProvisionAnswer{}, disrupt: map[string]*DisruptAnswer{}, verdicts: map[string]ctlResult{}}
 	if b, err := os.ReadFile(filepath.Join(dir, "results.jsonl")); err == nil {
 		for _, line := range bytes.Split(b, []byte("\n")) {
 			var r ctlResult
@@ -250,6 +251,16 @@ func simCompareDir(dir string) ([]simResult, error) {
 			continue
 		}
 		a, err := runSimulate(f, filepath.Join(dir, t.Name+"-sim"))
+		if err == nil {
+			// Replicas are interchangeable: delete the replicas the simulation holds where the
+			// controller's deleted pods ran (deletionRemap), in a second run from the start.
+			if remap := newSimView(t, a).deletionRemap(); len(remap) > 0 {
+				t = t.withDeletions(remap)
+				if f, err = simRequest(t); err == nil {
+					a, err = runSimulate(f, filepath.Join(dir, t.Name+"-sim"))
+				}
+			}
+		}
 		if err != nil {
 			out = append(out, simResult{Name: t.Name, Item: "simulate", Class: "nodecast error", Detail: err.Error()})
 			continue
