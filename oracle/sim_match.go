@@ -497,6 +497,10 @@ func (v *simView) disruption(one *oneShot) *simResult {
 			}
 		}
 	}
+	if d := v.launchDiffs(); d != "" {
+		r.Verdict = "the nodes differ at the open: the fake provider's launch (its own pick) against the simulation's (in the AWS launch set): " + d
+		return r
+	}
 	o := one.disrupt[v.t.Name+"-d"]
 	if o == nil {
 		r.Verdict = "one-shot consolidate not answered"
@@ -638,3 +642,27 @@ func (t *simTimeline) withDeletions(remap map[string]string) *simTimeline {
 	}
 	return &c
 }
+
+// launchDiffs: paired NodeClaims whose launched offering differs. The fake provider launches by
+// its own rule (often on-demand where the AWS provider launches spot); a wave's comparison accepts
+// nodecast's launch when it is in the AWS launch set, but consolidation then prices other nodes.
+func (v *simView) launchDiffs() string {
+	real := map[string]controllerClaim{}
+	for _, c := range v.t.Claims {
+		real[c.Name] = controllerClaim{c.InstanceType, c.CapacityType, c.Zone}
+	}
+	var out []string
+	for _, n := range v.a.Nodes {
+		r, ok := v.names[n.Name]
+		if !ok {
+			continue
+		}
+		if c := real[r]; c != (controllerClaim{n.InstanceType, n.CapacityType, n.Zone}) {
+			out = append(out, fmt.Sprintf("%s %s %s %s, simulated %s %s %s", r, c.it, c.ct, c.zone, n.InstanceType, n.CapacityType, n.Zone))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
+
+type controllerClaim struct{ it, ct, zone string }
