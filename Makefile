@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: web-test-built python-env oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust test-explore schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
-	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller oracle-controller-check
+	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller oracle-controller-check oracle-controller-sim
 
 all: build
 
@@ -338,6 +338,12 @@ oracle-controller: oracle-build envtest-bin
 # Karpenter is asked whether it gives nodecast's answer and the controller's.
 oracle-controller-check: oracle-build
 	cd oracle && $(ORACLE_ENV) ./oracle controller-check out/controller-*/
+
+# nodecast's simulator over the controller run's timings (oracle/README.md, "simulate over the
+# controller's timings"): each out/controller-N/ctl-<seed>-timeline.json replayed from its start by
+# `nodecast simulate` and compared with what the controller did; run after oracle-controller.
+oracle-controller-sim: build oracle-build
+	cd oracle && $(ORACLE_ENV) NODECAST=$(abspath $(NODECAST)) ./oracle controller-sim $(ORACLE_CONTROLLER_SIM_FLAGS) out/controller-*
 
 # A real API server in the loop (issue 36, README "Live cluster"): envtest's kube-apiserver and
 # etcd with Karpenter v1.15.0's CRDs (karpenter-provider-aws v1.15.0's pkg/apis/crds, from the Go

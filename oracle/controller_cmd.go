@@ -284,6 +284,7 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 		runDisruption(ctx, h, list[0], plan, its, cat.aws(), outDir, timeout)
 		plan.record(outDir)
 	}
+	writeTimeline(h, r.Name, list[0], plan, its, cat.aws(), outDir)
 	res.Karpenter, res.Claims, res.Failures = k, len(k.Claims), k.failures
 	var nc ProvisionAnswer
 	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
@@ -623,6 +624,7 @@ func applyScenario(ctx context.Context, h *controller.Harness, objs *Objects) ([
 func createPods(ctx context.Context, h *controller.Harness, in []*corev1.Pod) ([]*corev1.Pod, error) {
 	c := h.Client
 	var pods []*corev1.Pod
+	h.BeginWave()
 	for _, p := range in {
 		if p.Spec.NodeName != "" {
 			return pods, fmt.Errorf("pod %s/%s is bound: the harness starts from an empty cluster", p.Namespace, p.Name)
@@ -657,6 +659,7 @@ func createPods(ctx context.Context, h *controller.Harness, in []*corev1.Pod) ([
 		if err := c.Create(ctx, p); err != nil {
 			return pods, fmt.Errorf("Pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
+		h.NotePodCreated(p)
 		pods = append(pods, p)
 	}
 	for _, p := range pods {

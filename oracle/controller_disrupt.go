@@ -95,6 +95,9 @@ func writeDisruption(ctx context.Context, h *controller.Harness, d v1.Disruption
 				break
 			}
 		}
+		if err == nil {
+			h.NoteBudgets(d)
+		}
 		if err == nil || !apierrors.IsConflict(err) || attempt == 10 {
 			return err
 		}
@@ -192,6 +195,7 @@ func runDisruption(ctx context.Context, h *controller.Harness, s *Scenario, p *d
 			return
 		}
 		p.deleted = append(p.deleted, pod.Namespace+"/"+pod.Name)
+		h.NotePodDeleted(pod.Namespace + "/" + pod.Name)
 	}
 	sort.Strings(p.deleted)
 	// consolidateAfter counts from a NodeClaim's last pod event: wait it out, then until

@@ -28,7 +28,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-dradisrupt N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v] | oracle controller -n N -seed S ... | oracle controller-check [-runs R] [-max-runs M] DIR...")
+	fmt.Fprintln(os.Stderr, "usage: oracle run [-provision N] [-disrupt N] [-gates N] [-reserved N] [-rdisrupt N] [-drift N] [-dra N] [-dradisrupt N] [-repair N] [-static N] [-buffer N] [-seed S] [-runs R] [-max-runs M] [-v] [PATH...] | oracle gen -kind K -seed N [-o FILE] | oracle show (-kind K -seed N | FILE) | oracle suite [-dumps DIR] [-sample N] [-v] | oracle controller -n N -seed S ... | oracle controller-sim DIR... | oracle controller-check [-runs R] [-max-runs M] DIR...")
 	os.Exit(2)
 }
 
@@ -50,6 +50,8 @@ func main() {
 		err = cmdController(os.Args[2:])
 	case "controller-check":
 		err = cmdControllerCheck(os.Args[2:])
+	case "controller-sim":
+		err = cmdControllerSim(os.Args[2:])
 	default:
 		usage()
 	}

@@ -96,6 +96,23 @@ fn a_requirements_edit_drifts_only_the_nodes_it_excludes() {
 }
 
 #[test]
+fn a_disruption_only_edit_drifts_nothing() {
+    // Karpenter's NodePool hash covers spec.template only (pkg/apis/v1/nodepool.go, Hash), so a
+    // new disruption block (policy, consolidateAfter, budgets) leaves the nodes undrifted: the
+    // controller oracle edits budgets this way (oracle/README.md, simulate over the controller's
+    // timings).
+    let edited = pool("team: a", "on-demand, spot").replace(
+        "consolidationPolicy: WhenEmpty, consolidateAfter: 5m, budgets: [{nodes: '1'}]",
+        "consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 0s, budgets: [{nodes: '100%'}]",
+    );
+    assert_ne!(edited, pool("team: a", "on-demand, spot"));
+    let s = run(&format!("{SUBMIT}- {{at: 2h, nodePool: {edited}}}\n"));
+    assert!(drifted(&s).is_empty(), "{:?}", s.nodes);
+    assert_eq!(s.nodes.len(), 2, "{:?}", s.nodes);
+    assert!(s.nodes.iter().all(|n| n.terminated_seconds.is_none()), "{:?}", s.nodes);
+}
+
+#[test]
 fn nodepool_events_are_checked() {
     let fail = |trace: &str| {
         let cluster = format!("{CLASS}---\n{}\n---\n{SERVE}", pool("team: a", "on-demand"));

@@ -97,6 +97,9 @@ type Harness struct {
 	// SetBudgetsAtOnce (gatedDisruption). cached: Karpenter's own (informer-backed) client.
 	disruptionGate sync.Mutex
 	cached         client.Client
+
+	// The scenario's timeline for `nodecast simulate` (timeline.go).
+	tl *timeline
 }
 
 // gatedDisruption is Karpenter's disruption controller with every pass taken under the harness's
@@ -221,6 +224,7 @@ func (h *Harness) observe(e events.Event) {
 		delete(h.failed, key)
 		h.lastEvent = time.Now()
 		h.lastNomination = h.lastEvent
+		h.noteNomination(key, target, h.lastEvent)
 	case events.FailedScheduling:
 		if _, ok := h.latest[key]; !ok {
 			h.failed[key] = e.Message
@@ -231,7 +235,7 @@ func (h *Harness) observe(e events.Event) {
 
 // Start brings up the API server, installs the CRDs and starts Karpenter's controllers.
 func Start(o Options) (*Harness, error) {
-	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}}
+	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}, tl: newTimeline()}
 	h.env = &envtest.Environment{CRDDirectoryPaths: o.CRDDirs, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: o.Assets}
 	cfg, err := h.env.Start()
 	if err != nil {
@@ -390,6 +394,7 @@ func (h *Harness) tick(ctx context.Context) error {
 			h.mu.Unlock()
 		}
 	}
+	h.noteClaims(claims.Items, nodes.Items)
 	// NodeClaim name -> its Node, when initialized (pods may be bound to it).
 	ready := map[string]string{}
 	for i := range claims.Items {
@@ -548,6 +553,7 @@ func (h *Harness) Reset(ctx context.Context, objs []client.Object, wait time.Dur
 	h.mu.Lock()
 	h.launches, h.first, h.latest, h.failed = nil, map[string]string{}, map[string]string{}, map[string]string{}
 	h.disrupted = map[string]time.Time{}
+	h.tl = newTimeline()
 	h.mu.Unlock()
 	return nil
 }
