@@ -244,13 +244,18 @@ func cmdControllerCheck(args []string) error {
 		fmt.Printf("%s\t%s\t%s: %s\n", x.res.Name, v, c, d)
 	}
 	fmt.Printf("compared %d, agree %d\n", len(rows), agree)
-	var kinds []string
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		fmt.Printf("  %s: %d\n", k, counts[k])
-	}
+	printCounts(counts)
 	return nil
+}
+
+// printCounts prints each class with its count, by class name.
+func printCounts(counts map[string]int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Printf("  %4d  %s\n", counts[k], k)
+	}
 }

@@ -202,14 +202,7 @@ func cmdController(args []string) error {
 		}
 		fmt.Printf("disruption: %d of %d first decisions agree\n", dAgree, dTotal)
 	}
-	keys := make([]string, 0, len(classes))
-	for k := range classes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Printf("  %4d  %s\n", classes[k], k)
-	}
+	printCounts(classes)
 	fmt.Println("disagreements by verdict:")
 	for k, n := range verdicts {
 		fmt.Printf("  %4d  %s\n", n, k)

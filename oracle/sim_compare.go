@@ -119,14 +119,7 @@ func cmdControllerSim(args []string) error {
 	for _, k := range items {
 		fmt.Printf("simulate vs controller, %s: %d of %d agree\n", k, counts[k][0], counts[k][1])
 	}
-	keys := make([]string, 0, len(classes))
-	for k := range classes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Printf("  %4d  %s\n", classes[k], k)
-	}
+	printCounts(classes)
 	return nil
 }
 

@@ -353,22 +353,7 @@ func sameIgnoringNodes(a, b *ProvisionAnswer) bool {
 // stateAt: the pods on each node (by real name) at second `at` of the simulation, as canonical
 // pod lists joined, sorted; and the controller's from its phase input (the -d file's bound pods).
 func (v *simView) stateAt(at int) []string {
-	node := map[string]string{}
-	for _, e := range v.a.Timeline {
-		if e.TimeSeconds > at {
-			break
-		}
-		p, ok := v.real[e.Object]
-		if !ok {
-			continue
-		}
-		switch e.Event {
-		case "pod-nominated", "pod-bound":
-			node[p] = e.Node
-		case "pod-deleted", "pod-evicted", "pod-finished":
-			delete(node, p)
-		}
-	}
+	node := v.podNodes(at + 1)
 	by := map[string][]string{}
 	for p, n := range node {
 		by[v.realName(n)] = append(by[v.realName(n)], canon(p))
@@ -593,11 +578,12 @@ func (v *simView) deletionRemap() map[string]string {
 	return out
 }
 
-// stateBefore: [pod, real node name] for each pod the simulation holds on a node before second at.
-func (v *simView) stateBefore(at int) [][2]string {
+// podNodes: the simulated node each pod is on before second `before`, from the simulation's
+// timeline (nominated or bound there, not deleted, evicted or finished since).
+func (v *simView) podNodes(before int) map[string]string {
 	node := map[string]string{}
 	for _, e := range v.a.Timeline {
-		if e.TimeSeconds >= at {
+		if e.TimeSeconds >= before {
 			break
 		}
 		p, ok := v.real[e.Object]
@@ -611,6 +597,12 @@ func (v *simView) stateBefore(at int) [][2]string {
 			delete(node, p)
 		}
 	}
+	return node
+}
+
+// stateBefore: [pod, real node name] for each pod the simulation holds on a node before second at.
+func (v *simView) stateBefore(at int) [][2]string {
+	node := v.podNodes(at)
 	var out [][2]string
 	for p, n := range node {
 		out = append(out, [2]string{p, v.realName(n)})
