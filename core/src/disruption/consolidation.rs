@@ -618,9 +618,8 @@ pub(crate) fn single_node(
     // Interleaved: each pool's best, then each pool's second, ... Karpenter visits the pools of
     // a round in Go map order (`shuffleCandidates` ranges over `lo.Keys`), nodecast in the order
     // of their best candidates; `round` keeps which round each entry of `order` belongs to.
-    let (order, round): (Vec<usize>, Vec<usize>) = (0..longest)
-        .flat_map(|k| groups.values().filter_map(move |g| g.get(k).map(|&i| (i, k))))
-        .unzip();
+    let (order, round): (Vec<usize>, Vec<usize>) =
+        (0..longest).flat_map(|k| groups.values().filter_map(move |g| g.get(k).map(|&i| (i, k)))).unzip();
     // Each pool's budget, counted the first time one of its candidates asks (the model does
     // not change during the pass).
     let mut budgets: Vec<Option<Option<i64>>> = vec![None; m.node_pools.len()];
@@ -707,9 +706,7 @@ fn pool_order_tie(
         .filter(|&j| {
             let Some(pool) = infos[j].pool else { return false };
             let budget = budgets[pool].unwrap_or_else(|| pool_budget(a.m, pool, "Underutilized", a.now));
-            budget != Some(0)
-                && balanced::cannot_pass(a.m, &infos[j], &a.totals).is_none()
-                && compute(a, infos, &[j], false).is_ok()
+            budget != Some(0) && balanced::cannot_pass(a.m, &infos[j], &a.totals).is_none() && compute(a, infos, &[j], false).is_ok()
         })
         .collect();
     if also.is_empty() {
