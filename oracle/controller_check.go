@@ -186,27 +186,16 @@ func cmdControllerCheck(args []string) error {
 	var rows []row
 	var files []string
 	for _, dir := range fs.Args() {
-		f, err := os.Open(filepath.Join(dir, "results.jsonl"))
+		results, err := readResults(dir)
 		if err != nil {
 			return err
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<28)
-		for sc.Scan() {
-			var res ctlResult
-			if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
-				f.Close()
-				return fmt.Errorf("%s: %w", f.Name(), err)
-			}
-			if res.Karpenter == nil && res.Disrupt == nil {
+		for _, res := range results {
+			if res.controller() == nil {
 				continue // a harness failure: nothing the controller did to compare
 			}
 			rows = append(rows, row{dir, res})
 			files = append(files, filepath.Join(dir, res.Name+".yaml"))
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			return err
 		}
 	}
 	if len(files) == 0 {
@@ -224,20 +213,17 @@ func cmdControllerCheck(args []string) error {
 	agree := 0
 	for _, x := range rows {
 		r, ok := byFile[filepath.Join(x.dir, x.res.Name+".yaml")]
-		var ctl any = x.res.Karpenter
-		if x.res.Disrupt != nil {
-			ctl = x.res.Disrupt
-		}
-		switch {
-		case !ok || r.Error != "":
+		if !ok || r.Error != "" {
 			counts["nodecast error"]++
 			fmt.Printf("%s\tnodecast error\t%s\n", x.res.Name, r.Error)
 			continue
-		case func() bool { c, _, _ := compare(r, ctl); return c == "" }():
+		}
+		ctl := x.res.controller()
+		c, d, _ := compare(r, ctl)
+		if c == "" {
 			agree++
 			continue
 		}
-		c, d, _ := compare(r, ctl)
 		v := inProcessTwoWays(r, cats, ctl, *runs, *maxRuns).verdict()
 		kind, _, _ := strings.Cut(v, " (")
 		counts[kind]++
@@ -246,6 +232,39 @@ func cmdControllerCheck(args []string) error {
 	fmt.Printf("compared %d, agree %d\n", len(rows), agree)
 	printCounts(counts)
 	return nil
+}
+
+// controller: what the controller did in this wave or phase (a *ProvisionAnswer or a
+// *DisruptAnswer), nil when the harness failed before it could say.
+func (r ctlResult) controller() any {
+	switch {
+	case r.Disrupt != nil:
+		return r.Disrupt
+	case r.Karpenter != nil:
+		return r.Karpenter
+	}
+	return nil
+}
+
+// readResults: the results.jsonl of an `oracle controller` output directory, in order. On a bad
+// line it returns the results before it with the error.
+func readResults(dir string) ([]ctlResult, error) {
+	f, err := os.Open(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []ctlResult
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	for sc.Scan() {
+		var res ctlResult
+		if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
+			return out, fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		out = append(out, res)
+	}
+	return out, sc.Err()
 }
 
 // printCounts prints each class with its count, by class name.

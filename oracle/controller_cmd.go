@@ -204,9 +204,7 @@ func cmdController(args []string) error {
 	}
 	printCounts(classes)
 	fmt.Println("disagreements by verdict:")
-	for k, n := range verdicts {
-		fmt.Printf("  %4d  %s\n", n, k)
-	}
+	printCounts(verdicts)
 	if agree != total {
 		return fmt.Errorf("%d disagreements", total-agree)
 	}
@@ -520,11 +518,7 @@ func classify(res *ctlResult, r NodecastRecord, cats map[int]*Catalog) {
 	if res.Agree || res.InProcess == "not run" || strings.HasPrefix(res.InProcess, "error") {
 		return
 	}
-	var ctl any = res.Karpenter
-	if res.Disrupt != nil {
-		ctl = res.Disrupt
-	}
-	res.Verdict = inProcessTwoWays(r, cats, ctl, 24, defaultMaxRuns).verdict()
+	res.Verdict = inProcessTwoWays(r, cats, res.controller(), 24, defaultMaxRuns).verdict()
 }
 
 func orAgree(class, _ string) string {

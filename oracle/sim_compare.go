@@ -169,12 +169,11 @@ type oneShot struct {
 
 func readOneShot(dir string, names []string) (*oneShot, error) {
 	o := &oneShot{dir: dir, plan: map[string]*ProvisionAnswer{}, disrupt: map[string]*DisruptAnswer{}, verdicts: map[string]ctlResult{}}
-	if b, err := os.ReadFile(filepath.Join(dir, "results.jsonl")); err == nil {
-		for _, line := range bytes.Split(b, []byte("\n")) {
-			var r ctlResult
-			if json.Unmarshal(line, &r) == nil && r.Name != "" {
-				o.verdicts[r.Name] = r
-			}
+	// A run without results (or cut short mid-line) leaves verdicts for what was read.
+	results, _ := readResults(dir)
+	for _, r := range results {
+		if r.Name != "" {
+			o.verdicts[r.Name] = r
 		}
 	}
 	var files []string
