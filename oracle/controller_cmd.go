@@ -235,7 +235,7 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 	base := cats[catalogID(r)]
 	cat := base.WithOfferings(r.Offerings)
 	its := cachedTypes(base, cat, catalogID(r), r.Offerings, r.File+"|"+r.Name, nil)
-	h.SetInstanceTypes(its)
+	h.SetInstanceTypes(its, awsLaunchPick(cat.aws()))
 	list, err := LoadScenarios(r.File)
 	if err != nil || len(list) != 1 {
 		return fail("harness error", fmt.Errorf("loading %s: %v", r.File, err))
@@ -260,6 +260,14 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 		}
 	}
 	res.Pods = len(pending)
+	// nodecast's input for the wave: the scenario with its pods as the API server now holds them.
+	rewritten, err := firstWaveScenario(ctx, h, list[0])
+	if err == nil {
+		err = os.WriteFile(r.File, []byte(rewritten), 0o644)
+	}
+	if err != nil {
+		return fail("harness error", fmt.Errorf("rewriting %s with the API server's pods: %w", r.File, err))
+	}
 	if err := settle(h, pending, quiet, timeout); err != nil {
 		return fail("timing (not settled)", err)
 	}
@@ -277,12 +285,22 @@ func runControllerScenario(ctx context.Context, h *controller.Harness, r Nodecas
 	}
 	writeTimeline(h, r.Name, list[0], plan, its, cat.aws(), outDir)
 	res.Karpenter, res.Claims, res.Failures = k, len(k.Claims), k.failures
+	// nodecast answers the rewritten first wave now, the scenario's timing-sensitive part done
+	// (the answer made at the start, on the generated file, gave the harness its catalog).
+	cats1, recs1, err := nodecastSide(defaultConformance(), []string{r.File})
+	if err != nil || len(recs1) != 1 {
+		return fail("harness error", fmt.Errorf("nodecast on the rewritten %s: %v (%d answers)", r.File, err, len(recs1)))
+	}
+	r = recs1[0]
+	if r.Error != "" {
+		return fail("nodecast error", fmt.Errorf("%s", r.Error))
+	}
 	var nc ProvisionAnswer
 	if err := json.Unmarshal(r.Nodecast, &nc); err != nil {
 		return fail("harness error", err)
 	}
-	compareAll(&res, r, base, &nc, k)
-	classify(&res, r, cats)
+	compareAll(&res, r, cats1[catalogID(r)], &nc, k)
+	classify(&res, r, cats1)
 	res.Seconds = time.Since(t0).Seconds()
 	return res
 }
@@ -312,8 +330,9 @@ func settle(h *controller.Harness, pending map[string]bool, quiet, timeout time.
 }
 
 // runSecondWave waits until the first wave's nominated pods are bound, waits the wave's delay,
-// writes nodecast's input for the wave (the cluster as it is then), creates the wave's pods and
-// records what Karpenter did for them. Returns "" or why the wave was not run.
+// reads the Nodes, creates the wave's pods, writes nodecast's input for the wave (the cluster as
+// the wave began, its pods as the API server holds them) and records what Karpenter did for
+// them. Returns "" or why the wave was not run.
 func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave, its cloudprovider.InstanceTypes, aws bool, outDir string, quiet, timeout time.Duration) (*ProvisionAnswer, string) {
 	if e := waitBound(ctx, h, timeout); e != "" {
 		return nil, e
@@ -323,12 +342,9 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 	if err != nil {
 		return nil, err.Error()
 	}
-	text, err := clusterScenario(ctx, h, s, w)
+	// The Nodes as the wave begins (Karpenter changes none before the wave's batch closes).
+	nodes, err := nodeDocs(ctx, h, false)
 	if err != nil {
-		return nil, err.Error()
-	}
-	w.file = filepath.Join(outDir, w.name+".yaml")
-	if err := os.WriteFile(w.file, []byte(text), 0o644); err != nil {
 		return nil, err.Error()
 	}
 	launched := len(func() []controller.Launch { l, _, _, _ := h.Record(); return l }())
@@ -347,6 +363,14 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 		}
 	}
 	if _, err := createPods(ctx, h, objs.Pods); err != nil {
+		return nil, err.Error()
+	}
+	text, err := clusterScenario(ctx, h, s, w, nodes)
+	if err != nil {
+		return nil, err.Error()
+	}
+	w.file = filepath.Join(outDir, w.name+".yaml")
+	if err := os.WriteFile(w.file, []byte(text), 0o644); err != nil {
 		return nil, err.Error()
 	}
 	if err := settle(h, pending, quiet, timeout); err != nil {
@@ -390,7 +414,7 @@ func nodeDocs(ctx context.Context, h *controller.Harness, withCreation bool, dro
 }
 
 // podDocs: the API server's pods not being deleted, bound or pending, as bare nodecast Pod
-// documents (name, namespace, labels, spec; when withMeta also what consolidation reads:
+// documents (name, namespace, labels, spec; and what consolidation reads:
 // annotations — do-not-disrupt, deletion cost —, owner references — the owner of a controlled
 // pod —, and the UID and creation time). Karpenter's scheduling queue orders pods of equal CPU
 // and memory requests by creation time, then UID (queue.go byCPUAndMemoryDescending); the API
@@ -399,10 +423,9 @@ func nodeDocs(ctx context.Context, h *controller.Harness, withCreation bool, dro
 // a consolidation simulation, where the candidates' pods compete with the pods still pending
 // (a NodePool limit, the last GPU): the pod Karpenter had placed in the waves, first in its
 // order, lost to a pending twin named before it, and nodecast decided `none` where the running
-// controller replaced (run12: ctl-79, 130, 148, 155; oracle/README.md).
-// The second wave's input (withMeta false) keeps neither: its new pods are generated documents
-// without a UID the API server would give them.
-func podDocs(ctx context.Context, h *controller.Harness, withMeta bool) ([]string, error) {
+// controller replaced (run12: ctl-79, 130, 148, 155; oracle/README.md). The waves' inputs are
+// read the same way, once their pods exist: run14's ctl-185 and ctl-71-w2 were that order too.
+func podDocs(ctx context.Context, h *controller.Harness) ([]string, error) {
 	pods := &corev1.PodList{}
 	if err := h.Client.List(ctx, pods); err != nil {
 		return nil, err
@@ -413,16 +436,14 @@ func podDocs(ctx context.Context, h *controller.Harness, withMeta bool) ([]strin
 			continue
 		}
 		meta := map[string]any{"name": pod.Name, "namespace": pod.Namespace, "labels": pod.Labels}
-		if withMeta && len(pod.Annotations) > 0 {
+		if len(pod.Annotations) > 0 {
 			meta["annotations"] = pod.Annotations
 		}
-		if withMeta && len(pod.OwnerReferences) > 0 {
+		if len(pod.OwnerReferences) > 0 {
 			meta["ownerReferences"] = pod.OwnerReferences
 		}
-		if withMeta {
-			meta["uid"] = pod.UID
-			meta["creationTimestamp"] = pod.CreationTimestamp
-		}
+		meta["uid"] = pod.UID
+		meta["creationTimestamp"] = pod.CreationTimestamp
 		b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": pod.Spec.DeepCopy()})
 		if err != nil {
 			return nil, err
@@ -433,22 +454,18 @@ func podDocs(ctx context.Context, h *controller.Harness, withMeta bool) ([]strin
 }
 
 // clusterScenario: the second wave's nodecast input — the scenario's NodePools and DaemonSets,
-// Karpenter's Nodes as they are (labels, taints, allocatable), every pod as a bare pod (bound,
-// or still pending from the first wave), and the wave's workloads.
-func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave) (string, error) {
-	nodes, err := nodeDocs(ctx, h, false)
-	if err != nil {
-		return "", err
-	}
+// Karpenter's Nodes as the wave began (nodes: labels, taints, allocatable), and every pod as the
+// API server holds it once the wave's pods exist, a bare pod with its UID and creation time:
+// bound, still pending from the first wave, or the wave's own.
+func clusterScenario(ctx context.Context, h *controller.Harness, s *Scenario, w *secondWave, nodes []string) (string, error) {
 	docs := append([]string{w.base}, nodes...)
 	// Bound pods, and the earlier waves' pods still pending: Karpenter retries them on every
 	// pass, so they compete with the new wave for capacity and limits.
-	pods, err := podDocs(ctx, h, false)
+	pods, err := podDocs(ctx, h)
 	if err != nil {
 		return "", err
 	}
 	docs = append(docs, pods...)
-	docs = append(docs, w.docs)
 	sc := map[string]any{"name": w.name, "description": "second wave of " + s.Name + " (oracle controller)", "reference": "generated",
 		"kind": "provision", "catalog": s.Catalog, "objects": strings.Join(docs, "---\n"), "expect": map[string]any{}}
 	return marshalScenario(sc)
@@ -745,4 +762,51 @@ func controllerAnswer(h *controller.Harness, its cloudprovider.InstanceTypes, aw
 	}
 	sort.Strings(a.Unschedulable)
 	return a
+}
+
+// podMakers: the kinds whose documents the scenario expands into pending pods (scenario.go add).
+var podMakers = map[string]bool{"Pod": true, "Deployment": true, "Job": true, "CronJob": true,
+	"ReplicationController": true, "ReplicaSet": true, "StatefulSet": true}
+
+// firstWaveScenario: nodecast's input for a scenario's first wave once its pods exist — the
+// scenario's documents with those that make pods replaced by the pods as the API server holds
+// them (bare pods with their UIDs and creation times, podDocs). Karpenter's queue orders pods of
+// equal requests by creation time, then UID; the generated documents carry neither, so nodecast
+// and the in-process Karpenter ordered such twins by namespace/name (run14's ctl-185).
+func firstWaveScenario(ctx context.Context, h *controller.Harness, s *Scenario) (string, error) {
+	texts, err := s.texts()
+	if err != nil {
+		return "", err
+	}
+	var docs []string
+	for _, text := range texts {
+		for _, doc := range docSep.Split(text, -1) {
+			var head struct {
+				Kind string `json:"kind"`
+			}
+			if strings.TrimSpace(doc) == "" {
+				continue
+			}
+			if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+				return "", err
+			}
+			if !podMakers[head.Kind] {
+				docs = append(docs, strings.TrimSpace(doc)+"\n")
+			}
+		}
+	}
+	pods, err := podDocs(ctx, h)
+	if err != nil {
+		return "", err
+	}
+	docs = append(docs, pods...)
+	sc := map[string]any{"name": s.Name, "description": "first wave of " + s.Name + ", its pods as the API server holds them (oracle controller)",
+		"reference": "generated", "kind": s.Kind, "catalog": s.Catalog, "objects": strings.Join(docs, "---\n"), "expect": map[string]any{}}
+	if s.Clock.Now != "" {
+		sc["clock"] = map[string]any{"now": s.Clock.Now}
+	}
+	if len(s.Settings) > 0 {
+		sc["settings"] = s.Settings
+	}
+	return marshalScenario(sc)
 }

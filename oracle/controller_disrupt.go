@@ -396,7 +396,7 @@ func clusterDisruptScenario(ctx context.Context, h *controller.Harness, s *Scena
 	}
 	// Bound pods, and pods still pending (Karpenter's consolidation schedules them with the
 	// candidates' pods).
-	pods, err := podDocs(ctx, h, true)
+	pods, err := podDocs(ctx, h)
 	if err != nil {
 		return "", err
 	}

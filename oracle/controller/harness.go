@@ -63,6 +63,11 @@ type Options struct {
 	InstanceTypes []*cloudprovider.InstanceType
 }
 
+// LaunchPick chooses the offering a NodeClaim launches into, as the real cloud provider would:
+// its instance type, zone and capacity type. ok false leaves the choice to Karpenter's fake
+// provider (cheapest type, its reserved offering first, else its first compatible offering).
+type LaunchPick func(nc *v1.NodeClaim, its []*cloudprovider.InstanceType) (instanceType, zone, capacityType string, ok bool)
+
 // Launch is one NodeClaim Karpenter asked the cloud provider to create, as it asked.
 type Launch struct {
 	NodeClaim *v1.NodeClaim // spec and labels as Karpenter wrote them (requirements = its options)
@@ -100,6 +105,9 @@ type Harness struct {
 
 	// The scenario's timeline for `nodecast simulate` (timeline.go).
 	tl *timeline
+	// pick: the launch choice for the current scenario's catalog (SetInstanceTypes; nil = the
+	// fake provider's own).
+	pick LaunchPick
 }
 
 // gatedDisruption is Karpenter's disruption controller with every pass taken under the harness's
@@ -173,8 +181,15 @@ func (h *Harness) SetBudgetsAtOnce(ctx context.Context, write func() error) erro
 	}
 }
 
-// recordingProvider is Karpenter's fake cloud provider (instance types from the caller, launch =
-// the cheapest compatible offering) with every Create recorded.
+// recordingProvider is Karpenter's fake cloud provider (instance types from the caller) with
+// every Create recorded, and its launch choice made as the real provider would (the harness's
+// LaunchPick). The fake launches the cheapest compatible instance type into that type's first
+// compatible offering: on-demand where the NodeClaim also allows spot, while the AWS provider
+// launches spot there (run14's simulate saw 15 of 100 decisions differ by it: the simulated
+// cluster ran on spot, the controller's on on-demand). The pick narrows a copy of the NodeClaim's
+// requirements to one instance type, zone and capacity type and the fake then launches exactly
+// that; everything else it does (the NodeClaim it answers, reserved capacity when the pick
+// declines) stays the fake's.
 type recordingProvider struct {
 	*fake.CloudProvider
 	h *Harness
@@ -182,7 +197,16 @@ type recordingProvider struct {
 
 func (p recordingProvider) Create(ctx context.Context, nc *v1.NodeClaim) (*v1.NodeClaim, error) {
 	asked := nc.DeepCopy()
-	created, err := p.CloudProvider.Create(ctx, nc)
+	p.h.mu.Lock()
+	pick, its := p.h.pick, p.CloudProvider.InstanceTypes
+	p.h.mu.Unlock()
+	launchAs := nc
+	if pick != nil {
+		if it, zone, ct, ok := pick(nc, its); ok {
+			launchAs = Narrowed(nc, it, zone, ct)
+		}
+	}
+	created, err := p.CloudProvider.Create(ctx, launchAs)
 	if err == nil {
 		p.h.mu.Lock()
 		p.h.launches = append(p.h.launches, Launch{NodeClaim: asked, Created: created.DeepCopy(), At: time.Now()})
@@ -190,6 +214,20 @@ func (p recordingProvider) Create(ctx context.Context, nc *v1.NodeClaim) (*v1.No
 		p.h.mu.Unlock()
 	}
 	return created, err
+}
+
+// Narrowed: a copy of the NodeClaim whose instance-type, zone and capacity-type requirements
+// allow exactly the picked offering (their minValues dropped: the pick is one type, and Karpenter
+// checked minValues when it made the NodeClaim). Other requirements stay.
+func Narrowed(nc *v1.NodeClaim, instanceType, zone, capacityType string) *v1.NodeClaim {
+	out := nc.DeepCopy()
+	pinned := map[string]string{corev1.LabelInstanceTypeStable: instanceType, corev1.LabelTopologyZone: zone, v1.CapacityTypeLabelKey: capacityType}
+	reqs := lo.Reject(out.Spec.Requirements, func(r v1.NodeSelectorRequirementWithMinValues, _ int) bool { return pinned[r.Key] != "" })
+	for _, key := range []string{corev1.LabelInstanceTypeStable, corev1.LabelTopologyZone, v1.CapacityTypeLabelKey} {
+		reqs = append(reqs, v1.NodeSelectorRequirementWithMinValues{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{pinned[key]}})
+	}
+	out.Spec.Requirements = reqs
+	return out
 }
 
 // capture sees every event Karpenter publishes before its recorder deduplicates them.
@@ -307,9 +345,13 @@ func (h *Harness) Stop() error {
 	return h.env.Stop()
 }
 
-// SetInstanceTypes changes the catalog the cloud provider serves (between scenarios).
-func (h *Harness) SetInstanceTypes(its []*cloudprovider.InstanceType) {
+// SetInstanceTypes changes the catalog the cloud provider serves and the launch choice on it
+// (between scenarios; pick nil = the fake provider's own choice).
+func (h *Harness) SetInstanceTypes(its []*cloudprovider.InstanceType, pick LaunchPick) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.cp.InstanceTypes = its
+	h.pick = pick
 }
 
 // Launches, first nominations, latest nominations and failures recorded since the last Reset.
