@@ -72,4 +72,3 @@ func awsLaunchPick(aws bool) controller.LaunchPick {
 		return cands[0].it, cands[0].zone, l.CapacityType, true
 	}
 }
-
