@@ -274,7 +274,30 @@ func (h *Harness) observe(e events.Event) {
 // Start brings up the API server, installs the CRDs and starts Karpenter's controllers.
 func Start(o Options) (*Harness, error) {
 	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}, tl: newTimeline()}
-	h.env = &envtest.Environment{CRDDirectoryPaths: o.CRDDirs, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: o.Assets}
+	// envtest allows etcd and kube-apiserver 20 s each to start and the CRDs 10 s to be served
+	// (its defaults): a 2-core machine under `make test` (or eight of these processes starting
+	// at once) takes longer, and Start failed (`go test ./controller` "failed once at 36 s under
+	// load"). Both are waits for readiness, polled, so a longer limit costs nothing when it is
+	// fast; KUBEBUILDER_CONTROLPLANE_START_TIMEOUT still overrides the first.
+	h.env = &envtest.Environment{CRDDirectoryPaths: o.CRDDirs, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: o.Assets,
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: 3 * time.Minute}}
+	if os.Getenv("KUBEBUILDER_CONTROLPLANE_START_TIMEOUT") == "" {
+		h.env.ControlPlaneStartTimeout = 5 * time.Minute
+	}
+	// The control plane's own output, beside Karpenter's log (envtest discards it): a start that
+	// fails says why there.
+	for name, set := range map[string]func(f *os.File){
+		"kube-apiserver.log": func(f *os.File) { api := h.env.ControlPlane.GetAPIServer(); api.Out, api.Err = f, f },
+		"etcd.log": func(f *os.File) {
+			h.env.ControlPlane.Etcd = &envtest.Etcd{Out: f, Err: f}
+		},
+	} {
+		f, err := os.Create(filepath.Join(o.LogDir, name))
+		if err != nil {
+			return nil, err
+		}
+		set(f)
+	}
 	cfg, err := h.env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting envtest (kube-apiserver and etcd from %s): %w", o.Assets, err)
