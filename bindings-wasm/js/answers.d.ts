@@ -1426,7 +1426,7 @@ export interface Reason {
   nodePool?: string;
 }
 
-export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'dynamic-resources' | 'reserved-offering-unavailable' | 'nodepool-unusable' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'missing-label' | 'not-evaluated' | 'below-balanced-threshold' | 'repair-not-yet' | 'do-not-repair' | 'unhealthy-threshold' | 'repair-unbounded' | 'rebooting';
+export type ReasonCode = 'no-instance-type-fits' | 'requirement-conflict' | 'taint-not-tolerated' | 'limit-exceeded' | 'topology-unsatisfiable' | 'min-values-not-met' | 'host-port-conflict' | 'pod-ignored' | 'no-nodepools' | 'dynamic-resources' | 'reserved-offering-unavailable' | 'nodepool-unusable' | 'do-not-disrupt-pod' | 'do-not-disrupt-node' | 'pdb' | 'budget' | 'not-consolidatable-yet' | 'consolidation-disabled' | 'policy-when-empty' | 'not-cheaper' | 'pods-do-not-fit' | 'spot-to-spot-disabled' | 'not-initialized' | 'unmanaged' | 'deleting' | 'nodepool-not-found' | 'unknown-instance-type' | 'missing-label' | 'not-evaluated' | 'below-balanced-threshold' | 'repair-not-yet' | 'do-not-repair' | 'unhealthy-threshold' | 'repair-unbounded' | 'rebooting' | 'nominated';
 
 /** An unhealthy node: the repair policy Karpenter selects for it (node/health/policy.go). */
 export interface RepairOut {

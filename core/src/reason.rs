@@ -160,6 +160,10 @@ wire_enum! {
         /// The node's NodeClaim is rebooting (its `Rebooting` condition is True): no method
         /// disrupts it until the reboot ends.
         Rebooting = "rebooting",
+        /// A provisioning pass nominated the node for a pending pod less than the nomination
+        /// window (max(2 × batch max duration, 10 s)) ago: no method but expiration takes it
+        /// until the window ends. Only `simulate` knows nominations.
+        Nominated = "nominated",
     }
 }
 
@@ -278,7 +282,7 @@ mod tests {
     #[test]
     fn wire_names_are_the_documented_ones() {
         // The strings the goldens and FORMAT §6/§7.1 carry; a typo here would change the wire.
-        assert_eq!(ReasonCode::ALL.len(), 35);
+        assert_eq!(ReasonCode::ALL.len(), 36);
         assert_eq!(ReasonCode::Rebooting.as_str(), "rebooting");
         assert_eq!(ReasonCode::UnhealthyThreshold.as_str(), "unhealthy-threshold");
         assert_eq!(Method::Repair.reason(), DisruptionReason::Unhealthy);

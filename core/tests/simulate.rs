@@ -346,3 +346,47 @@ fn a_queue_behind_a_limit_is_bounded_by_max_pod_attempts() {
     let s = run(&cluster, trace, fixed());
     assert!(s.summary.cost_usd > 0.0);
 }
+
+/// Karpenter keeps a node it nominated a pending pod to out of disruption for
+/// max(2 × batchMaxSeconds, 10 s) (fidelity note 54). A g5.12xlarge left with one 1-GPU pod
+/// is replaced by a g5.xlarge; the pod arrived on it 4 s before the poll that would have
+/// replaced it, so the replacement waits for the window's end.
+#[test]
+fn a_node_nominated_to_is_not_disrupted_until_its_nomination_window_ends() {
+    let cluster = pool("", "720h", ON_DEMAND)
+        .replace("consolidationPolicy: WhenEmpty\n", "consolidationPolicy: WhenEmptyOrUnderutilized\n")
+        .replace("consolidateAfter: 5m", "consolidateAfter: 0s")
+        .replace("values: [g5.xlarge]", "values: [g5.xlarge, g5.12xlarge]")
+        .replace("nvidia.com/gpu: \"4\"\n  disruption", "nvidia.com/gpu: \"16\"\n  disruption");
+    // The three 30-minute pods run on gpu-1 (a g5.12xlarge) from 316 s to 2116 s; the small
+    // pod submitted then is nominated to gpu-1 when its batch closes, at 2117 s.
+    let running_out = BATCH + STARTUP + PLUGIN + 1800;
+    let trace = format!(
+        "kind: Trace\nevents:\n- {{at: 0s, submit: {{ref: Job/ml/train, replicas: 3, runTime: 30m}}, name: big}}\n- {{at: {running_out}s, submit: {{ref: Job/ml/train, runTime: 1h}}, name: small}}\n"
+    );
+    let nominated = running_out + BATCH;
+    let disrupted_at = |batch_max: i64| {
+        let s = run(&cluster, &trace, SimSettings { batch_max_seconds: batch_max, ..fixed() });
+        let small = s.pods.iter().find(|p| p.name == "ml/small-0").unwrap();
+        assert_eq!(small.nodes.first().map(String::as_str), Some("gpu-1"), "{:?}", s.timeline);
+        let nomination = s.timeline.iter().find(|e| e.event.as_str() == "pod-nominated" && e.object == "ml/small-0").unwrap();
+        assert_eq!(nomination.time_seconds, nominated);
+        // gpu-1 is disrupted once; its replacement gpu-2 goes empty when the small pod is done.
+        let disrupted: Vec<_> = s.timeline.iter().filter(|e| e.event.as_str() == "nodeclaim-disrupted").collect();
+        assert_eq!(disrupted.len(), 2, "{disrupted:?}");
+        assert_eq!((disrupted[0].object.as_str(), disrupted[0].reason.as_deref()), ("gpu-1", Some("underutilized")));
+        assert_eq!((disrupted[1].object.as_str(), disrupted[1].reason.as_deref()), ("gpu-2", Some("empty")));
+        // The replacement is launched by the same pass.
+        let replacement = &s.nodes[1];
+        assert_eq!(replacement.instance_type.as_deref(), Some("g5.xlarge"));
+        assert_eq!(replacement.launched_seconds, disrupted[0].time_seconds);
+        disrupted[0].time_seconds
+    };
+    // At the defaults the window is 2 × 10 s: the poll at 2120 s passes gpu-1 over, and the pass
+    // at the window's end (2137 s) replaces it; without the window it went at 2120 s.
+    assert_eq!(disrupted_at(10), nominated + 20);
+    // 2 × 15 s.
+    assert_eq!(disrupted_at(15), nominated + 30);
+    // 2 × 3 s is below the 10 s floor.
+    assert_eq!(disrupted_at(3), nominated + 10);
+}

@@ -202,11 +202,12 @@ impl Say {
 
 /// Blockers that stop Karpenter from building a candidate for the node (NewCandidate); every
 /// other blocker is a method filter applied to a candidate.
-pub(crate) const PRE_CANDIDATE: [ReasonCode; 8] = [
+pub(crate) const PRE_CANDIDATE: [ReasonCode; 9] = [
     ReasonCode::Unmanaged,
     ReasonCode::Rebooting,
     ReasonCode::NotInitialized,
     ReasonCode::Deleting,
+    ReasonCode::Nominated,
     ReasonCode::DoNotDisruptNode,
     ReasonCode::NodepoolNotFound,
     ReasonCode::DoNotDisruptPod,
@@ -249,6 +250,9 @@ pub(crate) fn node_infos(m: &Model, now: i64, say: Say) -> Vec<NodeInfo> {
                 Some((ReasonCode::NotInitialized, say.text(|| "node isn't initialized".into())))
             } else if n.marked_for_deletion {
                 Some((ReasonCode::Deleting, say.text(|| "node is deleting or marked for deletion".into())))
+            } else if n.nominated(now) {
+                // After initialization, before do-not-disrupt (statenode.go, ValidateNodeDisruptable).
+                Some((ReasonCode::Nominated, say.text(|| "node is nominated for a pending pod".into())))
             } else if n.do_not_disrupt {
                 Some((
                     ReasonCode::DoNotDisruptNode,

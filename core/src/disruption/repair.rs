@@ -236,8 +236,16 @@ pub(crate) fn repair(
         // candidates (their blocker verdict says so); do-not-disrupt, initialization and pod
         // blockers do not keep a node from being one.
         // Nor is a rebooting node, or an uninitialized one that never registered
-        // (ValidateNodeDisruptable; Repair ignores only its NodeUninitializedError).
-        if !n.managed || n.in_flight || n.marked_for_deletion || info.pool.is_none() || n.rebooting || (!n.initialized && !n.registered) {
+        // (ValidateNodeDisruptable; Repair ignores only its NodeUninitializedError), nor an
+        // initialized one a provisioning pass has just nominated (checked after initialization).
+        if !n.managed
+            || n.in_flight
+            || n.marked_for_deletion
+            || info.pool.is_none()
+            || n.rebooting
+            || (!n.initialized && !n.registered)
+            || (n.initialized && n.nominated(now))
+        {
             continue;
         }
         if n.do_not_repair {

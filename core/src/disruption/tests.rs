@@ -216,3 +216,26 @@ fn hopeless_candidates_list_the_homes_of_a_spec_once_per_pass() {
     let full = decide(&m, now);
     assert_eq!((&action.decision, &action.disrupted_nodes), (&full.decision, &full.disrupted_nodes));
 }
+
+#[test]
+fn a_nominated_node_is_no_candidate_until_its_window_ends_but_still_expires() {
+    // Two empty nodes; a provisioning pass nominated a pod to a 5 s ago (only the simulator
+    // sets the time). Emptiness takes b alone, a's verdict says why, and at the window's end
+    // (exclusive, as Nominated compares) a goes too.
+    let docs = [pool("p", "WhenEmptyOrUnderutilized"), node("a", "p", "s-4", false), node("b", "p", "s-4", false)];
+    let (mut m, _) = crate::load::model(&request(&docs).sources()).expect("model");
+    let now = parse_now(Some(NOW)).expect("now");
+    let a = m.nodes.iter().position(|n| n.name == "a").expect("a");
+    m.nodes[a].nominated_until = Some(now + 15);
+    let d = decide(&m, now);
+    assert_eq!((d.decision.as_str(), d.disrupted_nodes.clone()), ("delete", vec!["b".to_string()]), "{}", d.command);
+    let va = d.nodes.iter().find(|n| n.name == "a").expect("a");
+    assert_eq!(va.reasons[0].code, ReasonCode::Nominated);
+    assert_eq!(va.reasons[0].message, "node is nominated for a pending pod");
+    let d = decide(&m, now + 15);
+    assert_eq!(d.disrupted_nodes.len(), 2, "{}", d.command);
+    // Expiration is the NodeClaim's own forceful controller: the window does not hold it.
+    m.nodes[a].expire_after = Some(Some(3600));
+    let d = decide(&m, now);
+    assert_eq!((d.reason, d.disrupted_nodes.clone()), (Some(DisruptionReason::Expired), vec!["a".to_string()]), "{}", d.command);
+}

@@ -103,6 +103,7 @@ impl Lowering {
             registered: true,
             rebooting: false,
             reboot_finished: None,
+            nominated_until: None,
             document: sink.document,
             source: None,
         }

@@ -394,6 +394,11 @@ pub struct ExistingNode {
     /// repair measures every toleration from no earlier than this (statenode.go,
     /// GetRepairResult).
     pub reboot_finished: Option<i64>,
+    /// Until when (Unix seconds, exclusive) a provisioning pass's nomination holds the node out
+    /// of every disruption method but expiration (statenode.go, Nominate / Nominated). Only the
+    /// simulator sets it: a nomination is the running controller's memory, in no object an input
+    /// holds (docs/karpenter-fidelity.md, sections 50 and 54).
+    pub nominated_until: Option<i64>,
     pub document: usize,
     /// The input the Node came from, for located errors.
     pub source: Option<String>,
@@ -584,6 +589,11 @@ impl ExistingNode {
     /// else creation.
     pub fn consolidation_reference(&self) -> Option<i64> {
         self.last_pod_event.or(self.initialized_at).or(self.created)
+    }
+
+    /// A recent provisioning pass nominated it for a pending pod and the window is still open.
+    pub fn nominated(&self, now: i64) -> bool {
+        self.nominated_until.is_some_and(|u| u > now)
     }
 }
 

@@ -122,6 +122,7 @@ impl Sim {
             registered: up,
             rebooting: false,
             reboot_finished: None,
+            nominated_until: None,
             document: 0,
             source: None,
         });

@@ -11,6 +11,10 @@ use crate::requirements::Requirements;
 use crate::resources::Resources;
 use crate::vocab::{TerminationReason, TimelineEvent};
 
+/// The shortest nomination window, whatever the batch max duration (statenode.go,
+/// nominationWindow).
+const NOMINATION_WINDOW_MIN_SECONDS: i64 = 10;
+
 impl Sim {
     /// Nodes and bound pods of the inputs become the state at time 0.
     pub fn adopt_initial_state(&mut self) {
@@ -234,6 +238,7 @@ impl Sim {
             registered: false,
             rebooting: false,
             reboot_finished: None,
+            nominated_until: None,
             document: 0,
             source: None,
         };
@@ -442,6 +447,17 @@ impl Sim {
         }
     }
 
+    /// A provisioning pass nominated node `n` for a real pending pod: Karpenter keeps it out of
+    /// disruption for max(2 × batch max duration, 10 s) (statenode.go, nominationWindow), and
+    /// a later nomination extends the window. The pass after the window is due then
+    /// (next_instant).
+    pub fn hold_nominated(&mut self, n: usize) {
+        let until = self.abs_now() + (2 * self.s.batch_max_seconds).max(NOMINATION_WINDOW_MIN_SECONDS);
+        if let Some(en) = self.model_node(n) {
+            en.nominated_until = Some(until);
+        }
+    }
+
     pub fn node_loses_pod(&mut self, n: usize, p: usize) {
         let now = self.now;
         let abs = self.abs_now();
@@ -634,7 +650,8 @@ impl Sim {
         }
     }
 
-    /// The next absolute time at which a node becomes consolidatable or expires.
+    /// The next absolute time at which a node becomes consolidatable, expires, or leaves its
+    /// nomination window.
     fn next_instant(&self, abs: i64) -> Option<i64> {
         let m = &self.m;
         let mut best: Option<i64> = None;
@@ -655,6 +672,12 @@ impl Sim {
             // A repair policy's toleration ending (NodeRepair gate, disruption/repair.rs).
             if m.settings.feature_gates.node_repair && !n.conditions.is_empty() {
                 cands.extend(crate::disruption::next_repair_at(m, n, abs));
+            }
+            // A nomination window ending on an initialized node (the window of a node still
+            // starting up does not matter: it is no candidate until initialized, which
+            // requests a pass itself).
+            if n.initialized {
+                cands.extend(n.nominated_until);
             }
             for c in cands.into_iter().filter(|&c| c > abs) {
                 best = Some(best.map_or(c, |b: i64| b.min(c)));

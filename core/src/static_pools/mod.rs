@@ -224,6 +224,7 @@ fn in_flight_node(m: &mut Model, pool: usize, claim: &str, l: &Launch, allocatab
         registered: false,
         rebooting: false,
         reboot_finished: None,
+        nominated_until: None,
         document,
         source: None,
     }
