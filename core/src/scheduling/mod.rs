@@ -1,6 +1,7 @@
 //! One provisioning pass (spec §5): existing nodes first, then NodeClaims planned in this
 //! pass, then a new NodeClaim from the best NodePool, relaxing preferences one step at a time.
 
+mod admit;
 mod baseline;
 pub mod claim;
 pub mod dra;
@@ -18,9 +19,9 @@ mod view;
 
 use crate::catalog::{InstanceType, Offering};
 use crate::labels::KeyId;
-use crate::model::{book_limit, LimitKey, MinValuesPolicy, Model, Pod};
+use crate::model::{book_limit, LimitKey, Model, Pod};
 use crate::requirements::{Incompatible, Requirement, Requirements};
-use crate::taints::{first_untolerated, Taint, Toleration};
+use crate::taints::{Taint, Toleration};
 use claim::{CompatCache, PlannedClaim, Template};
 use existing::ExistingState;
 use memo::{RejectMemo, Shape};
@@ -733,100 +734,6 @@ impl Solver<'_> {
             Some(mgr) if self.reserved_templates[ti] => mgr.offerings_to_reserve(its, r, held, self.m).map_err(Fail::Reserved),
             _ => Ok(reserve::Held::new()),
         }
-    }
-
-    /// [`Solver::can_add`] without the reservation step: everything it reads is the claim's
-    /// state and the pod's view (and, for topology, the group counts).
-    fn can_add_base(
-        &self,
-        claim: &PlannedClaim,
-        pod: &Pod,
-        view: &View,
-        new_claim: bool,
-    ) -> Result<(Requirements, Vec<u32>, claim::Ties), Fail> {
-        let m = self.m;
-        // A full claim is rejected on resources alone, before requirement and topology work.
-        // `Fail::Resources` comes from this check only (`scan` relies on it).
-        if !new_claim && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
-            return Err(Fail::Resources);
-        }
-        let t = &self.templates[claim.template];
-        let np = &m.node_pools[t.pool];
-        if let Some(taint) = first_untolerated(&np.taints, &view.tolerations) {
-            return Err(Fail::Taint(taint.clone()));
-        }
-        if !new_claim {
-            if let Some((kind, key)) = self.rejects_on_topology(claim, view) {
-                return Err(Fail::Topology { kind, key });
-            }
-        }
-        let allow = |k: KeyId| m.is_well_known(k);
-        claim.requirements.compatible(&view.full, allow, &m.interner).map_err(Fail::Requirements)?;
-        let mut r = claim.requirements.clone();
-        r.add_all(&view.full, &m.interner);
-        let mut ties = claim::Ties::new();
-        for &(g, selects) in &view.groups {
-            let group = &self.topo.groups[g];
-            let key = group.def.key;
-            let exists = Requirement::exists();
-            let pod_domains = view.strict.get(key).unwrap_or(&exists);
-            let node_domains = r.get(key).unwrap_or(&exists);
-            let Some(req) = self.topo.next_domain_of(g, pod_domains, node_domains, selects, &m.interner) else {
-                return Err(Fail::Topology { kind: group.def.kind, key });
-            };
-            if topology::single(&req).is_some() {
-                let tied = topology::tied_domains(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner);
-                if !tied.is_empty() {
-                    ties.push((key, tied));
-                }
-            }
-            let mut extra = Requirements::new();
-            extra.set(key, req);
-            r.compatible(&extra, allow, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
-            r.add_all(&extra, &m.interner);
-        }
-        if pod.host_ports.iter().any(|a| claim.host_ports.iter().any(|b| a.conflicts(b))) {
-            return Err(Fail::HostPort);
-        }
-        let total = claim.requests.plus(&pod.requests);
-        // A fresh claim's candidates were never filtered by its requirements.
-        let known = if new_claim {
-            claim::Known::NOTHING
-        } else {
-            claim::Known { unchanged: r == claim.requirements, least_room: claim.headroom.least() }
-        };
-        let its = claim::filter_its(t, &claim.its, &r, &total, &pod.host_ports, &known, &mut self.cache.borrow_mut(), m)?;
-        if claim::has_min_values(&r) {
-            if let Some((key, min, found)) = claim::min_values_shortfall(&its, &r, m) {
-                if new_claim && m.settings.min_values_policy == MinValuesPolicy::BestEffort {
-                    // Lower every failing key's minValues to what is available (R2.11.3).
-                    let mut guard = 0;
-                    while let Some((k, _, n)) = claim::min_values_shortfall(&its, &r, m) {
-                        if let Some(req) = r.get(k) {
-                            let mut lowered = req.clone();
-                            lowered.min_values = Some(n as u32);
-                            r.set(k, lowered);
-                        }
-                        guard += 1;
-                        if guard > 64 {
-                            break;
-                        }
-                    }
-                } else {
-                    return Err(Fail::MinValues { key, min, found });
-                }
-            }
-        }
-        // Karpenter runs the allocator before its instance-type filter and keeps the types both
-        // accept (nodeclaim.go); the intersection is the same either way.
-        let its = match &self.dra {
-            Some(pass) if pod.resource_claims => {
-                let outcome = pass.check(m, pod, dra::Holder::Claim(claim.hostname), &its).map_err(Fail::Dra)?;
-                outcome.its
-            }
-            _ => its,
-        };
-        Ok((r, its, ties))
     }
 }
 

@@ -1,0 +1,144 @@
+//! Whether a pod can join a NodeClaim (new or open): taints, requirements, topology domains,
+//! host ports, instance types, minValues and DRA devices, before the reservation step.
+//!
+//! Where Karpenter picks one topology domain out of several in Go map order (a spread's equally
+//! least-populated domains, a self-selecting affinity's bootstrap), nodecast's first pick by
+//! name is one of Karpenter's possible runs. When that pick leaves the pod no instance type
+//! (e.g. the zone has no available offering) while another of the domains would not, Karpenter
+//! places the pod on every run whose map order starts elsewhere, and again on a later pass when
+//! an unlucky one did not; nodecast then takes the first such domain by name. The tie is
+//! disclosed either way (`PlannedClaim::ties`).
+
+use super::claim::{self, PlannedClaim};
+use super::topology;
+use super::view::View;
+use super::{dra, Fail, Solver};
+use crate::labels::{KeyId, ValueId};
+use crate::model::{MinValuesPolicy, Pod};
+use crate::requirements::{Requirement, Requirements};
+use crate::taints::first_untolerated;
+
+/// A pod's admission: the claim's requirements with it, the instance types left, the ties.
+pub(super) type Admitted = (Requirements, Vec<u32>, claim::Ties);
+
+impl Solver<'_> {
+    /// [`Solver::can_add`] without the reservation step: everything it reads is the claim's
+    /// state and the pod's view (and, for topology, the group counts). A failure after a tied
+    /// domain pick is tried again with each of the other tied domains (module comment); at most
+    /// one group's ties are tried, so the cost is bounded by the number of its domains.
+    pub(super) fn can_add_base(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<Admitted, Fail> {
+        let mut alternatives = None;
+        match (self.admit_once(claim, pod, view, new_claim, None, &mut alternatives), alternatives) {
+            (Err(fail), Some((at, others))) => {
+                others.into_iter().find_map(|d| self.admit_once(claim, pod, view, new_claim, Some((at, d)), &mut None).ok()).ok_or(fail)
+            }
+            (first, _) => first,
+        }
+    }
+
+    /// One try of [`Solver::can_add_base`]: `forced` replaces the domain nodecast picks for the
+    /// pod's `view.groups[at]`; the first group whose pick was tied leaves its other domains
+    /// in `alternatives`.
+    fn admit_once(
+        &self,
+        claim: &PlannedClaim,
+        pod: &Pod,
+        view: &View,
+        new_claim: bool,
+        forced: Option<(usize, ValueId)>,
+        alternatives: &mut Option<(usize, Vec<ValueId>)>,
+    ) -> Result<Admitted, Fail> {
+        let m = self.m;
+        // A full claim is rejected on resources alone, before requirement and topology work.
+        // `Fail::Resources` comes from this check only (`scan` relies on it).
+        if !new_claim && !claim.headroom.admits(&claim.requests, &pod.requests, m) {
+            return Err(Fail::Resources);
+        }
+        let t = &self.templates[claim.template];
+        let np = &m.node_pools[t.pool];
+        if let Some(taint) = first_untolerated(&np.taints, &view.tolerations) {
+            return Err(Fail::Taint(taint.clone()));
+        }
+        if !new_claim {
+            if let Some((kind, key)) = self.rejects_on_topology(claim, view) {
+                return Err(Fail::Topology { kind, key });
+            }
+        }
+        let allow = |k: KeyId| m.is_well_known(k);
+        claim.requirements.compatible(&view.full, allow, &m.interner).map_err(Fail::Requirements)?;
+        let mut r = claim.requirements.clone();
+        r.add_all(&view.full, &m.interner);
+        let mut ties = claim::Ties::new();
+        for (at, &(g, selects)) in view.groups.iter().enumerate() {
+            let group = &self.topo.groups[g];
+            let key = group.def.key;
+            let exists = Requirement::exists();
+            let pod_domains = view.strict.get(key).unwrap_or(&exists);
+            let node_domains = r.get(key).unwrap_or(&exists);
+            let Some(mut req) = self.topo.next_domain_of(g, pod_domains, node_domains, selects, &m.interner) else {
+                return Err(Fail::Topology { kind: group.def.kind, key });
+            };
+            if let Some(picked) = topology::single(&req) {
+                let tied = topology::tied_domains(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner);
+                if !tied.is_empty() {
+                    match forced {
+                        Some((f, d)) if f == at => req = Requirement::in_values([d]),
+                        _ if alternatives.is_none() => {
+                            let mut others: Vec<ValueId> = tied.iter().copied().filter(|&d| d != picked).collect();
+                            others.sort_by_key(|&d| m.interner.str(d));
+                            *alternatives = Some((at, others));
+                        }
+                        _ => {}
+                    }
+                    ties.push((key, tied));
+                }
+            }
+            let mut extra = Requirements::new();
+            extra.set(key, req);
+            r.compatible(&extra, allow, &m.interner).map_err(|_| Fail::Topology { kind: group.def.kind, key })?;
+            r.add_all(&extra, &m.interner);
+        }
+        if pod.host_ports.iter().any(|a| claim.host_ports.iter().any(|b| a.conflicts(b))) {
+            return Err(Fail::HostPort);
+        }
+        let total = claim.requests.plus(&pod.requests);
+        // A fresh claim's candidates were never filtered by its requirements.
+        let known = if new_claim {
+            claim::Known::NOTHING
+        } else {
+            claim::Known { unchanged: r == claim.requirements, least_room: claim.headroom.least() }
+        };
+        let its = claim::filter_its(t, &claim.its, &r, &total, &pod.host_ports, &known, &mut self.cache.borrow_mut(), m)?;
+        if claim::has_min_values(&r) {
+            if let Some((key, min, found)) = claim::min_values_shortfall(&its, &r, m) {
+                if new_claim && m.settings.min_values_policy == MinValuesPolicy::BestEffort {
+                    // Lower every failing key's minValues to what is available (R2.11.3).
+                    let mut guard = 0;
+                    while let Some((k, _, n)) = claim::min_values_shortfall(&its, &r, m) {
+                        if let Some(req) = r.get(k) {
+                            let mut lowered = req.clone();
+                            lowered.min_values = Some(n as u32);
+                            r.set(k, lowered);
+                        }
+                        guard += 1;
+                        if guard > 64 {
+                            break;
+                        }
+                    }
+                } else {
+                    return Err(Fail::MinValues { key, min, found });
+                }
+            }
+        }
+        // Karpenter runs the allocator before its instance-type filter and keeps the types both
+        // accept (nodeclaim.go); the intersection is the same either way.
+        let its = match &self.dra {
+            Some(pass) if pod.resource_claims => {
+                let outcome = pass.check(m, pod, dra::Holder::Claim(claim.hostname), &its).map_err(Fail::Dra)?;
+                outcome.its
+            }
+            _ => its,
+        };
+        Ok((r, its, ties))
+    }
+}
