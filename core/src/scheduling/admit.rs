@@ -3,11 +3,12 @@
 //!
 //! Where Karpenter picks one topology domain out of several in Go map order (a spread's equally
 //! least-populated domains, a self-selecting affinity's bootstrap), nodecast's first pick by
-//! name is one of Karpenter's possible runs. When that pick leaves the pod no instance type
-//! (e.g. the zone has no available offering) while another of the domains would not, Karpenter
-//! places the pod on every run whose map order starts elsewhere, and again on a later pass when
-//! an unlucky one did not; nodecast then takes the first such domain by name. The tie is
-//! disclosed either way (`PlannedClaim::ties`).
+//! name is one of Karpenter's possible runs. When that pick leaves the pod unplaceable on the
+//! claim (no instance type, e.g. the zone has no available offering; or a later group of the
+//! pod, e.g. an anti-affinity to the jobs holding that zone, refuses it) while another of the
+//! domains would not, Karpenter places the pod on every run whose map order starts elsewhere,
+//! and again on a later pass when an unlucky one did not; nodecast then takes the first such
+//! domain by name. The tie is disclosed either way (`PlannedClaim::ties`).
 
 use super::claim::{self, PlannedClaim};
 use super::topology;
