@@ -583,12 +583,10 @@ impl Sim {
             self.remove_virtual_pods(first);
             self.m.buffer_hosts = hosts;
         }
-        for &(p, n) in &moves {
-            self.nominate(p, n);
-        }
         // Only nodes that existed before this pass are held for the window; its new
-        // NodeClaims are not (scheduler.go, Results.Record).
-        for (_, n) in moves {
+        // NodeClaims, below, are not (scheduler.go, Results.Record).
+        for (p, n) in moves {
+            self.nominate(p, n);
             self.hold_nominated(n);
         }
         for (n, pods) in launches {
