@@ -283,7 +283,9 @@ pub struct NodeClaimOut {
 pub struct DomainTieOut {
     /// The label key, e.g. `topology.kubernetes.io/zone`.
     pub key: String,
-    /// nodecast's value (the first candidate by name).
+    /// nodecast's value: Karpenter's likeliest pick, the candidate the NodePool's requirement
+    /// lists first (Go walks a small set from where it was first filled most often), else the
+    /// first candidate by name.
     pub value: String,
     /// Every value a Karpenter run can pick, sorted; `value` is one of them.
     pub candidates: Vec<String>,

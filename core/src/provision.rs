@@ -298,15 +298,16 @@ fn claim_out<'a>(m: &Model, sol: &'a Solution, f: &launch::FinalClaim, name: Str
         accelerators,
         reservation_id: reservation.map(|r| r.id.clone()),
         reservation_type: reservation.map(|r| m.interner.str(r.type_value).to_string()),
-        ties: ties_out(m, pc),
+        ties: ties_out(m, np, pc),
     }
 }
 
 /// The NodeClaim's choices that Karpenter makes in Go map order (see `DomainTieOut`).
-fn ties_out(m: &Model, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate::api::DomainTieOut> {
+fn ties_out(m: &Model, np: &crate::model::NodePool, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate::api::DomainTieOut> {
     pc.ties
         .iter()
         .map(|(key, values)| {
+            let listed = np.listed_order(*key);
             let name = |v: &crate::labels::ValueId| m.interner.str(*v).to_string();
             let mut candidates: Vec<String> = values.iter().map(name).collect();
             candidates.sort();
@@ -322,8 +323,17 @@ fn ties_out(m: &Model, pc: &crate::scheduling::claim::PlannedClaim) -> Vec<crate
                 "karpenter.sh/capacity-type" => "capacity type".to_string(),
                 other => other.to_string(),
             };
+            // The NodePool's listed order decided when it names the shown value and more than
+            // one of the candidates (scheduling/admit.rs).
+            let first_listed = listed.iter().find(|v| values.contains(v));
+            let by_listing = values.iter().filter(|v| listed.contains(v)).count() >= 2 && first_listed.map(name).as_ref() == Some(&value);
+            let why = if by_listing {
+                format!(", listed first in NodePool {}'s requirements (Karpenter's likeliest pick)", np.name)
+            } else {
+                String::new()
+            };
             let message = format!(
-                "the {what} is a tie among {} in Karpenter (Go map order decides, reruns differ); nodecast shows {value}",
+                "the {what} is a tie among {} in Karpenter (Go map order decides, reruns differ); nodecast shows {value}{why}",
                 candidates.join(", ")
             );
             crate::api::DomainTieOut { key, value, candidates, message }

@@ -2,6 +2,7 @@
 //! settings) into the model's pools and classes.
 
 use super::*;
+use crate::labels::{KeyId, ValueId};
 
 impl Lowering {
     pub(super) fn node_pool(&mut self, root: &At, sink: &mut Sink) {
@@ -37,6 +38,7 @@ impl Lowering {
         }
         let labels_set = LabelSet::from_pairs(pairs);
         let mut reqs = crate::requirements::Requirements::new();
+        let mut listed = ListedOrder::default();
         if let Some(rs) = tspec.as_ref().and_then(|s| s.get("requirements")) {
             for r in sink.list(&rs) {
                 let Some(key) = sink.opt_scalar(&r, "key") else {
@@ -60,6 +62,9 @@ impl Lowering {
                     r.get("minValues").and_then(|m| sink.int(&m, "an integer 1..50")).map(|m| m.clamp(0, u32::MAX as i64) as u32);
                 let ids: Vec<u32> = values.iter().map(|v| interner.intern(v)).collect();
                 let kid = interner.intern(&key);
+                if op == crate::requirements::Operator::In {
+                    listed.record(kid, &ids);
+                }
                 reqs.add(kid, Requirement::from_operator(op, &ids, interner).with_min_values(min_values), interner);
             }
         }
@@ -118,6 +123,7 @@ impl Lowering {
             termination_grace_period,
             disruption,
             spec_requirements,
+            listed_order: listed.finish(),
             template_hash: crate::gohash::nodepool_template_hash(tmpl.as_ref().map(|t| t.v)).map_err(|e| e.0),
             is_static,
             replicas,
@@ -283,4 +289,45 @@ pub(super) fn disruption(d: &At, sink: &mut Sink) -> Disruption {
         }
     };
     Disruption { policy, consolidate_after, budgets }
+}
+
+/// The order Karpenter's Go sets hold a NodePool's `In` values in (`NodePool::listed_order`).
+/// A set of at most 8 values fills its slots in insertion order: the order listed, duplicates
+/// kept at their first place. A second `In` on the same key is intersected as
+/// `sets.Intersection` does, walking the smaller set (the one already held on equal sizes);
+/// Go starts that walk, too, at a random slot, so the walked set's listed order is only the
+/// likeliest one, which is all this order claims. Other operators only remove values, which
+/// the use (ranking the values a claim still allows) filters anyway. A larger set is a hashed
+/// table whose order is unrelated to insertion: no order is kept for it or what walking it
+/// builds.
+#[derive(Default)]
+struct ListedOrder(Vec<(KeyId, Vec<ValueId>, bool)>);
+
+impl ListedOrder {
+    fn record(&mut self, key: KeyId, values: &[ValueId]) {
+        let mut set: Vec<ValueId> = Vec::with_capacity(values.len());
+        for &v in values {
+            if !set.contains(&v) {
+                set.push(v);
+            }
+        }
+        let ordered = set.len() <= 8;
+        match self.0.iter_mut().find(|(k, _, _)| *k == key) {
+            None => self.0.push((key, set, ordered)),
+            Some((_, held, held_ordered)) => {
+                let walk_new = set.len() < held.len();
+                let (walk, other) = if walk_new { (&set, &*held) } else { (&*held, &set) };
+                let kept: Vec<ValueId> = walk.iter().copied().filter(|v| other.contains(v)).collect();
+                *held_ordered = if walk_new { ordered } else { *held_ordered };
+                *held = kept;
+            }
+        }
+    }
+
+    fn finish(self) -> Vec<(KeyId, Vec<ValueId>)> {
+        let mut out: Vec<(KeyId, Vec<ValueId>)> =
+            self.0.into_iter().filter(|(_, v, ordered)| *ordered && v.len() >= 2).map(|(k, v, _)| (k, v)).collect();
+        out.sort_by_key(|(k, _)| *k);
+        out
+    }
 }

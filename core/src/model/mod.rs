@@ -288,6 +288,13 @@ pub struct NodePool {
     /// `spec.template.spec.requirements` alone (without the template labels `requirements`
     /// folds in): what a NodeClaim's labels must stay compatible with (requirement drift).
     pub spec_requirements: Requirements,
+    /// Per key with an `In` requirement of at most 8 values, those values in the order
+    /// Karpenter's Go set holds them (the order listed; a second requirement on the key
+    /// intersects as Go does, walking the smaller set). Go iterates such a set from a random
+    /// one of 8 slots, wrapping, so the first of this order is the likeliest first of every
+    /// walk, and the likeliest winner of a tie Karpenter breaks by walking it
+    /// (docs/karpenter-fidelity.md section 57). Sorted by key.
+    pub listed_order: Vec<(KeyId, Vec<ValueId>)>,
     /// Karpenter's hash of `spec.template` (`karpenter.sh/nodepool-hash`, see `gohash`), or
     /// why nodecast cannot compute it.
     pub template_hash: Result<String, String>,
@@ -307,6 +314,17 @@ pub struct NodePool {
     pub prefix: String,
     /// The NodePool's `nodeClassRef` is EKS Auto Mode's NodeClass (`lower::auto_mode`).
     pub auto_mode: bool,
+}
+
+impl NodePool {
+    /// The values of the NodePool's `In` requirement on `key` in Go's set order (see
+    /// `listed_order`); empty when there is none.
+    pub fn listed_order(&self, key: KeyId) -> &[ValueId] {
+        match self.listed_order.binary_search_by_key(&key, |(k, _)| *k) {
+            Ok(i) => &self.listed_order[i].1,
+            Err(_) => &[],
+        }
+    }
 }
 
 /// What an EC2NodeClass changes about the instances launched with it (AWS catalog only).

@@ -2,13 +2,17 @@
 //! host ports, instance types, minValues and DRA devices, before the reservation step.
 //!
 //! Where Karpenter picks one topology domain out of several in Go map order (a spread's equally
-//! least-populated domains, a self-selecting affinity's bootstrap), nodecast's first pick by
-//! name is one of Karpenter's possible runs. When that pick leaves the pod unplaceable on the
-//! claim (no instance type, e.g. the zone has no available offering; or a later group of the
-//! pod, e.g. an anti-affinity to the jobs holding that zone, refuses it) while another of the
-//! domains would not, Karpenter places the pod on every run whose map order starts elsewhere,
-//! and again on a later pass when an unlucky one did not; nodecast then takes the first such
-//! domain by name. The tie is disclosed either way (`PlannedClaim::ties`).
+//! least-populated domains, a self-selecting affinity's bootstrap), any of them is one of
+//! Karpenter's possible runs, but not equally often: Go walks a set of at most 8 values from a
+//! random one of 8 slots, wrapping, so the value the set holds first comes first most often
+//! (7 times in 8 among two). nodecast takes that one: the first the claim's NodePool lists for
+//! the key (`NodePool::listed_order`), else the first by name (docs/karpenter-fidelity.md
+//! section 57). When that pick leaves the pod unplaceable on the claim (no instance type, e.g.
+//! the zone has no available offering; or a later group of the pod, e.g. an anti-affinity to
+//! the jobs holding that zone, refuses it) while another of the domains would not, Karpenter
+//! places the pod on every run whose map order starts elsewhere, and again on a later pass when
+//! an unlucky one did not; nodecast then takes the first such domain in the same order. The tie
+//! is disclosed either way (`PlannedClaim::ties`).
 
 use super::claim::{self, PlannedClaim};
 use super::topology;
@@ -79,17 +83,22 @@ impl Solver<'_> {
             let Some(mut req) = self.topo.next_domain_of(g, pod_domains, node_domains, selects, &m.interner) else {
                 return Err(Fail::Topology { kind: group.def.kind, key });
             };
-            if let Some(picked) = topology::single(&req) {
+            if topology::single(&req).is_some() {
                 let tied = topology::tied_domains(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner);
                 if !tied.is_empty() {
+                    // Karpenter's likeliest pick first (module comment), then the others.
+                    let listed = np.listed_order(key);
+                    let rank = |d: &ValueId| (listed.iter().position(|x| x == d).unwrap_or(usize::MAX), m.interner.str(*d));
+                    let mut order = tied.clone();
+                    order.sort_by_key(rank);
                     match forced {
                         Some((f, d)) if f == at => req = Requirement::in_values([d]),
-                        _ if alternatives.is_none() => {
-                            let mut others: Vec<ValueId> = tied.iter().copied().filter(|&d| d != picked).collect();
-                            others.sort_by_key(|&d| m.interner.str(d));
-                            *alternatives = Some((at, others));
+                        _ => {
+                            req = Requirement::in_values([order[0]]);
+                            if alternatives.is_none() {
+                                *alternatives = Some((at, order[1..].to_vec()));
+                            }
                         }
-                        _ => {}
                     }
                     ties.push((key, tied));
                 }
