@@ -323,12 +323,11 @@ fn ties_out(m: &Model, np: &crate::model::NodePool, pc: &crate::scheduling::clai
                 "karpenter.sh/capacity-type" => "capacity type".to_string(),
                 other => other.to_string(),
             };
-            // The NodePool's listed order decided when it names the shown value and more than
-            // one of the candidates (scheduling/admit.rs).
-            let first_listed = listed.iter().find(|v| values.contains(v));
-            let by_listing = values.iter().filter(|v| listed.contains(v)).count() >= 2 && first_listed.map(name).as_ref() == Some(&value);
+            // The NodePool's listed order decided when it holds more than one candidate and the
+            // shown value is the likeliest (the first of `values`, scheduling/admit.rs).
+            let by_listing = values.iter().filter(|v| listed.contains(v)).count() >= 2 && name(&values[0]) == value;
             let why = if by_listing {
-                format!(", listed first in NodePool {}'s requirements (Karpenter's likeliest pick)", np.name)
+                format!(", Karpenter's likeliest pick from the order NodePool {} lists them in", np.name)
             } else {
                 String::new()
             };

@@ -293,7 +293,7 @@ pub struct NodePool {
     /// intersects as Go does, walking the smaller set). Go iterates such a set from a random
     /// one of 8 slots, wrapping, so the first of this order is the likeliest first of every
     /// walk, and the likeliest winner of a tie Karpenter breaks by walking it
-    /// (docs/karpenter-fidelity.md section 57). Sorted by key.
+    /// (docs/karpenter-fidelity.md section 56). Sorted by key.
     pub listed_order: Vec<(KeyId, Vec<ValueId>)>,
     /// Karpenter's hash of `spec.template` (`karpenter.sh/nodepool-hash`, see `gohash`), or
     /// why nodecast cannot compute it.

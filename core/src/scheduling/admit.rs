@@ -7,7 +7,7 @@
 //! random one of 8 slots, wrapping, so the value the set holds first comes first most often
 //! (7 times in 8 among two). nodecast takes that one: the first the claim's NodePool lists for
 //! the key (`NodePool::listed_order`), else the first by name (docs/karpenter-fidelity.md
-//! section 57). When that pick leaves the pod unplaceable on the claim (no instance type, e.g.
+//! section 56). When that pick leaves the pod unplaceable on the claim (no instance type, e.g.
 //! the zone has no available offering; or a later group of the pod, e.g. an anti-affinity to
 //! the jobs holding that zone, refuses it) while another of the domains would not, Karpenter
 //! places the pod on every run whose map order starts elsewhere, and again on a later pass when
@@ -87,10 +87,10 @@ impl Solver<'_> {
                 let tied = topology::tied_domains(group, m.keys.hostname, pod_domains, node_domains, selects, &m.interner);
                 if !tied.is_empty() {
                     // Karpenter's likeliest pick first (module comment), then the others.
-                    let listed = np.listed_order(key);
-                    let rank = |d: &ValueId| (listed.iter().position(|x| x == d).unwrap_or(usize::MAX), m.interner.str(*d));
-                    let mut order = tied.clone();
-                    order.sort_by_key(rank);
+                    // The set Karpenter walks holds the listed values the claim still allows.
+                    let held: Vec<ValueId> =
+                        np.listed_order(key).iter().copied().filter(|&v| node_domains.has(v, &m.interner)).collect();
+                    let order = likeliest_first(&tied, &held, |d| m.interner.str(d));
                     match forced {
                         Some((f, d)) if f == at => req = Requirement::in_values([d]),
                         _ => {
@@ -100,7 +100,7 @@ impl Solver<'_> {
                             }
                         }
                     }
-                    ties.push((key, tied));
+                    ties.push((key, order));
                 }
             }
             let mut extra = Requirements::new();
@@ -150,5 +150,62 @@ impl Solver<'_> {
             _ => its,
         };
         Ok((r, its, ties))
+    }
+}
+
+/// `tied` ordered from Karpenter's likeliest pick to its least likely, for a walk over a Go set
+/// holding `listed`'s values (those of them `tied` and the claim still allow, in that order) in
+/// its slots: the walk starts at a random one of 8 slots and wraps, and the first tied value it
+/// meets wins. A tied value wins from every start after the previous tied slot up to its own;
+/// the first tied value also from every start after the last tied slot, the empty slots
+/// included. So with at most 5 values the first listed is always the likeliest, while with 6
+/// to 8 a later value after a long gap can be (tied at slots 0 and 5: 3 starts against 5).
+/// Equal chances, and values the set does not hold, go by name.
+fn likeliest_first<'a>(tied: &[ValueId], listed: &[ValueId], name: impl Fn(ValueId) -> &'a str) -> Vec<ValueId> {
+    const SLOTS: usize = 8;
+    let slots: Vec<usize> = listed.iter().enumerate().filter(|(_, v)| tied.contains(v)).map(|(i, _)| i).collect();
+    let starts = |v: ValueId| -> usize {
+        let Some(at) = listed.iter().position(|&x| x == v) else { return 0 };
+        match slots.iter().position(|&s| s == at) {
+            Some(0) => slots[0] + SLOTS - slots[slots.len() - 1],
+            Some(i) => slots[i] - slots[i - 1],
+            None => 0,
+        }
+    };
+    let mut order = tied.to_vec();
+    order.sort_by(|&a, &b| starts(b).cmp(&starts(a)).then_with(|| name(a).cmp(name(b))));
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::likeliest_first;
+
+    fn order(tied: &[u32], listed: &[u32]) -> Vec<u32> {
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+        likeliest_first(tied, listed, |v| names[v as usize])
+    }
+
+    #[test]
+    fn the_first_listed_wins_small_sets() {
+        // [spot, on-demand] listed as spot (1), on-demand (0): spot 7 starts of 8.
+        assert_eq!(order(&[0, 1], &[1, 0]), vec![1, 0]);
+        // Three values, the last two tied: slot 1 wins 1 + 8 - 2 = 7 starts.
+        assert_eq!(order(&[2, 1], &[0, 1, 2]), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_long_gap_beats_the_first_listed_in_big_sets() {
+        // Six values, tied at slots 0 and 5: slot 5 wins 5 starts, slot 0 wins 3.
+        assert_eq!(order(&[0, 5], &[0, 1, 2, 3, 4, 5]), vec![5, 0]);
+        // Tied at slots 0 and 4: 4 starts each, equal chances go by name.
+        assert_eq!(order(&[4, 0], &[0, 1, 2, 3, 4, 5]), vec![0, 4]);
+    }
+
+    #[test]
+    fn without_a_listing_by_name() {
+        assert_eq!(order(&[2, 0, 1], &[]), vec![0, 1, 2]);
+        // A value the listing lacks comes after the listed ones.
+        assert_eq!(order(&[3, 1], &[1, 2]), vec![1, 3]);
     }
 }

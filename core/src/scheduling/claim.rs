@@ -272,7 +272,8 @@ pub struct PlannedClaim {
     pub host_ports: Vec<HostPort>,
     pub min_values_relaxed: bool,
     /// Choices among equal domains that Go's map order makes in Karpenter (see
-    /// `topology::tied_domains`): key, the values it may pick (nodecast's choice included).
+    /// `topology::tied_domains`): key, the values it may pick (nodecast's choice included),
+    /// Karpenter's likeliest first (`admit.rs`).
     pub ties: Ties,
     /// Most room any candidate type leaves, for rejecting a full claim before any
     /// requirement or topology work (see [`Headroom`]).

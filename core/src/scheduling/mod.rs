@@ -718,7 +718,7 @@ impl Solver<'_> {
         None
     }
 
-    /// Also returns the ties its topology choices broke by name (see `topology::tied_domains`).
+    /// Also returns the ties its topology choices broke (see `topology::tied_domains`).
     fn can_add(&self, claim: &PlannedClaim, pod: &Pod, view: &View, new_claim: bool) -> Result<Accepted, Fail> {
         let (r, its, ties) = self.can_add_base(claim, pod, view, new_claim)?;
         let held = self.reservations_for(claim.template, &its, &r, &claim.reserved)?;

@@ -717,7 +717,8 @@ pub fn next_domain(
 /// several; empty otherwise. Karpenter walks a Go map (or set) of domains and keeps the first
 /// with the least count (spread, `nextDomainTopologySpread`) or the first usable one
 /// (affinity without a populated domain, `nextDomainAffinity`), and Go randomises map order,
-/// so any of these can come out of a real run; nodecast takes the first by name.
+/// so any of these can come out of a real run; [`next_domain`] takes the first by name and
+/// the admission (`admit.rs`) then the likeliest: the first the claim's NodePool lists.
 pub fn tied_domains(
     g: &Group,
     hostname: KeyId,
