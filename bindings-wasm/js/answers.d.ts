@@ -576,7 +576,11 @@ export interface DomainTie {
    * (Go map order decides); nodecast shows us-east-1a".
    */
   message: string;
-  /** nodecast's value (the first candidate by name). */
+  /**
+   * nodecast's value: Karpenter's likeliest pick, the candidate the NodePool's requirement
+   * lists first (Go walks a small set from where it was first filled most often), else the
+   * first candidate by name.
+   */
   value: string;
 }
 

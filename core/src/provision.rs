@@ -326,7 +326,15 @@ fn ties_out(m: &Model, np: &crate::model::NodePool, pc: &crate::scheduling::clai
             // The NodePool's listed order decided when it holds more than one candidate and the
             // shown value is the likeliest (the first of `values`, scheduling/admit.rs).
             let by_listing = values.iter().filter(|v| listed.contains(v)).count() >= 2 && name(&values[0]) == value;
-            let why = if by_listing {
+            // `values` is in the order nodecast tried them: the ones before the shown value
+            // left the pod unplaceable on this NodeClaim (scheduling/admit.rs's retry).
+            let failed: Vec<String> = values.iter().map(name).take_while(|v| *v != value).collect();
+            let why = if !failed.is_empty() {
+                format!(
+                    "; a run that picks {} first cannot place the pod on this NodePool there: it tries the next NodePool or leaves the pod pending for a later pass",
+                    failed.join(" or ")
+                )
+            } else if by_listing {
                 format!(", Karpenter's likeliest pick from the order NodePool {} lists them in", np.name)
             } else {
                 String::new()

@@ -3,7 +3,8 @@
 //! Karpenter v1.15.0 picks the zone of a topology spread among the zones with the least count
 //! by walking a Go map (topologygroup.go `nextDomainTopologySpread`), and the first zone of a
 //! self-selecting pod affinity the same way (`nextDomainAffinity`); Go randomises map order.
-//! nodecast takes the first by name, which is one of Karpenter's outcomes, and lists the others.
+//! nodecast takes the likeliest of Karpenter's outcomes, the value the NodePool lists first
+//! (else the first by name), and lists the others (docs/karpenter-fidelity.md section 56).
 
 use nodecast::{Input, Request};
 use serde_json::{json, Value};
@@ -22,7 +23,11 @@ spec:
 fn plan(workload: &str) -> Value {
     let catalog = json!({"instanceTypes": [
         {"name": "standard-4", "allocatable": {"cpu": "3900m", "memory": "7300Mi", "pods": "40"}, "onDemandPrice": 0.2}]});
-    let text = format!("{POOL}---\n{workload}");
+    plan_with(POOL, workload, catalog)
+}
+
+fn plan_with(pool: &str, workload: &str, catalog: Value) -> Value {
+    let text = format!("{pool}---\n{workload}");
     let req = Request { inputs: vec![Input { name: None, text }], catalog: Some(catalog), ..Default::default() };
     let v: Value = serde_json::from_str(&nodecast::plan(&req).to_json()).unwrap();
     assert_eq!(v["status"], "success", "{v}");
@@ -96,4 +101,76 @@ fn a_pinned_zone_is_no_tie() {
     let claims = v["nodeClaims"].as_array().unwrap();
     assert_eq!(claims.len(), 2, "{v}");
     assert!(claims.iter().all(|c| c.get("ties").is_none() && c["zone"] == "test-zone-b"), "{v}");
+}
+
+fn pool_listing(key: &str, values: &str) -> String {
+    format!(
+        r#"
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {{name: default}}
+spec:
+  template:
+    spec:
+      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
+      requirements: [{{key: {key}, operator: In, values: {values}}}]
+"#
+    )
+}
+
+#[test]
+fn a_tie_goes_to_the_value_the_nodepool_lists_first() {
+    // Go walks the NodeClaim's [spot, on-demand] set from a random one of 8 slots: spot comes
+    // first 7 times in 8, so it is Karpenter's likeliest pick (by name it would be on-demand).
+    let catalog = json!({"instanceTypes": [
+        {"name": "standard-4", "allocatable": {"cpu": "3900m", "memory": "7300Mi", "pods": "40"}, "onDemandPrice": 0.2,
+         "offerings": [{"zone": "test-zone-a", "capacityType": "spot", "price": 0.08},
+                       {"zone": "test-zone-a", "capacityType": "on-demand", "price": 0.2}]}]});
+    let spread = "      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: karpenter.sh/capacity-type, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}";
+    let v = plan_with(&pool_listing("karpenter.sh/capacity-type", "[spot, on-demand]"), &deployment(3, spread), catalog.clone());
+    let types: Vec<&str> = v["nodeClaims"].as_array().unwrap().iter().map(|c| c["capacityType"].as_str().unwrap()).collect();
+    assert_eq!(types, ["spot", "on-demand", "spot"], "{v}");
+    let tie = &v["nodeClaims"][0]["ties"][0];
+    assert_eq!(tie["value"], "spot");
+    assert_eq!(tie["candidates"], json!(["on-demand", "spot"]));
+    let message = tie["message"].as_str().unwrap();
+    assert!(message.ends_with("nodecast shows spot, Karpenter's likeliest pick from the order NodePool default lists them in"), "{message}");
+    // Listed the other way round, on-demand is the likeliest.
+    let v = plan_with(&pool_listing("karpenter.sh/capacity-type", "[on-demand, spot]"), &deployment(3, spread), catalog);
+    let types: Vec<&str> = v["nodeClaims"].as_array().unwrap().iter().map(|c| c["capacityType"].as_str().unwrap()).collect();
+    assert_eq!(types, ["on-demand", "spot", "on-demand"], "{v}");
+}
+
+#[test]
+fn a_zone_tie_follows_the_listed_zones() {
+    let catalog = json!({"instanceTypes": [
+        {"name": "standard-4", "allocatable": {"cpu": "3900m", "memory": "7300Mi", "pods": "40"}, "onDemandPrice": 0.2}]});
+    let pool = pool_listing("topology.kubernetes.io/zone", "[test-zone-c, test-zone-a, test-zone-b]");
+    let v = plan_with(&pool, &deployment(3, SPREAD), catalog);
+    let zones: Vec<&str> = v["nodeClaims"].as_array().unwrap().iter().map(|c| c["zone"].as_str().unwrap()).collect();
+    assert_eq!(zones, ["test-zone-c", "test-zone-a", "test-zone-b"], "{v}");
+}
+
+#[test]
+fn a_tied_pick_that_cannot_launch_says_karpenter_may_leave_the_pod_pending() {
+    // test-zone-a has no available offering: a run whose map walk picks it first for the
+    // affinity's bootstrap finds no instance type there.
+    let catalog = json!({"instanceTypes": [
+        {"name": "standard-4", "allocatable": {"cpu": "3900m", "memory": "7300Mi", "pods": "40"}, "onDemandPrice": 0.2,
+         "offerings": [{"zone": "test-zone-a", "capacityType": "on-demand", "price": 0.2, "available": false},
+                       {"zone": "test-zone-b", "capacityType": "on-demand", "price": 0.2},
+                       {"zone": "test-zone-c", "capacityType": "on-demand", "price": 0.2}]}]});
+    let affinity = "      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: web}}}";
+    let v = plan_with(POOL, &deployment(1, affinity), catalog);
+    let tie = &v["nodeClaims"][0]["ties"][0];
+    assert_eq!(tie["value"], "test-zone-b", "{v}");
+    let message = tie["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("nodecast shows test-zone-b; a run that picks test-zone-a first cannot place the pod on this NodePool there: it tries the next NodePool or leaves the pod pending for a later pass"),
+        "{message}"
+    );
 }
