@@ -157,7 +157,8 @@ class Hint:
 @dataclass(frozen=True)
 class DomainTie:
     """A value real Karpenter picks at random among equal candidates (Go map order), so
-    reruns of Karpenter differ; ``value`` (nodecast's) is one of ``candidates``."""
+    reruns of Karpenter differ; ``value`` (nodecast's) is one of ``candidates``: Karpenter's
+    likeliest pick, the one the NodePool lists first (else the first by name)."""
 
     key: str
     value: str
