@@ -81,6 +81,8 @@ mod simulate_jobs;
 mod simulate_keda;
 #[path = "simulate_repair.rs"]
 mod simulate_repair;
+#[path = "simulate_requeue.rs"]
+mod simulate_requeue;
 #[path = "simulate_reservations.rs"]
 mod simulate_reservations;
 #[path = "team.rs"]
@@ -129,6 +131,7 @@ const MERGED: &[&str] = &[
     "simulate_jobs",
     "simulate_keda",
     "simulate_repair",
+    "simulate_requeue",
     "simulate_reservations",
     "team",
     "write_json",

@@ -140,6 +140,10 @@ pub fn run(
         pool_counters: vec![0; pools],
         batch_open: None,
         batch_gen: 0,
+        unplaced: false,
+        requeue_armed: false,
+        changes: 0,
+        batch_saw: 0,
         pass_at: None,
         pass_token: 0,
         timeline: Vec::new(),
@@ -235,6 +239,35 @@ impl Sim {
     pub fn log(&mut self, event: TimelineEvent, object: String, node: Option<String>, reason: Option<String>, detail: Option<String>) {
         let time = self.show_time.then(|| super::render::rfc3339(self.origin + self.now));
         self.timeline.push(TimelineEntry { time_seconds: self.now, time, event, object, node, reason, detail });
+        if event != TimelineEvent::PodUnschedulable {
+            self.changes += 1;
+            // The cluster changed while pods wait unplaced: their next requeue runs a pass.
+            if self.unplaced && !self.requeue_armed {
+                self.arm_requeue();
+            }
+        }
+    }
+
+    /// Karpenter's pod controller requeues a provisionable pod every 10 s from when it was
+    /// created and triggers the provisioner each time (provisioning/controller.go), so while
+    /// pods wait, a pass follows the first of their requeues. The simulator takes only the
+    /// requeues after the cluster changed (a pass over the same cluster answers the same), so
+    /// their number is bounded by the timeline's length. (Pods nominated to a node that has not
+    /// bound them yet requeue in Karpenter too; here they have left `pending`.)
+    fn arm_requeue(&mut self) {
+        let now = self.now;
+        let next = self
+            .pending
+            .iter()
+            .map(|&p| {
+                let since = self.pods[p].pending_since.min(now);
+                since + POD_REQUEUE_SECONDS * ((now - since) / POD_REQUEUE_SECONDS + 1)
+            })
+            .min();
+        if let Some(at) = next {
+            self.requeue_armed = true;
+            self.push(at, Ev::Requeue);
+        }
     }
 
     pub fn abs_now(&self) -> i64 {
@@ -275,6 +308,12 @@ impl Sim {
             Ev::KedaPoll(k) => self.keda_poll(k),
             Ev::Retrigger => {
                 if !self.pending.is_empty() {
+                    self.trigger_batch();
+                }
+            }
+            Ev::Requeue => {
+                self.requeue_armed = false;
+                if !self.pending.is_empty() && self.changes != self.batch_saw {
                     self.trigger_batch();
                 }
             }
@@ -520,8 +559,10 @@ impl Sim {
         }
         let buffers = !self.virtual_pods.is_empty();
         if self.pending.is_empty() && !buffers {
+            self.unplaced = false;
             return;
         }
+        self.batch_saw = self.changes;
         if buffers && !self.pending.is_empty() {
             self.kube_scheduler_binds();
         }
@@ -601,6 +642,7 @@ impl Sim {
             let at = self.now + POD_REQUEUE_SECONDS;
             self.push(at, Ev::Retrigger);
         }
+        self.unplaced = failed.iter().any(|&(p, _)| self.pods[p].state == PodState::Pending);
         // By pod, then by wire name: the order the timeline has always had.
         failed.sort_by_key(|&(p, code)| (p, code.as_str()));
         for (p, code) in failed {
@@ -609,6 +651,9 @@ impl Sim {
                 let key = self.pods[p].key.clone();
                 self.log(TimelineEvent::PodUnschedulable, key, None, Some(code.as_str().into()), None);
             }
+        }
+        if self.unplaced && !self.requeue_armed && self.changes != self.batch_saw {
+            self.arm_requeue();
         }
     }
 

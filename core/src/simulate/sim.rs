@@ -53,6 +53,16 @@ pub struct Sim {
     pub pool_counters: Vec<usize>,
     pub(super) batch_open: Option<i64>,
     pub(super) batch_gen: u64,
+    /// The last provisioning pass left pods it could not place: Karpenter's pod controller
+    /// requeues each of them every 10 s, and each requeue runs a pass (engine.rs `log`).
+    pub(super) unplaced: bool,
+    /// An `Ev::Requeue` is on the queue.
+    pub(super) requeue_armed: bool,
+    /// Timeline entries that record a change to the cluster (all but `pod-unschedulable`),
+    /// and their count when the last provisioning pass began: a requeue with no change since
+    /// would see the same cluster and give the same answer, so it runs no pass.
+    pub(super) changes: usize,
+    pub(super) batch_saw: usize,
     pub pass_at: Option<i64>,
     pub pass_token: u64,
     pub timeline: Vec<TimelineEntry>,
