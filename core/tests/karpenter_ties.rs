@@ -135,7 +135,10 @@ fn a_tie_goes_to_the_value_the_nodepool_lists_first() {
     assert_eq!(tie["value"], "spot");
     assert_eq!(tie["candidates"], json!(["on-demand", "spot"]));
     let message = tie["message"].as_str().unwrap();
-    assert!(message.ends_with("nodecast shows spot, Karpenter's likeliest pick from the order NodePool default lists them in"), "{message}");
+    assert!(
+        message.ends_with("nodecast shows spot, Karpenter's likeliest pick from the order NodePool default lists them in"),
+        "{message}"
+    );
     // Listed the other way round, on-demand is the likeliest.
     let v = plan_with(&pool_listing("karpenter.sh/capacity-type", "[on-demand, spot]"), &deployment(3, spread), catalog);
     let types: Vec<&str> = v["nodeClaims"].as_array().unwrap().iter().map(|c| c["capacityType"].as_str().unwrap()).collect();

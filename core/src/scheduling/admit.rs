@@ -88,8 +88,7 @@ impl Solver<'_> {
                 if !tied.is_empty() {
                     // Karpenter's likeliest pick first (module comment), then the others.
                     // The set Karpenter walks holds the listed values the claim still allows.
-                    let held: Vec<ValueId> =
-                        np.listed_order(key).iter().copied().filter(|&v| node_domains.has(v, &m.interner)).collect();
+                    let held: Vec<ValueId> = np.listed_order(key).iter().copied().filter(|&v| node_domains.has(v, &m.interner)).collect();
                     let order = likeliest_first(&tied, &held, |d| m.interner.str(d));
                     match forced {
                         Some((f, d)) if f == at => req = Requirement::in_values([d]),
