@@ -17,7 +17,8 @@ def test_until_adds_the_sequence_with_the_cli_bytes() -> None:
     assert d.to_json() == cli_json(cli_path(), "consolidate", *UNDERUTILIZED, "--now", NOW, "--until", UNTIL)
     assert d.sequence is not None and d.sequence.until == UNTIL
     first = d.sequence.steps[0]
-    assert first.command == d.command and first.after_seconds == 0
+    # Decided by this pass, carried out once Karpenter has validated it again 15 s later.
+    assert first.command == d.command and first.decided_after_seconds == 0 and first.after_seconds == 15
     assert isinstance(d.sequence.price_per_hour_at_until, float)
     # Without until, no sequence.
     assert nodecast.consolidate(*UNDERUTILIZED, now=NOW).sequence is None

@@ -450,13 +450,22 @@ export interface ConsolidationStep {
    * (a replacement starting, a drain waiting on its grace period).
    */
   completed?: string;
+  /**
+   * Seconds after `now` of the pass that decided the command (`afterSeconds` − 15 for a
+   * validated command, `afterSeconds` for the others).
+   */
+  decidedAfterSeconds: number;
   /** The nodes it removes. */
   disruptedNodes: string[];
   /** `expired`, `empty` or `underutilized`. */
   reason: DisruptionReason;
   /** The replacement NodeClaim launched for it (`name (instance type, capacity type)`), if any. */
   replacement?: string;
-  /** When the pass decided the command (RFC 3339). */
+  /**
+   * When the command was carried out (RFC 3339): for emptiness and consolidation 15 s after
+   * the pass that decided it, once Karpenter has validated it again; for the others when it
+   * was decided.
+   */
   time: string;
 }
 
@@ -2105,7 +2114,7 @@ export interface TimelineEntry {
 }
 
 /** What happened at a timeline entry. */
-export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated' | 'nodeclaim-relabeled' | 'reservation-active' | 'reservation-expiring' | 'reservation-ended' | 'node-condition' | 'reservation-offering-unavailable' | 'reservation-offering-available';
+export type TimelineEvent = 'pod-pending' | 'pod-nominated' | 'pod-bound' | 'pod-started' | 'pod-finished' | 'pod-evicted' | 'pod-restarted' | 'pod-deleted' | 'pod-unschedulable' | 'nodeclaim-launched' | 'nodeclaim-registered' | 'nodeclaim-initialized' | 'nodeclaim-disrupted' | 'nodeclaim-interrupted' | 'nodeclaim-terminated' | 'nodeclaim-relabeled' | 'reservation-active' | 'reservation-expiring' | 'reservation-ended' | 'node-condition' | 'reservation-offering-unavailable' | 'reservation-offering-available' | 'disruption-decided' | 'disruption-rejected';
 
 /** New nodes of one instance type and capacity type. */
 export interface TypeCount {

@@ -55,7 +55,7 @@ fn rows_are_in_combination_order_whatever_the_thread_count() {
     assert_eq!(seeds, ["7", "8", "7", "8"]);
     assert!(String::from_utf8_lossy(&one.stderr).contains("4 combinations (simulate), 0 failed"));
 
-    // Row 0 is `nodecast simulate` of the base files with seed 7: the README's $713.13 week.
+    // Row 0 is `nodecast simulate` of the base files with seed 7: the README's $713.57 week.
     let ex = |f: &str| format!("{EXAMPLES}/{f}");
     let sim = run(&[
         "simulate",

@@ -555,10 +555,15 @@ pub struct ConsolidationSequence {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsolidationStep {
-    /// When the pass decided the command (RFC 3339).
+    /// When the command was carried out (RFC 3339): for emptiness and consolidation 15 s after
+    /// the pass that decided it, once Karpenter has validated it again; for the others when it
+    /// was decided.
     pub time: String,
     /// Seconds after `now`.
     pub after_seconds: i64,
+    /// Seconds after `now` of the pass that decided the command (`afterSeconds` − 15 for a
+    /// validated command, `afterSeconds` for the others).
+    pub decided_after_seconds: i64,
     /// `expired`, `empty` or `underutilized`.
     pub reason: DisruptionReason,
     /// The command in Karpenter's words, as a single `consolidate` answer gives it.

@@ -180,15 +180,24 @@ impl Cluster {
         }
         let (until, text) = until.unwrap_or_else(|| (now + 86_400, crate::simulate::rfc3339(now + 86_400)));
         let seq = self.consolidation_sequence(now, until, &text, settings)?;
-        let later = seq.steps.iter().find(|s| s.after_seconds > 0 && s.disrupted_nodes.iter().any(|d| d == node));
-        n.summary.push_str(&match later {
+        // The steps of later passes (the first is this pass's own command).
+        let later: Vec<&crate::api::ConsolidationStep> = seq.steps.iter().filter(|s| s.decided_after_seconds > 0).collect();
+        let goes = later.iter().find(|s| s.disrupted_nodes.iter().any(|d| d == node));
+        n.summary.push_str(&match goes {
+            Some(s) if s.decided_after_seconds < s.after_seconds => format!(
+                "; Karpenter carries out one command per pass and then looks again: it goes in the pass at {} (+{} s), carried out {} s later once Karpenter has validated it again: {}",
+                crate::simulate::rfc3339(now + s.decided_after_seconds),
+                s.decided_after_seconds,
+                s.after_seconds - s.decided_after_seconds,
+                s.command
+            ),
             Some(s) => format!(
                 "; Karpenter carries out one command per pass and then looks again: it goes in the pass at {} (+{} s): {}",
                 s.time, s.after_seconds, s.command
             ),
             None => format!(
                 "; Karpenter carries out one command per pass and then looks again: the passes up to {text} ({} more commands) leave it running",
-                seq.steps.iter().filter(|s| s.after_seconds > 0).count()
+                later.len()
             ),
         });
         Ok(ex)

@@ -193,6 +193,13 @@ pub enum TimelineEvent {
     ReservationOfferingUnavailable,
     /// The interruption's unavailable-offerings entry expired: the offering is available again.
     ReservationOfferingAvailable,
+    /// A disruption pass decided an emptiness or consolidation command for this NodeClaim;
+    /// Karpenter validates it 15 s later and carries it out then (`nodeclaim-disrupted`) or
+    /// drops it (`disruption-rejected`).
+    DisruptionDecided,
+    /// The command's 15 s validation dropped this NodeClaim: `reason` is `churn` (no longer a
+    /// candidate), `budget` or `scheduling` (Karpenter's ConsolidationRejected reasons).
+    DisruptionRejected,
 }
 wire_strings!(TimelineEvent {
     PodPending => "pod-pending",
@@ -217,6 +224,8 @@ wire_strings!(TimelineEvent {
     NodeCondition => "node-condition",
     ReservationOfferingUnavailable => "reservation-offering-unavailable",
     ReservationOfferingAvailable => "reservation-offering-available",
+    DisruptionDecided => "disruption-decided",
+    DisruptionRejected => "disruption-rejected",
 });
 
 #[cfg(test)]
@@ -277,6 +286,8 @@ mod tests {
                 E::NodeCondition,
                 E::ReservationOfferingUnavailable,
                 E::ReservationOfferingAvailable,
+                E::DisruptionDecided,
+                E::DisruptionRejected,
             ],
             E::as_str,
         );

@@ -83,7 +83,9 @@ fn the_sequence_carries_out_the_commands_a_single_pass_leaves_for_later() {
     assert_eq!(seq["until"], until);
     let steps = seq["steps"].as_array().unwrap();
     assert!(steps.len() >= 2, "{seq}");
-    assert_eq!(steps[0]["afterSeconds"], 0);
+    // Decided by this pass, carried out once Karpenter has validated it again 15 s later.
+    assert_eq!(steps[0]["decidedAfterSeconds"], 0);
+    assert_eq!(steps[0]["afterSeconds"], 15);
     assert_eq!(steps[0]["command"], one["command"], "the first step is the single answer");
     assert_eq!(steps[0]["reason"], "empty");
     // A later pass removes node-b (its pod moves to node-c).

@@ -290,7 +290,13 @@ fn the_schema_lists_every_string_the_core_builds() {
     for r in ["reservation-interrupted", "unhealthy"] {
         assert!(members("TerminationReason").contains(&r.to_string()), "{r}: {:?}", members("TerminationReason"));
     }
-    for e in ["node-condition", "reservation-offering-unavailable", "reservation-offering-available"] {
+    for e in [
+        "node-condition",
+        "reservation-offering-unavailable",
+        "reservation-offering-available",
+        "disruption-decided",
+        "disruption-rejected",
+    ] {
         assert!(members("TimelineEvent").contains(&e.to_string()), "{e}: {:?}", members("TimelineEvent"));
     }
     let v = Validator { defs };

@@ -12,6 +12,9 @@ use proptest::prelude::*;
 
 const PRICE: f64 = 1.006;
 const BATCH: i64 = 1;
+/// Karpenter validates an emptiness or consolidation command 15 s after deciding it and carries
+/// it out then (disruption/validation.go, fidelity note 57).
+const VALIDATION: i64 = 15;
 
 fn pool(extra_disruption: &str, expire: &str, capacity: &str) -> String {
     format!(
@@ -102,14 +105,14 @@ fn one_gpu_job_costs_latency_plus_run_plus_consolidate_after() {
     assert_eq!(n.launched_seconds, BATCH);
     assert_eq!(n.registered_seconds, Some(BATCH + STARTUP));
     assert_eq!(n.initialized_seconds, Some(BATCH + STARTUP + PLUGIN));
-    let lifetime = STARTUP + PLUGIN + 3600 + 300;
+    let lifetime = STARTUP + PLUGIN + 3600 + 300 + VALIDATION;
     assert_eq!(n.lifetime_seconds, lifetime);
     assert_eq!(n.termination_reason.map(|r| r.as_str()), Some("empty"));
     assert_eq!(n.cost_usd, usd(lifetime as f64 * PRICE / 3600.0));
     assert_eq!(s.summary.cost_usd, n.cost_usd);
-    // The 5 minutes of consolidateAfter are the empty-node cost.
-    assert_eq!(s.summary.empty_node_seconds, 300);
-    assert_eq!(s.summary.empty_node_cost_usd, usd(300.0 * PRICE / 3600.0));
+    // The 5 minutes of consolidateAfter and the 15 s validation are the empty-node cost.
+    assert_eq!(s.summary.empty_node_seconds, 300 + VALIDATION);
+    assert_eq!(s.summary.empty_node_cost_usd, usd((300 + VALIDATION) as f64 * PRICE / 3600.0));
     let p = &s.pods[0];
     assert_eq!(p.pending_seconds, BATCH + STARTUP + PLUGIN);
     assert_eq!(p.running_seconds, 3600);
@@ -131,8 +134,8 @@ fn a_job_arriving_inside_consolidate_after_reuses_the_node() {
     let second = s.pods.iter().find(|p| p.name == "ml/second-0").unwrap();
     assert_eq!(second.pending_seconds, BATCH);
     assert_eq!(second.nodes, vec!["gpu-1".to_string()]);
-    // The node then empties again at 4037 + 600 and goes 5 minutes later.
-    assert_eq!(s.nodes[0].terminated_seconds, Some(4036 + BATCH + 600 + 300));
+    // The node then empties again at 4037 + 600 and goes 5 minutes (and the validation) later.
+    assert_eq!(s.nodes[0].terminated_seconds, Some(4036 + BATCH + 600 + 300 + VALIDATION));
 }
 
 #[test]
@@ -165,10 +168,11 @@ fn a_budget_window_with_zero_nodes_holds_empty_nodes_until_it_ends() {
     let trace = "kind: Trace\nstart: \"2025-03-03T00:00:00Z\"\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 30m}}\n";
     let s = run(&pool(budgets, "720h", ON_DEMAND), trace, fixed());
     let n = &s.nodes[0];
-    // Empty (and consolidatable) from 316 + 1800 + 300 = 2416, but the window lasts until 02:00.
-    assert_eq!(n.terminated_seconds, Some(7200));
+    // Empty (and consolidatable) from 316 + 1800 + 300 = 2416, but the window lasts until 02:00;
+    // the pass then decides, and the command is carried out after its validation.
+    assert_eq!(n.terminated_seconds, Some(7200 + VALIDATION));
     assert_eq!(n.termination_reason.map(|r| r.as_str()), Some("empty"));
-    assert_eq!(s.summary.empty_node_seconds, 7200 - (BATCH + STARTUP + PLUGIN + 1800));
+    assert_eq!(s.summary.empty_node_seconds, 7200 + VALIDATION - (BATCH + STARTUP + PLUGIN + 1800));
     assert!(s.timeline[0].time.as_deref() == Some("2025-03-03T00:00:00Z"));
 }
 
@@ -376,17 +380,117 @@ fn a_node_nominated_to_is_not_disrupted_until_its_nomination_window_ends() {
         assert_eq!(disrupted.len(), 2, "{disrupted:?}");
         assert_eq!((disrupted[0].object.as_str(), disrupted[0].reason.as_deref()), ("gpu-1", Some("underutilized")));
         assert_eq!((disrupted[1].object.as_str(), disrupted[1].reason.as_deref()), ("gpu-2", Some("empty")));
-        // The replacement is launched by the same pass.
+        // The replacement is launched when the command is carried out, after its validation.
         let replacement = &s.nodes[1];
         assert_eq!(replacement.instance_type.as_deref(), Some("g5.xlarge"));
         assert_eq!(replacement.launched_seconds, disrupted[0].time_seconds);
-        disrupted[0].time_seconds
+        let decided = s.timeline.iter().find(|e| e.event.as_str() == "disruption-decided").unwrap();
+        assert_eq!(decided.object, "gpu-1");
+        assert_eq!(disrupted[0].time_seconds, decided.time_seconds + VALIDATION);
+        decided.time_seconds
     };
     // At the defaults the window is 2 × 10 s: the poll at 2120 s passes gpu-1 over, and the pass
-    // at the window's end (2137 s) replaces it; without the window it went at 2120 s.
+    // at the window's end (2137 s) decides its replacement (carried out at 2152 s); without the
+    // window it was decided at 2120 s.
     assert_eq!(disrupted_at(10), nominated + 20);
     // 2 × 15 s.
     assert_eq!(disrupted_at(15), nominated + 30);
     // 2 × 3 s is below the 10 s floor.
     assert_eq!(disrupted_at(3), nominated + 10);
+}
+
+/// The cluster of the nomination test above: one g5.12xlarge takes four 1-GPU pods, and a node
+/// left with one of them is replaced by a g5.xlarge as soon as a pass sees it (consolidateAfter
+/// 0s).
+fn underutilized_cluster() -> String {
+    pool("", "720h", ON_DEMAND)
+        .replace("consolidationPolicy: WhenEmpty\n", "consolidationPolicy: WhenEmptyOrUnderutilized\n")
+        .replace("consolidateAfter: 5m", "consolidateAfter: 0s")
+        .replace("values: [g5.xlarge]", "values: [g5.xlarge, g5.12xlarge]")
+        .replace("nvidia.com/gpu: \"4\"\n  disruption", "nvidia.com/gpu: \"16\"\n  disruption")
+}
+
+/// The times of the timeline entries of `event` for `object`.
+fn times(s: &Simulation, event: &str, object: &str) -> Vec<i64> {
+    s.timeline.iter().filter(|e| e.event.as_str() == event && e.object == object).map(|e| e.time_seconds).collect()
+}
+
+/// Karpenter validates an emptiness or consolidation command 15 s after computing it, inside
+/// the same pass, and carries it out only then (disruption/validation.go, fidelity note 57).
+/// The big pods leave gpu-1 at 2116 s; the pass at 2120 s decides its replacement, which is
+/// carried out (and the g5.xlarge launched) at 2135 s.
+#[test]
+fn a_consolidation_is_carried_out_15_s_after_the_pass_that_decided_it() {
+    let trace = "kind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/ml/train, runTime: 3h}, name: small}\n- {at: 0s, submit: {ref: Job/ml/train, replicas: 3, runTime: 30m}, name: big}\n";
+    let s = run(&underutilized_cluster(), trace, fixed());
+    let freed = BATCH + STARTUP + PLUGIN + 1800;
+    assert_eq!(times(&s, "disruption-decided", "gpu-1"), vec![freed + 4], "{:?}", s.timeline);
+    assert_eq!(times(&s, "nodeclaim-disrupted", "gpu-1"), vec![freed + 4 + 15]);
+    let decided = s.timeline.iter().find(|e| e.event.as_str() == "disruption-decided").unwrap();
+    assert_eq!(decided.reason.as_deref(), Some("underutilized"));
+    assert!(decided.detail.as_deref().unwrap().starts_with("replace 1 node (gpu-1)"), "{decided:?}");
+    // The replacement is launched when the command is carried out, not when it was decided.
+    assert_eq!(s.nodes[1].instance_type.as_deref(), Some("g5.xlarge"));
+    assert_eq!(s.nodes[1].launched_seconds, freed + 4 + 15);
+    assert!(times(&s, "disruption-rejected", "gpu-1").is_empty());
+}
+
+/// A pod that arrives during the 15 s wait and is nominated to the candidate makes the
+/// validation drop the command: the candidate is no candidate any more (`GetCandidates` refuses
+/// a nominated node), a `churn` rejection in Karpenter's words. gpu-1 stays and runs the pods.
+#[test]
+fn a_pod_nominated_to_the_candidate_during_the_wait_abandons_the_command() {
+    let freed = BATCH + STARTUP + PLUGIN + 1800;
+    let late = freed + 4 + 5;
+    let trace = format!(
+        "kind: Trace\nend: 3h\nevents:\n- {{at: 0s, submit: {{ref: Job/ml/train, runTime: 3h}}, name: small}}\n- {{at: 0s, submit: {{ref: Job/ml/train, replicas: 3, runTime: 30m}}, name: big}}\n- {{at: {late}s, submit: {{ref: Job/ml/train, replicas: 3, runTime: 1h}}, name: late}}\n"
+    );
+    let s = run(&underutilized_cluster(), &trace, fixed());
+    assert_eq!(times(&s, "disruption-decided", "gpu-1").first(), Some(&(freed + 4)), "{:?}", s.timeline);
+    let rejected: Vec<_> = s.timeline.iter().filter(|e| e.event.as_str() == "disruption-rejected").collect();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!((rejected[0].object.as_str(), rejected[0].time_seconds), ("gpu-1", freed + 4 + 15));
+    assert_eq!(rejected[0].reason.as_deref(), Some("churn"));
+    assert!(rejected[0].detail.as_deref().unwrap().contains("nominated"), "{rejected:?}");
+    // gpu-1 survives: full again, it is no longer worth replacing until the late pods are done,
+    // and they run on it.
+    let late_done = late + BATCH + 3600;
+    assert!(times(&s, "nodeclaim-disrupted", "gpu-1").iter().all(|&t| t > late_done), "{:?}", s.timeline);
+    assert!(s.nodes.iter().skip(1).all(|n| n.launched_seconds > late_done), "{:?}", s.nodes);
+    for k in 0..3 {
+        let p = s.pods.iter().find(|p| p.name == format!("ml/late-{k}")).unwrap();
+        assert_eq!((p.nodes.clone(), p.restarts), (vec!["gpu-1".to_string()], 0));
+    }
+}
+
+/// Emptiness validation keeps the command's nodes that are still empty candidates: of two empty
+/// nodes decided together, the one a new pod is nominated to during the wait stays, and the
+/// other goes at the validation time.
+#[test]
+fn emptiness_goes_ahead_with_the_nodes_that_stay_empty_during_the_wait() {
+    let budgets = "    budgets:\n    - {nodes: \"100%\"}\n";
+    let empty_from = BATCH + STARTUP + PLUGIN + 1800;
+    let consolidatable = empty_from + 300;
+    let late = consolidatable + 4;
+    let trace = format!(
+        "kind: Trace\nend: 3h\nevents:\n- {{at: 0s, submit: {{ref: Job/ml/train, replicas: 2, runTime: 30m}}}}\n- {{at: {late}s, submit: {{ref: Job/ml/train, runTime: 1h}}, name: late}}\n"
+    );
+    let s = run(&pool(budgets, "720h", ON_DEMAND), &trace, fixed());
+    assert_eq!(s.nodes.len(), 2, "{:?}", s.nodes);
+    for n in ["gpu-1", "gpu-2"] {
+        assert_eq!(times(&s, "disruption-decided", n).first(), Some(&consolidatable), "{n}: {:?}", s.timeline);
+    }
+    let late_pod = s.pods.iter().find(|p| p.name == "ml/late-0").unwrap();
+    assert_eq!(late_pod.restarts, 0);
+    let kept = late_pod.nodes[0].clone();
+    let gone = if kept == "gpu-1" { "gpu-2" } else { "gpu-1" };
+    assert_eq!(times(&s, "nodeclaim-disrupted", gone).first(), Some(&(consolidatable + 15)), "{:?}", s.timeline);
+    assert_eq!(times(&s, "disruption-rejected", &kept), vec![consolidatable + 15]);
+    let rejected = s.timeline.iter().find(|e| e.event.as_str() == "disruption-rejected").unwrap();
+    assert_eq!(rejected.reason.as_deref(), Some("churn"));
+    // The command carried out names only the node that went.
+    let disrupted = s.timeline.iter().find(|e| e.event.as_str() == "nodeclaim-disrupted").unwrap();
+    assert_eq!(disrupted.detail.as_deref(), Some(format!("delete 1 node ({gone}), reason empty").as_str()));
+    // The kept node is not disrupted before the late pod is done.
+    assert!(times(&s, "nodeclaim-disrupted", &kept).iter().all(|&t| t >= late + BATCH + 3600), "{:?}", s.timeline);
 }

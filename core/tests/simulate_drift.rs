@@ -38,7 +38,12 @@ fn pool(labels: &str, capacity: &str) -> String {
 }
 
 fn run(trace: &str) -> Simulation {
-    let cluster = format!("{CLASS}---\n{}\n---\n{SERVE}", pool("team: a", "on-demand, spot"));
+    run_on(&pool("team: a", "on-demand, spot"), trace)
+}
+
+/// [`run`] with NodePool `nodepool` in the cluster.
+fn run_on(nodepool: &str, trace: &str) -> Simulation {
+    let cluster = format!("{CLASS}---\n{nodepool}\n---\n{SERVE}");
     let settings = SimSettings {
         gpu_startup_seconds: SecondsRange { min: 240, max: 240 },
         device_plugin_seconds: SecondsRange { min: 75, max: 75 },
@@ -139,4 +144,27 @@ fn nodepool_events_are_checked() {
     assert_eq!(e[0].source.as_deref(), Some("trace.yaml"), "{e:?}");
     let e = fail(&format!("{SUBMIT}- {{at: 1h, nodePool: 3}}\n"));
     assert_eq!(e[0].code, "wrong-type");
+}
+
+/// Drift is not validated (Karpenter's drift method computes its command and hands it to the
+/// queue at once; only emptiness and consolidation wait 15 s, disruption/validation.go), and
+/// after a command the controller requeues at once (controller.go, `RequeueImmediately`). With
+/// a budget of two nodes, the pass after the edit (7210 s) replaces gpu-1 and the pass right
+/// after it, at the same instant, gpu-2; nothing waits for a validation.
+#[test]
+fn drift_acts_at_once_and_the_next_pass_follows_immediately() {
+    let two = |p: String| p.replace("budgets: [{nodes: '1'}]", "budgets: [{nodes: '2'}]");
+    let s = run_on(
+        &two(pool("team: a", "on-demand, spot")),
+        &format!("{SUBMIT}- {{at: 2h, nodePool: {}}}\n", two(pool("team: b", "on-demand, spot"))),
+    );
+    let at: Vec<(String, i64, Option<String>)> = s
+        .timeline
+        .iter()
+        .filter(|e| e.event.as_str() == "nodeclaim-disrupted")
+        .map(|e| (e.object.clone(), e.time_seconds, e.reason.clone()))
+        .collect();
+    let drifted = Some("drifted".to_string());
+    assert_eq!(at, vec![("gpu-1".into(), 7210, drifted.clone()), ("gpu-2".into(), 7210, drifted)], "{:?}", s.timeline);
+    assert!(s.timeline.iter().all(|e| !e.event.as_str().starts_with("disruption-")), "{:?}", s.timeline);
 }

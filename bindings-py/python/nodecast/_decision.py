@@ -192,6 +192,7 @@ class ConsolidationStep:
 
     time: str
     after_seconds: int
+    decided_after_seconds: int
     reason: str
     command: str
     disrupted_nodes: Tuple[str, ...]
@@ -203,6 +204,7 @@ class ConsolidationStep:
         return cls(
             time=d["time"],
             after_seconds=d["afterSeconds"],
+            decided_after_seconds=d["decidedAfterSeconds"],
             reason=d["reason"],
             command=d["command"],
             disrupted_nodes=_strs(d.get("disruptedNodes")),

@@ -22,7 +22,7 @@ pub(crate) struct Command {
 
 /// Why a consolidation attempt produced nothing, with the Balanced score that decided it when
 /// the scoring did.
-struct Rejection(ReasonCode, String, Option<Box<BalancedScore>>);
+pub(super) struct Rejection(pub ReasonCode, pub String, pub Option<Box<BalancedScore>>);
 
 fn reject(code: ReasonCode, message: String) -> Rejection {
     Rejection(code, message, None)
@@ -59,10 +59,7 @@ pub(crate) fn emptiness(
     now: i64,
     verdicts: &mut IndexMap<usize, Vec<Reason>>,
 ) -> Option<(Vec<usize>, Vec<TieOut>)> {
-    // A node the last provisioning pass put CapacityBuffer virtual pods on is not empty to
-    // emptiness (emptiness.go, HasBufferPods); consolidation skips empty nodes, so it stays.
-    let hosts_buffer = |i: usize| !m.buffer_hosts.is_empty() && m.buffer_hosts.contains(&m.nodes[infos[i].node].name);
-    let list: Vec<usize> = (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && infos[i].empty && !hosts_buffer(i)).collect();
+    let list: Vec<usize> = (0..infos.len()).filter(|&i| emptiness_candidate(m, &infos[i])).collect();
     let mut budgets: IndexMap<usize, Option<i64>> = IndexMap::new();
     let mut taken = Vec::new();
     let ranked = by_savings(m, infos, list);
@@ -86,9 +83,23 @@ pub(crate) fn emptiness(
     Some((taken.iter().map(|&i| infos[i].node).collect(), ties))
 }
 
+/// Whether emptiness's filter (emptiness.go, `ShouldDisrupt`) keeps the node: a candidate with
+/// no blocker, empty. A node the last provisioning pass put CapacityBuffer virtual pods on is
+/// not empty to emptiness (`HasBufferPods`); consolidation skips empty nodes, so it stays.
+pub(super) fn emptiness_candidate(m: &Model, info: &NodeInfo) -> bool {
+    let hosts_buffer = !m.buffer_hosts.is_empty() && m.buffer_hosts.contains(&m.nodes[info.node].name);
+    info.blocker.is_none() && info.empty && !hosts_buffer
+}
+
+/// Whether consolidation's filter (consolidation.go, `ShouldDisrupt`) keeps the node: a
+/// candidate with no blocker, not empty (emptiness takes those), of a known pool.
+pub(super) fn consolidation_candidate(info: &NodeInfo) -> bool {
+    info.blocker.is_none() && !info.empty && info.pool.is_some()
+}
+
 /// Non-empty consolidation candidates (§4.2).
 fn consolidation_candidates(infos: &[NodeInfo]) -> Vec<usize> {
-    (0..infos.len()).filter(|&i| infos[i].blocker.is_none() && !infos[i].empty && infos[i].pool.is_some()).collect()
+    (0..infos.len()).filter(|&i| consolidation_candidate(&infos[i])).collect()
 }
 
 /// Existing nodes that may not receive moved pods: inside their own pool's consolidateAfter
@@ -328,14 +339,21 @@ impl Shared {
     }
 }
 
-/// Simulate removing `cands` (indices into infos) and compute the command (§11).
-///
-/// The simulation re-schedules the candidates' pods together with every pending pod Karpenter
-/// would provision (its SimulateScheduling adds them), and every NodeClaim it opens counts,
-/// including one that holds only pending pods: none is a delete, one is the replacement that
-/// must be cheaper than the candidates, two or more refuse the move. Pending pods that fail to
-/// schedule do not matter; any other pod that fails refuses it.
-fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Result<Command, Rejection> {
+/// What Karpenter's SimulateScheduling gives for removing a candidate set: the solution, its
+/// new NodeClaims that can be created (truncated options), and which pods were pending.
+pub(super) struct Removal<'a> {
+    pub sol: scheduling::Solution,
+    pub claims: Vec<(usize, launch::FinalClaim)>,
+    /// The pending pods of the simulation, ascending.
+    pub pending: &'a [usize],
+}
+
+/// SimulateScheduling (disruption/helpers.go) of removing `cands` (indices into infos): their
+/// pods re-scheduled with every pending pod and the pods of nodes already deleting. A pod that
+/// is not pending and fails (or lands on an uninitialized node, or on a NodeClaim the option
+/// truncation leaves short of minValues) refuses the removal (`AllNonPendingPodsScheduled`).
+/// Consolidation's `compute` and the command validation (validation.rs) both start from it.
+pub(super) fn simulate_removal<'a>(a: &'a Attempts, infos: &[NodeInfo], cands: &[usize]) -> Result<Removal<'a>, Rejection> {
     let m = a.m;
     let Shared { base, pending, deleting, gated, .. } = a.shared();
     let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
@@ -370,6 +388,21 @@ fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Re
             }
         }
     }
+    Ok(Removal { sol, claims, pending })
+}
+
+/// Simulate removing `cands` (indices into infos) and compute the command (§11).
+///
+/// The simulation re-schedules the candidates' pods together with every pending pod Karpenter
+/// would provision (its SimulateScheduling adds them), and every NodeClaim it opens counts,
+/// including one that holds only pending pods: none is a delete, one is the replacement that
+/// must be cheaper than the candidates, two or more refuse the move. Pending pods that fail to
+/// schedule do not matter; any other pod that fails refuses it.
+fn compute(a: &Attempts, infos: &[NodeInfo], cands: &[usize], multi: bool) -> Result<Command, Rejection> {
+    let m = a.m;
+    let Removal { sol, mut claims, pending } = simulate_removal(a, infos, cands)?;
+    let is_pending = |p: &usize| pending.binary_search(p).is_ok();
+    let nodes: Vec<usize> = cands.iter().map(|&i| infos[i].node).collect();
     let method = if multi { Method::MultiNodeConsolidation } else { Method::SingleNodeConsolidation };
     let candidate_price: f64 = cands.iter().map(|&i| infos[i].price.unwrap_or(0.0)).sum();
     if claims.is_empty() {

@@ -12,6 +12,8 @@ mod static_drift;
 #[cfg(test)]
 mod tests;
 mod ties;
+mod validation;
+pub use validation::{is_validated, narrow, validate_command, COMMAND_VALIDATION_DELAY_SECONDS};
 
 use crate::api::*;
 use crate::error::InputError;
@@ -405,7 +407,7 @@ pub fn next_repair_at(m: &Model, n: &ExistingNode, now: i64) -> Option<i64> {
 
 /// One pass of the disruption controller at `now`.
 pub fn decide(m: &Model, now: i64) -> Decision {
-    decide_pass(m, now, None)
+    decide_pass(m, now, None, PassFrom::Start)
 }
 
 /// [`decide`] for callers that act on the decision and read no verdict but budget blocks (the
@@ -417,22 +419,61 @@ pub fn decide(m: &Model, now: i64) -> Decision {
 /// reusable parts from one pass to the next (see `scheduling::Baseline::remembering`): pass the
 /// same memo only for models that differ in nodes and pods alone.
 pub fn decide_action(m: &Model, now: i64, memo: &mut crate::scheduling::BaselineMemo) -> Decision {
-    decide_pass(m, now, Some(memo))
+    decide_pass(m, now, Some(memo), PassFrom::Start)
+}
+
+/// Where a pass of the disruption controller starts. Karpenter's controller runs its methods in
+/// order and the first with a command ends the pass (controller.go, `Reconcile`); a method whose
+/// command fails its 15 s validation returns nothing, so the same pass goes on with the next
+/// method, at the validation time (validation.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PassFrom {
+    /// Every method, expiration first.
+    Start,
+    /// The methods after emptiness (static drift, drift, multi- and single-node
+    /// consolidation): emptiness's command failed its validation.
+    AfterEmptiness,
+    /// Single-node consolidation alone: multi-node's command failed its validation.
+    SingleNode,
+    /// Expiration alone: the controller is blocked in a command's validation, and expiration
+    /// (the NodeClaim's own controller) does not wait for it.
+    ExpirationOnly,
+}
+
+impl PassFrom {
+    fn repair_and_emptiness(self) -> bool {
+        self == PassFrom::Start
+    }
+
+    fn drift_and_multi_node(self) -> bool {
+        matches!(self, PassFrom::Start | PassFrom::AfterEmptiness)
+    }
+
+    fn single_node(self) -> bool {
+        self != PassFrom::ExpirationOnly
+    }
+}
+
+/// [`decide_action`] for a pass that goes on after a method whose command failed validation.
+/// Expiration (the NodeClaim's own controller in Karpenter, not a method of the pass) is
+/// decided in every pass, as in [`decide_action`].
+pub fn decide_action_from(m: &Model, now: i64, memo: &mut crate::scheduling::BaselineMemo, from: PassFrom) -> Decision {
+    decide_pass(m, now, Some(memo), from)
 }
 
 /// `memo` is given for an action-only pass.
-fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
+fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>, from: PassFrom) -> Decision {
     // Nodes whose reservation ended by `now`: the AWS provider's own controllers delete a
     // capacity block's and relabel an ODCR's on-demand before this pass looks at them
     // (catalog::reservation_time). The simulator applies them as its clock passes the end, so
     // it finds none here.
     let changes = crate::catalog::reservation_time::changes(m, now);
     if changes.is_empty() {
-        return decide_changed(m, now, memo);
+        return decide_changed(m, now, memo, from);
     }
     let mut changed = m.clone();
     crate::catalog::reservation_time::apply(&mut changed, &changes);
-    let mut d = decide_changed(&changed, now, memo);
+    let mut d = decide_changed(&changed, now, memo, from);
     d.reservation_changes = crate::reservation_report::changes_out(m, &changes);
     for c in d.reservation_changes.iter().filter(|c| c.change == crate::catalog::reservation_time::NodeChange::Deleted) {
         if let Some(v) = d.nodes.iter_mut().find(|v| v.name == c.node) {
@@ -442,7 +483,7 @@ fn decide_pass(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Baselin
     d
 }
 
-fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>) -> Decision {
+fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::BaselineMemo>, from: PassFrom) -> Decision {
     let action_only = memo.is_some();
     let infos = node_infos(m, now, Say(!action_only));
     let mut d = Decision { skipped: m.skipped.clone(), ..Default::default() };
@@ -467,7 +508,7 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
         d.method = Some(Method::Expiration);
         d.reason = Some(Method::Expiration.reason());
         d.disrupted_nodes = expired.iter().map(|&i| m.nodes[i].name.clone()).collect();
-    } else if let Some(mut cmd) = repair::repair(m, &infos, &repairs, now, &mut verdicts) {
+    } else if let Some(mut cmd) = from.repair_and_emptiness().then(|| repair::repair(m, &infos, &repairs, now, &mut verdicts)).flatten() {
         // Repair is the first disruption method Karpenter registers (controller.go NewMethods).
         d.decision = if cmd.replacements.is_empty() { Action::Delete } else { Action::Replace };
         d.method = Some(Method::Repair);
@@ -478,13 +519,17 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
             d.replacement = Some(cmd.replacements.remove(0));
             d.more_replacements = cmd.replacements;
         }
-    } else if let Some((nodes, ties)) = consolidation::emptiness(m, &infos, now, &mut verdicts) {
+    } else if let Some((nodes, ties)) =
+        from.repair_and_emptiness().then(|| consolidation::emptiness(m, &infos, now, &mut verdicts)).flatten()
+    {
         d.decision = Action::Delete;
         d.method = Some(Method::Emptiness);
         d.reason = Some(Method::Emptiness.reason());
         d.disrupted_nodes = nodes.iter().map(|&i| m.nodes[i].name.clone()).collect();
         d.ties = ties;
-    } else if let Some(mut cmds) = static_drift::static_drift(m, &infos, &drifted, now, &mut verdicts) {
+    } else if let Some(mut cmds) =
+        from.drift_and_multi_node().then(|| static_drift::static_drift(m, &infos, &drifted, now, &mut verdicts)).flatten()
+    {
         // StaticDrift (between Emptiness and Drift): one command per taken node, all carried
         // out in this pass; Karpenter budgets them under Drifted as Drift's.
         d.decision = if cmds.replacements.is_empty() { Action::Delete } else { Action::Replace };
@@ -497,7 +542,9 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
             d.more_replacements = cmds.replacements;
         }
         d.ties = cmds.ties;
-    } else if let Some((i, mut replacements, terminate_first)) = drift::drift(m, &infos, &drifted, now, &mut verdicts) {
+    } else if let Some((i, mut replacements, terminate_first)) =
+        from.drift_and_multi_node().then(|| drift::drift(m, &infos, &drifted, now, &mut verdicts)).flatten()
+    {
         d.decision = if replacements.is_empty() { Action::Delete } else { Action::Replace };
         d.terminate_first = terminate_first;
         d.method = Some(Method::Drift);
@@ -509,8 +556,10 @@ fn decide_changed(m: &Model, now: i64, memo: Option<&mut crate::scheduling::Base
         }
     } else if let Some(cmd) = {
         let attempts = consolidation::Attempts::new(m, &infos, now, action_only, memo);
-        consolidation::multi_node(&attempts, &infos, &mut verdicts)
-            .or_else(|| consolidation::single_node(&attempts, &infos, &mut verdicts, &mut scores))
+        from.drift_and_multi_node()
+            .then(|| consolidation::multi_node(&attempts, &infos, &mut verdicts))
+            .flatten()
+            .or_else(|| from.single_node().then(|| consolidation::single_node(&attempts, &infos, &mut verdicts, &mut scores)).flatten())
     } {
         d.decision = if cmd.replacement.is_some() { Action::Replace } else { Action::Delete };
         d.method = Some(cmd.method);
@@ -617,7 +666,7 @@ fn drift_out(d: &drift::Drifted) -> DriftOut {
     DriftOut { reason: d.reason.clone(), message: d.message.clone() }
 }
 
-fn command_text(d: &Decision) -> String {
+pub(crate) fn command_text(d: &Decision) -> String {
     let list = d.disrupted_nodes.join(", ");
     let n = d.disrupted_nodes.len();
     let s = if n == 1 { "" } else { "s" };

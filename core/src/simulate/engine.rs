@@ -146,6 +146,8 @@ pub fn run(
         batch_saw: 0,
         pass_at: None,
         pass_token: 0,
+        command: None,
+        command_gen: 0,
         timeline: Vec::new(),
         warnings: p.warnings,
         live_trace_pods: 0,
@@ -306,6 +308,11 @@ impl Sim {
             Ev::Reservation(r, edge) => self.reservation_edge(r, edge),
             Ev::HpaSync => self.hpa_sync(),
             Ev::KedaPoll(k) => self.keda_poll(k),
+            Ev::Validate(gen) => {
+                if gen == self.command_gen {
+                    self.validate_command();
+                }
+            }
             Ev::Retrigger => {
                 if !self.pending.is_empty() {
                     self.trigger_batch();

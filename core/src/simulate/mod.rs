@@ -34,6 +34,7 @@ mod state;
 mod static_nodes;
 mod summary;
 pub(crate) mod trace;
+mod validation;
 mod workloads;
 
 use crate::api::Warning;

@@ -4,6 +4,7 @@
 use super::rng::SplitMix64;
 use super::sim::Sim;
 use super::state::{ended_by, reason_index, Ev, NState, PodState, SNode, SPod, STREAM_INTERRUPT, STREAM_LAUNCH};
+use crate::disruption::PassFrom;
 use crate::labels::ValueId;
 use crate::model::{ExistingNode, LabelSet};
 use crate::reason::{DisruptionReason, ReasonCode};
@@ -571,68 +572,51 @@ impl Sim {
     }
 
     /// One pass of the disruption controller: the `consolidate` decision at the simulated now.
+    /// While a command waits out its validation the controller is blocked in it, and only
+    /// expiration (the NodeClaim's own controller) acts.
     pub fn disruption_pass(&mut self) {
         // A Cluster Autoscaler run: its scan loop instead (ca_loop.rs).
         #[cfg(feature = "cluster-autoscaler")]
         if self.ca.is_some() {
             return self.ca_scan();
         }
+        let from = if self.command.is_some() { PassFrom::ExpirationOnly } else { PassFrom::Start };
+        self.pass_from(from);
+    }
+
+    /// A pass of the disruption controller from method `from` on. An emptiness or
+    /// consolidation command is not carried out now: it waits for its validation
+    /// (validation.rs). Any other command is carried out at once.
+    pub(super) fn pass_from(&mut self, from: PassFrom) {
         let abs = self.abs_now();
         // Only the decision and the budget verdicts are used below: `decide_action` gives the same.
         // The simulation changes only nodes, pods and interned values: one memo serves all passes.
         // The buffers' virtual pods are pending pods to consolidation's simulation (buffers.rs).
         let first_virtual = (!self.virtual_pods.is_empty()).then(|| self.add_virtual_pods());
-        let d = crate::disruption::decide_action(&self.m, abs, &mut self.baseline_memo);
+        let d = crate::disruption::decide_action_from(&self.m, abs, &mut self.baseline_memo, from);
         if let Some(first) = first_virtual {
             self.remove_virtual_pods(first);
         }
         let acted = d.decision != crate::api::Action::None;
-        if acted {
-            let reason = d.reason.unwrap_or(DisruptionReason::Underutilized);
-            let targets: Vec<usize> = d.disrupted_nodes.iter().filter_map(|n| self.node_by_name.get(n).copied()).collect();
-            for &n in &targets {
-                let name = self.nodes[n].name.clone();
-                self.log(TimelineEvent::NodeclaimDisrupted, name, None, Some(reason.as_str().into()), Some(d.command.clone()));
-                self.metrics.disrupted(reason.as_str());
+        if acted && crate::disruption::is_validated(d.method) {
+            self.await_validation(d);
+        } else if acted {
+            self.carry_out(&d);
+            // Karpenter's controller requeues at once after a command (controller.go,
+            // `RequeueImmediately`); expiration, outside it, leaves the pass to run as well. A
+            // pass while a command waits is for expiration alone: the validation runs the next.
+            if from != PassFrom::ExpirationOnly {
+                self.request_pass(self.now);
             }
-            match (&d.replacement, reason) {
-                (Some(r), _) => {
-                    let launched = self.launch_replacement(r, &targets);
-                    // Drift may need more than one new node; the first one's readiness drains
-                    // the candidate, the others only add room.
-                    for more in &d.more_replacements {
-                        self.launch_replacement(more, &[]);
-                    }
-                    for &n in &targets {
-                        self.cordon(n, ended_by(reason));
-                        if launched.is_none() {
-                            self.terminate(n, ended_by(reason));
-                        }
-                    }
-                }
-                (None, DisruptionReason::Expired) => {
-                    for &n in &targets {
-                        self.expire(n);
-                    }
-                }
-                (None, r) => {
-                    for &n in &targets {
-                        self.terminate(n, ended_by(r));
-                    }
-                }
-            }
-        }
-        // When to look again: after any action at the next poll; while a budget holds nodes at
-        // every poll (its window can end any minute); else exactly when a node becomes
-        // consolidatable or expires. State changes request a pass themselves (mark_dirty).
-        let poll = self.s.disruption_poll_seconds;
-        let tick = (self.now / poll + 1) * poll;
-        if acted {
-            self.request_pass(tick);
         } else if d.nodes.iter().any(|v| v.reasons.iter().any(|r| r.code == ReasonCode::Budget)) {
+            // When to look again: while a budget holds nodes at every poll (its window can end
+            // any minute); else exactly when a node becomes consolidatable or expires. State
+            // changes request a pass themselves (mark_dirty).
             // Without schedules a budget only changes with the cluster (which requests a pass
             // itself). Cron windows open and close on minute boundaries (plus whole-minute
             // durations), so looking once a minute is as exact as polling and 6x cheaper.
+            let poll = self.s.disruption_poll_seconds;
+            let tick = (self.now / poll + 1) * poll;
             let budgets = self.m.node_pools.iter().flat_map(|p| p.disruption.budgets.iter()).filter(|b| b.schedule.is_some());
             let mut scheduled = false;
             let mut minute_aligned = true;
@@ -650,9 +634,47 @@ impl Sim {
         }
     }
 
+    /// Carries out a disruption command now: its nodes' disruption logged, replacements
+    /// launched (the old nodes drained once the first is ready), or the nodes drained and gone.
+    pub(super) fn carry_out(&mut self, d: &crate::api::Decision) {
+        let reason = d.reason.unwrap_or(DisruptionReason::Underutilized);
+        let targets: Vec<usize> = d.disrupted_nodes.iter().filter_map(|n| self.node_by_name.get(n).copied()).collect();
+        for &n in &targets {
+            let name = self.nodes[n].name.clone();
+            self.log(TimelineEvent::NodeclaimDisrupted, name, None, Some(reason.as_str().into()), Some(d.command.clone()));
+            self.metrics.disrupted(reason.as_str());
+        }
+        match (&d.replacement, reason) {
+            (Some(r), _) => {
+                let launched = self.launch_replacement(r, &targets);
+                // Drift may need more than one new node; the first one's readiness drains
+                // the candidate, the others only add room.
+                for more in &d.more_replacements {
+                    self.launch_replacement(more, &[]);
+                }
+                for &n in &targets {
+                    self.cordon(n, ended_by(reason));
+                    if launched.is_none() {
+                        self.terminate(n, ended_by(reason));
+                    }
+                }
+            }
+            (None, DisruptionReason::Expired) => {
+                for &n in &targets {
+                    self.expire(n);
+                }
+            }
+            (None, r) => {
+                for &n in &targets {
+                    self.terminate(n, ended_by(r));
+                }
+            }
+        }
+    }
+
     /// The next absolute time at which a node becomes consolidatable, expires, or leaves its
     /// nomination window.
-    fn next_instant(&self, abs: i64) -> Option<i64> {
+    pub(super) fn next_instant(&self, abs: i64) -> Option<i64> {
         let m = &self.m;
         let mut best: Option<i64> = None;
         for n in &m.nodes {

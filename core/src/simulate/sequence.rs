@@ -105,9 +105,18 @@ fn steps(sim: &Simulation, now: i64, until_text: &str) -> ConsolidationSequence 
             }
         });
         let gone: Option<Vec<i64>> = nodes.iter().map(|n| terminated(n)).collect();
+        // A validated command was decided by the pass 15 s earlier (its `disruption-decided`).
+        let earlier = e.time_seconds - crate::disruption::COMMAND_VALIDATION_DELAY_SECONDS;
+        let validated = tl[..i]
+            .iter()
+            .rev()
+            .take_while(|d| d.time_seconds >= earlier)
+            .any(|d| d.event == TimelineEvent::DisruptionDecided && d.time_seconds == earlier && d.object == nodes[0]);
+        let decided = if validated { e.time_seconds - crate::disruption::COMMAND_VALIDATION_DELAY_SECONDS } else { e.time_seconds };
         out.push(ConsolidationStep {
             time: time(e.time_seconds),
             after_seconds: e.time_seconds,
+            decided_after_seconds: decided,
             reason: e.reason.as_deref().and_then(DisruptionReason::parse).unwrap_or(DisruptionReason::Underutilized),
             command,
             disrupted_nodes: nodes,

@@ -65,6 +65,10 @@ pub struct Sim {
     pub(super) batch_saw: usize,
     pub pass_at: Option<i64>,
     pub pass_token: u64,
+    /// The emptiness or consolidation command waiting out its 15 s validation, if any: the
+    /// disruption controller runs no other pass meanwhile (validation.rs).
+    pub command: Option<super::state::PendingCommand>,
+    pub command_gen: u64,
     pub timeline: Vec<TimelineEntry>,
     pub warnings: Vec<Warning>,
     pub metrics: Recorder,

@@ -40,6 +40,9 @@ pub enum Ev {
     HpaSync,
     /// KEDA's scale loop polls ScaledObject or ScaledJob `k` (keda_loop.rs).
     KedaPoll(usize),
+    /// The 15 s validation of the pending disruption command of this generation
+    /// (validation.rs).
+    Validate(u64),
 }
 
 /// A reservation's edges on the clock: it becomes active; a capacity block turns expiring (its
@@ -233,4 +236,9 @@ pub struct JobProgress {
     pub failed: i64,
     /// Failures exceeded the backoff limit.
     pub job_failed: bool,
+}
+
+/// A disruption command waiting out its 15 s validation (validation.rs).
+pub struct PendingCommand {
+    pub decision: crate::api::Decision,
 }
