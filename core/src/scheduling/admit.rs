@@ -5,9 +5,9 @@
 //! least-populated domains, a self-selecting affinity's bootstrap), any of them is one of
 //! Karpenter's possible runs, but not equally often: Go walks a set of at most 8 values from a
 //! random one of 8 slots, wrapping, so the value the set holds first comes first most often
-//! (7 times in 8 among two). nodecast takes that one: the first the claim's NodePool lists for
-//! the key (`NodePool::listed_order`), else the first by name (docs/karpenter-fidelity.md
-//! section 56). When that pick leaves the pod unplaceable on the claim (no instance type, e.g.
+//! (7 times in 8 among two). nodecast takes the likeliest by the walk's start slots
+//! ([`likeliest_first`] over `NodePool::listed_order`: the first the claim's NodePool lists,
+//! for up to 5 values), else the first by name (docs/karpenter-fidelity.md section 56). When that pick leaves the pod unplaceable on the claim (no instance type, e.g.
 //! the zone has no available offering; or a later group of the pod, e.g. an anti-affinity to
 //! the jobs holding that zone, refuses it) while another of the domains would not, Karpenter
 //! places the pod on every run whose map order starts elsewhere, and again on a later pass when
