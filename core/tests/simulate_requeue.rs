@@ -3,8 +3,8 @@
 //! later one once the cluster has changed. The simulator runs those passes (simulate/engine.rs
 //! `arm_requeue`), found by the controller oracle's ctl-93 (its second wave).
 
+mod common;
 use nodecast::simulate::{SimSettings, Simulation};
-use nodecast::{Input, Outcome, Request};
 
 /// A pod with a required zone affinity to a pod of the same pass: that pod goes to a new
 /// NodeClaim allowed in every zone, which gives the affinity no domain, so the first pass leaves
@@ -48,17 +48,7 @@ spec:
 "#;
 
 fn run(trace: &str) -> Simulation {
-    let settings = SimSettings { batch_idle_seconds: 1, ..SimSettings::default() };
-    let req = Request {
-        inputs: vec![Input { name: Some("cluster.yaml".into()), text: CLUSTER.into() }],
-        trace: Some(nodecast::simulate::TraceInput { name: Some("trace.yaml".into()), text: trace.into(), format: None }),
-        simulation: Some(settings),
-        ..Default::default()
-    };
-    match nodecast::simulate(&req).outcome {
-        Outcome::Success(s) => s,
-        Outcome::Failure { errors } => panic!("{errors:?}"),
-    }
+    common::simulate(CLUSTER, trace, SimSettings { batch_idle_seconds: 1, ..SimSettings::default() })
 }
 
 fn at(s: &Simulation, event: &str, object_prefix: &str) -> Vec<i64> {

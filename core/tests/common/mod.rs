@@ -3,7 +3,8 @@
 //! reservation tests' EC2NodeClass.
 #![allow(dead_code)] // each test binary uses its own part
 
-use nodecast::simulate::{SecondsRange, SimSettings};
+use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
+use nodecast::{Input, Outcome, Request};
 
 /// GPU node start-up, seconds.
 pub const STARTUP: i64 = 240;
@@ -33,3 +34,17 @@ spec:
   capacityReservationSelectorTerms:
   - tags: {team: ml}
 "#;
+
+/// `nodecast::simulate` of one cluster file and one trace, expected to succeed.
+pub fn simulate(cluster: &str, trace: &str, settings: SimSettings) -> Simulation {
+    let req = Request {
+        inputs: vec![Input { name: Some("cluster.yaml".into()), text: cluster.into() }],
+        trace: Some(nodecast::simulate::TraceInput { name: Some("trace.yaml".into()), text: trace.into(), format: None }),
+        simulation: Some(settings),
+        ..Default::default()
+    };
+    match nodecast::simulate(&req).outcome {
+        Outcome::Success(s) => s,
+        Outcome::Failure { errors } => panic!("{errors:?}"),
+    }
+}
