@@ -53,10 +53,6 @@ fn prune_catalog(m: &mut Model, edits: &[crate::model::NodePool], also: &[String
     });
 }
 
-/// How often Karpenter's pod controller re-triggers the provisioner for a pod that is still
-/// provisionable (pkg/controllers/provisioning/controller.go, `RequeueAfter: 10 * time.Second`).
-const POD_REQUEUE_SECONDS: i64 = 10;
-
 pub fn run(
     p: Prepared,
     trace: &Trace,
@@ -250,28 +246,6 @@ impl Sim {
         }
     }
 
-    /// Karpenter's pod controller requeues a provisionable pod every 10 s from when it was
-    /// created and triggers the provisioner each time (provisioning/controller.go), so while
-    /// pods wait, a pass follows the first of their requeues. The simulator takes only the
-    /// requeues after the cluster changed (a pass over the same cluster answers the same), so
-    /// their number is bounded by the timeline's length. (Pods nominated to a node that has not
-    /// bound them yet requeue in Karpenter too; here they have left `pending`.)
-    fn arm_requeue(&mut self) {
-        let now = self.now;
-        let next = self
-            .pending
-            .iter()
-            .map(|&p| {
-                let since = self.pods[p].pending_since.min(now);
-                since + POD_REQUEUE_SECONDS * ((now - since) / POD_REQUEUE_SECONDS + 1)
-            })
-            .min();
-        if let Some(at) = next {
-            self.requeue_armed = true;
-            self.push(at, Ev::Requeue);
-        }
-    }
-
     pub fn abs_now(&self) -> i64 {
         self.origin + self.now
     }
@@ -318,12 +292,7 @@ impl Sim {
                     self.trigger_batch();
                 }
             }
-            Ev::Requeue => {
-                self.requeue_armed = false;
-                if !self.pending.is_empty() && self.changes != self.batch_saw {
-                    self.trigger_batch();
-                }
-            }
+            Ev::Requeue => self.requeue(),
         }
     }
 

@@ -24,6 +24,7 @@ mod metrics;
 mod node_conditions;
 mod nodes;
 mod render;
+mod requeue;
 mod res_notice;
 mod reservations;
 pub(crate) mod rng;

@@ -18,6 +18,10 @@ pub const VIRTUAL: usize = usize::MAX;
 /// Most samples per series (a year at one minute is 525,600).
 pub const MAX_SAMPLES: i64 = 600_000;
 
+/// How often Karpenter's pod controller re-triggers the provisioner for a pod that is still
+/// provisionable (pkg/controllers/provisioning/controller.go, `RequeueAfter: 10 * time.Second`).
+pub const POD_REQUEUE_SECONDS: i64 = 10;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ev {
     Trace(usize),
