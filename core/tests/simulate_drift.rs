@@ -3,6 +3,7 @@
 //! RequirementsDrifted), and the Drift method replaces them one at a time within the pool's
 //! `Drifted` budget (pkg/controllers/disruption/drift.go).
 
+mod common;
 use nodecast::simulate::{SecondsRange, SimSettings, Simulation};
 use nodecast::{Input, Outcome, Request};
 
@@ -51,16 +52,7 @@ fn run_on(nodepool: &str, trace: &str) -> Simulation {
         end_seconds: Some(6 * 3600),
         ..Default::default()
     };
-    let req = Request {
-        inputs: vec![Input { name: Some("cluster.yaml".into()), text: cluster }],
-        trace: Some(nodecast::simulate::TraceInput { name: Some("trace.yaml".into()), text: trace.into(), format: None }),
-        simulation: Some(settings),
-        ..Default::default()
-    };
-    match nodecast::simulate(&req).outcome {
-        Outcome::Success(s) => s,
-        Outcome::Failure { errors } => panic!("{errors:?}"),
-    }
+    common::simulate(&cluster, trace, settings)
 }
 
 fn drifted(s: &Simulation) -> Vec<(i64, Option<i64>)> {
