@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::labels::{KeyId, ValueId};
+use std::collections::HashSet;
 
 impl Lowering {
     pub(super) fn node_pool(&mut self, root: &At, sink: &mut Sink) {
@@ -304,19 +305,17 @@ pub(super) fn disruption(d: &At, sink: &mut Sink) -> Disruption {
 struct ListedOrder(Vec<(KeyId, Vec<ValueId>, bool)>);
 
 impl ListedOrder {
+    /// Linear in the values (hashed membership): a requirement may list very many.
     fn record(&mut self, key: KeyId, values: &[ValueId]) {
-        let mut set: Vec<ValueId> = Vec::with_capacity(values.len());
-        for &v in values {
-            if !set.contains(&v) {
-                set.push(v);
-            }
-        }
+        let mut seen: HashSet<ValueId> = HashSet::with_capacity(values.len());
+        let set: Vec<ValueId> = values.iter().copied().filter(|&v| seen.insert(v)).collect();
         let ordered = set.len() <= 8;
         match self.0.iter_mut().find(|(k, _, _)| *k == key) {
             None => self.0.push((key, set, ordered)),
             Some((_, held, held_ordered)) => {
                 let walk_new = set.len() < held.len();
                 let (walk, other) = if walk_new { (&set, &*held) } else { (&*held, &set) };
+                let other: HashSet<ValueId> = other.iter().copied().collect();
                 let kept: Vec<ValueId> = walk.iter().copied().filter(|v| other.contains(v)).collect();
                 *held_ordered = if walk_new { ordered } else { *held_ordered };
                 *held = kept;
