@@ -641,12 +641,19 @@ func pdbStatus(pdb *policyv1.PodDisruptionBudget, pods []*corev1.Pod, explicit b
 	return st
 }
 
-// syncState feeds cluster state the way its informer controllers would.
+// syncState feeds cluster state the way its informer controllers would, in launch order
+// (creation time, then name): a controller that ran while the nodes launched inserted them into
+// its node map in that order, which decides the order GetCandidates gathers equal candidates in
+// (nodecast's disruption map_order; docs/karpenter-fidelity.md section 60). The fake client lists
+// by name.
 func (e *Env) syncState() error {
 	ncs := &v1.NodeClaimList{}
 	if err := e.client.List(e.ctx, ncs); err != nil {
 		return err
 	}
+	sort.SliceStable(ncs.Items, func(i, j int) bool {
+		return launchedBefore(ncs.Items[i].ObjectMeta, ncs.Items[j].ObjectMeta)
+	})
 	for i := range ncs.Items {
 		e.cluster.UpdateNodeClaim(&ncs.Items[i])
 	}
@@ -654,6 +661,9 @@ func (e *Env) syncState() error {
 	if err := e.client.List(e.ctx, nodes); err != nil {
 		return err
 	}
+	sort.SliceStable(nodes.Items, func(i, j int) bool {
+		return launchedBefore(nodes.Items[i].ObjectMeta, nodes.Items[j].ObjectMeta)
+	})
 	for i := range nodes.Items {
 		if err := e.cluster.UpdateNode(e.ctx, &nodes.Items[i]); err != nil {
 			return err
@@ -858,4 +868,12 @@ func uninitialized(o *Objects, name string) bool {
 		}
 	}
 	return false
+}
+
+// launchedBefore: creation time, then name (no time counts as earliest, as in nodecast).
+func launchedBefore(a, b metav1.ObjectMeta) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
 }

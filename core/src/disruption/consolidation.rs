@@ -29,14 +29,15 @@ fn reject(code: ReasonCode, message: String) -> Rejection {
 }
 
 /// Karpenter's consolidation order (D-6.5): savings ratio (price ÷ reschedule disruption cost),
-/// highest first. Karpenter's sort is unstable, so equal ratios come in any order; nodecast
-/// breaks them by name and ties.rs says where that matters.
+/// highest first. Equal ratios keep the order Karpenter gathered the candidates in, its cluster
+/// state's map order; nodecast takes its likeliest, launch order (`super::map_order`), and
+/// ties.rs says where that matters.
 pub(crate) fn by_savings(m: &Model, infos: &[NodeInfo], mut list: Vec<usize>) -> Vec<usize> {
     list.sort_by(|&a, &b| {
         infos[b]
             .savings_ratio()
             .total_cmp(&infos[a].savings_ratio())
-            .then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+            .then_with(|| super::map_order(&m.nodes[infos[a].node], &m.nodes[infos[b].node]))
     });
     list
 }

@@ -217,10 +217,10 @@ pub(crate) fn drift(
     verdicts: &mut IndexMap<usize, Vec<Reason>>,
 ) -> Option<(usize, Vec<Replacement>, Option<TerminateFirst>)> {
     let mut order: Vec<usize> = (0..infos.len()).filter(|&i| found.contains_key(&infos[i].node) && is_candidate(m, &infos[i])).collect();
-    // Karpenter's sort.Slice is not stable; equal times are put in name order here.
+    // Equal times keep the candidates' gathering order (see `super::map_order`).
     order.sort_by(|&a, &b| {
         let (x, y) = (&found[&infos[a].node], &found[&infos[b].node]);
-        x.since.cmp(&y.since).then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+        x.since.cmp(&y.since).then_with(|| super::map_order(&m.nodes[infos[a].node], &m.nodes[infos[b].node]))
     });
     let (empty, busy): (Vec<usize>, Vec<usize>) = order.into_iter().partition(|&i| infos[i].reschedulable.is_empty());
     let mut base = None;

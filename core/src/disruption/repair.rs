@@ -277,7 +277,7 @@ pub(crate) fn repair(
             .partial_cmp(&ra.score)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(infos[a].rdc.partial_cmp(&infos[b].rdc).unwrap_or(std::cmp::Ordering::Equal))
-            .then_with(|| m.nodes[infos[a].node].name.cmp(&m.nodes[infos[b].node].name))
+            .then_with(|| super::map_order(&m.nodes[infos[a].node], &m.nodes[infos[b].node]))
     });
     let breaker = tripped(m, &m.repair_policies);
     let mut base = None;

@@ -1,9 +1,9 @@
 //! Where Karpenter's own pick is not determined (issue 22, point 4).
 //!
 //! Karpenter ranks consolidation candidates by savings ratio (price ÷ reschedule disruption
-//! cost) with an unstable sort over candidates gathered from Go maps, so candidates with equal
-//! ratios come in an order that varies from run to run. nodecast breaks such ties by node name,
-//! which is one of Karpenter's possible orders; the answer names the others.
+//! cost), and candidates with equal ratios keep the order they were gathered in from a Go map,
+//! which varies from run to run. nodecast breaks such ties in launch order, Karpenter's likeliest
+//! (`super::map_order`); the answer names the others.
 
 use super::NodeInfo;
 use crate::api::TieOut;
@@ -17,7 +17,7 @@ pub(crate) fn tie(m: &Model, infos: &[NodeInfo], group: &[usize], count: usize, 
     TieOut {
         count,
         message: format!(
-            "Karpenter may pick {any} of: {} (equal price ÷ disruption cost {}; Karpenter's order among them is arbitrary)",
+            "Karpenter may pick {any} of: {} (equal price ÷ disruption cost {}; Karpenter takes equals in its node map's order, which varies from run to run; nodecast takes the first launched, its likeliest pick)",
             nodes.join(", "),
             ratio_text(ratio)
         ),
