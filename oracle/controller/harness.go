@@ -208,12 +208,33 @@ func (p recordingProvider) Create(ctx context.Context, nc *v1.NodeClaim) (*v1.No
 	}
 	created, err := p.CloudProvider.Create(ctx, launchAs)
 	if err == nil {
+		awsLabels(created)
 		p.h.mu.Lock()
 		p.h.launches = append(p.h.launches, Launch{NodeClaim: asked, Created: created.DeepCopy(), At: time.Now()})
 		p.h.lastEvent = time.Now()
 		p.h.mu.Unlock()
 	}
 	return created, err
+}
+
+// awsLabels drops the capacity-reservation labels of a NodeClaim that is not reserved. The fake
+// labels a launch with every In requirement of its type and offering, so a spot or on-demand
+// NodeClaim carried karpenter.k8s.aws/capacity-reservation-id, -type and -interruptible with
+// empty values; the AWS provider sets them only on reserved capacity (cloudprovider.go
+// instanceToNodeClaim). Karpenter's multi-node consolidation prices a candidate by the offerings
+// compatible with its labels (filterOutSameInstanceType), and an empty reservation label matched
+// none, so the controller priced the candidate at 0 and replaced nothing where the same cluster
+// on AWS would have (run15's ctl-18; nodecast read the labels the same way on the harness's input
+// and replaced on the simulator's own nodes).
+func awsLabels(nc *v1.NodeClaim) {
+	if nc.Labels[v1.CapacityTypeLabelKey] == v1.CapacityTypeReserved {
+		return
+	}
+	for key := range nc.Labels {
+		if strings.HasPrefix(key, "karpenter.k8s.aws/capacity-reservation") {
+			delete(nc.Labels, key)
+		}
+	}
 }
 
 // Narrowed: a copy of the NodeClaim whose instance-type, zone and capacity-type requirements
