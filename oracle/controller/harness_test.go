@@ -124,3 +124,26 @@ func logDir(t *testing.T) string {
 	}
 	return t.TempDir()
 }
+
+// A spot or on-demand launch loses the empty capacity-reservation labels the fake gives every
+// launch; a reserved one keeps its reservation's labels, and other labels stay.
+func TestAWSLabelsDropsEmptyReservationLabelsOfUnreservedLaunches(t *testing.T) {
+	for _, ct := range []string{v1.CapacityTypeSpot, v1.CapacityTypeOnDemand, v1.CapacityTypeReserved} {
+		nc := &v1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{
+			v1.CapacityTypeLabelKey:                                ct,
+			"karpenter.k8s.aws/capacity-reservation-id":            "",
+			"karpenter.k8s.aws/capacity-reservation-type":          "",
+			"karpenter.k8s.aws/capacity-reservation-interruptible": "",
+			"karpenter.k8s.aws/instance-hypervisor":                "",
+			corev1.LabelInstanceTypeStable:                         "g4dn.metal",
+		}}}
+		awsLabels(nc)
+		_, kept := nc.Labels["karpenter.k8s.aws/capacity-reservation-id"]
+		if kept != (ct == v1.CapacityTypeReserved) {
+			t.Errorf("%s: reservation id label kept = %v", ct, kept)
+		}
+		if _, ok := nc.Labels["karpenter.k8s.aws/instance-hypervisor"]; !ok || nc.Labels[corev1.LabelInstanceTypeStable] != "g4dn.metal" {
+			t.Errorf("%s: other labels changed: %v", ct, nc.Labels)
+		}
+	}
+}
