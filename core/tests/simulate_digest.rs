@@ -117,7 +117,7 @@ fn example_interruptible_reservation_is_byte_identical() {
         simulation: Some(SimSettings { seed: 7, ..Default::default() }),
         ..Default::default()
     };
-    check("example interruptible reservation", &req, (0x931a7f0725355a96, 136546));
+    check("example interruptible reservation", &req, (0x3b8d632c956a11d9, 136545));
 }
 
 const TEMPLATES: &str = r#"

@@ -287,11 +287,6 @@ impl Sim {
                     self.validate_command();
                 }
             }
-            Ev::Retrigger => {
-                if !self.pending.is_empty() {
-                    self.trigger_batch();
-                }
-            }
             Ev::Requeue => self.requeue(),
         }
     }
@@ -611,13 +606,10 @@ impl Sim {
                 self.nominate(p, n);
             }
         }
-        // Karpenter defers a pod that found its reservation held by another NodeClaim of the
-        // pass (a ReservedOfferingError) to a later pass; its pod controller re-triggers the
-        // provisioner every 10 s while the pod is provisionable (provisioning/controller.go).
-        if failed.iter().any(|&(_, code)| code == ReasonCode::ReservedOfferingUnavailable) {
-            let at = self.now + POD_REQUEUE_SECONDS;
-            self.push(at, Ev::Retrigger);
-        }
+        // A pod deferred because another NodeClaim of this pass holds its reservation (a
+        // ReservedOfferingError) is one more unplaced pod: the pod controller's requeue brings
+        // it back, and the pass that launched that NodeClaim is the change that lets the
+        // requeue run (requeue.rs; docs/karpenter-fidelity.md, section 59).
         self.unplaced = failed.iter().any(|&(p, _)| self.pods[p].state == PodState::Pending);
         // By pod, then by wire name: the order the timeline has always had.
         failed.sort_by_key(|&(p, code)| (p, code.as_str()));
