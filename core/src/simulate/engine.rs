@@ -127,6 +127,8 @@ pub fn run(
         pods: Vec::new(),
         model_pod_owner: Vec::new(),
         pending: BTreeSet::new(),
+        nominated: BTreeSet::new(),
+        repacked: BTreeSet::new(),
         instances: Vec::new(),
         instance_names: HashMap::new(),
         used_names: HashMap::new(),
@@ -140,6 +142,7 @@ pub fn run(
         requeue_armed: false,
         changes: 0,
         batch_saw: 0,
+        passed: false,
         pass_at: None,
         pass_token: 0,
         command: None,
@@ -494,7 +497,7 @@ impl Sim {
         }
     }
 
-    fn set_pod_node(&mut self, id: usize, node: Option<String>) {
+    pub(super) fn set_pod_node(&mut self, id: usize, node: Option<String>) {
         if let Some(i) = self.pods[id].midx {
             self.m.pods[i].node_name = node;
         }
@@ -529,16 +532,30 @@ impl Sim {
             return;
         }
         let buffers = !self.virtual_pods.is_empty();
-        if self.pending.is_empty() && !buffers {
+        if self.pending.is_empty() && self.nominated.is_empty() && !buffers {
             self.unplaced = false;
             return;
         }
+        // Nothing changed since the last pass began: this pass would answer as that one did,
+        // so it only renews the nomination windows that one set (requeue.rs).
+        if self.changes == self.batch_saw && self.passed && !buffers {
+            self.renew_nominations();
+            return;
+        }
         self.batch_saw = self.changes;
+        self.passed = true;
         if buffers && !self.pending.is_empty() {
             self.kube_scheduler_binds();
         }
         let first_virtual = buffers.then(|| self.add_virtual_pods());
-        let mut pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
+        // Pods nominated to a NodeClaim still in flight are unbound, so provisionable: the
+        // pass packs them again with the pending ones, and their room on that NodeClaim is
+        // not reserved (Karpenter's cluster state counts only bound pods as a node's usage).
+        let waiting: Vec<usize> = self.nominated.iter().copied().collect();
+        for &p in &waiting {
+            self.set_pod_node(p, None);
+        }
+        let mut pending: Vec<usize> = self.pending.union(&self.nominated).filter_map(|&p| self.pods[p].midx).collect();
         pending.extend(first_virtual.map_or(0..0, |f| f..self.m.pods.len()));
         self.pod_attempts += pending.len() as u64;
         // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
@@ -589,6 +606,13 @@ impl Sim {
             }
         }
         drop(sol);
+        // A nominated pod the pass moves is nominated anew below; one it placed nowhere keeps
+        // its NodeClaim, where kube-scheduler binds it once the node is up if it fits.
+        for &p in &waiting {
+            let name = self.pods[p].node.map(|n| self.nodes[n].name.clone());
+            self.set_pod_node(p, name);
+        }
+        self.repacked.clear();
         // Virtual pods that failed stay virtual: nothing to report on a pod that does not exist.
         failed.retain(|&(p, _)| p != VIRTUAL);
         if let Some(first) = first_virtual {
@@ -600,6 +624,9 @@ impl Sim {
         for (p, n) in moves {
             self.nominate(p, n);
             self.hold_nominated(n);
+            if self.nominated.contains(&p) {
+                self.repacked.insert(p);
+            }
         }
         for (n, pods) in launches {
             for p in pods {
@@ -620,38 +647,9 @@ impl Sim {
                 self.log(TimelineEvent::PodUnschedulable, key, None, Some(code.as_str().into()), None);
             }
         }
-        if self.unplaced && !self.requeue_armed && self.changes != self.batch_saw {
+        if !self.requeue_armed && (self.unplaced && self.changes != self.batch_saw || !self.nominated.is_empty()) {
             self.arm_requeue();
         }
-    }
-
-    pub fn nominate(&mut self, p: usize, n: usize) {
-        self.pending.remove(&p);
-        self.pods[p].state = PodState::Nominated;
-        self.pods[p].node = Some(n);
-        if self.pods[p].nodes.last() != Some(&n) {
-            self.pods[p].nodes.push(n);
-        }
-        let name = self.nodes[n].name.clone();
-        self.set_pod_node(p, Some(name.clone()));
-        self.node_gains_pod(n, p);
-        let key = self.pods[p].key.clone();
-        self.log(TimelineEvent::PodNominated, key, Some(name), None, None);
-        match self.nodes[n].state {
-            NState::Registered => self.bind(p),
-            NState::Initialized => {
-                self.bind(p);
-                self.start(p);
-            }
-            _ => {}
-        }
-    }
-
-    pub fn bind(&mut self, p: usize) {
-        self.pods[p].state = PodState::Bound;
-        let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
-        let key = self.pods[p].key.clone();
-        self.log(TimelineEvent::PodBound, key, node, None, None);
     }
 
     pub fn start(&mut self, p: usize) {
@@ -685,6 +683,7 @@ impl Sim {
     }
 
     fn leave_node(&mut self, p: usize) {
+        self.nominated.remove(&p);
         if let Some(n) = self.pods[p].node.take() {
             self.node_loses_pod(n, p);
         }
