@@ -128,7 +128,6 @@ pub fn run(
         model_pod_owner: Vec::new(),
         pending: BTreeSet::new(),
         nominated: BTreeSet::new(),
-        repacked: BTreeSet::new(),
         instances: Vec::new(),
         instance_names: HashMap::new(),
         used_names: HashMap::new(),
@@ -536,10 +535,17 @@ impl Sim {
             self.unplaced = false;
             return;
         }
-        // Nothing changed since the last pass began: this pass would answer as that one did,
-        // so it only renews the nomination windows that one set (requeue.rs).
-        if self.changes == self.batch_saw && self.passed && !buffers {
-            self.renew_nominations();
+        // Karpenter's pass packs the pods nominated to a NodeClaim in flight again (they are
+        // unbound) and nominates their nodes anew; the simulator keeps them where they are
+        // (requeue.rs, and docs/karpenter-fidelity.md section 59 for why).
+        self.renew_nominations();
+        if !buffers && (self.pending.is_empty() || self.changes == self.batch_saw && self.passed) {
+            // Nothing else to place, or nothing changed since the last pass began (this pass
+            // would answer as that one did): the renewal is all it does.
+            self.unplaced &= !self.pending.is_empty();
+            if !self.requeue_armed && !self.nominated.is_empty() {
+                self.arm_requeue();
+            }
             return;
         }
         self.batch_saw = self.changes;
@@ -548,14 +554,7 @@ impl Sim {
             self.kube_scheduler_binds();
         }
         let first_virtual = buffers.then(|| self.add_virtual_pods());
-        // Pods nominated to a NodeClaim still in flight are unbound, so provisionable: the
-        // pass packs them again with the pending ones, and their room on that NodeClaim is
-        // not reserved (Karpenter's cluster state counts only bound pods as a node's usage).
-        let waiting: Vec<usize> = self.nominated.iter().copied().collect();
-        for &p in &waiting {
-            self.set_pod_node(p, None);
-        }
-        let mut pending: Vec<usize> = self.pending.union(&self.nominated).filter_map(|&p| self.pods[p].midx).collect();
+        let mut pending: Vec<usize> = self.pending.iter().filter_map(|&p| self.pods[p].midx).collect();
         pending.extend(first_virtual.map_or(0..0, |f| f..self.m.pods.len()));
         self.pod_attempts += pending.len() as u64;
         // The same pass as `solve_pods`, from a baseline that remembers what earlier passes built.
@@ -606,13 +605,6 @@ impl Sim {
             }
         }
         drop(sol);
-        // A nominated pod the pass moves is nominated anew below; one it placed nowhere keeps
-        // its NodeClaim, where kube-scheduler binds it once the node is up if it fits.
-        for &p in &waiting {
-            let name = self.pods[p].node.map(|n| self.nodes[n].name.clone());
-            self.set_pod_node(p, name);
-        }
-        self.repacked.clear();
         // Virtual pods that failed stay virtual: nothing to report on a pod that does not exist.
         failed.retain(|&(p, _)| p != VIRTUAL);
         if let Some(first) = first_virtual {
@@ -624,9 +616,6 @@ impl Sim {
         for (p, n) in moves {
             self.nominate(p, n);
             self.hold_nominated(n);
-            if self.nominated.contains(&p) {
-                self.repacked.insert(p);
-            }
         }
         for (n, pods) in launches {
             for p in pods {

@@ -7,12 +7,12 @@
 //! since the last one began, so requeues of an unchanged cluster cost nothing.
 //!
 //! A pod nominated to a NodeClaim still in flight is unbound, so provisionable too: its requeues
-//! go on until the node registers. Each runs a pass, and a pass that places a pod on an existing
-//! or in-flight node renews that node's nomination window (`Results.Record` → `Nominate`). Over
-//! an unchanged cluster the pass would place the nominated pods where the last one did, so it
-//! only renews those windows (`renew_nominations`): one event per 10 s per waiting period, each
-//! O(pods waiting), and a waiting period ends when the NodeClaim registers. `nominate` and
-//! `bind` keep `Sim::nominated`, the pods waiting so.
+//! go on until the node registers, and every pass renews the nomination window of the node it
+//! places the pod on (`Results.Record` → `Nominate`). Karpenter's pass packs such pods again with
+//! the pending ones; the simulator keeps them where they are nominated and renews those nodes'
+//! windows (`renew_nominations`): one event per 10 s per waiting period, each O(pods waiting),
+//! and a waiting period ends when the NodeClaim registers. `nominate` and `bind` keep
+//! `Sim::nominated`, the pods waiting so.
 
 use super::sim::Sim;
 use super::state::{Ev, NState, PodState, POD_REQUEUE_SECONDS};
@@ -48,38 +48,20 @@ impl Sim {
         }
     }
 
-    /// The pass of a batch that closes on a cluster unchanged since the last pass began: it
-    /// would place the waiting nominated pods where that pass did, which renews those nodes'
-    /// nomination windows, and nothing else.
+    /// What a provisioning pass does for the pods nominated to a NodeClaim in flight: it
+    /// nominates their nodes again, which renews the nodes' nomination windows. (Karpenter packs
+    /// those pods again with the pending ones and may put them elsewhere; the simulator keeps
+    /// their nominations: docs/karpenter-fidelity.md, section 59.)
     pub(super) fn renew_nominations(&mut self) {
-        let hosts: std::collections::BTreeSet<usize> =
-            self.repacked.iter().filter(|p| self.nominated.contains(p)).filter_map(|&p| self.pods[p].node).collect();
+        let hosts: std::collections::BTreeSet<usize> = self.nominated.iter().filter_map(|&p| self.pods[p].node).collect();
         for n in hosts {
             self.hold_nominated(n);
         }
-        if !self.requeue_armed && !self.nominated.is_empty() {
-            self.arm_requeue();
-        }
     }
 
-    /// Nominates pod `p` to node `n`: bound at once to a registered node, else it waits,
-    /// provisionable, until its NodeClaim registers. A later pass that packs a waiting pod onto
-    /// the same node changes nothing; onto another node, it moves the nomination.
+    /// Nominates pending pod `p` to node `n`: bound at once to a registered node, else it
+    /// waits, provisionable, until its NodeClaim registers.
     pub fn nominate(&mut self, p: usize, n: usize) {
-        if self.pods[p].state == PodState::Nominated {
-            if self.pods[p].node == Some(n) {
-                return;
-            }
-            self.nominated.remove(&p);
-            if let Some(old) = self.pods[p].node.take() {
-                self.node_loses_pod(old, p);
-                // It never ran there: the pod's nodes list only the nodes it was bound to.
-                if self.pods[p].nodes.last() == Some(&old) {
-                    self.pods[p].nodes.pop();
-                }
-                self.nodes[old].pods_ever -= 1;
-            }
-        }
         self.pending.remove(&p);
         self.pods[p].state = PodState::Nominated;
         self.pods[p].node = Some(n);

@@ -45,13 +45,9 @@ pub struct Sim {
     pub model_pod_owner: Vec<usize>,
     pub pending: BTreeSet<usize>,
     /// Pods nominated to a NodeClaim still in flight (not registered): unbound, so still
-    /// provisionable to Karpenter. Every provisioning pass packs them again with `pending`
-    /// (engine.rs `run_batch`; docs/karpenter-fidelity.md, section 59).
+    /// provisionable to Karpenter, which requeues them and renews their node's nomination
+    /// window at every pass (requeue.rs; docs/karpenter-fidelity.md, section 59).
     pub nominated: BTreeSet<usize>,
-    /// Of `nominated`, the pods the last provisioning pass placed on an existing or in-flight
-    /// node: a pass over the unchanged cluster would place them there again and renew those
-    /// nodes' nomination windows (requeue.rs `renew_nominations`).
-    pub(super) repacked: BTreeSet<usize>,
     pub instances: Vec<Instance>,
     pub(super) instance_names: HashMap<String, usize>,
     pub(super) used_names: HashMap<String, usize>,
