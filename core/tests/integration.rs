@@ -79,6 +79,8 @@ mod simulate_hpa;
 mod simulate_jobs;
 #[path = "simulate_keda.rs"]
 mod simulate_keda;
+#[path = "simulate_nominated.rs"]
+mod simulate_nominated;
 #[path = "simulate_repair.rs"]
 mod simulate_repair;
 #[path = "simulate_requeue.rs"]
@@ -130,6 +132,7 @@ const MERGED: &[&str] = &[
     "simulate_hpa",
     "simulate_jobs",
     "simulate_keda",
+    "simulate_nominated",
     "simulate_repair",
     "simulate_requeue",
     "simulate_reservations",

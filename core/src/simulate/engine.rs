@@ -127,6 +127,7 @@ pub fn run(
         pods: Vec::new(),
         model_pod_owner: Vec::new(),
         pending: BTreeSet::new(),
+        nominated: BTreeSet::new(),
         instances: Vec::new(),
         instance_names: HashMap::new(),
         used_names: HashMap::new(),
@@ -140,6 +141,7 @@ pub fn run(
         requeue_armed: false,
         changes: 0,
         batch_saw: 0,
+        passed: false,
         pass_at: None,
         pass_token: 0,
         command: None,
@@ -285,11 +287,6 @@ impl Sim {
             Ev::Validate(gen) => {
                 if gen == self.command_gen {
                     self.validate_command();
-                }
-            }
-            Ev::Retrigger => {
-                if !self.pending.is_empty() {
-                    self.trigger_batch();
                 }
             }
             Ev::Requeue => self.requeue(),
@@ -499,7 +496,7 @@ impl Sim {
         }
     }
 
-    fn set_pod_node(&mut self, id: usize, node: Option<String>) {
+    pub(super) fn set_pod_node(&mut self, id: usize, node: Option<String>) {
         if let Some(i) = self.pods[id].midx {
             self.m.pods[i].node_name = node;
         }
@@ -534,11 +531,25 @@ impl Sim {
             return;
         }
         let buffers = !self.virtual_pods.is_empty();
-        if self.pending.is_empty() && !buffers {
+        if self.pending.is_empty() && self.nominated.is_empty() && !buffers {
             self.unplaced = false;
             return;
         }
+        // Karpenter's pass packs the pods nominated to a NodeClaim in flight again (they are
+        // unbound) and nominates their nodes anew; the simulator keeps them where they are
+        // (requeue.rs, and docs/karpenter-fidelity.md section 59 for why).
+        self.renew_nominations();
+        if !buffers && (self.pending.is_empty() || self.changes == self.batch_saw && self.passed) {
+            // Nothing else to place, or nothing changed since the last pass began (this pass
+            // would answer as that one did): the renewal is all it does.
+            self.unplaced &= !self.pending.is_empty();
+            if !self.requeue_armed && !self.nominated.is_empty() {
+                self.arm_requeue();
+            }
+            return;
+        }
         self.batch_saw = self.changes;
+        self.passed = true;
         if buffers && !self.pending.is_empty() {
             self.kube_scheduler_binds();
         }
@@ -611,13 +622,10 @@ impl Sim {
                 self.nominate(p, n);
             }
         }
-        // Karpenter defers a pod that found its reservation held by another NodeClaim of the
-        // pass (a ReservedOfferingError) to a later pass; its pod controller re-triggers the
-        // provisioner every 10 s while the pod is provisionable (provisioning/controller.go).
-        if failed.iter().any(|&(_, code)| code == ReasonCode::ReservedOfferingUnavailable) {
-            let at = self.now + POD_REQUEUE_SECONDS;
-            self.push(at, Ev::Retrigger);
-        }
+        // A pod deferred because another NodeClaim of this pass holds its reservation (a
+        // ReservedOfferingError) is one more unplaced pod: the pod controller's requeue brings
+        // it back, and the pass that launched that NodeClaim is the change that lets the
+        // requeue run (requeue.rs; docs/karpenter-fidelity.md, section 59).
         self.unplaced = failed.iter().any(|&(p, _)| self.pods[p].state == PodState::Pending);
         // By pod, then by wire name: the order the timeline has always had.
         failed.sort_by_key(|&(p, code)| (p, code.as_str()));
@@ -628,38 +636,9 @@ impl Sim {
                 self.log(TimelineEvent::PodUnschedulable, key, None, Some(code.as_str().into()), None);
             }
         }
-        if self.unplaced && !self.requeue_armed && self.changes != self.batch_saw {
+        if !self.requeue_armed && (self.unplaced && self.changes != self.batch_saw || !self.nominated.is_empty()) {
             self.arm_requeue();
         }
-    }
-
-    pub fn nominate(&mut self, p: usize, n: usize) {
-        self.pending.remove(&p);
-        self.pods[p].state = PodState::Nominated;
-        self.pods[p].node = Some(n);
-        if self.pods[p].nodes.last() != Some(&n) {
-            self.pods[p].nodes.push(n);
-        }
-        let name = self.nodes[n].name.clone();
-        self.set_pod_node(p, Some(name.clone()));
-        self.node_gains_pod(n, p);
-        let key = self.pods[p].key.clone();
-        self.log(TimelineEvent::PodNominated, key, Some(name), None, None);
-        match self.nodes[n].state {
-            NState::Registered => self.bind(p),
-            NState::Initialized => {
-                self.bind(p);
-                self.start(p);
-            }
-            _ => {}
-        }
-    }
-
-    pub fn bind(&mut self, p: usize) {
-        self.pods[p].state = PodState::Bound;
-        let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
-        let key = self.pods[p].key.clone();
-        self.log(TimelineEvent::PodBound, key, node, None, None);
     }
 
     pub fn start(&mut self, p: usize) {
@@ -693,6 +672,7 @@ impl Sim {
     }
 
     fn leave_node(&mut self, p: usize) {
+        self.nominated.remove(&p);
         if let Some(n) = self.pods[p].node.take() {
             self.node_loses_pod(n, p);
         }

@@ -1,23 +1,31 @@
 //! Karpenter's pod controller requeue (provisioning/controller.go; docs/karpenter-fidelity.md,
-//! section 58): it triggers the provisioner for a provisionable pod when it sees it and again
-//! every 10 s while the pod stays so, so while pods wait unplaced a provisioning pass follows
-//! the first of their requeues and tries them on a cluster that has moved on (a NodeClaim
+//! sections 58 and 59): it triggers the provisioner for a provisionable pod when it sees it and
+//! again every 10 s while the pod stays so, so while pods wait unplaced a provisioning pass
+//! follows the first of their requeues and tries them on a cluster that has moved on (a NodeClaim
 //! launched into a zone, a node registered). `log` (engine.rs) arms the requeue on the first
 //! change after a pass that left pods unplaced; the pass then runs only if the cluster changed
 //! since the last one began, so requeues of an unchanged cluster cost nothing.
+//!
+//! A pod nominated to a NodeClaim still in flight is unbound, so provisionable too: its requeues
+//! go on until the node registers, and every pass renews the nomination window of the node it
+//! places the pod on (`Results.Record` → `Nominate`). Karpenter's pass packs such pods again with
+//! the pending ones; the simulator keeps them where they are nominated and renews those nodes'
+//! windows (`renew_nominations`): one event per 10 s per waiting period, each O(pods waiting),
+//! and a waiting period ends when the NodeClaim registers. `nominate` and `bind` keep
+//! `Sim::nominated`, the pods waiting so.
 
 use super::sim::Sim;
-use super::state::{Ev, POD_REQUEUE_SECONDS};
+use super::state::{Ev, NState, PodState, POD_REQUEUE_SECONDS};
+use crate::vocab::TimelineEvent;
 
 impl Sim {
-    /// Puts the earliest next requeue of the waiting pods (each pod's creation + 10 s × k) on
-    /// the queue. (Pods nominated to a node that has not bound them yet requeue in Karpenter
-    /// too; here they have left `pending`.)
+    /// Puts the earliest next requeue of the waiting pods (each pod's creation + 10 s × k,
+    /// pending or nominated to a NodeClaim in flight) on the queue.
     pub(super) fn arm_requeue(&mut self) {
         let now = self.now;
         let next = self
             .pending
-            .iter()
+            .union(&self.nominated)
             .map(|&p| {
                 let since = self.pods[p].pending_since.min(now);
                 since + POD_REQUEUE_SECONDS * ((now - since) / POD_REQUEUE_SECONDS + 1)
@@ -30,11 +38,58 @@ impl Sim {
     }
 
     /// A requeue is due: a provisioning batch if pods wait and the cluster changed since the
-    /// last pass began (a pass over the same cluster would answer the same).
+    /// last pass began (a pass over the same cluster would answer the same), or if pods wait
+    /// nominated to a NodeClaim in flight (the pass renews its nomination window).
     pub(super) fn requeue(&mut self) {
         self.requeue_armed = false;
-        if !self.pending.is_empty() && self.changes != self.batch_saw {
+        let changed = self.changes != self.batch_saw;
+        if !self.pending.is_empty() && changed || !self.nominated.is_empty() {
             self.trigger_batch();
         }
+    }
+
+    /// What a provisioning pass does for the pods nominated to a NodeClaim in flight: it
+    /// nominates their nodes again, which renews the nodes' nomination windows. (Karpenter packs
+    /// those pods again with the pending ones and may put them elsewhere; the simulator keeps
+    /// their nominations: docs/karpenter-fidelity.md, section 59.)
+    pub(super) fn renew_nominations(&mut self) {
+        let hosts: std::collections::BTreeSet<usize> = self.nominated.iter().filter_map(|&p| self.pods[p].node).collect();
+        for n in hosts {
+            self.hold_nominated(n);
+        }
+    }
+
+    /// Nominates pending pod `p` to node `n`: bound at once to a registered node, else it
+    /// waits, provisionable, until its NodeClaim registers.
+    pub fn nominate(&mut self, p: usize, n: usize) {
+        self.pending.remove(&p);
+        self.pods[p].state = PodState::Nominated;
+        self.pods[p].node = Some(n);
+        if self.pods[p].nodes.last() != Some(&n) {
+            self.pods[p].nodes.push(n);
+        }
+        let name = self.nodes[n].name.clone();
+        self.set_pod_node(p, Some(name.clone()));
+        self.node_gains_pod(n, p);
+        let key = self.pods[p].key.clone();
+        self.log(TimelineEvent::PodNominated, key, Some(name), None, None);
+        match self.nodes[n].state {
+            NState::Registered => self.bind(p),
+            NState::Initialized => {
+                self.bind(p);
+                self.start(p);
+            }
+            _ => {
+                self.nominated.insert(p);
+            }
+        }
+    }
+
+    pub fn bind(&mut self, p: usize) {
+        self.nominated.remove(&p);
+        self.pods[p].state = PodState::Bound;
+        let node = self.pods[p].node.map(|n| self.nodes[n].name.clone());
+        let key = self.pods[p].key.clone();
+        self.log(TimelineEvent::PodBound, key, node, None, None);
     }
 }

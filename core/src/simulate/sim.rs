@@ -44,6 +44,10 @@ pub struct Sim {
     pub pods: Vec<SPod>,
     pub model_pod_owner: Vec<usize>,
     pub pending: BTreeSet<usize>,
+    /// Pods nominated to a NodeClaim still in flight (not registered): unbound, so still
+    /// provisionable to Karpenter, which requeues them and renews their node's nomination
+    /// window at every pass (requeue.rs; docs/karpenter-fidelity.md, section 59).
+    pub nominated: BTreeSet<usize>,
     pub instances: Vec<Instance>,
     pub(super) instance_names: HashMap<String, usize>,
     pub(super) used_names: HashMap<String, usize>,
@@ -63,6 +67,8 @@ pub struct Sim {
     /// would see the same cluster and give the same answer, so it runs no pass.
     pub(super) changes: usize,
     pub(super) batch_saw: usize,
+    /// A provisioning pass has run (`batch_saw` holds its start).
+    pub(super) passed: bool,
     pub pass_at: Option<i64>,
     pub pass_token: u64,
     /// The emptiness or consolidation command waiting out its 15 s validation, if any: the

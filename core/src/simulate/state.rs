@@ -36,8 +36,6 @@ pub enum Ev {
     DeleteInstance(usize),
     /// A capacity reservation's clock: reservation index, edge (`RES_*`).
     Reservation(usize, u8),
-    /// The pod controller's requeue: pods deferred by a held reservation get another pass.
-    Retrigger,
     /// The pod controller's 10 s requeue of pods a pass left unplaced (engine.rs `log`).
     Requeue,
     /// The HPA controller's sync (every 15 s while a workload is watched; autoscale.rs).
