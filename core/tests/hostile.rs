@@ -367,3 +367,56 @@ fn a_requirement_of_a_million_values_twice_is_linear() {
     assert_eq!(v["status"], "success", "{}", v["errors"]);
     assert_eq!(placed(&v), 1);
 }
+
+/// 400 pods wait nominated to NodeClaims whose start-up the settings make ten years long. Each
+/// requeue of such pods renews their nodes' nomination windows (docs/karpenter-fidelity.md,
+/// section 59); one every 10 s for ten years was 31 million passes over 400 pods. Requeues that
+/// could only renew are folded into the last one before the registration (simulate/requeue.rs),
+/// so the run costs what a short start-up costs, and every pod still binds at registration.
+#[test]
+fn a_ten_year_start_up_does_not_requeue_every_ten_seconds() {
+    use nodecast::simulate::{SecondsRange, SimSettings, TraceInput};
+    use nodecast::Outcome;
+    let cluster = r#"
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      expireAfter: Never
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [m6i.large]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: web}
+spec:
+  parallelism: 400
+  completions: 400
+  template:
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+"#;
+    let trace = "apiVersion: nodecast/v1\nkind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/web/j, runTime: 60s}}\n";
+    let ten_years = 315_000_000;
+    let req = Request {
+        inputs: vec![Input { name: Some("cluster.yaml".into()), text: cluster.into() }],
+        trace: Some(TraceInput { name: Some("trace.yaml".into()), text: trace.into(), format: None }),
+        simulation: Some(SimSettings {
+            startup_seconds: SecondsRange { min: ten_years, max: ten_years },
+            spot_interruption_rate_per_hour: 0.0,
+            end_seconds: Some(ten_years + 600),
+            metrics_interval_seconds: ten_years,
+            ..SimSettings::default()
+        }),
+        ..Default::default()
+    };
+    let sim = timed("ten-year start-up, 400 pods", Duration::from_secs(20), || nodecast::simulate(&req));
+    let Outcome::Success(s) = sim.outcome else { panic!("the simulation failed") };
+    let bound: Vec<i64> = s.timeline.iter().filter(|e| e.event.as_str() == "pod-bound").map(|e| e.time_seconds).collect();
+    assert_eq!(bound.len(), 400, "every pod binds once");
+    assert!(bound.iter().all(|&t| t >= ten_years), "bound only when their NodeClaims register: {:?}", bound.first());
+}

@@ -143,6 +143,7 @@ impl Sim {
             allocatable,
             launched: self.now,
             registered: up.then_some(self.now),
+            registers_at: None,
             initialized: up.then_some(self.now),
             terminated: None,
             reason: None,

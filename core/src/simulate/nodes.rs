@@ -52,6 +52,7 @@ impl Sim {
                 allocatable: n.allocatable.clone(),
                 launched: 0,
                 registered: (!n.in_flight).then_some(0),
+                registers_at: None,
                 initialized: initialized.then_some(0),
                 terminated: None,
                 reason: None,
@@ -85,6 +86,7 @@ impl Sim {
                 let accel = gpus > 0 || self.has_accelerator(&n.capacity);
                 let (reg, init) = self.latencies(id, accel);
                 if n.in_flight {
+                    self.nodes[id].registers_at = Some(reg);
                     self.push(reg, Ev::Registered(id));
                 }
                 self.push(if n.in_flight { reg + init } else { init }, Ev::Initialized(id));
@@ -262,6 +264,7 @@ impl Sim {
             allocatable: alloc,
             launched: self.now,
             registered: None,
+            registers_at: None,
             initialized: None,
             terminated: None,
             reason: None,
@@ -284,6 +287,7 @@ impl Sim {
         self.node_by_name.insert(name.clone(), id);
         self.node_count_changed(1);
         let (reg, dp) = self.latencies(id, accel);
+        self.nodes[id].registers_at = Some(reg);
         self.push(reg, Ev::Registered(id));
         self.push(reg + dp, Ev::Initialized(id));
         if self.nodes[id].capacity_type.as_deref() == Some(crate::reason::CapacityType::Spot.as_str())

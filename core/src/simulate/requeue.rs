@@ -18,6 +18,9 @@ use super::sim::Sim;
 use super::state::{Ev, NState, PodState, POD_REQUEUE_SECONDS};
 use crate::vocab::TimelineEvent;
 
+/// Renewal-only requeues further than this before a registration are folded (`folded_renewal`).
+const FOLD_AFTER_SECONDS: i64 = 600;
+
 impl Sim {
     /// Puts the earliest next requeue of the waiting pods (each pod's creation + 10 s × k,
     /// pending or nominated to a NodeClaim in flight) on the queue.
@@ -43,9 +46,38 @@ impl Sim {
     pub(super) fn requeue(&mut self) {
         self.requeue_armed = false;
         let changed = self.changes != self.batch_saw;
-        if !self.pending.is_empty() && changed || !self.nominated.is_empty() {
+        if !self.pending.is_empty() && changed {
+            self.trigger_batch();
+        } else if !self.nominated.is_empty() {
+            if self.pending.is_empty() && self.virtual_pods.is_empty() {
+                if let Some(at) = self.folded_renewal() {
+                    self.push(at, Ev::Requeue);
+                    return;
+                }
+            }
             self.trigger_batch();
         }
+    }
+
+    /// Where only renewals are left (nothing pending and no buffers: `run_batch` then only
+    /// renews) and the first NodeClaim the waiting pods are nominated to registers more than
+    /// `FOLD_AFTER_SECONDS` later: the last requeue whose pass ends before that registration.
+    /// Until then every pass would only renew windows of nodes in flight, which no disruption
+    /// pass reads (an uninitialized node is no candidate) and the last renewal overwrites, so
+    /// they are skipped: the requeues of a waiting period stay bounded however long a start-up
+    /// the settings give (ten years at most), and no start-up under 10 minutes is affected.
+    fn folded_renewal(&self) -> Option<i64> {
+        let reg = self.nominated.iter().filter_map(|&p| self.pods[p].node).filter_map(|n| self.nodes[n].registers_at).min()?;
+        let limit = reg - self.s.batch_idle_seconds - 1;
+        let last = self
+            .nominated
+            .iter()
+            .map(|&p| {
+                let since = self.pods[p].pending_since.min(self.now);
+                since + POD_REQUEUE_SECONDS * (limit - since).div_euclid(POD_REQUEUE_SECONDS)
+            })
+            .max()?;
+        (last - self.now > FOLD_AFTER_SECONDS).then_some(last)
     }
 
     /// What a provisioning pass does for the pods nominated to a NodeClaim in flight: it

@@ -161,6 +161,8 @@ pub struct SNode {
     pub allocatable: Resources,
     pub launched: i64,
     pub registered: Option<i64>,
+    /// When its `Registered` event is due while it launches (requeue.rs folds long waits).
+    pub registers_at: Option<i64>,
     pub initialized: Option<i64>,
     pub terminated: Option<i64>,
     pub reason: Option<TerminationReason>,
