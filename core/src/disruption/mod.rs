@@ -63,8 +63,9 @@ impl NodeInfo {
 /// walks; a larger map's walk is hashed, every order equally likely. A running controller
 /// inserts a node when its NodeClaim launches, so the likeliest order is launch order:
 /// creation time (the NodeClaim's, else the Node's; none counts as earliest), then name. The
-/// controller oracle's ctl-269 (eight nodes) deleted the first launched empty node of each
-/// NodePool, which name order did not give; section 60 of docs/karpenter-fidelity.md.
+/// controller oracle's ctl-269 and ctl-297 deleted empty nodes in launch order where name order
+/// never could (ctl-269's launched within one second, which whole-second creation times cannot
+/// order); section 60 of docs/karpenter-fidelity.md.
 pub(crate) fn map_order(a: &ExistingNode, b: &ExistingNode) -> std::cmp::Ordering {
     a.created.unwrap_or(i64::MIN).cmp(&b.created.unwrap_or(i64::MIN)).then_with(|| a.name.cmp(&b.name))
 }
