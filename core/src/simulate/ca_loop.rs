@@ -166,6 +166,7 @@ impl Sim {
         self.node_count_changed(1);
         if !up {
             let (reg, dp) = self.latencies(id, accel);
+            self.nodes[id].registers_at = Some(reg);
             self.push(reg, Ev::Registered(id));
             self.push(reg + dp, Ev::Initialized(id));
         }

@@ -67,7 +67,12 @@ impl Sim {
     /// they are skipped: the requeues of a waiting period stay bounded however long a start-up
     /// the settings give (ten years at most), and no start-up under 10 minutes is affected.
     fn folded_renewal(&self) -> Option<i64> {
-        let reg = self.nominated.iter().filter_map(|&p| self.pods[p].node).filter_map(|n| self.nodes[n].registers_at).min()?;
+        // A host without a known registration time (none is expected) folds nothing.
+        let reg = self
+            .nominated
+            .iter()
+            .map(|&p| self.pods[p].node.and_then(|n| self.nodes[n].registers_at))
+            .try_fold(i64::MAX, |min, at| at.map(|at| min.min(at)))?;
         let limit = reg - self.s.batch_idle_seconds - 1;
         let last = self
             .nominated
