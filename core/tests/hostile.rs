@@ -2,6 +2,7 @@
 //! memory. Every test names the exact outcome (error code and location, or the answer's shape),
 //! because "did not panic" alone would also pass when input is silently dropped.
 
+mod common;
 use nodecast::{Input, Request};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -375,8 +376,7 @@ fn a_requirement_of_a_million_values_twice_is_linear() {
 /// so the run costs what a short start-up costs, and every pod still binds at registration.
 #[test]
 fn a_ten_year_start_up_does_not_requeue_every_ten_seconds() {
-    use nodecast::simulate::{SecondsRange, SimSettings, TraceInput};
-    use nodecast::Outcome;
+    use nodecast::simulate::{SecondsRange, SimSettings};
     let cluster = r#"
 apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -402,20 +402,14 @@ spec:
 "#;
     let trace = "apiVersion: nodecast/v1\nkind: Trace\nevents:\n- {at: 0s, submit: {ref: Job/web/j, runTime: 60s}}\n";
     let ten_years = 315_000_000;
-    let req = Request {
-        inputs: vec![Input { name: Some("cluster.yaml".into()), text: cluster.into() }],
-        trace: Some(TraceInput { name: Some("trace.yaml".into()), text: trace.into(), format: None }),
-        simulation: Some(SimSettings {
-            startup_seconds: SecondsRange { min: ten_years, max: ten_years },
-            spot_interruption_rate_per_hour: 0.0,
-            end_seconds: Some(ten_years + 600),
-            metrics_interval_seconds: ten_years,
-            ..SimSettings::default()
-        }),
-        ..Default::default()
+    let settings = SimSettings {
+        startup_seconds: SecondsRange { min: ten_years, max: ten_years },
+        spot_interruption_rate_per_hour: 0.0,
+        end_seconds: Some(ten_years + 600),
+        metrics_interval_seconds: ten_years,
+        ..SimSettings::default()
     };
-    let sim = timed("ten-year start-up, 400 pods", Duration::from_secs(20), || nodecast::simulate(&req));
-    let Outcome::Success(s) = sim.outcome else { panic!("the simulation failed") };
+    let s = timed("ten-year start-up, 400 pods", Duration::from_secs(20), || common::simulate(cluster, trace, settings));
     let bound: Vec<i64> = s.timeline.iter().filter(|e| e.event.as_str() == "pod-bound").map(|e| e.time_seconds).collect();
     assert_eq!(bound.len(), 400, "every pod binds once");
     assert!(bound.iter().all(|&t| t >= ten_years), "bound only when their NodeClaims register: {:?}", bound.first());
