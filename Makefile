@@ -9,7 +9,7 @@ CONFORMANCE := $(TARGET_DIR)/release/nodecast-conformance
 TRAINING := examples/nodepools/gpu-general.yaml examples/nodepools/gpu-training.yaml examples/workloads/training-job-4gpu.yaml
 
 .PHONY: web-test-built python-env oracle-sample oracle-sample-update oracle-hpa oracle-keda all deps deps-rust lint-tools build demo demo-build test test-rust test-explore schema schema-check conformance docs-check docs-update catalog catalog-check bench fuzz lint clean \
-	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller oracle-controller-check oracle-controller-sim
+	test-python wheel wasm wasm-test wasm-size web-build web-test serve oracle oracle-build oracle-test oracle-reserved oracle-gates oracle-drift bench-cli envtest-bin oracle-suite e2e oracle-controller oracle-controller-check oracle-controller-sim fields-check fields-update
 
 all: build
 
@@ -353,11 +353,24 @@ oracle-controller-sim: build oracle-build
 # debug CLI instead of `make build`'s release one (and skips that build).
 E2E_NODECAST ?= $(NODECAST)
 KARPENTER_AWS := github.com/aws/karpenter-provider-aws@v1.15.0
-e2e: $(if $(filter $(NODECAST),$(E2E_NODECAST)),build) envtest-bin
+e2e: $(if $(filter $(NODECAST),$(E2E_NODECAST)),build) envtest-bin fields-check
 	dir=$$(cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go mod download -json $(KARPENTER_AWS) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  [ -d "$$dir/pkg/apis/crds" ] || { echo "no CRDs in $$dir"; exit 1; }; \
 	  cd oracle/envtest && KUBEBUILDER_ASSETS=$(ENVTEST_BIN) KUBEBUILDER_CONTROLPLANE_START_TIMEOUT=5m KARPENTER_CRDS=$$dir/pkg/apis/crds \
 	  NODECAST=$(abspath $(E2E_NODECAST)) GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go test -count=1 -run TestLiveCluster -v ./...
+
+# The field table nodecast checks objects against (core/src/validate/fields.txt, SF-01 in
+# docs/inputs.md "Unknown fields") is generated from its sources by oracle/envtest/fields: the Go
+# types of k8s.io/api v0.36.1 and the CRDs of karpenter-provider-aws v1.15.0 (both from the Go
+# module proxy). fields-check fails when the committed table is not what they give; fields-update
+# writes it again. Not in `make test` (it downloads the modules); `make e2e` runs it first.
+fields-check:
+	dir=$$(cd oracle/envtest && GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go mod download -json $(KARPENTER_AWS) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  [ -d "$$dir/pkg/apis/crds" ] || { echo "no CRDs in $$dir"; exit 1; }; \
+	  cd oracle/envtest && KARPENTER_CRDS=$$dir/pkg/apis/crds GOTOOLCHAIN=$(GOTOOLCHAIN_ORACLE) go test -count=1 ./fields/
+
+fields-update:
+	NODECAST_BLESS=1 $(MAKE) fields-check
 
 # Karpenter v1.15.0's own suites against envtest (issue 39, oracle/suite/): every provisioning pass
 # and every disruption decision dumped, converted to a nodecast scenario, compared; a report per

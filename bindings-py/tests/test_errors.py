@@ -323,3 +323,25 @@ def test_repair_policies_and_scheduler_config_are_settings_with_located_errors()
     assert [e["path"] for e in info.value.errors()] == ["settings.schedulerConfig.podTopologySpread.defaultConstraints[0].maxSkew"]
     with pytest.raises(nodecast.InputError):
         nodecast.plan(TRAINING, repair_policies="BadNode")  # type: ignore[arg-type]
+
+
+MISSPELT = """apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  containers:
+  - name: c
+    image: x
+    resources: {request: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_an_unknown_field_is_refused_with_what_was_meant() -> None:
+    # `request` for `requests`: kubectl refuses it; read as absent it asked for no GPU at all.
+    for fn in (nodecast.validate, nodecast.plan):
+        with pytest.raises(nodecast.ValidationError) as info:
+            fn(MISSPELT)
+        err = info.value.errors()[0]
+        assert (err["code"], err["object"], err["path"]) == ("unknown-field", "Pod/ml/p", "spec.containers[0].resources.request")
+        assert err["message"] == 'strict decoding error: unknown field "spec.containers[0].resources.request" (SF-01)'
+        assert 'did you mean "requests"?' in err["help"]

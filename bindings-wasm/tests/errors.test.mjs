@@ -106,3 +106,14 @@ test('callJson never throws for bad JSON; only a non-string request is a TypeErr
   assert.equal(a.errors[0].code, 'invalid-request');
   assert.throws(() => nodecast.callJson('plan', { inputs: [] }), TypeError);
 });
+
+test('an unknown field (resources.request): unknown-field, located, with what was meant', () => {
+  const pod = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  containers:\n  - {name: c, image: x, resources: {request: {nvidia.com/gpu: 1}}}\n';
+  const [e] = failure(nodecast.plan(pod, { name: 'pod.yaml' }), 'Plan');
+  assert.deepEqual(
+    { code: e.code, object: e.object, path: e.path },
+    { code: 'unknown-field', object: 'Pod/ml/p', path: 'spec.containers[0].resources.request' },
+  );
+  assert.match(e.help, /did you mean "requests"\?/);
+  failure(nodecast.validate(pod), 'Validation');
+});

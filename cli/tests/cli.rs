@@ -188,6 +188,21 @@ fn validate_invalid_operator_exits_1() {
     assert_eq!(code(&run(&["plan", bad.path()])), 1);
 }
 
+/// A misspelt field (`consolidateAfterr`, SF-01): kubectl refuses it, so validate and plan do
+/// too, located and with the field that was meant.
+#[test]
+fn an_unknown_field_exits_1_with_what_was_meant() {
+    let text = std::fs::read_to_string(GPU_TRAINING).unwrap();
+    assert!(text.contains("consolidateAfter:"), "the example sets consolidateAfter");
+    let bad = TempFile::new("misspelt.yaml", &text.replacen("consolidateAfter:", "consolidateAfterr:", 1));
+    let o = run(&["validate", bad.path()]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("NodePool/gpu-training, spec.disruption.consolidateAfterr: strict decoding error"), "{err}");
+    assert!(err.contains("[unknown-field]") && err.contains("did you mean \"consolidateAfter\"?"), "{err}");
+    assert_eq!(code(&run(&["plan", bad.path(), TRAINING_4GPU])), 1);
+}
+
 /// The exit code follows the answer's `errorClass`, which the core computes once from the
 /// errors' kinds: the same rule for every subcommand (README "Exit codes").
 #[test]

@@ -21,6 +21,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -230,6 +232,10 @@ func TestLiveClusterAnswersLikeItsFiles(t *testing.T) {
 			t.Errorf("exit %d, stderr %s", r.code, r.stderr)
 		}
 	})
+
+	t.Run("unknown fields: the API server's strict field validation refuses the fields nodecast names", func(t *testing.T) {
+		strictFieldsAgree(ctx, t, cl, repo, nodecast, "examples/docs/misspelt.yaml")
+	})
 }
 
 // sameAnswer compares two JSON answers, "" when equal. Set aside, and only these: the input
@@ -420,6 +426,10 @@ func (a *applier) apply(ctx context.Context, t *testing.T, paths []string) []cre
 }
 
 func (a *applier) create(ctx context.Context, obj *unstructured.Unstructured) (createdObject, error) {
+	return a.createWith(ctx, obj, metav1.CreateOptions{})
+}
+
+func (a *applier) createWith(ctx context.Context, obj *unstructured.Unstructured, opts metav1.CreateOptions) (createdObject, error) {
 	gvk := obj.GroupVersionKind()
 	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -441,7 +451,7 @@ func (a *applier) create(ctx context.Context, obj *unstructured.Unstructured) (c
 	}
 	status, hasStatus := obj.Object["status"]
 	obj.SetResourceVersion("")
-	made, err := ri.Create(ctx, obj, metav1.CreateOptions{})
+	made, err := ri.Create(ctx, obj, opts)
 	if err != nil {
 		return createdObject{}, err
 	}
@@ -522,5 +532,66 @@ func decodeObjects(t *testing.T, path string) []*unstructured.Unstructured {
 			continue
 		}
 		out = append(out, u)
+	}
+}
+
+// strictFieldsAgree (SF-01): each object of `file`, created with fieldValidation=Strict (what
+// kubectl asks for by default), is refused, and the fields the API server names are the ones
+// `nodecast validate` names for that document. Created with fieldValidation=Warn it is stored
+// without them: the answer nodecast refuses to give is the one for an object that does not exist.
+func strictFieldsAgree(ctx context.Context, t *testing.T, cl *applier, repo, nodecast, file string) {
+	r := run(t, repo, nodecast, []string{"validate", file, "-o", "json"})
+	if r.code != 1 {
+		t.Fatalf("nodecast validate %s: exit %d, want 1\n%s", file, r.code, r.stderr)
+	}
+	var answer struct {
+		Errors []struct {
+			Code     string `json:"code"`
+			Document int    `json:"document"`
+			Path     string `json:"path"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(r.stdout, &answer); err != nil {
+		t.Fatal(err)
+	}
+	named := map[int][]string{}
+	for _, e := range answer.Errors {
+		if e.Code != "unknown-field" {
+			t.Errorf("nodecast: %s at document %d %s, want only unknown-field errors", e.Code, e.Document, e.Path)
+		}
+		named[e.Document] = append(named[e.Document], e.Path)
+	}
+	unknown := regexp.MustCompile(`unknown field "([^"]+)"`)
+	for i, obj := range decodeObjects(t, filepath.Join(repo, file)) {
+		_, err := cl.createWith(ctx, obj.DeepCopy(), metav1.CreateOptions{FieldValidation: "Strict"})
+		if err == nil {
+			t.Fatalf("document %d (%s %s): the API server took it with fieldValidation=Strict", i, obj.GetKind(), obj.GetName())
+		}
+		var server []string
+		for _, m := range unknown.FindAllStringSubmatch(err.Error(), -1) {
+			server = append(server, strings.TrimPrefix(m[1], "."))
+		}
+		sort.Strings(server)
+		ours := append([]string(nil), named[i]...)
+		sort.Strings(ours)
+		if !reflect.DeepEqual(server, ours) {
+			t.Errorf("document %d (%s %s): the API server names %q, nodecast %q\n(server: %v)", i, obj.GetKind(), obj.GetName(), server, ours, err)
+		}
+		made, err := cl.createWith(ctx, obj.DeepCopy(), metav1.CreateOptions{FieldValidation: "Warn"})
+		if err != nil {
+			t.Fatalf("document %d with fieldValidation=Warn: %v", i, err)
+		}
+		stored, err := cl.dyn.Resource(made.gvr).Namespace(made.namespace).Get(ctx, made.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(stored.Object)
+		for _, p := range ours {
+			leaf := p[strings.LastIndex(p, ".")+1:]
+			if bytes.Contains(raw, []byte(`"`+leaf+`"`)) {
+				t.Errorf("document %d: %s is stored with fieldValidation=Warn: %s", i, p, raw)
+			}
+		}
+		cl.remove(ctx, t, []createdObject{made})
 	}
 }

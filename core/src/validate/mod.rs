@@ -27,7 +27,9 @@ use serde_json::{Map, Value};
 
 mod ec2nodeclass;
 mod eks_nodeclass;
+mod fields;
 pub use eks_nodeclass::ephemeral_bytes;
+pub use fields::{unknown_in_pod_template, Unknown};
 mod kubelet;
 mod labels;
 mod nodepool;
@@ -51,7 +53,7 @@ pub enum Provider {
     Core,
 }
 
-/// Validate one decoded document. `document` is its 0-based index in the input stream. Documents of other kinds return an empty Vec.
+/// Validate one decoded document. `document` is its 0-based index in the input stream. Every kind nodecast has the schema of is checked for unknown fields (`fields`, SF-01); NodePools and NodeClasses also against their rules; other kinds return an empty Vec.
 /// Every returned error has document, object (`NodePool/<name>` or `EC2NodeClass/<name>`), path (e.g. `spec.template.spec.requirements[1].operator`, `spec.disruption.budgets[0].nodes`), a stable kebab-case code, the spec's error message text, and help (what would be accepted).
 #[cfg(test)]
 pub fn validate_document(document: usize, value: &serde_json::Value, provider: Provider) -> Vec<InputError> {
@@ -68,6 +70,41 @@ pub fn validate_layered(document: usize, value: &serde_json::Value, provider: Pr
     // The rules are v1's; an object of another version is refused by lowering as not served.
     let group = root.get("apiVersion").and_then(Value::as_str).and_then(|a| a.split_once('/')).filter(|(_, v)| *v == "v1").map(|(g, _)| g);
     let name = root.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("");
+    let mut errors = unknown_fields(document, root, kind, name);
+    errors.extend(rules(document, root, kind, group, name, provider));
+    errors
+}
+
+/// SF-01 for every kind nodecast has the schema of (`fields`).
+fn unknown_fields(document: usize, root: &Map<String, Value>, kind: Option<&str>, name: &str) -> Vec<(Layer, InputError)> {
+    let (Some(kind), Some(api)) = (kind, root.get("apiVersion").and_then(Value::as_str)) else {
+        return Vec::new();
+    };
+    let found = fields::unknown_in(api, kind, root);
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let namespace = root.get("metadata").and_then(|m| m.get("namespace")).and_then(Value::as_str);
+    let object = match namespace {
+        Some(ns) => format!("{kind}/{ns}/{name}"),
+        None => format!("{kind}/{name}"),
+    };
+    let mut cx = Ctx::new(document, object);
+    for u in found {
+        cx.adm("unknown-field", &u.path, fields::Unknown::message(&u.path), &u.help);
+    }
+    cx.errors
+}
+
+/// The rules of NodePools and NodeClasses.
+fn rules(
+    document: usize,
+    root: &Map<String, Value>,
+    kind: Option<&str>,
+    group: Option<&str>,
+    name: &str,
+    provider: Provider,
+) -> Vec<(Layer, InputError)> {
     match (kind, group) {
         (Some("NodePool"), Some("karpenter.sh")) => {
             let mut cx = Ctx::new(document, format!("NodePool/{name}"));

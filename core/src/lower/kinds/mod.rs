@@ -17,6 +17,7 @@ pub use trainjob::Runtime;
 use super::lower_pod::{self, read_meta, Ctx, Meta};
 use super::pod::{AffinityTerm, LabelSet, Pod, Selector, SelectorOp};
 use super::Skipped;
+use crate::error::{ErrorKind, InputError};
 use crate::manifest::reader::{At, Sink};
 use serde_json::Value;
 use smallvec::SmallVec;
@@ -246,6 +247,7 @@ pub fn emit(out: &mut Out, owner: &Owner, template: &At, plans: &[PodPlan], sink
     if plans.is_empty() {
         return;
     }
+    unknown_template_fields(template, sink);
     let tmeta = read_meta(template, sink);
     let spec = template.get("spec");
     let relower = spec.as_ref().is_some_and(|s| uses_match_label_keys(s.v));
@@ -291,6 +293,27 @@ pub fn emit(out: &mut Out, owner: &Owner, template: &At, plans: &[PodPlan], sink
             inject_exclusive(&mut pod, x, out);
         }
         out.pods.push(pod);
+    }
+}
+
+/// SF-01 in a workload CRD's pod template: its schema there is Kubernetes' `PodTemplateSpec`
+/// (the built-in kinds are checked whole, in validation).
+fn unknown_template_fields(template: &At, sink: &mut Sink) {
+    let Value::Object(m) = template.v else { return };
+    let found = crate::validate::unknown_in_pod_template(m);
+    if found.is_empty() {
+        return;
+    }
+    let base = template.path();
+    for u in found {
+        let full = if base.is_empty() { u.path } else { format!("{base}.{}", u.path) };
+        let mut e = InputError::new("unknown-field", crate::validate::Unknown::message(&full))
+            .at_document(sink.document)
+            .object((sink.object)())
+            .path(full)
+            .help(format!("rejected at admission; {}", u.help));
+        e.kind = ErrorKind::Admission;
+        sink.errors.push(e);
     }
 }
 

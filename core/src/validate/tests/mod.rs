@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 mod disruption;
 mod ec2nodeclass;
 mod eks_nodeclass;
+mod fields;
 mod nodepool;
 mod worked;
 
