@@ -692,3 +692,19 @@ fn simulate_compare_cluster_autoscaler() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("no-node-groups"), "{}", stderr(&o));
 }
+
+/// An object read back from a cluster (it has a UID) with a field Kubernetes 1.36 lacks: a newer
+/// server stored it, so plan and validate warn and read the object without it.
+#[test]
+fn a_stored_objects_unknown_field_is_a_warning() {
+    let pod = TempFile::new(
+        "stored.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml, uid: 0f0e, resourceVersion: \"12\"}\nspec:\n  futureField: {x: 1}\n  containers:\n  - {name: c, image: x, resources: {requests: {cpu: \"1\"}}}\n",
+    );
+    let o = run(&["validate", pod.path()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("unknown field \"spec.futureField\" (SF-01): an API server stored it"), "{}", stdout(&o));
+    let v = json(&run(&["plan", GPU_GENERAL, pod.path(), "-o", "json"]));
+    assert_eq!(v["status"], "success", "{v}");
+    assert!(v["warnings"].as_array().unwrap().iter().any(|w| w["code"] == "unknown-field" && w["object"] == "Pod/ml/p"), "{v}");
+}

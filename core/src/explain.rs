@@ -37,7 +37,7 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
     // the next: 20,000 pods' decoded trees are never all in memory); inputs the stream does not
     // take are decoded whole, with the same findings.
     match load::validation_streamed(req) {
-        Some((objects, errors, lowered)) => report(objects, errors, Ok(lowered)),
+        Some((objects, errors, notes, lowered)) => report(objects, errors, notes, Ok(lowered)),
         None => validate_whole(req),
     }
 }
@@ -45,17 +45,18 @@ pub fn validate(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
 /// [`validate`] with every input decoded whole first.
 fn validate_whole(req: &Sources) -> Result<ValidationReport, Vec<InputError>> {
     let docs = load::documents(req)?;
-    let (mut errors, runtime) = load::validation(&docs);
+    let (mut errors, runtime, notes) = load::validation(&docs);
     errors.extend(runtime);
     let lowered = crate::catalog::build(req.catalog).map(|(cat, tables)| crate::lower::lower(&docs, cat, tables, req.settings.clone()));
-    report(docs.len(), errors, lowered)
+    report(docs.len(), errors, notes, lowered)
 }
 
-/// The report of `objects` documents from the validator's `errors` and what lowering made of
-/// them (the outer error: the catalog was refused).
+/// The report of `objects` documents from the validator's `errors` and `notes` (warnings) and
+/// what lowering made of them (the outer error: the catalog was refused).
 fn report(
     objects: usize,
     mut errors: Vec<InputError>,
+    notes: Vec<Warning>,
     lowered: Result<Result<Model, Vec<InputError>>, Vec<InputError>>,
 ) -> Result<ValidationReport, Vec<InputError>> {
     match lowered {
@@ -72,7 +73,7 @@ fn report(
                 objects,
                 node_pools: m.node_pools.iter().map(|n| n.name.clone()).collect(),
                 pods: m.pods.len(),
-                warnings: launches_nothing(&m),
+                warnings: notes.into_iter().chain(launches_nothing(&m)).collect(),
                 skipped: m.skipped,
             })
         }

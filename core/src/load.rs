@@ -60,9 +60,30 @@ pub fn documents<'a>(req: &Sources<'a>) -> Result<Vec<Document<'a>>, Vec<InputEr
 
 /// Validation findings split by layer: admission errors make the input unusable; runtime
 /// errors make Karpenter mark the NodePool not Ready, so it is skipped (R1.1.2).
-pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>) {
+pub fn validation(docs: &[Document]) -> (Vec<InputError>, Vec<InputError>, Vec<Warning>) {
     let (admission, runtime) = layered(docs, true);
-    (admission, runtime.into_iter().map(|(_, e)| e).collect())
+    let (errors, notes) = split_stored(runtime);
+    (admission, errors, notes)
+}
+
+/// Runtime findings that fail validation, and the fields of stored objects a newer server
+/// added (`Layer::Stored`), which are only worth a warning.
+fn split_stored(runtime: Vec<(Layer, InputError)>) -> (Vec<InputError>, Vec<Warning>) {
+    let mut errors = Vec::new();
+    let mut notes = Vec::new();
+    for (layer, e) in runtime {
+        match layer {
+            Layer::Stored => notes.push(finding_warning(&e, "")),
+            _ => errors.push(e),
+        }
+    }
+    (errors, notes)
+}
+
+/// A validation finding as an answer's warning: its words, where, and what follows from it.
+fn finding_warning(e: &InputError, consequence: &str) -> Warning {
+    let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
+    Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: e.object.clone() }
 }
 
 /// [`validation`] with the layer of each runtime finding. `required`: also the fields the API
@@ -210,7 +231,7 @@ fn stream(req: &Sources, past_admission: bool) -> Option<Streamed> {
 }
 
 /// The number of documents, the validation errors, and what lowering made of the documents.
-pub type StreamedValidation = (usize, Vec<InputError>, Result<Model, Vec<InputError>>);
+pub type StreamedValidation = (usize, Vec<InputError>, Vec<Warning>, Result<Model, Vec<InputError>>);
 
 /// `validate`'s inputs, streamed like [`model`] (a 20,000-pod input's decoded trees never all
 /// in memory): the number of documents, the validation errors (admission, then runtime, each
@@ -219,8 +240,9 @@ pub type StreamedValidation = (usize, Vec<InputError>, Result<Model, Vec<InputEr
 pub fn validation_streamed(req: &Sources) -> Option<StreamedValidation> {
     let s = stream(req, true)?;
     let mut errors = s.admission;
-    errors.extend(s.runtime.into_iter().map(|(_, e)| e));
-    Some((s.documents, errors, s.lowered?))
+    let (runtime, notes) = split_stored(s.runtime);
+    errors.extend(runtime);
+    Some((s.documents, errors, notes, s.lowered?))
 }
 
 /// The warnings of runtime validation and the checks that need the whole model.
@@ -245,8 +267,7 @@ fn whole_model(mut model: Model, runtime: Vec<(Layer, InputError)>) -> Loaded {
                 }
             }
         }
-        let at = e.path.clone().map(|p| format!(" (at {p})")).unwrap_or_default();
-        warnings.push(Warning { code: e.code.clone(), message: format!("{}{at}{consequence}", e.message), object: Some(object) });
+        warnings.push(Warning { object: Some(object), ..finding_warning(&e, consequence) });
     }
     for (pool, e) in missing_node_classes(&model) {
         model.node_pools[pool].ready = false;

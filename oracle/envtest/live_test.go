@@ -235,6 +235,7 @@ func TestLiveClusterAnswersLikeItsFiles(t *testing.T) {
 
 	t.Run("unknown fields: the API server's strict field validation refuses the fields nodecast names", func(t *testing.T) {
 		strictFieldsAgree(ctx, t, cl, repo, nodecast, "examples/docs/misspelt.yaml")
+		strictFieldsAgree(ctx, t, cl, repo, nodecast, "examples/live/misspelt.yaml")
 	})
 }
 
@@ -572,6 +573,7 @@ func strictFieldsAgree(ctx context.Context, t *testing.T, cl *applier, repo, nod
 			server = append(server, strings.TrimPrefix(m[1], "."))
 		}
 		sort.Strings(server)
+		t.Logf("document %d (%s %s), fieldValidation=Strict: %v", i, obj.GetKind(), obj.GetName(), err)
 		ours := append([]string(nil), named[i]...)
 		sort.Strings(ours)
 		if !reflect.DeepEqual(server, ours) {

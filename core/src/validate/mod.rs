@@ -89,9 +89,19 @@ fn unknown_fields(document: usize, root: &Map<String, Value>, kind: Option<&str>
         Some(ns) => format!("{kind}/{ns}/{name}"),
         None => format!("{kind}/{name}"),
     };
+    // An object read back from an API server (it set the UID or resource version) was taken by
+    // it: what it has that the schema lacks is a newer server's, not a misspelling.
+    let meta = root.get("metadata");
+    let stored = ["uid", "resourceVersion"].iter().any(|k| meta.and_then(|m| m.get(*k)).is_some_and(|v| !v.is_null()));
+    let layer = if stored { Layer::Stored } else { Layer::Admission };
     let mut cx = Ctx::new(document, object);
     for u in found {
-        cx.adm("unknown-field", &u.path, fields::Unknown::message(&u.path), &u.help);
+        let message = if stored {
+            format!("unknown field {} (SF-01): an API server stored it, so it is a newer Kubernetes' field; read without it, as Karpenter v1.15 decodes it", q(&u.path))
+        } else {
+            fields::Unknown::message(&u.path)
+        };
+        cx.push(layer, "unknown-field", &u.path, message, &u.help);
     }
     cx.errors
 }
@@ -138,6 +148,11 @@ pub enum Layer {
     NodeClassRuntime,
     /// A budget schedule that the cron parser rejects: the pool's disruptions are blocked.
     BudgetRuntime,
+    /// A field an API server stored that Kubernetes 1.36 (or Karpenter v1.15's CRD) lacks
+    /// (SF-01 on an object read back from a cluster: `metadata.uid` or `resourceVersion` set).
+    /// The server took it, so it is a newer version's field, not a typo: a warning, and the
+    /// object is read without it, as Karpenter v1.15 (built on k8s.io/api v0.36) decodes it.
+    Stored,
 }
 
 impl Layer {
@@ -147,6 +162,7 @@ impl Layer {
             Layer::NodePoolRuntime => "fails at runtime (NodePool not Ready); ",
             Layer::NodeClassRuntime => "fails at runtime (EC2NodeClass not Ready); ",
             Layer::BudgetRuntime => "fails at runtime (the NodePool allows no disruptions at all); ",
+            Layer::Stored => "a warning (the object was stored by a newer API server); ",
         }
     }
 }

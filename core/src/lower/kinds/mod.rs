@@ -247,7 +247,11 @@ pub fn emit(out: &mut Out, owner: &Owner, template: &At, plans: &[PodPlan], sink
     if plans.is_empty() {
         return;
     }
-    unknown_template_fields(template, sink);
+    // An object an API server stored (it has a UID) was taken by it: a field it has that the
+    // schema lacks is a newer server's, which lowering reads the object without.
+    if owner.uid.is_empty() {
+        unknown_template_fields(template, sink);
+    }
     let tmeta = read_meta(template, sink);
     let spec = template.get("spec");
     let relower = spec.as_ref().is_some_and(|s| uses_match_label_keys(s.v));

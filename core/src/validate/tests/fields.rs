@@ -135,3 +135,23 @@ fn every_kind_has_its_metadata() {
         assert_eq!(paths, ["metadata.bogus"], "{api} {kind}");
     }
 }
+
+#[test]
+fn a_stored_objects_unknown_field_is_a_newer_servers_and_only_a_warning() {
+    // Read back from a cluster (uid / resourceVersion set): the server took the field.
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "default", "namespace": "ml", "uid": "0f0e", "resourceVersion": "12"},
+        "spec": {"futureField": {"x": 1}, "containers": [{"name": "c", "image": "i"}]}
+    });
+    let layered = crate::validate::validate_layered(3, &pod, Aws);
+    assert_eq!(layered.len(), 1);
+    let (layer, e) = &layered[0];
+    assert_eq!(*layer, crate::validate::Layer::Stored);
+    assert_eq!(e.path.as_deref(), Some("spec.futureField"));
+    assert!(e.message.contains("newer Kubernetes' field; read without it"), "{}", e.message);
+    // Without them it is the user's own text: refused.
+    let mine = set(pod, "metadata/uid", json!(null));
+    let mine = set(mine, "metadata/resourceVersion", json!(null));
+    assert_eq!(crate::validate::validate_layered(3, &mine, Aws)[0].0, crate::validate::Layer::Admission);
+}
