@@ -342,11 +342,18 @@ func runSecondWave(ctx context.Context, h *controller.Harness, s *Scenario, w *s
 	if err != nil {
 		return nil, err.Error()
 	}
-	// The Nodes as the wave begins (Karpenter changes none before the wave's batch closes).
+	// The Nodes as the wave begins (Karpenter changes none before the wave's batch closes), and
+	// the NodeClaims still in flight (no Node yet): Karpenter's scheduler packs the wave's pods
+	// onto those before it launches anything (run17's ctl-301-w2 was one missing).
 	nodes, err := nodeDocs(ctx, h, false)
 	if err != nil {
 		return nil, err.Error()
 	}
+	inflight, err := inFlightClaimDocs(ctx, h)
+	if err != nil {
+		return nil, err.Error()
+	}
+	nodes = append(nodes, inflight...)
 	launched := len(func() []controller.Launch { l, _, _, _ := h.Record(); return l }())
 	pending := map[string]bool{}
 	for _, p := range objs.Pods {
@@ -405,6 +412,33 @@ func nodeDocs(ctx context.Context, h *controller.Harness, withCreation bool, dro
 		b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "Node", "metadata": meta,
 			"spec":   map[string]any{"taints": taints},
 			"status": map[string]any{"allocatable": n.Status.Allocatable, "capacity": n.Status.Capacity}})
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, string(b))
+	}
+	return docs, nil
+}
+
+// inFlightClaimDocs: the NodeClaims launched whose Node has not registered, as nodecast NodeClaim
+// documents (labels, requirements, the launched instance's capacity and allocatable, Registered
+// not yet True), which nodecast schedules onto as Karpenter's cluster state does.
+func inFlightClaimDocs(ctx context.Context, h *controller.Harness) ([]string, error) {
+	claims := &v1.NodeClaimList{}
+	if err := h.Client.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	var docs []string
+	for _, nc := range claims.Items {
+		if nc.DeletionTimestamp != nil || nc.Status.NodeName != "" || nc.Status.ProviderID == "" {
+			continue
+		}
+		b, err := yaml.Marshal(map[string]any{"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+			"metadata": map[string]any{"name": nc.Name, "labels": nc.Labels, "creationTimestamp": nc.CreationTimestamp},
+			"spec": map[string]any{"nodeClassRef": map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+				"requirements": nc.Spec.Requirements, "taints": nc.Spec.Taints, "startupTaints": nc.Spec.StartupTaints},
+			"status": map[string]any{"providerID": nc.Status.ProviderID, "capacity": nc.Status.Capacity, "allocatable": nc.Status.Allocatable,
+				"conditions": []map[string]any{{"type": "Registered", "status": "Unknown", "lastTransitionTime": nc.CreationTimestamp}}}})
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -236,7 +237,7 @@ func runDisruption(ctx context.Context, h *controller.Harness, s *Scenario, p *d
 		p.err = err.Error()
 		return
 	}
-	open := time.Now()
+	open, logFrom := time.Now(), h.LogSize()
 	if err := setDisruption(ctx, h, p.disruption(p.budget)); err != nil {
 		p.err = "harness: opening the budgets: " + err.Error()
 		return
@@ -260,13 +261,13 @@ func runDisruption(ctx context.Context, h *controller.Harness, s *Scenario, p *d
 	p.decide = first.Sub(open).Seconds()
 	// The command's replacements are created right after its candidates are marked.
 	time.Sleep(3 * time.Second)
-	p.karpenter = controllerDisruption(ctx, h, before, first, launched, its, aws)
+	p.karpenter = controllerDisruption(ctx, h, before, first, launched, logFrom, its, aws)
 }
 
 // controllerDisruption: Karpenter's first command in the oracle's form — the Nodes marked within
 // 2 s of the first mark (one command marks its candidates together; the next needs another
 // validation), its reason (the NodeClaims' DisruptionReason condition), its replacements.
-func controllerDisruption(ctx context.Context, h *controller.Harness, before map[string]time.Time, first time.Time, launched int, its cloudprovider.InstanceTypes, aws bool) *DisruptAnswer {
+func controllerDisruption(ctx context.Context, h *controller.Harness, before map[string]time.Time, first time.Time, launched int, logFrom int64, its cloudprovider.InstanceTypes, aws bool) *DisruptAnswer {
 	a := &DisruptAnswer{Decision: "delete", Nodes: []string{}, Method: "controller"}
 	for node, at := range h.Disrupted() {
 		if _, old := before[node]; !old && at.Sub(first) <= 2*time.Second {
@@ -290,8 +291,24 @@ func controllerDisruption(ctx context.Context, h *controller.Harness, before map
 	for _, it := range its {
 		index[it.Name] = it
 	}
+	// The command as Karpenter logged it, when its log has it: its replacement count decides,
+	// and its replacement is the first launch from the mark on (within ten seconds).
+	if logged := loggedCommand(h, logFrom, a.Nodes); logged != nil {
+		a.Replacements = logged.Replacements
+		if a.Replacements > 0 {
+			a.Decision = "replace"
+			for _, l := range launches[launched:] {
+				if !l.At.Before(first.Add(-time.Second)) && l.At.Before(first.Add(10*time.Second)) {
+					c := launchedClaim(l, index, aws)
+					a.Replacement = &c
+					break
+				}
+			}
+		}
+		return a
+	}
 	for _, l := range launches[launched:] {
-		// The queue creates a command's replacements in the same call that marks its candidates
+		// Without the log line (a log that could not be read): the launch window. The queue creates a command's replacements in the same call that marks its candidates
 		// (queue.go StartCommand: taint, then CreateNodeClaims), so they launch within
 		// milliseconds of the first mark. A NodeClaim launched a second or more after it is the
 		// provisioner's, for pending pods the command made room for (a NodePool limit the marked
@@ -310,6 +327,20 @@ func controllerDisruption(ctx context.Context, h *controller.Harness, before map
 		}
 	}
 	return a
+}
+
+// loggedCommand: the first command Karpenter logged from `from` on whose candidates are `nodes`.
+func loggedCommand(h *controller.Harness, from int64, nodes []string) *controller.Command {
+	cmds, err := h.Commands(from)
+	if err != nil {
+		return nil
+	}
+	for i := range cmds {
+		if reflect.DeepEqual(cmds[i].Nodes, nodes) {
+			return &cmds[i]
+		}
+	}
+	return nil
 }
 
 func containsString(xs []string, x string) bool {

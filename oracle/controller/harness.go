@@ -83,6 +83,8 @@ type Harness struct {
 	Client client.Client
 	cp     *fake.CloudProvider
 	cancel context.CancelFunc
+	// Where Karpenter's log (karpenter.log) and the control plane's are written.
+	logDir string
 
 	mu sync.Mutex
 	// Per scenario (Reset empties them): launches in order; the first and the latest nomination
@@ -294,7 +296,7 @@ func (h *Harness) observe(e events.Event) {
 
 // Start brings up the API server, installs the CRDs and starts Karpenter's controllers.
 func Start(o Options) (*Harness, error) {
-	h := &Harness{first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}, tl: newTimeline()}
+	h := &Harness{logDir: o.LogDir, first: map[string]string{}, latest: map[string]string{}, failed: map[string]string{}, disrupted: map[string]time.Time{}, tl: newTimeline()}
 	// envtest allows etcd and kube-apiserver 20 s each to start and the CRDs 10 s to be served
 	// (its defaults): a 2-core machine under `make test` (or eight of these processes starting
 	// at once) takes longer, and Start failed (`go test ./controller` "failed once at 36 s under
