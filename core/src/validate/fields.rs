@@ -40,8 +40,15 @@ enum Inner {
 
 struct Type {
     name: &'static str,
-    /// Sorted by name (the file is).
+    /// Sorted by length, then name (`by_length`): a lookup compares lengths, integers, and
+    /// bytes only among names of the key's length (validating 5,000 pods: 45.1 M instructions
+    /// for the walk with byte-wise order, see benches/README.md).
     fields: Vec<(&'static str, Shape)>,
+}
+
+/// The order of a type's fields: length first, then the bytes.
+fn by_length(name: &str) -> (usize, &str) {
+    (name.len(), name)
 }
 
 struct Table {
@@ -81,7 +88,7 @@ fn parse(text: &'static str) -> Table {
         }
     }
     for t in &mut types {
-        t.fields.sort_unstable_by_key(|f| f.0);
+        t.fields.sort_unstable_by_key(|f| by_length(f.0));
     }
     kinds.sort_unstable();
     Table { kinds, types }
@@ -135,7 +142,8 @@ impl Unknown {
 pub(super) fn unknown_in(api_version: &str, kind: &str, obj: &Map<String, Value>) -> Vec<Unknown> {
     let mut found = Vec::new();
     if let Some(t) = root(api_version, kind) {
-        object(&mut found, table(), t, obj, &mut String::new());
+        // One allocation per object: paths are rarely longer.
+        object(&mut found, table(), t, obj, &mut String::with_capacity(128));
     }
     found
 }
@@ -146,7 +154,7 @@ pub fn unknown_in_pod_template(template: &Map<String, Value>) -> Vec<Unknown> {
     let mut found = Vec::new();
     let t = table();
     if let Ok(i) = t.types.binary_search_by_key(&"core/v1.PodTemplateSpec", |t| t.name) {
-        object(&mut found, t, i, template, &mut String::new());
+        object(&mut found, t, i, template, &mut String::with_capacity(128));
     }
     found
 }
@@ -165,7 +173,7 @@ fn object(found: &mut Vec<Unknown>, table: &Table, t: usize, obj: &Map<String, V
             path.push('.');
         }
         path.push_str(key);
-        match ty.fields.binary_search_by_key(&key.as_str(), |f| f.0) {
+        match ty.fields.binary_search_by_key(&by_length(key), |f| by_length(f.0)) {
             Ok(i) => value_of(found, table, ty.fields[i].1, value, path),
             Err(_) => found.push(Unknown { path: path.clone(), help: help(ty, key) }),
         }
@@ -182,6 +190,8 @@ fn value_of(found: &mut Vec<Unknown>, table: &Table, shape: Shape, value: &Value
                 object(found, table, t, m, path);
             }
         }
+        // Lists and maps of scalars (labels, requests, args) have nothing to walk.
+        Shape::Nested { inner: Inner::Open, .. } => {}
         Shape::Nested { kinds, depth, inner } => nested(found, table, (kinds, depth, inner), 0, value, path),
     }
 }
@@ -224,7 +234,8 @@ fn help(ty: &Type, key: &str) -> String {
         help.push_str(&format!("did you mean {}? ", q(near)));
     }
     let what = display_name(ty.name);
-    let names: Vec<&str> = ty.fields.iter().map(|f| f.0).collect();
+    let mut names: Vec<&str> = ty.fields.iter().map(|f| f.0).collect();
+    names.sort_unstable();
     if names.len() <= 16 {
         help.push_str(&format!("{what} has {}", names.join(", ")));
     } else {
