@@ -416,3 +416,22 @@ spec:
     assert_eq!(bound.len(), 400, "every pod binds once");
     assert!(bound.iter().all(|&t| t >= ten_years), "bound only when their NodeClaims register: {:?}", bound.first());
 }
+
+#[test]
+fn twenty_thousand_unknown_fields_are_located_in_bounded_time() {
+    // Each is an error with its path (SF-01); the help's nearest-name search is bounded by the
+    // type's field count and the names' lengths, not by the input.
+    let mut text = String::from("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("  nodeSelecter{i}: {{a: b}}\n"));
+    }
+    let v = timed("20,000 unknown fields", Duration::from_secs(20), || plan(&request(text)));
+    assert_eq!(v["status"], "failure");
+    let errors = v["errors"].as_array().unwrap();
+    // The answer's error list is bounded too: the first 1,000, then how many more.
+    assert_eq!(errors.len(), 1_001);
+    assert!(errors[..1_000].iter().all(|e| e["code"] == "unknown-field"), "{}", errors[0]);
+    assert_eq!(errors[0]["path"], "spec.nodeSelecter0", "{}", errors[0]);
+    assert_eq!(errors[1_000]["code"], "too-many-errors");
+    assert!(errors[1_000]["message"].as_str().unwrap().starts_with("19000 more errors"), "{}", errors[1_000]);
+}
