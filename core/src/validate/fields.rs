@@ -138,7 +138,8 @@ impl Unknown {
 }
 
 /// Every field of `obj` (a whole object of `apiVersion` `kind`) that its schema does not have;
-/// nothing for a kind nodecast has no schema of. Allocates nothing when there is nothing to say.
+/// nothing for a kind nodecast has no schema of. One allocation (the path buffer) when there is
+/// nothing to say.
 pub(super) fn unknown_in(api_version: &str, kind: &str, obj: &Map<String, Value>) -> Vec<Unknown> {
     let mut found = Vec::new();
     if let Some(t) = root(api_version, kind) {
@@ -159,7 +160,7 @@ pub fn unknown_in_pod_template(template: &Map<String, Value>) -> Vec<Unknown> {
     found
 }
 
-/// The kinds whose fields are checked, as `apiVersion kind` (for the docs and tests).
+/// The kinds whose fields are checked, as `apiVersion kind` (for the tests).
 #[cfg(test)]
 pub(super) fn kinds() -> Vec<(&'static str, &'static str)> {
     table().kinds.iter().map(|k| (k.0, k.1)).collect()
